@@ -1,0 +1,1 @@
+//! Result comparison. See the README's "Comparison semantics" section.

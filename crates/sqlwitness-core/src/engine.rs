@@ -1,0 +1,112 @@
+//! The engine abstraction every adapter implements.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::{DbError, ResultSet};
+
+/// The engines sqlwitness knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    Sqlite,
+    Postgres,
+    Mysql,
+}
+
+impl EngineKind {
+    pub const ALL: [EngineKind; 3] = [EngineKind::Sqlite, EngineKind::Postgres, EngineKind::Mysql];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Sqlite => "sqlite",
+            EngineKind::Postgres => "postgres",
+            EngineKind::Mysql => "mysql",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EngineKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "sqlite" => Some(EngineKind::Sqlite),
+            "postgres" | "postgresql" | "pg" => Some(EngineKind::Postgres),
+            "mysql" | "mariadb" => Some(EngineKind::Mysql),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One benchmark database as every engine addresses it.
+///
+/// SQLite opens `sqlite_path` read-only; PostgreSQL uses the schema named
+/// `namespace` (in the database of its URL); MySQL uses the database named
+/// `namespace`. `namespace` is the `db_id` for a benchmark's own databases.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Database {
+    pub db_id: String,
+    pub sqlite_path: PathBuf,
+    pub namespace: String,
+}
+
+impl Database {
+    pub fn new(db_id: impl Into<String>, sqlite_path: impl Into<PathBuf>) -> Self {
+        let db_id = db_id.into();
+        Database {
+            namespace: db_id.clone(),
+            db_id,
+            sqlite_path: sqlite_path.into(),
+        }
+    }
+}
+
+/// Per-query limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryLimits {
+    /// Wall-clock limit; the engine interrupts the statement when it passes.
+    pub timeout: Duration,
+    /// At most this many rows are fetched; more is an error of class `other`
+    /// (a cartesian explosion must not exhaust memory).
+    pub max_rows: usize,
+}
+
+impl Default for QueryLimits {
+    fn default() -> Self {
+        QueryLimits {
+            timeout: Duration::from_secs(30),
+            max_rows: 1_000_000,
+        }
+    }
+}
+
+/// What an engine reports about itself for the report header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineInfo {
+    pub kind: EngineKind,
+    /// The server's own version string (`SELECT version()`), or the SQLite
+    /// library version.
+    pub version: String,
+}
+
+/// A database engine that runs read-only queries.
+///
+/// Implementations are synchronous and thread-safe: callers run many
+/// queries in parallel from worker threads. Server adapters bridge to their
+/// async drivers internally, once.
+pub trait Engine: Send + Sync {
+    fn info(&self) -> &EngineInfo;
+
+    fn kind(&self) -> EngineKind {
+        self.info().kind
+    }
+
+    /// Runs `sql` read-only against `db`, within `limits`.
+    fn execute(&self, db: &Database, sql: &str, limits: &QueryLimits)
+        -> Result<ResultSet, DbError>;
+}

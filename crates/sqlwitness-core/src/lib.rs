@@ -1,0 +1,16 @@
+//! sqlwitness-core: the engine trait, typed values and result sets, error
+//! classes, and the documented result comparison semantics.
+//!
+//! This crate knows no driver and no SQL parser.
+
+mod engine;
+mod error;
+mod result;
+mod value;
+
+pub mod compare;
+
+pub use engine::{Database, Engine, EngineInfo, EngineKind, QueryLimits};
+pub use error::{DbError, ErrorClass};
+pub use result::{canonical_cell, canonical_decimal, canonical_float, Column, ResultSet};
+pub use value::Value;

@@ -1,0 +1,144 @@
+//! The dialect file model (`deny_unknown_fields` throughout).
+
+use serde::Deserialize;
+use std::path::Path;
+
+use sqlwitness_core::ErrorClass;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DialectError {
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// One engine's facts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dialect {
+    /// `sqlite`, `postgres` or `mysql`.
+    pub name: String,
+    /// Statements run once on every new connection, in order.
+    #[serde(default)]
+    pub session: Vec<String>,
+    #[serde(default)]
+    pub capabilities: Capabilities,
+    /// Error classification rules; the first that matches wins.
+    #[serde(default)]
+    pub errors: Vec<ErrorRule>,
+    /// Functions a predicted query may not call (lower case).
+    #[serde(default)]
+    pub denied_functions: Vec<String>,
+    /// Migration target types per storage kind.
+    #[serde(default)]
+    pub types: TypeMap,
+}
+
+/// Named capabilities; defaults are the SQL standard's answer.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {
+    #[serde(default)]
+    pub nulls_sort_first: bool,
+    #[serde(default)]
+    pub case_sensitive_like: bool,
+    #[serde(default)]
+    pub integer_division_truncates: bool,
+    #[serde(default)]
+    pub double_quotes_are_identifiers: bool,
+    #[serde(default)]
+    pub string_concat_operator: bool,
+}
+
+/// `{ code: "42703", contains: "…", class: undefined_column }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorRule {
+    #[serde(default)]
+    pub code: Option<String>,
+    #[serde(default)]
+    pub contains: Option<String>,
+    pub class: ErrorClass,
+}
+
+/// Target column type for each storage kind a migrated column can get.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypeMap {
+    pub integer: String,
+    pub real: String,
+    pub numeric: String,
+    pub text: String,
+    pub blob: String,
+    pub boolean: String,
+    pub date: String,
+    pub timestamp: String,
+}
+
+impl Dialect {
+    /// Parses a dialect file's text; `file` names it in errors.
+    pub fn from_yaml(file: &str, text: &str) -> Result<Dialect, DialectError> {
+        let mut d: Dialect = serde_saphyr::from_str(text).map_err(|e| DialectError::Parse {
+            file: file.to_string(),
+            message: e.to_string(),
+        })?;
+        for f in &mut d.denied_functions {
+            *f = f.to_ascii_lowercase();
+        }
+        for rule in &d.errors {
+            if rule.code.is_none() && rule.contains.is_none() {
+                return Err(DialectError::Parse {
+                    file: file.to_string(),
+                    message: format!(
+                        "errors: a rule for class `{}` needs `code` or `contains`",
+                        rule.class
+                    ),
+                });
+            }
+        }
+        Ok(d)
+    }
+
+    /// Reads and parses a dialect file.
+    pub fn load_file(path: &Path) -> Result<Dialect, DialectError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| DialectError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        Dialect::from_yaml(&file, &text)
+    }
+
+    /// The class of an error from the engine's code and message, by the
+    /// first matching rule; `other` when none matches.
+    pub fn classify(&self, code: Option<&str>, message: &str) -> ErrorClass {
+        let lower = message.to_ascii_lowercase();
+        self.errors
+            .iter()
+            .find(|r| {
+                let code_ok = match (&r.code, code) {
+                    (Some(want), Some(got)) => want.eq_ignore_ascii_case(got),
+                    (Some(_), None) => false,
+                    (None, _) => true,
+                };
+                let msg_ok = r
+                    .contains
+                    .as_ref()
+                    .is_none_or(|c| lower.contains(&c.to_ascii_lowercase()));
+                code_ok && msg_ok
+            })
+            .map(|r| r.class)
+            .unwrap_or(ErrorClass::Other)
+    }
+
+    /// True when a predicted query may not call `name` on this engine.
+    pub fn denies_function(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        self.denied_functions.iter().any(|f| *f == name)
+    }
+}

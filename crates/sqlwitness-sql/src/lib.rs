@@ -1,0 +1,1 @@
+//! sqlwitness-sql
