@@ -150,7 +150,7 @@ pub fn canonical_decimal(d: &str) -> Option<String> {
     // would be, so the canonical forms of 1/3 as float and as decimal agree.
     let significant = body.chars().filter(|c| c.is_ascii_digit()).count()
         - body.chars().take_while(|c| *c == '0' || *c == '.').count();
-    if significant > 12 && frac.len() > 0 {
+    if significant > 12 && !frac.is_empty() {
         let f: f64 = format!("{}{body}", if neg { "-" } else { "" })
             .parse()
             .ok()?;

@@ -2,7 +2,7 @@
 //!
 //! Adapters map every native value to one variant of [`Value`] and keep the
 //! column's declared type in [`crate::Column`]. Nothing is rendered to text
-//! here; normalisation happens only when comparing (see [`crate::compare`]).
+//! here; normalisation happens only when comparing (see [`compare`](mod@crate::compare)).
 
 use serde::{Deserialize, Serialize};
 

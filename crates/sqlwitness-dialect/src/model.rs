@@ -139,6 +139,6 @@ impl Dialect {
     /// True when a predicted query may not call `name` on this engine.
     pub fn denies_function(&self, name: &str) -> bool {
         let name = name.to_ascii_lowercase();
-        self.denied_functions.iter().any(|f| *f == name)
+        self.denied_functions.contains(&name)
     }
 }

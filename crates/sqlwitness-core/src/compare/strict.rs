@@ -1,0 +1,237 @@
+//! Strict mode: sqlwitness's typed comparison (rules in the documentation
+//! of [`crate::compare`](mod@crate::compare)(mod@crate::compare)).
+
+use std::collections::HashMap;
+
+use super::{
+    identical_column_classes, search_permutations, width, CompareOptions, Comparison,
+    MismatchReason, MAX_PERMUTATIONS,
+};
+use crate::{canonical_cell, canonical_decimal, ResultSet, Value};
+
+/// Absolute tolerance floor near zero.
+const ABS_TOL: f64 = 1e-12;
+
+/// Groups larger than this are not retried with greedy matching.
+const GREEDY_MAX_GROUP: usize = 2_000;
+
+pub(super) fn compare(gold: &ResultSet, pred: &ResultSet, opts: &CompareOptions) -> Comparison {
+    let n = width(gold);
+    if n != width(pred) {
+        return Comparison::differ(MismatchReason::ColumnCount);
+    }
+    if gold.rows.len() != pred.rows.len() {
+        return Comparison::differ(MismatchReason::RowCount);
+    }
+    if gold.rows.iter().chain(&pred.rows).any(|r| r.len() != n) {
+        return Comparison::differ(MismatchReason::ColumnCount);
+    }
+    let tol = opts.float_rel_tol;
+    let identity: Vec<usize> = (0..n).collect();
+    let eq_identity = |ordered: bool| rows_equal(&gold.rows, &pred.rows, &identity, ordered, tol);
+    let eq_any_columns = |ordered: bool| {
+        search_column_permutation(gold, pred, n, &mut |perm| {
+            rows_equal(&gold.rows, &pred.rows, perm, ordered, tol)
+        })
+    };
+    let eq = |ordered: bool| {
+        if opts.column_order_any {
+            eq_identity(ordered) || eq_any_columns(ordered)
+        } else {
+            eq_identity(ordered)
+        }
+    };
+    if eq(opts.ordered) {
+        return Comparison::EQUAL;
+    }
+    if opts.ordered && eq(false) {
+        return Comparison::differ(MismatchReason::Order);
+    }
+    if !opts.column_order_any && eq_any_columns(opts.ordered) {
+        return Comparison::differ(MismatchReason::ColumnOrder);
+    }
+    Comparison::differ(MismatchReason::Values)
+}
+
+/// Whether two cells are equal under the strict rules.
+pub(crate) fn cells_equal(a: &Value, b: &Value, tol: f64) -> bool {
+    use Value::*;
+    match (a, b) {
+        (Null, Null) => true,
+        (Null, _) | (_, Null) => false,
+        (Text(x), Text(y)) => x == y,
+        (Bytes(x), Bytes(y)) => x == y,
+        (Date(x) | Time(x) | Timestamp(x), Date(y) | Time(y) | Timestamp(y) | Text(y))
+        | (Text(x), Date(y) | Time(y) | Timestamp(y)) => x == y,
+        _ if a.is_numeric() && b.is_numeric() => numbers_equal(a, b, tol),
+        _ => false,
+    }
+}
+
+fn numbers_equal(a: &Value, b: &Value, tol: f64) -> bool {
+    use Value::*;
+    let as_int = |v: &Value| match v {
+        Int(i) => Some(*i),
+        Bool(b) => Some(*b as i64),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (as_int(a), as_int(b)) {
+        return x == y;
+    }
+    match (a, b) {
+        (Decimal(x), Decimal(y)) => match (canonical_decimal(x), canonical_decimal(y)) {
+            (Some(cx), Some(cy)) if cx == cy => return true,
+            (None, None) => return x.trim() == y.trim(),
+            _ => {}
+        },
+        (Decimal(d), other) | (other, Decimal(d)) => {
+            if let (Some(cd), Some(i)) = (canonical_decimal(d), as_int(other)) {
+                if cd == i.to_string() {
+                    return true;
+                }
+            }
+        }
+        _ => {}
+    }
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => floats_equal(x, y, tol),
+        _ => false,
+    }
+}
+
+fn floats_equal(x: f64, y: f64, tol: f64) -> bool {
+    if x == y || (x.is_nan() && y.is_nan()) {
+        return true;
+    }
+    if !x.is_finite() || !y.is_finite() {
+        return false;
+    }
+    let d = (x - y).abs();
+    d <= tol * x.abs().max(y.abs()) || d <= ABS_TOL
+}
+
+fn rows_equal(
+    gold: &[Vec<Value>],
+    pred: &[Vec<Value>],
+    perm: &[usize],
+    ordered: bool,
+    tol: f64,
+) -> bool {
+    let row_eq = |g: &[Value], p: &[Value]| {
+        perm.iter()
+            .enumerate()
+            .all(|(i, &j)| cells_equal(&g[i], &p[j], tol))
+    };
+    if ordered {
+        return gold.iter().zip(pred).all(|(g, p)| row_eq(g, p));
+    }
+    let identity: Vec<usize> = (0..perm.len()).collect();
+    let g_groups = group_by_coarse_key(gold, &identity);
+    let p_groups = group_by_coarse_key(pred, perm);
+    if g_groups.len() != p_groups.len() {
+        return false;
+    }
+    for (key, g_idx) in &g_groups {
+        let Some(p_idx) = p_groups.get(key) else {
+            return false;
+        };
+        if g_idx.len() != p_idx.len() {
+            return false;
+        }
+        let numeric: Vec<usize> = (0..perm.len())
+            .filter(|&i| gold[g_idx[0]][i].is_numeric())
+            .collect();
+        if numeric.is_empty() {
+            continue; // the coarse key is the whole row
+        }
+        let sorted = |rows: &[Vec<Value>], idx: &[usize], cols: &dyn Fn(usize) -> usize| {
+            let mut keyed: Vec<(Vec<String>, usize)> = idx
+                .iter()
+                .map(|&r| {
+                    let k = numeric
+                        .iter()
+                        .map(|&i| canonical_cell(&rows[r][cols(i)]))
+                        .collect();
+                    (k, r)
+                })
+                .collect();
+            keyed.sort();
+            keyed.into_iter().map(|(_, r)| r).collect::<Vec<_>>()
+        };
+        let gs = sorted(gold, g_idx, &|i| i);
+        let ps = sorted(pred, p_idx, &|i| perm[i]);
+        if gs
+            .iter()
+            .zip(&ps)
+            .all(|(&g, &p)| row_eq(&gold[g], &pred[p]))
+        {
+            continue;
+        }
+        if gs.len() > GREEDY_MAX_GROUP {
+            return false;
+        }
+        let mut used = vec![false; ps.len()];
+        for &g in &gs {
+            let found = ps
+                .iter()
+                .enumerate()
+                .find(|(k, &p)| !used[*k] && row_eq(&gold[g], &pred[p]));
+            match found {
+                Some((k, _)) => used[k] = true,
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// A cell's key that the tolerance cannot change: numbers collapse to one
+/// placeholder, dates and text share the text key.
+fn coarse_cell(v: &Value) -> String {
+    match v {
+        Value::Null => "\u{0}N".into(),
+        Value::Int(_) | Value::Float(_) | Value::Decimal(_) | Value::Bool(_) => "n".into(),
+        Value::Text(s) | Value::Date(s) | Value::Time(s) | Value::Timestamp(s) => {
+            format!("s:{s}")
+        }
+        Value::Bytes(_) => canonical_cell(v),
+    }
+}
+
+fn group_by_coarse_key(rows: &[Vec<Value>], perm: &[usize]) -> HashMap<Vec<String>, Vec<usize>> {
+    let mut groups: HashMap<Vec<String>, Vec<usize>> = HashMap::new();
+    for (r, row) in rows.iter().enumerate() {
+        let key = perm.iter().map(|&j| coarse_cell(&row[j])).collect();
+        groups.entry(key).or_default().push(r);
+    }
+    groups
+}
+
+/// Searches a permutation of `pred`'s columns for which `f` holds; gold
+/// column `i` may take predicted column `j` only when both columns hold the
+/// same multiset of coarse cell keys.
+fn search_column_permutation(
+    gold: &ResultSet,
+    pred: &ResultSet,
+    n: usize,
+    f: &mut dyn FnMut(&[usize]) -> bool,
+) -> bool {
+    if n < 2 {
+        return false;
+    }
+    let column_keys = |rs: &ResultSet, c: usize| {
+        let mut k: Vec<String> = rs.rows.iter().map(|r| coarse_cell(&r[c])).collect();
+        k.sort_unstable();
+        k
+    };
+    let g_keys: Vec<Vec<String>> = (0..n).map(|c| column_keys(gold, c)).collect();
+    let p_keys: Vec<Vec<String>> = (0..n).map(|c| column_keys(pred, c)).collect();
+    let candidates: Vec<Vec<usize>> = (0..n)
+        .map(|i| (0..n).filter(|&j| g_keys[i] == p_keys[j]).collect())
+        .collect();
+    if candidates.iter().any(Vec::is_empty) {
+        return false;
+    }
+    let class_of = identical_column_classes(&pred.rows, n, |a, b| a == b);
+    search_permutations(&candidates, &class_of, MAX_PERMUTATIONS, f)
+}

@@ -1,0 +1,358 @@
+//! Identifier-case resolution for engines that do not resolve names the
+//! way SQLite does.
+//!
+//! SQLite matches table and column names case-insensitively, quoted or not
+//! (ASCII letters only). PostgreSQL folds unquoted identifiers to lower
+//! case, and MySQL table names are case-sensitive on Linux; so once a schema
+//! is migrated with its exact mixed-case names (`Song_Name`), a query that
+//! SQLite accepts — `SELECT song_name FROM Singer` — fails there. The
+//! rewrite below quotes every identifier that names exactly one table or
+//! column, with that name's exact spelling.
+
+use std::collections::{BTreeSet, HashMap};
+
+use sqlparser::dialect::SQLiteDialect;
+use sqlparser::tokenizer::Token;
+use sqlwitness_core::EngineKind;
+
+use crate::text::{is_blank, tokenize};
+
+/// Unquoted words that are never rewritten: SQL's structural keywords.
+const STRUCTURAL_KEYWORDS: &[&str] = &[
+    "ALL",
+    "AND",
+    "AS",
+    "ASC",
+    "BETWEEN",
+    "BY",
+    "CASE",
+    "CAST",
+    "COLLATE",
+    "CROSS",
+    "DESC",
+    "DISTINCT",
+    "ELSE",
+    "END",
+    "ESCAPE",
+    "EXCEPT",
+    "EXISTS",
+    "FALSE",
+    "FROM",
+    "FULL",
+    "GLOB",
+    "GROUP",
+    "HAVING",
+    "IN",
+    "INNER",
+    "INTERSECT",
+    "IS",
+    "ISNULL",
+    "JOIN",
+    "LEFT",
+    "LIKE",
+    "LIMIT",
+    "NATURAL",
+    "NOT",
+    "NOTNULL",
+    "NULL",
+    "OFFSET",
+    "ON",
+    "OR",
+    "ORDER",
+    "OUTER",
+    "RECURSIVE",
+    "REGEXP",
+    "RIGHT",
+    "SELECT",
+    "THEN",
+    "TRUE",
+    "UNION",
+    "USING",
+    "VALUES",
+    "WHEN",
+    "WHERE",
+    "WITH",
+];
+
+/// The exact table and column names of one database, looked up
+/// case-insensitively (ASCII case, as SQLite does).
+#[derive(Debug, Clone, Default)]
+pub struct NameSet {
+    /// Lower-case name → its exact spelling, or `None` when several
+    /// different spellings share the lower case (ambiguous).
+    by_lower: HashMap<String, Option<String>>,
+}
+
+impl NameSet {
+    /// Builds the set from `(table, columns)` pairs with their exact names.
+    pub fn new(tables: &[(String, Vec<String>)]) -> NameSet {
+        let mut spellings: HashMap<String, BTreeSet<&str>> = HashMap::new();
+        for (table, columns) in tables {
+            for name in std::iter::once(table).chain(columns) {
+                spellings
+                    .entry(name.to_ascii_lowercase())
+                    .or_default()
+                    .insert(name.as_str());
+            }
+        }
+        let by_lower = spellings
+            .into_iter()
+            .map(|(lower, names)| {
+                let exact =
+                    (names.len() == 1).then(|| names.into_iter().next().unwrap().to_string());
+                (lower, exact)
+            })
+            .collect();
+        NameSet { by_lower }
+    }
+
+    /// The exact spelling of `word` when exactly one spelling matches it
+    /// case-insensitively.
+    pub fn resolve(&self, word: &str) -> Option<&str> {
+        self.by_lower
+            .get(&word.to_ascii_lowercase())
+            .and_then(|exact| exact.as_deref())
+    }
+}
+
+/// Rewrites identifiers in `sql` (SQLite syntax) to the exact names of
+/// `names`, quoted for `target`: `"Song_Name"` for PostgreSQL,
+/// `` `Song_Name` `` for MySQL. SQLite needs no rewrite, so for it the text
+/// comes back unchanged.
+///
+/// Works on tokens (`sqlparser`'s tokenizer, SQLite dialect); everything
+/// but the rewritten words — whitespace, comments, strings, operators —
+/// is kept byte for byte. A word is rewritten when it is an identifier —
+/// unquoted, or quoted with `"…"`, `` `…` `` or `[…]` — whose lower case
+/// equals the lower case of exactly one spelling among the tables and
+/// columns (several tables may share the spelling, e.g. `Name`), except:
+/// * a word followed (after optional whitespace) by `(`: a function call;
+/// * an unquoted structural keyword (`SELECT`, `FROM`, `WHERE`, `GROUP`,
+///   `BY`, `ORDER`, `AS`, `AND`, `IN`, `LIKE`, `NULL`, `UNION`, `CASE`,
+///   `END` … see `STRUCTURAL_KEYWORDS`);
+/// * the type name of `CAST(x AS type)`.
+///
+/// Single-quoted strings are never touched. A quoted word that matches no
+/// name stays as written (on PostgreSQL a double-quoted word is an
+/// identifier, so the query fails with the honest error SQLite's
+/// "double-quoted string" leniency hides; on MySQL double quotes are a
+/// string). A word that matches several spellings (`name` in one table,
+/// `Name` in another) is left unchanged. SQL that does not tokenize comes
+/// back unchanged.
+pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> String {
+    let quote: fn(&str) -> String = match target {
+        EngineKind::Sqlite => return sql.to_string(),
+        EngineKind::Postgres => |n| format!("\"{}\"", n.replace('"', "\"\"")),
+        EngineKind::Mysql => |n| format!("`{}`", n.replace('`', "``")),
+    };
+    let Ok(tokens) = tokenize(&SQLiteDialect {}, sql) else {
+        return sql.to_string();
+    };
+    let mut out = String::with_capacity(sql.len() + 16);
+    // For each open parenthesis: is it CAST's?
+    let mut parens: Vec<bool> = Vec::new();
+    let mut prev: Option<&Token> = None;
+    for (i, t) in tokens.iter().enumerate() {
+        let mut text = None;
+        match &t.token {
+            Token::LParen => {
+                let is_cast = matches!(prev, Some(Token::Word(w))
+                    if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("CAST"));
+                parens.push(is_cast);
+            }
+            Token::RParen => {
+                parens.pop();
+            }
+            Token::Word(w) => {
+                let unquoted = w.quote_style.is_none();
+                let structural = unquoted
+                    && STRUCTURAL_KEYWORDS
+                        .iter()
+                        .any(|k| w.value.eq_ignore_ascii_case(k));
+                let next_is_paren = matches!(
+                    tokens[i + 1..].iter().find(|n| !is_blank(&n.token)),
+                    Some(n) if n.token == Token::LParen
+                );
+                let cast_type = parens.last() == Some(&true)
+                    && matches!(prev, Some(Token::Word(p))
+                        if p.quote_style.is_none() && p.value.eq_ignore_ascii_case("AS"));
+                if !structural && !next_is_paren && !cast_type {
+                    if let Some(exact) = names.resolve(&w.value) {
+                        text = Some(quote(exact));
+                    }
+                }
+            }
+            _ => {}
+        }
+        match text {
+            Some(s) => out.push_str(&s),
+            None => out.push_str(t.text),
+        }
+        if !is_blank(&t.token) {
+            prev = Some(&t.token);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// concert_singer's `table_names_original` / `column_names_original`
+    /// from Spider's tables.json.
+    fn concert_singer() -> NameSet {
+        let t = |name: &str, cols: &[&str]| {
+            (
+                name.to_string(),
+                cols.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            )
+        };
+        NameSet::new(&[
+            t(
+                "stadium",
+                &[
+                    "Stadium_ID",
+                    "Location",
+                    "Name",
+                    "Capacity",
+                    "Highest",
+                    "Lowest",
+                    "Average",
+                ],
+            ),
+            t(
+                "singer",
+                &[
+                    "Singer_ID",
+                    "Name",
+                    "Country",
+                    "Song_Name",
+                    "Song_release_year",
+                    "Age",
+                    "Is_male",
+                ],
+            ),
+            t(
+                "concert",
+                &["concert_ID", "concert_Name", "Theme", "Stadium_ID", "Year"],
+            ),
+            t("singer_in_concert", &["concert_ID", "Singer_ID"]),
+        ])
+    }
+
+    #[test]
+    fn mixed_case_names_resolve_for_postgres_and_mysql() {
+        let names = concert_singer();
+        let sql = "SELECT song_name FROM Singer WHERE age > 20";
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Postgres),
+            r#"SELECT "Song_Name" FROM "singer" WHERE "Age" > 20"#
+        );
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Mysql),
+            "SELECT `Song_Name` FROM `singer` WHERE `Age` > 20"
+        );
+        assert_eq!(resolve_identifiers(sql, &names, EngineKind::Sqlite), sql);
+    }
+
+    #[test]
+    fn aliases_keywords_and_quoted_forms() {
+        let names = concert_singer();
+        let sql = "SELECT T2.name ,  count(*) FROM singer_in_concert AS T1 JOIN singer AS T2 \
+                   ON T1.singer_id  =  T2.singer_id GROUP BY T2.singer_id";
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Postgres),
+            "SELECT T2.\"Name\" ,  count(*) FROM \"singer_in_concert\" AS T1 JOIN \"singer\" AS T2 \
+             ON T1.\"Singer_ID\"  =  T2.\"Singer_ID\" GROUP BY T2.\"Singer_ID\""
+        );
+        // YEAR is a column here (not structural); quoted forms resolve too.
+        let sql = "SELECT YEAR, \"theme\", [CONCERT_NAME], `stadium_id` FROM concert GROUP BY YEAR";
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Postgres),
+            r#"SELECT "Year", "Theme", "concert_Name", "Stadium_ID" FROM "concert" GROUP BY "Year""#
+        );
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Mysql),
+            "SELECT `Year`, `Theme`, `concert_Name`, `Stadium_ID` FROM `concert` GROUP BY `Year`"
+        );
+    }
+
+    #[test]
+    fn strings_functions_and_unknown_words_are_untouched() {
+        let names = NameSet::new(&[(
+            "T".to_string(),
+            vec![
+                "Name".into(),
+                "Age".into(),
+                "Count".into(),
+                "Upper".into(),
+                "Date".into(),
+            ],
+        )]);
+        let sql = "SELECT upper(name), COUNT (*), 'name' , \"nobody\" , x -- name\n\
+                   FROM t WHERE name LIKE '%Name%' AND CAST(age AS date) IS NOT NULL";
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Postgres),
+            "SELECT upper(\"Name\"), COUNT (*), 'name' , \"nobody\" , x -- name\n\
+             FROM \"T\" WHERE \"Name\" LIKE '%Name%' AND CAST(\"Age\" AS date) IS NOT NULL"
+        );
+    }
+
+    #[test]
+    fn ambiguous_spellings_are_left_alone() {
+        let names = NameSet::new(&[
+            ("a".to_string(), vec!["name".into(), "Id".into()]),
+            ("b".to_string(), vec!["Name".into(), "Id".into()]),
+        ]);
+        assert_eq!(names.resolve("NAME"), None);
+        assert_eq!(names.resolve("id"), Some("Id"));
+        assert_eq!(
+            resolve_identifiers("SELECT NAME, ID FROM A", &names, EngineKind::Postgres),
+            r#"SELECT NAME, "Id" FROM "a""#
+        );
+    }
+
+    #[test]
+    fn names_from_tables_json() {
+        // The same check with the names read from Spider's tables.json,
+        // when it is present.
+        let path = crate::spider_data::spider_dir().join("tables.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            eprintln!("SKIPPED ({} not found)", path.display());
+            return;
+        };
+        let dbs: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let db = dbs
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["db_id"] == "concert_singer")
+            .unwrap();
+        let tables: Vec<String> = db["table_names_original"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect();
+        let mut pairs: Vec<(String, Vec<String>)> =
+            tables.iter().map(|t| (t.clone(), Vec::new())).collect();
+        for c in db["column_names_original"].as_array().unwrap() {
+            let idx = c[0].as_i64().unwrap();
+            if idx >= 0 {
+                pairs[idx as usize]
+                    .1
+                    .push(c[1].as_str().unwrap().to_string());
+            }
+        }
+        let names = NameSet::new(&pairs);
+        assert_eq!(
+            resolve_identifiers(
+                "SELECT song_name FROM Singer WHERE is_male = 'T'",
+                &names,
+                EngineKind::Postgres
+            ),
+            r#"SELECT "Song_Name" FROM "singer" WHERE "Is_male" = 'T'"#
+        );
+    }
+}

@@ -1,0 +1,87 @@
+//! Tokens with their exact source text.
+
+use sqlparser::dialect::Dialect;
+use sqlparser::tokenizer::{Token, Tokenizer, TokenizerError};
+
+/// A token and the slice of the source it came from.
+pub(crate) struct SourceToken<'a> {
+    pub token: Token,
+    pub text: &'a str,
+}
+
+/// Tokenizes `sql` (whitespace and comments included, strings kept raw) and
+/// pairs each token with its exact source text, so that concatenating the
+/// texts gives `sql` back.
+pub(crate) fn tokenize<'a>(
+    dialect: &dyn Dialect,
+    sql: &'a str,
+) -> Result<Vec<SourceToken<'a>>, TokenizerError> {
+    let tokens = Tokenizer::new(dialect, sql)
+        .with_unescape(false)
+        .tokenize_with_location()?;
+    // The tokenizer reports 1-based (line, column) in characters, a newline
+    // starting a new line; map them to byte offsets.
+    let mut line_starts: Vec<Vec<usize>> = vec![Vec::new()];
+    for (off, ch) in sql.char_indices() {
+        line_starts.last_mut().expect("one line").push(off);
+        if ch == '\n' {
+            line_starts.push(Vec::new());
+        }
+    }
+    let offset = |line: u64, column: u64| -> usize {
+        let (l, c) = (line as usize, column as usize);
+        l.checked_sub(1)
+            .and_then(|l| line_starts.get(l))
+            .and_then(|cols| c.checked_sub(1).and_then(|c| cols.get(c)))
+            .copied()
+            .unwrap_or(sql.len())
+    };
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut prev_end = 0;
+    for t in tokens {
+        let start = offset(t.span.start.line, t.span.start.column).max(prev_end);
+        let end = offset(t.span.end.line, t.span.end.column).max(start);
+        out.push(SourceToken {
+            token: t.token,
+            text: &sql[start..end],
+        });
+        prev_end = end;
+    }
+    Ok(out)
+}
+
+/// The `sqlparser` dialect for a sqlwitness dialect name (`sqlite`,
+/// `postgres`, `mysql`; anything else is the generic dialect).
+pub(crate) fn parser_dialect(name: &str) -> Box<dyn Dialect> {
+    use sqlparser::dialect::{GenericDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+    match name {
+        "sqlite" => Box::new(SQLiteDialect {}),
+        "postgres" | "postgresql" => Box::new(PostgreSqlDialect {}),
+        "mysql" => Box::new(MySqlDialect {}),
+        _ => Box::new(GenericDialect {}),
+    }
+}
+
+/// True for whitespace and comment tokens.
+pub(crate) fn is_blank(t: &Token) -> bool {
+    matches!(t, Token::Whitespace(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::dialect::SQLiteDialect;
+
+    #[test]
+    fn texts_reassemble_the_source() {
+        for sql in [
+            "SELECT \"Name\", 'it''s'\n  FROM [t] -- c\nWHERE x >= 1 /* é */ AND y = 'ü'",
+            "select\r\n`a`\tfrom b;",
+            "",
+        ] {
+            let toks = tokenize(&SQLiteDialect {}, sql).unwrap();
+            let joined: String = toks.iter().map(|t| t.text).collect();
+            assert_eq!(joined, sql);
+        }
+    }
+}
