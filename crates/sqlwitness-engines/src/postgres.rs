@@ -1,0 +1,376 @@
+//! The PostgreSQL adapter (sqlx, feature `postgres`).
+//!
+//! Each query runs in its own `BEGIN READ ONLY` transaction with
+//! `statement_timeout`, `search_path` set to the database's schema and, when
+//! the role exists and the login may use it, `SET LOCAL ROLE
+//! sqlwitness_reader`; the query itself is one prepared statement (extended
+//! protocol), so a second statement after `;` is a syntax error, never run.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use sqlwitness_core::{
+    Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
+    Value,
+};
+use sqlwitness_dialect::Dialect;
+use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
+use sqlx::types::{chrono, BigDecimal};
+use sqlx::{
+    AssertSqlSafe, Column as _, Connection, Executor, Row, SqlSafeStr, Statement, TypeInfo,
+    ValueRef,
+};
+
+use crate::server::{self, ConnGuard, BACKSTOP_GRACE};
+use crate::EngineError;
+
+/// Runs queries on a PostgreSQL server, one schema per database.
+pub struct PostgresEngine {
+    info: EngineInfo,
+    dialect: Arc<Dialect>,
+    pool: PgPool,
+    use_reader_role: bool,
+    rt: tokio::runtime::Runtime,
+}
+
+impl std::fmt::Debug for PostgresEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresEngine")
+            .field("info", &self.info)
+            .field("use_reader_role", &self.use_reader_role)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresEngine {
+    /// Connects a pool of at most `max_connections` (at least 1) to `url`,
+    /// running the dialect's session statements on every new connection.
+    pub fn connect(url: &str, max_connections: u32) -> Result<PostgresEngine, EngineError> {
+        let kind = EngineKind::Postgres;
+        let dialect = Arc::new(sqlwitness_dialect::builtin(kind));
+        let rt = server::runtime().map_err(|e| EngineError::connect(kind, url, e))?;
+        let session = dialect.session.clone();
+        let (pool, version, use_reader_role) = rt
+            .block_on(async {
+                // One direct connection first: it fails fast where the pool
+                // would retry until its acquire timeout.
+                sqlx::PgConnection::connect(url).await?.close().await?;
+                let pool = PgPoolOptions::new()
+                    .max_connections(max_connections.max(1))
+                    .acquire_timeout(Duration::from_secs(10))
+                    .after_connect(move |conn, _meta| {
+                        let session = session.clone();
+                        Box::pin(async move {
+                            for stmt in session {
+                                conn.execute(sqlx::raw_sql(AssertSqlSafe(stmt))).await?;
+                            }
+                            Ok(())
+                        })
+                    })
+                    .connect(url)
+                    .await?;
+                let version: String = sqlx::query_scalar("SELECT version()")
+                    .fetch_one(&pool)
+                    .await?;
+                let reader: bool = sqlx::query_scalar(
+                    "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sqlwitness_reader') \
+                     THEN pg_has_role(current_user, 'sqlwitness_reader', 'MEMBER') ELSE false END",
+                )
+                .fetch_one(&pool)
+                .await?;
+                Ok::<_, sqlx::Error>((pool, version, reader))
+            })
+            .map_err(|e| EngineError::connect(kind, url, e))?;
+        Ok(PostgresEngine {
+            info: EngineInfo { kind, version },
+            dialect,
+            pool,
+            use_reader_role,
+            rt,
+        })
+    }
+
+    /// True when queries run as `sqlwitness_reader`.
+    pub fn uses_reader_role(&self) -> bool {
+        self.use_reader_role
+    }
+
+    fn db_error(&self, e: sqlx::Error) -> DbError {
+        if let Some(db) = e.as_database_error() {
+            let code = db.code().map(|c| c.into_owned());
+            let message = db.message().to_string();
+            let class = self.dialect.classify(code.as_deref(), &message);
+            return DbError::new(class, code, message);
+        }
+        DbError::new(ErrorClass::Other, None, e.to_string())
+    }
+
+    async fn run(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<ResultSet, DbError> {
+        let conn = self.pool.acquire().await.map_err(|e| self.db_error(e))?;
+        let mut guard = ConnGuard::new(conn);
+        let begin = format!(
+            "BEGIN READ ONLY; SET LOCAL statement_timeout = {}; SET LOCAL search_path TO {}{}",
+            limits.timeout.as_millis().max(1),
+            quote_ident(&db.namespace),
+            if self.use_reader_role {
+                "; SET LOCAL ROLE sqlwitness_reader"
+            } else {
+                ""
+            }
+        );
+        if let Err(e) = guard
+            .conn()
+            .execute(sqlx::raw_sql(AssertSqlSafe(begin)))
+            .await
+        {
+            let err = self.db_error(e);
+            rollback(guard).await;
+            return Err(err);
+        }
+        let result = self.query(&mut guard, db, sql, limits).await;
+        match result {
+            Ok(rs) => {
+                rollback(guard).await;
+                Ok(rs)
+            }
+            Err((err, keep)) => {
+                if keep {
+                    rollback(guard).await;
+                } else {
+                    guard.discard();
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// The query inside the transaction. The error's flag says whether the
+    /// connection is still usable.
+    async fn query(
+        &self,
+        guard: &mut ConnGuard<sqlx::Postgres>,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<ResultSet, (DbError, bool)> {
+        let conn = guard.conn();
+        let stmt = conn
+            .prepare(AssertSqlSafe(server::keyed_sql(&db.namespace, sql)).into_sql_str())
+            .await
+            .map_err(|e| (self.db_error(e), true))?;
+        let columns: Vec<Column> = stmt
+            .columns()
+            .iter()
+            .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
+            .collect();
+        let mut rows = Vec::new();
+        let mut stream = stmt.query().fetch(&mut *conn);
+        while let Some(row) = stream
+            .try_next()
+            .await
+            .map_err(|e| (self.db_error(e), true))?
+        {
+            if rows.len() >= limits.max_rows {
+                return Err((
+                    DbError::new(
+                        ErrorClass::Other,
+                        None,
+                        format!("result exceeds {} rows", limits.max_rows),
+                    ),
+                    false,
+                ));
+            }
+            rows.push(decode_row(&row));
+        }
+        Ok(ResultSet::new(columns, rows))
+    }
+}
+
+async fn rollback(mut guard: ConnGuard<sqlx::Postgres>) {
+    match guard.conn().execute(sqlx::raw_sql("ROLLBACK")).await {
+        Ok(_) => guard.release(),
+        Err(_) => guard.discard(),
+    }
+}
+
+impl Engine for PostgresEngine {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn execute(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<ResultSet, DbError> {
+        let backstop = limits.timeout + BACKSTOP_GRACE;
+        self.rt.block_on(async {
+            match tokio::time::timeout(backstop, self.run(db, sql, limits)).await {
+                Ok(r) => r,
+                Err(_) => Err(DbError::timeout(format!(
+                    "no answer within {} ms (client-side backstop; connection dropped)",
+                    backstop.as_millis()
+                ))),
+            }
+        })
+    }
+}
+
+/// A double-quoted identifier (`"` doubled).
+pub(crate) fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+fn decode_row(row: &PgRow) -> Vec<Value> {
+    (0..row.len()).map(|i| decode_cell(row, i)).collect()
+}
+
+fn decode_cell(row: &PgRow, i: usize) -> Value {
+    let raw = match row.try_get_raw(i) {
+        Ok(raw) => raw,
+        Err(e) => return Value::Text(format!("<undecodable: {e}>")),
+    };
+    if raw.is_null() {
+        return Value::Null;
+    }
+    let type_name = raw.type_info().name().to_string();
+    let typed = match type_name.as_str() {
+        "INT2" => row.try_get::<i16, _>(i).map(|v| Value::Int(v.into())),
+        "INT4" => row.try_get::<i32, _>(i).map(|v| Value::Int(v.into())),
+        "INT8" => row.try_get::<i64, _>(i).map(Value::Int),
+        "FLOAT4" => row
+            .try_get::<f32, _>(i)
+            .map(|v| Value::Float(server::widen_f32(v))),
+        "FLOAT8" => row.try_get::<f64, _>(i).map(Value::Float),
+        "NUMERIC" => match raw.as_bytes().ok().and_then(numeric_text) {
+            Some(text) => Ok(Value::Decimal(text)),
+            None => row
+                .try_get::<BigDecimal, _>(i)
+                .map(|v| Value::Decimal(v.to_plain_string())),
+        },
+        "BYTEA" => row.try_get::<Vec<u8>, _>(i).map(Value::Bytes),
+        "BOOL" => row.try_get::<bool, _>(i).map(Value::Bool),
+        "DATE" => row
+            .try_get::<chrono::NaiveDate, _>(i)
+            .map(|v| Value::Date(server::date_text(v))),
+        "TIME" => row
+            .try_get::<chrono::NaiveTime, _>(i)
+            .map(|v| Value::Time(server::time_text(v))),
+        "TIMESTAMP" => row
+            .try_get::<chrono::NaiveDateTime, _>(i)
+            .map(|v| Value::Timestamp(server::timestamp_text(v))),
+        "TIMESTAMPTZ" => row
+            .try_get::<chrono::DateTime<chrono::Utc>, _>(i)
+            .map(|v| Value::Timestamp(server::timestamp_text(v.naive_utc()))),
+        "CHAR" => row
+            .try_get::<i8, _>(i)
+            .map(|v| Value::Text(char::from(v as u8).to_string())),
+        _ => row.try_get::<String, _>(i).map(Value::Text),
+    };
+    typed.unwrap_or_else(|_| {
+        let bytes = row.try_get_raw(i).ok().and_then(|r| r.as_bytes().ok());
+        Value::Text(server::fallback_text(&type_name, bytes))
+    })
+}
+
+/// Exact text of a binary NUMERIC (base-10000 digits, weight, sign and
+/// display scale), keeping the scale the server reports (`3.50`, not the
+/// `3.5000` a base-10000 decoding gives).
+fn numeric_text(b: &[u8]) -> Option<String> {
+    let word = |k: usize| -> Option<u16> { Some(u16::from_be_bytes([*b.get(k)?, *b.get(k + 1)?])) };
+    let ndigits = word(0)? as usize;
+    let weight = word(2)? as i16 as i64;
+    let sign = word(4)?;
+    let dscale = word(6)? as usize;
+    match sign {
+        0x0000 | 0x4000 => {}
+        0xC000 => return Some("NaN".into()),
+        0xD000 => return Some("Infinity".into()),
+        0xF000 => return Some("-Infinity".into()),
+        _ => return None,
+    }
+    let digits: Vec<u16> = (0..ndigits)
+        .map(|k| word(8 + 2 * k))
+        .collect::<Option<_>>()?;
+    let digit = |k: i64| -> u16 {
+        if k < 0 {
+            0
+        } else {
+            digits.get(k as usize).copied().unwrap_or(0)
+        }
+    };
+    let mut int = String::new();
+    if weight >= 0 {
+        for k in 0..=weight {
+            if k == 0 {
+                int.push_str(&digit(k).to_string());
+            } else {
+                int.push_str(&format!("{:04}", digit(k)));
+            }
+        }
+    } else {
+        int.push('0');
+    }
+    let mut frac = String::new();
+    let mut k = weight + 1;
+    while frac.len() < dscale {
+        frac.push_str(&format!("{:04}", digit(k)));
+        k += 1;
+    }
+    frac.truncate(dscale);
+    let mut out = String::new();
+    if sign == 0x4000 {
+        out.push('-');
+    }
+    out.push_str(&int);
+    if dscale > 0 {
+        out.push('.');
+        out.push_str(&frac);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    fn numeric(ndigits: u16, weight: i16, sign: u16, dscale: u16, digits: &[u16]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for w in [ndigits, weight as u16, sign, dscale].iter().chain(digits) {
+            b.extend_from_slice(&w.to_be_bytes());
+        }
+        b
+    }
+
+    #[test]
+    fn numeric_keeps_scale() {
+        assert_eq!(
+            numeric_text(&numeric(2, 0, 0, 2, &[3, 5000])).unwrap(),
+            "3.50"
+        );
+        assert_eq!(numeric_text(&numeric(1, 0, 0, 2, &[10])).unwrap(), "10.00");
+        assert_eq!(
+            numeric_text(&numeric(2, 1, 0x4000, 0, &[1, 2])).unwrap(),
+            "-10002"
+        );
+        assert_eq!(
+            numeric_text(&numeric(1, -2, 0, 6, &[1200])).unwrap(),
+            "0.000012"
+        );
+        assert_eq!(numeric_text(&numeric(0, 0, 0, 3, &[])).unwrap(), "0.000");
+        assert_eq!(numeric_text(&numeric(1, 1, 0, 0, &[5])).unwrap(), "50000");
+    }
+
+    use super::*;
+
+    #[test]
+    fn identifiers_are_quoted() {
+        assert_eq!(quote_ident("concert_singer"), "\"concert_singer\"");
+        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
+    }
+}

@@ -1,0 +1,150 @@
+//! Pieces shared by the server adapters (PostgreSQL, MySQL): the runtime
+//! they bridge on, statement-cache keys, connection guards and text forms of
+//! dates and times.
+
+use std::time::Duration;
+
+use sqlx::pool::PoolConnection;
+use sqlx::types::chrono;
+use sqlx::Database as SqlxDatabase;
+
+/// Extra time the client waits past the server-side limit before it gives up
+/// on the connection itself.
+pub(crate) const BACKSTOP_GRACE: Duration = Duration::from_secs(2);
+
+/// The small multi-thread runtime a server engine owns; `execute` blocks on
+/// it from the caller's (non-runtime) worker thread.
+pub(crate) fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("sqlwitness-engine")
+        .enable_all()
+        .build()
+}
+
+/// The query text as sent: prefixed with a comment naming the namespace, so
+/// that the driver's per-connection prepared-statement cache (keyed by the
+/// text) never reuses a statement prepared against another schema/database
+/// whose tables have other column types.
+pub(crate) fn keyed_sql(namespace: &str, sql: &str) -> String {
+    let tag: String = namespace
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c.to_string()
+            } else {
+                format!("~{:x}", c as u32)
+            }
+        })
+        .collect();
+    format!("/* sqlwitness ns={tag} */ {sql}")
+}
+
+/// Holds a pooled connection while a query runs. If the query's future is
+/// dropped (the client-side backstop timeout) the connection is closed
+/// instead of returned to the pool, as its state is unknown; `discard` does
+/// the same deliberately (e.g. a result cut off at the row limit).
+pub(crate) struct ConnGuard<DB: SqlxDatabase> {
+    conn: Option<PoolConnection<DB>>,
+}
+
+impl<DB: SqlxDatabase> ConnGuard<DB> {
+    pub(crate) fn new(conn: PoolConnection<DB>) -> Self {
+        ConnGuard { conn: Some(conn) }
+    }
+
+    pub(crate) fn conn(&mut self) -> &mut DB::Connection {
+        self.conn
+            .as_mut()
+            .expect("connection present until release")
+    }
+
+    /// Returns the connection to the pool.
+    pub(crate) fn release(mut self) {
+        self.conn.take();
+    }
+
+    /// Closes the connection instead of returning it.
+    pub(crate) fn discard(self) {
+        // Drop with the connection still inside.
+    }
+}
+
+impl<DB: SqlxDatabase> Drop for ConnGuard<DB> {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.conn.take() {
+            c.close_on_drop();
+        }
+    }
+}
+
+/// `HH:MM:SS[.ffffff]` from parts (microseconds only when non-zero).
+pub(crate) fn hms(h: u32, m: u32, s: u32, micros: u32) -> String {
+    if micros == 0 {
+        format!("{h:02}:{m:02}:{s:02}")
+    } else {
+        format!("{h:02}:{m:02}:{s:02}.{micros:06}")
+    }
+}
+
+pub(crate) fn date_text(d: chrono::NaiveDate) -> String {
+    d.format("%Y-%m-%d").to_string()
+}
+
+pub(crate) fn time_text(t: chrono::NaiveTime) -> String {
+    // `%f` is the nanosecond part, zero-padded to nine digits.
+    let nanos: u32 = t.format("%f").to_string().parse().unwrap_or(0);
+    let micros = nanos / 1000;
+    if micros == 0 {
+        t.format("%H:%M:%S").to_string()
+    } else {
+        format!("{}.{micros:06}", t.format("%H:%M:%S"))
+    }
+}
+
+pub(crate) fn timestamp_text(t: chrono::NaiveDateTime) -> String {
+    format!("{} {}", date_text(t.date()), time_text(t.time()))
+}
+
+/// A single-precision float widened by its shortest decimal form, so that
+/// `REAL 1.1` becomes `1.1` and not `1.100000023841858`.
+pub(crate) fn widen_f32(f: f32) -> f64 {
+    if f.is_finite() {
+        f.to_string().parse().unwrap_or(f as f64)
+    } else {
+        f as f64
+    }
+}
+
+/// Lossy text of raw bytes for types the adapter does not know.
+pub(crate) fn fallback_text(type_name: &str, bytes: Option<&[u8]>) -> String {
+    match bytes {
+        Some(b) => match std::str::from_utf8(b) {
+            Ok(s) => s.to_string(),
+            Err(_) => format!("<{type_name} {b:02x?}>"),
+        },
+        None => format!("<{type_name}>"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_texts() {
+        assert_eq!(
+            keyed_sql("a_b", "SELECT 1"),
+            "/* sqlwitness ns=a_b */ SELECT 1"
+        );
+        assert_eq!(keyed_sql("x*/y", "S"), "/* sqlwitness ns=x~2a~2fy */ S");
+        assert_eq!(hms(1, 2, 3, 0), "01:02:03");
+        assert_eq!(hms(1, 2, 3, 500), "01:02:03.000500");
+        assert_eq!(widen_f32(1.1), 1.1);
+        let ts = chrono::NaiveDate::from_ymd_opt(2020, 1, 2)
+            .unwrap()
+            .and_hms_micro_opt(3, 4, 5, 6)
+            .unwrap();
+        assert_eq!(timestamp_text(ts), "2020-01-02 03:04:05.000006");
+    }
+}

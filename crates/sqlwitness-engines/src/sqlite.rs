@@ -1,0 +1,382 @@
+//! The SQLite adapter (rusqlite, blocking, always built).
+//!
+//! Every database file is opened read-only, with `PRAGMA query_only`, no
+//! attachable databases and an authorizer that admits only reads, so a
+//! predicted query cannot change or escape the benchmark database. A progress
+//! handler enforces the time limit by interrupting the running statement.
+//! Connections are cached per path (take/return), which keeps a gold
+//! self-check over a thousand queries well under a second.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::limits::Limit;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use sqlwitness_core::{
+    Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
+    Value,
+};
+use sqlwitness_dialect::Dialect;
+
+/// Idle connections kept per database file.
+const MAX_IDLE_PER_PATH: usize = 8;
+/// VM instructions between two deadline checks.
+const PROGRESS_STEPS: i32 = 1000;
+
+/// PRAGMAs a query may run: they only read schema information.
+const READ_ONLY_PRAGMAS: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+    "collation_list",
+    "database_list",
+];
+
+type Deadline = Arc<Mutex<Option<Instant>>>;
+
+struct PooledConn {
+    conn: Connection,
+    deadline: Deadline,
+}
+
+/// Runs queries on SQLite database files, read-only.
+pub struct SqliteEngine {
+    info: EngineInfo,
+    dialect: Arc<Dialect>,
+    idle: Mutex<HashMap<PathBuf, Vec<PooledConn>>>,
+}
+
+impl Default for SqliteEngine {
+    fn default() -> Self {
+        SqliteEngine::new()
+    }
+}
+
+impl std::fmt::Debug for SqliteEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteEngine")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteEngine {
+    /// An engine with the built-in SQLite dialect.
+    pub fn new() -> SqliteEngine {
+        SqliteEngine::with_dialect(sqlwitness_dialect::builtin(EngineKind::Sqlite))
+    }
+
+    /// An engine with a given (e.g. edited) dialect.
+    pub fn with_dialect(dialect: Dialect) -> SqliteEngine {
+        SqliteEngine {
+            info: EngineInfo {
+                kind: EngineKind::Sqlite,
+                version: format!("SQLite {}", rusqlite::version()),
+            },
+            dialect: Arc::new(dialect),
+            idle: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn take(&self, path: &Path) -> Result<PooledConn, DbError> {
+        let cached = {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            idle.get_mut(path).and_then(Vec::pop)
+        };
+        match cached {
+            Some(c) => Ok(c),
+            None => self.open(path),
+        }
+    }
+
+    fn give_back(&self, path: &Path, conn: PooledConn) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let list = idle.entry(path.to_path_buf()).or_default();
+        if list.len() < MAX_IDLE_PER_PATH {
+            list.push(conn);
+        }
+    }
+
+    fn open(&self, path: &Path) -> Result<PooledConn, DbError> {
+        let conn = open_read_only(path)?;
+        for stmt in &self.dialect.session {
+            conn.execute_batch(stmt)
+                .map_err(|e| self.db_error(e, Some(path)))?;
+        }
+        conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)
+            .map_err(|e| self.db_error(e, Some(path)))?;
+        let dialect = Arc::clone(&self.dialect);
+        conn.authorizer(Some(move |ctx: AuthContext<'_>| authorize(&dialect, &ctx)));
+        let deadline: Deadline = Arc::new(Mutex::new(None));
+        let d = Arc::clone(&deadline);
+        conn.progress_handler(
+            PROGRESS_STEPS,
+            Some(move || {
+                let guard = d.lock().unwrap_or_else(|e| e.into_inner());
+                guard.is_some_and(|t| Instant::now() >= t)
+            }),
+        );
+        Ok(PooledConn { conn, deadline })
+    }
+
+    fn db_error(&self, e: rusqlite::Error, path: Option<&Path>) -> DbError {
+        sqlite_error(&self.dialect, e, path)
+    }
+
+    fn run(&self, pc: &PooledConn, sql: &str, limits: &QueryLimits) -> Result<ResultSet, DbError> {
+        let mut stmt = pc.conn.prepare(sql).map_err(|e| self.db_error(e, None))?;
+        let columns: Vec<Column> = stmt
+            .columns()
+            .iter()
+            .map(|c| Column::new(c.name(), c.decl_type().map(str::to_string)))
+            .collect();
+        let ncol = columns.len();
+        let mut rows = stmt.query([]).map_err(|e| self.db_error(e, None))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.db_error(e, None))? {
+            if out.len() >= limits.max_rows {
+                return Err(DbError::new(
+                    ErrorClass::Other,
+                    None,
+                    format!("result exceeds {} rows", limits.max_rows),
+                ));
+            }
+            let mut values = Vec::with_capacity(ncol);
+            for i in 0..ncol {
+                let v = row.get_ref(i).map_err(|e| self.db_error(e, None))?;
+                values.push(to_value(v));
+            }
+            out.push(values);
+        }
+        Ok(ResultSet::new(columns, out))
+    }
+}
+
+impl Engine for SqliteEngine {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn execute(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<ResultSet, DbError> {
+        let path = db.sqlite_path.as_path();
+        let pc = self.take(path)?;
+        set_deadline(&pc.deadline, Some(Instant::now() + limits.timeout));
+        let result = self.run(&pc, sql, limits);
+        set_deadline(&pc.deadline, None);
+        self.give_back(path, pc);
+        result
+    }
+}
+
+fn set_deadline(deadline: &Deadline, value: Option<Instant>) {
+    *deadline.lock().unwrap_or_else(|e| e.into_inner()) = value;
+}
+
+fn open_read_only(path: &Path) -> Result<Connection, DbError> {
+    if !path.is_file() {
+        return Err(DbError::new(
+            ErrorClass::Other,
+            None,
+            format!("SQLite database file not found: {}", path.display()),
+        ));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(path, flags).map_err(|e| {
+        DbError::new(
+            ErrorClass::Other,
+            sqlite_code(&e),
+            format!("cannot open {} read-only: {e}", path.display()),
+        )
+    })
+}
+
+/// The authorizer: reads, selects, recursive CTEs, read-only PRAGMAs and
+/// functions the dialect does not deny; nothing else.
+fn authorize(dialect: &Dialect, ctx: &AuthContext<'_>) -> Authorization {
+    match ctx.action {
+        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => {
+            Authorization::Allow
+        }
+        AuthAction::Function { function_name } => {
+            if dialect.denies_function(function_name) {
+                Authorization::Deny
+            } else {
+                Authorization::Allow
+            }
+        }
+        AuthAction::Pragma {
+            pragma_name,
+            pragma_value,
+        } => {
+            let name = pragma_name.to_ascii_lowercase();
+            let reads = READ_ONLY_PRAGMAS.contains(&name.as_str())
+                || (name == "query_only" && pragma_value.is_none());
+            if reads {
+                Authorization::Allow
+            } else {
+                Authorization::Deny
+            }
+        }
+        _ => Authorization::Deny,
+    }
+}
+
+fn to_value(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Int(i),
+        ValueRef::Real(f) => Value::Float(f),
+        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::Bytes(b.to_vec()),
+    }
+}
+
+/// The result code name of an error (`SQLITE_ERROR`, `SQLITE_INTERRUPT` …).
+fn sqlite_code(e: &rusqlite::Error) -> Option<String> {
+    let code = match e {
+        rusqlite::Error::SqlInputError { error, .. } => error.code,
+        other => other.sqlite_error_code()?,
+    };
+    let name = match code {
+        ErrorCode::InternalMalfunction => "SQLITE_INTERNAL",
+        ErrorCode::PermissionDenied => "SQLITE_PERM",
+        ErrorCode::OperationAborted => "SQLITE_ABORT",
+        ErrorCode::DatabaseBusy => "SQLITE_BUSY",
+        ErrorCode::DatabaseLocked => "SQLITE_LOCKED",
+        ErrorCode::OutOfMemory => "SQLITE_NOMEM",
+        ErrorCode::ReadOnly => "SQLITE_READONLY",
+        ErrorCode::OperationInterrupted => "SQLITE_INTERRUPT",
+        ErrorCode::SystemIoFailure => "SQLITE_IOERR",
+        ErrorCode::DatabaseCorrupt => "SQLITE_CORRUPT",
+        ErrorCode::NotFound => "SQLITE_NOTFOUND",
+        ErrorCode::DiskFull => "SQLITE_FULL",
+        ErrorCode::CannotOpen => "SQLITE_CANTOPEN",
+        ErrorCode::FileLockingProtocolFailed => "SQLITE_PROTOCOL",
+        ErrorCode::SchemaChanged => "SQLITE_SCHEMA",
+        ErrorCode::TooBig => "SQLITE_TOOBIG",
+        ErrorCode::ConstraintViolation => "SQLITE_CONSTRAINT",
+        ErrorCode::TypeMismatch => "SQLITE_MISMATCH",
+        ErrorCode::ApiMisuse => "SQLITE_MISUSE",
+        ErrorCode::NoLargeFileSupport => "SQLITE_NOLFS",
+        ErrorCode::AuthorizationForStatementDenied => "SQLITE_AUTH",
+        ErrorCode::ParameterOutOfRange => "SQLITE_RANGE",
+        ErrorCode::NotADatabase => "SQLITE_NOTADB",
+        _ => "SQLITE_ERROR",
+    };
+    Some(name.to_string())
+}
+
+fn sqlite_error(dialect: &Dialect, e: rusqlite::Error, path: Option<&Path>) -> DbError {
+    let code = sqlite_code(&e);
+    let message = match &e {
+        rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        other => other.to_string(),
+    };
+    let message = match path {
+        Some(p) => format!("{}: {message}", p.display()),
+        None => message,
+    };
+    let class = dialect.classify(code.as_deref(), &message);
+    DbError::new(class, code, message)
+}
+
+/// Table names and their column names, exactly as declared, in schema order
+/// (internal `sqlite_*` tables left out). Opens the file read-only.
+pub fn sqlite_schema_names(path: &Path) -> Result<Vec<(String, Vec<String>)>, DbError> {
+    let dialect = sqlwitness_dialect::builtin(EngineKind::Sqlite);
+    let conn = open_read_only(path)?;
+    let err = |e| sqlite_error(&dialect, e, Some(path));
+    let mut tables = conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' \
+             AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
+        )
+        .map_err(err)?;
+    let names: Vec<String> = tables
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(err)?
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
+    let mut cols = conn
+        .prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+        .map_err(err)?;
+    let mut out = Vec::with_capacity(names.len());
+    for table in names {
+        let columns: Vec<String> = cols
+            .query_map([&table], |r| r.get::<_, String>(0))
+            .map_err(err)?
+            .collect::<Result<_, _>>()
+            .map_err(err)?;
+        out.push((table, columns));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn authorizer_denies_writes_and_denied_functions() {
+        let d = sqlwitness_dialect::builtin(EngineKind::Sqlite);
+        let ctx = |action| AuthContext {
+            action,
+            database_name: None,
+            accessor: None,
+        };
+        assert_eq!(
+            authorize(&d, &ctx(AuthAction::Select)),
+            Authorization::Allow
+        );
+        assert_eq!(
+            authorize(
+                &d,
+                &ctx(AuthAction::Function {
+                    function_name: "LOAD_EXTENSION"
+                })
+            ),
+            Authorization::Deny
+        );
+        assert_eq!(
+            authorize(
+                &d,
+                &ctx(AuthAction::Pragma {
+                    pragma_name: "query_only",
+                    pragma_value: Some("0")
+                })
+            ),
+            Authorization::Deny
+        );
+        assert_eq!(
+            authorize(&d, &ctx(AuthAction::Attach { filename: "x.db" })),
+            Authorization::Deny
+        );
+    }
+
+    #[test]
+    fn missing_file_names_the_path() {
+        let e = SqliteEngine::new()
+            .execute(
+                &Database::new("nope", "/nonexistent/nope.sqlite"),
+                "SELECT 1",
+                &QueryLimits::default(),
+            )
+            .unwrap_err();
+        assert_eq!(e.class, ErrorClass::Other);
+        assert!(e.message.contains("/nonexistent/nope.sqlite"), "{e}");
+    }
+}

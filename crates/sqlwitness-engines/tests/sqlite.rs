@@ -1,0 +1,260 @@
+//! SQLite adapter: typed values, read-only safety, limits, error classes.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sqlwitness_core::{Database, Engine, ErrorClass, QueryLimits, Value};
+use sqlwitness_engines::{sqlite_schema_names, SqliteEngine};
+
+fn fixture(dir: &Path) -> PathBuf {
+    let path = dir.join("t.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE \"Items\" (id INTEGER PRIMARY KEY, \"Name\" VARCHAR(20), price REAL, \
+           qty NUMERIC, data BLOB, note TEXT);
+         INSERT INTO \"Items\" VALUES (1, 'apple', 1.5, 3, x'00ff', NULL);
+         INSERT INTO \"Items\" VALUES (2, 'pear', 2.25, 7, NULL, 'ripe');
+         INSERT INTO \"Items\" VALUES (3, 'plum', 0.5, 1, NULL, 'ünïcode');
+         CREATE TABLE other (k INTEGER, v TEXT);",
+    )
+    .unwrap();
+    path
+}
+
+fn limits() -> QueryLimits {
+    QueryLimits {
+        timeout: Duration::from_secs(10),
+        max_rows: 1000,
+    }
+}
+
+fn checksum(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn typed_values_and_decl_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = SqliteEngine::new();
+    let rs = e
+        .execute(
+            &db,
+            "SELECT id, \"Name\", price, qty, data, note, 1 + 1 FROM \"Items\" ORDER BY id",
+            &limits(),
+        )
+        .unwrap();
+    let decl: Vec<Option<&str>> = rs.columns.iter().map(|c| c.decl_type.as_deref()).collect();
+    assert_eq!(
+        decl,
+        [
+            Some("INTEGER"),
+            Some("VARCHAR(20)"),
+            Some("REAL"),
+            Some("NUMERIC"),
+            Some("BLOB"),
+            Some("TEXT"),
+            None
+        ]
+    );
+    assert_eq!(rs.columns[1].name, "Name");
+    assert_eq!(
+        rs.rows[0],
+        vec![
+            Value::Int(1),
+            Value::Text("apple".into()),
+            Value::Float(1.5),
+            Value::Int(3),
+            Value::Bytes(vec![0, 255]),
+            Value::Null,
+            Value::Int(2)
+        ]
+    );
+    assert_eq!(rs.rows[2][5], Value::Text("ünïcode".into()));
+    assert!(e.info().version.starts_with("SQLite 3."));
+    // Empty results keep their columns.
+    let rs = e.execute(&db, "SELECT k, v FROM other", &limits()).unwrap();
+    assert_eq!(rs.columns.len(), 2);
+    assert!(rs.rows.is_empty());
+}
+
+#[test]
+fn nothing_can_be_written_or_attached() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture(dir.path());
+    let before = checksum(&path);
+    let db = Database::new("t", &path);
+    let e = SqliteEngine::new();
+    let other = dir.path().join("other.sqlite");
+    let attempts = [
+        "INSERT INTO other VALUES (1, 'x')".to_string(),
+        "UPDATE \"Items\" SET price = 0".to_string(),
+        "DELETE FROM \"Items\"".to_string(),
+        "DROP TABLE other".to_string(),
+        "CREATE TABLE z (a)".to_string(),
+        "CREATE TEMP TABLE z (a)".to_string(),
+        format!("ATTACH DATABASE '{}' AS o", other.display()),
+        "SELECT load_extension('x')".to_string(),
+        "PRAGMA query_only = 0".to_string(),
+        "PRAGMA writable_schema = 1".to_string(),
+        "BEGIN".to_string(),
+        "VACUUM".to_string(),
+    ];
+    for sql in &attempts {
+        let err = e.execute(&db, sql, &limits()).unwrap_err();
+        assert!(
+            matches!(err.class, ErrorClass::Refused | ErrorClass::Other),
+            "{sql}: {err}"
+        );
+    }
+    assert!(!other.exists(), "ATTACH created a file");
+    let rs = e
+        .execute(&db, "SELECT count(*) FROM \"Items\"", &limits())
+        .unwrap();
+    assert_eq!(rs.rows, vec![vec![Value::Int(3)]]);
+    let rs = e
+        .execute(&db, "SELECT count(*) FROM other", &limits())
+        .unwrap();
+    assert_eq!(rs.rows, vec![vec![Value::Int(0)]]);
+    assert_eq!(before, checksum(&path), "database file changed");
+    // Read-only schema PRAGMAs still work.
+    let rs = e
+        .execute(&db, "PRAGMA table_info(\"Items\")", &limits())
+        .unwrap();
+    assert_eq!(rs.rows.len(), 6);
+}
+
+#[test]
+fn timeout_interrupts_an_endless_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = SqliteEngine::new();
+    let lim = QueryLimits {
+        timeout: Duration::from_millis(300),
+        max_rows: 10,
+    };
+    let err = e
+        .execute(
+            &db,
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+            &lim,
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::Timeout, "{err}");
+    // The connection is reusable and the deadline is reset.
+    let rs = e.execute(&db, "SELECT 1", &lim).unwrap();
+    assert_eq!(rs.rows, vec![vec![Value::Int(1)]]);
+}
+
+#[test]
+fn cartesian_explosion_hits_max_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = SqliteEngine::new();
+    let lim = QueryLimits {
+        timeout: Duration::from_secs(10),
+        max_rows: 20,
+    };
+    let err = e
+        .execute(
+            &db,
+            "SELECT * FROM \"Items\" a, \"Items\" b, \"Items\" c",
+            &lim,
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::Other);
+    assert_eq!(err.message, "result exceeds 20 rows");
+    // Exactly at the limit is fine.
+    let lim = QueryLimits {
+        max_rows: 27,
+        ..lim
+    };
+    let rs = e
+        .execute(
+            &db,
+            "SELECT * FROM \"Items\" a, \"Items\" b, \"Items\" c",
+            &lim,
+        )
+        .unwrap();
+    assert_eq!(rs.rows.len(), 27);
+}
+
+#[test]
+fn error_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = SqliteEngine::new();
+    let cases = [
+        ("SELECT nope FROM \"Items\"", ErrorClass::UndefinedColumn),
+        ("SELECT * FROM nope", ErrorClass::UndefinedTable),
+        ("SELECT nope(1)", ErrorClass::UndefinedFunction),
+        ("SELEC 1", ErrorClass::Syntax),
+        ("SELECT 1 FROM", ErrorClass::Syntax),
+    ];
+    for (sql, class) in cases {
+        let err = e.execute(&db, sql, &limits()).unwrap_err();
+        assert_eq!(err.class, class, "{sql}: {err}");
+        assert!(err.code.is_some(), "{sql}: {err}");
+    }
+}
+
+#[test]
+fn schema_names_as_declared() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture(dir.path());
+    let names = sqlite_schema_names(&path).unwrap();
+    assert_eq!(
+        names,
+        vec![
+            (
+                "Items".to_string(),
+                ["id", "Name", "price", "qty", "data", "note"]
+                    .map(String::from)
+                    .to_vec()
+            ),
+            ("other".to_string(), vec!["k".to_string(), "v".to_string()]),
+        ]
+    );
+    assert!(sqlite_schema_names(&dir.path().join("missing.sqlite")).is_err());
+}
+
+const SPIDER: &str = "/work/shared/data/spider/database/concert_singer/concert_singer.sqlite";
+
+#[test]
+fn real_spider_database_read_only() {
+    let path = Path::new(SPIDER);
+    if !path.exists() {
+        eprintln!("SKIPPED (Spider data not found at {SPIDER})");
+        return;
+    }
+    let before = checksum(path);
+    let e = SqliteEngine::new();
+    let db = Database::new("concert_singer", path);
+    let rs = e
+        .execute(&db, "SELECT count(*) FROM singer", &limits())
+        .unwrap();
+    assert_eq!(rs.rows, vec![vec![Value::Int(6)]]);
+    assert!(e.execute(&db, "DELETE FROM singer", &limits()).is_err());
+    assert_eq!(before, checksum(path));
+    let names = sqlite_schema_names(path).unwrap();
+    assert!(names.iter().any(|(t, _)| t == "singer"));
+}
+
+#[test]
+fn parallel_queries_share_the_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = SqliteEngine::new();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..200 {
+                    let rs = e
+                        .execute(&db, "SELECT count(*) FROM \"Items\"", &limits())
+                        .unwrap();
+                    assert_eq!(rs.rows[0][0], Value::Int(3));
+                }
+            });
+        }
+    });
+}
