@@ -1,0 +1,153 @@
+//! The report model. Every field is documented because `report.json` is a
+//! published, versioned format: additions bump the minor version, changes
+//! that break readers bump `format_version`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use sqlwitness_core::compare::MismatchReason;
+use sqlwitness_core::{EngineInfo, ErrorClass};
+
+use crate::Summary;
+
+/// The major version of the report format. Readers must reject other
+/// majors.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`FORMAT_VERSION`].
+    pub format_version: u32,
+    pub tool: ToolInfo,
+    pub run: RunInfo,
+    pub summary: Summary,
+    pub questions: Vec<QuestionReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// How the run was made: enough to rerun it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The benchmark folder as given.
+    pub bench: String,
+    pub split: String,
+    /// The prediction file, or `None` for the gold self-check.
+    pub predictions: Option<String>,
+    /// `strict`, `spider` or `bird`.
+    pub compare: String,
+    /// `exact` or `any`.
+    pub column_order: String,
+    /// Spider mode only: whether DISTINCT was kept (`--keep-distinct`).
+    pub keep_distinct: bool,
+    /// Relative float tolerance used by `strict`.
+    pub float_tolerance: f64,
+    /// Per-query time limit in milliseconds.
+    pub timeout_ms: u64,
+    /// How identifiers were resolved on PostgreSQL/MySQL: `sqlite` (case
+    /// resolved against the schema as SQLite does) or `verbatim`.
+    pub identifiers: String,
+    /// The engines, with the server version each reported.
+    pub engines: Vec<EngineInfo>,
+    /// Wall time of the whole run in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// One question and its outcome on every engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionReport {
+    /// 0-based index in the split.
+    pub id: usize,
+    pub db_id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub question: String,
+    pub gold_sql: String,
+    /// The predicted SQL; `None` when abstained or in the self-check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pred_sql: Option<String>,
+    /// Keyed by engine name (`sqlite`, `postgres`, `mysql`).
+    pub engines: BTreeMap<String, EngineOutcome>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineOutcome {
+    pub verdict: Verdict,
+    /// Why a `mismatch` is one (row count, values, order …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<MismatchReason>,
+    /// Whether rows were compared in order (the gold has a top-level
+    /// ORDER BY, or the Spider substring test fired in `spider` mode).
+    pub ordered: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold: Option<Execution>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pred: Option<Execution>,
+}
+
+/// The verdict for one question on one engine. Precedence when several
+/// apply: `missing_db`, then `gold_error`, then `abstained`, then `timeout`
+/// (the prediction ran out of time), then `pred_error`, then
+/// `match`/`mismatch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Match,
+    Mismatch,
+    GoldError,
+    PredError,
+    Abstained,
+    MissingDb,
+    Timeout,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Match => "match",
+            Verdict::Mismatch => "mismatch",
+            Verdict::GoldError => "gold_error",
+            Verdict::PredError => "pred_error",
+            Verdict::Abstained => "abstained",
+            Verdict::MissingDb => "missing_db",
+            Verdict::Timeout => "timeout",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionStatus {
+    Ok,
+    Error,
+}
+
+/// One execution of one query on one engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Execution {
+    pub status: ExecutionStatus,
+    /// The SQL text actually sent, when it differs from the question's
+    /// (identifier resolution, Spider-mode DISTINCT removal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_run: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_class: Option<ErrorClass>,
+    /// The engine's own code: SQLSTATE, MySQL error number, SQLite code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_count: Option<usize>,
+    /// Order-independent, type-aware content hash of the rows (equal
+    /// numbers hash equal across integer/float/decimal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_hash: Option<String>,
+    /// Up to the first five rows, rendered, for the drill-down.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sample: Vec<Vec<String>>,
+    pub duration_ms: f64,
+}

@@ -1,0 +1,87 @@
+//! Per-engine counts computed from the per-question verdicts.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use crate::{QuestionReport, Verdict};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of questions in the split.
+    pub questions: usize,
+    /// Keyed by engine name.
+    pub engines: BTreeMap<String, EngineSummary>,
+}
+
+/// Counts for one engine. Every question lands in exactly one of `match`,
+/// `mismatch`, `gold_error`, `pred_error`, `abstained`, `missing_db`,
+/// `timeout`, so they add up to `questions`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EngineSummary {
+    pub questions: usize,
+    #[serde(rename = "match")]
+    pub matched: usize,
+    pub mismatch: usize,
+    pub gold_error: usize,
+    pub pred_error: usize,
+    pub abstained: usize,
+    pub missing_db: usize,
+    pub timeout: usize,
+    /// Execution accuracy: `match / (questions - missing_db)`; 0 when no
+    /// question has a database.
+    pub ex: f64,
+    /// Gold errors by error class (`{"undefined_column": 211, …}`).
+    pub gold_error_classes: BTreeMap<String, usize>,
+    /// Prediction errors by error class.
+    pub pred_error_classes: BTreeMap<String, usize>,
+}
+
+/// Computes the summary of a run from its questions.
+pub fn summarize(questions: &[QuestionReport]) -> Summary {
+    let mut engines: BTreeMap<String, EngineSummary> = BTreeMap::new();
+    for q in questions {
+        for (engine, outcome) in &q.engines {
+            let s = engines.entry(engine.clone()).or_default();
+            s.questions += 1;
+            match outcome.verdict {
+                Verdict::Match => s.matched += 1,
+                Verdict::Mismatch => s.mismatch += 1,
+                Verdict::GoldError => {
+                    s.gold_error += 1;
+                    let class = outcome
+                        .gold
+                        .as_ref()
+                        .and_then(|g| g.error_class)
+                        .map(|c| c.as_str())
+                        .unwrap_or("other");
+                    *s.gold_error_classes.entry(class.to_string()).or_default() += 1;
+                }
+                Verdict::PredError => {
+                    s.pred_error += 1;
+                    let class = outcome
+                        .pred
+                        .as_ref()
+                        .and_then(|p| p.error_class)
+                        .map(|c| c.as_str())
+                        .unwrap_or("other");
+                    *s.pred_error_classes.entry(class.to_string()).or_default() += 1;
+                }
+                Verdict::Abstained => s.abstained += 1,
+                Verdict::MissingDb => s.missing_db += 1,
+                Verdict::Timeout => s.timeout += 1,
+            }
+        }
+    }
+    for s in engines.values_mut() {
+        let with_db = s.questions - s.missing_db;
+        s.ex = if with_db == 0 {
+            0.0
+        } else {
+            s.matched as f64 / with_db as f64
+        };
+    }
+    Summary {
+        questions: questions.len(),
+        engines,
+    }
+}
