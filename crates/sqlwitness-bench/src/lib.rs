@@ -1,1 +1,22 @@
-//! sqlwitness-bench
+//! sqlwitness-bench: benchmark and prediction formats (Spider, BIRD, JSONL)
+//! and the migration of benchmark databases from SQLite to PostgreSQL and
+//! MySQL with verification.
+
+mod benchmark;
+mod bird;
+mod error;
+mod jsonl;
+mod migrate;
+mod predictions;
+mod spider;
+mod tables;
+
+pub use benchmark::{load_benchmark, Benchmark, BenchmarkFormat, Question};
+pub use error::BenchError;
+pub use migrate::{
+    drop_namespace, migrate_database, plan_migration, write_migration_log, Coercion, Coercions,
+    ColumnDecision, ForeignKeyReport, KeyReport, MigrateOptions, MigrationReport, MigrationStatus,
+    MigrationTarget, StorageCounts, TableReport, TargetKind, CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
+};
+pub use predictions::{load_predictions, PredictedSql, Prediction};
+pub use tables::{load_tables_json, KeyColumns, TableSchema};

@@ -1,0 +1,149 @@
+//! The benchmark model and layout detection.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use sqlwitness_core::Database;
+
+use crate::BenchError;
+
+/// One question of a split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// Index in the split, 0-based.
+    pub id: usize,
+    pub db_id: String,
+    pub question: String,
+    pub gold: String,
+    /// BIRD's external knowledge, when the benchmark has it.
+    pub evidence: Option<String>,
+}
+
+/// Which on-disk layout a benchmark was loaded from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchmarkFormat {
+    /// `<split>.json` with `query` (or `train_spider.json`), `database/`.
+    SpiderJson,
+    /// `<split>_gold.sql` (`SQL<TAB>db_id` lines), `database/`.
+    SpiderGoldSql,
+    /// `<split>.json` with `SQL`, `evidence`, `question_id`; `<split>_databases/`.
+    Bird,
+    /// `<split>.jsonl` with `{"id"?, "db_id", "question"?, "gold"}`; `database/`.
+    Jsonl,
+}
+
+/// A loaded split: its questions and where its SQLite databases live.
+#[derive(Debug, Clone)]
+pub struct Benchmark {
+    pub root: PathBuf,
+    pub split: String,
+    pub format: BenchmarkFormat,
+    /// The file the questions were read from.
+    pub source_file: PathBuf,
+    pub questions: Vec<Question>,
+    pub database_dir: PathBuf,
+}
+
+impl Benchmark {
+    /// The SQLite file of `db_id` (it may not exist; see [`Benchmark::db_exists`]).
+    pub fn sqlite_path(&self, db_id: &str) -> PathBuf {
+        self.database_dir
+            .join(db_id)
+            .join(format!("{db_id}.sqlite"))
+    }
+
+    /// `db_id` as every engine addresses it; the namespace is the `db_id`.
+    pub fn database(&self, db_id: &str) -> Database {
+        Database::new(db_id, self.sqlite_path(db_id))
+    }
+
+    pub fn db_exists(&self, db_id: &str) -> bool {
+        self.sqlite_path(db_id).is_file()
+    }
+
+    /// Distinct `db_id`s of the split's questions, sorted.
+    pub fn db_ids(&self) -> Vec<String> {
+        let set: BTreeSet<&str> = self.questions.iter().map(|q| q.db_id.as_str()).collect();
+        set.into_iter().map(str::to_string).collect()
+    }
+
+    /// Every folder under `database_dir` holding `<id>/<id>.sqlite`, sorted.
+    pub fn all_database_ids(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(&self.database_dir) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|id| self.db_exists(id))
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+/// Loads `split` of the benchmark at `root`, detecting the layout:
+///
+/// 1. `<split>.json` (Spider's `train` split: `train_spider.json` first):
+///    entries with `SQL` are BIRD (databases in `<split>_databases/`),
+///    entries with `query` are Spider (databases in `database/`);
+/// 2. `<split>_gold.sql` (Spider, `SQL<TAB>db_id` a line);
+/// 3. `<split>.jsonl` (databases in `database/`).
+pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError> {
+    let mut json_candidates = Vec::new();
+    if split == "train" {
+        json_candidates.push(root.join("train_spider.json"));
+    }
+    json_candidates.push(root.join(format!("{split}.json")));
+    let bench = |format, source_file: PathBuf, questions, database_dir| Benchmark {
+        root: root.to_path_buf(),
+        split: split.to_string(),
+        format,
+        source_file,
+        questions,
+        database_dir,
+    };
+    if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
+        let entries = crate::spider::read_json_array(&path)?;
+        let is_bird = entries
+            .first()
+            .and_then(|e| e.as_object())
+            .is_some_and(|o| o.contains_key("SQL"));
+        if is_bird {
+            let questions = crate::bird::parse_bird(&path, &entries)?;
+            let dir = root.join(format!("{split}_databases"));
+            return Ok(bench(BenchmarkFormat::Bird, path, questions, dir));
+        }
+        let questions = crate::spider::parse_spider_json(&path, &entries)?;
+        let dir = root.join("database");
+        return Ok(bench(BenchmarkFormat::SpiderJson, path, questions, dir));
+    }
+    let gold = root.join(format!("{split}_gold.sql"));
+    if gold.is_file() {
+        let questions = crate::spider::load_gold_sql(&gold)?;
+        let dir = root.join("database");
+        return Ok(bench(BenchmarkFormat::SpiderGoldSql, gold, questions, dir));
+    }
+    let jsonl = root.join(format!("{split}.jsonl"));
+    if jsonl.is_file() {
+        let questions = crate::jsonl::load_jsonl(&jsonl)?;
+        let dir = root.join("database");
+        return Ok(bench(BenchmarkFormat::Jsonl, jsonl, questions, dir));
+    }
+    Err(BenchError::Layout {
+        root: root.to_path_buf(),
+        split: split.to_string(),
+        message: format!(
+            "expected one of {split}.json, {split}_gold.sql, {split}.jsonl{}",
+            if split == "train" {
+                ", train_spider.json"
+            } else {
+                ""
+            }
+        ),
+    })
+}
+
+pub(crate) fn read_text(path: &Path) -> Result<String, BenchError> {
+    std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))
+}

@@ -1,0 +1,64 @@
+//! The plain JSONL layout: `<split>.jsonl`, one question a line:
+//! `{"id"?: int, "db_id": str, "question"?: str, "gold": str, "evidence"?: str}`.
+
+use std::path::Path;
+
+use serde_json::Value as Json;
+
+use crate::benchmark::read_text;
+use crate::spider::kind;
+use crate::{BenchError, Question};
+
+pub(crate) fn load_jsonl(path: &Path) -> Result<Vec<Question>, BenchError> {
+    let text = read_text(path)?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let place = format!("line {}", n + 1);
+        let v: Json = serde_json::from_str(line)
+            .map_err(|e| BenchError::format(path, &place, e.to_string()))?;
+        let obj = v.as_object().ok_or_else(|| {
+            BenchError::format(
+                path,
+                &place,
+                format!("expected an object, found {}", kind(&v)),
+            )
+        })?;
+        let id = out.len();
+        if let Some(given) = obj.get("id") {
+            if given.as_u64() != Some(id as u64) {
+                return Err(BenchError::format(
+                    path,
+                    format!("{place}: id"),
+                    format!("expected {id} (0-based position of the question), found {given}"),
+                ));
+            }
+        }
+        let field = |key: &str, required: bool| -> Result<Option<String>, BenchError> {
+            match obj.get(key) {
+                Some(Json::String(s)) => Ok(Some(s.clone())),
+                None | Some(Json::Null) if !required => Ok(None),
+                None => Err(BenchError::format(
+                    path,
+                    format!("{place}: {key}"),
+                    "missing field",
+                )),
+                Some(other) => Err(BenchError::format(
+                    path,
+                    format!("{place}: {key}"),
+                    format!("expected a string, found {}", kind(other)),
+                )),
+            }
+        };
+        out.push(Question {
+            id,
+            db_id: field("db_id", true)?.unwrap_or_default(),
+            question: field("question", false)?.unwrap_or_default(),
+            gold: field("gold", true)?.unwrap_or_default(),
+            evidence: field("evidence", false)?,
+        });
+    }
+    Ok(out)
+}

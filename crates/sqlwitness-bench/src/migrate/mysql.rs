@@ -1,0 +1,291 @@
+//! MySQL/MariaDB driver: one database per namespace (utf8mb4, the server's
+//! default collation, recorded), batched multi-row INSERTs with bound
+//! parameters in one transaction per table, typed read-back.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use futures_util::TryStreamExt;
+use sqlwitness_core::Value;
+use sqlx::mysql::{MySql, MySqlConnection, MySqlRow};
+use sqlx::query::Query;
+use sqlx::{AssertSqlSafe, Connection, Row};
+
+use super::keys::TablePlan;
+use super::log::{ForeignKeyReport, TargetKind};
+use super::run::Driver;
+use super::temporal::{date_text, datetime_text, parse_date, parse_datetime};
+use super::verify::Checksum;
+
+pub(crate) struct MyDriver {
+    conn: MySqlConnection,
+}
+
+/// At most this many rows per INSERT …
+const BATCH_ROWS: usize = 1000;
+/// … and about this many bytes of values.
+const BATCH_BYTES: usize = 4 << 20;
+/// The protocol's placeholder limit.
+const MAX_PLACEHOLDERS: usize = 65_535;
+
+pub(crate) fn quote(ident: &str) -> String {
+    format!("`{}`", ident.replace('`', "``"))
+}
+
+fn qualified(ns: &str, table: &str) -> String {
+    format!("{}.{}", quote(ns), quote(table))
+}
+
+fn column_list(cols: &[String]) -> String {
+    cols.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", ")
+}
+
+type MyQuery<'q> = Query<'q, MySql, sqlx::mysql::MySqlArguments>;
+
+fn bind<'q>(q: MyQuery<'q>, v: &Value, kind: TargetKind) -> MyQuery<'q> {
+    match (v, kind) {
+        (Value::Null, TargetKind::Integer) => q.bind(None::<i64>),
+        (Value::Null, TargetKind::Real) => q.bind(None::<f64>),
+        (Value::Null, TargetKind::Blob) => q.bind(None::<Vec<u8>>),
+        (Value::Null, TargetKind::Date) => q.bind(None::<NaiveDate>),
+        (Value::Null, TargetKind::Timestamp) => q.bind(None::<NaiveDateTime>),
+        (Value::Null, _) => q.bind(None::<String>),
+        (Value::Int(i), _) => q.bind(*i),
+        (Value::Float(f), _) => q.bind(*f),
+        (Value::Bool(b), _) => q.bind(i64::from(*b)),
+        (Value::Bytes(b), _) => q.bind(b.clone()),
+        (Value::Date(s), _) => match parse_date(s) {
+            Some(d) => q.bind(d),
+            None => q.bind(s.clone()),
+        },
+        (Value::Timestamp(s), _) => match parse_datetime(s) {
+            Some(d) => q.bind(d),
+            None => q.bind(s.clone()),
+        },
+        (Value::Text(s) | Value::Decimal(s) | Value::Time(s), _) => q.bind(s.clone()),
+    }
+}
+
+fn value_size(v: &Value) -> usize {
+    match v {
+        Value::Text(s) | Value::Decimal(s) => s.len(),
+        Value::Bytes(b) => b.len(),
+        _ => 8,
+    }
+}
+
+fn decode(row: &MySqlRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Error> {
+    Ok(match kind {
+        TargetKind::Integer => row.try_get::<Option<i64>, _>(i)?.map(Value::Int),
+        TargetKind::Real => row.try_get::<Option<f64>, _>(i)?.map(Value::Float),
+        TargetKind::Text => row.try_get::<Option<String>, _>(i)?.map(Value::Text),
+        // Selected as CAST(… AS CHAR) (see `read_back`).
+        TargetKind::Numeric => row.try_get::<Option<String>, _>(i)?.map(Value::Decimal),
+        TargetKind::Blob => row.try_get::<Option<Vec<u8>>, _>(i)?.map(Value::Bytes),
+        TargetKind::Date => row
+            .try_get::<Option<NaiveDate>, _>(i)?
+            .map(|d| Value::Date(date_text(d))),
+        TargetKind::Timestamp => row
+            .try_get::<Option<NaiveDateTime>, _>(i)?
+            .map(|d| Value::Timestamp(datetime_text(d))),
+    }
+    .unwrap_or(Value::Null))
+}
+
+impl MyDriver {
+    pub(crate) async fn connect(url: &str) -> Result<MyDriver, String> {
+        let mut conn = MySqlConnection::connect(url)
+            .await
+            .map_err(|e| format!("cannot connect: {e}"))?;
+        // Strict: a value the column cannot hold is an error, never truncated.
+        sqlx::raw_sql(
+            "SET SESSION sql_mode = CONCAT(@@sql_mode, ',STRICT_ALL_TABLES'), \
+             SESSION foreign_key_checks = 1",
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(|e| format!("cannot set the session: {e}"))?;
+        Ok(MyDriver { conn })
+    }
+
+    async fn exec(&mut self, sql: String) -> Result<(), String> {
+        sqlx::raw_sql(AssertSqlSafe(sql))
+            .execute(&mut self.conn)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl Driver for MyDriver {
+    async fn server_version(&mut self) -> Result<String, String> {
+        sqlx::query_scalar::<_, String>("SELECT CAST(VERSION() AS CHAR)")
+            .fetch_one(&mut self.conn)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn existing_tables(&mut self, ns: &str) -> Result<Option<Vec<String>>, String> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+        )
+        .bind(ns)
+        .fetch_one(&mut self.conn)
+        .await
+        .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let tables: Vec<String> = sqlx::query_scalar(
+            "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES \
+             WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'",
+        )
+        .bind(ns)
+        .fetch_all(&mut self.conn)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(Some(tables))
+    }
+
+    async fn read_back(&mut self, ns: &str, t: &TablePlan) -> Result<(u64, String), String> {
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| match c.kind {
+                TargetKind::Numeric => format!("CAST({} AS CHAR)", quote(&c.name)),
+                _ => quote(&c.name),
+            })
+            .collect();
+        let select = format!("SELECT {} FROM {}", cols.join(", "), qualified(ns, &t.name));
+        let kinds: Vec<TargetKind> = t.columns.iter().map(|c| c.kind).collect();
+        let mut sum = Checksum::default();
+        let mut stream = sqlx::raw_sql(AssertSqlSafe(select)).fetch(&mut self.conn);
+        let mut values = Vec::with_capacity(kinds.len());
+        while let Some(row) = stream.try_next().await.map_err(|e| e.to_string())? {
+            values.clear();
+            for (i, k) in kinds.iter().enumerate() {
+                values.push(decode(&row, i, *k).map_err(|e| e.to_string())?);
+            }
+            sum.add_row(&values);
+        }
+        Ok((sum.rows(), sum.hex()))
+    }
+
+    async fn recreate_namespace(&mut self, ns: &str) -> Result<Vec<String>, String> {
+        self.exec(format!("DROP DATABASE IF EXISTS {}", quote(ns)))
+            .await
+            .map_err(|e| format!("cannot drop database {}: {e}", quote(ns)))?;
+        self.exec(format!(
+            "CREATE DATABASE {} CHARACTER SET utf8mb4",
+            quote(ns)
+        ))
+        .await
+        .map_err(|e| format!("cannot create database {}: {e}", quote(ns)))?;
+        Ok(Vec::new())
+    }
+
+    async fn create_table(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    quote(&c.name),
+                    c.target_type,
+                    if c.not_null { " NOT NULL" } else { " NULL" }
+                )
+            })
+            .collect();
+        self.exec(format!(
+            "CREATE TABLE {} ({}) ENGINE = InnoDB",
+            qualified(ns, &t.name),
+            cols.join(", ")
+        ))
+        .await
+    }
+
+    async fn load(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        let ncols = t.columns.len();
+        if t.rows.is_empty() || ncols == 0 {
+            return Ok(());
+        }
+        let names: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+        let kinds: Vec<TargetKind> = t.columns.iter().map(|c| c.kind).collect();
+        let head = format!(
+            "INSERT INTO {} ({}) VALUES ",
+            qualified(ns, &t.name),
+            column_list(&names)
+        );
+        let one_row = format!("({})", vec!["?"; ncols].join(","));
+        let max_rows = BATCH_ROWS.min(MAX_PLACEHOLDERS / ncols).max(1);
+        let mut tx = self.conn.begin().await.map_err(|e| e.to_string())?;
+        let mut start = 0;
+        while start < t.rows.len() {
+            let mut end = start;
+            let mut bytes = 0;
+            while end < t.rows.len()
+                && end - start < max_rows
+                && (bytes < BATCH_BYTES || end == start)
+            {
+                bytes += t.rows[end].iter().map(value_size).sum::<usize>();
+                end += 1;
+            }
+            let mut sql = String::with_capacity(head.len() + (end - start) * (one_row.len() + 1));
+            sql.push_str(&head);
+            sql.push_str(&vec![one_row.as_str(); end - start].join(","));
+            let mut q = sqlx::query(AssertSqlSafe(sql));
+            for row in &t.rows[start..end] {
+                for (v, k) in row.iter().zip(&kinds) {
+                    q = bind(q, v, *k);
+                }
+            }
+            q.execute(&mut *tx)
+                .await
+                .map_err(|e| format!("rows {start}..{end}: {e}"))?;
+            start = end;
+        }
+        tx.commit().await.map_err(|e| e.to_string())
+    }
+
+    async fn add_primary_key(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        self.exec(format!(
+            "ALTER TABLE {} ADD PRIMARY KEY ({})",
+            qualified(ns, &t.name),
+            column_list(&t.primary_key.columns)
+        ))
+        .await
+    }
+
+    async fn add_foreign_key(
+        &mut self,
+        ns: &str,
+        t: &TablePlan,
+        fk: &ForeignKeyReport,
+    ) -> Result<(), String> {
+        self.exec(format!(
+            "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({})",
+            qualified(ns, &t.name),
+            column_list(&fk.columns),
+            qualified(ns, &fk.parent_table),
+            column_list(&fk.parent_columns)
+        ))
+        .await
+    }
+
+    async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>) {
+        let collation: Option<String> = sqlx::query_scalar(
+            "SELECT CAST(DEFAULT_COLLATION_NAME AS CHAR) FROM information_schema.SCHEMATA \
+             WHERE SCHEMA_NAME = ?",
+        )
+        .bind(ns)
+        .fetch_optional(&mut self.conn)
+        .await
+        .ok()
+        .flatten();
+        (Vec::new(), collation)
+    }
+
+    async fn drop_namespace(&mut self, ns: &str) -> Result<(), String> {
+        self.exec(format!("DROP DATABASE IF EXISTS {}", quote(ns)))
+            .await
+    }
+}

@@ -1,0 +1,318 @@
+//! PostgreSQL driver: one schema per namespace, `COPY … FROM STDIN` in text
+//! format, typed read-back, the `sqlwitness_reader` role.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use futures_util::TryStreamExt;
+use sqlwitness_core::Value;
+use sqlx::postgres::{PgConnection, PgRow};
+use sqlx::{AssertSqlSafe, Connection, Row};
+
+use super::keys::TablePlan;
+use super::log::{ForeignKeyReport, TargetKind};
+use super::run::Driver;
+use super::temporal::{date_text, datetime_text};
+use super::verify::Checksum;
+
+pub(crate) struct PgDriver {
+    conn: PgConnection,
+}
+
+pub(crate) fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+fn qualified(ns: &str, table: &str) -> String {
+    format!("{}.{}", quote(ns), quote(table))
+}
+
+fn column_list(cols: &[String]) -> String {
+    cols.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", ")
+}
+
+/// COPY text format: backslash, newline, carriage return and tab escaped;
+/// `\N` is NULL; bytea as `\\x…` (the escaped form of `\x…`).
+fn copy_field(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("\\N"),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Float(f) => {
+            if f.is_nan() {
+                out.push_str("NaN")
+            } else if f.is_infinite() {
+                out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
+            } else {
+                out.push_str(&format!("{f:?}"))
+            }
+        }
+        Value::Bytes(b) => {
+            out.push_str("\\\\x");
+            for byte in b {
+                out.push_str(&format!("{byte:02x}"));
+            }
+        }
+        Value::Bool(b) => out.push_str(if *b { "t" } else { "f" }),
+        Value::Text(s)
+        | Value::Decimal(s)
+        | Value::Date(s)
+        | Value::Time(s)
+        | Value::Timestamp(s) => {
+            for ch in s.chars() {
+                match ch {
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    c => out.push(c),
+                }
+            }
+        }
+    }
+}
+
+fn decode(row: &PgRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Error> {
+    Ok(match kind {
+        TargetKind::Integer => row.try_get::<Option<i64>, _>(i)?.map(Value::Int),
+        TargetKind::Real => row.try_get::<Option<f64>, _>(i)?.map(Value::Float),
+        TargetKind::Text => row.try_get::<Option<String>, _>(i)?.map(Value::Text),
+        // Selected as `::text` (see `read_back`).
+        TargetKind::Numeric => row.try_get::<Option<String>, _>(i)?.map(Value::Decimal),
+        TargetKind::Blob => row.try_get::<Option<Vec<u8>>, _>(i)?.map(Value::Bytes),
+        TargetKind::Date => row
+            .try_get::<Option<NaiveDate>, _>(i)?
+            .map(|d| Value::Date(date_text(d))),
+        TargetKind::Timestamp => row
+            .try_get::<Option<NaiveDateTime>, _>(i)?
+            .map(|d| Value::Timestamp(datetime_text(d))),
+    }
+    .unwrap_or(Value::Null))
+}
+
+impl PgDriver {
+    pub(crate) async fn connect(url: &str) -> Result<PgDriver, String> {
+        let conn = PgConnection::connect(url)
+            .await
+            .map_err(|e| format!("cannot connect: {e}"))?;
+        Ok(PgDriver { conn })
+    }
+
+    async fn exec(&mut self, sql: String) -> Result<(), String> {
+        sqlx::raw_sql(AssertSqlSafe(sql))
+            .execute(&mut self.conn)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl Driver for PgDriver {
+    async fn server_version(&mut self) -> Result<String, String> {
+        sqlx::query_scalar::<_, String>("SELECT version()")
+            .fetch_one(&mut self.conn)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn existing_tables(&mut self, ns: &str) -> Result<Option<Vec<String>>, String> {
+        let exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)")
+                .bind(ns)
+                .fetch_one(&mut self.conn)
+                .await
+                .map_err(|e| e.to_string())?;
+        if !exists {
+            return Ok(None);
+        }
+        let tables: Vec<String> = sqlx::query_scalar(
+            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')",
+        )
+        .bind(ns)
+        .fetch_all(&mut self.conn)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(Some(tables))
+    }
+
+    async fn read_back(&mut self, ns: &str, t: &TablePlan) -> Result<(u64, String), String> {
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| match c.kind {
+                TargetKind::Numeric => format!("{}::text", quote(&c.name)),
+                _ => quote(&c.name),
+            })
+            .collect();
+        let select = if cols.is_empty() {
+            format!("SELECT FROM {}", qualified(ns, &t.name))
+        } else {
+            format!("SELECT {} FROM {}", cols.join(", "), qualified(ns, &t.name))
+        };
+        let kinds: Vec<TargetKind> = t.columns.iter().map(|c| c.kind).collect();
+        let mut sum = Checksum::default();
+        let mut stream = sqlx::query(AssertSqlSafe(select)).fetch(&mut self.conn);
+        let mut values = Vec::with_capacity(kinds.len());
+        while let Some(row) = stream.try_next().await.map_err(|e| e.to_string())? {
+            values.clear();
+            for (i, k) in kinds.iter().enumerate() {
+                values.push(decode(&row, i, *k).map_err(|e| e.to_string())?);
+            }
+            sum.add_row(&values);
+        }
+        Ok((sum.rows(), sum.hex()))
+    }
+
+    async fn recreate_namespace(&mut self, ns: &str) -> Result<Vec<String>, String> {
+        self.exec(format!(
+            "DROP SCHEMA IF EXISTS {q} CASCADE; CREATE SCHEMA {q}",
+            q = quote(ns)
+        ))
+        .await
+        .map_err(|e| format!("cannot create schema {}: {e}", quote(ns)))?;
+        Ok(Vec::new())
+    }
+
+    async fn create_table(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}{}",
+                    quote(&c.name),
+                    c.target_type,
+                    if c.not_null { " NOT NULL" } else { "" }
+                )
+            })
+            .collect();
+        self.exec(format!(
+            "CREATE TABLE {} ({})",
+            qualified(ns, &t.name),
+            cols.join(", ")
+        ))
+        .await
+    }
+
+    async fn load(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        if t.rows.is_empty() || t.columns.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+        let stmt = format!(
+            "COPY {} ({}) FROM STDIN",
+            qualified(ns, &t.name),
+            column_list(&names)
+        );
+        let mut copy = self
+            .conn
+            .copy_in_raw(&stmt)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut buf = String::with_capacity(1 << 20);
+        for row in &t.rows {
+            for (i, v) in row.iter().enumerate() {
+                if i > 0 {
+                    buf.push('\t');
+                }
+                copy_field(&mut buf, v);
+            }
+            buf.push('\n');
+            if buf.len() >= 1 << 20 {
+                copy.send(buf.as_bytes()).await.map_err(|e| e.to_string())?;
+                buf.clear();
+            }
+        }
+        if !buf.is_empty() {
+            copy.send(buf.as_bytes()).await.map_err(|e| e.to_string())?;
+        }
+        copy.finish().await.map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    async fn add_primary_key(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        self.exec(format!(
+            "ALTER TABLE {} ADD PRIMARY KEY ({})",
+            qualified(ns, &t.name),
+            column_list(&t.primary_key.columns)
+        ))
+        .await
+    }
+
+    async fn add_foreign_key(
+        &mut self,
+        ns: &str,
+        t: &TablePlan,
+        fk: &ForeignKeyReport,
+    ) -> Result<(), String> {
+        self.exec(format!(
+            "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({})",
+            qualified(ns, &t.name),
+            column_list(&fk.columns),
+            qualified(ns, &fk.parent_table),
+            column_list(&fk.parent_columns)
+        ))
+        .await
+    }
+
+    async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>) {
+        let mut notes = Vec::new();
+        if let Err(e) = self
+            .exec(
+                "DO $$ BEGIN CREATE ROLE sqlwitness_reader NOLOGIN; \
+                 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+                    .into(),
+            )
+            .await
+        {
+            notes.push(format!("could not create role sqlwitness_reader: {e}"));
+        }
+        let exists: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sqlwitness_reader')",
+        )
+        .fetch_one(&mut self.conn)
+        .await
+        .unwrap_or(false);
+        if exists {
+            let grant = format!(
+                "GRANT USAGE ON SCHEMA {q} TO sqlwitness_reader; \
+                 GRANT SELECT ON ALL TABLES IN SCHEMA {q} TO sqlwitness_reader",
+                q = quote(ns)
+            );
+            match self.exec(grant).await {
+                Ok(()) => notes.push(
+                    "granted USAGE on the schema and SELECT on its tables to sqlwitness_reader"
+                        .into(),
+                ),
+                Err(e) => notes.push(format!("could not grant to sqlwitness_reader: {e}")),
+            }
+        } else {
+            notes.push("role sqlwitness_reader does not exist: no grants".into());
+        }
+        (notes, None)
+    }
+
+    async fn drop_namespace(&mut self, ns: &str) -> Result<(), String> {
+        self.exec(format!("DROP SCHEMA IF EXISTS {} CASCADE", quote(ns)))
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_escaping() {
+        let mut s = String::new();
+        for v in [
+            Value::Text("a\tb\\c\nd\re".into()),
+            Value::Null,
+            Value::Bytes(vec![0, 255]),
+            Value::Float(0.1),
+        ] {
+            copy_field(&mut s, &v);
+            s.push('|');
+        }
+        assert_eq!(s, "a\\tb\\\\c\\nd\\re|\\N|\\\\x00ff|0.1|");
+        assert_eq!(quote("a\"b"), "\"a\"\"b\"");
+    }
+}

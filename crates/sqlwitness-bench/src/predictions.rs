@@ -1,0 +1,279 @@
+//! Model predictions: JSONL, BIRD JSON or Spider text.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde_json::Value as Json;
+
+use crate::benchmark::read_text;
+use crate::spider::kind;
+use crate::{BenchError, Benchmark};
+
+/// A predicted query, or the model's explicit abstention (TrustSQL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PredictedSql {
+    Sql(String),
+    Abstain,
+}
+
+impl PredictedSql {
+    /// Trims whitespace and a single trailing `;`; empty text is an abstention.
+    pub fn from_text(text: &str) -> PredictedSql {
+        let sql = clean_sql(text);
+        if sql.is_empty() {
+            PredictedSql::Abstain
+        } else {
+            PredictedSql::Sql(sql)
+        }
+    }
+
+    pub fn as_sql(&self) -> Option<&str> {
+        match self {
+            PredictedSql::Sql(s) => Some(s),
+            PredictedSql::Abstain => None,
+        }
+    }
+}
+
+/// One prediction for question `id` (the index in the split).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub id: usize,
+    pub sql: PredictedSql,
+    pub confidence: Option<f64>,
+    /// Sampled alternative outputs (for sub-clause frequencies).
+    pub samples: Vec<String>,
+}
+
+/// Trims whitespace and a single trailing `;`.
+pub(crate) fn clean_sql(text: &str) -> String {
+    let t = text.trim();
+    let t = t.strip_suffix(';').unwrap_or(t);
+    t.trim().to_string()
+}
+
+/// Loads predictions for `bench`, detecting the format:
+///
+/// - `*.jsonl`: `{"id": int, "sql": str|null, "confidence"?: number,
+///   "samples"?: [str]}`; ids in range and unique;
+/// - `*.json` holding an object: BIRD's `{"0": "SQL\t----- bird -----\tdb_id"}`,
+///   the `db_id` must agree with the question's;
+/// - anything else: Spider text, one SQL a line in split order; the line
+///   count must equal the number of questions (one trailing empty line is
+///   tolerated).
+///
+/// The result is sorted by `id`. JSONL and BIRD files may leave questions
+/// out; those have no entry (which is not the same as an abstention).
+pub fn load_predictions(path: &Path, bench: &Benchmark) -> Result<Vec<Prediction>, BenchError> {
+    let text = read_text(path)?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mut preds = if ext == "jsonl" {
+        load_jsonl(path, &text, bench)?
+    } else if ext == "json" && text.trim_start().starts_with('{') {
+        load_bird_json(path, &text, bench)?
+    } else {
+        load_spider_text(path, &text, bench)?
+    };
+    preds.sort_by_key(|p| p.id);
+    Ok(preds)
+}
+
+fn load_spider_text(
+    path: &Path,
+    text: &str,
+    bench: &Benchmark,
+) -> Result<Vec<Prediction>, BenchError> {
+    let mut lines: Vec<&str> = text.lines().collect();
+    let expected = bench.questions.len();
+    if lines.len() == expected + 1 && lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    if lines.len() != expected {
+        return Err(BenchError::PredictionCount {
+            path: path.to_path_buf(),
+            expected,
+            found: lines.len(),
+        });
+    }
+    Ok(lines
+        .into_iter()
+        .enumerate()
+        .map(|(id, line)| Prediction {
+            id,
+            sql: PredictedSql::from_text(line),
+            confidence: None,
+            samples: Vec::new(),
+        })
+        .collect())
+}
+
+const BIRD_SEPARATOR: &str = "\t----- bird -----\t";
+
+fn load_bird_json(
+    path: &Path,
+    text: &str,
+    bench: &Benchmark,
+) -> Result<Vec<Prediction>, BenchError> {
+    let value: Json = serde_json::from_str(text).map_err(|e| {
+        BenchError::format(
+            path,
+            format!("line {} column {}", e.line(), e.column()),
+            e.to_string(),
+        )
+    })?;
+    let Json::Object(map) = value else {
+        return Err(BenchError::format(path, "$", "expected an object"));
+    };
+    let mut out = Vec::with_capacity(map.len());
+    for (key, v) in map {
+        let place = format!("key \"{key}\"");
+        let id: usize = key
+            .trim()
+            .parse()
+            .map_err(|_| BenchError::format(path, &place, "the key is not a question index"))?;
+        let question = bench.questions.get(id).ok_or_else(|| {
+            BenchError::format(
+                path,
+                &place,
+                format!(
+                    "question index out of range ({} questions)",
+                    bench.questions.len()
+                ),
+            )
+        })?;
+        let Json::String(s) = v else {
+            return Err(BenchError::format(
+                path,
+                &place,
+                format!("expected a string, found {}", kind(&v)),
+            ));
+        };
+        let (sql, db_id) = s.rsplit_once(BIRD_SEPARATOR).ok_or_else(|| {
+            BenchError::format(path, &place, "expected `SQL\\t----- bird -----\\tdb_id`")
+        })?;
+        if db_id.trim() != question.db_id {
+            return Err(BenchError::format(
+                path,
+                &place,
+                format!(
+                    "db_id `{}` does not match question {id}'s db_id `{}`",
+                    db_id.trim(),
+                    question.db_id
+                ),
+            ));
+        }
+        out.push(Prediction {
+            id,
+            sql: PredictedSql::from_text(sql),
+            confidence: None,
+            samples: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+fn load_jsonl(path: &Path, text: &str, bench: &Benchmark) -> Result<Vec<Prediction>, BenchError> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let place = format!("line {}", n + 1);
+        let v: Json = serde_json::from_str(line)
+            .map_err(|e| BenchError::format(path, &place, e.to_string()))?;
+        let obj = v.as_object().ok_or_else(|| {
+            BenchError::format(
+                path,
+                &place,
+                format!("expected an object, found {}", kind(&v)),
+            )
+        })?;
+        let id = match obj.get("id") {
+            Some(Json::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or(0) as usize,
+            Some(other) => {
+                return Err(BenchError::format(
+                    path,
+                    format!("{place}: id"),
+                    format!("expected a non-negative integer, found {other}"),
+                ))
+            }
+            None => {
+                return Err(BenchError::format(
+                    path,
+                    format!("{place}: id"),
+                    "missing field",
+                ))
+            }
+        };
+        if id >= bench.questions.len() {
+            return Err(BenchError::format(
+                path,
+                format!("{place}: id"),
+                format!("{id} is out of range ({} questions)", bench.questions.len()),
+            ));
+        }
+        if !seen.insert(id) {
+            return Err(BenchError::format(
+                path,
+                format!("{place}: id"),
+                format!("duplicate id {id}"),
+            ));
+        }
+        let sql = match obj.get("sql") {
+            None | Some(Json::Null) => PredictedSql::Abstain,
+            Some(Json::String(s)) => PredictedSql::from_text(s),
+            Some(other) => {
+                return Err(BenchError::format(
+                    path,
+                    format!("{place}: sql"),
+                    format!("expected a string or null, found {}", kind(other)),
+                ))
+            }
+        };
+        let confidence = match obj.get("confidence") {
+            None | Some(Json::Null) => None,
+            Some(Json::Number(n)) => n.as_f64(),
+            Some(other) => {
+                return Err(BenchError::format(
+                    path,
+                    format!("{place}: confidence"),
+                    format!("expected a number, found {}", kind(other)),
+                ))
+            }
+        };
+        let samples = match obj.get("samples") {
+            None | Some(Json::Null) => Vec::new(),
+            Some(Json::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(k, s)| match s {
+                    Json::String(s) => Ok(clean_sql(s)),
+                    other => Err(BenchError::format(
+                        path,
+                        format!("{place}: samples[{k}]"),
+                        format!("expected a string, found {}", kind(other)),
+                    )),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(BenchError::format(
+                    path,
+                    format!("{place}: samples"),
+                    format!("expected an array of strings, found {}", kind(other)),
+                ))
+            }
+        };
+        out.push(Prediction {
+            id,
+            sql,
+            confidence,
+            samples,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,258 @@
+//! Benchmark, tables.json and prediction loaders: small fixtures in a
+//! tempdir, and the real Spider files.
+
+mod common;
+
+use std::path::Path;
+
+use sqlwitness_bench::{
+    load_benchmark, load_predictions, load_tables_json, BenchError, BenchmarkFormat, PredictedSql,
+};
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+fn spider_fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dev.json",
+        r#"[{"db_id": "a", "question": "q0", "query": "SELECT 1"},
+            {"db_id": "b", "question": "q1", "query": "SELECT 2"},
+            {"db_id": "a", "question": "q2", "query": "SELECT 3"}]"#,
+    );
+    std::fs::create_dir_all(dir.path().join("database/a")).unwrap();
+    std::fs::write(dir.path().join("database/a/a.sqlite"), b"").unwrap();
+    std::fs::create_dir_all(dir.path().join("database/c")).unwrap();
+    dir
+}
+
+#[test]
+fn spider_json_layout() {
+    let dir = spider_fixture();
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::SpiderJson);
+    assert_eq!(b.questions.len(), 3);
+    assert_eq!(b.questions[2].id, 2);
+    assert_eq!(b.questions[2].gold, "SELECT 3");
+    assert_eq!(b.db_ids(), vec!["a", "b"]);
+    assert_eq!(b.all_database_ids(), vec!["a"]);
+    assert!(b.db_exists("a") && !b.db_exists("b"));
+    let db = b.database("a");
+    assert_eq!(db.namespace, "a");
+    assert!(db.sqlite_path.ends_with("database/a/a.sqlite"));
+}
+
+#[test]
+fn spider_train_prefers_train_spider_json_and_gold_sql_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "train_spider.json",
+        r#"[{"db_id": "a", "question": "q", "query": "SELECT 9"}]"#,
+    );
+    write(dir.path(), "train_gold.sql", "SELECT 1\ta\n");
+    let b = load_benchmark(dir.path(), "train").unwrap();
+    assert_eq!(b.questions[0].gold, "SELECT 9");
+    write(
+        dir.path(),
+        "test_gold.sql",
+        "SELECT 1\ta\n\nSELECT 'x\ty'\tb\n",
+    );
+    let b = load_benchmark(dir.path(), "test").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::SpiderGoldSql);
+    assert_eq!(b.questions.len(), 2);
+    assert_eq!(b.questions[1].gold, "SELECT 'x\ty'");
+    assert_eq!(b.questions[1].db_id, "b");
+    write(dir.path(), "bad_gold.sql", "SELECT 1\ta\nSELECT 2\n");
+    let e = load_benchmark(dir.path(), "bad").unwrap_err().to_string();
+    assert!(e.contains("bad_gold.sql") && e.contains("line 2"), "{e}");
+}
+
+#[test]
+fn bird_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dev.json",
+        r#"[{"question_id": 0, "db_id": "x", "question": "q", "evidence": "e", "SQL": "SELECT 1"},
+            {"question_id": 1, "db_id": "y", "question": "q", "evidence": "", "SQL": "SELECT 2"}]"#,
+    );
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::Bird);
+    assert_eq!(b.questions[0].evidence.as_deref(), Some("e"));
+    assert_eq!(b.questions[1].gold, "SELECT 2");
+    assert!(b.database_dir.ends_with("dev_databases"));
+    write(
+        dir.path(),
+        "dev.json",
+        r#"[{"question_id": 0, "db_id": "x", "question": "q", "SQL": 5}]"#,
+    );
+    let e = load_benchmark(dir.path(), "dev").unwrap_err().to_string();
+    assert!(e.contains("dev.json") && e.contains("[0].SQL"), "{e}");
+}
+
+#[test]
+fn jsonl_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dev.jsonl",
+        "{\"id\": 0, \"db_id\": \"a\", \"question\": \"q\", \"gold\": \"SELECT 1\"}\n\n{\"db_id\": \"b\", \"gold\": \"SELECT 2\"}\n",
+    );
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::Jsonl);
+    assert_eq!(b.questions.len(), 2);
+    assert_eq!(b.questions[1].question, "");
+    write(dir.path(), "bad.jsonl", "{\"db_id\": \"a\"}\n");
+    let e = load_benchmark(dir.path(), "bad").unwrap_err().to_string();
+    assert!(e.contains("bad.jsonl") && e.contains("line 1: gold"), "{e}");
+    let e = load_benchmark(dir.path(), "nothing").unwrap_err();
+    assert!(matches!(e, BenchError::Layout { .. }));
+}
+
+#[test]
+fn predictions_spider_text() {
+    let dir = spider_fixture();
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    write(dir.path(), "p.sql", "SELECT 1 ;\n\nselect 3;;  \n");
+    let p = load_predictions(&dir.path().join("p.sql"), &b).unwrap();
+    assert_eq!(p.len(), 3);
+    assert_eq!(p[0].sql, PredictedSql::Sql("SELECT 1".into()));
+    assert_eq!(p[1].sql, PredictedSql::Abstain);
+    assert_eq!(p[2].sql, PredictedSql::Sql("select 3;".into()));
+    // One trailing empty line is tolerated, more lines are not.
+    write(dir.path(), "p2.sql", "a\nb\nc\n\n");
+    assert_eq!(
+        load_predictions(&dir.path().join("p2.sql"), &b)
+            .unwrap()
+            .len(),
+        3
+    );
+    write(dir.path(), "p3.sql", "a\nb\n");
+    let e = load_predictions(&dir.path().join("p3.sql"), &b).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(
+        e,
+        BenchError::PredictionCount {
+            expected: 3,
+            found: 2,
+            ..
+        }
+    ));
+    assert!(
+        msg.contains("p3.sql") && msg.contains('3') && msg.contains('2'),
+        "{msg}"
+    );
+}
+
+#[test]
+fn predictions_bird_json() {
+    let dir = spider_fixture();
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    write(
+        dir.path(),
+        "p.json",
+        r#"{"0": "SELECT 1;\t----- bird -----\ta", "2": "\t----- bird -----\ta"}"#,
+    );
+    let p = load_predictions(&dir.path().join("p.json"), &b).unwrap();
+    assert_eq!(p.len(), 2);
+    assert_eq!(p[0].sql, PredictedSql::Sql("SELECT 1".into()));
+    assert_eq!((p[1].id, &p[1].sql), (2, &PredictedSql::Abstain));
+    write(
+        dir.path(),
+        "bad.json",
+        r#"{"1": "SELECT 1\t----- bird -----\ta"}"#,
+    );
+    let e = load_predictions(&dir.path().join("bad.json"), &b)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bad.json") && e.contains("key \"1\"") && e.contains("db_id"),
+        "{e}"
+    );
+    write(
+        dir.path(),
+        "range.json",
+        r#"{"7": "x\t----- bird -----\ta"}"#,
+    );
+    let e = load_predictions(&dir.path().join("range.json"), &b)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("key \"7\"") && e.contains("out of range"), "{e}");
+}
+
+#[test]
+fn predictions_jsonl() {
+    let dir = spider_fixture();
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    write(
+        dir.path(),
+        "p.jsonl",
+        concat!(
+            "{\"id\": 2, \"sql\": \"SELECT 3;\", \"confidence\": 0.25, \"samples\": [\"SELECT 3\", \"SELECT 4;\"]}\n",
+            "{\"id\": 0, \"sql\": null}\n",
+            "{\"id\": 1, \"sql\": \"  \"}\n"
+        ),
+    );
+    let p = load_predictions(&dir.path().join("p.jsonl"), &b).unwrap();
+    assert_eq!(p.iter().map(|p| p.id).collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert_eq!(p[0].sql, PredictedSql::Abstain);
+    assert_eq!(p[1].sql, PredictedSql::Abstain);
+    assert_eq!(p[2].sql.as_sql(), Some("SELECT 3"));
+    assert_eq!(p[2].confidence, Some(0.25));
+    assert_eq!(p[2].samples, vec!["SELECT 3", "SELECT 4"]);
+    write(
+        dir.path(),
+        "dup.jsonl",
+        "{\"id\": 0, \"sql\": \"a\"}\n{\"id\": 0, \"sql\": \"b\"}\n",
+    );
+    let e = load_predictions(&dir.path().join("dup.jsonl"), &b)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("dup.jsonl") && e.contains("line 2") && e.contains("duplicate"),
+        "{e}"
+    );
+    write(dir.path(), "range.jsonl", "{\"id\": 3, \"sql\": \"a\"}\n");
+    let e = load_predictions(&dir.path().join("range.jsonl"), &b)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("line 1: id") && e.contains("out of range"),
+        "{e}"
+    );
+}
+
+#[test]
+fn real_spider_dev_and_predictions() {
+    let root = Path::new(common::SPIDER);
+    if !root.is_dir() {
+        eprintln!("SKIPPED (no Spider data at {})", common::SPIDER);
+        return;
+    }
+    let b = load_benchmark(root, "dev").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::SpiderJson);
+    assert_eq!(b.questions.len(), 1034);
+    assert_eq!(b.db_ids().len(), 20);
+    assert_eq!(b.all_database_ids().len(), 163);
+    assert!(!b.db_exists("wta_1"));
+    for entry in std::fs::read_dir(root.join("predictions")).unwrap() {
+        let path = entry.unwrap().path();
+        let p = load_predictions(&path, &b).unwrap();
+        assert_eq!(p.len(), 1034, "{}", path.display());
+        assert!(p
+            .iter()
+            .all(|p| p.sql.as_sql().is_none_or(|s| !s.ends_with(';'))));
+    }
+    let tables = load_tables_json(&root.join("tables.json")).unwrap();
+    assert_eq!(tables.len(), 166);
+    let cs = &tables["concert_singer"];
+    assert!(cs.table_names_original.contains(&"singer".to_string()));
+    assert!(!cs.foreign_keys.is_empty());
+    let (t, _) = cs.column_names_original[cs.foreign_keys[0].0];
+    assert!(t >= 0);
+    let gold = load_benchmark(root, "train").unwrap();
+    assert!(gold.questions.len() > 1000);
+}

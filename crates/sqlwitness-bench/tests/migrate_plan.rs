@@ -1,0 +1,153 @@
+//! The type and key decisions on a hand-made SQLite file, without servers.
+
+mod common;
+
+use sqlwitness_bench::{plan_migration, TableReport, TargetKind};
+use sqlwitness_core::{Database, EngineKind};
+
+fn table<'a>(tables: &'a [TableReport], name: &str) -> &'a TableReport {
+    tables.iter().find(|t| t.name == name).unwrap()
+}
+
+fn kind(t: &TableReport, col: &str) -> (TargetKind, String) {
+    let c = t.columns.iter().find(|c| c.name == col).unwrap();
+    (c.kind, c.target_type.clone())
+}
+
+#[test]
+fn type_decisions_follow_declared_type_and_stored_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::make_fixture(dir.path());
+    let before = std::fs::read(&path).unwrap();
+    let db = Database::new("fixture", &path);
+    let pg = plan_migration(&db, EngineKind::Postgres).unwrap();
+    assert_eq!(pg.len(), 5, "the view is not a table");
+    let t = table(&pg, "mixedCase Things");
+    assert_eq!(t.rows_source, 4);
+    assert_eq!(kind(t, "Score"), (TargetKind::Text, "TEXT".into()));
+    assert_eq!(
+        kind(t, "Amount"),
+        (TargetKind::Real, "DOUBLE PRECISION".into())
+    );
+    assert_eq!(kind(t, "Price").0, TargetKind::Real);
+    assert_eq!(kind(t, "Data"), (TargetKind::Blob, "BYTEA".into()));
+    assert_eq!(kind(t, "Born"), (TargetKind::Date, "DATE".into()));
+    assert_eq!(
+        kind(t, "Seen At"),
+        (TargetKind::Timestamp, "TIMESTAMP".into())
+    );
+    assert_eq!(kind(t, "Bad Date").0, TargetKind::Text);
+    assert_eq!(kind(t, "flag"), (TargetKind::Integer, "BIGINT".into()));
+    assert_eq!(kind(t, "Empty").0, TargetKind::Text);
+    assert_eq!(kind(t, "parent ref").0, TargetKind::Integer);
+    let score = t.columns.iter().find(|c| c.name == "Score").unwrap();
+    assert_eq!(
+        (
+            score.storage.integer,
+            score.storage.text,
+            score.storage.null
+        ),
+        (2, 1, 1)
+    );
+    assert!(score.reason.contains("text"), "{}", score.reason);
+    let bad = t.columns.iter().find(|c| c.name == "Bad Date").unwrap();
+    assert!(bad.reason.contains("2020-13-01"), "{}", bad.reason);
+    let flag = t.columns.iter().find(|c| c.name == "flag").unwrap();
+    assert!(flag.reason.contains("0/1"), "{}", flag.reason);
+
+    // Coercions: Score 1 and 2 -> text, Data 'text in blob' and 5 -> bytes,
+    // Seen At 'T' form normalised. Integers into DOUBLE are exact: none.
+    let cols: Vec<(&str, &str)> = t
+        .coercions
+        .sample
+        .iter()
+        .map(|c| (c.column.as_str(), c.value.as_str()))
+        .collect();
+    assert_eq!(t.coercions.count, 5, "{cols:?}");
+    assert!(cols.contains(&("Score", "1")) && cols.contains(&("Score", "2")));
+    assert!(cols.contains(&("Data", "text in blob")) && cols.contains(&("Data", "5")));
+    let seen = t
+        .coercions
+        .sample
+        .iter()
+        .find(|c| c.column == "Seen At")
+        .unwrap();
+    assert_eq!(seen.stored.as_deref(), Some("2020-01-02 03:04:00"));
+
+    // Keys.
+    let parent = table(&pg, "Parent Table");
+    assert_eq!(parent.primary_key.columns, vec!["Id"]);
+    assert!(parent.primary_key.reason.contains("satisfied"));
+    let dup = table(&pg, "Dup Key");
+    assert_eq!(dup.primary_key.columns, vec!["K"]);
+    assert!(
+        dup.primary_key.reason.contains("1 duplicate"),
+        "{}",
+        dup.primary_key.reason
+    );
+    let fk = &t.foreign_keys[0];
+    assert_eq!(fk.orphan_rows, 1);
+    assert!(fk.reason.contains("no parent"), "{}", fk.reason);
+    // A key written in another case resolves to the real names.
+    let child = &table(&pg, "Child").foreign_keys[0];
+    assert_eq!(child.columns, vec!["pid"]);
+    assert_eq!(child.parent_table, "Parent Table");
+    assert_eq!(child.parent_columns, vec!["Id"]);
+    assert_eq!(child.orphan_rows, 0);
+    assert_eq!(child.reason, "every child row has a parent row");
+    let empty = table(&pg, "empty table");
+    assert_eq!(empty.rows_source, 0);
+    assert_eq!(kind(empty, "a").0, TargetKind::Integer);
+
+    // MySQL: the text key column becomes a VARCHAR sized to the data.
+    let my = plan_migration(&db, EngineKind::Mysql).unwrap();
+    assert_eq!(kind(table(&my, "Dup Key"), "K").1, "VARCHAR(64)");
+    assert_eq!(kind(table(&my, "Dup Key"), "V").1, "LONGTEXT");
+    assert_eq!(
+        kind(table(&my, "mixedCase Things"), "Seen At").1,
+        "DATETIME(6)"
+    );
+    // The source checksum does not depend on the engine when no value differs.
+    assert_eq!(
+        table(&my, "Parent Table").checksum_source,
+        table(&pg, "Parent Table").checksum_source
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the SQLite file is untouched"
+    );
+}
+
+#[test]
+fn missing_file_is_an_error_naming_it() {
+    let db = Database::new("nope", "/nonexistent/nope.sqlite");
+    let e = plan_migration(&db, EngineKind::Postgres)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/nonexistent/nope.sqlite"), "{e}");
+}
+
+#[test]
+fn report_round_trips_through_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::make_fixture(dir.path());
+    let tables = plan_migration(&Database::new("fixture", &path), EngineKind::Mysql).unwrap();
+    let report = sqlwitness_bench::MigrationReport {
+        db_id: "fixture".into(),
+        engine: EngineKind::Mysql,
+        namespace: "fixture".into(),
+        server_version: "x".into(),
+        collation: Some("utf8mb4_general_ci".into()),
+        status: sqlwitness_bench::MigrationStatus::Failed { reason: "x".into() },
+        tables,
+        notes: vec![],
+        checksum_method: sqlwitness_bench::CHECKSUM_METHOD.into(),
+        duration_ms: 1,
+    };
+    let out = sqlwitness_bench::write_migration_log(dir.path(), &report).unwrap();
+    assert!(out.ends_with("mysql/fixture.json"));
+    let back: sqlwitness_bench::MigrationReport =
+        serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    assert_eq!(back, report);
+}
