@@ -1,1 +1,36 @@
-fn main() {}
+//! The `sqlwitness` binary: parse flags, build a validated plan, then run.
+
+mod args;
+mod engines;
+mod eval;
+mod exit;
+mod migrate;
+mod plan;
+mod progress;
+
+use clap::Parser;
+
+fn main() {
+    let cli = args::Cli::parse();
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("sqlwitness: error: {err:#}");
+            exit::code_for(&err)
+        }
+    };
+    std::process::exit(code);
+}
+
+fn run(cli: args::Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        args::Command::Eval(a) => {
+            let plan = plan::EvalPlan::from_args(a)?;
+            eval::run(&plan)
+        }
+        args::Command::Migrate(a) => {
+            let plan = plan::MigratePlan::from_args(a)?;
+            migrate::run(&plan)
+        }
+    }
+}

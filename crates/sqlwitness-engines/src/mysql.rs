@@ -233,10 +233,21 @@ impl MysqlEngine {
     }
 }
 
+/// Prepared statements a connection may hold before it is retired.
+///
+/// sqlx evicts the least recently used statement once its per-connection
+/// cache (100 by default) is full, sending `COM_STMT_CLOSE`, which has no
+/// reply; sqlx does not set `TCP_NODELAY`, so the next command then waits for
+/// the server's delayed ACK (about 40 ms on Linux). Every query here has its
+/// own text, so the cache fills after 100 queries and every later query paid
+/// those 40 ms. Retiring the connection before the cache is full avoids the
+/// eviction altogether; a new connection costs well under a millisecond.
+const STATEMENT_BUDGET: usize = 90;
+
 async fn rollback(mut guard: ConnGuard<sqlx::MySql>) {
     match guard.conn().execute(sqlx::raw_sql("ROLLBACK")).await {
-        Ok(_) => guard.release(),
-        Err(_) => guard.discard(),
+        Ok(_) if guard.conn().cached_statements_size() < STATEMENT_BUDGET => guard.release(),
+        _ => guard.discard(),
     }
 }
 

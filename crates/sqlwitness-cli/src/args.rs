@@ -1,0 +1,141 @@
+//! Command-line flags (clap derive). Nothing here touches a file or a
+//! server: `plan.rs` validates, then the commands run.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sqlwitness",
+    version,
+    about = "Cross-dialect SQL execution differential tester for text-to-SQL benchmarks"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run gold and predicted SQL on every engine, compare, and write a report.
+    Eval(EvalArgs),
+    /// Copy a benchmark's SQLite databases to PostgreSQL and MySQL and verify them.
+    Migrate(MigrateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Benchmark folder (Spider, BIRD or JSONL layout).
+    #[arg(long, env = "SQLWITNESS_BENCH")]
+    pub bench: PathBuf,
+    /// Split to load (`dev` reads dev.json, or dev_gold.sql).
+    #[arg(long, default_value = "dev")]
+    pub split: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// PostgreSQL URL (a schema per database is used inside it).
+    #[arg(long, env = "SQLWITNESS_POSTGRES_URL")]
+    pub postgres_url: Option<String>,
+    /// MySQL or MariaDB URL (a database per benchmark database).
+    #[arg(long, env = "SQLWITNESS_MYSQL_URL")]
+    pub mysql_url: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareArg {
+    /// Ordered iff the gold has a top-level ORDER BY; typed numbers; multisets.
+    Strict,
+    /// The official Spider test-suite `result_eq`, quirks included.
+    Spider,
+    /// BIRD's set equality of rows.
+    Bird,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColumnOrderArg {
+    Exact,
+    Any,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IdentifiersArg {
+    /// Resolve identifier case against the schema as SQLite does.
+    Sqlite,
+    /// Send the SQL as written.
+    Verbatim,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub bench: BenchArgs,
+    /// Prediction file: Spider text (one SQL a line), BIRD JSON or JSONL.
+    /// Without it, the gold is evaluated against itself.
+    #[arg(long)]
+    pub pred: Option<PathBuf>,
+    /// Engines to run on, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "sqlite")]
+    pub engines: Vec<String>,
+    /// Output folder for report.json and summary.md.
+    #[arg(long, default_value = "out")]
+    pub out: PathBuf,
+    #[arg(long, value_enum, default_value_t = CompareArg::Strict)]
+    pub compare: CompareArg,
+    #[arg(long, value_enum, default_value_t = ColumnOrderArg::Exact)]
+    pub column_order: ColumnOrderArg,
+    /// Spider mode: keep DISTINCT (the official evaluator deletes it by default).
+    #[arg(long)]
+    pub keep_distinct: bool,
+    /// Relative tolerance for floats in strict mode.
+    #[arg(long, default_value_t = 1e-9)]
+    pub float_tolerance: f64,
+    /// Per-query time limit in seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Worker threads (default: number of CPUs).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    #[arg(long, value_enum, default_value_t = IdentifiersArg::Sqlite)]
+    pub identifiers: IdentifiersArg,
+    /// Do not migrate missing or stale databases before evaluating on servers.
+    #[arg(long)]
+    pub no_migrate: bool,
+    /// Only questions on these databases.
+    #[arg(long = "db", value_delimiter = ',')]
+    pub dbs: Vec<String>,
+    /// Only the first N questions (after --db filtering).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    #[command(flatten)]
+    pub bench: BenchArgs,
+    /// Databases to migrate (default: those the split's questions use).
+    #[arg(long = "db", value_delimiter = ',')]
+    pub dbs: Vec<String>,
+    /// Migrate every database found in the benchmark's database folder.
+    #[arg(long, conflicts_with = "dbs")]
+    pub all: bool,
+    /// Target engines, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "postgres,mysql")]
+    pub engines: Vec<String>,
+    /// Where the per-database migration logs go.
+    #[arg(long, default_value = "out/migration")]
+    pub log_dir: PathBuf,
+    /// Drop and reload even when the target already verifies.
+    #[arg(long)]
+    pub force: bool,
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}

@@ -1,0 +1,49 @@
+//! Exit codes (documented in the README):
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | the run finished and wrote its report (verdicts live in the report) |
+//! | 1 | internal error |
+//! | 2 | bad input: a flag, a benchmark or prediction file (the message names the file and the place) |
+//! | 3 | an engine could not be reached, or a migration failed verification |
+
+use sqlwitness_bench::BenchError;
+
+pub const OK: i32 = 0;
+pub const INTERNAL: i32 = 1;
+pub const BAD_INPUT: i32 = 2;
+pub const ENGINE: i32 = 3;
+
+/// Marks an error as an engine problem (exit 3).
+#[derive(Debug)]
+pub struct EngineFailure(pub String);
+
+impl std::fmt::Display for EngineFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for EngineFailure {}
+
+/// Marks an error as bad input (exit 2).
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for BadInput {}
+
+pub fn code_for(err: &anyhow::Error) -> i32 {
+    for cause in err.chain() {
+        if cause.is::<BadInput>() || cause.is::<BenchError>() {
+            return BAD_INPUT;
+        }
+        if cause.is::<EngineFailure>() || cause.is::<sqlwitness_engines::EngineError>() {
+            return ENGINE;
+        }
+    }
+    INTERNAL
+}

@@ -1,0 +1,213 @@
+//! Validated plans: every flag checked and every input file read before a
+//! server is contacted.
+
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use sqlwitness_bench::{load_benchmark, load_predictions, Benchmark, Prediction};
+use sqlwitness_core::compare::{CompareMode, CompareOptions};
+use sqlwitness_core::{EngineKind, QueryLimits};
+
+use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateArgs, ServerArgs};
+use crate::exit::BadInput;
+
+/// Where the servers are.
+#[derive(Debug, Clone, Default)]
+pub struct Servers {
+    pub postgres_url: Option<String>,
+    pub mysql_url: Option<String>,
+}
+
+impl Servers {
+    fn from_args(a: ServerArgs, engines: &[EngineKind]) -> Result<Servers> {
+        for kind in engines {
+            match kind {
+                EngineKind::Postgres if a.postgres_url.is_none() => bail!(BadInput(
+                    "engine postgres needs --postgres-url or SQLWITNESS_POSTGRES_URL".into()
+                )),
+                EngineKind::Mysql if a.mysql_url.is_none() => bail!(BadInput(
+                    "engine mysql needs --mysql-url or SQLWITNESS_MYSQL_URL".into()
+                )),
+                _ => {}
+            }
+        }
+        Ok(Servers {
+            postgres_url: a.postgres_url,
+            mysql_url: a.mysql_url,
+        })
+    }
+
+    pub fn url(&self, kind: EngineKind) -> Option<&str> {
+        match kind {
+            EngineKind::Sqlite => None,
+            EngineKind::Postgres => self.postgres_url.as_deref(),
+            EngineKind::Mysql => self.mysql_url.as_deref(),
+        }
+    }
+}
+
+fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
+    let mut out = Vec::new();
+    for n in names {
+        let kind = EngineKind::parse(n).ok_or_else(|| {
+            BadInput(format!(
+                "--engines: unknown engine `{n}` (expected sqlite, postgres, mysql)"
+            ))
+        })?;
+        if !out.contains(&kind) {
+            out.push(kind);
+        }
+    }
+    if out.is_empty() {
+        bail!(BadInput("--engines: no engine given".into()));
+    }
+    Ok(out)
+}
+
+pub struct EvalPlan {
+    pub bench_arg: PathBuf,
+    pub bench: Benchmark,
+    /// The question indices to run, in order.
+    pub selected: Vec<usize>,
+    pub pred_path: Option<PathBuf>,
+    /// Indexed by question id (`None` where the file has no entry, which
+    /// counts as abstained); the whole is `None` in the self-check.
+    pub predictions: Option<Vec<Option<Prediction>>>,
+    pub engines: Vec<EngineKind>,
+    pub servers: Servers,
+    pub out: PathBuf,
+    pub compare: CompareOptions,
+    pub keep_distinct: bool,
+    pub limits: QueryLimits,
+    pub jobs: usize,
+    pub resolve_identifiers: bool,
+    pub migrate: bool,
+    pub quiet: bool,
+}
+
+impl EvalPlan {
+    pub fn from_args(a: EvalArgs) -> Result<EvalPlan> {
+        let engines = parse_engines(&a.engines)?;
+        let servers = Servers::from_args(a.servers, &engines)?;
+        if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+            bail!(BadInput(format!(
+                "--timeout: must be positive, got {}",
+                a.timeout
+            )));
+        }
+        if !(a.float_tolerance >= 0.0 && a.float_tolerance < 1.0) {
+            bail!(BadInput(format!(
+                "--float-tolerance: must be in [0, 1), got {}",
+                a.float_tolerance
+            )));
+        }
+        let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+            .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+        for db in &a.dbs {
+            if !bench.questions.iter().any(|q| &q.db_id == db) {
+                bail!(BadInput(format!(
+                    "--db: no question of split `{}` uses `{db}`",
+                    a.bench.split
+                )));
+            }
+        }
+        let mut selected: Vec<usize> = bench
+            .questions
+            .iter()
+            .filter(|q| a.dbs.is_empty() || a.dbs.contains(&q.db_id))
+            .map(|q| q.id)
+            .collect();
+        if let Some(n) = a.limit {
+            selected.truncate(n);
+        }
+        let predictions = match &a.pred {
+            Some(p) => {
+                let loaded = load_predictions(p, &bench)
+                    .with_context(|| format!("loading predictions {}", p.display()))?;
+                let mut by_id: Vec<Option<Prediction>> = vec![None; bench.questions.len()];
+                for pred in loaded {
+                    let id = pred.id;
+                    by_id[id] = Some(pred);
+                }
+                Some(by_id)
+            }
+            None => None,
+        };
+        let mode = match a.compare {
+            CompareArg::Strict => CompareMode::Strict,
+            CompareArg::Spider => CompareMode::Spider,
+            CompareArg::Bird => CompareMode::Bird,
+        };
+        let compare = CompareOptions {
+            mode,
+            ordered: false,
+            column_order_any: a.column_order == ColumnOrderArg::Any,
+            float_rel_tol: a.float_tolerance,
+        };
+        let jobs = a
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+            .max(1);
+        Ok(EvalPlan {
+            bench_arg: a.bench.bench,
+            bench,
+            selected,
+            pred_path: a.pred,
+            predictions,
+            engines,
+            servers,
+            out: a.out,
+            compare,
+            keep_distinct: a.keep_distinct,
+            limits: QueryLimits {
+                timeout: Duration::from_secs_f64(a.timeout),
+                ..QueryLimits::default()
+            },
+            jobs,
+            resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
+            migrate: !a.no_migrate,
+            quiet: a.quiet,
+        })
+    }
+}
+
+pub struct MigratePlan {
+    pub bench: Benchmark,
+    pub db_ids: Vec<String>,
+    pub engines: Vec<EngineKind>,
+    pub servers: Servers,
+    pub log_dir: PathBuf,
+    pub force: bool,
+    pub quiet: bool,
+}
+
+impl MigratePlan {
+    pub fn from_args(a: MigrateArgs) -> Result<MigratePlan> {
+        let engines = parse_engines(&a.engines)?;
+        if engines.contains(&EngineKind::Sqlite) {
+            bail!(BadInput(
+                "--engines: sqlite is the source of a migration, not a target".into()
+            ));
+        }
+        let servers = Servers::from_args(a.servers, &engines)?;
+        let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+            .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+        let db_ids = if a.all {
+            bench.all_database_ids()
+        } else if a.dbs.is_empty() {
+            bench.db_ids()
+        } else {
+            a.dbs.clone()
+        };
+        Ok(MigratePlan {
+            bench,
+            db_ids,
+            engines,
+            servers,
+            log_dir: a.log_dir,
+            force: a.force,
+            quiet: a.quiet,
+        })
+    }
+}

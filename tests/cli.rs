@@ -1,0 +1,265 @@
+//! End-to-end tests of the `sqlwitness` binary on the Spider dev example
+//! shipped in `examples/spider-dev` and on the full data in `../shared/data`.
+
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn sqlwitness() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sqlwitness"));
+    c.current_dir(repo());
+    c
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = sqlwitness().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "sqlwitness {args:?} failed: {stderr}");
+    stderr
+}
+
+fn read_json(path: &Path) -> Json {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Required servers: returns the URL or skips loudly (fails under
+/// SQLWITNESS_REQUIRE_ENGINES=1).
+fn server_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            if std::env::var("SQLWITNESS_REQUIRE_ENGINES").as_deref() == Ok("1") {
+                panic!("{var} is not set and SQLWITNESS_REQUIRE_ENGINES=1");
+            }
+            eprintln!("SKIPPED: {var} is not set");
+            None
+        }
+    }
+}
+
+#[test]
+fn gold_self_check_on_shipped_spider_dev_is_complete_on_sqlite() {
+    let out = tempfile::tempdir().unwrap();
+    run_ok(&[
+        "eval",
+        "--bench",
+        "examples/spider-dev",
+        "--split",
+        "dev",
+        "--out",
+        out.path().to_str().unwrap(),
+        "-q",
+    ]);
+    let report = read_json(&out.path().join("report.json"));
+    let s = &report["summary"]["engines"]["sqlite"];
+    assert_eq!(s["questions"], 1034);
+    assert_eq!(s["match"], 972, "{s}");
+    assert_eq!(s["missing_db"], 62, "{s}");
+    assert_eq!(s["gold_error"], 0, "{s}");
+    assert_eq!(s["pred_error"], 0, "{s}");
+    assert_eq!(s["ex"], 1.0);
+    assert_eq!(report["format_version"], 1);
+    let q0 = &report["questions"][0];
+    assert_eq!(q0["db_id"], "concert_singer");
+    assert_eq!(q0["engines"]["sqlite"]["verdict"], "match");
+    assert_eq!(q0["engines"]["sqlite"]["gold"]["row_count"], 1);
+    let wta = report["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["db_id"] == "wta_1")
+        .unwrap();
+    assert_eq!(wta["engines"]["sqlite"]["verdict"], "missing_db");
+    let md = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    assert!(md.contains("| sqlite |"), "{md}");
+}
+
+#[test]
+fn real_predictions_are_scored_in_every_mode() {
+    let pred = repo().join("../shared/data/spider/predictions/resdsql_natsql_3b.sql");
+    if !pred.exists() {
+        panic!(
+            "{} is missing: the tests use ../shared/data",
+            pred.display()
+        );
+    }
+    let mut ex = Vec::new();
+    for mode in ["strict", "spider", "bird"] {
+        let out = tempfile::tempdir().unwrap();
+        run_ok(&[
+            "eval",
+            "--bench",
+            "examples/spider-dev",
+            "--pred",
+            pred.to_str().unwrap(),
+            "--compare",
+            mode,
+            "--db",
+            "concert_singer,pets_1",
+            "--out",
+            out.path().to_str().unwrap(),
+            "-q",
+        ]);
+        let report = read_json(&out.path().join("report.json"));
+        let s = &report["summary"]["engines"]["sqlite"];
+        let total: u64 = [
+            "match",
+            "mismatch",
+            "gold_error",
+            "pred_error",
+            "abstained",
+            "missing_db",
+            "timeout",
+        ]
+        .iter()
+        .map(|k| s[*k].as_u64().unwrap())
+        .sum();
+        assert_eq!(total, s["questions"].as_u64().unwrap(), "{mode}: {s}");
+        assert_eq!(s["questions"], 45 + 42, "{mode}: {s}");
+        assert!(s["match"].as_u64().unwrap() > 60, "{mode}: {s}");
+        ex.push(s["ex"].as_f64().unwrap());
+    }
+    eprintln!("EX strict/spider/bird: {ex:?}");
+}
+
+#[test]
+fn bad_prediction_file_is_a_clear_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let pred = dir.path().join("short.sql");
+    std::fs::write(&pred, "SELECT 1\nSELECT 2\n").unwrap();
+    let out = sqlwitness()
+        .args([
+            "eval",
+            "--bench",
+            "examples/spider-dev",
+            "--pred",
+            pred.to_str().unwrap(),
+            "--out",
+            dir.path().join("o").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("short.sql"), "{stderr}");
+}
+
+#[test]
+fn hostile_predictions_never_change_the_database_and_get_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    std::fs::create_dir_all(bench.join("database/concert_singer")).unwrap();
+    let src = repo().join("examples/spider-dev/database/concert_singer/concert_singer.sqlite");
+    let db = bench.join("database/concert_singer/concert_singer.sqlite");
+    std::fs::copy(&src, &db).unwrap();
+    let hostile = [
+        "DROP TABLE singer",
+        "SELECT 1; DROP TABLE singer",
+        "DELETE FROM singer",
+        "ATTACH DATABASE '/tmp/x.sqlite' AS x",
+        "SELECT load_extension('/tmp/x')",
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+        "PRAGMA writable_schema = 1",
+    ];
+    let gold_line = r#"{"db_id": "concert_singer", "gold": "SELECT count(*) FROM singer"}"#;
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        vec![gold_line; hostile.len()].join("\n"),
+    )
+    .unwrap();
+    let preds: Vec<String> = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            format!(
+                "{{\"id\": {i}, \"sql\": {}}}",
+                serde_json::to_string(h).unwrap()
+            )
+        })
+        .collect();
+    std::fs::write(dir.path().join("p.jsonl"), preds.join("\n")).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let out = dir.path().join("out");
+    run_ok(&[
+        "eval",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--pred",
+        dir.path().join("p.jsonl").to_str().unwrap(),
+        "--timeout",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(before, std::fs::read(&db).unwrap(), "the database changed");
+    let report = read_json(&out.join("report.json"));
+    let s = &report["summary"]["engines"]["sqlite"];
+    assert_eq!(s["match"], 0, "{s}");
+    assert_eq!(
+        s["pred_error"].as_u64().unwrap() + s["timeout"].as_u64().unwrap(),
+        hostile.len() as u64,
+        "{s}"
+    );
+    assert_eq!(s["timeout"], 1, "{s}");
+}
+
+#[test]
+fn servers_self_check_counts_gold_errors_by_class() {
+    let (Some(pg), Some(my)) = (
+        server_url("SQLWITNESS_POSTGRES_URL"),
+        server_url("SQLWITNESS_MYSQL_URL"),
+    ) else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    run_ok(&[
+        "eval",
+        "--bench",
+        "examples/spider-dev",
+        "--engines",
+        "sqlite,postgres,mysql",
+        "--db",
+        "concert_singer",
+        "--postgres-url",
+        &pg,
+        "--mysql-url",
+        &my,
+        "--out",
+        out.path().to_str().unwrap(),
+        "-q",
+    ]);
+    let report = read_json(&out.path().join("report.json"));
+    for engine in ["sqlite", "postgres", "mysql"] {
+        let s = &report["summary"]["engines"][engine];
+        assert_eq!(s["questions"], 45, "{engine}: {s}");
+        let classes: u64 = s["gold_error_classes"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(classes, s["gold_error"].as_u64().unwrap(), "{engine}: {s}");
+        // Every gold that runs must match itself.
+        assert_eq!(
+            s["match"].as_u64().unwrap() + s["gold_error"].as_u64().unwrap(),
+            45,
+            "{engine}: {s}"
+        );
+    }
+    assert_eq!(report["summary"]["engines"]["sqlite"]["match"], 45);
+    let versions: Vec<String> = report["run"]["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["version"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(versions.len(), 3, "{versions:?}");
+}
