@@ -27,7 +27,7 @@ pub fn run(plan: &MigratePlan) -> Result<i32> {
             match report {
                 Some(r) => {
                     write_migration_log(&plan.log_dir, &r)?;
-                    if !is_good(&r) {
+                    if problem(&r).is_some() {
                         failed += 1;
                     }
                     pb.suspend(|| println!("{}", row(&r)));
@@ -79,8 +79,18 @@ pub fn migrate_one(
     )
 }
 
-pub fn is_good(r: &MigrationReport) -> bool {
-    !matches!(r.status, MigrationStatus::Failed { .. }) && r.tables.iter().all(|t| t.verified)
+/// What is wrong with a migration, or `None` when every table verified.
+pub fn problem(r: &MigrationReport) -> Option<String> {
+    if let MigrationStatus::Failed { reason } = &r.status {
+        return Some(format!("migration failed: {reason}"));
+    }
+    let bad: Vec<&str> = r
+        .tables
+        .iter()
+        .filter(|t| !t.verified)
+        .map(|t| t.name.as_str())
+        .collect();
+    (!bad.is_empty()).then(|| format!("tables failed verification: {}", bad.join(", ")))
 }
 
 fn row(r: &MigrationReport) -> String {
@@ -97,7 +107,8 @@ fn row(r: &MigrationReport) -> String {
         .sum();
     let status = match &r.status {
         MigrationStatus::Failed { reason } => format!("failed: {reason}"),
-        other => format!("{other:?}").to_lowercase(),
+        MigrationStatus::Migrated => "migrated".to_string(),
+        MigrationStatus::UpToDate => "up_to_date".to_string(),
     };
     format!(
         "| {} | {} | {} | {}/{} | {} | {} | {} | {} |",
@@ -111,4 +122,9 @@ fn row(r: &MigrationReport) -> String {
         skipped,
         r.duration_ms
     )
+}
+
+/// True when every table of the migration verified.
+pub fn is_good(r: &MigrationReport) -> bool {
+    problem(r).is_none()
 }
