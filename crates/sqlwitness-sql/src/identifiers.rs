@@ -26,7 +26,6 @@ const STRUCTURAL_KEYWORDS: &[&str] = &[
     "BETWEEN",
     "BY",
     "CASE",
-    "CAST",
     "COLLATE",
     "CROSS",
     "DESC",
@@ -79,41 +78,99 @@ const STRUCTURAL_KEYWORDS: &[&str] = &[
 #[derive(Debug, Clone, Default)]
 pub struct NameSet {
     /// Lower-case name → its exact spelling, or `None` when several
-    /// different spellings share the lower case (ambiguous).
-    by_lower: HashMap<String, Option<String>>,
+    /// different spellings share the lower case (ambiguous); over tables
+    /// and columns together, tables alone, and columns alone.
+    any: Spellings,
+    tables: Spellings,
+    columns: Spellings,
+}
+
+type Spellings = HashMap<String, Option<String>>;
+
+/// Where a word stands, as far as a token scan can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// In a FROM/JOIN list, or a qualifier before `.`: a table (or alias).
+    Table,
+    /// Anywhere else: a column (or alias, or keyword).
+    Column,
+}
+
+fn spellings<'a>(names: impl Iterator<Item = &'a String>) -> Spellings {
+    let mut all: HashMap<String, BTreeSet<&str>> = HashMap::new();
+    for name in names {
+        all.entry(name.to_ascii_lowercase())
+            .or_default()
+            .insert(name.as_str());
+    }
+    all.into_iter()
+        .map(|(lower, names)| {
+            let exact = (names.len() == 1).then(|| names.into_iter().next().unwrap().to_string());
+            (lower, exact)
+        })
+        .collect()
 }
 
 impl NameSet {
     /// Builds the set from `(table, columns)` pairs with their exact names.
     pub fn new(tables: &[(String, Vec<String>)]) -> NameSet {
-        let mut spellings: HashMap<String, BTreeSet<&str>> = HashMap::new();
-        for (table, columns) in tables {
-            for name in std::iter::once(table).chain(columns) {
-                spellings
-                    .entry(name.to_ascii_lowercase())
-                    .or_default()
-                    .insert(name.as_str());
-            }
+        NameSet {
+            any: spellings(
+                tables
+                    .iter()
+                    .flat_map(|(t, cols)| std::iter::once(t).chain(cols)),
+            ),
+            tables: spellings(tables.iter().map(|(t, _)| t)),
+            columns: spellings(tables.iter().flat_map(|(_, cols)| cols)),
         }
-        let by_lower = spellings
-            .into_iter()
-            .map(|(lower, names)| {
-                let exact =
-                    (names.len() == 1).then(|| names.into_iter().next().unwrap().to_string());
-                (lower, exact)
-            })
-            .collect();
-        NameSet { by_lower }
     }
 
-    /// The exact spelling of `word` when exactly one spelling matches it
-    /// case-insensitively.
+    /// The exact spelling of `word` when exactly one spelling among all
+    /// tables and columns matches it case-insensitively.
     pub fn resolve(&self, word: &str) -> Option<&str> {
-        self.by_lower
-            .get(&word.to_ascii_lowercase())
-            .and_then(|exact| exact.as_deref())
+        lookup(&self.any, word)
+    }
+
+    /// The exact spelling of `word` where it stands: a table position
+    /// prefers table names, any other position column names; either falls
+    /// back to the other kind when its own has no match at all. So in
+    /// `SELECT Orchestra FROM orchestra` (a column `Orchestra` of a table
+    /// `orchestra`) each word gets its own spelling.
+    fn resolve_at(&self, word: &str, pos: Position) -> Option<&str> {
+        let (first, second) = match pos {
+            Position::Table => (&self.tables, &self.columns),
+            Position::Column => (&self.columns, &self.tables),
+        };
+        let lower = word.to_ascii_lowercase();
+        match first.get(&lower) {
+            Some(exact) => exact.as_deref(),
+            None => second.get(&lower).and_then(|e| e.as_deref()),
+        }
     }
 }
+
+fn lookup<'a>(map: &'a Spellings, word: &str) -> Option<&'a str> {
+    map.get(&word.to_ascii_lowercase())
+        .and_then(|exact| exact.as_deref())
+}
+
+/// Keywords that open a clause; the last one seen at the current
+/// parenthesis depth tells whether a word is in a FROM/JOIN list.
+const CLAUSE_KEYWORDS: &[&str] = &[
+    "SELECT",
+    "FROM",
+    "JOIN",
+    "ON",
+    "USING",
+    "WHERE",
+    "GROUP",
+    "HAVING",
+    "ORDER",
+    "LIMIT",
+    "UNION",
+    "INTERSECT",
+    "EXCEPT",
+];
 
 /// Rewrites identifiers in `sql` (SQLite syntax) to the exact names of
 /// `names`, quoted for `target`: `"Song_Name"` for PostgreSQL,
@@ -151,6 +208,8 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
     let mut out = String::with_capacity(sql.len() + 16);
     // For each open parenthesis: is it CAST's?
     let mut parens: Vec<bool> = Vec::new();
+    // The last clause keyword at each parenthesis depth (index 0: top).
+    let mut clause: Vec<&str> = vec![""];
     let mut prev: Option<&Token> = None;
     for (i, t) in tokens.iter().enumerate() {
         let mut text = None;
@@ -159,9 +218,13 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
                 let is_cast = matches!(prev, Some(Token::Word(w))
                     if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("CAST"));
                 parens.push(is_cast);
+                clause.push("");
             }
             Token::RParen => {
                 parens.pop();
+                if clause.len() > 1 {
+                    clause.pop();
+                }
             }
             Token::Word(w) => {
                 let unquoted = w.quote_style.is_none();
@@ -176,8 +239,25 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
                 let cast_type = parens.last() == Some(&true)
                     && matches!(prev, Some(Token::Word(p))
                         if p.quote_style.is_none() && p.value.eq_ignore_ascii_case("AS"));
-                if !structural && !next_is_paren && !cast_type {
-                    if let Some(exact) = names.resolve(&w.value) {
+                if structural {
+                    if let Some(k) = CLAUSE_KEYWORDS
+                        .iter()
+                        .find(|k| w.value.eq_ignore_ascii_case(k))
+                    {
+                        *clause.last_mut().expect("never empty") = k;
+                    }
+                } else if !next_is_paren && !cast_type {
+                    let next_is_dot = matches!(
+                        tokens[i + 1..].iter().find(|n| !is_blank(&n.token)),
+                        Some(n) if n.token == Token::Period
+                    );
+                    let in_from = matches!(clause.last(), Some(&"FROM") | Some(&"JOIN"));
+                    let pos = if next_is_dot || in_from {
+                        Position::Table
+                    } else {
+                        Position::Column
+                    };
+                    if let Some(exact) = names.resolve_at(&w.value, pos) {
                         text = Some(quote(exact));
                     }
                 }
@@ -239,6 +319,47 @@ mod tests {
             ),
             t("singer_in_concert", &["concert_ID", "Singer_ID"]),
         ])
+    }
+
+    #[test]
+    fn a_table_and_a_column_spelled_alike_each_get_their_own_spelling() {
+        // orchestra_1: table `orchestra` has a column `Orchestra`.
+        let names = NameSet::new(&[(
+            "orchestra".to_string(),
+            vec!["Orchestra_ID".to_string(), "Orchestra".to_string()],
+        )]);
+        assert_eq!(
+            resolve_identifiers(
+                "SELECT Orchestra FROM orchestra WHERE orchestra.Orchestra_ID > 1",
+                &names,
+                EngineKind::Postgres
+            ),
+            r#"SELECT "Orchestra" FROM "orchestra" WHERE "orchestra"."Orchestra_ID" > 1"#
+        );
+        assert_eq!(
+            resolve_identifiers(
+                "SELECT count(*) FROM (SELECT orchestra FROM Orchestra) AS t JOIN orchestra ON 1",
+                &names,
+                EngineKind::Postgres
+            ),
+            r#"SELECT count(*) FROM (SELECT "Orchestra" FROM "orchestra") AS t JOIN "orchestra" ON 1"#
+        );
+    }
+
+    #[test]
+    fn a_table_named_cast_is_quoted_and_the_function_is_not() {
+        let names = NameSet::new(&[(
+            "cast".to_string(),
+            vec!["aid".to_string(), "role".to_string()],
+        )]);
+        assert_eq!(
+            resolve_identifiers(
+                "SELECT CAST(aid AS TEXT) FROM cast WHERE role = 'x'",
+                &names,
+                EngineKind::Mysql
+            ),
+            "SELECT CAST(`aid` AS TEXT) FROM `cast` WHERE `role` = 'x'"
+        );
     }
 
     #[test]
