@@ -109,4 +109,25 @@ pub trait Engine: Send + Sync {
     /// Runs `sql` read-only against `db`, within `limits`.
     fn execute(&self, db: &Database, sql: &str, limits: &QueryLimits)
         -> Result<ResultSet, DbError>;
+
+    /// Runs `sql` like [`Engine::execute`] with planner settings applied to
+    /// this query only (PostgreSQL: `SET LOCAL enable_hashagg = off` … in
+    /// the same read-only transaction), to show an answer that depends on
+    /// the plan. Engines without such settings return an error of class
+    /// `other`; an adapter validates names and values against its own
+    /// allow-list.
+    fn execute_with_settings(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        settings: &[(String, String)],
+    ) -> Result<ResultSet, DbError> {
+        let _ = (db, sql, limits, settings);
+        Err(DbError::new(
+            crate::ErrorClass::Other,
+            None,
+            format!("{}: planner settings are not supported", self.kind()),
+        ))
+    }
 }

@@ -111,11 +111,27 @@ impl PostgresEngine {
         db: &Database,
         sql: &str,
         limits: &QueryLimits,
+        settings: &[(String, String)],
     ) -> Result<ResultSet, DbError> {
+        // Planner settings: names from the allow-list, values on/off only;
+        // nothing else is ever interpolated.
+        let mut extra = String::new();
+        for (name, value) in settings {
+            let value = value.to_ascii_lowercase();
+            if !PLANNER_SETTINGS.contains(&name.as_str()) || !matches!(value.as_str(), "on" | "off")
+            {
+                return Err(DbError::new(
+                    ErrorClass::Refused,
+                    None,
+                    format!("planner setting `{name} = {value}` is not allowed"),
+                ));
+            }
+            extra.push_str(&format!("; SET LOCAL {name} = {value}"));
+        }
         let conn = self.pool.acquire().await.map_err(|e| self.db_error(e))?;
         let mut guard = ConnGuard::new(conn);
         let begin = format!(
-            "BEGIN READ ONLY; SET LOCAL statement_timeout = {}; SET LOCAL search_path TO {}{}",
+            "BEGIN READ ONLY; SET LOCAL statement_timeout = {}; SET LOCAL search_path TO {}{}{extra}",
             limits.timeout.as_millis().max(1),
             quote_ident(&db.namespace),
             if self.use_reader_role {
@@ -210,9 +226,19 @@ impl Engine for PostgresEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
+        self.execute_with_settings(db, sql, limits, &[])
+    }
+
+    fn execute_with_settings(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        settings: &[(String, String)],
+    ) -> Result<ResultSet, DbError> {
         let backstop = limits.timeout + BACKSTOP_GRACE;
         self.rt.block_on(async {
-            match tokio::time::timeout(backstop, self.run(db, sql, limits)).await {
+            match tokio::time::timeout(backstop, self.run(db, sql, limits, settings)).await {
                 Ok(r) => r,
                 Err(_) => Err(DbError::timeout(format!(
                     "no answer within {} ms (client-side backstop; connection dropped)",
@@ -222,6 +248,23 @@ impl Engine for PostgresEngine {
         })
     }
 }
+
+/// Planner settings `execute_with_settings` accepts (values `on`/`off`).
+pub const PLANNER_SETTINGS: &[&str] = &[
+    "enable_hashagg",
+    "enable_sort",
+    "enable_seqscan",
+    "enable_indexscan",
+    "enable_indexonlyscan",
+    "enable_bitmapscan",
+    "enable_hashjoin",
+    "enable_mergejoin",
+    "enable_nestloop",
+    "enable_material",
+    "enable_memoize",
+    "enable_incremental_sort",
+    "enable_gathermerge",
+];
 
 /// A double-quoted identifier (`"` doubled).
 pub(crate) fn quote_ident(name: &str) -> String {

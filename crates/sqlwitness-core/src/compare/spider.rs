@@ -67,6 +67,19 @@ impl Table {
 }
 
 pub(super) fn compare(gold: &ResultSet, pred: &ResultSet, order_matters: bool) -> Comparison {
+    // `result_eq`'s first three checks need no Python values: answer them
+    // before converting every row (a mutated query returning a large
+    // result otherwise pays for both tables just to be rejected on length).
+    let (r1, r2) = (&gold.rows, &pred.rows);
+    if r1.is_empty() && r2.is_empty() {
+        return Comparison::EQUAL;
+    }
+    if r1.len() != r2.len() {
+        return Comparison::differ(MismatchReason::RowCount);
+    }
+    if r1[0].len() != r2[0].len() {
+        return Comparison::differ(MismatchReason::ColumnCount);
+    }
     let g = Table::new(gold);
     let p = Table::new(pred);
     match result_eq(&g, &p, order_matters) {
