@@ -8,7 +8,10 @@
 
 mod model;
 
-pub use model::{Capabilities, Dialect, DialectError, ErrorRule, TypeMap};
+pub use model::{
+    Capabilities, Dialect, DialectError, ErrorRule, FunctionRename, StrftimeRule, Translations,
+    TypeMap,
+};
 
 use sqlwitness_core::EngineKind;
 

@@ -37,6 +37,82 @@ pub struct Dialect {
     /// Migration target types per storage kind.
     #[serde(default)]
     pub types: TypeMap,
+    /// How SQLite SQL is translated for this engine (`sqlwitness audit`).
+    #[serde(default)]
+    pub translations: Translations,
+}
+
+/// SQLite → this engine: which translations apply, and the function tables.
+/// The AST work lives in `sqlwitness-sql` (`translate`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Translations {
+    /// `"word"` naming no table, column or alias becomes `'word'`.
+    #[serde(default)]
+    pub double_quoted_strings: bool,
+    /// A TEXT-affinity column compared with a number: the number becomes
+    /// text (a literal) or is cast to text (a column), as SQLite's affinity
+    /// rules compare them.
+    #[serde(default)]
+    pub text_comparisons: bool,
+    /// `avg`/`sum`/`min`/`max` of a TEXT-affinity column: cast the argument
+    /// to this type (SQLite reads numeric text as numbers).
+    #[serde(default)]
+    pub numeric_aggregate_cast: Option<String>,
+    /// Bare columns of a grouped block are added to its GROUP BY.
+    #[serde(default)]
+    pub complete_group_by: bool,
+    /// Qualifiers are respelled as their alias is declared (case-sensitive
+    /// aliases).
+    #[serde(default)]
+    pub alias_case: bool,
+    /// A derived table without an alias gets one.
+    #[serde(default)]
+    pub derived_table_alias: bool,
+    /// `JOIN t` without `ON`/`USING` becomes `CROSS JOIN t`.
+    #[serde(default)]
+    pub join_without_constraint_is_cross: bool,
+    /// `iif(c, a, b)` becomes `CASE WHEN c THEN a ELSE b END`.
+    #[serde(default)]
+    pub iif_to_case: bool,
+    /// `a || b` becomes `<function>(a, b)` (MySQL: `concat`).
+    #[serde(default)]
+    pub concat_function: Option<String>,
+    /// SQLite function (lower case) → this engine's name and extra arguments.
+    #[serde(default)]
+    pub functions: std::collections::BTreeMap<String, FunctionRename>,
+    /// `strftime(format, value)`.
+    #[serde(default)]
+    pub strftime: Option<StrftimeRule>,
+    /// Print the query back from its syntax tree even when no other step
+    /// applies (MySQL: `MAX (x)` with a space is an unknown function unless
+    /// `IGNORE_SPACE`; the printed form has none).
+    #[serde(default)]
+    pub reprint: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionRename {
+    pub name: String,
+    /// SQL literals appended to the arguments (`string_agg(x, ',')`).
+    #[serde(default)]
+    pub append_args: Vec<String>,
+    /// Cast the first argument to this type first.
+    #[serde(default)]
+    pub cast_first: Option<String>,
+}
+
+/// `strftime(fmt, v)` → `function(CAST(v AS cast), fmt')` with each SQLite
+/// conversion (`%Y`) replaced by this engine's.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrftimeRule {
+    pub function: String,
+    #[serde(default)]
+    pub cast: Option<String>,
+    #[serde(default)]
+    pub formats: std::collections::BTreeMap<String, String>,
 }
 
 /// Named capabilities; defaults are the SQL standard's answer.

@@ -5,20 +5,45 @@
 //! * [`NameSet`] / [`resolve_identifiers`] — rewrite identifiers to the exact
 //!   (quoted) names of the migrated schema, so SQLite's case-insensitive
 //!   resolution carries over to PostgreSQL and MySQL.
-//! * [`spider_postprocess`], [`spider_remove_distinct`],
+//! * [`spider_read_prediction`], [`spider_postprocess`],
+//!   [`spider_remove_distinct`], [`spider_replace_cur_year`],
 //!   [`spider_order_matters`] — the Spider test-suite evaluator's text
 //!   preprocessing, emulated.
+//! * [`analyze`] — static nondeterminism rules with data probes
+//!   (seed 001 §5.1), on a [`SchemaInfo`] the caller builds.
+//! * [`tie_inclusive_rewrite`] — seed 001 §6.1's rewrites; [`translate`] —
+//!   SQLite SQL translated for another engine (rules in `dialects/*.yaml`).
+//! * [`neighbors`] / [`gold_literals`] — neighbour queries of a gold (the
+//!   perturbations a distilled test suite must tell apart) and its literals.
 
+mod clauses;
+mod features;
 mod guard;
 mod identifiers;
+mod neighbors;
+mod nondet;
 mod order;
+mod rewrite;
+mod schema;
 mod spider_eval;
 mod text;
 
+pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
+pub use features::{dialect_features, feature_table, DialectFeature, Support};
 pub use guard::guard;
 pub use identifiers::{resolve_identifiers, NameSet};
+pub use neighbors::{
+    gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,
+    NeighborOptions,
+};
+pub use nondet::{analyze, top_limit_probe, NondetRule, ParseError, Probe, StaticFinding};
 pub use order::has_top_level_order_by;
-pub use spider_eval::{spider_order_matters, spider_postprocess, spider_remove_distinct};
+pub use rewrite::{tie_inclusive_rewrite, translate, Rewrite, Translation};
+pub use schema::{ForeignKey, SchemaInfo, TableInfo};
+pub use spider_eval::{
+    spider_order_matters, spider_postprocess, spider_read_prediction, spider_remove_distinct,
+    spider_replace_cur_year,
+};
 
 #[cfg(test)]
 mod spider_data;

@@ -1,15 +1,100 @@
 //! The Spider test-suite evaluator's text preprocessing
 //! (`taoyds/test-suite-sql-eval`, `exec_eval.py` and `parse.py`), emulated.
 //!
-//! The official evaluator, before it runs gold and predicted SQL, applies
-//! `postprocess` to both, then (unless `--keep_distinct`) `remove_distinct`
-//! to both, and decides `order_matters = 'order by' in g_str.lower()` on the
-//! processed gold.
+//! The official evaluator reads each predicted line as
+//! [`spider_read_prediction`] does; before it runs gold and predicted SQL, it
+//! applies `postprocess` to both, then (unless `--keep_distinct`)
+//! `remove_distinct` to both, and decides
+//! `order_matters = 'order by' in g_str.lower()` on the processed gold; each
+//! query then goes through [`spider_replace_cur_year`] right before it runs.
 
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::tokenizer::Token;
 
 use crate::text::tokenize;
+
+/// Python's `str.isspace` (what `str.strip()` and `re`'s `\s` match):
+/// Unicode `White_Space` plus the separators U+001C–U+001F.
+fn py_isspace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// How `evaluation.py` reads a predicted line before evaluating it:
+/// `l.strip().split('\t')`, keeping the first field (the official format is
+/// `SQL[\tdb_id]`), then `p_str.replace(" value ", " 1 ")`. So a prediction
+/// with a tab *inside* the SQL is cut at the tab (and usually fails to run),
+/// and the word `value` between spaces becomes `1`, string literals included.
+/// Applied to predictions only: the gold line is split the same way but the
+/// official code then requires exactly two fields.
+pub fn spider_read_prediction(line: &str) -> String {
+    let stripped = line.trim_matches(py_isspace);
+    let first = stripped.split('\t').next().unwrap_or("");
+    first.replace(" value ", " 1 ")
+}
+
+/// `replace_cur_year`, applied by the official `exec_on_db_` to every query
+/// right before it runs: `re.sub(r"YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*",
+/// "2020", query, flags=re.IGNORECASE)` — on the raw text, string literals
+/// included, and the whitespace after the match is swallowed too
+/// (`YEAR(CURDATE()) - age` becomes `2020- age`).
+pub fn spider_replace_cur_year(sql: &str) -> String {
+    /// Matches the pattern at the start of `s`; the matched length in bytes.
+    fn match_at(s: &str) -> Option<usize> {
+        let b = s.as_bytes();
+        let mut i = 0;
+        let skip_ws = |i: &mut usize| {
+            while let Some(c) = s[*i..].chars().next().filter(|c| py_isspace(*c)) {
+                *i += c.len_utf8();
+            }
+        };
+        let word = |i: &mut usize, w: &str| -> bool {
+            let ok =
+                b.len() >= *i + w.len() && b[*i..*i + w.len()].eq_ignore_ascii_case(w.as_bytes());
+            if ok {
+                *i += w.len();
+            }
+            ok
+        };
+        let ok = word(&mut i, "year")
+            && {
+                skip_ws(&mut i);
+                word(&mut i, "(")
+            }
+            && {
+                skip_ws(&mut i);
+                word(&mut i, "curdate")
+            }
+            && {
+                skip_ws(&mut i);
+                word(&mut i, "(")
+            }
+            && {
+                skip_ws(&mut i);
+                word(&mut i, ")")
+            }
+            && {
+                skip_ws(&mut i);
+                word(&mut i, ")")
+            };
+        ok.then(|| {
+            skip_ws(&mut i);
+            i
+        })
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    while i < sql.len() {
+        if let Some(n) = match_at(&sql[i..]) {
+            out.push_str("2020");
+            i += n;
+        } else {
+            let c = sql[i..].chars().next().expect("i is a char boundary");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
 
 /// `postprocess`: `query.replace('> =', '>=').replace('< =', '<=')
 /// .replace('! =', '!=')`, in that order, on the raw text (strings
@@ -141,6 +226,65 @@ mod tests {
         assert_eq!(
             spider_remove_distinct("SELECT a FROM t;"),
             "SELECT a FROM t;"
+        );
+    }
+
+    #[test]
+    fn read_prediction_cuts_at_the_first_tab_like_evaluation_py() {
+        // `l.strip().split('\t')[0]`: the SQL before a tab, even one inside it.
+        assert_eq!(
+            spider_read_prediction("SELECT a FROM t WHERE b IN ( \tSELECT b FROM u )\r"),
+            "SELECT a FROM t WHERE b IN ( "
+        );
+        assert_eq!(
+            spider_read_prediction("SELECT a FROM t\tconcert_singer"),
+            "SELECT a FROM t"
+        );
+        assert_eq!(
+            spider_read_prediction("  SELECT a FROM t \n"),
+            "SELECT a FROM t"
+        );
+        assert_eq!(
+            spider_read_prediction("\tSELECT a FROM t"),
+            "SELECT a FROM t"
+        );
+        // `p_str.replace(" value ", " 1 ")`, literals included.
+        assert_eq!(
+            spider_read_prediction("SELECT a FROM t WHERE b = value AND c = ' value '"),
+            "SELECT a FROM t WHERE b = 1 AND c = ' 1 '"
+        );
+        // Only between spaces: the last `value` has no space after it.
+        assert_eq!(
+            spider_read_prediction("SELECT value FROM t WHERE x = value"),
+            "SELECT 1 FROM t WHERE x = value"
+        );
+        assert_eq!(
+            spider_read_prediction("SELECT t.value FROM t"),
+            "SELECT t.value FROM t"
+        );
+    }
+
+    #[test]
+    fn replace_cur_year_like_the_official_regex() {
+        assert_eq!(
+            spider_replace_cur_year("SELECT YEAR(CURDATE()) - age FROM t"),
+            "SELECT 2020- age FROM t"
+        );
+        assert_eq!(
+            spider_replace_cur_year("select year ( curdate ( ) )\n\t, 'YEAR(CURDATE())x'"),
+            "select 2020, '2020x'"
+        );
+        assert_eq!(
+            spider_replace_cur_year("SELECT YEAR(CURDATE( 1)) FROM t"),
+            "SELECT YEAR(CURDATE( 1)) FROM t"
+        );
+        assert_eq!(
+            spider_replace_cur_year("SELECT yeaR(curDATE())"),
+            "SELECT 2020"
+        );
+        assert_eq!(
+            spider_replace_cur_year("SELECT 'é' , YEAR"),
+            "SELECT 'é' , YEAR"
         );
     }
 

@@ -1,0 +1,181 @@
+//! Static nondeterminism rules on the parsed SQL (seed 001 §5.1), applied
+//! to every query block, subqueries included.
+//!
+//! | rule | fires when |
+//! |---|---|
+//! | `limit_without_order` | LIMIT/OFFSET with no ORDER BY in the same block (and more than one row possible) |
+//! | `limit_tie_1` / `limit_tie_n` | ORDER BY … LIMIT 1 / LIMIT n>1 whose sort key does not determine the block's output row |
+//! | `group_by_bare_column` | a non-aggregated SELECT/HAVING/ORDER BY column not functionally determined by the GROUP BY keys |
+//! | `aggregate_bare_column` | aggregates mixed with bare columns without GROUP BY |
+//! | `distinct_order_by` | SELECT DISTINCT … ORDER BY an expression the select list does not determine |
+//! | `order_by_partial` | a top-level ORDER BY without LIMIT whose keys do not determine the output rows |
+//!
+//! "Determine" is functional dependency from the schema (primary keys,
+//! unique constraints, equalities in WHERE/ON; see `scope.rs`): a sort key
+//! that determines the output row cannot produce an observable tie. Every
+//! finding carries a [`Probe`]: a query whose rows prove (or fail to prove)
+//! the problem on actual data.
+
+mod exprs;
+mod probe;
+mod rules;
+mod scope;
+
+use std::fmt;
+use std::ops::ControlFlow;
+
+use serde::{Deserialize, Serialize};
+use sqlparser::ast::{Query, Statement, Visit, Visitor};
+use sqlparser::dialect::SQLiteDialect;
+use sqlparser::parser::Parser;
+
+use crate::schema::SchemaInfo;
+
+pub(crate) use exprs::as_col_ref as as_col_ref_pub;
+pub(crate) use exprs::{as_u64, is_aggregate_call};
+pub(crate) use probe::func;
+pub use probe::Probe;
+pub(crate) use rules::{group_bare_columns, limit_offset, order_exprs, resolve_keys};
+
+/// Bare column references of `e` (outside aggregates and subqueries), as
+/// expressions.
+pub(crate) fn bare_columns(e: &sqlparser::ast::Expr) -> Vec<sqlparser::ast::Expr> {
+    exprs::facts(e).bare.iter().map(rules::col_expr).collect()
+}
+
+/// Does `e` call an aggregate (outside subqueries)?
+pub(crate) fn contains_aggregate(e: &sqlparser::ast::Expr) -> bool {
+    exprs::facts(e).has_aggregate
+}
+
+/// The static rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NondetRule {
+    LimitWithoutOrder,
+    LimitTie1,
+    LimitTieN,
+    GroupByBareColumn,
+    AggregateBareColumn,
+    DistinctOrderBy,
+    OrderByPartial,
+}
+
+impl NondetRule {
+    pub const ALL: [NondetRule; 7] = [
+        NondetRule::LimitTie1,
+        NondetRule::LimitTieN,
+        NondetRule::LimitWithoutOrder,
+        NondetRule::GroupByBareColumn,
+        NondetRule::AggregateBareColumn,
+        NondetRule::DistinctOrderBy,
+        NondetRule::OrderByPartial,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NondetRule::LimitWithoutOrder => "limit_without_order",
+            NondetRule::LimitTie1 => "limit_tie_1",
+            NondetRule::LimitTieN => "limit_tie_n",
+            NondetRule::GroupByBareColumn => "group_by_bare_column",
+            NondetRule::AggregateBareColumn => "aggregate_bare_column",
+            NondetRule::DistinctOrderBy => "distinct_order_by",
+            NondetRule::OrderByPartial => "order_by_partial",
+        }
+    }
+}
+
+impl fmt::Display for NondetRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One rule firing on one query block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StaticFinding {
+    pub rule: NondetRule,
+    /// True when the block is the outermost query.
+    pub top_level: bool,
+    /// The SQL of the query block the rule fired on.
+    pub block: String,
+    /// What the rule saw (the undetermined columns, the sort key …).
+    pub detail: String,
+    /// A query that shows the problem on data, when one can be built.
+    pub probe: Option<Probe>,
+}
+
+/// The SQL does not parse as exactly one statement.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("does not parse: {0}")]
+pub struct ParseError(pub String);
+
+/// Parses `sql` (SQLite dialect) and applies every rule to every query block.
+pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, ParseError> {
+    let statements =
+        Parser::parse_sql(&SQLiteDialect {}, sql).map_err(|e| ParseError(e.to_string()))?;
+    let [statement] = statements.as_slice() else {
+        return Err(ParseError(format!(
+            "{} statements, expected one",
+            statements.len()
+        )));
+    };
+    let mut findings = Vec::new();
+    for (i, q) in queries(statement).iter().enumerate() {
+        rules::check_query(q, i == 0, schema, &mut findings);
+    }
+    Ok(findings)
+}
+
+/// For a gold whose outermost block is `SELECT … ORDER BY k LIMIT n
+/// [OFFSET o]`: the [`Probe::Ordered`] listing every row with its sort key
+/// (no LIMIT), and `o`. What a tie-aware verdict needs to decide whether
+/// another answer is one of the valid ones. `None` for any other shape.
+pub fn top_limit_probe(sql: &str) -> Option<(Probe, u64)> {
+    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let [Statement::Query(q)] = statements.as_slice() else {
+        return None;
+    };
+    let (limit, offset, _) = rules::limit_offset(q);
+    let n = limit?;
+    let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else {
+        return None;
+    };
+    let proj: Vec<(sqlparser::ast::Expr, Option<String>)> = s
+        .projection
+        .iter()
+        .map(|p| match p {
+            sqlparser::ast::SelectItem::UnnamedExpr(e) => Some((e.clone(), None)),
+            sqlparser::ast::SelectItem::ExprWithAlias { expr, alias } => {
+                Some((expr.clone(), Some(alias.value.to_ascii_lowercase())))
+            }
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let keys = rules::resolve_keys(&rules::order_exprs(q), &proj);
+    if keys.is_empty() {
+        return None;
+    }
+    Some((
+        probe::ordered(q, &keys, Some(n + offset), proj.len())?,
+        offset,
+    ))
+}
+
+/// Every query block of a statement, outermost first.
+pub(crate) fn queries(statement: &Statement) -> Vec<Query> {
+    struct Collect(Vec<Query>);
+    impl Visitor for Collect {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
+            self.0.push(q.clone());
+            ControlFlow::Continue(())
+        }
+    }
+    let mut c = Collect(Vec::new());
+    let _ = statement.visit(&mut c);
+    c.0
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,245 @@
+//! Tie-inclusive rewrites of nondeterministic gold (seed 001 §6.1):
+//!
+//! * `… ORDER BY x DESC LIMIT 1` → `… WHERE x = (SELECT max(x) FROM … WHERE …)`
+//!   (`min` for ascending), on the outermost block without GROUP BY;
+//! * `… GROUP BY g ORDER BY agg DESC LIMIT 1` →
+//!   `… GROUP BY g HAVING agg = (SELECT max(v) FROM (SELECT agg AS v … GROUP BY g))`;
+//! * bare columns under GROUP BY → added to the GROUP BY.
+//!
+//! A rewrite is only a candidate: the caller verifies it on data (it must
+//! run everywhere and answer the same everywhere) before reporting it.
+
+mod translate;
+
+pub use translate::{translate, Translation};
+
+use serde::{Deserialize, Serialize};
+use sqlparser::ast::{
+    BinaryOperator, Expr, GroupByExpr, Ident, OrderByKind, OrderBySort, Query, SelectItem, SetExpr,
+    Statement, TableAlias, TableFactor, TableWithJoins,
+};
+use sqlparser::dialect::SQLiteDialect;
+use sqlparser::parser::Parser;
+
+use crate::nondet::{as_u64, group_bare_columns, is_aggregate_call};
+use crate::schema::SchemaInfo;
+
+/// A candidate rewrite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rewrite {
+    /// `limit1_to_extreme`, `limit1_to_having_extreme`, `group_by_add_columns`.
+    pub kind: String,
+    pub sql: String,
+}
+
+/// The tie-inclusive rewrite of `sql`, when one of the supported shapes
+/// applies (see the module documentation); `None` otherwise.
+pub fn tie_inclusive_rewrite(sql: &str, schema: &SchemaInfo) -> Option<Rewrite> {
+    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let [Statement::Query(q)] = statements.as_slice() else {
+        return None;
+    };
+    let mut q = (**q).clone();
+    let mut kinds = Vec::new();
+    // Bare GROUP BY columns first: they then do not block the LIMIT rewrite.
+    if let Some(bad) = group_bare_columns(&q, schema) {
+        if let SetExpr::Select(s) = q.body.as_mut() {
+            if let GroupByExpr::Expressions(g, _) = &mut s.group_by {
+                g.extend(bad);
+                kinds.push("group_by_add_columns");
+            }
+        }
+    }
+    if limit1_rewrite(&mut q, &mut kinds).is_none() && kinds.is_empty() {
+        return None;
+    }
+    Some(Rewrite {
+        kind: kinds.join("+"),
+        sql: q.to_string(),
+    })
+}
+
+fn limit1_rewrite(q: &mut Query, kinds: &mut Vec<&'static str>) -> Option<()> {
+    let (limit, offset, _) = crate::nondet::limit_offset(q);
+    if limit != Some(1) || offset != 0 {
+        return None;
+    }
+    let Some(OrderByKind::Expressions(keys)) = q.order_by.as_ref().map(|o| &o.kind) else {
+        return None;
+    };
+    let [key] = keys.as_slice() else {
+        return None;
+    };
+    let desc = matches!(key.options.sort, Some(OrderBySort::Desc));
+    let extreme = if desc { "max" } else { "min" };
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return None;
+    };
+    let proj: Vec<(Expr, Option<String>)> = s
+        .projection
+        .iter()
+        .filter_map(|p| match p {
+            SelectItem::UnnamedExpr(e) => Some((e.clone(), None)),
+            SelectItem::ExprWithAlias { expr, alias } => {
+                Some((expr.clone(), Some(alias.value.to_ascii_lowercase())))
+            }
+            _ => None,
+        })
+        .collect();
+    let k = crate::nondet::resolve_keys(std::slice::from_ref(&key.expr), &proj)
+        .pop()
+        .filter(|k| as_u64(k).is_none())?;
+    let group = match &s.group_by {
+        GroupByExpr::Expressions(g, _) => g.clone(),
+        GroupByExpr::All(_) => return None,
+    };
+    let mut s2 = (**s).clone();
+    if group.is_empty() {
+        if crate::nondet::contains_aggregate(&k)
+            || proj
+                .iter()
+                .any(|(e, _)| crate::nondet::contains_aggregate(e))
+        {
+            return None;
+        }
+        // (SELECT max(k) FROM <from> WHERE <where>)
+        let mut sub = (**s).clone();
+        sub.distinct = None;
+        sub.projection = vec![SelectItem::UnnamedExpr(crate::nondet::func(
+            extreme,
+            k.clone(),
+            false,
+        ))];
+        let cond = eq(k, subquery(sub));
+        s2.selection = Some(match s2.selection.take() {
+            Some(w) => and(nested(w), cond),
+            None => cond,
+        });
+        kinds.push("limit1_to_extreme");
+    } else {
+        if !is_aggregate_call(&k) {
+            return None;
+        }
+        // (SELECT max(v) FROM (SELECT k AS v FROM … GROUP BY …) AS __sw_t)
+        let mut inner = (**s).clone();
+        inner.distinct = None;
+        inner.projection = vec![SelectItem::ExprWithAlias {
+            expr: k.clone(),
+            alias: Ident::new("__sw_v"),
+        }];
+        let inner_q = bare_query(SetExpr::Select(Box::new(inner)));
+        let mut outer = (**s).clone();
+        outer.distinct = None;
+        outer.selection = None;
+        outer.having = None;
+        outer.group_by = GroupByExpr::Expressions(vec![], vec![]);
+        outer.projection = vec![SelectItem::UnnamedExpr(crate::nondet::func(
+            extreme,
+            Expr::Identifier(Ident::new("__sw_v")),
+            false,
+        ))];
+        outer.from = vec![TableWithJoins {
+            relation: TableFactor::Derived {
+                lateral: false,
+                subquery: Box::new(inner_q),
+                alias: Some(TableAlias {
+                    explicit: true,
+                    at: None,
+                    name: Ident::new("__sw_t"),
+                    columns: vec![],
+                }),
+                sample: None,
+            },
+            joins: vec![],
+        }];
+        let cond = eq(k, subquery(outer));
+        s2.having = Some(match s2.having.take() {
+            Some(h) => and(nested(h), cond),
+            None => cond,
+        });
+        kinds.push("limit1_to_having_extreme");
+    }
+    *q.body = SetExpr::Select(Box::new(s2));
+    q.order_by = None;
+    q.limit_clause = None;
+    Some(())
+}
+
+fn bare_query(body: SetExpr) -> Query {
+    Query {
+        with: None,
+        body: Box::new(body),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
+    }
+}
+
+fn subquery(s: sqlparser::ast::Select) -> Expr {
+    Expr::Subquery(Box::new(bare_query(SetExpr::Select(Box::new(s)))))
+}
+
+fn eq(a: Expr, b: Expr) -> Expr {
+    Expr::BinaryOp {
+        left: Box::new(a),
+        op: BinaryOperator::Eq,
+        right: Box::new(b),
+    }
+}
+
+fn and(a: Expr, b: Expr) -> Expr {
+    Expr::BinaryOp {
+        left: Box::new(a),
+        op: BinaryOperator::And,
+        right: Box::new(b),
+    }
+}
+
+fn nested(e: Expr) -> Expr {
+    match e {
+        Expr::BinaryOp {
+            op: BinaryOperator::Or,
+            ..
+        } => Expr::Nested(Box::new(e)),
+        e => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rw(sql: &str) -> Option<String> {
+        tie_inclusive_rewrite(sql, &SchemaInfo::default()).map(|r| r.sql)
+    }
+
+    #[test]
+    fn limit1_becomes_extreme() {
+        assert_eq!(
+            rw("SELECT name FROM singer WHERE a = 1 OR b = 2 ORDER BY age DESC LIMIT 1").unwrap(),
+            "SELECT name FROM singer WHERE (a = 1 OR b = 2) AND age = (SELECT max(age) FROM singer WHERE a = 1 OR b = 2)"
+        );
+        assert_eq!(
+            rw("SELECT T1.name FROM singer AS T1 ORDER BY T1.age LIMIT 1").unwrap(),
+            "SELECT T1.name FROM singer AS T1 WHERE T1.age = (SELECT min(T1.age) FROM singer AS T1)"
+        );
+        assert_eq!(
+            rw("SELECT country FROM singer GROUP BY country ORDER BY count(*) DESC LIMIT 1").unwrap(),
+            "SELECT country FROM singer GROUP BY country HAVING count(*) = (SELECT max(__sw_v) FROM (SELECT count(*) AS __sw_v FROM singer GROUP BY country) AS __sw_t)"
+        );
+        assert_eq!(rw("SELECT name FROM singer ORDER BY age LIMIT 2"), None);
+    }
+
+    #[test]
+    fn bare_columns_join_group_by() {
+        assert_eq!(
+            rw("SELECT name, count(*) FROM singer GROUP BY country").unwrap(),
+            "SELECT name, count(*) FROM singer GROUP BY country, name"
+        );
+    }
+}
