@@ -1,16 +1,25 @@
 //! sqlwitness-report: the versioned report model (`report.json`), the
-//! summary computed from per-question verdicts, and the JSON and Markdown
-//! writers. The format is documented in the README ("Report format").
+//! summary computed from per-question verdicts, and the JSON, Markdown,
+//! HTML and JUnit writers, plus the diff of two reports. The format is
+//! documented in the README ("Report format") and by `report.schema.json`.
 
+mod diff;
+mod html;
+mod junit;
 mod markdown;
 mod model;
+mod scores_md;
 mod summary;
 mod write;
 
+pub use diff::{diff_reports, render_diff_markdown, EngineDelta, ReportDiff, VerdictChange};
+pub use html::render_html;
+pub use junit::render_junit;
 pub use markdown::render_markdown;
+pub use model::LegacyVerdicts;
 pub use model::{
-    EngineOutcome, Execution, ExecutionStatus, QuestionReport, Report, RunInfo, ToolInfo, Verdict,
-    FORMAT_VERSION,
+    EngineOutcome, Execution, ExecutionStatus, QuestionReport, Report, RunInfo, SuiteOutcome,
+    ToolInfo, Verdict, WitnessReport, FORMAT_VERSION,
 };
 pub use summary::{summarize, EngineSummary, Summary};
 pub use write::{read_report, write_report, ReportError};

@@ -53,6 +53,18 @@ pub fn render_markdown(report: &Report) -> String {
             s.ex
         );
     }
+    if report.summary.engines.values().any(|s| s.match_tie > 0) {
+        let _ = writeln!(out, "\nTie-aware (`eval --ties aware`): `match_tie` = the prediction is one of the gold's valid answers under ties.\n\n| engine | match | match_tie | EX strict | EX tie-aware |\n|---|--:|--:|--:|--:|");
+        for (name, s) in &report.summary.engines {
+            let _ = writeln!(
+                out,
+                "| {name} | {} | {} | {:.4} | {:.4} |",
+                s.matched, s.match_tie, s.ex, s.ex_tie_aware
+            );
+        }
+    }
+
+    crate::scores_md::render_scores(report, &mut out);
 
     let classes: BTreeSet<&String> = report
         .summary
@@ -145,7 +157,74 @@ pub fn render_markdown(report: &Report) -> String {
             let _ = writeln!(out, "\n…and {} more in `report.json`.", rows.len() - TOP);
         }
     }
+    render_suite_failures(report, &mut out);
     out
+}
+
+/// `eval --suite`: test-suite accuracy and the predictions that pass on the
+/// original database but fail on an instance of the suite.
+fn render_suite_failures(report: &Report, out: &mut String) {
+    let with_suite: Vec<(&String, usize, f64)> = report
+        .summary
+        .engines
+        .iter()
+        .filter_map(|(e, s)| Some((e, s.suite_match?, s.suite_ex?)))
+        .collect();
+    if with_suite.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## Test suite\n");
+    let _ = writeln!(
+        out,
+        "| engine | match | EX | suite match | suite EX |\n|---|--:|--:|--:|--:|"
+    );
+    for (e, m, ex) in &with_suite {
+        let s = &report.summary.engines[*e];
+        let _ = writeln!(out, "| {e} | {} | {:.4} | {m} | {ex:.4} |", s.matched, s.ex);
+    }
+    let rows: Vec<String> = report
+        .questions
+        .iter()
+        .flat_map(|q| {
+            q.engines.iter().filter_map(move |(engine, o)| {
+                let suite = o.suite.as_ref()?;
+                if o.verdict != Verdict::Match || suite.passed {
+                    return None;
+                }
+                let witness = suite
+                    .witness
+                    .as_ref()
+                    .map(|w| format!("{} rows: {}", w.rows, truncate(&w.inserts.join(" "), 120)))
+                    .unwrap_or_default();
+                Some(format!(
+                    "| {} | {} | {engine} | {} | {} | {} |",
+                    q.id,
+                    q.db_id,
+                    suite.failed_instance.as_deref().unwrap_or(""),
+                    md_cell(suite.reason.as_deref().unwrap_or("")),
+                    md_cell(&witness)
+                ))
+            })
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "\n### Pass on the original, fail on the suite ({})\n",
+        rows.len()
+    );
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "| id | db | engine | instance | reason | witness |\n|--:|---|---|---|---|---|"
+    );
+    for r in rows.iter().take(TOP) {
+        let _ = writeln!(out, "{r}");
+    }
+    if rows.len() > TOP {
+        let _ = writeln!(out, "\n…and {} more in `report.json`.", rows.len() - TOP);
+    }
 }
 
 fn truncate(s: &str, n: usize) -> String {

@@ -86,6 +86,69 @@ pub struct EngineOutcome {
     pub gold: Option<Execution>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pred: Option<Execution>,
+    /// `eval --suite`: the verdict on the test suite's instances (absent
+    /// without a suite, for a database the suite lacks, or on an engine the
+    /// suite does not run on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<SuiteOutcome>,
+    /// `eval --legacy` (strict runs, both queries ran): the verdicts of
+    /// the official Spider and BIRD evaluators on the same question and
+    /// engine, to show where they differ from the strict one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<LegacyVerdicts>,
+}
+
+/// The legacy evaluators' verdicts (README "Scores, report outputs and CI
+/// gating"; mechanisms in `sqlwitness_score::mechanism`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegacyVerdicts {
+    /// Spider test-suite `result_eq` after its preprocessing (DISTINCT
+    /// deleted, rerun when that changed the SQL), ordered iff `'order by'`
+    /// is in the gold text.
+    pub spider: bool,
+    /// Whether the Spider rule compared in order.
+    pub spider_ordered: bool,
+    /// The Spider preprocessing deleted a DISTINCT from gold or prediction.
+    pub distinct_removed: bool,
+    /// BIRD: `set(pred_rows) == set(gold_rows)` on the same rows.
+    pub bird: bool,
+}
+
+/// The verdict of one prediction on a distilled test suite (Zhong et al.
+/// 2020): it passes when it matches the gold on the original database and
+/// on every instance of the suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteOutcome {
+    pub passed: bool,
+    /// Instances in the database's suite.
+    pub instances: usize,
+    /// Instances checked (the check stops at the first failure; none when
+    /// the prediction already fails on the original).
+    pub checked: usize,
+    /// The first instance where gold and prediction differ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_instance: Option<String>,
+    /// Why they differ there (`values`, `row_count`, `pred_error: …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<WitnessReport>,
+}
+
+/// A shrunk database on which the gold and the prediction differ.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WitnessReport {
+    /// Rows in the witness (and in the instance it was shrunk from).
+    pub rows: usize,
+    pub rows_before: usize,
+    /// `INSERT` statements that build it on the database's schema.
+    pub inserts: Vec<String>,
+    /// Both results on the witness, rendered (at most 10 rows each).
+    pub gold: Vec<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pred: Vec<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pred_error: Option<String>,
 }
 
 /// The verdict for one question on one engine. Precedence when several
@@ -102,6 +165,10 @@ pub enum Verdict {
     Abstained,
     MissingDb,
     Timeout,
+    /// `eval --ties aware`: the strict comparison fails, but the gold's
+    /// answer is not unique (its LIMIT cuts through ties) and the
+    /// prediction returns one of its valid answers.
+    MatchTie,
 }
 
 impl Verdict {
@@ -114,6 +181,7 @@ impl Verdict {
             Verdict::Abstained => "abstained",
             Verdict::MissingDb => "missing_db",
             Verdict::Timeout => "timeout",
+            Verdict::MatchTie => "match_tie",
         }
     }
 }

@@ -11,11 +11,16 @@ pub struct Summary {
     pub questions: usize,
     /// Keyed by engine name.
     pub engines: BTreeMap<String, EngineSummary>,
+    /// Accuracy variants, consistency, TrustSQL RS(c), calibration and
+    /// dialect features (README "Scores"); computed by the CLI, absent in
+    /// reports that predate them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<sqlwitness_score::Scores>,
 }
 
 /// Counts for one engine. Every question lands in exactly one of `match`,
 /// `mismatch`, `gold_error`, `pred_error`, `abstained`, `missing_db`,
-/// `timeout`, so they add up to `questions`.
+/// `timeout`, `match_tie`, so they add up to `questions`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EngineSummary {
     pub questions: usize,
@@ -30,10 +35,25 @@ pub struct EngineSummary {
     /// Execution accuracy: `match / (questions - missing_db)`; 0 when no
     /// question has a database.
     pub ex: f64,
+    /// `eval --ties aware`: questions whose prediction is one of the gold's
+    /// valid answers under ties (not counted in `match`).
+    #[serde(default)]
+    pub match_tie: usize,
+    /// Tie-aware accuracy: `(match + match_tie) / (questions - missing_db)`.
+    #[serde(default)]
+    pub ex_tie_aware: f64,
     /// Gold errors by error class (`{"undefined_column": 211, …}`).
     pub gold_error_classes: BTreeMap<String, usize>,
     /// Prediction errors by error class.
     pub pred_error_classes: BTreeMap<String, usize>,
+    /// `eval --suite` only: questions that match on the original database
+    /// and on every instance of its test suite (counted over the questions
+    /// whose outcome carries a suite verdict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_match: Option<usize>,
+    /// Test-suite accuracy: `suite_match / (questions - missing_db)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_ex: Option<f64>,
 }
 
 /// Computes the summary of a run from its questions.
@@ -69,19 +89,43 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
                 Verdict::Abstained => s.abstained += 1,
                 Verdict::MissingDb => s.missing_db += 1,
                 Verdict::Timeout => s.timeout += 1,
+                Verdict::MatchTie => s.match_tie += 1,
+            }
+        }
+    }
+    for q in questions {
+        for (engine, outcome) in &q.engines {
+            if let (Some(suite), Some(s)) = (&outcome.suite, engines.get_mut(engine)) {
+                let n = s.suite_match.get_or_insert(0);
+                if outcome.verdict == Verdict::Match && suite.passed {
+                    *n += 1;
+                }
             }
         }
     }
     for s in engines.values_mut() {
         let with_db = s.questions - s.missing_db;
+        s.suite_ex = s.suite_match.map(|m| {
+            if with_db == 0 {
+                0.0
+            } else {
+                m as f64 / with_db as f64
+            }
+        });
         s.ex = if with_db == 0 {
             0.0
         } else {
             s.matched as f64 / with_db as f64
         };
+        s.ex_tie_aware = if with_db == 0 {
+            0.0
+        } else {
+            (s.matched + s.match_tie) as f64 / with_db as f64
+        };
     }
     Summary {
         questions: questions.len(),
         engines,
+        scores: None,
     }
 }

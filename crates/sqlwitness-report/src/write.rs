@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{render_markdown, Report, FORMAT_VERSION};
+use crate::{render_html, render_junit, render_markdown, Report, FORMAT_VERSION};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -16,7 +16,8 @@ pub enum ReportError {
     Format { path: PathBuf, message: String },
 }
 
-/// Writes `<dir>/report.json` and `<dir>/summary.md` (creating `dir`),
+/// Writes `<dir>/report.json` and `<dir>/summary.md`, `<dir>/report.html`
+/// and `<dir>/junit.xml` (creating `dir`),
 /// each through a temporary file renamed into place, so a reader never sees
 /// half a report.
 pub fn write_report(dir: &Path, report: &Report) -> Result<(), ReportError> {
@@ -27,6 +28,8 @@ pub fn write_report(dir: &Path, report: &Report) -> Result<(), ReportError> {
     let json = serde_json::to_string_pretty(report).expect("report serializes");
     write_atomic(&dir.join("report.json"), json.as_bytes())?;
     write_atomic(&dir.join("summary.md"), render_markdown(report).as_bytes())?;
+    write_atomic(&dir.join("report.html"), render_html(report).as_bytes())?;
+    write_atomic(&dir.join("junit.xml"), render_junit(report).as_bytes())?;
     Ok(())
 }
 

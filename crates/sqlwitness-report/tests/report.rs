@@ -51,6 +51,8 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                     ordered: false,
                     gold,
                     pred,
+                    suite: None,
+                    legacy: None,
                 },
             )
         })

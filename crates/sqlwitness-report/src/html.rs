@@ -1,0 +1,569 @@
+//! `report.html`: one self-contained static page — no network fetch, no
+//! external script or style sheet. The summary, inline SVG charts
+//! (per-engine verdicts and accuracy, the cross-engine agreement matrix,
+//! error classes, reliability diagrams) and a per-question drill-down with
+//! gold, prediction, each engine's sample rows side by side, verdict and
+//! evidence. A few lines of inline script filter the drill-down; without
+//! script everything is still shown.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use sqlwitness_score::Bin;
+
+use crate::junit::esc;
+use crate::{EngineOutcome, Execution, QuestionReport, Report, Verdict};
+
+const VERDICTS: [(Verdict, &str); 8] = [
+    (Verdict::Match, "#2e7d32"),
+    (Verdict::MatchTie, "#81c784"),
+    (Verdict::Mismatch, "#ef6c00"),
+    (Verdict::PredError, "#c62828"),
+    (Verdict::Timeout, "#6a1b9a"),
+    (Verdict::Abstained, "#78909c"),
+    (Verdict::GoldError, "#795548"),
+    (Verdict::MissingDb, "#cfd8dc"),
+];
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#212121;max-width:1500px}\
+h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}\
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}\
+th{background:#f5f5f5}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+.charts{display:flex;flex-wrap:wrap;gap:24px}.chart{border:1px solid #eee;padding:8px}\
+.b{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-size:12px;margin-right:3px}\
+pre{background:#fafafa;border:1px solid #eee;padding:6px;white-space:pre-wrap;margin:4px 0}\
+details{border-bottom:1px solid #eee;padding:3px 0}summary{cursor:pointer}\
+.eng{display:flex;gap:12px;flex-wrap:wrap}.eng>div{flex:1;min-width:300px;border:1px solid #eee;padding:6px}\
+.muted{color:#757575}";
+
+const SCRIPT: &str = "function f(){var m=document.getElementById('fm').value,t=document.getElementById('ft').value.toLowerCase();\
+document.querySelectorAll('details.q').forEach(function(d){var ok=(m=='all'||d.dataset[m]=='1')&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);d.style.display=ok?'':'none';});}";
+
+fn color(v: Verdict) -> &'static str {
+    VERDICTS
+        .iter()
+        .find(|(x, _)| *x == v)
+        .map(|(_, c)| *c)
+        .unwrap_or("#000")
+}
+
+pub fn render_html(report: &Report) -> String {
+    let mut o = String::with_capacity(1 << 20);
+    let run = &report.run;
+    let _ = write!(
+        o,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqlwitness report — {}</title><style>{STYLE}</style></head><body>",
+        esc(&run.bench)
+    );
+    let _ = write!(
+        o,
+        "<h1>sqlwitness evaluation</h1><p>Benchmark <code>{}</code> split <code>{}</code>, {}; compare <code>{}</code> (column order {}), identifiers <code>{}</code>, timeout {} ms; {} questions in {:.1} s. sqlwitness {}.</p>",
+        esc(&run.bench),
+        esc(&run.split),
+        match &run.predictions {
+            Some(p) => format!("predictions <code>{}</code>", esc(p)),
+            None => "gold self-check".into(),
+        },
+        esc(&run.compare),
+        esc(&run.column_order),
+        esc(&run.identifiers),
+        run.timeout_ms,
+        report.summary.questions,
+        run.duration_ms as f64 / 1000.0,
+        esc(&report.tool.version)
+    );
+    summary_table(&mut o, report);
+    scores_table(&mut o, report);
+    o.push_str("<h2>Charts</h2><div class=\"charts\">");
+    verdict_chart(&mut o, report);
+    agreement_chart(&mut o, report);
+    error_chart(&mut o, report);
+    reliability_charts(&mut o, report);
+    o.push_str("</div>");
+    drill_down(&mut o, report);
+    let _ = writeln!(o, "<script>{SCRIPT}</script></body></html>");
+    o
+}
+
+fn summary_table(o: &mut String, r: &Report) {
+    o.push_str("<h2>Summary</h2><table><tr><th>engine</th><th>server</th><th>questions</th>");
+    for (v, c) in VERDICTS {
+        let _ = write!(
+            o,
+            "<th><span class=\"b\" style=\"background:{c}\">{}</span></th>",
+            v.as_str()
+        );
+    }
+    o.push_str("<th>EX</th></tr>");
+    for (name, s) in &r.summary.engines {
+        let version = r
+            .run
+            .engines
+            .iter()
+            .find(|e| e.kind.as_str() == name)
+            .map(|e| e.version.as_str())
+            .unwrap_or("");
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td class=n>{}</td>",
+            esc(name),
+            esc(version),
+            s.questions
+        );
+        for (v, _) in VERDICTS {
+            let _ = write!(o, "<td class=n>{}</td>", count(s, v));
+        }
+        let _ = write!(o, "<td class=n><b>{:.4}</b></td></tr>", s.ex);
+    }
+    o.push_str("</table>");
+}
+
+fn scores_table(o: &mut String, r: &Report) {
+    let Some(s) = &r.summary.scores else { return };
+    o.push_str("<h2>Scores</h2><table><tr><th>engine</th><th>EX (scorable)</th><th>RS(0)</th><th>RS(10)</th><th>RS(N)</th><th>correct</th><th>abstained feasible</th><th>wrong</th><th>answered infeasible</th><th>abstained infeasible</th></tr>");
+    for (e, a) in &s.accuracy {
+        let rs = |k: &str| s.rs.get(e).and_then(|m| m.get(k)).copied().unwrap_or(0.0);
+        let b = s.rs_breakdown.get(e).copied().unwrap_or_default();
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td class=n>{:.4} ({}/{})</td><td class=n>{:.4}</td><td class=n>{:.4}</td><td class=n>{:.4}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+            esc(e), a.accuracy, a.correct, a.scored, rs("0"), rs("10"), rs("N"),
+            b.correct, b.abstained_feasible, b.wrong, b.answered_infeasible, b.abstained_infeasible
+        );
+    }
+    let consistency = if s.consistency.questions == 0 {
+        "Cross-engine consistency: n/a (one engine).".to_string()
+    } else {
+        format!(
+            "Cross-engine consistency {:.4} ({} of {} questions get the same verdict everywhere).",
+            s.consistency.consistency, s.consistency.consistent, s.consistency.questions
+        )
+    };
+    let _ = write!(
+        o,
+        "</table><p class=\"muted\">EX (scorable): correct / questions the engine can score (gold errors and missing databases left out). RS(c): TrustSQL's reliability score (seed 000, eq. 1) — +1 per correct answer or abstention on an infeasible question, 0 per abstention on a feasible one, −c per wrong answer or answer to an infeasible question, averaged; fractions, not percent.</p><p>Across engines: correct on every engine {:.4} ({}/{}), on at least one {:.4}. {consistency} {} question(s) marked infeasible.</p>",
+        s.across_engines.all.accuracy, s.across_engines.all.correct, s.across_engines.all.scored,
+        s.across_engines.any.accuracy, s.infeasible
+    );
+    for (label, map) in [
+        (
+            "Tie-aware accuracy (match_tie counted)",
+            &s.accuracy_tie_aware,
+        ),
+        (
+            "Test-suite accuracy (match and suite passed)",
+            &s.accuracy_suite,
+        ),
+    ] {
+        if !map.is_empty() {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(e, a)| format!("{e} {:.4} ({}/{})", a.accuracy, a.correct, a.scored))
+                .collect();
+            let _ = write!(o, "<p>{label}: {}.</p>", esc(&parts.join(", ")));
+        }
+    }
+    if !s.legacy.is_empty() {
+        o.push_str("<table><tr><th>engine</th><th>strict</th><th>Spider evaluator</th><th>BIRD evaluator</th><th>Spider ≠ strict</th><th>BIRD ≠ strict</th><th>mechanisms</th></tr>");
+        for (e, l) in &s.legacy {
+            let strict = s.accuracy.get(e).map(|a| a.accuracy).unwrap_or(0.0);
+            let mech: Vec<String> = l
+                .mechanisms
+                .iter()
+                .map(|(m, n)| format!("{m} {n}"))
+                .collect();
+            let _ = write!(
+                o,
+                "<tr><td>{}</td><td class=n>{strict:.4}</td><td class=n>{:.4}</td><td class=n>{:.4}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td></tr>",
+                esc(e),
+                l.spider.accuracy,
+                l.bird.accuracy,
+                l.spider_disagree,
+                l.bird_disagree,
+                esc(&mech.join(", "))
+            );
+        }
+        o.push_str("</table>");
+    }
+    if !s.calibration.is_empty() {
+        o.push_str("<table><tr><th>engine</th><th>score</th><th>n</th><th>ECE</th><th>ACE</th><th>Brier</th><th>AUC</th></tr>");
+        for (e, c) in &s.calibration {
+            let mut rows = Vec::new();
+            if let Some(m) = &c.raw {
+                rows.push(("raw confidence (all)", m));
+            }
+            if let Some(p) = &c.platt {
+                if let Some(b) = &p.before {
+                    rows.push(("raw confidence (test split)", b));
+                }
+                rows.push(("Platt-scaled (test split)", &p.after));
+            }
+            for (label, m) in rows {
+                let _ = write!(
+                    o,
+                    "<tr><td>{}</td><td>{label}</td><td class=n>{}</td><td class=n>{:.4}</td><td class=n>{:.4}</td><td class=n>{:.4}</td><td class=n>{}</td></tr>",
+                    esc(e), m.n, m.ece, m.ace, m.brier,
+                    m.auc.map(|a| format!("{a:.4}")).unwrap_or_else(|| "–".into())
+                );
+            }
+        }
+        o.push_str("</table>");
+    }
+    if !s.dialect_features.is_empty() {
+        o.push_str("<table><tr><th>dialect feature</th><th>gold</th><th>pred</th><th>unsupported on</th><th>accuracy of predictions using it</th></tr>");
+        for (f, st) in &s.dialect_features {
+            let acc: Vec<String> = st
+                .accuracy
+                .iter()
+                .map(|(e, a)| format!("{e} {:.3} ({}/{})", a.accuracy, a.correct, a.scored))
+                .collect();
+            let _ =
+                write!(
+                o,
+                "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(f), st.gold, st.pred, esc(&st.unsupported_on.join(", ")), esc(&acc.join("; "))
+            );
+        }
+        o.push_str("</table>");
+    }
+}
+
+fn chart_open(o: &mut String, title: &str, w: usize, h: usize) {
+    let _ = write!(
+        o,
+        "<div class=\"chart\"><b>{}</b><br><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-size=\"11\">",
+        esc(title)
+    );
+}
+
+fn verdict_chart(o: &mut String, r: &Report) {
+    let engines = &r.summary.engines;
+    let (w, bar, x0) = (520.0, 380.0, 70.0);
+    let h = 30 + engines.len() * 34 + 44;
+    chart_open(
+        o,
+        "Verdicts and execution accuracy per engine",
+        w as usize,
+        h,
+    );
+    for (i, (name, s)) in engines.iter().enumerate() {
+        let y = 20.0 + i as f64 * 34.0;
+        let _ = write!(o, "<text x=\"4\" y=\"{}\">{}</text>", y + 15.0, esc(name));
+        let total = s.questions.max(1) as f64;
+        let mut x = x0;
+        for (v, c) in VERDICTS {
+            let n = count(s, v);
+            if n == 0 {
+                continue;
+            }
+            let wd = bar * n as f64 / total;
+            let _ = write!(
+                o,
+                "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{wd:.1}\" height=\"22\" fill=\"{c}\"><title>{}: {n}</title></rect>",
+                v.as_str()
+            );
+            x += wd;
+        }
+        let _ = write!(
+            o,
+            "<text x=\"{}\" y=\"{}\">EX {:.3}</text>",
+            x0 + bar + 6.0,
+            y + 15.0,
+            s.ex
+        );
+    }
+    let ly = 30 + engines.len() * 34;
+    for (i, (v, c)) in VERDICTS.iter().enumerate() {
+        let lx = 4 + (i % 4) * 125;
+        let lyy = ly + (i / 4) * 16;
+        let _ = write!(
+            o,
+            "<rect x=\"{lx}\" y=\"{lyy}\" width=\"10\" height=\"10\" fill=\"{c}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+            lx + 14,
+            lyy + 9,
+            v.as_str()
+        );
+    }
+    o.push_str("</svg></div>");
+}
+
+fn count(s: &crate::EngineSummary, v: Verdict) -> usize {
+    match v {
+        Verdict::Match => s.matched,
+        Verdict::Mismatch => s.mismatch,
+        Verdict::PredError => s.pred_error,
+        Verdict::Timeout => s.timeout,
+        Verdict::MatchTie => s.match_tie,
+        Verdict::Abstained => s.abstained,
+        Verdict::GoldError => s.gold_error,
+        Verdict::MissingDb => s.missing_db,
+    }
+}
+
+fn agreement_chart(o: &mut String, r: &Report) {
+    let Some(s) = &r.summary.scores else { return };
+    let m = &s.consistency.agreement;
+    if m.len() < 2 {
+        return;
+    }
+    let names: Vec<&String> = m.keys().collect();
+    let cell = 70.0;
+    let x0 = 70.0;
+    let size = (x0 + cell * names.len() as f64 + 10.0) as usize;
+    chart_open(o, "Cross-engine verdict agreement", size, size);
+    for (i, a) in names.iter().enumerate() {
+        let _ = write!(
+            o,
+            "<text x=\"4\" y=\"{:.0}\">{}</text>",
+            x0 + cell * i as f64 + cell / 2.0 + 4.0,
+            esc(a)
+        );
+        let _ = write!(
+            o,
+            "<text x=\"{:.0}\" y=\"60\" text-anchor=\"middle\">{}</text>",
+            x0 + cell * i as f64 + cell / 2.0,
+            esc(a)
+        );
+        for (j, b) in names.iter().enumerate() {
+            let v = m[*a].get(*b).copied().unwrap_or(0.0);
+            // White at 0.5 agreement or less, deep blue at 1.
+            let t = ((v - 0.5) * 2.0).clamp(0.0, 1.0);
+            let (rr, gg, bb) = (255.0 - 222.0 * t, 255.0 - 150.0 * t, 255.0 - 75.0 * t);
+            let (x, y) = (x0 + cell * j as f64, x0 + cell * i as f64);
+            let _ = write!(
+                o,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"rgb({rr:.0},{gg:.0},{bb:.0})\" stroke=\"#fff\"/><text x=\"{:.0}\" y=\"{:.0}\" text-anchor=\"middle\" fill=\"{}\">{:.3}</text>",
+                x + cell / 2.0,
+                y + cell / 2.0 + 4.0,
+                if t > 0.6 { "#fff" } else { "#000" },
+                v
+            );
+        }
+    }
+    o.push_str("</svg></div>");
+}
+
+fn error_chart(o: &mut String, r: &Report) {
+    let mut rows: Vec<(String, usize)> = Vec::new();
+    for (e, s) in &r.summary.engines {
+        for (side, map) in [
+            ("gold", &s.gold_error_classes),
+            ("pred", &s.pred_error_classes),
+        ] {
+            for (c, n) in map {
+                rows.push((format!("{e} · {side} · {c}"), *n));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let max = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1) as f64;
+    let h = 10 + rows.len() * 18;
+    chart_open(o, "Errors by class (engine · side · class)", 520, h);
+    for (i, (label, n)) in rows.iter().enumerate() {
+        let y = 6 + i * 18;
+        let wd = 220.0 * *n as f64 / max;
+        let _ = write!(
+            o,
+            "<text x=\"4\" y=\"{}\">{}</text><rect x=\"250\" y=\"{y}\" width=\"{wd:.1}\" height=\"13\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{}\">{n}</text>",
+            y + 11,
+            esc(label),
+            if label.contains("· gold ·") { color(Verdict::GoldError) } else { color(Verdict::PredError) },
+            254.0 + wd,
+            y + 11
+        );
+    }
+    o.push_str("</svg></div>");
+}
+
+fn reliability_charts(o: &mut String, r: &Report) {
+    let Some(s) = &r.summary.scores else { return };
+    for (e, c) in &s.calibration {
+        let mut series: Vec<(&str, &str, &[Bin])> = Vec::new();
+        if let Some(m) = &c.raw {
+            series.push(("raw confidence", "#1565c0", &m.bins));
+        }
+        if let Some(p) = &c.platt {
+            series.push(("Platt-scaled (test)", "#ef6c00", &p.after.bins));
+        }
+        reliability_diagram(o, &format!("Reliability diagram — {e}"), &series);
+    }
+}
+
+/// Accuracy against mean confidence per equal-width bin; marker area
+/// proportional to the bin's share of predictions; the diagonal is perfect
+/// calibration.
+fn reliability_diagram(o: &mut String, title: &str, series: &[(&str, &str, &[Bin])]) {
+    let (x0, y0, side) = (40.0, 10.0, 240.0);
+    chart_open(o, title, 300, 300 + 16 * series.len());
+    let _ = write!(
+        o,
+        "<rect x=\"{x0}\" y=\"{y0}\" width=\"{side}\" height=\"{side}\" fill=\"none\" stroke=\"#999\"/><line x1=\"{x0}\" y1=\"{}\" x2=\"{}\" y2=\"{y0}\" stroke=\"#bbb\" stroke-dasharray=\"4\"/>",
+        y0 + side,
+        x0 + side
+    );
+    for t in [0.0, 0.5, 1.0] {
+        let _ = write!(
+            o,
+            "<text x=\"{:.0}\" y=\"{:.0}\" text-anchor=\"middle\">{t}</text><text x=\"{:.0}\" y=\"{:.0}\" text-anchor=\"end\">{t}</text>",
+            x0 + side * t,
+            y0 + side + 14.0,
+            x0 - 4.0,
+            y0 + side * (1.0 - t) + 4.0
+        );
+    }
+    let _ = write!(
+        o,
+        "<text x=\"{:.0}\" y=\"{:.0}\" text-anchor=\"middle\">confidence</text>",
+        x0 + side / 2.0,
+        y0 + side + 28.0
+    );
+    for (k, (label, col, bins)) in series.iter().enumerate() {
+        let total: usize = bins.iter().map(|b| b.count).sum::<usize>().max(1);
+        let mut path = String::new();
+        for b in bins.iter() {
+            let (x, y) = (x0 + side * b.confidence, y0 + side * (1.0 - b.accuracy));
+            let rad = 2.5 + 12.0 * (b.count as f64 / total as f64).sqrt();
+            let _ = write!(
+                o,
+                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{rad:.1}\" fill=\"{col}\" fill-opacity=\"0.45\" stroke=\"{col}\"><title>{label}: [{:.1},{:.1}) n={} conf {:.3} acc {:.3}</title></circle>",
+                b.lo, b.hi, b.count, b.confidence, b.accuracy
+            );
+            let _ = write!(
+                path,
+                "{}{x:.1},{y:.1}",
+                if path.is_empty() { "M" } else { " L" }
+            );
+        }
+        let _ = write!(o, "<path d=\"{path}\" fill=\"none\" stroke=\"{col}\"/>");
+        let ly = y0 + side + 40.0 + 16.0 * k as f64;
+        let _ = write!(o, "<rect x=\"{x0}\" y=\"{ly}\" width=\"10\" height=\"10\" fill=\"{col}\"/><text x=\"{}\" y=\"{}\">{label} (accuracy vs confidence)</text>", x0 + 14.0, ly + 9.0);
+    }
+    o.push_str("</svg></div>");
+}
+
+fn drill_down(o: &mut String, r: &Report) {
+    let _ = write!(
+        o,
+        "<h2>Questions ({})</h2><p>Show <select id=\"fm\" onchange=\"f()\"><option value=\"all\">all</option><option value=\"fail\">not matching somewhere</option><option value=\"incons\">verdict differs across engines</option></select> containing <input id=\"ft\" oninput=\"f()\" placeholder=\"text, db, verdict…\"></p>",
+        r.questions.len()
+    );
+    for q in &r.questions {
+        question(o, q);
+    }
+}
+
+fn question(o: &mut String, q: &QuestionReport) {
+    let fail = q.engines.values().any(|e| e.verdict != Verdict::Match);
+    let mut verdicts = q.engines.values().map(|e| e.verdict);
+    let first = verdicts.next();
+    let incons = verdicts.any(|v| Some(v) != first);
+    let _ = write!(
+        o,
+        "<details class=\"q\" data-fail=\"{}\" data-incons=\"{}\"><summary><b>#{}</b> <code>{}</code> ",
+        u8::from(fail),
+        u8::from(incons),
+        q.id,
+        esc(&q.db_id)
+    );
+    for (e, x) in &q.engines {
+        let _ = write!(
+            o,
+            "<span class=\"b\" style=\"background:{}\">{}: {}</span>",
+            color(x.verdict),
+            esc(e),
+            x.verdict.as_str()
+        );
+    }
+    let _ = write!(o, " {}</summary>", esc(&q.question));
+    let _ = write!(
+        o,
+        "<div>gold:<pre>{}</pre>prediction:<pre>{}</pre><div class=\"eng\">",
+        esc(&q.gold_sql),
+        esc(q.pred_sql.as_deref().unwrap_or("(abstained / none)"))
+    );
+    for (e, x) in &q.engines {
+        engine_box(o, e, x);
+    }
+    o.push_str("</div></div></details>\n");
+}
+
+fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
+    let _ = write!(
+        o,
+        "<div><b>{}</b> <span class=\"b\" style=\"background:{}\">{}</span>{}{}",
+        esc(engine),
+        color(x.verdict),
+        x.verdict.as_str(),
+        x.reason
+            .map(|r| format!(" reason <code>{}</code>", r.as_str()))
+            .unwrap_or_default(),
+        if x.ordered {
+            " <span class=\"muted\">(ordered comparison)</span>"
+        } else {
+            ""
+        }
+    );
+    if let Some(l) = x.legacy {
+        let _ = write!(
+            o,
+            " <span class=\"muted\">Spider evaluator: {}{}, BIRD: {}</span>",
+            if l.spider { "match" } else { "mismatch" },
+            if l.distinct_removed {
+                " (DISTINCT deleted)"
+            } else {
+                ""
+            },
+            if l.bird { "match" } else { "mismatch" }
+        );
+    }
+    let mut sides: BTreeMap<&str, &Execution> = BTreeMap::new();
+    if let Some(g) = &x.gold {
+        sides.insert("gold", g);
+    }
+    if let Some(p) = &x.pred {
+        sides.insert("pred", p);
+    }
+    for (side, ex) in [("gold", sides.get("gold")), ("pred", sides.get("pred"))] {
+        let Some(ex) = ex else { continue };
+        let _ = write!(
+            o,
+            "<div><i>{side}</i> <span class=\"muted\">{:.1} ms",
+            ex.duration_ms
+        );
+        if let Some(n) = ex.row_count {
+            let _ = write!(
+                o,
+                ", {n} rows, hash {}",
+                esc(ex.result_hash.as_deref().unwrap_or(""))
+            );
+        }
+        o.push_str("</span>");
+        if let Some(run) = &ex.sql_run {
+            let _ = write!(o, "<pre class=\"muted\">sent: {}</pre>", esc(run));
+        }
+        if let Some(err) = &ex.error {
+            let _ = write!(
+                o,
+                "<pre>{} {}: {}</pre>",
+                ex.error_class.map(|c| c.as_str()).unwrap_or("other"),
+                esc(ex.error_code.as_deref().unwrap_or("")),
+                esc(err)
+            );
+        }
+        if !ex.sample.is_empty() {
+            o.push_str("<table>");
+            for row in &ex.sample {
+                o.push_str("<tr>");
+                for c in row {
+                    let _ = write!(o, "<td>{}</td>", esc(c));
+                }
+                o.push_str("</tr>");
+            }
+            o.push_str("</table>");
+        }
+        o.push_str("</div>");
+    }
+    o.push_str("</div>");
+}

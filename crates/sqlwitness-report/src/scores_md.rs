@@ -1,0 +1,166 @@
+//! The `summary.scores` section of `summary.md`.
+
+use std::fmt::Write;
+
+use crate::Report;
+
+/// Scores beyond the counts: EX over scorable questions, TrustSQL RS(c),
+/// cross-engine consistency, calibration and dialect features.
+pub(crate) fn render_scores(report: &Report, out: &mut String) {
+    let Some(s) = &report.summary.scores else {
+        return;
+    };
+    let _ = writeln!(out, "\n## Scores\n");
+    let _ = writeln!(
+        out,
+        "| engine | EX (scorable) | RS(0) | RS(10) | RS(N) | correct | abstained (feasible) | wrong | answered infeasible | abstained infeasible | unscored |"
+    );
+    let _ = writeln!(out, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    for (e, a) in &s.accuracy {
+        let rs = |k: &str| s.rs.get(e).and_then(|m| m.get(k)).copied().unwrap_or(0.0);
+        let b = s.rs_breakdown.get(e).copied().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| {e} | {:.4} ({}/{}) | {:.4} | {:.4} | {:.2} | {} | {} | {} | {} | {} | {} |",
+            a.accuracy,
+            a.correct,
+            a.scored,
+            rs("0"),
+            rs("10"),
+            rs("N"),
+            b.correct,
+            b.abstained_feasible,
+            b.wrong,
+            b.answered_infeasible,
+            b.abstained_infeasible,
+            b.unscored
+        );
+    }
+    for (label, map) in [
+        (
+            "Tie-aware accuracy (`match_tie` counted)",
+            &s.accuracy_tie_aware,
+        ),
+        (
+            "Test-suite accuracy (`match` and suite passed)",
+            &s.accuracy_suite,
+        ),
+    ] {
+        if !map.is_empty() {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(e, a)| format!("{e} {:.4} ({}/{})", a.accuracy, a.correct, a.scored))
+                .collect();
+            let _ = writeln!(out, "\n{label}: {}.", parts.join(", "));
+        }
+    }
+    let c = &s.consistency;
+    let _ = writeln!(
+        out,
+        "\nAcross engines (questions scorable everywhere): correct on every engine {:.4} ({}/{}), on at least one {:.4}. Cross-engine consistency: {} of {} questions ({:.4}) get the same verdict on every engine{}. {} question(s) marked infeasible.",
+        s.across_engines.all.accuracy,
+        s.across_engines.all.correct,
+        s.across_engines.all.scored,
+        s.across_engines.any.accuracy,
+        c.consistent,
+        c.questions,
+        c.consistency,
+        if c.inconsistent.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (first differing ids: {})",
+                c.inconsistent
+                    .iter()
+                    .take(10)
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        s.infeasible
+    );
+    if !s.legacy.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Strict vs the legacy evaluators (`--legacy`)\n\n| engine | strict | Spider | BIRD | Spider ≠ strict | BIRD ≠ strict | mechanisms |\n|---|--:|--:|--:|--:|--:|---|"
+        );
+        for (e, l) in &s.legacy {
+            let strict = s.accuracy.get(e).map(|a| a.accuracy).unwrap_or(0.0);
+            let mech: Vec<String> = l
+                .mechanisms
+                .iter()
+                .map(|(m, n)| format!("{m} {n}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {e} | {strict:.4} | {:.4} | {:.4} | {} | {} | {} |",
+                l.spider.accuracy,
+                l.bird.accuracy,
+                l.spider_disagree,
+                l.bird_disagree,
+                mech.join(", ")
+            );
+        }
+    }
+    if !s.calibration.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Calibration\n\n| engine | score | n | ECE | ACE | Brier | AUC |\n|---|---|--:|--:|--:|--:|--:|"
+        );
+        for (e, cal) in &s.calibration {
+            let mut rows = Vec::new();
+            if let Some(m) = &cal.raw {
+                rows.push(("raw confidence, all", m));
+            }
+            if let Some(p) = &cal.platt {
+                if let Some(b) = &p.before {
+                    rows.push(("raw confidence, test split", b));
+                }
+                rows.push(("Platt-scaled, test split", &p.after));
+            }
+            for (label, m) in rows {
+                let _ = writeln!(
+                    out,
+                    "| {e} | {label} | {} | {:.4} | {:.4} | {:.4} | {} |",
+                    m.n,
+                    m.ece,
+                    m.ace,
+                    m.brier,
+                    m.auc
+                        .map(|a| format!("{a:.4}"))
+                        .unwrap_or_else(|| "–".into())
+                );
+            }
+            if let Some(p) = &cal.platt {
+                let _ = writeln!(
+                    out,
+                    "| {e} | Platt signals: {} (fitted on {}) | | | | | |",
+                    p.signals.len(),
+                    p.calibration_n
+                );
+            }
+        }
+    }
+    if !s.dialect_features.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Dialect features (OCTOPUS Table 8)\n\n| feature | gold | pred | not as written on | accuracy of predictions using it |\n|---|--:|--:|---|---|"
+        );
+        for (f, st) in &s.dialect_features {
+            let acc: Vec<String> = st
+                .accuracy
+                .iter()
+                .map(|(e, a)| format!("{e} {:.3}", a.accuracy))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| `{f}` | {} | {} | {} | {} |",
+                st.gold,
+                st.pred,
+                st.unsupported_on.join(", "),
+                acc.join(", ")
+            );
+        }
+    }
+}
