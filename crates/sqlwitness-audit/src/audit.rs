@@ -1,0 +1,516 @@
+//! Auditing one gold query: static rules, proofs on data (ties at the cut,
+//! reshuffled copies), cross-engine comparison, rewrites.
+
+use sqlwitness_core::{Database, Engine, EngineKind, QueryLimits, ResultSet};
+use sqlwitness_sql::{
+    analyze, has_top_level_order_by, tie_inclusive_rewrite, NondetRule, SchemaInfo,
+};
+
+use crate::evidence::{judge, Evidence, EVIDENCE_ROWS};
+use crate::mechanism::{mechanism, mechanism_with};
+use crate::model::{Finding, RewriteCheck, Status, TranslationCheck};
+
+/// The gold query to audit.
+pub struct AuditQuestion<'a> {
+    pub id: usize,
+    pub db_id: &'a str,
+    pub gold: &'a str,
+}
+
+/// A server engine the gold is compared on; `prepare` turns the gold's text
+/// into what is sent (identifier resolution).
+pub struct Target<'a> {
+    pub kind: EngineKind,
+    pub engine: &'a dyn Engine,
+    pub db: Database,
+    pub prepare: &'a (dyn Fn(&str) -> String + Sync),
+    /// The engine's translation rules (`dialects/<engine>.yaml`).
+    pub translations: &'a sqlwitness_dialect::Translations,
+}
+
+/// One SQLite database with its schema facts and reshuffled copies.
+pub struct DbAudit {
+    pub db: Database,
+    pub schema: SchemaInfo,
+    /// `(seed, copy)` pairs.
+    pub shuffled: Vec<(u64, Database)>,
+}
+
+pub struct AuditOptions {
+    pub limits: QueryLimits,
+    /// The command that reruns the audit of one question, without `--id`.
+    pub rerun: String,
+    pub rewrites: bool,
+    /// Rerun on PostgreSQL under other plans ([`PLAN_VARIANTS`]).
+    pub plan_variants: bool,
+}
+
+/// PostgreSQL planner settings each gold is rerun under (one set per run):
+/// no hash aggregation, no explicit sort, no sequential scan, nested loops
+/// only, merge joins only.
+pub const PLAN_VARIANTS: &[&[(&str, &str)]] = &[
+    &[("enable_hashagg", "off")],
+    &[("enable_sort", "off")],
+    &[("enable_seqscan", "off")],
+    &[("enable_hashjoin", "off"), ("enable_mergejoin", "off")],
+    &[("enable_hashjoin", "off"), ("enable_nestloop", "off")],
+];
+
+fn rows_evidence(kind: &str, note: String, sql: Option<String>, rs: &ResultSet) -> Evidence {
+    Evidence {
+        kind: kind.into(),
+        sql,
+        note,
+        columns: rs.columns.iter().map(|c| c.name.clone()).collect(),
+        rows: rs
+            .rows
+            .iter()
+            .take(EVIDENCE_ROWS)
+            .map(|r| r.iter().map(|v| v.display()).collect())
+            .collect(),
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn summary(r: &Result<ResultSet, sqlwitness_core::DbError>) -> String {
+    match r {
+        Ok(rs) => format!("rows={} hash={}", rs.row_count(), rs.content_hash()),
+        Err(e) => format!("error {}: {}", e.class.as_str(), e.message),
+    }
+}
+
+/// Audits one gold query; every finding carries its evidence.
+pub fn audit_question(
+    q: &AuditQuestion,
+    ctx: &DbAudit,
+    sqlite: &dyn Engine,
+    targets: &[Target],
+    opts: &AuditOptions,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    let rerun_audit = format!("{} --id {}", opts.rerun, q.id);
+    let sqlite_cmd = |sql: &str| {
+        format!(
+            "sqlite3 -readonly {} {}",
+            shell_quote(&ctx.db.sqlite_path.display().to_string()),
+            shell_quote(sql)
+        )
+    };
+    let base_finding =
+        |rule: String, status: Status, engines: Vec<String>, detail: String| Finding {
+            id: q.id,
+            db_id: q.db_id.to_string(),
+            rule,
+            status,
+            engines,
+            gold_sql: q.gold.to_string(),
+            block: None,
+            detail,
+            mechanism: None,
+            evidence: Vec::new(),
+            rerun: vec![rerun_audit.clone()],
+            rewrite: None,
+            translation: None,
+        };
+    let ordered = has_top_level_order_by(q.gold).unwrap_or(false);
+    let statics = analyze(q.gold, &ctx.schema).unwrap_or_default();
+    let limit_cut = statics.iter().any(|f| {
+        matches!(
+            f.rule,
+            NondetRule::LimitTie1 | NondetRule::LimitTieN | NondetRule::LimitWithoutOrder
+        )
+    });
+
+    // Static findings, proven by their probes on the original data.
+    for sf in &statics {
+        let mut f = base_finding(
+            sf.rule.as_str().to_string(),
+            Status::Latent,
+            vec!["sqlite".into()],
+            sf.detail.clone(),
+        );
+        f.block = (!sf.top_level).then(|| sf.block.clone());
+        match &sf.probe {
+            Some(p) => {
+                f.rerun.push(sqlite_cmd(p.sql()));
+                match sqlite.execute(&ctx.db, p.sql(), &opts.limits) {
+                    Ok(rs) => {
+                        let cols: Vec<String> = rs.columns.iter().map(|c| c.name.clone()).collect();
+                        if let Some(ev) = judge(p, &cols, &rs.rows) {
+                            f.status = Status::Proven;
+                            f.evidence.push(ev);
+                        }
+                    }
+                    Err(e) => f
+                        .detail
+                        .push_str(&format!(" (probe failed: {})", e.message)),
+                }
+            }
+            None => f.detail.push_str(" (no probe for this shape)"),
+        }
+        out.push(f);
+    }
+
+    let base = sqlite.execute(&ctx.db, q.gold, &opts.limits);
+    let base = match base {
+        Ok(rs) => rs,
+        Err(e) => {
+            let mut f = base_finding(
+                format!("dialect_{}", e.class.as_str()),
+                Status::Proven,
+                vec!["sqlite".into()],
+                format!("the gold fails on SQLite itself: {}", e.message),
+            );
+            f.mechanism = Some(e.class.as_str().into());
+            f.rerun.push(sqlite_cmd(q.gold));
+            out.push(f);
+            return out;
+        }
+    };
+
+    // Reruns on reshuffled copies.
+    let mut shuffle_ev: Option<(Vec<Evidence>, &'static str)> = None;
+    for (seed, copy) in &ctx.shuffled {
+        let Ok(rs) = sqlite.execute(copy, q.gold, &opts.limits) else {
+            continue;
+        };
+        if let Some(m) = mechanism(&base, &rs, ordered, limit_cut, q.gold) {
+            shuffle_ev = Some((
+                vec![
+                    rows_evidence("shuffle", "original row order".into(), Some(q.gold.into()), &base),
+                    rows_evidence(
+                        "shuffle",
+                        format!("rows of every table physically reshuffled (seed {seed}): the answer changed ({m})"),
+                        Some(q.gold.into()),
+                        &rs,
+                    ),
+                ],
+                m,
+            ));
+            break;
+        }
+    }
+    if let Some((ev, m)) = shuffle_ev {
+        if out.is_empty() {
+            let mut f = base_finding(
+                "shuffle_unstable".into(),
+                Status::Proven,
+                vec!["sqlite".into()],
+                format!("no static rule fires, but reshuffled rows change the answer ({m})"),
+            );
+            f.mechanism = Some(m.into());
+            f.evidence = ev;
+            out.push(f);
+        } else {
+            for f in out.iter_mut() {
+                f.status = Status::Proven;
+                f.evidence.extend(ev.iter().cloned());
+            }
+        }
+    }
+
+    // Cross-engine: dialect failures and different answers; plan variants.
+    let mut plan_ev: Vec<(Vec<Evidence>, &'static str, String)> = Vec::new();
+    // Across engines, a LIMIT explains a different answer only when the
+    // data shows a tie at its cut.
+    let text_vs_number = {
+        let probe = sqlwitness_dialect::Translations {
+            text_comparisons: true,
+            ..Default::default()
+        };
+        sqlwitness_sql::translate(q.gold, &probe, &ctx.schema).is_some()
+    };
+    let tie_cut = out.iter().any(|f| {
+        f.status == Status::Proven
+            && (f.rule.starts_with("limit_tie") || f.rule == "limit_without_order")
+    });
+    for t in targets {
+        let sql = (t.prepare)(q.gold);
+        let name = t.kind.as_str().to_string();
+        match t.engine.execute(&t.db, &sql, &opts.limits) {
+            Err(e) => {
+                let mut f = base_finding(
+                    format!("dialect_{}", e.class.as_str()),
+                    Status::Proven,
+                    vec![name.clone()],
+                    format!("{}: {}", e.code.clone().unwrap_or_default(), e.message),
+                );
+                f.mechanism = Some(e.class.as_str().into());
+                f.evidence.push(Evidence {
+                    kind: "error".into(),
+                    sql: Some(sql.clone()),
+                    note: format!("{name} rejects the gold ({})", e.class.as_str()),
+                    columns: vec![],
+                    rows: vec![],
+                });
+                f.translation = Some(check_translation(
+                    q.gold, &base, ordered, tie_cut, ctx, t, opts,
+                ));
+                out.push(f);
+            }
+            Ok(rs) => {
+                if opts.plan_variants {
+                    if let Some(ev) = plan_variant(t, &sql, &rs, ordered, limit_cut, q.gold, opts) {
+                        plan_ev.push(ev);
+                    }
+                }
+                if let Some(m) =
+                    mechanism_with(&base, &rs, ordered, tie_cut, q.gold, text_vs_number)
+                {
+                    let mut f = base_finding(
+                        format!("cross_engine_{m}"),
+                        Status::Proven,
+                        vec![name.clone()],
+                        format!("{name} answers differently from sqlite ({m})"),
+                    );
+                    f.mechanism = Some(m.into());
+                    f.evidence.push(rows_evidence(
+                        "cross_engine",
+                        "sqlite".into(),
+                        Some(q.gold.into()),
+                        &base,
+                    ));
+                    f.evidence
+                        .push(rows_evidence("cross_engine", name.clone(), Some(sql), &rs));
+                    f.rerun.push(sqlite_cmd(q.gold));
+                    out.push(f);
+                }
+            }
+        }
+    }
+
+    for (ev, m, engine) in plan_ev {
+        let is_static = |f: &Finding| NondetRule::ALL.iter().any(|r| r.as_str() == f.rule);
+        if out.iter().any(is_static) {
+            for f in out.iter_mut().filter(|f| is_static(f)) {
+                f.status = Status::Proven;
+                f.evidence.extend(ev.iter().cloned());
+            }
+        } else {
+            let mut f = base_finding(
+                "plan_unstable".into(),
+                Status::Proven,
+                vec![engine],
+                format!("no static rule fires, but another plan changes the answer ({m})"),
+            );
+            f.mechanism = Some(m.into());
+            f.evidence = ev;
+            out.push(f);
+        }
+    }
+
+    // The tie-inclusive rewrite, verified everywhere.
+    let nondet = statics.iter().any(|f| {
+        matches!(
+            f.rule,
+            NondetRule::LimitTie1 | NondetRule::GroupByBareColumn
+        ) && f.top_level
+    });
+    if opts.rewrites && nondet {
+        if let Some(rw) = tie_inclusive_rewrite(q.gold, &ctx.schema) {
+            let check = verify_rewrite(&rw.kind, &rw.sql, &base, ctx, sqlite, targets, opts);
+            if let Some(f) = out.iter_mut().find(|f| {
+                f.rule == NondetRule::LimitTie1.as_str()
+                    || f.rule == NondetRule::GroupByBareColumn.as_str()
+            }) {
+                f.rewrite = Some(check);
+            }
+        }
+    }
+    out
+}
+
+/// Reruns the gold on `t` under each of [`PLAN_VARIANTS`]; the first that
+/// answers differently, as evidence.
+fn plan_variant(
+    t: &Target,
+    sql: &str,
+    default: &ResultSet,
+    ordered: bool,
+    limit_cut: bool,
+    gold: &str,
+    opts: &AuditOptions,
+) -> Option<(Vec<Evidence>, &'static str, String)> {
+    for variant in PLAN_VARIANTS {
+        let settings: Vec<(String, String)> = variant
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let Ok(rs) = t
+            .engine
+            .execute_with_settings(&t.db, sql, &opts.limits, &settings)
+        else {
+            continue;
+        };
+        if let Some(m) = mechanism(default, &rs, ordered, limit_cut, gold) {
+            let set: Vec<String> = variant
+                .iter()
+                .map(|(k, v)| format!("SET LOCAL {k} = {v}"))
+                .collect();
+            return Some((
+                vec![
+                    rows_evidence(
+                        "plan_variant",
+                        format!("{} default plan", t.kind),
+                        Some(sql.into()),
+                        default,
+                    ),
+                    rows_evidence(
+                        "plan_variant",
+                        format!(
+                            "{} with {}: the answer changed ({m})",
+                            t.kind,
+                            set.join("; ")
+                        ),
+                        Some(format!("{}; {sql}", set.join("; "))),
+                        &rs,
+                    ),
+                ],
+                m,
+                t.kind.as_str().to_string(),
+            ));
+        }
+    }
+    None
+}
+
+/// Translates the gold for `t`, reruns it and compares with SQLite's answer.
+fn check_translation(
+    gold: &str,
+    base: &ResultSet,
+    ordered: bool,
+    limit_cut: bool,
+    ctx: &DbAudit,
+    t: &Target,
+    opts: &AuditOptions,
+) -> TranslationCheck {
+    let Some(tr) = sqlwitness_sql::translate(gold, t.translations, &ctx.schema) else {
+        return TranslationCheck {
+            outcome: "no_translation".into(),
+            sql: None,
+            steps: vec![],
+            mechanism: None,
+            result: String::new(),
+        };
+    };
+    let r = t.engine.execute(&t.db, &(t.prepare)(&tr.sql), &opts.limits);
+    let (outcome, mechanism) = match &r {
+        Err(_) => ("still_failing", None),
+        Ok(rs) => match mechanism(base, rs, ordered, limit_cut, gold) {
+            None => ("portable_after_translation", None),
+            Some(m) => ("semantic_difference", Some(m.to_string())),
+        },
+    };
+    TranslationCheck {
+        outcome: outcome.into(),
+        sql: Some(tr.sql),
+        steps: tr.steps,
+        mechanism,
+        result: summary(&r),
+    }
+}
+
+fn verify_rewrite(
+    kind: &str,
+    sql: &str,
+    original: &ResultSet,
+    ctx: &DbAudit,
+    sqlite: &dyn Engine,
+    targets: &[Target],
+    opts: &AuditOptions,
+) -> RewriteCheck {
+    let mut results = std::collections::BTreeMap::new();
+    let mut translated_on = Vec::new();
+    let first = sqlite.execute(&ctx.db, sql, &opts.limits);
+    results.insert("sqlite".to_string(), summary(&first));
+    let mut verified = first.is_ok();
+    let mut notes = Vec::new();
+    let ordered = has_top_level_order_by(sql).unwrap_or(false);
+    if let Ok(rs) = &first {
+        // A LIMIT 1 rewrite returns every tied row: the original's answer
+        // must be among them.
+        if kind.contains("limit1") {
+            let keys: std::collections::BTreeSet<Vec<String>> = rs
+                .rows
+                .iter()
+                .map(|r| r.iter().map(sqlwitness_core::canonical_cell).collect())
+                .collect();
+            let contained = original.rows.iter().all(|r| {
+                keys.contains(
+                    &r.iter()
+                        .map(sqlwitness_core::canonical_cell)
+                        .collect::<Vec<_>>(),
+                )
+            });
+            if !contained {
+                verified = false;
+                notes.push("the original answer is not among the rewrite's rows".to_string());
+            }
+        }
+        for t in targets {
+            let mut r = t.engine.execute(&t.db, &(t.prepare)(sql), &opts.limits);
+            // Where the rewrite fails as written, its translation is tried.
+            if r.is_err() {
+                if let Some(tr) = sqlwitness_sql::translate(sql, t.translations, &ctx.schema) {
+                    let r2 = t.engine.execute(&t.db, &(t.prepare)(&tr.sql), &opts.limits);
+                    if r2.is_ok() {
+                        notes.push(format!(
+                            "{} runs it translated ({})",
+                            t.kind,
+                            tr.steps.join(", ")
+                        ));
+                        translated_on.push(t.kind.as_str().to_string());
+                        r = r2;
+                    }
+                }
+            }
+            results.insert(t.kind.as_str().to_string(), summary(&r));
+            match &r {
+                Ok(other) => {
+                    if let Some(m) = mechanism(rs, other, ordered, false, sql) {
+                        verified = false;
+                        notes.push(format!("{} answers differently ({m})", t.kind));
+                    }
+                }
+                Err(_) => {
+                    verified = false;
+                    notes.push(format!("{} rejects it", t.kind));
+                }
+            }
+        }
+    } else {
+        notes.push("sqlite rejects it".into());
+    }
+    if verified {
+        notes.push(format!(
+            "runs on {} engine(s) with the same answer everywhere; the reshuffled copies are {}",
+            targets.len() + 1,
+            if ctx.shuffled.is_empty() {
+                "not checked"
+            } else {
+                "checked"
+            }
+        ));
+        for (_, copy) in &ctx.shuffled {
+            match (sqlite.execute(copy, sql, &opts.limits), &first) {
+                (Ok(b), Ok(a)) if mechanism(a, &b, ordered, false, sql).is_none() => {}
+                _ => {
+                    verified = false;
+                    notes.push("a reshuffled copy answers differently".into());
+                    break;
+                }
+            }
+        }
+    }
+    RewriteCheck {
+        kind: kind.into(),
+        sql: sql.into(),
+        verified,
+        note: notes.join("; "),
+        results,
+        translated_on,
+    }
+}

@@ -1,0 +1,29 @@
+//! sqlwitness-audit: the gold audit. For every gold query: is its answer
+//! well defined (static rules of `sqlwitness-sql`, proven on data by ties
+//! at the cut and by reruns on reshuffled copies — seed 001 §5.1), does it
+//! run on every engine (dialect failures by error class — seed 001 Table 4),
+//! and does it answer the same everywhere (mechanism named); plus the
+//! tie-inclusive rewrite (seed 001 §6.1), verified on every engine.
+
+mod audit;
+mod error;
+mod evidence;
+mod markdown;
+mod mechanism;
+mod model;
+mod schema;
+mod shuffle;
+mod ties;
+
+pub use audit::{audit_question, AuditOptions, AuditQuestion, DbAudit, Target, PLAN_VARIANTS};
+pub use error::AuditError;
+pub use evidence::{judge, Evidence, EVIDENCE_ROWS};
+pub use markdown::{render_markdown, write_audit};
+pub use mechanism::{mechanism, mechanism_with};
+pub use model::{
+    exceeded, summarize, AuditReport, AuditRun, AuditSummary, Finding, RewriteCheck, Status,
+    StatusCount, Table1Row, TranslationCheck, AUDIT_FORMAT_VERSION,
+};
+pub use schema::read_schema;
+pub use shuffle::shuffled_copies;
+pub use ties::tie_aware_match;

@@ -1,0 +1,200 @@
+//! `audit.md`: counts in the layout of seed 001's Tables 1 and 4, then one
+//! section per affected query.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::model::{AuditReport, Table1Row};
+use crate::AuditError;
+
+fn pct(n: usize, of: usize) -> String {
+    if of == 0 {
+        format!("{n}")
+    } else {
+        format!("{n} ({:.1}%)", 100.0 * n as f64 / of as f64)
+    }
+}
+
+fn t1(out: &mut String, label: &str, r: &Table1Row, of: usize) {
+    let _ = writeln!(
+        out,
+        "| {label} | {} | {} | {} | {} | {} |",
+        pct(r.limit_1, of),
+        pct(r.limit_n, of),
+        pct(r.group_by, of),
+        pct(r.order_by, of),
+        pct(r.total, of)
+    );
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn render_markdown(r: &AuditReport) -> String {
+    let s = &r.summary;
+    let mut o = String::new();
+    let _ = writeln!(o, "# sqlwitness audit: {} ({})\n", r.run.bench, r.run.split);
+    let _ = writeln!(
+        o,
+        "{} questions, {} with a database; engines: {}; reshuffle seeds: {:?}; {} questions affected.\n",
+        s.questions,
+        s.with_db,
+        r.run.engines.join(", "),
+        r.run.shuffle_seeds,
+        s.affected_questions
+    );
+    let _ = writeln!(o, "## Ties (layout of seed 001, Table 1)\n");
+    let _ = writeln!(
+        o,
+        "| | LIMIT 1 | LIMIT N | GROUP BY | ORDER BY | Total |\n|---|---|---|---|---|---|"
+    );
+    t1(&mut o, "sqlwitness, proven + latent", &s.table1, s.with_db);
+    t1(&mut o, "sqlwitness, proven", &s.table1_proven, s.with_db);
+    let _ = writeln!(
+        o,
+        "\nLIMIT 1 = `limit_tie_1`; LIMIT N = `limit_tie_n` + `limit_without_order`; GROUP BY = `group_by_bare_column` + `aggregate_bare_column`; ORDER BY = `distinct_order_by`. Seed 001 reports for Spider dev 171 / 10 / 51 / 2 / 234 and for Spider train 989 / 106 / 254 / 10 / 1359.\n"
+    );
+    let _ = writeln!(
+        o,
+        "## Findings by rule\n\n| rule | proven | latent |\n|---|---|---|"
+    );
+    for (rule, c) in &s.by_rule {
+        let _ = writeln!(o, "| `{rule}` | {} | {} |", c.proven, c.latent);
+    }
+    if !s.table4.is_empty() {
+        let _ = writeln!(o, "\n## Dialect failures (layout of seed 001, Table 4)\n");
+        let classes = [
+            "syntax",
+            "undefined_function",
+            "undefined_column",
+            "undefined_table",
+            "type_mismatch",
+            "order_by",
+            "group_by",
+            "timeout",
+            "other",
+        ];
+        let _ = writeln!(o, "| engine | SyntaxErr | UndFunc | UndCol | UndTable | TypeMismatch | Order By | Group By | Timeout | Other |\n|---|---|---|---|---|---|---|---|---|---|");
+        for (eng, by) in &s.table4 {
+            let row: Vec<String> = classes
+                .iter()
+                .map(|c| by.get(*c).copied().unwrap_or(0).to_string())
+                .collect();
+            let _ = writeln!(o, "| {eng} | {} |", row.join(" | "));
+        }
+        let _ = writeln!(o, "\nSeed 001, Spider dev on PostgreSQL: SyntaxErr 4, UndFunc 69, UndCol 211, Order By 2, Group By 51.");
+    }
+    if !s.cross_engine.is_empty() {
+        let _ = writeln!(o, "\n## Different answers across engines (vs SQLite)\n\n| engine | mechanism | questions |\n|---|---|---|");
+        for (eng, by) in &s.cross_engine {
+            for (m, n) in by {
+                let _ = writeln!(o, "| {eng} | `{m}` | {n} |");
+            }
+        }
+    }
+    if !s.translations.is_empty() {
+        let _ = writeln!(o, "\n## Dialect failures translated and rerun\n\n| engine | outcome | questions |\n|---|---|---|");
+        for (eng, by) in &s.translations {
+            for (k, n) in by {
+                let _ = writeln!(o, "| {eng} | `{k}` | {n} |");
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\nRewrites: {} nondeterministic golds got a tie-inclusive rewrite, {} verified (runs on every audited engine — translated where the gold's own dialect problem requires it —, same answer everywhere and on the reshuffled copies, original answer included); {} of them run everywhere as written.\n",
+        s.rewrites_tried, s.rewrites_verified, s.rewrites_verified_as_written
+    );
+    let _ = writeln!(o, "## Affected queries\n");
+    let mut last = usize::MAX;
+    for f in &r.findings {
+        if f.id != last {
+            let _ = writeln!(
+                o,
+                "### Q{} ({})\n\n```sql\n{}\n```\n",
+                f.id, f.db_id, f.gold_sql
+            );
+            last = f.id;
+        }
+        let _ = writeln!(
+            o,
+            "- **`{}`** {:?} on {}: {}",
+            f.rule,
+            f.status,
+            f.engines.join(", "),
+            cell(&f.detail)
+        );
+        for e in &f.evidence {
+            let _ = writeln!(o, "  - {}: {}", e.kind, cell(&e.note));
+            if !e.columns.is_empty() && !e.rows.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "\n    | {} |\n    |{}",
+                    e.columns
+                        .iter()
+                        .map(|c| cell(c))
+                        .collect::<Vec<_>>()
+                        .join(" | "),
+                    "---|".repeat(e.columns.len())
+                );
+                for row in &e.rows {
+                    let _ = writeln!(
+                        o,
+                        "    | {} |",
+                        row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+                    );
+                }
+                let _ = writeln!(o);
+            }
+        }
+        if let Some(rw) = &f.rewrite {
+            let _ = writeln!(
+                o,
+                "  - rewrite ({}, {}): `{}` — {}",
+                rw.kind,
+                if rw.verified {
+                    "verified"
+                } else {
+                    "not verified"
+                },
+                cell(&rw.sql),
+                cell(&rw.note)
+            );
+        }
+        if let Some(t) = &f.translation {
+            let _ = writeln!(
+                o,
+                "  - translation → `{}`{}: `{}` ({}) — {}",
+                t.outcome,
+                t.mechanism
+                    .as_ref()
+                    .map(|m| format!(" ({m})"))
+                    .unwrap_or_default(),
+                cell(t.sql.as_deref().unwrap_or("")),
+                t.steps.join(", "),
+                cell(&t.result)
+            );
+        }
+        if let Some(cmd) = f.rerun.get(1) {
+            let _ = writeln!(o, "  - rerun: `{}`", cell(cmd));
+        }
+    }
+    o
+}
+
+/// Writes `audit.json` and `audit.md` into `dir`.
+pub fn write_audit(dir: &Path, r: &AuditReport) -> Result<(), AuditError> {
+    std::fs::create_dir_all(dir).map_err(|source| AuditError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let json = dir.join("audit.json");
+    let text = serde_json::to_string_pretty(r).map_err(|source| AuditError::Json {
+        path: json.clone(),
+        source,
+    })?;
+    std::fs::write(&json, text).map_err(|source| AuditError::Io { path: json, source })?;
+    let md = dir.join("audit.md");
+    std::fs::write(&md, render_markdown(r)).map_err(|source| AuditError::Io { path: md, source })
+}

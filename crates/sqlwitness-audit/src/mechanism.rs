@@ -1,0 +1,275 @@
+//! Naming why two engines answer the same gold differently.
+
+use std::collections::BTreeMap;
+
+use sqlwitness_core::compare::{compare, CompareOptions, MismatchReason};
+use sqlwitness_core::{canonical_cell, ResultSet, Value};
+
+fn row_key(r: &[Value]) -> Vec<String> {
+    r.iter().map(canonical_cell).collect()
+}
+
+fn counts(rs: &ResultSet) -> BTreeMap<Vec<String>, usize> {
+    let mut m = BTreeMap::new();
+    for r in &rs.rows {
+        *m.entry(row_key(r)).or_insert(0) += 1;
+    }
+    m
+}
+
+/// `None` when `b` answers as `a` (strict comparison, ordered as given);
+/// otherwise the mechanism: `order`, `null_order`, `multiplicity`,
+/// `truncation` (when `limit_cut` — the query cuts a sorted or unsorted
+/// result with LIMIT), `type`, `collation`, `other`.
+pub fn mechanism(
+    a: &ResultSet,
+    b: &ResultSet,
+    ordered: bool,
+    limit_cut: bool,
+    sql: &str,
+) -> Option<&'static str> {
+    mechanism_with(a, b, ordered, limit_cut, sql, false)
+}
+
+/// [`mechanism`], told whether the query compares a TEXT column with a
+/// number (SQLite compares them as text, the servers as numbers): a
+/// difference nothing else explains is then `type`.
+pub fn mechanism_with(
+    a: &ResultSet,
+    b: &ResultSet,
+    ordered: bool,
+    limit_cut: bool,
+    sql: &str,
+    text_vs_number: bool,
+) -> Option<&'static str> {
+    let opts = CompareOptions {
+        ordered,
+        ..CompareOptions::default()
+    };
+    let cmp = compare(a, b, &opts);
+    if cmp.equal {
+        return None;
+    }
+    if cmp.reason == Some(MismatchReason::Order) {
+        let strip = |rs: &ResultSet| -> Vec<Vec<String>> {
+            rs.rows
+                .iter()
+                .filter(|r| !r.iter().any(|v| matches!(v, Value::Null)))
+                .map(|r| row_key(r))
+                .collect()
+        };
+        let has_null = a.rows.iter().flatten().any(|v| matches!(v, Value::Null));
+        return Some(if has_null && strip(a) == strip(b) {
+            "null_order"
+        } else {
+            "order"
+        });
+    }
+    let (ca, cb) = (counts(a), counts(b));
+    if ca.keys().eq(cb.keys()) {
+        return Some("multiplicity");
+    }
+    // Text folded to lower case: a case-only difference is collation.
+    let fold = |rs: &ResultSet| -> BTreeMap<Vec<String>, usize> {
+        let mut m = BTreeMap::new();
+        for r in &rs.rows {
+            let k: Vec<String> = r
+                .iter()
+                .map(|v| match v {
+                    Value::Text(s) => format!("s:{}", s.to_lowercase()),
+                    v => canonical_cell(v),
+                })
+                .collect();
+            *m.entry(k).or_insert(0) += 1;
+        }
+        m
+    };
+    if fold(a) == fold(b) {
+        return Some("collation");
+    }
+    if a.rows.len() == b.rows.len() {
+        let mut ra: Vec<&Vec<Value>> = a.rows.iter().collect();
+        let mut rb: Vec<&Vec<Value>> = b.rows.iter().collect();
+        ra.sort_by_key(|r| row_key(r));
+        rb.sort_by_key(|r| row_key(r));
+        for (x, y) in ra.iter().zip(&rb) {
+            for (u, v) in x.iter().zip(y.iter()) {
+                if canonical_cell(u) == canonical_cell(v) {
+                    continue;
+                }
+                let numeric_text = (u.is_numeric() && matches!(v, Value::Text(_)))
+                    || (v.is_numeric() && matches!(u, Value::Text(_)));
+                // Integer division (2 vs 2.5) or decimal precision (MySQL's
+                // AVG keeps 4 decimals: 10.4286 vs 10.428571428571429).
+                let numeric = match (u.as_f64(), v.as_f64()) {
+                    (Some(p), Some(q)) => {
+                        (p.trunc() == q.trunc() && (p.fract() == 0.0) != (q.fract() == 0.0))
+                            || (p - q).abs() <= 1e-3 * p.abs().max(q.abs())
+                    }
+                    _ => false,
+                };
+                if numeric_text || numeric {
+                    return Some("type");
+                }
+            }
+        }
+        if limit_cut {
+            return Some("truncation");
+        }
+    }
+    // Different rows where the query compares text with a literal: `=`
+    // and LIKE are case-insensitive (and pad spaces) on MySQL, LIKE is
+    // case-sensitive on PostgreSQL.
+    let lower = sql.to_ascii_lowercase();
+    let compares_text = lower.contains(" like ")
+        || [
+            "= '", "= \"", "=  '", "=  \"", "='", "=\"", "in ('", "in (\"",
+        ]
+        .iter()
+        .any(|p| lower.contains(p));
+    if text_vs_number {
+        return Some("type");
+    }
+    if compares_text {
+        return Some("collation");
+    }
+    Some("other")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlwitness_core::Column;
+
+    fn rs(rows: Vec<Vec<Value>>) -> ResultSet {
+        ResultSet::new(vec![Column::new("a", None)], rows)
+    }
+
+    #[test]
+    fn mechanisms() {
+        let t = |s: &str| Value::Text(s.into());
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![t("a")]]),
+                &rs(vec![vec![t("a")]]),
+                true,
+                false,
+                ""
+            ),
+            None
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![t("a")], vec![t("b")]]),
+                &rs(vec![vec![t("b")], vec![t("a")]]),
+                true,
+                false,
+                ""
+            ),
+            Some("order")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![Value::Null], vec![t("b")]]),
+                &rs(vec![vec![t("b")], vec![Value::Null]]),
+                true,
+                false,
+                ""
+            ),
+            Some("null_order")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![t("a")], vec![t("a")]]),
+                &rs(vec![vec![t("a")]]),
+                false,
+                false,
+                ""
+            ),
+            Some("multiplicity")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![Value::Int(2)]]),
+                &rs(vec![vec![Value::Float(2.5)]]),
+                false,
+                false,
+                ""
+            ),
+            Some("type")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![t("Ab")]]),
+                &rs(vec![vec![t("ab")]]),
+                false,
+                false,
+                ""
+            ),
+            Some("collation")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![t("x")]]),
+                &rs(vec![vec![t("y")]]),
+                false,
+                true,
+                ""
+            ),
+            Some("truncation")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![t("x")]]),
+                &rs(vec![vec![t("y")]]),
+                false,
+                false,
+                ""
+            ),
+            Some("other")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![Value::Float(10.428571428571429)]]),
+                &rs(vec![vec![Value::Decimal("10.4286".into())]]),
+                false,
+                false,
+                ""
+            ),
+            Some("type")
+        );
+        assert_eq!(
+            mechanism(
+                &rs(vec![]),
+                &rs(vec![vec![t("Anthony ")]]),
+                false,
+                false,
+                "SELECT a FROM t WHERE city = \"Anthony\""
+            ),
+            Some("collation")
+        );
+        // Same shape, NULL aggregates vs values: `=` matched case-insensitively.
+        assert_eq!(
+            mechanism(
+                &rs(vec![vec![Value::Null]]),
+                &rs(vec![vec![Value::Int(480)]]),
+                false,
+                false,
+                "SELECT sum(p) FROM c WHERE continent = \"north america\""
+            ),
+            Some("collation")
+        );
+        // A TEXT column compared with a number: text order vs numeric order.
+        assert_eq!(
+            mechanism_with(
+                &rs(vec![vec![Value::Int(281)]]),
+                &rs(vec![vec![Value::Int(49)]]),
+                false,
+                false,
+                "SELECT count(*) FROM t WHERE hp > 150",
+                true
+            ),
+            Some("type")
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! End to end on a small SQLite database with known ties.
+
+use rusqlite::Connection;
+use sqlwitness_audit::{
+    audit_question, read_schema, shuffled_copies, summarize, AuditOptions, AuditQuestion, DbAudit,
+    Status,
+};
+use sqlwitness_core::{Database, QueryLimits};
+use sqlwitness_engines::SqliteEngine;
+
+fn fixture(dir: &std::path::Path) -> std::path::PathBuf {
+    let p = dir.join("music.sqlite");
+    let c = Connection::open(&p).unwrap();
+    c.execute_batch(
+        "CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, age INT, country TEXT);
+         CREATE TABLE song (title TEXT, singer_id INT REFERENCES singer(singer_id), sales INT, UNIQUE(title));
+         INSERT INTO singer VALUES (1,'Ann',30,'FR'),(2,'Bob',30,'FR'),(3,'Cid',20,'US'),(4,'Dee',25,'US');
+         INSERT INTO song VALUES ('x',1,10),('y',2,10),('z',3,5),('w',4,1);",
+    )
+    .unwrap();
+    p
+}
+
+fn audit(sql: &str, ctx: &DbAudit) -> Vec<sqlwitness_audit::Finding> {
+    let opts = AuditOptions {
+        limits: QueryLimits::default(),
+        rerun: "sqlwitness audit --bench b --split dev".into(),
+        rewrites: true,
+        plan_variants: true,
+    };
+    audit_question(
+        &AuditQuestion {
+            id: 7,
+            db_id: "music",
+            gold: sql,
+        },
+        ctx,
+        &SqliteEngine::new(),
+        &[],
+        &opts,
+    )
+}
+
+#[test]
+fn proves_ties_and_verifies_rewrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture(dir.path());
+    let schema = read_schema(&path).unwrap();
+    let song = schema.table("song").unwrap();
+    assert_eq!(song.uniques, vec![vec!["title".to_string()]]);
+    assert_eq!(song.foreign_keys[0].ref_table, "singer");
+    assert_eq!(
+        schema.table("singer").unwrap().primary_key,
+        vec!["singer_id".to_string()]
+    );
+    let copies = shuffled_copies(&path, dir.path(), &[0, 1]).unwrap();
+    let ctx = DbAudit {
+        db: Database::new("music", &path),
+        schema,
+        shuffled: copies
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (i as u64, Database::new("music", p)))
+            .collect(),
+    };
+
+    // Ann and Bob tie on age 30: proven, with the tied rows shown.
+    let f = audit("SELECT name FROM singer ORDER BY age DESC LIMIT 1", &ctx);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].rule, "limit_tie_1");
+    assert_eq!(f[0].status, Status::Proven);
+    let ev = &f[0].evidence[0];
+    assert_eq!(ev.kind, "ties_at_cut");
+    assert_eq!(ev.rows.len(), 2);
+    assert!(f[0]
+        .rerun
+        .iter()
+        .any(|c| c.starts_with("sqlite3 -readonly")));
+    let rw = f[0].rewrite.as_ref().unwrap();
+    assert!(rw.verified, "{rw:?}");
+    assert!(rw.sql.contains("max(age)"));
+
+    // No tie at the cut (ages 20 < 25): latent only.
+    let f = audit("SELECT name FROM singer ORDER BY age LIMIT 1", &ctx);
+    assert_eq!(f[0].status, Status::Latent, "{f:?}");
+
+    // A key that determines the row: nothing to report.
+    assert!(audit("SELECT name FROM singer ORDER BY singer_id LIMIT 1", &ctx).is_empty());
+
+    // Bare column under GROUP BY: FR holds Ann and Bob.
+    let f = audit("SELECT country, name FROM singer GROUP BY country", &ctx);
+    assert_eq!(f[0].rule, "group_by_bare_column");
+    assert_eq!(f[0].status, Status::Proven);
+    assert_eq!(f[0].evidence[0].kind, "spread");
+
+    let s = summarize(&f, 1, 1);
+    assert_eq!(s.table1.group_by, 1);
+    assert_eq!(s.by_rule["group_by_bare_column"].proven, 1);
+}
+
+#[test]
+fn shuffled_copies_keep_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture(dir.path());
+    let copies = shuffled_copies(&path, dir.path(), &[0, 5]).unwrap();
+    let engine = SqliteEngine::new();
+    let q = "SELECT title, singer_id, sales FROM song";
+    use sqlwitness_core::Engine;
+    let a = engine
+        .execute(&Database::new("m", &path), q, &QueryLimits::default())
+        .unwrap();
+    let b = engine
+        .execute(&Database::new("m", &copies[0]), q, &QueryLimits::default())
+        .unwrap();
+    assert_eq!(a.content_hash(), b.content_hash());
+    // Seed 0 reverses the physical order of a rowid table.
+    assert_eq!(a.rows.first(), b.rows.last());
+}
+
+#[test]
+fn tie_aware_membership() {
+    use sqlwitness_audit::tie_aware_match;
+    use sqlwitness_core::Value;
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture(dir.path());
+    let db = Database::new("music", &path);
+    let e = SqliteEngine::new();
+    let l = QueryLimits::default();
+    let t = |s: &str| vec![Value::Text(s.into())];
+    let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1";
+    // Ann and Bob tie at 30: either is valid, Dee (25) is not.
+    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], &l));
+    assert!(tie_aware_match(&e, &db, g, &[t("Bob")], &l));
+    assert!(!tie_aware_match(&e, &db, g, &[t("Dee")], &l));
+    assert!(!tie_aware_match(&e, &db, g, &[t("Ann"), t("Bob")], &l));
+    // LIMIT 3: Ann, Bob (any order), then Dee.
+    let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 3";
+    assert!(tie_aware_match(
+        &e,
+        &db,
+        g,
+        &[t("Bob"), t("Ann"), t("Dee")],
+        &l
+    ));
+    assert!(!tie_aware_match(
+        &e,
+        &db,
+        g,
+        &[t("Dee"), t("Ann"), t("Bob")],
+        &l
+    ));
+    // OFFSET 1 LIMIT 1: the second of the tied pair, either of them.
+    let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1 OFFSET 1";
+    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], &l));
+    // Not the shape: no verdict change.
+    assert!(!tie_aware_match(
+        &e,
+        &db,
+        "SELECT name FROM singer",
+        &[t("Ann")],
+        &l
+    ));
+}
