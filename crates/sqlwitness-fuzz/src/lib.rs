@@ -1,0 +1,39 @@
+//! sqlwitness-fuzz: distilled test suites for any benchmark (Zhong, Yu and
+//! Klein 2020, "Semantic evaluation for text-to-SQL with distilled test
+//! suites"; seed 001 §4).
+//!
+//! * [`build_db_suite`] — generate database instances from a SQLite schema
+//!   ([`write_instance`], [`Pools`]), generate the gold queries' neighbours
+//!   (`sqlwitness_sql::neighbors`) and keep, by greedy set cover, a small
+//!   set of instances that kills every neighbour the generator can kill.
+//! * [`Manifest`] — the suite's `manifest.json`.
+//! * [`SuiteSet`] — run a prediction against the gold on every instance of
+//!   a suite, with the gold's results cached.
+//! * [`SuiteSet::hunt`] — `--hunt N`: more generated instances for a
+//!   prediction that passes the suite.
+//! * [`shrink_witness`] — delta debugging over rows to the smallest
+//!   database on which gold and prediction differ.
+
+mod distill;
+mod error;
+mod generate;
+mod hunt;
+mod manifest;
+mod mutants;
+mod rng;
+mod schema;
+mod shrink;
+mod suite;
+
+pub use distill::{build_db_suite, suite_db_dir, FuzzOptions, GoldQuery};
+pub use error::FuzzError;
+pub use generate::{write_instance, InstanceSizes, Pools};
+pub use hunt::{hunt_rng, HuntOutcome};
+pub use manifest::{
+    Counts, DbSuite, Fate, GoldEntry, InstanceEntry, Manifest, NeighborEntry, MANIFEST_FORMAT,
+};
+pub use mutants::{mutant, Mutant};
+pub use rng::Rng;
+pub use schema::{read_schema, ColumnDef, DbSchema, ForeignKeyDef, TableDef};
+pub use shrink::{shrink_witness, Witness};
+pub use suite::{suite_namespace, SuiteFailure, SuiteSet, SuiteVerdict};

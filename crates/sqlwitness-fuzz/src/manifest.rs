@@ -1,0 +1,122 @@
+//! `manifest.json` of a suite folder: one entry per database with the seed,
+//! the instances kept (sizes, which neighbours each kills), every gold's
+//! neighbours and their fate. Maps are sorted, nothing depends on time, so
+//! the same seed writes the same bytes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::FuzzError;
+
+pub const MANIFEST_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: u32,
+    pub databases: BTreeMap<String, DbSuite>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DbSuite {
+    /// The run's seed (`--seed`); the database's stream is derived from it
+    /// and the `db_id`.
+    pub seed: u64,
+    /// Candidate instances generated before distillation.
+    pub candidates: usize,
+    /// The original database's file (a byte copy) in the suite folder.
+    pub original: String,
+    pub instances: Vec<InstanceEntry>,
+    pub golds: Vec<GoldEntry>,
+    pub counts: Counts,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstanceEntry {
+    pub file: String,
+    /// Rows per table.
+    pub rows: BTreeMap<String, usize>,
+    /// Ids of the neighbours whose result differs from the gold's here.
+    pub kills: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GoldEntry {
+    pub question: usize,
+    pub sql: String,
+    /// `None` when the gold ran on the original; else why it was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    pub neighbors: Vec<NeighborEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fate {
+    /// The original database already tells it from the gold.
+    KilledByOriginal,
+    /// At least one kept instance tells it from the gold.
+    Killed,
+    /// Equal to the gold on the original and on every candidate.
+    Survived,
+    /// Fails to run on the original (not a plausible query).
+    Invalid,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NeighborEntry {
+    /// `q<question>.<n>`.
+    pub id: String,
+    pub kind: String,
+    pub description: String,
+    pub sql: String,
+    pub fate: Fate,
+    /// For survivors and invalid neighbours: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    pub golds: usize,
+    pub neighbors: usize,
+    pub invalid: usize,
+    pub killed_by_original: usize,
+    pub killed_by_instances: usize,
+    pub survived: usize,
+    pub instances_kept: usize,
+}
+
+impl Manifest {
+    /// Reads `path`; a missing file is an empty manifest.
+    pub fn read(path: &Path) -> Result<Manifest, FuzzError> {
+        if !path.exists() {
+            return Ok(Manifest {
+                format: MANIFEST_FORMAT,
+                databases: BTreeMap::new(),
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| FuzzError::io(path, e))?;
+        let m: Manifest = serde_json::from_str(&text).map_err(|e| FuzzError::Manifest {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        if m.format != MANIFEST_FORMAT {
+            return Err(FuzzError::Manifest {
+                path: path.to_path_buf(),
+                message: format!("format {} (expected {MANIFEST_FORMAT})", m.format),
+            });
+        }
+        Ok(m)
+    }
+
+    pub fn write(&self, path: &Path) -> Result<(), FuzzError> {
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| FuzzError::Manifest {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|e| FuzzError::io(path, e))
+    }
+}

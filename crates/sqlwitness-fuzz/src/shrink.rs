@@ -1,0 +1,235 @@
+//! Witness shrinking: delta debugging over rows (Zeller and Hildebrandt
+//! 2002, ddmin, complement reduction) down to a small database on which the
+//! gold and the prediction still differ. After every removal, rows whose
+//! foreign-key values no longer name a parent row are removed too, so the
+//! witness keeps its foreign keys valid.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+use sqlwitness_core::compare::CompareOptions;
+use sqlwitness_core::{Database, Engine, QueryLimits, ResultSet, Value};
+use sqlwitness_engines::SqliteEngine;
+
+use crate::distill::differs;
+use crate::schema::{from_ref, open_ro, quote, read_schema, DbSchema};
+use crate::FuzzError;
+
+/// A small database on which the gold and the prediction differ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Witness {
+    /// Rows in the witness database.
+    pub rows: usize,
+    /// Rows of the instance it was shrunk from.
+    pub rows_before: usize,
+    /// `INSERT INTO "t" VALUES (…);`, parents first.
+    pub inserts: Vec<String>,
+    /// The gold's result on the witness, rendered (at most 10 rows).
+    pub gold: Vec<Vec<String>>,
+    /// The prediction's result, or its error.
+    pub pred: Result<Vec<Vec<String>>, String>,
+    /// Databases tried while shrinking.
+    pub trials: usize,
+}
+
+type Row = (usize, Vec<Value>);
+/// Gold result and prediction result (or error) on a database where they differ.
+type Difference = (ResultSet, Result<ResultSet, String>);
+
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Int(i) => i.to_string(),
+        Value::Bool(b) => (*b as i64).to_string(),
+        Value::Float(f) => format!("{f:?}"),
+        Value::Bytes(_) => v.display().replace("x'", "X'"),
+        Value::Decimal(s)
+        | Value::Text(s)
+        | Value::Date(s)
+        | Value::Time(s)
+        | Value::Timestamp(s) => {
+            format!("'{}'", s.replace('\'', "''"))
+        }
+    }
+}
+
+fn render(rs: &ResultSet) -> Vec<Vec<String>> {
+    rs.rows
+        .iter()
+        .take(10)
+        .map(|r| r.iter().map(Value::display).collect())
+        .collect()
+}
+
+/// Removes rows whose non-null foreign-key values match no remaining parent
+/// row, until nothing changes.
+fn fk_closure(schema: &DbSchema, rows: &[Row], mut keep: Vec<usize>) -> Vec<usize> {
+    loop {
+        let before = keep.len();
+        let snapshot = keep.clone();
+        keep.retain(|&i| {
+            let (ti, vals) = &rows[i];
+            let t = &schema.tables[*ti];
+            t.foreign_keys.iter().all(|fk| {
+                if fk.columns.iter().any(|&c| vals[c] == Value::Null) {
+                    return true;
+                }
+                let Some((pi, parent)) = schema.table(&fk.parent) else {
+                    return true;
+                };
+                let pcols: Option<Vec<usize>> = fk
+                    .parent_columns
+                    .iter()
+                    .map(|pc| {
+                        parent
+                            .columns
+                            .iter()
+                            .position(|c| c.name.eq_ignore_ascii_case(pc))
+                    })
+                    .collect();
+                let Some(pcols) = pcols else { return true };
+                snapshot.iter().any(|&j| {
+                    let (tj, pv) = &rows[j];
+                    *tj == pi
+                        && fk
+                            .columns
+                            .iter()
+                            .zip(&pcols)
+                            .all(|(&c, &p)| pv[p] == vals[c])
+                })
+            })
+        });
+        if keep.len() == before {
+            return keep;
+        }
+    }
+}
+
+fn write_db(schema: &DbSchema, rows: &[Row], keep: &[usize], path: &Path) -> Result<(), FuzzError> {
+    let _ = std::fs::remove_file(path);
+    let mut conn = Connection::open(path).map_err(|e| FuzzError::sqlite(path, e))?;
+    let err = |e: rusqlite::Error| FuzzError::sqlite(path, e);
+    conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF;")
+        .map_err(err)?;
+    let tx = conn.transaction().map_err(err)?;
+    for t in &schema.tables {
+        tx.execute_batch(&t.create_sql).map_err(err)?;
+    }
+    for stmt in inserts(schema, rows, keep) {
+        tx.execute_batch(&stmt).map_err(err)?;
+    }
+    tx.commit().map_err(err)
+}
+
+fn inserts(schema: &DbSchema, rows: &[Row], keep: &[usize]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (ti, t) in schema.tables.iter().enumerate() {
+        for &i in keep {
+            if rows[i].0 == ti {
+                let vals: Vec<String> = rows[i].1.iter().map(literal).collect();
+                out.push(format!(
+                    "INSERT INTO {} VALUES ({});",
+                    quote(&t.name),
+                    vals.join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Shrinks `instance` to a small database on which `gold` and `pred` give
+/// different results under `opts`; `None` when they do not differ on the
+/// instance itself. At most `max_trials` databases are tried.
+pub fn shrink_witness(
+    instance: &Path,
+    gold: &str,
+    pred: &str,
+    opts: &CompareOptions,
+    limits: &QueryLimits,
+    max_trials: usize,
+) -> Result<Option<Witness>, FuzzError> {
+    let schema = read_schema("witness", instance)?;
+    let conn = open_ro(instance)?;
+    let mut rows: Vec<Row> = Vec::new();
+    for (ti, t) in schema.tables.iter().enumerate() {
+        let err = |e: rusqlite::Error| FuzzError::sqlite(instance, e);
+        let mut stmt = conn
+            .prepare(&format!("SELECT * FROM {}", quote(&t.name)))
+            .map_err(err)?;
+        let mut q = stmt.query([]).map_err(err)?;
+        while let Some(r) = q.next().map_err(err)? {
+            let mut vals = Vec::with_capacity(t.columns.len());
+            for i in 0..t.columns.len() {
+                vals.push(from_ref(r.get_ref(i).map_err(err)?));
+            }
+            rows.push((ti, vals));
+        }
+    }
+    drop(conn);
+    let work = tempfile::tempdir().map_err(|e| FuzzError::io(Path::new("tempdir"), e))?;
+    let trials = std::cell::Cell::new(0usize);
+    let test = |keep: &[usize]| -> Result<Option<Difference>, FuzzError> {
+        trials.set(trials.get() + 1);
+        let path = work.path().join(format!("t{}.sqlite", trials.get()));
+        write_db(&schema, &rows, keep, &path)?;
+        let engine = SqliteEngine::new();
+        let db = Database::new("witness", &path);
+        let g = engine.execute(&db, gold, limits);
+        let p = engine.execute(&db, pred, limits);
+        let out = if differs(&g, &p, opts) {
+            g.ok().map(|g| (g, p.map_err(|e| e.message)))
+        } else {
+            None
+        };
+        drop(engine);
+        let _ = std::fs::remove_file(&path);
+        Ok(out)
+    };
+    let all: Vec<usize> = (0..rows.len()).collect();
+    let mut cur = fk_closure(&schema, &rows, all);
+    let Some(mut best) = test(&cur)? else {
+        return Ok(None);
+    };
+    let mut n = 2usize;
+    while cur.len() >= 2 && trials.get() < max_trials {
+        let chunk = cur.len().div_ceil(n);
+        let mut reduced = false;
+        for start in (0..cur.len()).step_by(chunk) {
+            if trials.get() >= max_trials {
+                break;
+            }
+            let complement: Vec<usize> = cur
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k < start || *k >= start + chunk)
+                .map(|(_, &i)| i)
+                .collect();
+            let candidate = fk_closure(&schema, &rows, complement);
+            if candidate.len() >= cur.len() {
+                continue;
+            }
+            if let Some(r) = test(&candidate)? {
+                cur = candidate;
+                best = r;
+                n = (n - 1).max(2);
+                reduced = true;
+                break;
+            }
+        }
+        if !reduced {
+            if n >= cur.len() {
+                break;
+            }
+            n = (n * 2).min(cur.len());
+        }
+    }
+    Ok(Some(Witness {
+        rows: cur.len(),
+        rows_before: rows.len(),
+        inserts: inserts(&schema, &rows, &cur),
+        gold: render(&best.0),
+        pred: best.1.map(|p| render(&p)),
+        trials: trials.get(),
+    }))
+}

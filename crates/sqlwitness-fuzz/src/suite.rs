@@ -1,0 +1,355 @@
+//! Running a prediction against the gold on every instance of a suite.
+//!
+//! The gold's result on each instance is computed once and cached (keyed by
+//! database, instance and the SQL text actually run), so a prediction file
+//! costs one execution per instance for the prediction and one per distinct
+//! gold — the official evaluator reruns the gold for every prediction.
+//! Instances are checked in suite order and the check stops at the first
+//! instance where the results differ, as the official evaluator does.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use sha2::{Digest, Sha256};
+use sqlwitness_core::compare::CompareOptions;
+use sqlwitness_core::{Database, DbError, Engine, EngineKind, QueryLimits, ResultSet};
+use sqlwitness_engines::SqliteEngine;
+
+use crate::distill::{differs, suite_db_dir};
+use crate::manifest::Manifest;
+use crate::shrink::{shrink_witness, Witness};
+use crate::FuzzError;
+
+/// Databases tried per witness when shrinking.
+pub(crate) const SHRINK_TRIALS: usize = 400;
+
+/// PostgreSQL's identifier limit (MySQL's is 64): suite namespaces stay
+/// within the smaller one.
+const MAX_NAMESPACE: usize = 63;
+
+/// Engine, `db_id`, instance index and the SQL text run.
+type GoldKey = (EngineKind, String, usize, String);
+type Cached = Arc<Result<ResultSet, DbError>>;
+
+/// The server namespace (PostgreSQL schema, MySQL database) of instance
+/// `k` (0-based, in suite order) of `db_id`'s suite: `<db_id>__s<k+1>`,
+/// or, when that would exceed 63 bytes, a prefix of the `db_id` plus 8 hex
+/// digits of its SHA-256 so distinct databases keep distinct namespaces.
+pub fn suite_namespace(db_id: &str, k: usize) -> String {
+    let suffix = format!("__s{}", k + 1);
+    if db_id.len() + suffix.len() <= MAX_NAMESPACE {
+        return format!("{db_id}{suffix}");
+    }
+    let hash: String = Sha256::digest(db_id.as_bytes())
+        .iter()
+        .take(4)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut cut = MAX_NAMESPACE - suffix.len() - hash.len() - 1;
+    while !db_id.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}_{hash}{suffix}", &db_id[..cut])
+}
+
+/// A suite folder, opened for evaluation.
+pub struct SuiteSet {
+    root: PathBuf,
+    /// Instance files per `db_id` (the original is not included: the
+    /// caller's normal verdict covers it).
+    instances: BTreeMap<String, Vec<PathBuf>>,
+    /// Per `db_id`: the suite's seed and its copy of the original database
+    /// (for `--hunt`).
+    pub(crate) origins: BTreeMap<String, (u64, PathBuf)>,
+    gold_cache: Mutex<HashMap<GoldKey, Cached>>,
+    /// `(engine, db_id)` whose instances could not be migrated, with why.
+    unavailable: Mutex<HashMap<(EngineKind, String), String>>,
+    /// Runs the reference (SQLite) gold in the server self-check.
+    reference: SqliteEngine,
+    pub(crate) executions: AtomicU64,
+    cache_hits: AtomicU64,
+}
+
+/// The verdict of a prediction on a suite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteVerdict {
+    /// Equal to the gold on every instance where the gold runs.
+    pub passed: bool,
+    pub instances: usize,
+    /// Instances checked before stopping.
+    pub checked: usize,
+    /// Instances where the gold itself fails (skipped).
+    pub gold_failures: usize,
+    pub failure: Option<SuiteFailure>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteFailure {
+    /// The instance's file name (or, for `--hunt`, which generated instance).
+    pub instance: String,
+    /// `values`, `row_count` … or `pred_error: <message>`.
+    pub reason: String,
+    pub witness: Option<Witness>,
+}
+
+/// The two sides compared on every instance.
+enum Sides<'a> {
+    /// The gold (cached) against a prediction, both on the engine.
+    Pred { gold: &'a str, pred: &'a str },
+    /// Server self-check: the reference SQLite gold (cached) against the
+    /// engine's gold (cached) on the same instance.
+    Reference { sqlite_gold: &'a str, gold: &'a str },
+}
+
+impl SuiteSet {
+    /// Opens the suite folder `root` (its `manifest.json` and
+    /// `database/<db_id>/` folders).
+    pub fn open(root: &Path) -> Result<SuiteSet, FuzzError> {
+        let manifest_path = root.join("manifest.json");
+        if !manifest_path.is_file() {
+            return Err(FuzzError::Manifest {
+                path: manifest_path,
+                message: "no manifest.json: not a suite folder (run `sqlwitness fuzz`)".into(),
+            });
+        }
+        let manifest = Manifest::read(&manifest_path)?;
+        let mut instances = BTreeMap::new();
+        let mut origins = BTreeMap::new();
+        for (db_id, suite) in &manifest.databases {
+            let dir = suite_db_dir(root, db_id);
+            let mut files = Vec::new();
+            for inst in &suite.instances {
+                let p = dir.join(&inst.file);
+                if !p.is_file() {
+                    return Err(FuzzError::Manifest {
+                        path: manifest_path.clone(),
+                        message: format!("{db_id}: instance {} is missing", p.display()),
+                    });
+                }
+                files.push(p);
+            }
+            instances.insert(db_id.clone(), files);
+            origins.insert(db_id.clone(), (suite.seed, dir.join(&suite.original)));
+        }
+        Ok(SuiteSet {
+            root: root.to_path_buf(),
+            instances,
+            origins,
+            gold_cache: Mutex::new(HashMap::new()),
+            unavailable: Mutex::new(HashMap::new()),
+            reference: SqliteEngine::new(),
+            executions: AtomicU64::new(0),
+            cache_hits: AtomicU64::new(0),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Instance files of `db_id`, when the suite has the database.
+    pub fn instances(&self, db_id: &str) -> Option<&[PathBuf]> {
+        self.instances.get(db_id).map(Vec::as_slice)
+    }
+
+    /// The databases of the suite.
+    pub fn db_ids(&self) -> impl Iterator<Item = &str> {
+        self.instances.keys().map(String::as_str)
+    }
+
+    /// Instance `k` of `db_id` as a [`Database`]: the SQLite file, and on
+    /// the servers the namespace [`suite_namespace`] (what the migration of
+    /// the instance creates).
+    pub fn instance_database(&self, db_id: &str, k: usize) -> Option<Database> {
+        let path = self.instances.get(db_id)?.get(k)?;
+        let mut db = Database::new(db_id, path);
+        db.namespace = suite_namespace(db_id, k);
+        Some(db)
+    }
+
+    /// Records that `db_id`'s instances are not usable on `kind` (a failed
+    /// migration); [`SuiteSet::check`] then gives no verdict there.
+    pub fn set_unavailable(&self, kind: EngineKind, db_id: &str, reason: String) {
+        self.unavailable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((kind, db_id.to_string()), reason);
+    }
+
+    /// Why `db_id`'s instances are not usable on `kind`, if they are not.
+    pub fn unavailable(&self, kind: EngineKind, db_id: &str) -> Option<String> {
+        self.unavailable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(kind, db_id.to_string()))
+            .cloned()
+    }
+
+    /// Queries run so far (gold and prediction) on instances.
+    pub fn executions(&self) -> u64 {
+        self.executions.load(Ordering::Relaxed)
+    }
+
+    /// Gold results served from the cache.
+    pub fn cache_hits(&self) -> u64 {
+        self.cache_hits.load(Ordering::Relaxed)
+    }
+
+    fn cached(
+        &self,
+        engine: &dyn Engine,
+        db: &Database,
+        k: usize,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Cached {
+        let key = (engine.kind(), db.db_id.clone(), k, sql.to_string());
+        if let Some(r) = self
+            .gold_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            self.cache_hits.fetch_add(1, Ordering::Relaxed);
+            return Arc::clone(r);
+        }
+        self.executions.fetch_add(1, Ordering::Relaxed);
+        let r = Arc::new(engine.execute(db, sql, limits));
+        self.gold_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::clone(&r));
+        r
+    }
+
+    /// Runs `pred` against `gold` (both as they are to be sent to
+    /// `engine`) on every instance of `db_id`'s suite. On PostgreSQL and
+    /// MySQL the instances are the namespaces [`suite_namespace`], which
+    /// the caller migrates first. `None` when the suite has no such
+    /// database or its instances are unavailable on the engine. With
+    /// `shrink` (SQLite only), the first failing instance is shrunk to a
+    /// witness.
+    #[allow(clippy::too_many_arguments)]
+    pub fn check(
+        &self,
+        engine: &dyn Engine,
+        db_id: &str,
+        gold: &str,
+        pred: &str,
+        opts: &CompareOptions,
+        limits: &QueryLimits,
+        shrink: bool,
+    ) -> Option<SuiteVerdict> {
+        self.run(
+            engine,
+            db_id,
+            Sides::Pred { gold, pred },
+            opts,
+            limits,
+            shrink,
+        )
+    }
+
+    /// Gold self-check on a server: on every instance, the gold's result on
+    /// `engine` (`gold`, as sent there) against its result on SQLite
+    /// (`sqlite_gold`, as sent to SQLite) — the suites are built and
+    /// distilled on SQLite, so that is the reference. Both are cached.
+    pub fn check_against_sqlite(
+        &self,
+        engine: &dyn Engine,
+        db_id: &str,
+        sqlite_gold: &str,
+        gold: &str,
+        opts: &CompareOptions,
+        limits: &QueryLimits,
+    ) -> Option<SuiteVerdict> {
+        self.run(
+            engine,
+            db_id,
+            Sides::Reference { sqlite_gold, gold },
+            opts,
+            limits,
+            false,
+        )
+    }
+
+    fn run(
+        &self,
+        engine: &dyn Engine,
+        db_id: &str,
+        sides: Sides<'_>,
+        opts: &CompareOptions,
+        limits: &QueryLimits,
+        shrink: bool,
+    ) -> Option<SuiteVerdict> {
+        let files = self.instances.get(db_id)?;
+        if self.unavailable(engine.kind(), db_id).is_some() {
+            return None;
+        }
+        let mut verdict = SuiteVerdict {
+            passed: true,
+            instances: files.len(),
+            checked: 0,
+            gold_failures: 0,
+            failure: None,
+        };
+        for (k, path) in files.iter().enumerate() {
+            let db = self.instance_database(db_id, k)?;
+            let (g, p): (Cached, Cached) = match sides {
+                Sides::Pred { gold, pred } => {
+                    let g = self.cached(engine, &db, k, gold, limits);
+                    if g.is_err() {
+                        verdict.checked += 1;
+                        verdict.gold_failures += 1;
+                        continue;
+                    }
+                    self.executions.fetch_add(1, Ordering::Relaxed);
+                    (g, Arc::new(engine.execute(&db, pred, limits)))
+                }
+                Sides::Reference { sqlite_gold, gold } => {
+                    let g = self.cached(&self.reference, &db, k, sqlite_gold, limits);
+                    if g.is_err() {
+                        verdict.checked += 1;
+                        verdict.gold_failures += 1;
+                        continue;
+                    }
+                    (g, self.cached(engine, &db, k, gold, limits))
+                }
+            };
+            verdict.checked += 1;
+            if !differs(&g, &p, opts) {
+                continue;
+            }
+            let reason = match (&*g, &*p) {
+                (Ok(g), Ok(p)) => sqlwitness_core::compare::compare(g, p, opts)
+                    .reason
+                    .map_or("values".to_string(), |r| r.as_str().to_string()),
+                (_, Err(e)) => format!("pred_error: {}", e.message),
+                _ => "values".into(),
+            };
+            let witness = match sides {
+                Sides::Pred { gold, pred }
+                    if shrink && p.is_ok() && engine.kind() == EngineKind::Sqlite =>
+                {
+                    shrink_witness(path, gold, pred, opts, limits, SHRINK_TRIALS)
+                        .ok()
+                        .flatten()
+                }
+                _ => None,
+            };
+            verdict.passed = false;
+            verdict.failure = Some(SuiteFailure {
+                instance: path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                reason,
+                witness,
+            });
+            break;
+        }
+        Some(verdict)
+    }
+}
