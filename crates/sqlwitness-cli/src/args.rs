@@ -21,6 +21,13 @@ pub enum Command {
     Eval(EvalArgs),
     /// Copy a benchmark's SQLite databases to PostgreSQL and MySQL and verify them.
     Migrate(MigrateArgs),
+    /// Compare two reports: accuracy deltas, changed verdicts, new failures.
+    Diff(crate::diff::DiffArgs),
+    /// Generate database instances, distil them into test suites per database.
+    Fuzz(crate::fuzz::FuzzArgs),
+    /// Audit gold SQL: nondeterminism (proven on data), dialect failures,
+    /// cross-engine differences, verified tie-inclusive rewrites.
+    Audit(crate::audit::AuditArgs),
 }
 
 #[derive(Debug, Args)]
@@ -57,6 +64,14 @@ pub enum CompareArg {
 pub enum ColumnOrderArg {
     Exact,
     Any,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TiesArg {
+    /// One answer: the gold's.
+    Strict,
+    /// Every answer the gold's ties allow.
+    Aware,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -99,6 +114,11 @@ pub struct EvalArgs {
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value_t = IdentifiersArg::Sqlite)]
     pub identifiers: IdentifiersArg,
+    /// `aware`: when the gold's LIMIT cuts through ties, a prediction that
+    /// returns one of the valid answers is `match_tie` (strict and tie-aware
+    /// accuracy are reported side by side).
+    #[arg(long, value_enum, default_value_t = TiesArg::Strict)]
+    pub ties: TiesArg,
     /// Do not migrate missing or stale databases before evaluating on servers.
     #[arg(long)]
     pub no_migrate: bool,
@@ -113,6 +133,21 @@ pub struct EvalArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub servers: ServerArgs,
+    #[command(flatten)]
+    pub scoring: crate::scores::ScoringArgs,
+    /// Test-suite folder written by `sqlwitness fuzz`: a prediction also has
+    /// to match the gold on every instance of its database's suite.
+    #[arg(long)]
+    pub suite: Option<PathBuf>,
+    /// With --suite: do not shrink a witness database for predictions
+    /// that fail on an instance.
+    #[arg(long, requires = "suite")]
+    pub no_witness: bool,
+    /// With --suite: for a prediction that passes the suite (on SQLite),
+    /// generate up to N more instances looking for a witness (seeded by the
+    /// suite's seed and the question id).
+    #[arg(long, requires = "suite", default_value_t = 0)]
+    pub hunt: usize,
 }
 
 #[derive(Debug, Args)]

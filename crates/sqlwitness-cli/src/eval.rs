@@ -17,7 +17,7 @@ use sqlwitness_sql::NameSet;
 
 use crate::engines::{self, Connected};
 use crate::exit;
-use crate::migrate::{is_good, migrate_one};
+use crate::migrate::{migrate_one, problem};
 use crate::plan::EvalPlan;
 use crate::progress;
 
@@ -51,6 +51,8 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
         .into_iter()
         .map(|c| prepare_engine(plan, c, &db_ids))
         .collect();
+    let kinds: Vec<EngineKind> = ctxs.iter().map(|c| c.kind).collect();
+    crate::fuzz::prepare_suites(plan, &kinds, &db_ids);
     let names: HashMap<String, NameSet> = if plan.resolve_identifiers
         && ctxs.iter().any(|c| c.kind != EngineKind::Sqlite)
     {
@@ -85,7 +87,7 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
     });
     pb.finish_and_clear();
 
-    let report = Report {
+    let mut report = Report {
         format_version: FORMAT_VERSION,
         tool: ToolInfo {
             name: "sqlwitness".into(),
@@ -122,6 +124,7 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
         summary: summarize(&questions),
         questions,
     };
+    report.summary.scores = Some(crate::scores::compute(plan, &report.questions));
     write_report(&plan.out, &report)?;
     for (engine, s) in &report.summary.engines {
         eprintln!(
@@ -134,6 +137,10 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
         plan.out.join("report.json").display(),
         started.elapsed().as_secs_f64()
     );
+    crate::fuzz::print_suite_stats(plan);
+    if let Some(baseline) = &plan.scoring.baseline {
+        return crate::diff::against_baseline(baseline, &report, plan.scoring.tolerance, &plan.out);
+    }
     Ok(exit::OK)
 }
 
@@ -145,8 +152,8 @@ fn prepare_engine(plan: &EvalPlan, c: Connected, db_ids: &[String]) -> EngineCtx
         let pb = progress::bar(db_ids.len() as u64, "migrate", plan.quiet);
         for id in db_ids {
             if let Some(r) = migrate_one(&plan.bench, id, c.kind, &plan.servers, false) {
-                if !is_good(&r) {
-                    unavailable.insert(id.clone(), format!("{:?}", r.status));
+                if let Some(problem) = problem(&r) {
+                    unavailable.insert(id.clone(), problem);
                 }
             }
             pb.inc(1);
@@ -182,9 +189,12 @@ fn evaluate_question(
                 ordered: false,
                 gold: None,
                 pred: None,
+                suite: None,
+                legacy: None,
             }
         } else {
-            evaluate_on(plan, ctx, &db, &q.gold, pred, names)
+            let outcome = evaluate_on(plan, ctx, &db, &q.gold, pred, names);
+            crate::fuzz::with_suite(plan, ctx.engine.as_ref(), q, pred, names, outcome)
         };
         engines.insert(ctx.kind.as_str().to_string(), outcome);
     }
@@ -221,12 +231,14 @@ fn evaluate_on(
         ordered,
         gold,
         pred,
+        suite: None,
+        legacy: None,
     };
     if let Some(reason) = ctx.unavailable.get(&db.db_id) {
         let err = DbError::new(
             ErrorClass::Other,
             None,
-            format!("database not migrated: {reason}"),
+            format!("database not available on this engine: {reason}"),
         );
         return outcome(
             Verdict::GoldError,
@@ -246,7 +258,9 @@ fn evaluate_on(
         }
         Some(PredictedSql::Sql(s)) => s.as_str(),
     };
-    let pred_run = prepare_sql(plan, ctx.kind, pred_sql, names);
+    // Spider mode: the prediction as `evaluation.py` reads it from its line
+    // (`sql_run` then records any cut at a tab).
+    let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
     let (pred_exec, pred_rows) = execute(plan, ctx, db, pred_sql, pred_run);
     let Some(pred_rows) = pred_rows else {
         let verdict = if pred_exec.error_class == Some(ErrorClass::Timeout) {
@@ -261,9 +275,25 @@ fn evaluate_on(
         ..plan.compare
     };
     let cmp = compare(&gold_rows, &pred_rows, &opts);
+    // `--ties aware`: a mismatch that is one of the gold's valid answers.
+    let tie = !cmp.equal
+        && plan.ties_aware
+        && sqlwitness_audit::tie_aware_match(
+            ctx.engine.as_ref(),
+            db,
+            gold_exec.sql_run.as_deref().unwrap_or(gold),
+            &pred_rows.rows,
+            &plan.limits,
+        );
+    let legacy =
+        crate::scores::legacy_verdicts(plan, gold, pred_sql, &gold_rows, &pred_rows, |sql| {
+            execute(plan, ctx, db, sql, prepare_sql(plan, ctx.kind, sql, names)).1
+        });
     EngineOutcome {
         verdict: if cmp.equal {
             Verdict::Match
+        } else if tie {
+            Verdict::MatchTie
         } else {
             Verdict::Mismatch
         },
@@ -271,18 +301,42 @@ fn evaluate_on(
         ordered,
         gold: Some(gold_exec),
         pred: Some(pred_exec),
+        suite: None,
+        legacy,
+    }
+}
+
+/// The prediction's SQL text as sent to an engine: in Spider mode as
+/// `evaluation.py` reads it from its line, then [`prepare_sql`].
+pub(crate) fn prepare_pred(
+    plan: &EvalPlan,
+    kind: EngineKind,
+    pred_sql: &str,
+    names: Option<&NameSet>,
+) -> String {
+    if plan.compare.mode == CompareMode::Spider {
+        let read = sqlwitness_sql::spider_read_prediction(pred_sql);
+        prepare_sql(plan, kind, &read, names)
+    } else {
+        prepare_sql(plan, kind, pred_sql, names)
     }
 }
 
 /// The SQL text actually sent to an engine: Spider mode's preprocessing,
 /// then identifier case resolution on the servers.
-fn prepare_sql(plan: &EvalPlan, kind: EngineKind, sql: &str, names: Option<&NameSet>) -> String {
+pub(crate) fn prepare_sql(
+    plan: &EvalPlan,
+    kind: EngineKind,
+    sql: &str,
+    names: Option<&NameSet>,
+) -> String {
     let mut s = sql.to_string();
     if plan.compare.mode == CompareMode::Spider {
         s = sqlwitness_sql::spider_postprocess(&s);
         if !plan.keep_distinct {
             s = sqlwitness_sql::spider_remove_distinct(&s);
         }
+        s = sqlwitness_sql::spider_replace_cur_year(&s);
     }
     if kind != EngineKind::Sqlite {
         if let Some(names) = names {

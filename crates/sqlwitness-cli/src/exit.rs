@@ -6,6 +6,8 @@
 //! | 1 | internal error |
 //! | 2 | bad input: a flag, a benchmark or prediction file (the message names the file and the place) |
 //! | 3 | an engine could not be reached, or a migration failed verification |
+//! | 4 | regression: `eval --baseline` or `diff` found accuracy falling or new failures beyond `--tolerance` |
+//! | 5 | `audit --fail-on`: findings exceed a threshold |
 
 use sqlwitness_bench::BenchError;
 
@@ -13,6 +15,8 @@ pub const OK: i32 = 0;
 pub const INTERNAL: i32 = 1;
 pub const BAD_INPUT: i32 = 2;
 pub const ENGINE: i32 = 3;
+pub const REGRESSION: i32 = 4;
+pub const FINDINGS_EXCEED: i32 = 5;
 
 /// Marks an error as an engine problem (exit 3).
 #[derive(Debug)]

@@ -1,12 +1,16 @@
 //! The `sqlwitness` binary: parse flags, build a validated plan, then run.
 
 mod args;
+mod audit;
+mod diff;
 mod engines;
 mod eval;
 mod exit;
+mod fuzz;
 mod migrate;
 mod plan;
 mod progress;
+mod scores;
 
 use clap::Parser;
 
@@ -32,5 +36,8 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
             let plan = plan::MigratePlan::from_args(a)?;
             migrate::run(&plan)
         }
+        args::Command::Diff(a) => diff::run(&a),
+        args::Command::Fuzz(a) => fuzz::run(&a),
+        args::Command::Audit(a) => audit::run(a),
     }
 }

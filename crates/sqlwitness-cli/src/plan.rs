@@ -82,8 +82,17 @@ pub struct EvalPlan {
     pub limits: QueryLimits,
     pub jobs: usize,
     pub resolve_identifiers: bool,
+    /// `--ties aware`: mismatches that are valid answers under ties become `match_tie`.
+    pub ties_aware: bool,
     pub migrate: bool,
     pub quiet: bool,
+    pub scoring: crate::scores::ScoringPlan,
+    /// `--suite`: the opened test-suite folder.
+    pub suite: Option<sqlwitness_fuzz::SuiteSet>,
+    /// `--suite` without `--no-witness`: shrink witnesses.
+    pub suite_witness: bool,
+    /// `--hunt N`: extra generated instances for suite passes (0: none).
+    pub hunt: usize,
 }
 
 impl EvalPlan {
@@ -134,6 +143,14 @@ impl EvalPlan {
             }
             None => None,
         };
+        let scoring = crate::scores::ScoringPlan::from_args(a.scoring, &bench)?;
+        let suite = match &a.suite {
+            Some(dir) => Some(
+                sqlwitness_fuzz::SuiteSet::open(dir)
+                    .map_err(|e| BadInput(format!("--suite: {e}")))?,
+            ),
+            None => None,
+        };
         let mode = match a.compare {
             CompareArg::Strict => CompareMode::Strict,
             CompareArg::Spider => CompareMode::Spider,
@@ -166,8 +183,13 @@ impl EvalPlan {
             },
             jobs,
             resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
+            ties_aware: a.ties == crate::args::TiesArg::Aware,
             migrate: !a.no_migrate,
             quiet: a.quiet,
+            scoring,
+            suite,
+            suite_witness: !a.no_witness,
+            hunt: a.hunt,
         })
     }
 }

@@ -1,0 +1,441 @@
+//! `sqlwitness fuzz` (distilled test suites) and the `eval --suite` hook.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use sqlwitness_bench::{
+    load_benchmark, migrate_database, MigrateOptions, MigrationTarget, PredictedSql, Question,
+};
+use sqlwitness_core::compare::CompareOptions;
+use sqlwitness_core::{Engine, EngineKind};
+use sqlwitness_fuzz::{build_db_suite, FuzzOptions, GoldQuery, Manifest};
+use sqlwitness_report::{EngineOutcome, SuiteOutcome, Verdict, WitnessReport};
+use sqlwitness_sql::NameSet;
+
+use crate::args::BenchArgs;
+use crate::eval::{prepare_pred, prepare_sql};
+use crate::exit::{self, BadInput};
+use crate::plan::EvalPlan;
+use crate::progress;
+
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    #[command(flatten)]
+    pub bench: BenchArgs,
+    /// Only these databases (default: every database the split uses).
+    #[arg(long = "db", value_delimiter = ',')]
+    pub dbs: Vec<String>,
+    /// Suite folder: `database/<db_id>/*.sqlite` and `manifest.json`
+    /// (entries of other databases already there are kept).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Seed: the same seed writes byte-identical suites.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Candidate instances generated per database before distillation.
+    #[arg(long, default_value_t = 100)]
+    pub candidates: usize,
+    /// At most this many neighbour queries per gold.
+    #[arg(long, default_value_t = 60)]
+    pub max_neighbors: usize,
+    /// Worker threads (one database each; default: number of CPUs).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Instead of building suites, write a prediction file (Spider text, one
+    /// SQL a line in question order) of gold queries mutated once or twice
+    /// with `--seed`; `--out` is then the file. A question without a
+    /// neighbour keeps its gold; one whose database is missing gets `SELECT 1`.
+    #[arg(long)]
+    pub mutants: bool,
+}
+
+pub fn run(a: &FuzzArgs) -> Result<i32> {
+    let started = Instant::now();
+    if a.candidates == 0 {
+        bail!(BadInput("--candidates: must be at least 1".into()));
+    }
+    let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+        .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    let mut golds: BTreeMap<String, Vec<GoldQuery>> = BTreeMap::new();
+    for q in &bench.questions {
+        if a.dbs.is_empty() || a.dbs.contains(&q.db_id) {
+            golds.entry(q.db_id.clone()).or_default().push(GoldQuery {
+                question: q.id,
+                sql: q.gold.clone(),
+            });
+        }
+    }
+    for db in &a.dbs {
+        if !golds.contains_key(db) {
+            bail!(BadInput(format!(
+                "--db: no question of split `{}` uses `{db}`",
+                a.bench.split
+            )));
+        }
+    }
+    let missing: Vec<String> = golds
+        .keys()
+        .filter(|id| !bench.db_exists(id))
+        .cloned()
+        .collect();
+    for id in &missing {
+        eprintln!("fuzz: {id}: no SQLite file, skipped");
+        golds.remove(id);
+    }
+    if a.mutants {
+        return write_mutants(a, &bench);
+    }
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let opts = FuzzOptions {
+        seed: a.seed,
+        candidates: a.candidates,
+        max_neighbors: a.max_neighbors,
+        ..FuzzOptions::default()
+    };
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .context("starting worker threads")?;
+    let pb = progress::bar(golds.len() as u64, "fuzz", a.quiet);
+    let built: Vec<(
+        String,
+        Result<sqlwitness_fuzz::DbSuite, sqlwitness_fuzz::FuzzError>,
+    )> = pool.install(|| {
+        golds
+            .par_iter()
+            .map(|(id, gs)| {
+                let r = build_db_suite(id, &bench.sqlite_path(id), gs, &a.out, &opts);
+                pb.inc(1);
+                (id.clone(), r)
+            })
+            .collect()
+    });
+    pb.finish_and_clear();
+    let manifest_path = a.out.join("manifest.json");
+    let mut manifest = Manifest::read(&manifest_path)?;
+    let mut failed = 0;
+    for (id, r) in built {
+        match r {
+            Ok(suite) => {
+                let c = &suite.counts;
+                eprintln!(
+                    "{id:>28}: {} golds, {} instances kept of {}, neighbours {} (invalid {}, killed by original {}, by instances {}, survived {})",
+                    c.golds, c.instances_kept, suite.candidates, c.neighbors, c.invalid,
+                    c.killed_by_original, c.killed_by_instances, c.survived
+                );
+                manifest.databases.insert(id, suite);
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("fuzz: {id}: {e}");
+            }
+        }
+    }
+    manifest.write(&manifest_path)?;
+    eprintln!(
+        "suites: {} ({:.2} s)",
+        manifest_path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(if failed > 0 { exit::INTERNAL } else { exit::OK })
+}
+
+fn write_mutants(a: &FuzzArgs, bench: &sqlwitness_bench::Benchmark) -> Result<i32> {
+    let mut schemas: BTreeMap<String, Option<sqlwitness_fuzz::DbSchema>> = BTreeMap::new();
+    let mut lines = Vec::with_capacity(bench.questions.len());
+    let (mut mutated, mut kept) = (0, 0);
+    for q in &bench.questions {
+        let schema = schemas.entry(q.db_id.clone()).or_insert_with(|| {
+            bench
+                .db_exists(&q.db_id)
+                .then(|| sqlwitness_fuzz::read_schema(&q.db_id, &bench.sqlite_path(&q.db_id)).ok())
+                .flatten()
+        });
+        let Some(schema) = schema else {
+            lines.push("SELECT 1".to_string());
+            continue;
+        };
+        let mut rng = sqlwitness_fuzz::Rng::derived(a.seed, &format!("mutant {}", q.id));
+        match sqlwitness_fuzz::mutant(&q.gold, schema, &mut rng) {
+            Some(m) => {
+                mutated += 1;
+                lines.push(m.sql.replace(['\n', '\r'], " "));
+            }
+            None => {
+                kept += 1;
+                lines.push(q.gold.replace(['\n', '\r'], " "));
+            }
+        }
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&a.out, text).with_context(|| format!("writing {}", a.out.display()))?;
+    eprintln!(
+        "mutants: {} ({mutated} mutated, {kept} golds without neighbours kept)",
+        a.out.display()
+    );
+    Ok(exit::OK)
+}
+
+/// `eval --suite` on PostgreSQL/MySQL: migrates every instance of the
+/// suites of `db_ids` into its namespace (`<db_id>__s<k>`) once, before
+/// the parallel evaluation, with the same idempotent migration as the
+/// original databases (verified targets are skipped). Instances that fail
+/// make the database's suite unavailable on that engine (no suite verdict
+/// there; reported on stderr).
+pub fn prepare_suites(plan: &EvalPlan, kinds: &[EngineKind], db_ids: &[String]) {
+    let Some(suite) = &plan.suite else {
+        return;
+    };
+    if !plan.migrate {
+        return;
+    }
+    for &kind in kinds.iter().filter(|&&k| k != EngineKind::Sqlite) {
+        let Some(url) = plan.servers.url(kind) else {
+            continue;
+        };
+        let target = match kind {
+            EngineKind::Postgres => MigrationTarget::Postgres {
+                url: url.to_string(),
+            },
+            EngineKind::Mysql => MigrationTarget::Mysql {
+                url: url.to_string(),
+            },
+            EngineKind::Sqlite => continue,
+        };
+        let todo: Vec<(&String, usize)> = db_ids
+            .iter()
+            .filter_map(|id| suite.instances(id).map(|f| (id, f.len())))
+            .flat_map(|(id, n)| (0..n).map(move |k| (id, k)))
+            .collect();
+        let started = Instant::now();
+        let pb = progress::bar(todo.len() as u64, "migrate suites", plan.quiet);
+        let mut failed = 0;
+        for (id, k) in &todo {
+            let Some(db) = suite.instance_database(id, *k) else {
+                continue;
+            };
+            let problem = match migrate_database(&db, &target, &MigrateOptions { force: false }) {
+                Ok(r) => crate::migrate::problem(&r),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(p) = problem {
+                failed += 1;
+                pb.suspend(|| eprintln!("suite: {kind}: {} not available: {p}", db.namespace));
+                suite.set_unavailable(kind, id, format!("{}: {p}", db.namespace));
+            }
+            pb.inc(1);
+        }
+        pb.finish_and_clear();
+        if !plan.quiet || failed > 0 {
+            eprintln!(
+                "suite: {kind}: {} instances migrated or verified, {failed} failed ({:.1} s)",
+                todo.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+/// `eval --suite`: after the verdict on the original database, runs the
+/// prediction against the gold on every instance of the database's suite
+/// on the same engine and attaches the suite verdict. Both texts get
+/// exactly the preparation of the original run (`eval::prepare_sql` /
+/// `prepare_pred`: Spider-mode reading, postprocessing and DISTINCT
+/// removal, identifier resolution on the servers). Only a prediction that
+/// matches on the original is run on the instances. In the gold
+/// self-check on a server, the gold's result on each instance is compared
+/// with its result on SQLite (the suites' reference engine). With
+/// `--hunt N`, a prediction that passes on SQLite is tried on up to N more
+/// generated instances.
+pub fn with_suite(
+    plan: &EvalPlan,
+    engine: &dyn Engine,
+    q: &Question,
+    pred: Option<&PredictedSql>,
+    names: Option<&NameSet>,
+    mut outcome: EngineOutcome,
+) -> EngineOutcome {
+    let Some(suite) = &plan.suite else {
+        return outcome;
+    };
+    let db_id = q.db_id.as_str();
+    let Some(files) = suite.instances(db_id) else {
+        return outcome;
+    };
+    let kind = engine.kind();
+    if suite.unavailable(kind, db_id).is_some() {
+        return outcome;
+    }
+    if outcome.verdict != Verdict::Match {
+        outcome.suite = Some(SuiteOutcome {
+            passed: false,
+            instances: files.len(),
+            checked: 0,
+            failed_instance: None,
+            reason: Some("fails on the original database".into()),
+            witness: None,
+        });
+        return outcome;
+    }
+    let gold_run = prepare_sql(plan, kind, &q.gold, names);
+    let pred_sql = match pred {
+        Some(PredictedSql::Sql(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let pred_run = prepare_pred(plan, kind, pred_sql.unwrap_or(&q.gold), names);
+    if sqlwitness_sql::guard(&pred_run, &sqlwitness_dialect::builtin(kind)).is_err() {
+        return outcome;
+    }
+    let opts = CompareOptions {
+        ordered: outcome.ordered,
+        ..plan.compare
+    };
+    let verdict = if pred_sql.is_none() && kind != EngineKind::Sqlite {
+        let sqlite_gold = prepare_sql(plan, EngineKind::Sqlite, &q.gold, None);
+        suite
+            .check_against_sqlite(engine, db_id, &sqlite_gold, &gold_run, &opts, &plan.limits)
+            .map(|mut v| {
+                if let Some(f) = &mut v.failure {
+                    let why = explain(
+                        plan,
+                        engine,
+                        db_id,
+                        &f.instance,
+                        &sqlite_gold,
+                        &gold_run,
+                        &opts,
+                    );
+                    f.reason = format!("{}; {why}", f.reason);
+                }
+                v
+            })
+    } else {
+        suite.check(
+            engine,
+            db_id,
+            &gold_run,
+            &pred_run,
+            &opts,
+            &plan.limits,
+            plan.suite_witness,
+        )
+    };
+    let Some(mut v) = verdict else {
+        return outcome;
+    };
+    if v.passed && plan.hunt > 0 && kind == EngineKind::Sqlite && pred_sql.is_some() {
+        match suite.hunt(
+            db_id,
+            q.id,
+            &gold_run,
+            &pred_run,
+            &opts,
+            &plan.limits,
+            plan.hunt,
+            plan.suite_witness,
+        ) {
+            Ok(Some(h)) => {
+                if let Some(f) = h.failure {
+                    v.passed = false;
+                    v.failure = Some(f);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => eprintln!("suite: q{} ({db_id}): --hunt: {e}", q.id),
+        }
+    }
+    let failure = v.failure;
+    outcome.suite = Some(SuiteOutcome {
+        passed: v.passed,
+        instances: v.instances,
+        checked: v.checked,
+        failed_instance: failure.as_ref().map(|f| f.instance.clone()),
+        reason: failure.as_ref().map(|f| f.reason.clone()),
+        witness: failure.and_then(|f| f.witness).map(|w| WitnessReport {
+            rows: w.rows,
+            rows_before: w.rows_before,
+            inserts: w.inserts,
+            gold: w.gold,
+            pred_error: w.pred.as_ref().err().cloned(),
+            pred: w.pred.unwrap_or_default(),
+        }),
+    });
+    outcome
+}
+
+/// Why the gold answers differently on a server than on SQLite on a suite
+/// instance: the audit's mechanism (`sqlwitness_audit::mechanism`: order,
+/// truncation, collation, type …) on the two results, and the static
+/// nondeterminism rules (`sqlwitness_sql::analyze`) the gold triggers.
+fn explain(
+    plan: &EvalPlan,
+    engine: &dyn Engine,
+    db_id: &str,
+    instance: &str,
+    sqlite_gold: &str,
+    gold: &str,
+    opts: &CompareOptions,
+) -> String {
+    let Some(suite) = &plan.suite else {
+        return String::new();
+    };
+    let Some(k) = suite.instances(db_id).and_then(|f| {
+        f.iter().position(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy() == instance)
+        })
+    }) else {
+        return String::new();
+    };
+    let Some(db) = suite.instance_database(db_id, k) else {
+        return String::new();
+    };
+    let lower = sqlite_gold.to_ascii_lowercase();
+    let limit_cut = lower.contains(" limit ");
+    let sqlite = sqlwitness_engines::SqliteEngine::new();
+    let mechanism = match (
+        sqlite.execute(&db, sqlite_gold, &plan.limits),
+        engine.execute(&db, gold, &plan.limits),
+    ) {
+        (Ok(a), Ok(b)) => sqlwitness_audit::mechanism(&a, &b, opts.ordered, limit_cut, sqlite_gold)
+            .unwrap_or("none (equal on rerun)"),
+        (Ok(_), Err(_)) => "error on the server",
+        _ => "error on sqlite",
+    };
+    let rules = sqlwitness_audit::read_schema(&db.sqlite_path)
+        .ok()
+        .and_then(|schema| sqlwitness_sql::analyze(sqlite_gold, &schema).ok())
+        .map(|fs| {
+            let mut r: Vec<&str> = fs.iter().map(|f| f.rule.as_str()).collect();
+            r.sort_unstable();
+            r.dedup();
+            r.join(",")
+        })
+        .unwrap_or_default();
+    format!(
+        "mechanism: {mechanism}; static rules: {}",
+        if rules.is_empty() { "none" } else { &rules }
+    )
+}
+
+/// `eval --suite`: the queries run on suite instances, for the run's log.
+pub fn print_suite_stats(plan: &EvalPlan) {
+    if let Some(suite) = &plan.suite {
+        eprintln!(
+            "suite: {} executions on instances, {} gold results from the cache",
+            suite.executions(),
+            suite.cache_hits()
+        );
+    }
+}

@@ -1,0 +1,78 @@
+//! `sqlwitness audit` end to end on a tiny Spider-layout benchmark (SQLite
+//! only): audit.json/audit.md, proven and latent findings with rows, rerun
+//! commands, `--id`, and `--fail-on` exit codes.
+
+use std::path::Path;
+use std::process::Command;
+
+fn bench(dir: &Path) {
+    let db = dir.join("database/music");
+    std::fs::create_dir_all(&db).unwrap();
+    let c = rusqlite::Connection::open(db.join("music.sqlite")).unwrap();
+    c.execute_batch(
+        "CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, age INT, country TEXT);
+         INSERT INTO singer VALUES (1,'Ann',30,'FR'),(2,'Bob',30,'FR'),(3,'Cid',20,'US'),(4,'Dee',25,'US');",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("dev_gold.sql"),
+        "SELECT name FROM singer ORDER BY age DESC LIMIT 1\tmusic\n\
+         SELECT name FROM singer ORDER BY age LIMIT 1\tmusic\n\
+         SELECT count(*) FROM singer\tmusic\n\
+         SELECT country, name FROM singer GROUP BY country\tmusic\n",
+    )
+    .unwrap();
+}
+
+fn audit(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
+    let out = dir.join("out");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sqlwitness"));
+    c.args(["audit", "--bench"])
+        .arg(dir)
+        .args(["--split", "dev", "-q", "--out"])
+        .arg(&out)
+        .args(extra)
+        .env_remove("SQLWITNESS_POSTGRES_URL")
+        .env_remove("SQLWITNESS_MYSQL_URL");
+    let o = c.output().unwrap();
+    let code = o.status.code().unwrap();
+    assert!(
+        code == 0 || code == 5,
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let json = std::fs::read_to_string(out.join("audit.json")).unwrap();
+    assert!(out.join("audit.md").exists());
+    (code, serde_json::from_str(&json).unwrap())
+}
+
+#[test]
+fn audit_reports_proven_and_latent_with_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    bench(dir.path());
+    let (code, r) = audit(dir.path(), &[]);
+    assert_eq!(code, 0);
+    let by_rule = &r["summary"]["by_rule"];
+    assert_eq!(by_rule["limit_tie_1"]["proven"], 1);
+    assert_eq!(by_rule["limit_tie_1"]["latent"], 1);
+    assert_eq!(by_rule["group_by_bare_column"]["proven"], 1);
+    assert_eq!(r["summary"]["table1"]["limit_1"], 2);
+    let f0 = &r["findings"][0];
+    assert_eq!(f0["id"], 0);
+    assert_eq!(f0["status"], "proven");
+    assert_eq!(f0["evidence"][0]["kind"], "ties_at_cut");
+    assert_eq!(f0["evidence"][0]["rows"].as_array().unwrap().len(), 2);
+    assert!(f0["rerun"][0].as_str().unwrap().contains("--id 0"));
+    assert_eq!(f0["rewrite"]["verified"], true);
+
+    // One question only; thresholds for CI.
+    let (_, r) = audit(dir.path(), &["--id", "2"]);
+    assert_eq!(r["findings"].as_array().unwrap().len(), 0);
+    let (code, _) = audit(dir.path(), &["--fail-on", "limit_tie_1:proven=0"]);
+    assert_eq!(code, 5);
+    let (code, _) = audit(
+        dir.path(),
+        &["--fail-on", "limit_tie_1:proven=1,group_by_bare_column=1"],
+    );
+    assert_eq!(code, 0);
+}
