@@ -3,14 +3,19 @@
 
 use std::path::Path;
 
-use serde_json::Value as Json;
+use serde_json::{Map, Value as Json};
 
 use crate::benchmark::read_text;
 use crate::spider::kind;
 use crate::{BenchError, Question};
 
-pub(crate) fn load_jsonl(path: &Path) -> Result<Vec<Question>, BenchError> {
-    let text = read_text(path)?;
+/// One JSONL line: its place (`line N`) and its object.
+pub(crate) type JsonLine = (String, Map<String, Json>);
+
+/// The JSON objects of a JSONL text, one a non-blank line, each with its
+/// place (`line N`) for error messages; a line that is not a JSON object
+/// is an error naming the file and the line.
+pub(crate) fn json_lines(path: &Path, text: &str) -> Result<Vec<JsonLine>, BenchError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -19,13 +24,24 @@ pub(crate) fn load_jsonl(path: &Path) -> Result<Vec<Question>, BenchError> {
         let place = format!("line {}", n + 1);
         let v: Json = serde_json::from_str(line)
             .map_err(|e| BenchError::format(path, &place, e.to_string()))?;
-        let obj = v.as_object().ok_or_else(|| {
-            BenchError::format(
-                path,
-                &place,
-                format!("expected an object, found {}", kind(&v)),
-            )
-        })?;
+        match v {
+            Json::Object(obj) => out.push((place, obj)),
+            other => {
+                return Err(BenchError::format(
+                    path,
+                    &place,
+                    format!("expected an object, found {}", kind(&other)),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn load_jsonl(path: &Path) -> Result<Vec<Question>, BenchError> {
+    let text = read_text(path)?;
+    let mut out = Vec::new();
+    for (place, obj) in json_lines(path, &text)? {
         let id = out.len();
         if let Some(given) = obj.get("id") {
             if given.as_u64() != Some(id as u64) {

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 use crate::benchmark::read_text;
+use crate::jsonl::json_lines;
 use crate::spider::kind;
 use crate::{BenchError, Benchmark};
 
@@ -179,20 +180,7 @@ fn load_bird_json(
 fn load_jsonl(path: &Path, text: &str, bench: &Benchmark) -> Result<Vec<Prediction>, BenchError> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let place = format!("line {}", n + 1);
-        let v: Json = serde_json::from_str(line)
-            .map_err(|e| BenchError::format(path, &place, e.to_string()))?;
-        let obj = v.as_object().ok_or_else(|| {
-            BenchError::format(
-                path,
-                &place,
-                format!("expected an object, found {}", kind(&v)),
-            )
-        })?;
+    for (place, obj) in json_lines(path, text)? {
         let id = match obj.get("id") {
             Some(Json::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or(0) as usize,
             Some(other) => {

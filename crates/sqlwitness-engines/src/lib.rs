@@ -23,7 +23,7 @@ pub use error::{mask_url, EngineError};
 pub use mysql::MysqlEngine;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresEngine;
-pub use sqlite::{sqlite_schema_names, SqliteEngine};
+pub use sqlite::{sqlite_schema_names, sqlite_value, SqliteEngine};
 
 use sqlwitness_core::{Engine, EngineKind};
 

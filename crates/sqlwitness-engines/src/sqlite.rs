@@ -152,7 +152,7 @@ impl SqliteEngine {
             let mut values = Vec::with_capacity(ncol);
             for i in 0..ncol {
                 let v = row.get_ref(i).map_err(|e| self.db_error(e, None))?;
-                values.push(to_value(v));
+                values.push(sqlite_value(v));
             }
             out.push(values);
         }
@@ -234,7 +234,9 @@ fn authorize(dialect: &Dialect, ctx: &AuthContext<'_>) -> Authorization {
     }
 }
 
-fn to_value(v: ValueRef<'_>) -> Value {
+/// A SQLite value as a typed [`Value`]: the one mapping every reader of
+/// SQLite files uses (text is read as UTF-8, invalid bytes replaced).
+pub fn sqlite_value(v: ValueRef<'_>) -> Value {
     match v {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Int(i),

@@ -22,8 +22,9 @@ use sqlwitness_core::Value;
 use sqlwitness_sql::{GoldLiteral, LiteralValue};
 
 use crate::rng::Rng;
-use crate::schema::{from_ref, quote, DbSchema};
+use crate::schema::{quote, DbSchema};
 use crate::FuzzError;
+use sqlwitness_engines::sqlite_value;
 
 /// Value pools per `(table, column)` index.
 #[derive(Debug, Clone)]
@@ -337,7 +338,7 @@ pub fn write_instance(
         while let Some(r) = rows.next().map_err(err)? {
             let mut vals = Vec::with_capacity(ncol);
             for i in 0..ncol {
-                vals.push(from_ref(r.get_ref(i).map_err(err)?));
+                vals.push(sqlite_value(r.get_ref(i).map_err(err)?));
             }
             stored.push(vals);
         }

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 
-use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use sqlwitness_bench::TargetKind;
 use sqlwitness_core::{Database, EngineKind, Value};
@@ -87,15 +86,7 @@ pub(crate) fn open_ro(path: &Path) -> Result<Connection, FuzzError> {
     .map_err(|e| FuzzError::sqlite(path, e))
 }
 
-pub(crate) fn from_ref(v: ValueRef<'_>) -> Value {
-    match v {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(i) => Value::Int(i),
-        ValueRef::Real(f) => Value::Float(f),
-        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
-        ValueRef::Blob(b) => Value::Bytes(b.to_vec()),
-    }
-}
+use sqlwitness_engines::sqlite_value;
 
 /// Reads the schema and column values of the SQLite file of `db_id`.
 pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
@@ -143,7 +134,7 @@ pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
             let mut rows = vals.query([]).map_err(err)?;
             let mut originals = Vec::new();
             while let Some(r) = rows.next().map_err(err)? {
-                let v = from_ref(r.get_ref(0).map_err(err)?);
+                let v = sqlite_value(r.get_ref(0).map_err(err)?);
                 if v != Value::Null {
                     originals.push(v);
                 }

@@ -12,8 +12,9 @@ use sqlwitness_core::{Database, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_engines::SqliteEngine;
 
 use crate::distill::differs;
-use crate::schema::{from_ref, open_ro, quote, read_schema, DbSchema};
+use crate::schema::{open_ro, quote, read_schema, DbSchema};
 use crate::FuzzError;
+use sqlwitness_engines::sqlite_value;
 
 /// A small database on which the gold and the prediction differ.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,7 +162,7 @@ pub fn shrink_witness(
         while let Some(r) = q.next().map_err(err)? {
             let mut vals = Vec::with_capacity(t.columns.len());
             for i in 0..t.columns.len() {
-                vals.push(from_ref(r.get_ref(i).map_err(err)?));
+                vals.push(sqlite_value(r.get_ref(i).map_err(err)?));
             }
             rows.push((ti, vals));
         }
