@@ -6,6 +6,7 @@
 //! tie-inclusive rewrite (seed 001 §6.1), verified on every engine.
 
 mod audit;
+mod baseline;
 mod error;
 mod evidence;
 mod markdown;
@@ -16,6 +17,7 @@ mod shuffle;
 mod ties;
 
 pub use audit::{audit_question, AuditOptions, AuditQuestion, DbAudit, Target, PLAN_VARIANTS};
+pub use baseline::{diff_audits, read_audit, AuditDiff};
 pub use error::AuditError;
 pub use evidence::{judge, Evidence, EVIDENCE_ROWS};
 pub use markdown::{render_markdown, write_audit};

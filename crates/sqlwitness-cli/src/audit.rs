@@ -65,6 +65,15 @@ pub struct AuditArgs {
     /// `dialect_*=N`, `any=N`; comma separated.
     #[arg(long, value_delimiter = ',')]
     pub fail_on: Vec<String>,
+    /// An earlier audit.json: exit 4 when this audit has new findings
+    /// (question, rule, engines) beyond `--tolerance`; writes
+    /// baseline-diff.md beside audit.json.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// With --baseline: new findings allowed, as a fraction of the
+    /// questions with a database (0 allows none).
+    #[arg(long, default_value_t = 0.0)]
+    pub tolerance: f64,
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
@@ -333,6 +342,23 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         a.out.join("audit.json").display(),
         started.elapsed().as_secs_f64()
     );
+    if let Some(path) = &a.baseline {
+        let baseline =
+            sqlwitness_audit::read_audit(path).map_err(|e| BadInput(format!("--baseline: {e}")))?;
+        let diff = sqlwitness_audit::diff_audits(&baseline, &report);
+        let md = a.out.join("baseline-diff.md");
+        std::fs::write(&md, diff.markdown(a.tolerance))
+            .with_context(|| format!("writing {}", md.display()))?;
+        eprintln!(
+            "  against the baseline: {} new findings, {} resolved ({})",
+            diff.new.len(),
+            diff.resolved.len(),
+            md.display()
+        );
+        if diff.regressed(a.tolerance) {
+            return Ok(exit::REGRESSION);
+        }
+    }
     let over = exceeded(s, &thresholds);
     if !over.is_empty() {
         eprintln!("audit: --fail-on exceeded: {}", over.join("; "));

@@ -37,7 +37,7 @@ fn audit(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
     let o = c.output().unwrap();
     let code = o.status.code().unwrap();
     assert!(
-        code == 0 || code == 5,
+        code == 0 || code == 4 || code == 5,
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -74,5 +74,33 @@ fn audit_reports_proven_and_latent_with_rows() {
         dir.path(),
         &["--fail-on", "limit_tie_1:proven=1,group_by_bare_column=1"],
     );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn audit_baseline_fails_on_new_findings_only() {
+    let dir = tempfile::tempdir().unwrap();
+    bench(dir.path());
+    // The baseline: the audit of question 2 alone, which has no finding.
+    let (_, base) = audit(dir.path(), &["--id", "2"]);
+    assert_eq!(base["findings"].as_array().unwrap().len(), 0);
+    let baseline = dir.path().join("baseline.json");
+    std::fs::write(&baseline, base.to_string()).unwrap();
+    let b = baseline.to_str().unwrap();
+    // Against it, the full audit has new findings: exit 4 and a diff.
+    let (code, _) = audit(dir.path(), &["--baseline", b]);
+    assert_eq!(code, 4);
+    let md = std::fs::read_to_string(dir.path().join("out/baseline-diff.md")).unwrap();
+    assert!(
+        md.contains("**regression**") && md.contains("limit_tie_1"),
+        "{md}"
+    );
+    // A generous tolerance lets them through; the same audit as its own
+    // baseline never regresses.
+    let (code, _) = audit(dir.path(), &["--baseline", b, "--tolerance", "1"]);
+    assert_eq!(code, 0);
+    let (_, full) = audit(dir.path(), &[]);
+    std::fs::write(&baseline, full.to_string()).unwrap();
+    let (code, _) = audit(dir.path(), &["--baseline", b]);
     assert_eq!(code, 0);
 }
