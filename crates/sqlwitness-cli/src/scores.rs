@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use sqlwitness_bench::Benchmark;
 use sqlwitness_core::compare::{compare, CompareMode, CompareOptions};
 use sqlwitness_core::{EngineKind, ResultSet};
-use sqlwitness_report::{read_report, LegacyVerdicts, QuestionReport, Report, Verdict};
-use sqlwitness_score::{compute_scores, LegacyInput, QuestionInput, ScoreOptions, Scores};
+use sqlwitness_report::{read_report, LegacyVerdicts, QuestionReport, Report};
+use sqlwitness_score::{compute_scores, QuestionInput, ScoreOptions, Scores};
 use sqlwitness_sql::Support;
 
 use crate::exit::BadInput;
@@ -185,41 +185,15 @@ pub fn compute(plan: &EvalPlan, questions: &[QuestionReport]) -> Scores {
                 id: q.id,
                 abstained: plan.predictions.is_some() && q.pred_sql.is_none(),
                 feasible: !s.infeasible.contains(&q.id),
-                verdicts: q
-                    .engines
-                    .iter()
-                    .map(|(e, o)| (e.clone(), o.verdict.as_str().to_string()))
-                    .collect(),
+                verdicts: q.verdict_names(),
                 confidence: pred.and_then(|p| p.confidence),
                 scf: match (pred, &q.pred_sql) {
                     (Some(p), Some(sql)) => scf(sql, &p.samples),
                     _ => None,
                 },
                 calibration: s.calibrate_on.as_ref().is_some_and(|c| c.contains(&q.id)),
-                legacy: q
-                    .engines
-                    .iter()
-                    .filter_map(|(e, o)| {
-                        let l = o.legacy?;
-                        Some((
-                            e.clone(),
-                            LegacyInput {
-                                strict_match: o.verdict == Verdict::Match,
-                                strict_reason: o.reason.map(|r| r.as_str().to_string()),
-                                strict_ordered: o.ordered,
-                                spider: l.spider,
-                                spider_ordered: l.spider_ordered,
-                                distinct_removed: l.distinct_removed,
-                                bird: l.bird,
-                            },
-                        ))
-                    })
-                    .collect(),
-                suite_passed: q
-                    .engines
-                    .iter()
-                    .filter_map(|(e, o)| o.suite.as_ref().map(|x| (e.clone(), x.passed)))
-                    .collect(),
+                legacy: q.legacy_inputs(),
+                suite_passed: q.suite_passed(),
                 gold_features,
                 pred_features,
             }

@@ -8,6 +8,7 @@ mod html;
 mod junit;
 mod markdown;
 mod model;
+mod score_inputs;
 mod scores_md;
 mod summary;
 mod write;

@@ -143,34 +143,12 @@ fn report_with(verdicts: &[[&str; 2]]) -> Report {
             id: q.id,
             abstained: q.engines.values().any(|o| o.verdict == Verdict::Abstained),
             feasible: q.id != 1,
-            verdicts: q
-                .engines
-                .iter()
-                .map(|(e, o)| (e.clone(), o.verdict.as_str().to_string()))
-                .collect(),
+            verdicts: q.verdict_names(),
             confidence: Some(0.1 + 0.8 * (q.id % 5) as f64 / 4.0),
             scf: Some(vec![(q.id % 3) as f64 / 2.0; 20]),
             calibration: q.id % 2 == 0,
             suite_passed: Default::default(),
-            legacy: q
-                .engines
-                .iter()
-                .filter_map(|(e, o)| {
-                    let l = o.legacy?;
-                    Some((
-                        e.clone(),
-                        sqlwitness_score::LegacyInput {
-                            strict_match: o.verdict == Verdict::Match,
-                            strict_reason: o.reason.map(|r| r.as_str().to_string()),
-                            strict_ordered: o.ordered,
-                            spider: l.spider,
-                            spider_ordered: l.spider_ordered,
-                            distinct_removed: l.distinct_removed,
-                            bird: l.bird,
-                        },
-                    ))
-                })
-                .collect(),
+            legacy: q.legacy_inputs(),
             gold_features: ["ifnull".to_string()].into(),
             pred_features: if q.id % 2 == 0 {
                 ["group_concat".to_string()].into()
