@@ -145,23 +145,8 @@ fn scores_table(o: &mut String, r: &Report) {
         s.across_engines.all.accuracy, s.across_engines.all.correct, s.across_engines.all.scored,
         s.across_engines.any.accuracy, s.infeasible
     );
-    for (label, map) in [
-        (
-            "Tie-aware accuracy (match_tie counted)",
-            &s.accuracy_tie_aware,
-        ),
-        (
-            "Test-suite accuracy (match and suite passed)",
-            &s.accuracy_suite,
-        ),
-    ] {
-        if !map.is_empty() {
-            let parts: Vec<String> = map
-                .iter()
-                .map(|(e, a)| format!("{e} {:.4} ({}/{})", a.accuracy, a.correct, a.scored))
-                .collect();
-            let _ = write!(o, "<p>{label}: {}.</p>", esc(&parts.join(", ")));
-        }
+    for (label, line) in crate::scores_md::extra_accuracies(s, "") {
+        let _ = write!(o, "<p>{label}: {}.</p>", esc(&line));
     }
     if !s.legacy.is_empty() {
         o.push_str("<table><tr><th>engine</th><th>strict</th><th>Spider evaluator</th><th>BIRD evaluator</th><th>Spider ≠ strict</th><th>BIRD ≠ strict</th><th>mechanisms</th></tr>");

@@ -36,23 +36,8 @@ pub(crate) fn render_scores(report: &Report, out: &mut String) {
             b.unscored
         );
     }
-    for (label, map) in [
-        (
-            "Tie-aware accuracy (`match_tie` counted)",
-            &s.accuracy_tie_aware,
-        ),
-        (
-            "Test-suite accuracy (`match` and suite passed)",
-            &s.accuracy_suite,
-        ),
-    ] {
-        if !map.is_empty() {
-            let parts: Vec<String> = map
-                .iter()
-                .map(|(e, a)| format!("{e} {:.4} ({}/{})", a.accuracy, a.correct, a.scored))
-                .collect();
-            let _ = writeln!(out, "\n{label}: {}.", parts.join(", "));
-        }
+    for (label, line) in extra_accuracies(s, "`") {
+        let _ = writeln!(out, "\n{label}: {line}.");
     }
     let c = &s.consistency;
     let _ = writeln!(
@@ -163,4 +148,30 @@ pub(crate) fn render_scores(report: &Report, out: &mut String) {
             );
         }
     }
+}
+
+/// The tie-aware and test-suite accuracies, when the run has them, as
+/// `(label, "sqlite 0.9568 (930/972), …")`; `code` quotes the verdict
+/// names in the labels (a backtick for Markdown, nothing for HTML).
+pub(crate) fn extra_accuracies(s: &sqlwitness_score::Scores, code: &str) -> Vec<(String, String)> {
+    [
+        (
+            format!("Tie-aware accuracy ({code}match_tie{code} counted)"),
+            &s.accuracy_tie_aware,
+        ),
+        (
+            format!("Test-suite accuracy ({code}match{code} and suite passed)"),
+            &s.accuracy_suite,
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, map)| !map.is_empty())
+    .map(|(label, map)| {
+        let parts: Vec<String> = map
+            .iter()
+            .map(|(e, a)| format!("{e} {:.4} ({}/{})", a.accuracy, a.correct, a.scored))
+            .collect();
+        (label, parts.join(", "))
+    })
+    .collect()
 }
