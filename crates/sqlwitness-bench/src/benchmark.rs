@@ -89,7 +89,15 @@ impl Benchmark {
 ///    entries with `query` are Spider (databases in `database/`);
 /// 2. `<split>_gold.sql` (Spider, `SQL<TAB>db_id` a line);
 /// 3. `<split>.jsonl` (databases in `database/`).
+///
+/// The Spider layouts also need `tables.json` (schemas and keys), which is
+/// read and checked; a folder that does not exist is said to be missing.
 pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError> {
+    if !root.is_dir() {
+        return Err(BenchError::MissingFolder {
+            root: root.to_path_buf(),
+        });
+    }
     let mut json_candidates = Vec::new();
     if split == "train" {
         json_candidates.push(root.join("train_spider.json"));
@@ -115,12 +123,14 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
             return Ok(bench(BenchmarkFormat::Bird, path, questions, dir));
         }
         let questions = crate::spider::parse_spider_json(&path, &entries)?;
+        require_tables_json(root)?;
         let dir = root.join("database");
         return Ok(bench(BenchmarkFormat::SpiderJson, path, questions, dir));
     }
     let gold = root.join(format!("{split}_gold.sql"));
     if gold.is_file() {
         let questions = crate::spider::load_gold_sql(&gold)?;
+        require_tables_json(root)?;
         let dir = root.join("database");
         return Ok(bench(BenchmarkFormat::SpiderGoldSql, gold, questions, dir));
     }
@@ -144,6 +154,62 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
     })
 }
 
+/// A Spider layout's `tables.json`: present and well formed.
+fn require_tables_json(root: &Path) -> Result<(), BenchError> {
+    let path = root.join("tables.json");
+    if !path.is_file() {
+        return Err(BenchError::MissingFile {
+            path,
+            why: "the Spider layout needs tables.json: the schema and keys of every database"
+                .into(),
+        });
+    }
+    crate::tables::load_tables_json(&path).map(|_| ())
+}
+
+/// The file's text; invalid UTF-8 is an error naming the line and column.
 pub(crate) fn read_text(path: &Path) -> Result<String, BenchError> {
-    std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))
+    let bytes = std::fs::read(path).map_err(|e| BenchError::io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_column(e.as_bytes(), e.utf8_error().valid_up_to());
+        BenchError::format(
+            path,
+            format!("line {line} column {column}"),
+            "invalid UTF-8",
+        )
+    })
+}
+
+/// The text of a file whose lines are read one by one (predictions): a
+/// line holding invalid UTF-8 is decoded with U+FFFD replacements and
+/// listed, 1-based, with the byte offset of its first bad byte in the line,
+/// so that the line alone is that question's problem.
+pub(crate) fn read_lines_lossy(path: &Path) -> Result<(String, Vec<(usize, usize)>), BenchError> {
+    let bytes = std::fs::read(path).map_err(|e| BenchError::io(path, e))?;
+    if let Ok(text) = std::str::from_utf8(&bytes) {
+        return Ok((text.to_string(), Vec::new()));
+    }
+    let mut text = String::with_capacity(bytes.len());
+    let mut bad = Vec::new();
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if n > 0 {
+            text.push('\n');
+        }
+        match std::str::from_utf8(line) {
+            Ok(l) => text.push_str(l),
+            Err(e) => {
+                bad.push((n + 1, e.valid_up_to()));
+                text.push_str(&String::from_utf8_lossy(line));
+            }
+        }
+    }
+    Ok((text, bad))
+}
+
+/// 1-based line and column (in bytes) of byte `offset`.
+fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, column)
 }

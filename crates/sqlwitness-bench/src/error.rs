@@ -31,6 +31,11 @@ pub enum BenchError {
         split: String,
         message: String,
     },
+    #[error("{}: the benchmark folder does not exist", root.display())]
+    MissingFolder { root: PathBuf },
+    /// A file the layout needs is missing.
+    #[error("{}: not found ({why})", path.display())]
+    MissingFile { path: PathBuf, why: String },
     #[error("{}: sqlite: {message}", path.display())]
     Sqlite { path: PathBuf, message: String },
     #[error("migration of `{db_id}` to {engine}: {message}")]

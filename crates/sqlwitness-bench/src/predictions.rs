@@ -5,16 +5,20 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::benchmark::read_text;
+use crate::benchmark::read_lines_lossy;
 use crate::jsonl::json_lines;
 use crate::spider::kind;
 use crate::{BenchError, Benchmark};
 
-/// A predicted query, or the model's explicit abstention (TrustSQL).
+/// A predicted query, the model's explicit abstention (TrustSQL), or an
+/// entry of the prediction file that cannot be read as text (invalid
+/// UTF-8): that question's prediction is refused, the others run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PredictedSql {
     Sql(String),
     Abstain,
+    /// Why the entry could not be read, naming the file and the place.
+    Invalid(String),
 }
 
 impl PredictedSql {
@@ -31,7 +35,7 @@ impl PredictedSql {
     pub fn as_sql(&self) -> Option<&str> {
         match self {
             PredictedSql::Sql(s) => Some(s),
-            PredictedSql::Abstain => None,
+            PredictedSql::Abstain | PredictedSql::Invalid(_) => None,
         }
     }
 }
@@ -44,6 +48,9 @@ pub struct Prediction {
     pub confidence: Option<f64>,
     /// Sampled alternative outputs (for sub-clause frequencies).
     pub samples: Vec<String>,
+    /// The 1-based line of the file it came from, where the format has
+    /// lines per entry (Spider text, JSONL).
+    pub line: Option<usize>,
 }
 
 /// Trims whitespace and a single trailing `;`.
@@ -65,19 +72,51 @@ pub(crate) fn clean_sql(text: &str) -> String {
 ///
 /// The result is sorted by `id`. JSONL and BIRD files may leave questions
 /// out; those have no entry (which is not the same as an abstention).
+///
+/// Invalid UTF-8 does not reject the file: an entry that holds it becomes
+/// [`PredictedSql::Invalid`] naming the file and the line (Spider text and
+/// JSONL: the entry on that line; BIRD JSON: the entries whose text holds a
+/// replaced byte), and the other questions run.
 pub fn load_predictions(path: &Path, bench: &Benchmark) -> Result<Vec<Prediction>, BenchError> {
-    let text = read_text(path)?;
+    let (text, bad_lines) = read_lines_lossy(path)?;
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
+    let invalid = |line: usize, offset: usize| {
+        PredictedSql::Invalid(format!(
+            "{}: line {line}: invalid UTF-8 at byte {} of the line; the prediction was not run",
+            path.display(),
+            offset + 1
+        ))
+    };
     let mut preds = if ext == "jsonl" {
-        load_jsonl(path, &text, bench)?
+        let mut preds = load_jsonl(path, &text, bench)?;
+        for p in &mut preds {
+            if let Some(&(line, off)) = bad_lines.iter().find(|(l, _)| Some(*l) == p.line) {
+                p.sql = invalid(line, off);
+            }
+        }
+        preds
     } else if ext == "json" && text.trim_start().starts_with('{') {
-        load_bird_json(path, &text, bench)?
+        let mut preds = load_bird_json(path, &text, bench)?;
+        if let Some(&(line, off)) = bad_lines.first() {
+            for p in &mut preds {
+                if matches!(&p.sql, PredictedSql::Sql(s) if s.contains('\u{FFFD}')) {
+                    p.sql = invalid(line, off);
+                }
+            }
+        }
+        preds
     } else {
-        load_spider_text(path, &text, bench)?
+        let mut preds = load_spider_text(path, &text, bench)?;
+        for &(line, off) in &bad_lines {
+            if let Some(p) = preds.get_mut(line - 1) {
+                p.sql = invalid(line, off);
+            }
+        }
+        preds
     };
     preds.sort_by_key(|p| p.id);
     Ok(preds)
@@ -108,6 +147,7 @@ fn load_spider_text(
             sql: PredictedSql::from_text(line),
             confidence: None,
             samples: Vec::new(),
+            line: Some(id + 1),
         })
         .collect())
 }
@@ -172,6 +212,7 @@ fn load_bird_json(
             sql: PredictedSql::from_text(sql),
             confidence: None,
             samples: Vec::new(),
+            line: None,
         });
     }
     Ok(out)
@@ -256,11 +297,15 @@ fn load_jsonl(path: &Path, text: &str, bench: &Benchmark) -> Result<Vec<Predicti
                 ))
             }
         };
+        let line = place
+            .strip_prefix("line ")
+            .and_then(|n| n.parse::<usize>().ok());
         out.push(Prediction {
             id,
             sql,
             confidence,
             samples,
+            line,
         });
     }
     Ok(out)

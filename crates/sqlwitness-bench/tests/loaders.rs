@@ -22,10 +22,67 @@ fn spider_fixture() -> tempfile::TempDir {
             {"db_id": "b", "question": "q1", "query": "SELECT 2"},
             {"db_id": "a", "question": "q2", "query": "SELECT 3"}]"#,
     );
+    write(dir.path(), "tables.json", "[]");
     std::fs::create_dir_all(dir.path().join("database/a")).unwrap();
     std::fs::write(dir.path().join("database/a/a.sqlite"), b"").unwrap();
     std::fs::create_dir_all(dir.path().join("database/c")).unwrap();
     dir
+}
+
+#[test]
+fn input_edges_name_the_file_and_the_place() {
+    // A folder that does not exist is said to be missing, not a layout.
+    let e = load_benchmark(Path::new("/nonexistent/bench"), "dev")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("does not exist"), "{e}");
+    // The Spider layout needs tables.json.
+    let dir = spider_fixture();
+    std::fs::remove_file(dir.path().join("tables.json")).unwrap();
+    let e = load_benchmark(dir.path(), "dev").unwrap_err().to_string();
+    assert!(e.contains("tables.json") && e.contains("not found"), "{e}");
+    // Invalid UTF-8 in a benchmark file names the line.
+    let dir = spider_fixture();
+    std::fs::write(
+        dir.path().join("dev_gold.sql"),
+        b"SELECT 1\ta\nSELECT '\xff'\ta\n",
+    )
+    .unwrap();
+    std::fs::remove_file(dir.path().join("dev.json")).unwrap();
+    let e = load_benchmark(dir.path(), "dev").unwrap_err().to_string();
+    assert!(e.contains("line 2") && e.contains("UTF-8"), "{e}");
+}
+
+#[test]
+fn invalid_utf8_makes_only_its_own_prediction_invalid() {
+    let dir = spider_fixture();
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    std::fs::write(
+        dir.path().join("p.sql"),
+        b"SELECT 1\nSELECT '\xc3\x28'\nSELECT 3\n",
+    )
+    .unwrap();
+    let p = load_predictions(&dir.path().join("p.sql"), &b).unwrap();
+    assert_eq!(p[0].sql, PredictedSql::Sql("SELECT 1".into()));
+    assert_eq!(p[2].sql, PredictedSql::Sql("SELECT 3".into()));
+    match &p[1].sql {
+        PredictedSql::Invalid(why) => {
+            assert!(why.contains("p.sql") && why.contains("line 2"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    std::fs::write(
+        dir.path().join("p.jsonl"),
+        b"{\"id\": 0, \"sql\": \"SELECT 1\"}\n{\"id\": 2, \"sql\": \"SELECT '\xff'\"}\n",
+    )
+    .unwrap();
+    let p = load_predictions(&dir.path().join("p.jsonl"), &b).unwrap();
+    assert_eq!(p[0].sql, PredictedSql::Sql("SELECT 1".into()));
+    assert!(
+        matches!(&p[1].sql, PredictedSql::Invalid(w) if w.contains("line 2")),
+        "{:?}",
+        p[1].sql
+    );
 }
 
 #[test]
@@ -52,6 +109,7 @@ fn spider_train_prefers_train_spider_json_and_gold_sql_fallback() {
         "train_spider.json",
         r#"[{"db_id": "a", "question": "q", "query": "SELECT 9"}]"#,
     );
+    write(dir.path(), "tables.json", "[]");
     write(dir.path(), "train_gold.sql", "SELECT 1\ta\n");
     let b = load_benchmark(dir.path(), "train").unwrap();
     assert_eq!(b.questions[0].gold, "SELECT 9");

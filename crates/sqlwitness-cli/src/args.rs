@@ -40,14 +40,25 @@ pub struct BenchArgs {
     pub split: String,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
-    /// PostgreSQL URL (a schema per database is used inside it).
+    /// PostgreSQL administrative URL: migrates (a schema per database inside
+    /// its database) and grants the reader login read access.
     #[arg(long, env = "SQLWITNESS_POSTGRES_URL")]
     pub postgres_url: Option<String>,
-    /// MySQL or MariaDB URL (a database per benchmark database).
+    /// MySQL or MariaDB administrative URL (a database per benchmark
+    /// database).
     #[arg(long, env = "SQLWITNESS_MYSQL_URL")]
     pub mysql_url: Option<String>,
+    /// The least-privilege PostgreSQL login queries run as (default: the
+    /// administrative URL with user `sqlwitness_reader` and
+    /// SQLWITNESS_READER_PASSWORD).
+    #[arg(long, env = "SQLWITNESS_POSTGRES_READER_URL")]
+    pub postgres_reader_url: Option<String>,
+    /// The least-privilege MySQL/MariaDB login queries run as (default:
+    /// derived from the administrative URL, as for PostgreSQL).
+    #[arg(long, env = "SQLWITNESS_MYSQL_READER_URL")]
+    pub mysql_reader_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -109,6 +120,13 @@ pub struct EvalArgs {
     /// Per-query time limit in seconds.
     #[arg(long, default_value_t = 30.0)]
     pub timeout: f64,
+    /// The most one result may hold, in MiB of values (more is a
+    /// `resource_limit` error).
+    #[arg(long, default_value_t = 64)]
+    pub max_result_mb: usize,
+    /// Longer predicted SQL texts are refused unread.
+    #[arg(long, default_value_t = sqlwitness_sql::DEFAULT_MAX_SQL_BYTES)]
+    pub max_sql_bytes: usize,
     /// Worker threads (default: number of CPUs).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,

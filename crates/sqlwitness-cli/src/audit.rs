@@ -112,18 +112,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
             engines.push(k);
         }
     }
-    let servers = Servers {
-        postgres_url: a.servers.postgres_url.clone(),
-        mysql_url: a.servers.mysql_url.clone(),
-    };
-    for k in &engines[1..] {
-        if servers.url(*k).is_none() {
-            bail!(BadInput(format!(
-                "engine {k} needs --{k}-url or SQLWITNESS_{}_URL",
-                k.as_str().to_ascii_uppercase()
-            )));
-        }
-    }
+    let servers = Servers::from_args(a.servers.clone(), &engines, !a.no_migrate)?;
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!(BadInput(format!(
             "--timeout: must be positive, got {}",
@@ -159,19 +148,21 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
-    let connected = crate::engines::connect(&engines, &servers, jobs as u32 + 1)?;
+    // Migrations first, over the administrative URLs: they also grant the
+    // reader login the queries then run as.
     let mut unavailable: HashMap<(EngineKind, String), String> = HashMap::new();
     if !a.no_migrate {
-        for c in connected.iter().filter(|c| c.kind != EngineKind::Sqlite) {
+        for &kind in engines.iter().filter(|&&k| k != EngineKind::Sqlite) {
             for id in &db_ids {
-                if let Some(r) = migrate_one(&bench, id, c.kind, &servers, false) {
+                if let Some(r) = migrate_one(&bench, id, kind, &servers, false) {
                     if !is_good(&r) {
-                        unavailable.insert((c.kind, id.clone()), format!("{:?}", r.status));
+                        unavailable.insert((kind, id.clone()), format!("{:?}", r.status));
                     }
                 }
             }
         }
     }
+    let connected = crate::engines::connect(&engines, &servers, jobs as u32 + 1)?;
 
     // Schema facts and reshuffled copies, per database.
     let tmp = tempfile::tempdir().context("creating a temporary directory")?;
@@ -235,6 +226,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         limits: QueryLimits {
             timeout: Duration::from_secs_f64(a.timeout),
             max_rows: 200_000,
+            ..QueryLimits::default()
         },
         rerun,
         rewrites: !a.no_rewrites,

@@ -10,12 +10,13 @@ use sqlwitness_core::compare::{compare, CompareMode, CompareOptions};
 use sqlwitness_core::{Database, DbError, Engine, EngineKind, ErrorClass, ResultSet};
 use sqlwitness_dialect::Dialect;
 use sqlwitness_report::{
-    summarize, write_report, EngineOutcome, Execution, ExecutionStatus, QuestionReport, Report,
-    RunInfo, ToolInfo, Verdict, FORMAT_VERSION,
+    summarize, truncate_cell, truncate_text, write_report, EngineOutcome, Execution,
+    ExecutionStatus, QuestionReport, Report, RunInfo, ToolInfo, Verdict, FORMAT_VERSION,
+    MAX_TEXT_BYTES,
 };
 use sqlwitness_sql::NameSet;
 
-use crate::engines::{self, Connected};
+use crate::engines;
 use crate::exit;
 use crate::migrate::{migrate_one, problem};
 use crate::plan::EvalPlan;
@@ -35,7 +36,6 @@ struct EngineCtx {
 
 pub fn run(plan: &EvalPlan) -> Result<i32> {
     let started = Instant::now();
-    let connected = engines::connect(&plan.engines, &plan.servers, plan.jobs as u32 + 1)?;
     let db_ids: Vec<String> = {
         let mut ids: Vec<String> = plan
             .selected
@@ -47,12 +47,25 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
         ids.dedup();
         ids
     };
+    // Migrations first, over the administrative URLs: they also grant the
+    // reader login the queries then run as.
+    let unavailable: Vec<HashMap<String, String>> = plan
+        .engines
+        .iter()
+        .map(|&kind| migrate_for(plan, kind, &db_ids))
+        .collect();
+    crate::fuzz::prepare_suites(plan, &plan.engines, &db_ids);
+    let connected = engines::connect(&plan.engines, &plan.servers, plan.jobs as u32 + 1)?;
     let ctxs: Vec<EngineCtx> = connected
         .into_iter()
-        .map(|c| prepare_engine(plan, c, &db_ids))
+        .zip(unavailable)
+        .map(|(c, unavailable)| EngineCtx {
+            kind: c.kind,
+            dialect: sqlwitness_dialect::builtin(c.kind),
+            engine: c.engine,
+            unavailable,
+        })
         .collect();
-    let kinds: Vec<EngineKind> = ctxs.iter().map(|c| c.kind).collect();
-    crate::fuzz::prepare_suites(plan, &kinds, &db_ids);
     let names: HashMap<String, NameSet> = if plan.resolve_identifiers
         && ctxs.iter().any(|c| c.kind != EngineKind::Sqlite)
     {
@@ -71,6 +84,7 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs)
+        .stack_size(WORKER_STACK)
         .build()
         .context("starting worker threads")?;
     let pb = progress::bar(plan.selected.len() as u64, "eval", plan.quiet);
@@ -79,7 +93,7 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
             .par_iter()
             .map(|&i| {
                 let q = &plan.bench.questions[i];
-                let report = evaluate_question(plan, q, &ctxs, names.get(&q.db_id));
+                let report = evaluate_question_safely(plan, q, &ctxs, names.get(&q.db_id));
                 pb.inc(1);
                 report
             })
@@ -120,16 +134,18 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
             .into(),
             engines: ctxs.iter().map(|c| c.engine.info().clone()).collect(),
             duration_ms: started.elapsed().as_millis() as u64,
+            peak_rss_bytes: None,
         },
         summary: summarize(&questions),
         questions,
     };
     report.summary.scores = Some(crate::scores::compute(plan, &report.questions));
+    report.run.peak_rss_bytes = peak_rss_bytes();
     write_report(&plan.out, &report)?;
     for (engine, s) in &report.summary.engines {
         eprintln!(
-            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, EX {:.4}",
-            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.ex
+            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}",
+            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex
         );
     }
     eprintln!(
@@ -138,20 +154,94 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
         started.elapsed().as_secs_f64()
     );
     crate::fuzz::print_suite_stats(plan);
-    if let Some(baseline) = &plan.scoring.baseline {
-        return crate::diff::against_baseline(baseline, &report, plan.scoring.tolerance, &plan.out);
+    let engine_errors: Vec<String> = report
+        .summary
+        .engines
+        .iter()
+        .filter(|(_, s)| s.engine_error > 0)
+        .map(|(e, s)| format!("{e}: {}", s.engine_error))
+        .collect();
+    let gate = match &plan.scoring.baseline {
+        Some(baseline) => {
+            crate::diff::against_baseline(baseline, &report, plan.scoring.tolerance, &plan.out)?
+        }
+        None => exit::OK,
+    };
+    if !engine_errors.is_empty() {
+        eprintln!(
+            "sqlwitness: error: questions the engines could not run (engine_error, left out of EX): {}",
+            engine_errors.join(", ")
+        );
+        return Ok(exit::ENGINE);
     }
-    Ok(exit::OK)
+    Ok(gate)
+}
+
+/// Stack of the evaluation threads: SQL syntax trees are walked
+/// recursively (their depth is bounded by the guard, this is the margin).
+const WORKER_STACK: usize = 64 << 20;
+
+/// The report files a run writes into `--out`. A run removes the ones a
+/// previous run left before it starts, so that a failing run never leaves an
+/// older report where CI would read it as this run's.
+const OUTPUTS: &[&str] = &[
+    "report.json",
+    "report.tmp",
+    "summary.md",
+    "report.html",
+    "junit.xml",
+    "baseline-diff.md",
+];
+
+/// The files `sqlwitness audit` writes into its `--out`.
+pub const AUDIT_OUTPUTS: &[&str] = &["audit.json", "audit.md", "baseline-diff.md"];
+
+/// Removes the report files of an earlier eval run from `out` (see
+/// [`OUTPUTS`]).
+pub fn clear_outputs(out: &std::path::Path) -> Result<()> {
+    clear_files(out, OUTPUTS)
+}
+
+/// Removes the files `names` from `out` where they exist.
+pub fn clear_files(out: &std::path::Path, names: &[&str]) -> Result<()> {
+    for name in names {
+        let path = out.join(name);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(anyhow::Error::new(e)
+                    .context(format!("removing the earlier {}", path.display())))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The process's peak resident set size (Linux: `VmHWM` in
+/// `/proc/self/status`).
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
 }
 
 /// Migrates (or verifies) what a server engine needs, through the same code
-/// as `sqlwitness migrate`.
-fn prepare_engine(plan: &EvalPlan, c: Connected, db_ids: &[String]) -> EngineCtx {
+/// as `sqlwitness migrate`; the databases that could not be migrated, with
+/// the reason.
+fn migrate_for(plan: &EvalPlan, kind: EngineKind, db_ids: &[String]) -> HashMap<String, String> {
     let mut unavailable = HashMap::new();
-    if c.kind != EngineKind::Sqlite && plan.migrate {
+    if kind != EngineKind::Sqlite && plan.migrate {
         let pb = progress::bar(db_ids.len() as u64, "migrate", plan.quiet);
         for id in db_ids {
-            if let Some(r) = migrate_one(&plan.bench, id, c.kind, &plan.servers, false) {
+            if let Some(r) = migrate_one(&plan.bench, id, kind, &plan.servers, false) {
                 if let Some(problem) = problem(&r) {
                     unavailable.insert(id.clone(), problem);
                 }
@@ -160,12 +250,55 @@ fn prepare_engine(plan: &EvalPlan, c: Connected, db_ids: &[String]) -> EngineCtx
         }
         pb.finish_and_clear();
     }
-    EngineCtx {
-        kind: c.kind,
-        dialect: sqlwitness_dialect::builtin(c.kind),
-        engine: c.engine,
-        unavailable,
-    }
+    unavailable
+}
+
+/// [`evaluate_question`], with a panic anywhere inside turned into that
+/// question's `engine_error` on every engine: no question may end the run.
+fn evaluate_question_safely(
+    plan: &EvalPlan,
+    q: &Question,
+    ctxs: &[EngineCtx],
+    names: Option<&NameSet>,
+) -> QuestionReport {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        evaluate_question(plan, q, ctxs, names)
+    }));
+    caught.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        let err = DbError::new(
+            ErrorClass::Other,
+            None,
+            format!("internal error in sqlwitness on this question: {what}"),
+        );
+        let engines = ctxs
+            .iter()
+            .map(|ctx| {
+                let outcome = EngineOutcome {
+                    verdict: Verdict::EngineError,
+                    reason: None,
+                    ordered: false,
+                    gold: None,
+                    pred: Some(failed_execution(&err, None, 0.0)),
+                    suite: None,
+                    legacy: None,
+                };
+                (ctx.kind.as_str().to_string(), outcome)
+            })
+            .collect();
+        QuestionReport {
+            id: q.id,
+            db_id: q.db_id.clone(),
+            question: q.question.clone(),
+            gold_sql: q.gold.clone(),
+            pred_sql: None,
+            engines,
+        }
+    })
 }
 
 fn evaluate_question(
@@ -204,7 +337,9 @@ fn evaluate_question(
         question: q.question.clone(),
         gold_sql: q.gold.clone(),
         pred_sql: match pred {
-            Some(PredictedSql::Sql(s)) => Some(s.clone()),
+            Some(PredictedSql::Sql(s)) => {
+                Some(truncate_text(s, MAX_TEXT_BYTES).unwrap_or_else(|| s.clone()))
+            }
             _ => None,
         },
         engines,
@@ -248,7 +383,12 @@ fn evaluate_on(
     }
     let (gold_exec, gold_rows) = execute(plan, ctx, db, gold, gold_run);
     let Some(gold_rows) = gold_rows else {
-        return outcome(Verdict::GoldError, Some(gold_exec), None);
+        let verdict = if gold_exec.error_class == Some(ErrorClass::Connection) {
+            Verdict::EngineError
+        } else {
+            Verdict::GoldError
+        };
+        return outcome(verdict, Some(gold_exec), None);
     };
     // In the self-check the gold is its own prediction, run again.
     let pred_sql = match pred {
@@ -256,17 +396,34 @@ fn evaluate_on(
         Some(PredictedSql::Abstain) => {
             return outcome(Verdict::Abstained, Some(gold_exec), None);
         }
+        Some(PredictedSql::Invalid(why)) => {
+            let err = DbError::refused(why.clone());
+            return outcome(
+                Verdict::PredError,
+                Some(gold_exec),
+                Some(failed_execution(&err, None, 0.0)),
+            );
+        }
         Some(PredictedSql::Sql(s)) => s.as_str(),
     };
+    // Hostile input: a text over the limit is refused before any work on
+    // it (identifier resolution, Spider-mode reading, parsing).
+    if let Err(err) = sqlwitness_sql::check_length(pred_sql, plan.guard.max_sql_bytes) {
+        return outcome(
+            Verdict::PredError,
+            Some(gold_exec),
+            Some(failed_execution(&err, None, 0.0)),
+        );
+    }
     // Spider mode: the prediction as `evaluation.py` reads it from its line
     // (`sql_run` then records any cut at a tab).
     let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
     let (pred_exec, pred_rows) = execute(plan, ctx, db, pred_sql, pred_run);
     let Some(pred_rows) = pred_rows else {
-        let verdict = if pred_exec.error_class == Some(ErrorClass::Timeout) {
-            Verdict::Timeout
-        } else {
-            Verdict::PredError
+        let verdict = match pred_exec.error_class {
+            Some(ErrorClass::Timeout) => Verdict::Timeout,
+            Some(ErrorClass::Connection) => Verdict::EngineError,
+            _ => Verdict::PredError,
         };
         return outcome(verdict, Some(gold_exec), Some(pred_exec));
     };
@@ -346,7 +503,10 @@ pub(crate) fn prepare_sql(
     s
 }
 
-/// Guards and runs one query; the execution record and, on success, the rows.
+/// Guards and runs one query; the execution record and, on success, the
+/// rows. The record keeps the whole result's hash and row count but only
+/// a cut sample (cells, SQL and messages cut to the report's limits, with
+/// `truncated` set).
 fn execute(
     plan: &EvalPlan,
     ctx: &EngineCtx,
@@ -354,14 +514,34 @@ fn execute(
     original: &str,
     run: String,
 ) -> (Execution, Option<ResultSet>) {
-    let sql_run = (run != original).then(|| run.clone());
     let started = Instant::now();
-    let result = sqlwitness_sql::guard(&run, &ctx.dialect)
+    let result = sqlwitness_sql::guard_with(&run, &ctx.dialect, &plan.guard)
         .and_then(|()| ctx.engine.execute(db, &run, &plan.limits));
     let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let sql_run = (run != original).then_some(run);
     match result {
-        Ok(rows) => (
-            Execution {
+        Ok(rows) => {
+            let mut truncated = false;
+            let sample = rows
+                .rows
+                .iter()
+                .take(SAMPLE_ROWS)
+                .map(|r| {
+                    r.iter()
+                        .map(|v| {
+                            let text = v.display();
+                            match truncate_cell(&text) {
+                                Some(cut) => {
+                                    truncated = true;
+                                    cut
+                                }
+                                None => text,
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut exec = Execution {
                 status: ExecutionStatus::Ok,
                 sql_run,
                 error_class: None,
@@ -369,22 +549,19 @@ fn execute(
                 error: None,
                 row_count: Some(rows.row_count()),
                 result_hash: Some(rows.content_hash()),
-                sample: rows
-                    .rows
-                    .iter()
-                    .take(SAMPLE_ROWS)
-                    .map(|r| r.iter().map(|v| v.display()).collect())
-                    .collect(),
+                sample,
+                truncated,
                 duration_ms: ms,
-            },
-            Some(rows),
-        ),
+            };
+            cut_texts(&mut exec);
+            (exec, Some(rows))
+        }
         Err(e) => (failed_execution(&e, sql_run, ms), None),
     }
 }
 
 fn failed_execution(e: &DbError, sql_run: Option<String>, ms: f64) -> Execution {
-    Execution {
+    let mut exec = Execution {
         status: ExecutionStatus::Error,
         sql_run,
         error_class: Some(e.class),
@@ -393,6 +570,19 @@ fn failed_execution(e: &DbError, sql_run: Option<String>, ms: f64) -> Execution 
         row_count: None,
         result_hash: None,
         sample: Vec::new(),
+        truncated: false,
         duration_ms: ms,
+    };
+    cut_texts(&mut exec);
+    exec
+}
+
+/// Cuts `sql_run` and `error` to [`MAX_TEXT_BYTES`] (setting `truncated`).
+fn cut_texts(exec: &mut Execution) {
+    for text in [&mut exec.sql_run, &mut exec.error].into_iter().flatten() {
+        if let Some(cut) = truncate_text(text, MAX_TEXT_BYTES) {
+            *text = cut;
+            exec.truncated = true;
+        }
     }
 }

@@ -29,6 +29,9 @@ fn main() {
 fn run(cli: args::Cli) -> anyhow::Result<i32> {
     match cli.command {
         args::Command::Eval(a) => {
+            // Before anything can fail: an older report must not pass for
+            // this run's.
+            eval::clear_outputs(&a.out)?;
             let plan = plan::EvalPlan::from_args(a)?;
             eval::run(&plan)
         }
@@ -38,6 +41,9 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
         }
         args::Command::Diff(a) => diff::run(&a),
         args::Command::Fuzz(a) => fuzz::run(&a),
-        args::Command::Audit(a) => audit::run(a),
+        args::Command::Audit(a) => {
+            eval::clear_files(&a.out, eval::AUDIT_OUTPUTS)?;
+            audit::run(a)
+        }
     }
 }

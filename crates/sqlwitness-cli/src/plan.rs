@@ -12,38 +12,68 @@ use sqlwitness_core::{EngineKind, QueryLimits};
 use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateArgs, ServerArgs};
 use crate::exit::BadInput;
 
-/// Where the servers are.
+/// Where the servers are: the administrative URLs (migration, grants) and
+/// the least-privilege URLs queries run over (README "Privileges").
 #[derive(Debug, Clone, Default)]
 pub struct Servers {
     pub postgres_url: Option<String>,
     pub mysql_url: Option<String>,
+    pub postgres_reader_url: Option<String>,
+    pub mysql_reader_url: Option<String>,
 }
 
 impl Servers {
-    fn from_args(a: ServerArgs, engines: &[EngineKind]) -> Result<Servers> {
-        for kind in engines {
-            match kind {
-                EngineKind::Postgres if a.postgres_url.is_none() => bail!(BadInput(
-                    "engine postgres needs --postgres-url or SQLWITNESS_POSTGRES_URL".into()
-                )),
-                EngineKind::Mysql if a.mysql_url.is_none() => bail!(BadInput(
-                    "engine mysql needs --mysql-url or SQLWITNESS_MYSQL_URL".into()
-                )),
-                _ => {}
-            }
-        }
-        Ok(Servers {
+    /// Checks that every server engine has a URL: an administrative one
+    /// when `migrate` (migration needs it), else an administrative or a
+    /// reader one.
+    pub fn from_args(a: ServerArgs, engines: &[EngineKind], migrate: bool) -> Result<Servers> {
+        let servers = Servers {
             postgres_url: a.postgres_url,
             mysql_url: a.mysql_url,
-        })
+            postgres_reader_url: a.postgres_reader_url,
+            mysql_reader_url: a.mysql_reader_url,
+        };
+        for &kind in engines.iter().filter(|&&k| k != EngineKind::Sqlite) {
+            let upper = kind.as_str().to_ascii_uppercase();
+            if servers.url(kind).is_none()
+                && (migrate || servers.explicit_reader_url(kind).is_none())
+            {
+                bail!(BadInput(format!(
+                    "engine {kind} needs --{kind}-url or SQLWITNESS_{upper}_URL (an \
+                     administrative login: it migrates and grants the reader login read access)"
+                )));
+            }
+        }
+        Ok(servers)
     }
 
+    /// The administrative URL.
     pub fn url(&self, kind: EngineKind) -> Option<&str> {
         match kind {
             EngineKind::Sqlite => None,
             EngineKind::Postgres => self.postgres_url.as_deref(),
             EngineKind::Mysql => self.mysql_url.as_deref(),
         }
+    }
+
+    fn explicit_reader_url(&self, kind: EngineKind) -> Option<&str> {
+        match kind {
+            EngineKind::Sqlite => None,
+            EngineKind::Postgres => self.postgres_reader_url.as_deref(),
+            EngineKind::Mysql => self.mysql_reader_url.as_deref(),
+        }
+    }
+
+    /// The URL queries run over: the explicit reader URL, else the
+    /// administrative one with the reader login's name and password.
+    pub fn reader_url(&self, kind: EngineKind) -> Result<String> {
+        if let Some(u) = self.explicit_reader_url(kind) {
+            return Ok(u.to_string());
+        }
+        let admin = self
+            .url(kind)
+            .ok_or_else(|| BadInput(format!("engine {kind}: no URL given")))?;
+        Ok(sqlwitness_engines::reader_url(kind, admin)?)
     }
 }
 
@@ -80,6 +110,8 @@ pub struct EvalPlan {
     pub compare: CompareOptions,
     pub keep_distinct: bool,
     pub limits: QueryLimits,
+    /// What the guard refuses before reading a prediction.
+    pub guard: sqlwitness_sql::GuardOptions,
     pub jobs: usize,
     pub resolve_identifiers: bool,
     /// `--ties aware`: mismatches that are valid answers under ties become `match_tie`.
@@ -98,7 +130,7 @@ pub struct EvalPlan {
 impl EvalPlan {
     pub fn from_args(a: EvalArgs) -> Result<EvalPlan> {
         let engines = parse_engines(&a.engines)?;
-        let servers = Servers::from_args(a.servers, &engines)?;
+        let servers = Servers::from_args(a.servers, &engines, !a.no_migrate)?;
         if !(a.timeout > 0.0 && a.timeout.is_finite()) {
             bail!(BadInput(format!(
                 "--timeout: must be positive, got {}",
@@ -179,7 +211,11 @@ impl EvalPlan {
             keep_distinct: a.keep_distinct,
             limits: QueryLimits {
                 timeout: Duration::from_secs_f64(a.timeout),
+                max_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
                 ..QueryLimits::default()
+            },
+            guard: sqlwitness_sql::GuardOptions {
+                max_sql_bytes: a.max_sql_bytes,
             },
             jobs,
             resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
@@ -212,7 +248,7 @@ impl MigratePlan {
                 "--engines: sqlite is the source of a migration, not a target".into()
             ));
         }
-        let servers = Servers::from_args(a.servers, &engines)?;
+        let servers = Servers::from_args(a.servers, &engines, true)?;
         let bench = load_benchmark(&a.bench.bench, &a.bench.split)
             .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
         let db_ids = if a.all {

@@ -71,17 +71,44 @@ impl Database {
 pub struct QueryLimits {
     /// Wall-clock limit; the engine interrupts the statement when it passes.
     pub timeout: Duration,
-    /// At most this many rows are fetched; more is an error of class `other`
-    /// (a cartesian explosion must not exhaust memory).
+    /// At most this many rows are fetched; more is an error of class
+    /// `resource_limit` (a cartesian explosion must not exhaust memory).
     pub max_rows: usize,
+    /// At most this many bytes of values are held for one result (counted
+    /// as [`crate::Value::heap_size`] per cell); more is an error of class
+    /// `resource_limit`.
+    pub max_bytes: usize,
 }
+
+/// Default [`QueryLimits::max_bytes`]: 64 MiB.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 64 << 20;
 
 impl Default for QueryLimits {
     fn default() -> Self {
         QueryLimits {
             timeout: Duration::from_secs(30),
             max_rows: 1_000_000,
+            max_bytes: DEFAULT_MAX_RESULT_BYTES,
         }
+    }
+}
+
+impl QueryLimits {
+    /// The error for a result that passed `max_rows` or `max_bytes`.
+    pub fn exceeded(&self, rows: usize, bytes: usize) -> Option<crate::DbError> {
+        if rows > self.max_rows {
+            return Some(crate::DbError::resource_limit(format!(
+                "result exceeds {} rows",
+                self.max_rows
+            )));
+        }
+        if bytes > self.max_bytes {
+            return Some(crate::DbError::resource_limit(format!(
+                "result exceeds {} bytes",
+                self.max_bytes
+            )));
+        }
+        None
     }
 }
 
@@ -92,6 +119,10 @@ pub struct EngineInfo {
     /// The server's own version string (`SELECT version()`), or the SQLite
     /// library version.
     pub version: String,
+    /// The login queries run as on a server, and what it may do
+    /// (`sqlwitness_reader: least privilege`); `None` for SQLite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<String>,
 }
 
 /// A database engine that runs read-only queries.

@@ -19,13 +19,22 @@ pub enum ErrorClass {
     OrderBy,
     Timeout,
     /// The query was refused before it reached the engine because it is not a
-    /// single read-only query (see the guard in `sqlwitness-sql`).
+    /// single read-only query (see the guard in `sqlwitness-sql`), or the
+    /// engine refused it for lack of privilege.
     Refused,
+    /// The query's result or work exceeded a resource limit other than time
+    /// (rows, bytes, memory, string length).
+    ResourceLimit,
+    /// The engine could not run the query at all: the server could not be
+    /// reached, dropped the connection, was shutting down, or the SQLite
+    /// file could not be read. Never the query's fault; runs retry these and
+    /// report what still fails as `engine_error`, outside accuracy.
+    Connection,
     Other,
 }
 
 impl ErrorClass {
-    pub const ALL: [ErrorClass; 10] = [
+    pub const ALL: [ErrorClass; 12] = [
         ErrorClass::Syntax,
         ErrorClass::UndefinedFunction,
         ErrorClass::UndefinedColumn,
@@ -35,6 +44,8 @@ impl ErrorClass {
         ErrorClass::OrderBy,
         ErrorClass::Timeout,
         ErrorClass::Refused,
+        ErrorClass::ResourceLimit,
+        ErrorClass::Connection,
         ErrorClass::Other,
     ];
 
@@ -49,6 +60,8 @@ impl ErrorClass {
             ErrorClass::OrderBy => "order_by",
             ErrorClass::Timeout => "timeout",
             ErrorClass::Refused => "refused",
+            ErrorClass::ResourceLimit => "resource_limit",
+            ErrorClass::Connection => "connection",
             ErrorClass::Other => "other",
         }
     }
@@ -90,5 +103,19 @@ impl DbError {
 
     pub fn refused(message: impl Into<String>) -> Self {
         DbError::new(ErrorClass::Refused, None, message)
+    }
+
+    pub fn resource_limit(message: impl Into<String>) -> Self {
+        DbError::new(ErrorClass::ResourceLimit, None, message)
+    }
+
+    pub fn connection(message: impl Into<String>) -> Self {
+        DbError::new(ErrorClass::Connection, None, message)
+    }
+
+    /// True when the engine, not the query, failed (see
+    /// [`ErrorClass::Connection`]).
+    pub fn is_engine_fault(&self) -> bool {
+        self.class == ErrorClass::Connection
     }
 }

@@ -11,7 +11,7 @@ mod value;
 pub mod compare;
 
 pub use compare::{compare, CompareMode, CompareOptions, Comparison, MismatchReason};
-pub use engine::{Database, Engine, EngineInfo, EngineKind, QueryLimits};
+pub use engine::{Database, Engine, EngineInfo, EngineKind, QueryLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use error::{DbError, ErrorClass};
 pub use result::{canonical_cell, canonical_decimal, canonical_float, Column, ResultSet};
 pub use value::Value;

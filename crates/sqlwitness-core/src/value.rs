@@ -40,6 +40,22 @@ impl Value {
         }
     }
 
+    /// Bytes this value occupies: the enum itself plus any text or bytes it
+    /// owns. Results are bounded by the sum of these
+    /// ([`crate::QueryLimits::max_bytes`]).
+    pub fn heap_size(&self) -> usize {
+        std::mem::size_of::<Value>()
+            + match self {
+                Value::Decimal(s)
+                | Value::Text(s)
+                | Value::Date(s)
+                | Value::Time(s)
+                | Value::Timestamp(s) => s.len(),
+                Value::Bytes(b) => b.len(),
+                _ => 0,
+            }
+    }
+
     /// True for the numeric variants (including booleans).
     pub fn is_numeric(&self) -> bool {
         matches!(

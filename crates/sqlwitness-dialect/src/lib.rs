@@ -9,8 +9,8 @@
 mod model;
 
 pub use model::{
-    Capabilities, Dialect, DialectError, ErrorRule, FunctionRename, StrftimeRule, Translations,
-    TypeMap,
+    Capabilities, Dialect, DialectError, ErrorRule, FunctionRename, Lexical, StrftimeRule,
+    Translations, TypeMap,
 };
 
 use sqlwitness_core::EngineKind;

@@ -34,6 +34,11 @@ pub struct Dialect {
     /// Functions a predicted query may not call (lower case).
     #[serde(default)]
     pub denied_functions: Vec<String>,
+    /// How the server reads SQL text: comments, quotes, escapes. The guard
+    /// lexes predicted SQL with these rules and refuses text its parser
+    /// would read differently.
+    #[serde(default)]
+    pub lexical: Lexical,
     /// Migration target types per storage kind.
     #[serde(default)]
     pub types: TypeMap,
@@ -129,6 +134,72 @@ pub struct Capabilities {
     pub double_quotes_are_identifiers: bool,
     #[serde(default)]
     pub string_concat_operator: bool,
+}
+
+/// How the server's own lexer reads SQL text (the facts behind the guard's
+/// comment and quoting checks). Defaults are the SQL standard's.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lexical {
+    /// `--` starts a comment only when followed by an ASCII space or
+    /// control character (MySQL/MariaDB); otherwise always.
+    #[serde(default)]
+    pub dash_comment_needs_space: bool,
+    /// `#` starts a comment to the end of the line (MySQL/MariaDB).
+    #[serde(default)]
+    pub hash_comments: bool,
+    /// Characters that end a `--` (or `#`) comment, besides the end of the
+    /// text (PostgreSQL: newline and carriage return).
+    #[serde(default = "default_line_comment_ends")]
+    pub line_comment_ends: String,
+    /// `/* /* */ */` nests (PostgreSQL).
+    #[serde(default)]
+    pub nested_block_comments: bool,
+    /// What follows `/*` to make a block comment code the server executes
+    /// or obeys (MySQL `/*!`, MariaDB `/*M!`, optimizer hints `/*+`).
+    #[serde(default)]
+    pub executable_comments: Vec<String>,
+    /// A backslash escapes the next character in `'…'` and `"…"` strings
+    /// (MySQL without `NO_BACKSLASH_ESCAPES`).
+    #[serde(default)]
+    pub backslash_escapes: bool,
+    /// `E'…'` strings with backslash escapes (PostgreSQL).
+    #[serde(default)]
+    pub escape_string_prefix: bool,
+    /// `$tag$ … $tag$` strings (PostgreSQL).
+    #[serde(default)]
+    pub dollar_quotes: bool,
+    /// `` `name` `` identifiers.
+    #[serde(default)]
+    pub backtick_identifiers: bool,
+    /// `[name]` identifiers (SQLite).
+    #[serde(default)]
+    pub bracket_identifiers: bool,
+    /// The server stops reading the text at a NUL byte (SQLite).
+    #[serde(default)]
+    pub nul_ends_text: bool,
+}
+
+fn default_line_comment_ends() -> String {
+    "\n".to_string()
+}
+
+impl Default for Lexical {
+    fn default() -> Self {
+        Lexical {
+            dash_comment_needs_space: false,
+            hash_comments: false,
+            line_comment_ends: default_line_comment_ends(),
+            nested_block_comments: false,
+            executable_comments: Vec::new(),
+            backslash_escapes: false,
+            escape_string_prefix: false,
+            dollar_quotes: false,
+            backtick_identifiers: false,
+            bracket_identifiers: false,
+            nul_ends_text: false,
+        }
+    }
 }
 
 /// `{ code: "42703", contains: "…", class: undefined_column }`.

@@ -13,6 +13,7 @@ mod error;
 mod mysql;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod reader;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod server;
 mod sqlite;
@@ -23,7 +24,14 @@ pub use error::{mask_url, EngineError};
 pub use mysql::MysqlEngine;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresEngine;
-pub use sqlite::{sqlite_schema_names, sqlite_value, SqliteEngine};
+#[cfg(feature = "postgres")]
+pub use reader::grant_postgres;
+#[cfg(feature = "mysql")]
+pub use reader::{grant_mysql, revoke_mysql};
+pub use reader::{
+    reader_password, reader_url, DEFAULT_READER_PASSWORD, READER_LOGIN, READER_PASSWORD_ENV,
+};
+pub use sqlite::{sqlite_schema_names, sqlite_value, SqliteEngine, SQLITE_HEAP_LIMIT};
 
 use sqlwitness_core::{Engine, EngineKind};
 

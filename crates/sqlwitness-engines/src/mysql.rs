@@ -1,15 +1,29 @@
 //! The MySQL / MariaDB adapter (sqlx, feature `mysql`).
 //!
-//! Each query runs after `USE \`<namespace>\`` inside `START TRANSACTION READ
-//! ONLY` (and the session default is read-only too, so a DDL statement's
-//! implicit commit cannot open a writable transaction), under a server-side
+//! Queries run over a login that should have `SELECT` on the benchmark
+//! databases only (see [`crate::reader`]); the engine records what its
+//! login may do beyond that ([`MysqlEngine::excess_privileges`]). Each query
+//! runs after `USE \`<namespace>\`` inside `START TRANSACTION READ ONLY`
+//! (and the session default is read-only too, so a DDL statement's implicit
+//! commit cannot open a writable transaction), under a server-side
 //! statement time limit (MariaDB `max_statement_time`, MySQL
 //! `max_execution_time`, chosen once from `SELECT VERSION()`). The query is
 //! one prepared statement (`COM_STMT_PREPARE` accepts one statement only).
+//!
+//! Past its limit plus `CANCEL_MARGIN` the client kills the statement
+//! (`KILL QUERY`, then `KILL CONNECTION`) and waits until the process list
+//! shows it gone. A result is bounded in rows and bytes. MySQL cannot reset
+//! a session short of `COM_RESET_CONNECTION`, which the driver does not
+//! send; user variables are the one state a read-only query can leave
+//! (`@x := …` — the guard refuses assignments, and named locks and
+//! `LAST_INSERT_ID(x)` are denied functions), so a connection that ran any
+//! text with an `@` is closed instead of returned to the pool.
+//! Connection-level failures are retried with backoff and reported as
+//! class `connection` when they persist.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use sqlwitness_core::{
@@ -24,7 +38,7 @@ use sqlx::{
     TypeInfo, ValueRef,
 };
 
-use crate::server::{self, ConnGuard, BACKSTOP_GRACE};
+use crate::server::{self, ConnGuard, Health, CANCEL_MARGIN, CANCEL_WAIT};
 use crate::EngineError;
 
 /// Runs queries on a MySQL 8 or MariaDB server, one database per namespace.
@@ -32,8 +46,11 @@ pub struct MysqlEngine {
     info: EngineInfo,
     dialect: Arc<Dialect>,
     pool: MySqlPool,
-    options: MySqlConnectOptions,
+    /// A second, small pool for killing and watching statements.
+    control: MySqlPool,
     mariadb: bool,
+    excess: Vec<String>,
+    health: Health,
     rt: tokio::runtime::Runtime,
 }
 
@@ -42,6 +59,7 @@ impl std::fmt::Debug for MysqlEngine {
         f.debug_struct("MysqlEngine")
             .field("info", &self.info)
             .field("mariadb", &self.mariadb)
+            .field("excess_privileges", &self.excess)
             .finish_non_exhaustive()
     }
 }
@@ -59,38 +77,55 @@ impl MysqlEngine {
         let mut session = dialect.session.clone();
         session.push("SET SESSION TRANSACTION READ ONLY".to_string());
         let opts = options.clone();
-        let (pool, version) = rt
+        let (pool, control, version, user, excess) = rt
             .block_on(async {
                 // One direct connection first: it fails fast where the pool
                 // would retry until its acquire timeout.
-                opts.connect().await?.close().await?;
-                let pool = MySqlPoolOptions::new()
-                    .max_connections(max_connections.max(1))
-                    .acquire_timeout(Duration::from_secs(10))
-                    .after_connect(move |conn, _meta| {
-                        let session = session.clone();
-                        Box::pin(async move {
-                            for stmt in session {
-                                conn.execute(sqlx::raw_sql(AssertSqlSafe(stmt))).await?;
-                            }
-                            Ok(())
-                        })
-                    })
-                    .connect_with(opts)
+                let mut first = opts.connect().await?;
+                let user: String = sqlx::query_scalar("SELECT CAST(CURRENT_USER() AS CHAR)")
+                    .fetch_one(&mut first)
                     .await?;
+                let excess = crate::reader::mysql_excess_privileges(&mut first).await?;
+                first.close().await?;
+                let pool_options = |n: u32| {
+                    let session = session.clone();
+                    MySqlPoolOptions::new()
+                        .max_connections(n)
+                        .acquire_timeout(server::ACQUIRE_TIMEOUT)
+                        .after_connect(move |conn, _meta| {
+                            let session = session.clone();
+                            Box::pin(async move {
+                                for stmt in session {
+                                    conn.execute(sqlx::raw_sql(AssertSqlSafe(stmt))).await?;
+                                }
+                                Ok(())
+                            })
+                        })
+                };
+                let pool = pool_options(max_connections.max(1))
+                    .connect_with(opts.clone())
+                    .await?;
+                let control = pool_options(2).connect_lazy_with(opts);
                 let version: String = sqlx::query_scalar("SELECT VERSION()")
                     .fetch_one(&pool)
                     .await?;
-                Ok::<_, sqlx::Error>((pool, version))
+                Ok::<_, sqlx::Error>((pool, control, version, user, excess))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
         let mariadb = version.to_ascii_lowercase().contains("mariadb");
+        let login = server::login_text(&user, &excess);
         Ok(MysqlEngine {
-            info: EngineInfo { kind, version },
+            info: EngineInfo {
+                kind,
+                version,
+                login: Some(login),
+            },
             dialect,
             pool,
-            options,
+            control,
             mariadb,
+            excess,
+            health: Health::default(),
             rt,
         })
     }
@@ -98,6 +133,13 @@ impl MysqlEngine {
     /// True when the server is MariaDB (not MySQL).
     pub fn is_mariadb(&self) -> bool {
         self.mariadb
+    }
+
+    /// What the login may do beyond `SELECT` on databases (global
+    /// privileges such as `FILE` or `SUPER`, the `mysql` schema, writes);
+    /// empty for a least-privilege login.
+    pub fn excess_privileges(&self) -> &[String] {
+        &self.excess
     }
 
     fn db_error(&self, e: sqlx::Error) -> DbError {
@@ -109,7 +151,7 @@ impl MysqlEngine {
             let class = self.dialect.classify(code.as_deref(), &message);
             return DbError::new(class, code, message);
         }
-        DbError::new(ErrorClass::Other, None, e.to_string())
+        server::driver_error(e)
     }
 
     fn time_limit_sql(&self, timeout: Duration) -> String {
@@ -126,13 +168,41 @@ impl MysqlEngine {
         }
     }
 
-    /// Stops the statement running on connection `id` from a new connection.
-    async fn kill_query(&self, id: u64) {
-        if let Ok(mut c) = self.options.connect().await {
-            let _ = c
-                .execute(sqlx::raw_sql(AssertSqlSafe(format!("KILL QUERY {id}"))))
-                .await;
+    /// Stops the statement running on connection `id`: `KILL QUERY`, wait
+    /// until the process list no longer shows it running a query, then
+    /// `KILL CONNECTION` if it must. Returns how it ended.
+    async fn stop_thread(&self, id: u64) -> &'static str {
+        if id == 0 {
+            return "no connection was known";
         }
+        let running = |id: u64| async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+                 WHERE ID = ? AND COMMAND NOT IN ('Sleep', 'Killed')",
+            )
+            .bind(id)
+            .fetch_one(&self.control)
+            .await
+            .map(|n| n > 0)
+            .unwrap_or(true)
+        };
+        for (kill, outcome) in [
+            ("KILL QUERY", "killed on the server"),
+            ("KILL CONNECTION", "its connection killed on the server"),
+        ] {
+            let _ = self
+                .control
+                .execute(sqlx::raw_sql(AssertSqlSafe(format!("{kill} {id}"))))
+                .await;
+            let until = Instant::now() + CANCEL_WAIT;
+            while Instant::now() < until {
+                if !running(id).await {
+                    return outcome;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        "still running after KILL QUERY and KILL CONNECTION"
     }
 
     async fn run(
@@ -162,24 +232,24 @@ impl MysqlEngine {
             Ok(id) => conn_id.store(id, Ordering::Relaxed),
             Err(e) => {
                 let err = self.db_error(e);
-                rollback(guard).await;
+                rollback(guard, false).await;
                 return Err(err);
             }
         }
+        // Session state a query can leave lives in user variables (`@x`).
+        let tainted = sql.contains('@');
         match self.query(&mut guard, db, sql, limits).await {
             Ok(rs) => {
-                rollback(guard).await;
+                rollback(guard, tainted).await;
                 Ok(rs)
             }
-            Err((err, keep)) => {
-                if keep {
-                    rollback(guard).await;
-                } else {
-                    if let Some(id) = live_id(conn_id) {
-                        self.kill_query(id).await;
-                    }
-                    guard.discard();
-                }
+            Err((err, true)) => {
+                rollback(guard, tainted).await;
+                Err(err)
+            }
+            Err((err, false)) => {
+                guard.discard();
+                self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
                 Err(err)
             }
         }
@@ -196,29 +266,16 @@ impl MysqlEngine {
         let stmt = conn
             .prepare(AssertSqlSafe(server::keyed_sql(&db.namespace, sql)).into_sql_str())
             .await
-            .map_err(|e| (self.db_error(e), true))?;
+            .map_err(|e| self.query_error(e))?;
         let mut columns: Vec<Column> = stmt
             .columns()
             .iter()
             .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
             .collect();
         let mut rows = Vec::new();
+        let mut bytes = 0usize;
         let mut stream = stmt.query().fetch(&mut *conn);
-        while let Some(row) = stream
-            .try_next()
-            .await
-            .map_err(|e| (self.db_error(e), true))?
-        {
-            if rows.len() >= limits.max_rows {
-                return Err((
-                    DbError::new(
-                        ErrorClass::Other,
-                        None,
-                        format!("result exceeds {} rows", limits.max_rows),
-                    ),
-                    false,
-                ));
-            }
+        while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
             if rows.is_empty() {
                 // The executed statement's metadata is authoritative.
                 columns = row
@@ -227,9 +284,21 @@ impl MysqlEngine {
                     .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
                     .collect();
             }
-            rows.push(decode_row(&row));
+            let values = decode_row(&row);
+            bytes += values.iter().map(Value::heap_size).sum::<usize>();
+            if let Some(e) = limits.exceeded(rows.len() + 1, bytes) {
+                return Err((e, false));
+            }
+            rows.push(values);
         }
         Ok(ResultSet::new(columns, rows))
+    }
+
+    /// A query error and whether the connection is still usable.
+    fn query_error(&self, e: sqlx::Error) -> (DbError, bool) {
+        let err = self.db_error(e);
+        let keep = err.class != ErrorClass::Connection;
+        (err, keep)
     }
 }
 
@@ -244,9 +313,13 @@ impl MysqlEngine {
 /// eviction altogether; a new connection costs well under a millisecond.
 const STATEMENT_BUDGET: usize = 90;
 
-async fn rollback(mut guard: ConnGuard<sqlx::MySql>) {
+/// Rolls back and returns the connection to the pool, or closes it when it
+/// may hold session state (`retire`) or its statement cache is nearly full.
+async fn rollback(mut guard: ConnGuard<sqlx::MySql>, retire: bool) {
     match guard.conn().execute(sqlx::raw_sql("ROLLBACK")).await {
-        Ok(_) if guard.conn().cached_statements_size() < STATEMENT_BUDGET => guard.release(),
+        Ok(_) if !retire && guard.conn().cached_statements_size() < STATEMENT_BUDGET => {
+            guard.release()
+        }
         _ => guard.discard(),
     }
 }
@@ -262,28 +335,24 @@ impl Engine for MysqlEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
-        let backstop = limits.timeout + BACKSTOP_GRACE;
-        let conn_id = AtomicU64::new(0);
-        self.rt.block_on(async {
-            match tokio::time::timeout(backstop, self.run(db, sql, limits, &conn_id)).await {
+        let deadline = limits.timeout + CANCEL_MARGIN;
+        self.rt.block_on(self.health.retry(|| async {
+            let conn_id = AtomicU64::new(0);
+            let started = Instant::now();
+            match tokio::time::timeout(deadline, self.run(db, sql, limits, &conn_id)).await {
                 Ok(r) => r,
                 Err(_) => {
-                    if let Some(id) = live_id(&conn_id) {
-                        self.kill_query(id).await;
-                    }
+                    let how = self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
                     Err(DbError::timeout(format!(
-                        "no answer within {} ms (client-side backstop; query killed, connection dropped)",
-                        backstop.as_millis()
+                        "no answer within {} ms (limit {} ms); the statement was {how} after {} ms",
+                        deadline.as_millis(),
+                        limits.timeout.as_millis(),
+                        started.elapsed().as_millis()
                     )))
                 }
             }
-        })
+        }))
     }
-}
-
-/// The connection id recorded for a running query (0 = none yet).
-fn live_id(conn_id: &AtomicU64) -> Option<u64> {
-    Some(conn_id.load(Ordering::Relaxed)).filter(|id| *id != 0)
 }
 
 /// A backquoted identifier (`` ` `` doubled).

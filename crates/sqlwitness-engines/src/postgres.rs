@@ -1,13 +1,27 @@
 //! The PostgreSQL adapter (sqlx, feature `postgres`).
 //!
-//! Each query runs in its own `BEGIN READ ONLY` transaction with
-//! `statement_timeout`, `search_path` set to the database's schema and, when
-//! the role exists and the login may use it, `SET LOCAL ROLE
-//! sqlwitness_reader`; the query itself is one prepared statement (extended
-//! protocol), so a second statement after `;` is a syntax error, never run.
+//! Queries run over a login that should have read access only (see
+//! [`crate::reader`]): the engine records what its login may do beyond
+//! reading ([`PostgresEngine::excess_privileges`]) and callers refuse a
+//! privileged one. Each query runs in its own `BEGIN READ ONLY` transaction
+//! with `statement_timeout` and `search_path` set to the database's schema;
+//! the query itself is one prepared statement (extended protocol), so a
+//! second statement after `;` is a syntax error, never run.
+//!
+//! Limits: the server's `statement_timeout`, then, `CANCEL_MARGIN` past the
+//! limit, the client cancels the backend itself and waits until
+//! `pg_stat_activity` shows it stopped (terminating it if it must), so no
+//! query outlives its limit by more than a second or two. A result is
+//! bounded in rows and bytes. After every query the session is rolled back
+//! and reset (advisory locks, listeners, cursors, temporary objects), so
+//! nothing carries over to the next query on the pooled connection.
+//! Connection-level failures (the server restarting, a dropped connection)
+//! are retried on a fresh connection with backoff and reported as class
+//! `connection` when they persist.
 
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use sqlwitness_core::{
@@ -22,15 +36,22 @@ use sqlx::{
     ValueRef,
 };
 
-use crate::server::{self, ConnGuard, BACKSTOP_GRACE};
+use crate::server::{self, ConnGuard, Health, CANCEL_MARGIN, CANCEL_WAIT};
 use crate::EngineError;
+
+/// Resets what a rolled-back transaction leaves in a PostgreSQL session.
+const RESET: &str = "ROLLBACK; SELECT pg_advisory_unlock_all(); UNLISTEN *; CLOSE ALL; \
+                     DISCARD TEMP; DISCARD SEQUENCES";
 
 /// Runs queries on a PostgreSQL server, one schema per database.
 pub struct PostgresEngine {
     info: EngineInfo,
     dialect: Arc<Dialect>,
     pool: PgPool,
-    use_reader_role: bool,
+    /// A second, small pool for cancelling and watching backends.
+    control: PgPool,
+    excess: Vec<String>,
+    health: Health,
     rt: tokio::runtime::Runtime,
 }
 
@@ -38,7 +59,7 @@ impl std::fmt::Debug for PostgresEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PostgresEngine")
             .field("info", &self.info)
-            .field("use_reader_role", &self.use_reader_role)
+            .field("excess_privileges", &self.excess)
             .finish_non_exhaustive()
     }
 }
@@ -51,49 +72,59 @@ impl PostgresEngine {
         let dialect = Arc::new(sqlwitness_dialect::builtin(kind));
         let rt = server::runtime().map_err(|e| EngineError::connect(kind, url, e))?;
         let session = dialect.session.clone();
-        let (pool, version, use_reader_role) = rt
+        let (pool, control, version, user, excess) = rt
             .block_on(async {
                 // One direct connection first: it fails fast where the pool
                 // would retry until its acquire timeout.
-                sqlx::PgConnection::connect(url).await?.close().await?;
-                let pool = PgPoolOptions::new()
-                    .max_connections(max_connections.max(1))
-                    .acquire_timeout(Duration::from_secs(10))
-                    .after_connect(move |conn, _meta| {
-                        let session = session.clone();
-                        Box::pin(async move {
-                            for stmt in session {
-                                conn.execute(sqlx::raw_sql(AssertSqlSafe(stmt))).await?;
-                            }
-                            Ok(())
-                        })
-                    })
-                    .connect(url)
+                let mut first = sqlx::PgConnection::connect(url).await?;
+                let user: String = sqlx::query_scalar("SELECT current_user::text")
+                    .fetch_one(&mut first)
                     .await?;
+                let excess = crate::reader::postgres_excess_privileges(&mut first).await?;
+                first.close().await?;
+                let options = |n: u32| {
+                    let session = session.clone();
+                    PgPoolOptions::new()
+                        .max_connections(n)
+                        .acquire_timeout(server::ACQUIRE_TIMEOUT)
+                        .after_connect(move |conn, _meta| {
+                            let session = session.clone();
+                            Box::pin(async move {
+                                for stmt in session {
+                                    conn.execute(sqlx::raw_sql(AssertSqlSafe(stmt))).await?;
+                                }
+                                Ok(())
+                            })
+                        })
+                };
+                let pool = options(max_connections.max(1)).connect(url).await?;
+                let control = options(2).connect_lazy(url)?;
                 let version: String = sqlx::query_scalar("SELECT version()")
                     .fetch_one(&pool)
                     .await?;
-                let reader: bool = sqlx::query_scalar(
-                    "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sqlwitness_reader') \
-                     THEN pg_has_role(current_user, 'sqlwitness_reader', 'MEMBER') ELSE false END",
-                )
-                .fetch_one(&pool)
-                .await?;
-                Ok::<_, sqlx::Error>((pool, version, reader))
+                Ok::<_, sqlx::Error>((pool, control, version, user, excess))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
+        let login = server::login_text(&user, &excess);
         Ok(PostgresEngine {
-            info: EngineInfo { kind, version },
+            info: EngineInfo {
+                kind,
+                version,
+                login: Some(login),
+            },
             dialect,
             pool,
-            use_reader_role,
+            control,
+            excess,
+            health: Health::default(),
             rt,
         })
     }
 
-    /// True when queries run as `sqlwitness_reader`.
-    pub fn uses_reader_role(&self) -> bool {
-        self.use_reader_role
+    /// What the login may do beyond reading (superuser, role attributes,
+    /// server-file roles); empty for a least-privilege login.
+    pub fn excess_privileges(&self) -> &[String] {
+        &self.excess
     }
 
     fn db_error(&self, e: sqlx::Error) -> DbError {
@@ -103,7 +134,7 @@ impl PostgresEngine {
             let class = self.dialect.classify(code.as_deref(), &message);
             return DbError::new(class, code, message);
         }
-        DbError::new(ErrorClass::Other, None, e.to_string())
+        server::driver_error(e)
     }
 
     async fn run(
@@ -112,6 +143,7 @@ impl PostgresEngine {
         sql: &str,
         limits: &QueryLimits,
         settings: &[(String, String)],
+        pid: &AtomicI32,
     ) -> Result<ResultSet, DbError> {
         // Planner settings: names from the allow-list, values on/off only;
         // nothing else is ever interpolated.
@@ -131,36 +163,39 @@ impl PostgresEngine {
         let conn = self.pool.acquire().await.map_err(|e| self.db_error(e))?;
         let mut guard = ConnGuard::new(conn);
         let begin = format!(
-            "BEGIN READ ONLY; SET LOCAL statement_timeout = {}; SET LOCAL search_path TO {}{}{extra}",
+            "BEGIN READ ONLY; SET LOCAL statement_timeout = {}; SET LOCAL search_path TO {}{extra}; \
+             SELECT pg_backend_pid()",
             limits.timeout.as_millis().max(1),
             quote_ident(&db.namespace),
-            if self.use_reader_role {
-                "; SET LOCAL ROLE sqlwitness_reader"
-            } else {
-                ""
-            }
         );
-        if let Err(e) = guard
+        match guard
             .conn()
-            .execute(sqlx::raw_sql(AssertSqlSafe(begin)))
+            .fetch_all(sqlx::raw_sql(AssertSqlSafe(begin)))
             .await
         {
-            let err = self.db_error(e);
-            rollback(guard).await;
-            return Err(err);
+            Ok(rows) => {
+                if let Some(p) = rows.last().and_then(|r| r.try_get::<i32, _>(0).ok()) {
+                    pid.store(p, Ordering::Relaxed);
+                }
+            }
+            Err(e) => {
+                let err = self.db_error(e);
+                reset(guard).await;
+                return Err(err);
+            }
         }
-        let result = self.query(&mut guard, db, sql, limits).await;
-        match result {
+        match self.query(&mut guard, db, sql, limits).await {
             Ok(rs) => {
-                rollback(guard).await;
+                reset(guard).await;
                 Ok(rs)
             }
-            Err((err, keep)) => {
-                if keep {
-                    rollback(guard).await;
-                } else {
-                    guard.discard();
-                }
+            Err((err, true)) => {
+                reset(guard).await;
+                Err(err)
+            }
+            Err((err, false)) => {
+                guard.discard();
+                self.stop_backend(pid.load(Ordering::Relaxed)).await;
                 Err(err)
             }
         }
@@ -179,37 +214,75 @@ impl PostgresEngine {
         let stmt = conn
             .prepare(AssertSqlSafe(server::keyed_sql(&db.namespace, sql)).into_sql_str())
             .await
-            .map_err(|e| (self.db_error(e), true))?;
+            .map_err(|e| self.query_error(e))?;
         let columns: Vec<Column> = stmt
             .columns()
             .iter()
             .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
             .collect();
         let mut rows = Vec::new();
+        let mut bytes = 0usize;
         let mut stream = stmt.query().fetch(&mut *conn);
-        while let Some(row) = stream
-            .try_next()
-            .await
-            .map_err(|e| (self.db_error(e), true))?
-        {
-            if rows.len() >= limits.max_rows {
-                return Err((
-                    DbError::new(
-                        ErrorClass::Other,
-                        None,
-                        format!("result exceeds {} rows", limits.max_rows),
-                    ),
-                    false,
-                ));
+        while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
+            let values = decode_row(&row);
+            bytes += values.iter().map(Value::heap_size).sum::<usize>();
+            if let Some(e) = limits.exceeded(rows.len() + 1, bytes) {
+                return Err((e, false));
             }
-            rows.push(decode_row(&row));
+            rows.push(values);
         }
         Ok(ResultSet::new(columns, rows))
     }
+
+    /// A query error and whether the connection is still usable (not after
+    /// a connection-level failure).
+    fn query_error(&self, e: sqlx::Error) -> (DbError, bool) {
+        let err = self.db_error(e);
+        let keep = err.class != ErrorClass::Connection;
+        (err, keep)
+    }
+
+    /// Stops whatever backend `pid` is running: cancel, wait until
+    /// `pg_stat_activity` no longer shows it active, terminate if it must.
+    /// Returns how it ended, for the error message.
+    async fn stop_backend(&self, pid: i32) -> &'static str {
+        if pid == 0 {
+            return "no backend was known";
+        }
+        let active = |pid: i32| async move {
+            sqlx::query_scalar::<_, bool>(
+                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active')",
+            )
+            .bind(pid)
+            .fetch_one(&self.control)
+            .await
+            .unwrap_or(true)
+        };
+        for (signal, outcome) in [
+            ("pg_cancel_backend", "cancelled on the server"),
+            (
+                "pg_terminate_backend",
+                "its session terminated on the server",
+            ),
+        ] {
+            let _ = sqlx::query(AssertSqlSafe(format!("SELECT {signal}($1)")))
+                .bind(pid)
+                .execute(&self.control)
+                .await;
+            let until = Instant::now() + CANCEL_WAIT;
+            while Instant::now() < until {
+                if !active(pid).await {
+                    return outcome;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        "still running after cancel and terminate"
+    }
 }
 
-async fn rollback(mut guard: ConnGuard<sqlx::Postgres>) {
-    match guard.conn().execute(sqlx::raw_sql("ROLLBACK")).await {
+async fn reset(mut guard: ConnGuard<sqlx::Postgres>) {
+    match guard.conn().execute(sqlx::raw_sql(RESET)).await {
         Ok(_) => guard.release(),
         Err(_) => guard.discard(),
     }
@@ -236,16 +309,23 @@ impl Engine for PostgresEngine {
         limits: &QueryLimits,
         settings: &[(String, String)],
     ) -> Result<ResultSet, DbError> {
-        let backstop = limits.timeout + BACKSTOP_GRACE;
-        self.rt.block_on(async {
-            match tokio::time::timeout(backstop, self.run(db, sql, limits, settings)).await {
+        let deadline = limits.timeout + CANCEL_MARGIN;
+        self.rt.block_on(self.health.retry(|| async {
+            let pid = AtomicI32::new(0);
+            let started = Instant::now();
+            match tokio::time::timeout(deadline, self.run(db, sql, limits, settings, &pid)).await {
                 Ok(r) => r,
-                Err(_) => Err(DbError::timeout(format!(
-                    "no answer within {} ms (client-side backstop; connection dropped)",
-                    backstop.as_millis()
-                ))),
+                Err(_) => {
+                    let how = self.stop_backend(pid.load(Ordering::Relaxed)).await;
+                    Err(DbError::timeout(format!(
+                        "no answer within {} ms (limit {} ms); the statement was {how} after {} ms",
+                        deadline.as_millis(),
+                        limits.timeout.as_millis(),
+                        started.elapsed().as_millis()
+                    )))
+                }
             }
-        })
+        }))
     }
 }
 

@@ -2,15 +2,116 @@
 //! they bridge on, statement-cache keys, connection guards and text forms of
 //! dates and times.
 
-use std::time::Duration;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
+use sqlwitness_core::{DbError, ErrorClass, ResultSet};
 use sqlx::pool::PoolConnection;
 use sqlx::types::chrono;
 use sqlx::Database as SqlxDatabase;
 
-/// Extra time the client waits past the server-side limit before it gives up
-/// on the connection itself.
-pub(crate) const BACKSTOP_GRACE: Duration = Duration::from_secs(2);
+/// Time past the query's limit after which the client stops the statement
+/// itself (the server's own limit normally fires first).
+pub(crate) const CANCEL_MARGIN: Duration = Duration::from_millis(300);
+
+/// How long the client waits for a cancelled statement to stop before it
+/// escalates (cancel, then end the session).
+pub(crate) const CANCEL_WAIT: Duration = Duration::from_millis(1500);
+
+/// How long getting a pooled connection may take before it counts as a
+/// connection failure (and is retried).
+pub(crate) const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Waits between attempts after a connection-level failure: about 16 s in
+/// all, enough for a server restart.
+pub(crate) const RETRY_DELAYS: [Duration; 7] = [
+    Duration::from_millis(100),
+    Duration::from_millis(250),
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+    Duration::from_secs(8),
+];
+
+/// Whether a server is answering. A query that fails at the connection
+/// level is retried on a fresh connection with backoff
+/// ([`RETRY_DELAYS`]); when it still fails, the engine is marked down and
+/// later queries get a single attempt each (no backoff) until one succeeds,
+/// so a server that stays away costs seconds, not minutes per question.
+#[derive(Debug, Default)]
+pub(crate) struct Health {
+    down: AtomicBool,
+}
+
+impl Health {
+    pub(crate) async fn retry<F, Fut>(&self, mut attempt_once: F) -> Result<ResultSet, DbError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<ResultSet, DbError>>,
+    {
+        let started = Instant::now();
+        let mut attempts = 0usize;
+        loop {
+            let result = attempt_once().await;
+            attempts += 1;
+            match result {
+                Err(e) if e.class == ErrorClass::Connection => {
+                    let delay = if self.down.load(Ordering::Relaxed) {
+                        None
+                    } else {
+                        RETRY_DELAYS.get(attempts - 1)
+                    };
+                    if let Some(d) = delay {
+                        tokio::time::sleep(*d).await;
+                        continue;
+                    }
+                    self.down.store(true, Ordering::Relaxed);
+                    return Err(DbError::new(
+                        ErrorClass::Connection,
+                        e.code,
+                        format!(
+                            "{} ({attempts} attempt{} over {:.1} s)",
+                            e.message,
+                            if attempts == 1 { "" } else { "s" },
+                            started.elapsed().as_secs_f64()
+                        ),
+                    ));
+                }
+                other => {
+                    self.down.store(false, Ordering::Relaxed);
+                    return other;
+                }
+            }
+        }
+    }
+}
+
+/// A driver error that carries no database code: connection-level
+/// failures (I/O, TLS, pool timeouts, a closed pool, a crashed worker) are
+/// class `connection`; the rest `other`.
+pub(crate) fn driver_error(e: sqlx::Error) -> DbError {
+    let class = match &e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => ErrorClass::Connection,
+        _ => ErrorClass::Other,
+    };
+    DbError::new(class, None, e.to_string())
+}
+
+/// The report's account of a login: its name and whether it has more than
+/// read access.
+pub(crate) fn login_text(user: &str, excess: &[String]) -> String {
+    if excess.is_empty() {
+        format!("{user}: least privilege (read access only)")
+    } else {
+        format!("{user}: PRIVILEGED ({})", excess.join("; "))
+    }
+}
 
 /// The small multi-thread runtime a server engine owns; `execute` blocks on
 /// it from the caller's (non-runtime) worker thread.

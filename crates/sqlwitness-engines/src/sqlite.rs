@@ -2,20 +2,27 @@
 //!
 //! Every database file is opened read-only, with `PRAGMA query_only`, no
 //! attachable databases and an authorizer that admits only reads, so a
-//! predicted query cannot change or escape the benchmark database. A progress
-//! handler enforces the time limit by interrupting the running statement.
-//! Connections are cached per path (take/return), which keeps a gold
-//! self-check over a thousand queries well under a second.
+//! predicted query cannot change or escape the benchmark database.
+//!
+//! Limits: a progress handler checks the deadline every thousand VM steps
+//! and a watchdog thread interrupts the connection at the deadline (which
+//! also stops a long parse); no string or blob may grow past the result's
+//! byte limit (`SQLITE_LIMIT_LENGTH`), so one function call cannot spend
+//! seconds and gigabytes between two VM steps; the process's SQLite heap is
+//! capped ([`SQLITE_HEAP_LIMIT`], `PRAGMA hard_heap_limit`); a result is
+//! bounded in rows and bytes. Connections are cached per path
+//! (take/return), which keeps a gold self-check over a thousand queries
+//! well under a second; nothing a read-only query does outlives it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, ErrorCode, OpenFlags};
+use rusqlite::{Connection, ErrorCode, InterruptHandle, OpenFlags};
 use sqlwitness_core::{
     Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
     Value,
@@ -26,6 +33,11 @@ use sqlwitness_dialect::Dialect;
 const MAX_IDLE_PER_PATH: usize = 8;
 /// VM instructions between two deadline checks.
 const PROGRESS_STEPS: i32 = 1000;
+
+/// The hard limit on SQLite's heap for the whole process (1 GiB): an
+/// allocation past it fails the statement with `SQLITE_NOMEM`
+/// (`resource_limit`) instead of exhausting the machine.
+pub const SQLITE_HEAP_LIMIT: i64 = 1 << 30;
 
 /// PRAGMAs a query may run: they only read schema information.
 const READ_ONLY_PRAGMAS: &[&str] = &[
@@ -80,6 +92,7 @@ impl SqliteEngine {
             info: EngineInfo {
                 kind: EngineKind::Sqlite,
                 version: format!("SQLite {}", rusqlite::version()),
+                login: None,
             },
             dialect: Arc::new(dialect),
             idle: Mutex::new(HashMap::new()),
@@ -107,6 +120,11 @@ impl SqliteEngine {
 
     fn open(&self, path: &Path) -> Result<PooledConn, DbError> {
         let conn = open_read_only(path)?;
+        static HEAP_LIMIT: OnceLock<()> = OnceLock::new();
+        HEAP_LIMIT.get_or_init(|| {
+            // Process-wide; a failure leaves SQLite's default (no limit).
+            let _ = conn.execute_batch(&format!("PRAGMA hard_heap_limit = {SQLITE_HEAP_LIMIT}"));
+        });
         for stmt in &self.dialect.session {
             conn.execute_batch(stmt)
                 .map_err(|e| self.db_error(e, Some(path)))?;
@@ -132,6 +150,10 @@ impl SqliteEngine {
     }
 
     fn run(&self, pc: &PooledConn, sql: &str, limits: &QueryLimits) -> Result<ResultSet, DbError> {
+        let length = i32::try_from(limits.max_bytes.max(1 << 20)).unwrap_or(i32::MAX);
+        pc.conn
+            .set_limit(Limit::SQLITE_LIMIT_LENGTH, length)
+            .map_err(|e| self.db_error(e, None))?;
         let mut stmt = pc.conn.prepare(sql).map_err(|e| self.db_error(e, None))?;
         let columns: Vec<Column> = stmt
             .columns()
@@ -141,18 +163,16 @@ impl SqliteEngine {
         let ncol = columns.len();
         let mut rows = stmt.query([]).map_err(|e| self.db_error(e, None))?;
         let mut out = Vec::new();
+        let mut bytes = 0usize;
         while let Some(row) = rows.next().map_err(|e| self.db_error(e, None))? {
-            if out.len() >= limits.max_rows {
-                return Err(DbError::new(
-                    ErrorClass::Other,
-                    None,
-                    format!("result exceeds {} rows", limits.max_rows),
-                ));
-            }
             let mut values = Vec::with_capacity(ncol);
             for i in 0..ncol {
                 let v = row.get_ref(i).map_err(|e| self.db_error(e, None))?;
                 values.push(sqlite_value(v));
+            }
+            bytes += values.iter().map(Value::heap_size).sum::<usize>();
+            if let Some(e) = limits.exceeded(out.len() + 1, bytes) {
+                return Err(e);
             }
             out.push(values);
         }
@@ -173,11 +193,87 @@ impl Engine for SqliteEngine {
     ) -> Result<ResultSet, DbError> {
         let path = db.sqlite_path.as_path();
         let pc = self.take(path)?;
-        set_deadline(&pc.deadline, Some(Instant::now() + limits.timeout));
+        let deadline = Instant::now() + limits.timeout;
+        set_deadline(&pc.deadline, Some(deadline));
+        let ticket = watchdog().arm(deadline, pc.conn.get_interrupt_handle());
         let result = self.run(&pc, sql, limits);
+        watchdog().disarm(ticket);
         set_deadline(&pc.deadline, None);
         self.give_back(path, pc);
         result
+    }
+}
+
+/// One thread that interrupts connections whose deadline has passed. The
+/// progress handler does the same between VM steps; the watchdog also
+/// reaches a statement that is still being prepared.
+struct Watchdog {
+    armed: Mutex<BTreeMap<(Instant, u64), InterruptHandle>>,
+    wake: Condvar,
+    next_id: std::sync::atomic::AtomicU64,
+}
+
+fn watchdog() -> &'static Watchdog {
+    static DOG: OnceLock<&'static Watchdog> = OnceLock::new();
+    DOG.get_or_init(|| {
+        let dog: &'static Watchdog = Box::leak(Box::new(Watchdog {
+            armed: Mutex::new(BTreeMap::new()),
+            wake: Condvar::new(),
+            next_id: std::sync::atomic::AtomicU64::new(0),
+        }));
+        let spawned = std::thread::Builder::new()
+            .name("sqlite-watchdog".into())
+            .spawn(move || dog.watch());
+        // Without the thread the progress handler still enforces deadlines.
+        drop(spawned);
+        dog
+    })
+}
+
+impl Watchdog {
+    fn arm(&self, deadline: Instant, handle: InterruptHandle) -> (Instant, u64) {
+        let id = self
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let key = (deadline, id);
+        self.armed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, handle);
+        self.wake.notify_one();
+        key
+    }
+
+    fn disarm(&self, key: (Instant, u64)) {
+        self.armed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key);
+    }
+
+    fn watch(&self) {
+        let mut armed = self.armed.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let now = Instant::now();
+            while let Some((&key, _)) = armed.first_key_value() {
+                if key.0 > now {
+                    break;
+                }
+                if let Some(handle) = armed.remove(&key) {
+                    handle.interrupt();
+                }
+            }
+            armed = match armed.first_key_value() {
+                Some((&(at, _), _)) => {
+                    let wait = at.saturating_duration_since(Instant::now());
+                    self.wake
+                        .wait_timeout(armed, wait)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+                None => self.wake.wait(armed).unwrap_or_else(|e| e.into_inner()),
+            };
+        }
     }
 }
 

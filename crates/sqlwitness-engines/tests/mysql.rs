@@ -5,8 +5,8 @@ mod common;
 
 use std::time::Duration;
 
-use sqlwitness_core::{Database, Engine, ErrorClass, QueryLimits, Value};
-use sqlwitness_engines::MysqlEngine;
+use sqlwitness_core::{Database, Engine, EngineKind, ErrorClass, QueryLimits, Value};
+use sqlwitness_engines::{reader_url, MysqlEngine};
 use sqlx::{AssertSqlSafe, Executor};
 
 struct Fixture {
@@ -39,7 +39,19 @@ impl Fixture {
                 (1, 'x', 1.5, 3.50, '2020-01-02', NULL, x'00ff', '2020-01-02 03:04:05', 18446744073709551615),
                 (2, 'y', 2.25, 10.00, '2021-12-31', 7, NULL, '2021-12-31 23:59:59.5', 5);"
         ));
+        f.rt.block_on(async {
+            let mut c = f.admin.acquire().await.unwrap();
+            sqlwitness_engines::grant_mysql(&mut c, n).await.unwrap();
+        });
         f
+    }
+
+    fn scalar_i64(&self, sql: &str) -> i64 {
+        self.rt
+            .block_on(
+                sqlx::query_scalar::<_, i64>(AssertSqlSafe(sql.to_string())).fetch_one(&self.admin),
+            )
+            .unwrap()
     }
 
     fn exec(&self, sql: &str) {
@@ -71,9 +83,13 @@ impl Fixture {
 impl Drop for Fixture {
     fn drop(&mut self) {
         let sql = format!("DROP DATABASE IF EXISTS `{}`", self.name);
-        let _ = self
-            .rt
-            .block_on(self.admin.execute(sqlx::raw_sql(AssertSqlSafe(sql))));
+        let _ = self.rt.block_on(async {
+            self.admin
+                .execute(sqlx::raw_sql(AssertSqlSafe(sql)))
+                .await?;
+            let mut c = self.admin.acquire().await?;
+            sqlwitness_engines::revoke_mysql(&mut c, &self.name).await
+        });
     }
 }
 
@@ -81,6 +97,7 @@ fn limits(ms: u64) -> QueryLimits {
     QueryLimits {
         timeout: Duration::from_millis(ms),
         max_rows: 1000,
+        ..QueryLimits::default()
     }
 }
 
@@ -90,8 +107,15 @@ fn mysql_engine_end_to_end() {
         return;
     };
     let fx = Fixture::new(&url);
-    let engine = MysqlEngine::connect(&url, 2).unwrap();
+    let engine = MysqlEngine::connect(&reader_url(EngineKind::Mysql, &url).unwrap(), 2).unwrap();
     assert!(!engine.info().version.is_empty());
+    assert!(
+        engine.excess_privileges().is_empty(),
+        "{:?}",
+        engine.excess_privileges()
+    );
+    let admin = MysqlEngine::connect(&url, 1).unwrap();
+    assert!(!admin.excess_privileges().is_empty());
     let db = fx.db();
     let lim = limits(5000);
 
@@ -189,12 +213,12 @@ fn mysql_engine_end_to_end() {
         .execute(&db, "SELECT * FROM t a, t b, t c, t d", &few)
         .unwrap_err();
     assert_eq!(err.message, "result exceeds 5 rows");
+    assert_eq!(err.class, ErrorClass::ResourceLimit);
 
     // Error classes.
     let cases = [
         ("SELECT nope FROM t", ErrorClass::UndefinedColumn, "1054"),
         ("SELECT * FROM nope", ErrorClass::UndefinedTable, "1146"),
-        ("SELECT nope_fn(1)", ErrorClass::UndefinedFunction, "1305"),
         (
             "SELECT a, count(*) FROM t GROUP BY b",
             ErrorClass::GroupBy,
@@ -211,6 +235,15 @@ fn mysql_engine_end_to_end() {
         );
     }
 
+    // An unknown function: 1305, or 1370 ("execute command denied … for
+    // routine") for a login without EXECUTE, which the reader is.
+    let err = engine.execute(&db, "SELECT nope_fn(1)", &lim).unwrap_err();
+    assert_eq!(err.class, ErrorClass::UndefinedFunction, "{err}");
+    assert!(
+        matches!(err.code.as_deref(), Some("1305" | "1370")),
+        "{err}"
+    );
+
     std::thread::scope(|s| {
         for _ in 0..3 {
             s.spawn(|| {
@@ -221,6 +254,75 @@ fn mysql_engine_end_to_end() {
             });
         }
     });
+}
+
+/// What the guard would refuse, sent to the engine directly: the reader
+/// login and the session handling stop it on their own.
+#[test]
+fn mysql_reader_login_contains_hostile_sql_without_the_guard() {
+    let Some(url) = common::server_url("SQLWITNESS_MYSQL_URL") else {
+        return;
+    };
+    let fx = Fixture::new(&url);
+    // One connection: state left by a query would reach the next.
+    let engine = MysqlEngine::connect(&reader_url(EngineKind::Mysql, &url).unwrap(), 1).unwrap();
+    let db = fx.db();
+    let lim = limits(5000);
+    let tag = format!("{}_{}", std::process::id(), fx.name.len());
+    for sql in [
+        "SELECT user, authentication_string FROM mysql.user".to_string(),
+        format!("SELECT 1 INTO OUTFILE '/tmp/sw_hostile_{tag}'"),
+        "SELECT * FROM mysql.db".to_string(),
+    ] {
+        match engine.execute(&db, &sql, &lim) {
+            Err(err) => assert!(
+                matches!(err.class, ErrorClass::Refused | ErrorClass::Syntax),
+                "{sql}: {err}"
+            ),
+            Ok(rs) => assert!(rs.rows.is_empty(), "{sql}: {:?}", rs.rows),
+        }
+    }
+    assert!(!std::path::Path::new(&format!("/tmp/sw_hostile_{tag}")).exists());
+    // No FILE privilege: the server returns NULL instead of the file.
+    let rs = engine
+        .execute(&db, "SELECT LOAD_FILE('/etc/hostname')", &lim)
+        .unwrap();
+    assert_eq!(rs.rows, vec![vec![Value::Null]]);
+    // A user variable does not reach the next query.
+    engine.execute(&db, "SELECT @sw_leak := 42", &lim).unwrap();
+    let rs = engine.execute(&db, "SELECT @sw_leak", &lim).unwrap();
+    assert_eq!(rs.rows, vec![vec![Value::Null]]);
+    // Results are bounded in bytes.
+    let small = QueryLimits {
+        max_bytes: 1 << 20,
+        ..lim
+    };
+    let err = engine
+        .execute(
+            &db,
+            "SELECT REPEAT('x', 100000) FROM t a, t b, t c, t d",
+            &small,
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::ResourceLimit, "{err}");
+    // A timed-out statement leaves nothing running on the server.
+    let marker = format!("sw_marker_{tag}");
+    let started = std::time::Instant::now();
+    let err = engine
+        .execute(&db, &format!("SELECT SLEEP(10), '{marker}'"), &limits(500))
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::Timeout, "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let running = fx.scalar_i64(&format!(
+        "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+         WHERE INFO LIKE '%{marker}%' AND COMMAND = 'Query' AND ID <> CONNECTION_ID()"
+    ));
+    assert_eq!(running, 0);
+    assert_eq!(fx.count(), 2);
 }
 
 #[test]

@@ -5,8 +5,8 @@ mod common;
 
 use std::time::Duration;
 
-use sqlwitness_core::{Database, Engine, ErrorClass, QueryLimits, Value};
-use sqlwitness_engines::PostgresEngine;
+use sqlwitness_core::{Database, Engine, EngineKind, ErrorClass, QueryLimits, Value};
+use sqlwitness_engines::{reader_url, PostgresEngine};
 use sqlx::{AssertSqlSafe, Executor};
 
 struct Fixture {
@@ -37,13 +37,25 @@ impl Fixture {
                 e date, f bigint, g boolean, h timestamp);
              INSERT INTO \"{s}\".t VALUES
                 (1, 'x', 1.5, 3.50, '2020-01-02', NULL, true, '2020-01-02 03:04:05'),
-                (2, 'y', 2.25, 10.00, '2021-12-31', 7, false, '2021-12-31 23:59:59.5');
-             DO $$ BEGIN CREATE ROLE sqlwitness_reader NOLOGIN;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
-             GRANT USAGE ON SCHEMA \"{s}\" TO sqlwitness_reader;
-             GRANT SELECT ON ALL TABLES IN SCHEMA \"{s}\" TO sqlwitness_reader;"
+                (2, 'y', 2.25, 10.00, '2021-12-31', 7, false, '2021-12-31 23:59:59.5');"
         ));
+        // The reader login, as migrate creates it (a concurrent grant may
+        // collide once).
+        f.rt.block_on(async {
+            let mut c = f.admin.acquire().await.unwrap();
+            if sqlwitness_engines::grant_postgres(&mut c, s).await.is_err() {
+                sqlwitness_engines::grant_postgres(&mut c, s).await.unwrap();
+            }
+        });
         f
+    }
+
+    fn scalar_i64(&self, sql: &str) -> i64 {
+        self.rt
+            .block_on(
+                sqlx::query_scalar::<_, i64>(AssertSqlSafe(sql.to_string())).fetch_one(&self.admin),
+            )
+            .unwrap()
     }
 
     fn exec(&self, sql: &str) {
@@ -92,6 +104,7 @@ fn limits(ms: u64) -> QueryLimits {
     QueryLimits {
         timeout: Duration::from_millis(ms),
         max_rows: 1000,
+        ..QueryLimits::default()
     }
 }
 
@@ -101,13 +114,21 @@ fn postgres_engine_end_to_end() {
         return;
     };
     let fx = Fixture::new(&url);
-    let engine = PostgresEngine::connect(&url, 2).unwrap();
+    let reader = reader_url(EngineKind::Postgres, &url).unwrap();
+    let engine = PostgresEngine::connect(&reader, 2).unwrap();
     assert!(
         engine.info().version.contains("PostgreSQL"),
         "{:?}",
         engine.info()
     );
-    assert!(engine.uses_reader_role());
+    assert!(
+        engine.excess_privileges().is_empty(),
+        "{:?}",
+        engine.excess_privileges()
+    );
+    // The administrative login is recognised as privileged.
+    let admin = PostgresEngine::connect(&url, 1).unwrap();
+    assert!(!admin.excess_privileges().is_empty());
     let db = fx.db();
     let lim = limits(5000);
 
@@ -205,6 +226,7 @@ fn postgres_engine_end_to_end() {
         .execute(&db, "SELECT * FROM generate_series(1, 100000)", &few)
         .unwrap_err();
     assert_eq!(err.message, "result exceeds 5 rows");
+    assert_eq!(err.class, ErrorClass::ResourceLimit);
 
     // Error classes.
     let cases = [
@@ -243,6 +265,78 @@ fn postgres_engine_end_to_end() {
             });
         }
     });
+}
+
+/// What the guard would refuse, sent to the engine directly: the login and
+/// the session reset stop it on their own.
+#[test]
+fn postgres_reader_login_contains_hostile_sql_without_the_guard() {
+    let Some(url) = common::server_url("SQLWITNESS_POSTGRES_URL") else {
+        return;
+    };
+    let fx = Fixture::new(&url);
+    let engine =
+        PostgresEngine::connect(&reader_url(EngineKind::Postgres, &url).unwrap(), 2).unwrap();
+    let db = fx.db();
+    let lim = limits(5000);
+    // A role switch inside the query cannot climb back to a superuser.
+    for sql in [
+        "SELECT set_config('role', 'postgres', true), pg_read_file('/etc/hostname')",
+        "SELECT query_to_xml('select pg_read_file(''/etc/hostname'')', true, true, '')",
+        "SELECT pg_ls_dir('.')",
+        "SELECT * FROM pg_authid",
+        "SELECT lo_import('/etc/hostname')",
+    ] {
+        let err = engine.execute(&db, sql, &lim).unwrap_err();
+        assert!(
+            matches!(err.class, ErrorClass::Refused | ErrorClass::Other),
+            "{sql}: {err}"
+        );
+    }
+    // A session advisory lock does not outlive the query.
+    let key = 700_000 + i64::from(std::process::id() % 100_000);
+    engine
+        .execute(&db, &format!("SELECT pg_advisory_lock({key})"), &lim)
+        .unwrap();
+    let held = fx.scalar_i64(&format!(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {key}"
+    ));
+    assert_eq!(held, 0, "advisory lock {key} survived the query");
+    // Results are bounded in bytes, not only rows.
+    let small = QueryLimits {
+        max_bytes: 1 << 20,
+        ..lim
+    };
+    let err = engine
+        .execute(
+            &db,
+            "SELECT repeat('x', 100000) FROM generate_series(1, 100)",
+            &small,
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::ResourceLimit, "{err}");
+    // A timed-out statement leaves nothing running on the server.
+    let marker = format!("sw_marker_{key}");
+    let started = std::time::Instant::now();
+    let err = engine
+        .execute(
+            &db,
+            &format!("SELECT count(*) FROM generate_series(1, 2000000000) AS {marker}"),
+            &limits(500),
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::Timeout, "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let running = fx.scalar_i64(&format!(
+        "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' \
+         AND query LIKE '%{marker}%' AND pid <> pg_backend_pid()"
+    ));
+    assert_eq!(running, 0);
+    assert_eq!(fx.count(), 2);
 }
 
 #[test]

@@ -25,6 +25,7 @@ fn limits() -> QueryLimits {
     QueryLimits {
         timeout: Duration::from_secs(10),
         max_rows: 1000,
+        ..QueryLimits::default()
     }
 }
 
@@ -132,6 +133,7 @@ fn timeout_interrupts_an_endless_query() {
     let lim = QueryLimits {
         timeout: Duration::from_millis(300),
         max_rows: 10,
+        ..QueryLimits::default()
     };
     let err = e
         .execute(
@@ -154,6 +156,7 @@ fn cartesian_explosion_hits_max_rows() {
     let lim = QueryLimits {
         timeout: Duration::from_secs(10),
         max_rows: 20,
+        ..QueryLimits::default()
     };
     let err = e
         .execute(
@@ -162,7 +165,7 @@ fn cartesian_explosion_hits_max_rows() {
             &lim,
         )
         .unwrap_err();
-    assert_eq!(err.class, ErrorClass::Other);
+    assert_eq!(err.class, ErrorClass::ResourceLimit);
     assert_eq!(err.message, "result exceeds 20 rows");
     // Exactly at the limit is fine.
     let lim = QueryLimits {
@@ -257,4 +260,45 @@ fn parallel_queries_share_the_pool() {
             });
         }
     });
+}
+
+#[test]
+fn string_and_memory_work_is_bounded_and_timely() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = SqliteEngine::new();
+    let lim = QueryLimits {
+        timeout: Duration::from_secs(2),
+        max_bytes: 16 << 20,
+        ..QueryLimits::default()
+    };
+    for sql in [
+        // Doubling a string in a recursive CTE: 2^40 bytes unbounded.
+        "WITH RECURSIVE c(n, s) AS (SELECT 1, CAST('x' AS TEXT) UNION ALL \
+         SELECT n + 1, s || s FROM c WHERE n < 40) SELECT length(s) FROM c ORDER BY n DESC LIMIT 1",
+        "SELECT zeroblob(1000000000)",
+        "SELECT randomblob(500000000)",
+    ] {
+        let started = std::time::Instant::now();
+        let err = e.execute(&db, sql, &lim).unwrap_err();
+        assert_eq!(err.class, ErrorClass::ResourceLimit, "{sql}: {err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{sql}: {:?}",
+            started.elapsed()
+        );
+    }
+    // Rows within the row limit but past the byte limit.
+    let err = e
+        .execute(
+            &db,
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100) \
+             SELECT printf('%.*c', 1000000, 'x') FROM c",
+            &lim,
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::ResourceLimit, "{err}");
+    assert!(err.message.contains("bytes"), "{err}");
+    let rs = e.execute(&db, "SELECT 1", &lim).unwrap();
+    assert_eq!(rs.rows, vec![vec![Value::Int(1)]]);
 }

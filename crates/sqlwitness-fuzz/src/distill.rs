@@ -44,6 +44,7 @@ impl Default for FuzzOptions {
             limits: QueryLimits {
                 timeout: std::time::Duration::from_secs(5),
                 max_rows: 200_000,
+                ..QueryLimits::default()
             },
         }
     }

@@ -282,6 +282,7 @@ fn count(s: &crate::EngineSummary, v: Verdict) -> usize {
         Verdict::Abstained => s.abstained,
         Verdict::GoldError => s.gold_error,
         Verdict::MissingDb => s.missing_db,
+        Verdict::EngineError => s.engine_error,
     }
 }
 

@@ -21,7 +21,7 @@ pub fn render_junit(report: &Report) -> String {
     let mut suites = String::new();
     for (engine, s) in &report.summary.engines {
         let f = s.mismatch + s.pred_error + s.timeout;
-        let e = s.gold_error;
+        let e = s.gold_error + s.engine_error;
         let sk = s.abstained + s.missing_db;
         failures += f;
         errors += e;
@@ -87,6 +87,17 @@ pub fn render_junit(report: &Report) -> String {
                     "<error type=\"gold_error\" message=\"{}\">gold: {}</error>",
                     esc(&short(&gold_err, 200)),
                     esc(&q.gold_sql)
+                )),
+                Verdict::EngineError => Some(format!(
+                    "<error type=\"engine_error\" message=\"{}\"/>",
+                    esc(&short(
+                        if pred_err.is_empty() {
+                            &gold_err
+                        } else {
+                            &pred_err
+                        },
+                        200
+                    ))
                 )),
                 Verdict::Abstained | Verdict::MissingDb => {
                     Some(format!("<skipped message=\"{}\"/>", o.verdict.as_str()))

@@ -19,8 +19,9 @@ pub use junit::render_junit;
 pub use markdown::render_markdown;
 pub use model::LegacyVerdicts;
 pub use model::{
-    EngineOutcome, Execution, ExecutionStatus, QuestionReport, Report, RunInfo, SuiteOutcome,
-    ToolInfo, Verdict, WitnessReport, FORMAT_VERSION,
+    truncate_cell, truncate_text, EngineOutcome, Execution, ExecutionStatus, QuestionReport,
+    Report, RunInfo, SuiteOutcome, ToolInfo, Verdict, WitnessReport, FORMAT_VERSION,
+    MAX_CELL_CHARS, MAX_TEXT_BYTES,
 };
 pub use summary::{summarize, EngineSummary, Summary};
 pub use write::{read_report, write_report, ReportError};

@@ -55,6 +55,10 @@ pub struct RunInfo {
     pub engines: Vec<EngineInfo>,
     /// Wall time of the whole run in milliseconds.
     pub duration_ms: u64,
+    /// The process's peak resident memory in bytes (Linux `VmHWM`), when
+    /// known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// One question and its outcome on every engine.
@@ -152,9 +156,10 @@ pub struct WitnessReport {
 }
 
 /// The verdict for one question on one engine. Precedence when several
-/// apply: `missing_db`, then `gold_error`, then `abstained`, then `timeout`
-/// (the prediction ran out of time), then `pred_error`, then
-/// `match`/`mismatch`.
+/// apply: `missing_db`, then `engine_error` (the engine failed running the
+/// gold or the prediction: nobody's answer is known), then `gold_error`,
+/// then `abstained`, then `timeout` (the prediction ran out of time), then
+/// `pred_error`, then `match`/`mismatch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -169,6 +174,12 @@ pub enum Verdict {
     /// answer is not unique (its LIMIT cuts through ties) and the
     /// prediction returns one of its valid answers.
     MatchTie,
+    /// The engine could not run the gold or the prediction: the server
+    /// could not be reached or dropped the connection even after retries
+    /// (error class `connection`), or sqlwitness itself failed on the
+    /// question. Never the model's fault: left out of every accuracy, and
+    /// the run exits non-zero.
+    EngineError,
 }
 
 impl Verdict {
@@ -182,6 +193,7 @@ impl Verdict {
             Verdict::MissingDb => "missing_db",
             Verdict::Timeout => "timeout",
             Verdict::MatchTie => "match_tie",
+            Verdict::EngineError => "engine_error",
         }
     }
 }
@@ -214,8 +226,51 @@ pub struct Execution {
     /// numbers hash equal across integer/float/decimal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_hash: Option<String>,
-    /// Up to the first five rows, rendered, for the drill-down.
+    /// Up to the first five rows, rendered, for the drill-down; a cell
+    /// longer than [`MAX_CELL_CHARS`] is cut (see `truncated`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sample: Vec<Vec<String>>,
+    /// True when `sample`, `sql_run` or `error` was cut to keep the report
+    /// small; `result_hash` and `row_count` always cover the whole result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     pub duration_ms: f64,
+}
+
+/// The longest sample cell a report keeps, in characters.
+pub const MAX_CELL_CHARS: usize = 200;
+
+/// The longest SQL text or error message a report keeps, in bytes (the
+/// guard refuses predictions over 100,000 bytes unread; their text is kept
+/// only in part, with its length and hash).
+pub const MAX_TEXT_BYTES: usize = 16 * 1024;
+
+/// `text` cut to at most `max` bytes on a character boundary, with a note
+/// of what was left out; `None` when it fits.
+pub fn truncate_text(text: &str, max: usize) -> Option<String> {
+    if text.len() <= max {
+        return None;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(format!(
+        "{}… [cut: {} of {} bytes kept]",
+        &text[..end],
+        end,
+        text.len()
+    ))
+}
+
+/// `cell` cut to [`MAX_CELL_CHARS`] characters, with the full length noted;
+/// `None` when it fits.
+pub fn truncate_cell(cell: &str) -> Option<String> {
+    let mut chars = cell.char_indices();
+    let (cut, _) = chars.nth(MAX_CELL_CHARS)?;
+    Some(format!(
+        "{}… [{} chars]",
+        &cell[..cut],
+        cell.chars().count()
+    ))
 }

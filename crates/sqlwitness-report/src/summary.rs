@@ -20,7 +20,7 @@ pub struct Summary {
 
 /// Counts for one engine. Every question lands in exactly one of `match`,
 /// `mismatch`, `gold_error`, `pred_error`, `abstained`, `missing_db`,
-/// `timeout`, `match_tie`, so they add up to `questions`.
+/// `timeout`, `match_tie`, `engine_error`, so they add up to `questions`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EngineSummary {
     pub questions: usize,
@@ -32,14 +32,19 @@ pub struct EngineSummary {
     pub abstained: usize,
     pub missing_db: usize,
     pub timeout: usize,
-    /// Execution accuracy: `match / (questions - missing_db)`; 0 when no
-    /// question has a database.
+    /// Questions the engine could not run (server unreachable or gone even
+    /// after retries): not the model's fault, left out of every accuracy.
+    #[serde(default)]
+    pub engine_error: usize,
+    /// Execution accuracy: `match / (questions - missing_db -
+    /// engine_error)`; 0 when no question is left.
     pub ex: f64,
     /// `eval --ties aware`: questions whose prediction is one of the gold's
     /// valid answers under ties (not counted in `match`).
     #[serde(default)]
     pub match_tie: usize,
-    /// Tie-aware accuracy: `(match + match_tie) / (questions - missing_db)`.
+    /// Tie-aware accuracy: `(match + match_tie) / (questions - missing_db -
+    /// engine_error)`.
     #[serde(default)]
     pub ex_tie_aware: f64,
     /// Gold errors by error class (`{"undefined_column": 211, …}`).
@@ -51,7 +56,8 @@ pub struct EngineSummary {
     /// whose outcome carries a suite verdict).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_match: Option<usize>,
-    /// Test-suite accuracy: `suite_match / (questions - missing_db)`.
+    /// Test-suite accuracy: `suite_match / (questions - missing_db -
+    /// engine_error)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_ex: Option<f64>,
 }
@@ -90,6 +96,7 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
                 Verdict::MissingDb => s.missing_db += 1,
                 Verdict::Timeout => s.timeout += 1,
                 Verdict::MatchTie => s.match_tie += 1,
+                Verdict::EngineError => s.engine_error += 1,
             }
         }
     }
@@ -104,7 +111,7 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
         }
     }
     for s in engines.values_mut() {
-        let with_db = s.questions - s.missing_db;
+        let with_db = s.questions - s.missing_db - s.engine_error;
         s.suite_ex = s.suite_match.map(|m| {
             if with_db == 0 {
                 0.0

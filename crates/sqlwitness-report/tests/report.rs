@@ -17,6 +17,7 @@ fn exec_ok(rows: usize) -> Execution {
         row_count: Some(rows),
         result_hash: Some("00".into()),
         sample: vec![],
+        truncated: false,
         duration_ms: 0.1,
     }
 }
@@ -118,8 +119,10 @@ fn sample_report() -> Report {
             engines: vec![EngineInfo {
                 kind: EngineKind::Postgres,
                 version: "PostgreSQL 15".into(),
+                login: Some("sqlwitness_reader: least privilege".into()),
             }],
             duration_ms: 12,
+            peak_rss_bytes: Some(50 << 20),
         },
         summary: summarize(&questions),
         questions,

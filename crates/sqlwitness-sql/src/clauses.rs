@@ -20,7 +20,6 @@ use sqlparser::ast::{
     SetQuantifier, Statement,
 };
 use sqlparser::dialect::SQLiteDialect;
-use sqlparser::parser::Parser;
 
 /// The sub-clause types of seed 002, Appendix B, in order.
 pub const CLAUSE_TYPES: [&str; 9] = [
@@ -47,7 +46,7 @@ pub struct QueryClauses {
 /// The clauses of `sql` (SQLite dialect); `None` when it does not parse as
 /// one query.
 pub fn query_clauses(sql: &str) -> Option<QueryClauses> {
-    let stmts = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let stmts = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
     let [Statement::Query(q)] = stmts.as_slice() else {
         return None;
     };

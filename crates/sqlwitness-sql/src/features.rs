@@ -24,7 +24,6 @@ use sqlparser::ast::{
     BinaryOperator, Distinct, Expr, JoinOperator, Query, SetExpr, Statement, Visit, Visitor,
 };
 use sqlparser::dialect::SQLiteDialect;
-use sqlparser::parser::Parser;
 
 use sqlwitness_core::EngineKind;
 
@@ -205,7 +204,7 @@ impl Visitor for Finder {
 /// The dialect features `sql` uses, by name (see [`feature_table`]);
 /// `None` when it does not parse (SQLite dialect).
 pub fn dialect_features(sql: &str) -> Option<BTreeSet<&'static str>> {
-    let stmts = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let stmts = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
     let mut finder = Finder(BTreeSet::new());
     for s in &stmts {
         if let Statement::Query(_) = s {

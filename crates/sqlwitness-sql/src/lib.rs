@@ -20,9 +20,11 @@ mod clauses;
 mod features;
 mod guard;
 mod identifiers;
+mod lexer;
 mod neighbors;
 mod nondet;
 mod order;
+mod parse;
 mod rewrite;
 mod schema;
 mod spider_eval;
@@ -30,7 +32,7 @@ mod text;
 
 pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
-pub use guard::guard;
+pub use guard::{check_length, guard, guard_with, GuardOptions, DEFAULT_MAX_SQL_BYTES};
 pub use identifiers::{resolve_identifiers, NameSet};
 pub use neighbors::{
     gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,
@@ -38,6 +40,7 @@ pub use neighbors::{
 };
 pub use nondet::{analyze, top_limit_probe, NondetRule, ParseError, Probe, StaticFinding};
 pub use order::has_top_level_order_by;
+pub use parse::{parse_bounded, BoundedParseError, MAX_CHAIN_OPERATORS};
 pub use rewrite::{tie_inclusive_rewrite, translate, Rewrite, Translation};
 pub use schema::{ForeignKey, SchemaInfo, TableInfo};
 pub use spider_eval::{

@@ -27,7 +27,6 @@ pub use literals::{gold_literals, GoldLiteral, LiteralValue};
 use self::MutationKind as Kind;
 use sqlparser::ast::Statement;
 use sqlparser::dialect::SQLiteDialect;
-use sqlparser::parser::Parser;
 
 /// The kind of one mutation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,7 +130,7 @@ pub enum NeighborError {
 }
 
 fn parse_one(sql: &str) -> Result<Statement, NeighborError> {
-    let mut stmts = Parser::parse_sql(&SQLiteDialect {}, sql)
+    let mut stmts = crate::parse_bounded(&SQLiteDialect {}, sql)
         .map_err(|e| NeighborError::Parse(e.to_string()))?;
     match (stmts.len(), stmts.first()) {
         (1, Some(Statement::Query(_))) => Ok(stmts.remove(0)),

@@ -2,7 +2,6 @@
 
 use sqlparser::ast::{Query, SetExpr, Statement};
 use sqlparser::dialect::SQLiteDialect;
-use sqlparser::parser::Parser;
 
 /// `Some(true)` when the outermost query has an `ORDER BY`: the query's own
 /// `ORDER BY`, which for `… UNION/INTERSECT/EXCEPT … ORDER BY x` and
@@ -14,7 +13,7 @@ use sqlparser::parser::Parser;
 /// `Some(false)` for a single statement that is not a query; `None` when the
 /// text does not parse or holds no or several statements.
 pub fn has_top_level_order_by(sql: &str) -> Option<bool> {
-    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
     match statements.as_slice() {
         [Statement::Query(q)] => Some(query_is_ordered(q)),
         [_] => Some(false),

@@ -7,6 +7,8 @@ use sqlparser::tokenizer::{Token, Tokenizer, TokenizerError};
 pub(crate) struct SourceToken<'a> {
     pub token: Token,
     pub text: &'a str,
+    /// Byte offset of `text` in the source.
+    pub start: usize,
 }
 
 /// Tokenizes `sql` (whitespace and comments included, strings kept raw) and
@@ -44,6 +46,7 @@ pub(crate) fn tokenize<'a>(
         out.push(SourceToken {
             token: t.token,
             text: &sql[start..end],
+            start,
         });
         prev_end = end;
     }

@@ -281,11 +281,21 @@ impl Driver for MyDriver {
         .await
         .ok()
         .flatten();
-        (Vec::new(), collation)
+        let notes = match sqlwitness_engines::grant_mysql(&mut self.conn, ns).await {
+            Ok(notes) => notes,
+            Err(e) => vec![format!(
+                "could not grant read access to {}: {e}",
+                sqlwitness_engines::READER_LOGIN
+            )],
+        };
+        (notes, collation)
     }
 
     async fn drop_namespace(&mut self, ns: &str) -> Result<(), String> {
         self.exec(format!("DROP DATABASE IF EXISTS {}", quote(ns)))
+            .await?;
+        sqlwitness_engines::revoke_mysql(&mut self.conn, ns)
             .await
+            .map_err(|e| e.to_string())
     }
 }

@@ -254,40 +254,23 @@ impl Driver for PgDriver {
     }
 
     async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>) {
-        let mut notes = Vec::new();
-        if let Err(e) = self
-            .exec(
-                "DO $$ BEGIN CREATE ROLE sqlwitness_reader NOLOGIN; \
-                 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
-                    .into(),
-            )
-            .await
-        {
-            notes.push(format!("could not create role sqlwitness_reader: {e}"));
-        }
-        let exists: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sqlwitness_reader')",
-        )
-        .fetch_one(&mut self.conn)
-        .await
-        .unwrap_or(false);
-        if exists {
-            let grant = format!(
-                "GRANT USAGE ON SCHEMA {q} TO sqlwitness_reader; \
-                 GRANT SELECT ON ALL TABLES IN SCHEMA {q} TO sqlwitness_reader",
-                q = quote(ns)
-            );
-            match self.exec(grant).await {
-                Ok(()) => notes.push(
-                    "granted USAGE on the schema and SELECT on its tables to sqlwitness_reader"
-                        .into(),
-                ),
-                Err(e) => notes.push(format!("could not grant to sqlwitness_reader: {e}")),
+        // Read access for the least-privilege login queries run as; a
+        // concurrent grant may collide ("tuple concurrently updated"), so
+        // one more try.
+        let mut last = String::new();
+        for _ in 0..2 {
+            match sqlwitness_engines::grant_postgres(&mut self.conn, ns).await {
+                Ok(notes) => return (notes, None),
+                Err(e) => last = e.to_string(),
             }
-        } else {
-            notes.push("role sqlwitness_reader does not exist: no grants".into());
         }
-        (notes, None)
+        (
+            vec![format!(
+                "could not grant read access to {}: {last}",
+                sqlwitness_engines::READER_LOGIN
+            )],
+            None,
+        )
     }
 
     async fn drop_namespace(&mut self, ns: &str) -> Result<(), String> {

@@ -27,7 +27,6 @@ use std::ops::ControlFlow;
 use serde::{Deserialize, Serialize};
 use sqlparser::ast::{Query, Statement, Visit, Visitor};
 use sqlparser::dialect::SQLiteDialect;
-use sqlparser::parser::Parser;
 
 use crate::schema::SchemaInfo;
 
@@ -113,7 +112,7 @@ pub struct ParseError(pub String);
 /// Parses `sql` (SQLite dialect) and applies every rule to every query block.
 pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, ParseError> {
     let statements =
-        Parser::parse_sql(&SQLiteDialect {}, sql).map_err(|e| ParseError(e.to_string()))?;
+        crate::parse_bounded(&SQLiteDialect {}, sql).map_err(|e| ParseError(e.to_string()))?;
     let [statement] = statements.as_slice() else {
         return Err(ParseError(format!(
             "{} statements, expected one",
@@ -132,7 +131,7 @@ pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, Par
 /// (no LIMIT), and `o`. What a tie-aware verdict needs to decide whether
 /// another answer is one of the valid ones. `None` for any other shape.
 pub fn top_limit_probe(sql: &str) -> Option<(Probe, u64)> {
-    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
     let [Statement::Query(q)] = statements.as_slice() else {
         return None;
     };

@@ -19,7 +19,6 @@ use sqlparser::ast::{
     Statement, TableAlias, TableFactor, TableWithJoins,
 };
 use sqlparser::dialect::SQLiteDialect;
-use sqlparser::parser::Parser;
 
 use crate::nondet::{as_u64, group_bare_columns, is_aggregate_call};
 use crate::schema::SchemaInfo;
@@ -35,7 +34,7 @@ pub struct Rewrite {
 /// The tie-inclusive rewrite of `sql`, when one of the supported shapes
 /// applies (see the module documentation); `None` otherwise.
 pub fn tie_inclusive_rewrite(sql: &str, schema: &SchemaInfo) -> Option<Rewrite> {
-    let statements = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
     let [Statement::Query(q)] = statements.as_slice() else {
         return None;
     };

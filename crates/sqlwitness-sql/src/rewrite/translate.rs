@@ -36,7 +36,7 @@ pub struct Translation {
 /// Translates `sql` (SQLite) with the rules `t`. `None` when it does not
 /// parse or no step applies.
 pub fn translate(sql: &str, t: &Translations, schema: &SchemaInfo) -> Option<Translation> {
-    let mut statements = Parser::parse_sql(&SQLiteDialect {}, sql).ok()?;
+    let mut statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
     let [Statement::Query(_)] = statements.as_slice() else {
         return None;
     };
