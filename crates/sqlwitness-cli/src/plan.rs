@@ -216,6 +216,7 @@ impl EvalPlan {
             },
             guard: sqlwitness_sql::GuardOptions {
                 max_sql_bytes: a.max_sql_bytes,
+                max_value_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
             },
             jobs,
             resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,

@@ -34,6 +34,12 @@ pub struct Dialect {
     /// Functions a predicted query may not call (lower case).
     #[serde(default)]
     pub denied_functions: Vec<String>,
+    /// Functions that build a value whose size one argument states (lower
+    /// case name → 1-based argument position): `repeat('x', 1000000000)`.
+    /// The guard refuses a literal size over the result byte limit, so no
+    /// single value the driver must buffer whole can outgrow it.
+    #[serde(default)]
+    pub sized_functions: std::collections::BTreeMap<String, usize>,
     /// How the server reads SQL text: comments, quotes, escapes. The guard
     /// lexes predicted SQL with these rules and refuses text its parser
     /// would read differently.
@@ -237,6 +243,10 @@ impl Dialect {
         for f in &mut d.denied_functions {
             *f = f.to_ascii_lowercase();
         }
+        d.sized_functions = std::mem::take(&mut d.sized_functions)
+            .into_iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .collect();
         for rule in &d.errors {
             if rule.code.is_none() && rule.contains.is_none() {
                 return Err(DialectError::Parse {

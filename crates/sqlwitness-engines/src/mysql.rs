@@ -284,12 +284,12 @@ impl MysqlEngine {
                     .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
                     .collect();
             }
-            let values = decode_row(&row);
-            bytes += values.iter().map(Value::heap_size).sum::<usize>();
+            // Counted on the wire form, before a copy is decoded.
+            bytes += raw_row_size(&row);
             if let Some(e) = limits.exceeded(rows.len() + 1, bytes) {
                 return Err((e, false));
             }
-            rows.push(values);
+            rows.push(decode_row(&row));
         }
         Ok(ResultSet::new(columns, rows))
     }
@@ -358,6 +358,20 @@ impl Engine for MysqlEngine {
 /// A backquoted identifier (`` ` `` doubled).
 pub(crate) fn quote_ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
+}
+
+/// The bytes a row's values will take once decoded (as
+/// [`Value::heap_size`] counts them), from the raw cells.
+fn raw_row_size(row: &MySqlRow) -> usize {
+    (0..row.len())
+        .map(|i| {
+            let raw = row
+                .try_get_unchecked::<&[u8], _>(i)
+                .map(<[u8]>::len)
+                .unwrap_or(0);
+            std::mem::size_of::<Value>() + raw
+        })
+        .sum()
 }
 
 fn decode_row(row: &MySqlRow) -> Vec<Value> {

@@ -224,12 +224,12 @@ impl PostgresEngine {
         let mut bytes = 0usize;
         let mut stream = stmt.query().fetch(&mut *conn);
         while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
-            let values = decode_row(&row);
-            bytes += values.iter().map(Value::heap_size).sum::<usize>();
+            // Counted on the wire form, before a copy is decoded.
+            bytes += raw_row_size(&row);
             if let Some(e) = limits.exceeded(rows.len() + 1, bytes) {
                 return Err((e, false));
             }
-            rows.push(values);
+            rows.push(decode_row(&row));
         }
         Ok(ResultSet::new(columns, rows))
     }
@@ -349,6 +349,21 @@ pub const PLANNER_SETTINGS: &[&str] = &[
 /// A double-quoted identifier (`"` doubled).
 pub(crate) fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// The bytes a row's values will take once decoded (as
+/// [`Value::heap_size`] counts them), from the raw cells.
+fn raw_row_size(row: &PgRow) -> usize {
+    (0..row.len())
+        .map(|i| {
+            let raw = row
+                .try_get_raw(i)
+                .ok()
+                .and_then(|r| r.as_bytes().ok().map(<[u8]>::len))
+                .unwrap_or(0);
+            std::mem::size_of::<Value>() + raw
+        })
+        .sum()
 }
 
 fn decode_row(row: &PgRow) -> Vec<Value> {

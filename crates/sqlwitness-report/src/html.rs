@@ -14,7 +14,7 @@ use sqlwitness_score::Bin;
 use crate::junit::esc;
 use crate::{EngineOutcome, Execution, QuestionReport, Report, Verdict};
 
-const VERDICTS: [(Verdict, &str); 8] = [
+const VERDICTS: [(Verdict, &str); 9] = [
     (Verdict::Match, "#2e7d32"),
     (Verdict::MatchTie, "#81c784"),
     (Verdict::Mismatch, "#ef6c00"),
@@ -23,6 +23,7 @@ const VERDICTS: [(Verdict, &str); 8] = [
     (Verdict::Abstained, "#78909c"),
     (Verdict::GoldError, "#795548"),
     (Verdict::MissingDb, "#cfd8dc"),
+    (Verdict::EngineError, "#37474f"),
 ];
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#212121;max-width:1500px}\

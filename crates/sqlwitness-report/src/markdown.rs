@@ -29,8 +29,8 @@ pub fn render_markdown(report: &Report) -> String {
         report.summary.questions,
         run.duration_ms as f64 / 1000.0
     );
-    let _ = writeln!(out, "| engine | server | questions | match | mismatch | gold error | pred error | abstained | missing db | timeout | EX |");
-    let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    let _ = writeln!(out, "| engine | server | questions | match | mismatch | gold error | pred error | abstained | missing db | timeout | engine error | EX |");
+    let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for (name, s) in &report.summary.engines {
         let version = run
             .engines
@@ -40,7 +40,7 @@ pub fn render_markdown(report: &Report) -> String {
             .unwrap_or("");
         let _ = writeln!(
             out,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} |",
             md_cell(version),
             s.questions,
             s.matched,
@@ -50,6 +50,7 @@ pub fn render_markdown(report: &Report) -> String {
             s.abstained,
             s.missing_db,
             s.timeout,
+            s.engine_error,
             s.ex
         );
     }

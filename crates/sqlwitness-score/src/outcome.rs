@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 /// --ties aware`: one of the gold's valid answers under ties) → `Correct`;
 /// `mismatch`,
 /// `pred_error`, `timeout` → `Incorrect`; `abstained` → `Abstained`;
-/// `missing_db`, `gold_error` → `Unscored` (the question cannot be scored on
-/// that engine: no database, or the gold itself fails).
+/// `missing_db`, `gold_error`, `engine_error` → `Unscored` (the question
+/// cannot be scored on that engine: no database, the gold itself fails, or
+/// the engine could not run the queries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
@@ -27,6 +28,7 @@ impl Outcome {
             "match" | "match_tie" => Outcome::Correct,
             "mismatch" | "pred_error" | "timeout" => Outcome::Incorrect,
             "abstained" => Outcome::Abstained,
+            "missing_db" | "gold_error" | "engine_error" => Outcome::Unscored,
             _ => Outcome::Unscored,
         }
     }
@@ -50,5 +52,6 @@ mod tests {
         assert_eq!(Outcome::from_verdict("abstained"), Outcome::Abstained);
         assert_eq!(Outcome::from_verdict("missing_db"), Outcome::Unscored);
         assert_eq!(Outcome::from_verdict("gold_error"), Outcome::Unscored);
+        assert_eq!(Outcome::from_verdict("engine_error"), Outcome::Unscored);
     }
 }

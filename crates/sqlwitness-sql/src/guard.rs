@@ -4,7 +4,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, ObjectName, Query, Select, SetExpr, Statement, TableFactor, Visit, Visitor,
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectName, Query, Select,
+    SetExpr, Statement, TableFactor, Value as SqlValue, Visit, Visitor,
 };
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Whitespace};
@@ -36,12 +37,16 @@ pub const DEFAULT_MAX_SQL_BYTES: usize = 100_000;
 pub struct GuardOptions {
     /// Longer texts are refused unread.
     pub max_sql_bytes: usize,
+    /// A call of a sized function ([`Dialect::sized_functions`]) with a
+    /// literal length over this is refused (the result byte limit).
+    pub max_value_bytes: usize,
 }
 
 impl Default for GuardOptions {
     fn default() -> Self {
         GuardOptions {
             max_sql_bytes: DEFAULT_MAX_SQL_BYTES,
+            max_value_bytes: sqlwitness_core::DEFAULT_MAX_RESULT_BYTES,
         }
     }
 }
@@ -119,7 +124,7 @@ pub fn guard_with(sql: &str, dialect: &Dialect, options: &GuardOptions) -> Resul
         )));
     }
     match Parser::parse_sql(pd.as_ref(), sql) {
-        Ok(statements) => check_statements(&statements, dialect),
+        Ok(statements) => check_statements(&statements, dialect, options),
         Err(_) => check_tokens(&tokens, dialect),
     }
 }
@@ -221,7 +226,11 @@ fn refused(what: impl AsRef<str>) -> DbError {
     ))
 }
 
-fn check_statements(statements: &[Statement], dialect: &Dialect) -> Result<(), DbError> {
+fn check_statements(
+    statements: &[Statement],
+    dialect: &Dialect,
+    options: &GuardOptions,
+) -> Result<(), DbError> {
     let statement = match statements {
         [] => return Err(refused("no statement")),
         [s] => s,
@@ -242,6 +251,7 @@ fn check_statements(statements: &[Statement], dialect: &Dialect) -> Result<(), D
     }
     let mut checker = Checker {
         dialect,
+        max_value_bytes: options.max_value_bytes,
         statements_seen: 0,
     };
     match statement.visit(&mut checker) {
@@ -259,6 +269,7 @@ fn statement_kind(s: &Statement) -> String {
 
 struct Checker<'a> {
     dialect: &'a Dialect,
+    max_value_bytes: usize,
     statements_seen: usize,
 }
 
@@ -270,6 +281,35 @@ impl Checker<'_> {
                     "a call of the denied function `{}`",
                     ident.value
                 ));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Checker<'_> {
+    /// A sized function called with a literal length over the limit.
+    fn check_size(&self, f: &Function) -> ControlFlow<String> {
+        let Some(name) = f.name.0.last().and_then(|p| p.as_ident()) else {
+            return ControlFlow::Continue(());
+        };
+        let lower = name.value.to_ascii_lowercase();
+        let Some(&position) = self.dialect.sized_functions.get(&lower) else {
+            return ControlFlow::Continue(());
+        };
+        let FunctionArguments::List(list) = &f.args else {
+            return ControlFlow::Continue(());
+        };
+        let arg = position.checked_sub(1).and_then(|i| list.args.get(i));
+        if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))) = arg {
+            if let SqlValue::Number(n, _) = &v.value {
+                let size: f64 = n.parse().unwrap_or(0.0);
+                if size > self.max_value_bytes as f64 {
+                    return ControlFlow::Break(format!(
+                        "`{}` building a value of {n} bytes (the result limit is {})",
+                        name.value, self.max_value_bytes
+                    ));
+                }
             }
         }
         ControlFlow::Continue(())
@@ -310,6 +350,7 @@ impl Visitor for Checker<'_> {
     fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<String> {
         if let Expr::Function(f) = e {
             self.check_function(&f.name)?;
+            self.check_size(f)?;
         }
         ControlFlow::Continue(())
     }
@@ -558,6 +599,22 @@ mod tests {
             let nested = format!("SELECT {}1{}", "(".repeat(500), ")".repeat(500));
             let _ = guard(&nested, &builtin(kind));
         }
+    }
+
+    #[test]
+    fn literal_sizes_over_the_result_limit_are_refused() {
+        use EngineKind::*;
+        let msg = refused_on(Postgres, "SELECT repeat('x', 1000000000)");
+        assert!(
+            msg.contains("repeat") && msg.contains("1000000000"),
+            "{msg}"
+        );
+        refused_on(Mysql, "SELECT lpad('x', 900000000, 'y') FROM t");
+        refused_on(Sqlite, "SELECT zeroblob(1000000000)");
+        accepted_on(
+            Postgres,
+            "SELECT repeat('-', 20), lpad(name, 10, ' ') FROM t",
+        );
     }
 
     #[test]
