@@ -13,7 +13,7 @@ use sqlwitness_core::DbError;
 use sqlwitness_dialect::Dialect;
 
 use crate::lexer::{Span, SpanKind};
-use crate::text::{is_blank, parser_dialect, tokenize, SourceToken};
+use crate::text::{is_blank, is_string_literal, parser_dialect, tokenize, SourceToken};
 
 /// Words refused anywhere (outside string literals and quoted identifiers)
 /// by the token-level fallback, unless followed by `(` (so the function
@@ -140,25 +140,7 @@ fn parser_spans(tokens: &[SourceToken<'_>]) -> Vec<Span> {
             | Token::Whitespace(Whitespace::MultiLineComment(_)) => SpanKind::Comment,
             Token::Whitespace(_) => continue,
             Token::Word(w) if w.quote_style.is_some() => SpanKind::Quoted,
-            Token::SingleQuotedString(_)
-            | Token::DoubleQuotedString(_)
-            | Token::TripleSingleQuotedString(_)
-            | Token::TripleDoubleQuotedString(_)
-            | Token::DollarQuotedString(_)
-            | Token::SingleQuotedByteStringLiteral(_)
-            | Token::DoubleQuotedByteStringLiteral(_)
-            | Token::TripleSingleQuotedByteStringLiteral(_)
-            | Token::TripleDoubleQuotedByteStringLiteral(_)
-            | Token::SingleQuotedRawStringLiteral(_)
-            | Token::DoubleQuotedRawStringLiteral(_)
-            | Token::TripleSingleQuotedRawStringLiteral(_)
-            | Token::TripleDoubleQuotedRawStringLiteral(_)
-            | Token::NationalStringLiteral(_)
-            | Token::QuoteDelimitedStringLiteral(_)
-            | Token::NationalQuoteDelimitedStringLiteral(_)
-            | Token::EscapedStringLiteral(_)
-            | Token::UnicodeStringLiteral(_)
-            | Token::HexStringLiteral(_) => SpanKind::Quoted,
+            t if is_string_literal(t) => SpanKind::Quoted,
             _ => continue,
         };
         let offset = match kind {

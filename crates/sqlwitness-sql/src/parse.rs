@@ -89,28 +89,10 @@ fn is_chain_operator(t: &Token) -> bool {
                         | Keyword::AT
                 )
         }
+        t if crate::text::is_string_literal(t) => false,
         Token::EOF
         | Token::Number(..)
         | Token::Char(_)
-        | Token::SingleQuotedString(_)
-        | Token::DoubleQuotedString(_)
-        | Token::TripleSingleQuotedString(_)
-        | Token::TripleDoubleQuotedString(_)
-        | Token::DollarQuotedString(_)
-        | Token::SingleQuotedByteStringLiteral(_)
-        | Token::DoubleQuotedByteStringLiteral(_)
-        | Token::TripleSingleQuotedByteStringLiteral(_)
-        | Token::TripleDoubleQuotedByteStringLiteral(_)
-        | Token::SingleQuotedRawStringLiteral(_)
-        | Token::DoubleQuotedRawStringLiteral(_)
-        | Token::TripleSingleQuotedRawStringLiteral(_)
-        | Token::TripleDoubleQuotedRawStringLiteral(_)
-        | Token::NationalStringLiteral(_)
-        | Token::QuoteDelimitedStringLiteral(_)
-        | Token::NationalQuoteDelimitedStringLiteral(_)
-        | Token::EscapedStringLiteral(_)
-        | Token::UnicodeStringLiteral(_)
-        | Token::HexStringLiteral(_)
         | Token::Comma
         | Token::Whitespace(_)
         | Token::LParen

@@ -65,6 +65,33 @@ pub(crate) fn parser_dialect(name: &str) -> Box<dyn Dialect> {
     }
 }
 
+/// True for a string literal token of any kind (quoted, dollar-quoted,
+/// escaped, national, byte, raw, hex …).
+pub(crate) fn is_string_literal(t: &Token) -> bool {
+    matches!(
+        t,
+        Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_)
+            | Token::TripleSingleQuotedString(_)
+            | Token::TripleDoubleQuotedString(_)
+            | Token::DollarQuotedString(_)
+            | Token::SingleQuotedByteStringLiteral(_)
+            | Token::DoubleQuotedByteStringLiteral(_)
+            | Token::TripleSingleQuotedByteStringLiteral(_)
+            | Token::TripleDoubleQuotedByteStringLiteral(_)
+            | Token::SingleQuotedRawStringLiteral(_)
+            | Token::DoubleQuotedRawStringLiteral(_)
+            | Token::TripleSingleQuotedRawStringLiteral(_)
+            | Token::TripleDoubleQuotedRawStringLiteral(_)
+            | Token::NationalStringLiteral(_)
+            | Token::QuoteDelimitedStringLiteral(_)
+            | Token::NationalQuoteDelimitedStringLiteral(_)
+            | Token::EscapedStringLiteral(_)
+            | Token::UnicodeStringLiteral(_)
+            | Token::HexStringLiteral(_)
+    )
+}
+
 /// True for whitespace and comment tokens.
 pub(crate) fn is_blank(t: &Token) -> bool {
     matches!(t, Token::Whitespace(_))
