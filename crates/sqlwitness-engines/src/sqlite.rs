@@ -206,20 +206,28 @@ impl Engine for SqliteEngine {
 
 /// One thread that interrupts connections whose deadline has passed. The
 /// progress handler does the same between VM steps; the watchdog also
-/// reaches a statement that is still being prepared.
+/// reaches a statement that is still being prepared. Arming does not wake
+/// the thread unless the new deadline comes before the one it sleeps until
+/// (deadlines are mostly "now + the same limit", so that is rare).
 struct Watchdog {
-    armed: Mutex<BTreeMap<(Instant, u64), InterruptHandle>>,
+    state: Mutex<Armed>,
     wake: Condvar,
-    next_id: std::sync::atomic::AtomicU64,
+}
+
+#[derive(Default)]
+struct Armed {
+    handles: BTreeMap<(Instant, u64), InterruptHandle>,
+    next_id: u64,
+    /// When the thread will look next (`None`: it waits for a signal).
+    next_wake: Option<Instant>,
 }
 
 fn watchdog() -> &'static Watchdog {
     static DOG: OnceLock<&'static Watchdog> = OnceLock::new();
     DOG.get_or_init(|| {
         let dog: &'static Watchdog = Box::leak(Box::new(Watchdog {
-            armed: Mutex::new(BTreeMap::new()),
+            state: Mutex::new(Armed::default()),
             wake: Condvar::new(),
-            next_id: std::sync::atomic::AtomicU64::new(0),
         }));
         let spawned = std::thread::Builder::new()
             .name("sqlite-watchdog".into())
@@ -232,46 +240,47 @@ fn watchdog() -> &'static Watchdog {
 
 impl Watchdog {
     fn arm(&self, deadline: Instant, handle: InterruptHandle) -> (Instant, u64) {
-        let id = self
-            .next_id
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let key = (deadline, id);
-        self.armed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, handle);
-        self.wake.notify_one();
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.next_id += 1;
+        let key = (deadline, st.next_id);
+        st.handles.insert(key, handle);
+        if st.next_wake.is_none_or(|w| deadline < w) {
+            st.next_wake = Some(deadline);
+            self.wake.notify_one();
+        }
         key
     }
 
     fn disarm(&self, key: (Instant, u64)) {
-        self.armed
+        self.state
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .handles
             .remove(&key);
     }
 
     fn watch(&self) {
-        let mut armed = self.armed.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let now = Instant::now();
-            while let Some((&key, _)) = armed.first_key_value() {
+            while let Some((&key, _)) = st.handles.first_key_value() {
                 if key.0 > now {
                     break;
                 }
-                if let Some(handle) = armed.remove(&key) {
+                if let Some(handle) = st.handles.remove(&key) {
                     handle.interrupt();
                 }
             }
-            armed = match armed.first_key_value() {
-                Some((&(at, _), _)) => {
+            st.next_wake = st.handles.first_key_value().map(|(k, _)| k.0);
+            st = match st.next_wake {
+                Some(at) => {
                     let wait = at.saturating_duration_since(Instant::now());
                     self.wake
-                        .wait_timeout(armed, wait)
+                        .wait_timeout(st, wait)
                         .unwrap_or_else(|e| e.into_inner())
                         .0
                 }
-                None => self.wake.wait(armed).unwrap_or_else(|e| e.into_inner()),
+                None => self.wake.wait(st).unwrap_or_else(|e| e.into_inner()),
             };
         }
     }
