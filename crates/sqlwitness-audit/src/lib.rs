@@ -14,7 +14,6 @@ mod mechanism;
 mod model;
 mod schema;
 mod shuffle;
-mod ties;
 
 pub use audit::{audit_question, AuditOptions, AuditQuestion, DbAudit, Target, PLAN_VARIANTS};
 pub use baseline::{diff_audits, read_audit, AuditDiff};
@@ -28,4 +27,4 @@ pub use model::{
 };
 pub use schema::read_schema;
 pub use shuffle::shuffled_copies;
-pub use ties::tie_aware_match;
+pub use sqlwitness_sql::tie_aware_match;

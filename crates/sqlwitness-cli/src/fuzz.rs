@@ -12,7 +12,7 @@ use sqlwitness_bench::{
 };
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Engine, EngineKind};
-use sqlwitness_fuzz::{build_db_suite, FuzzOptions, GoldQuery, Manifest};
+use sqlwitness_fuzz::{build_db_suite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest, Stress};
 use sqlwitness_report::{EngineOutcome, SuiteOutcome, Verdict, WitnessReport};
 use sqlwitness_sql::NameSet;
 
@@ -42,6 +42,14 @@ pub struct FuzzArgs {
     /// At most this many neighbour queries per gold.
     #[arg(long, default_value_t = 60)]
     pub max_neighbors: usize,
+    /// Rules the instances break on purpose, comma-separated: `nulls`
+    /// (NULLs in every column not declared NOT NULL), `orphans` (foreign-key
+    /// values naming no parent), `empty` (empty tables), `duplicates`
+    /// (duplicates in inferred unique columns). Off by default: instances
+    /// keep every constraint of the original data; the manifest says which
+    /// stresses a suite was built with.
+    #[arg(long, default_value = "")]
+    pub stress: String,
     /// Worker threads (one database each; default: number of CPUs).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
@@ -91,11 +99,14 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
     if a.mutants {
         return write_mutants(a, &bench);
     }
+    let stress = Stress::parse(&a.stress).map_err(|m| BadInput(format!("--stress: {m}")))?;
+    let extra_keys = tables_json_keys(&bench.root)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let opts = FuzzOptions {
         seed: a.seed,
         candidates: a.candidates,
         max_neighbors: a.max_neighbors,
+        stress,
         ..FuzzOptions::default()
     };
     let jobs = a
@@ -114,7 +125,8 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
         golds
             .par_iter()
             .map(|(id, gs)| {
-                let r = build_db_suite(id, &bench.sqlite_path(id), gs, &a.out, &opts);
+                let keys = extra_keys.get(id).map_or(&[][..], Vec::as_slice);
+                let r = build_db_suite(id, &bench.sqlite_path(id), gs, keys, &a.out, &opts);
                 pb.inc(1);
                 (id.clone(), r)
             })
@@ -148,6 +160,41 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
         started.elapsed().as_secs_f64()
     );
     Ok(if failed > 0 { exit::INTERNAL } else { exit::OK })
+}
+
+/// Foreign keys stated in the benchmark's `tables.json` (Spider layouts),
+/// per `db_id`; none when the benchmark has no such file.
+fn tables_json_keys(root: &std::path::Path) -> Result<BTreeMap<String, Vec<ForeignKeySpec>>> {
+    let path = root.join("tables.json");
+    let mut out = BTreeMap::new();
+    if !path.is_file() {
+        return Ok(out);
+    }
+    let schemas = sqlwitness_bench::load_tables_json(&path)
+        .with_context(|| format!("reading {}", path.display()))?;
+    for (db_id, t) in schemas {
+        let col = |i: usize| -> Option<(String, String)> {
+            let (ti, name) = t.column_names_original.get(i)?;
+            let table = t.table_names_original.get(usize::try_from(*ti).ok()?)?;
+            Some((table.clone(), name.clone()))
+        };
+        let keys: Vec<ForeignKeySpec> = t
+            .foreign_keys
+            .iter()
+            .filter_map(|&(c, p)| {
+                let (table, column) = col(c)?;
+                let (parent, parent_column) = col(p)?;
+                Some(ForeignKeySpec {
+                    table,
+                    columns: vec![column],
+                    parent,
+                    parent_columns: vec![parent_column],
+                })
+            })
+            .collect();
+        out.insert(db_id, keys);
+    }
+    Ok(out)
 }
 
 fn write_mutants(a: &FuzzArgs, bench: &sqlwitness_bench::Benchmark) -> Result<i32> {

@@ -13,10 +13,13 @@ use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_engines::SqliteEngine;
 use sqlwitness_sql::{gold_literals, neighbors, GoldLiteral, NeighborOptions};
 
-use crate::generate::{write_instance, InstanceSizes, Pools};
-use crate::manifest::{Counts, DbSuite, Fate, GoldEntry, InstanceEntry, NeighborEntry};
+use crate::generate::{write_instance, InstanceSizes, Pools, Stress};
+use crate::judge::Judge;
+use crate::manifest::{
+    Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, NeighborEntry, TIE_AWARE,
+};
 use crate::rng::Rng;
-use crate::schema::{read_schema, DbSchema};
+use crate::schema::{read_schema_with, DbSchema, ForeignKeySpec};
 use crate::FuzzError;
 
 /// How a suite is built.
@@ -32,6 +35,8 @@ pub struct FuzzOptions {
     /// generator's deterministic order).
     pub max_neighbors: usize,
     pub limits: QueryLimits,
+    /// Rules instances break on purpose (none by default).
+    pub stress: Stress,
 }
 
 impl Default for FuzzOptions {
@@ -46,6 +51,7 @@ impl Default for FuzzOptions {
                 max_rows: 200_000,
                 ..QueryLimits::default()
             },
+            stress: Stress::default(),
         }
     }
 }
@@ -106,15 +112,18 @@ struct Pending {
 
 /// Builds the suite of `db_id`: writes `<suites>/database/<db_id>/` (the
 /// original copied byte for byte plus `<db_id>_<k>.sqlite`, k = 1…) and
-/// returns its manifest entry.
+/// returns its manifest entry. `extra_keys` are foreign keys the SQLite
+/// file does not declare (Spider's `tables.json`); instances keep them
+/// as far as the original data does.
 pub fn build_db_suite(
     db_id: &str,
     original: &Path,
     golds: &[GoldQuery],
+    extra_keys: &[ForeignKeySpec],
     suites: &Path,
     opts: &FuzzOptions,
 ) -> Result<DbSuite, FuzzError> {
-    let schema = read_schema(db_id, original)?;
+    let schema = read_schema_with(db_id, original, extra_keys)?;
     let names = schema.names();
     let is_column = |c: &str| {
         names
@@ -198,23 +207,25 @@ pub fn build_db_suite(
         for _ in 0..opts.batch.min(opts.candidates - produced) {
             let path = work.path().join(format!("c{produced}.sqlite"));
             produced += 1;
-            let sizes = write_instance(&schema, &pools, &mut rng, &path)?;
+            let sizes = write_instance(&schema, &pools, opts.stress, &mut rng, &path)?;
             let db = Database::new(db_id, &path);
             let mut kills = BTreeSet::new();
-            let mut last_gold: Option<(usize, Result<ResultSet, DbError>)> = None;
+            let mut last_gold: Option<(usize, Result<ResultSet, DbError>, Judge<'_>)> = None;
             for (pi, p) in pending.iter().enumerate() {
-                if last_gold.as_ref().is_none_or(|(g, _)| *g != p.gold) {
-                    let rows = engine.execute(&db, &golds[p.gold].sql, &opts.limits);
-                    last_gold = Some((p.gold, rows));
+                if last_gold.as_ref().is_none_or(|(g, _, _)| *g != p.gold) {
+                    let gold = golds[p.gold].sql.as_str();
+                    let rows = engine.execute(&db, gold, &opts.limits);
+                    last_gold = Some((p.gold, rows, Judge::new(&engine, &db, gold, &opts.limits)));
                 }
-                let Some((_, gold_rows)) = &last_gold else {
+                let Some((_, gold_rows, judge)) = &mut last_gold else {
                     continue;
                 };
                 let rows = engine.execute(&db, &p.sql, &opts.limits);
-                if differs(gold_rows, &rows, &ordered(&golds[p.gold].sql)) {
+                if judge.differs(gold_rows, &rows, &ordered(&golds[p.gold].sql)) {
                     kills.insert(pi);
                 }
             }
+            drop(last_gold);
             killed.extend(kills.iter().copied());
             candidates.push((path, sizes, kills));
         }
@@ -293,6 +304,10 @@ pub fn build_db_suite(
     }
     Ok(DbSuite {
         seed: opts.seed,
+        stress: opts.stress.names(),
+        comparison: TIE_AWARE.to_string(),
+        extra_foreign_keys: extra_keys.to_vec(),
+        constraints: Constraints::of(&schema),
         candidates: produced,
         original: original_name,
         instances,

@@ -4,13 +4,18 @@
 //! literals compared with a column of that name and their neighbours (±1,
 //! prefixes and suffixes of strings, the day before and after a date),
 //! and boundary values — each converted to the migration's type decision
-//! for the column. An instance draws, per column, a small sub-pool (so
-//! duplicates and ties on sort keys are frequent) and fills each table with
-//! a handful to a few hundred rows (some tables empty), parents first:
-//! primary keys are unique, foreign-key columns take values present in the
-//! parent as generated, or NULL where allowed. Tables are created with the
-//! original `CREATE` statements, so every query that runs on the original
-//! runs on the instance.
+//! for the column and kept only when it fits the column's domain (the
+//! value set of a low-cardinality column, the shape of dates and codes, no
+//! negatives where the original has none). An instance draws, per column,
+//! a small sub-pool (so duplicates and ties on sort keys are frequent) and
+//! fills every table, parents first, with a number of rows that follows
+//! the original's proportions. The rules the original data keeps hold in
+//! every instance (see `schema`): NULLs only where the original column has
+//! them, primary keys and unique columns without duplicates, foreign-key
+//! values that name a parent row (orphans only as often as in the
+//! original), no empty table. [`Stress`] turns some rules off. Tables are
+//! created with the original `CREATE` statements, so every query that runs
+//! on the original runs on the instance.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -22,7 +27,7 @@ use sqlwitness_core::Value;
 use sqlwitness_sql::{GoldLiteral, LiteralValue};
 
 use crate::rng::Rng;
-use crate::schema::{quote, DbSchema};
+use crate::schema::{fk_key, quote, shape, ColumnDef, DbSchema, Domain, ForeignKeyDef, TableDef};
 use crate::FuzzError;
 use sqlwitness_engines::sqlite_value;
 
@@ -146,18 +151,22 @@ impl Pools {
                     if !matches {
                         continue;
                     }
-                    for v in near(&lit.value) {
-                        if let Some(x) = convert(&v, c.kind) {
-                            push_unique(&mut fav, x);
+                    for (k, v) in near(&lit.value).iter().enumerate() {
+                        // The literal itself always; its neighbours only
+                        // inside the column's domain.
+                        if let Some(x) = convert(v, c.kind) {
+                            if k == 0 || fits(c, &x) {
+                                push_unique(&mut fav, x);
+                            }
                         }
                     }
                 }
                 let mut pool = c.originals.clone();
                 for v in fav.iter().cloned().chain(boundaries(c.kind)) {
-                    push_unique(&mut pool, v);
+                    if fav.contains(&v) || fits(c, &v) {
+                        push_unique(&mut pool, v);
+                    }
                 }
-                // Extremes of the originals are boundary values too (they
-                // are already in the pool); nothing else to add.
                 tp.push(pool);
                 tf.push(fav);
             }
@@ -165,6 +174,73 @@ impl Pools {
             favoured.push(tf);
         }
         Pools { pools, favoured }
+    }
+}
+
+/// Whether a generated (non-literal) value fits the column's domain.
+fn fits(c: &ColumnDef, v: &Value) -> bool {
+    if c.non_negative {
+        match v {
+            Value::Int(i) if *i < 0 => return false,
+            Value::Float(f) if *f < 0.0 => return false,
+            _ => {}
+        }
+    }
+    match &c.domain {
+        Domain::Free => true,
+        Domain::Set => c.originals.contains(v),
+        Domain::Shape(sh) => match v {
+            Value::Text(s) => &shape(s) == sh,
+            _ => true,
+        },
+    }
+}
+
+/// Rules an instance may break on purpose (`fuzz --stress`), all off by
+/// default; the manifest lists the ones in force.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stress {
+    /// NULLs in every column not declared NOT NULL and outside the key.
+    pub nulls: bool,
+    /// Foreign-key values that name no parent row.
+    pub orphans: bool,
+    /// Tables left empty.
+    pub empty: bool,
+    /// Duplicates in inferred unique columns.
+    pub duplicates: bool,
+}
+
+impl Stress {
+    pub const NAMES: [&'static str; 4] = ["nulls", "orphans", "empty", "duplicates"];
+
+    /// From a comma-separated list of [`Stress::NAMES`].
+    pub fn parse(list: &str) -> Result<Stress, String> {
+        let mut s = Stress::default();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "nulls" => s.nulls = true,
+                "orphans" => s.orphans = true,
+                "empty" => s.empty = true,
+                "duplicates" => s.duplicates = true,
+                other => {
+                    return Err(format!(
+                        "unknown stress `{other}` (one of {})",
+                        Stress::NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        let on = [self.nulls, self.orphans, self.empty, self.duplicates];
+        Stress::NAMES
+            .iter()
+            .zip(on)
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| n.to_string())
+            .collect()
     }
 }
 
@@ -187,24 +263,75 @@ fn to_sql(v: &Value) -> ToSqlOutput<'_> {
     })
 }
 
-/// A value not yet in `used`, for unique keys.
-fn fresh(kind: TargetKind, used: &HashSet<String>, rng: &mut Rng) -> Value {
-    for n in 0.. {
-        let v = match kind {
-            TargetKind::Integer | TargetKind::Real | TargetKind::Numeric => {
+/// A value for a unique column not yet in `used`: a pool value when one is
+/// left, else a new one in the column's shape.
+fn unused(c: &ColumnDef, pool: &[Value], used: &HashSet<String>, rng: &mut Rng) -> Value {
+    if !pool.is_empty() {
+        let off = rng.below(pool.len());
+        for i in 0..pool.len() {
+            let v = &pool[(off + i) % pool.len()];
+            if !used.contains(&fk_key(v)) {
+                return v.clone();
+            }
+        }
+    }
+    for n in 0..10_000i64 {
+        let v = match (&c.kind, &c.domain) {
+            (TargetKind::Integer | TargetKind::Real | TargetKind::Numeric, _) => {
                 Value::Int(1000 + n + rng.below(1000) as i64)
             }
-            _ => Value::Text(format!("k{}", n + rng.below(1000) as i64)),
+            (_, Domain::Shape(sh)) => Value::Text(
+                sh.chars()
+                    .map(|ch| match ch {
+                        '9' => (b'0' + rng.below(10) as u8) as char,
+                        'A' => (b'A' + rng.below(26) as u8) as char,
+                        'a' => (b'a' + rng.below(26) as u8) as char,
+                        other => other,
+                    })
+                    .collect(),
+            ),
+            _ => match rng.pick(pool) {
+                Some(Value::Text(s)) => Value::Text(format!("{s} {}", n + 2)),
+                _ => Value::Text(format!("k{}", n + rng.below(1000) as i64)),
+            },
         };
-        if !used.contains(&key(&v)) {
+        if !used.contains(&fk_key(&v)) {
             return v;
         }
     }
-    unreachable!("an unbounded loop returns")
+    Value::Text(format!("k{}", rng.next_u64()))
 }
 
-fn key(v: &Value) -> String {
-    sqlwitness_core::canonical_cell(v)
+/// Rows as written, per table index.
+type Written = Vec<Vec<Vec<Value>>>;
+
+/// Parent column indexes of a foreign key, when the parent has them all.
+fn parent_columns(schema: &DbSchema, fk: &ForeignKeyDef) -> Option<(usize, Vec<usize>)> {
+    let (pi, parent) = schema.table(&fk.parent)?;
+    let cols = fk
+        .parent_columns
+        .iter()
+        .map(|pc| {
+            parent
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(pc))
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    Some((pi, cols))
+}
+
+/// How many rows table `t` gets: the original's share of the largest
+/// table, softened (square root) so small tables still vary, times the
+/// instance's scale; at least one row.
+fn table_rows(t: &TableDef, largest: usize, scale: usize, rng: &mut Rng) -> usize {
+    let share = if t.original_rows == 0 || largest == 0 {
+        1.0
+    } else {
+        (t.original_rows as f64 / largest as f64).sqrt()
+    };
+    let jitter = 0.5 + rng.below(1001) as f64 / 1000.0;
+    ((scale as f64 * share * jitter).round() as usize).max(1)
 }
 
 /// Writes one generated instance of `schema` to `path` (replaced if it
@@ -212,6 +339,7 @@ fn key(v: &Value) -> String {
 pub fn write_instance(
     schema: &DbSchema,
     pools: &Pools,
+    stress: Stress,
     rng: &mut Rng,
     path: &Path,
 ) -> Result<InstanceSizes, FuzzError> {
@@ -226,24 +354,33 @@ pub fn write_instance(
     .map_err(err)?;
     let tx = conn.transaction().map_err(err)?;
     let scale = *rng.pick(&[3usize, 6, 10, 20, 40, 300]).unwrap_or(&10);
+    let largest = schema
+        .tables
+        .iter()
+        .map(|t| t.original_rows)
+        .max()
+        .unwrap_or(0);
     let mut sizes = InstanceSizes::new();
-    // Rows as written, per table index, for foreign keys.
-    let mut written: Vec<Vec<Vec<Value>>> = vec![Vec::new(); schema.tables.len()];
+    let mut written: Written = vec![Vec::new(); schema.tables.len()];
     for (ti, t) in schema.tables.iter().enumerate() {
         tx.execute_batch(&t.create_sql).map_err(err)?;
-        let n = if rng.chance(0.08) {
+        let n = if stress.empty && rng.chance(0.08) {
             0
         } else {
-            1 + rng.below(scale)
+            table_rows(t, largest, scale, rng)
         };
-        // Per column sub-pool: ties and duplicates come from small pools.
+        // Per column sub-pool: ties and duplicates come from small pools;
+        // unique columns draw from the whole pool.
         let sub: Vec<Vec<Value>> = t
             .columns
             .iter()
             .enumerate()
-            .map(|(ci, _)| {
+            .map(|(ci, c)| {
                 let pool = &pools.pools[ti][ci];
                 let fav = &pools.favoured[ti][ci];
+                if c.unique && !stress.duplicates {
+                    return pool.clone();
+                }
                 let k = *rng.pick(&[1usize, 2, 3, 5, 8, 1000]).unwrap_or(&3);
                 let mut s: Vec<Value> = Vec::new();
                 for v in fav {
@@ -259,8 +396,23 @@ pub fn write_instance(
                 s
             })
             .collect();
-        let single_pk = (t.primary_key.len() == 1).then(|| t.primary_key[0]);
-        let mut used_pk: HashSet<String> = HashSet::new();
+        let unique_sets: Vec<&Vec<usize>> = t
+            .unique_sets
+            .iter()
+            .filter(|u| {
+                !stress.duplicates
+                    || u.as_slice() == t.primary_key.as_slice()
+                    || u.iter().any(|&c| !t.columns[c].unique)
+            })
+            .collect();
+        let mut used: Vec<HashSet<Vec<String>>> = vec![HashSet::new(); unique_sets.len()];
+        // Per unique single column, its values so far (for `unused`).
+        let mut used_col: Vec<HashSet<String>> = vec![HashSet::new(); t.columns.len()];
+        let fks: Vec<Option<(usize, Vec<usize>)>> = t
+            .foreign_keys
+            .iter()
+            .map(|fk| parent_columns(schema, fk))
+            .collect();
         let placeholders = vec!["?"; t.columns.len()].join(", ");
         let mut insert = tx
             .prepare(&format!(
@@ -268,66 +420,51 @@ pub fn write_instance(
                 quote(&t.name)
             ))
             .map_err(err)?;
+        let mut mine: Vec<Vec<Value>> = Vec::new();
         for _ in 0..n {
-            let mut row: Vec<Value> = Vec::with_capacity(t.columns.len());
-            for (ci, c) in t.columns.iter().enumerate() {
-                let in_pk = t.primary_key.contains(&ci);
-                let v = if !in_pk && !c.not_null && rng.chance(0.07) {
-                    Value::Null
-                } else {
-                    rng.pick(&sub[ci])
-                        .or_else(|| rng.pick(&pools.pools[ti][ci]))
-                        .cloned()
-                        .unwrap_or(Value::Null)
-                };
-                row.push(v);
-            }
-            // Foreign keys: a parent row's values (or NULL where allowed).
-            for fk in &t.foreign_keys {
-                let Some((pi, parent)) = schema.table(&fk.parent) else {
-                    continue;
-                };
-                let pcols: Option<Vec<usize>> = fk
-                    .parent_columns
+            let mut accepted = None;
+            for _attempt in 0..8 {
+                let row = gen_row(
+                    t, ti, &sub, pools, &fks, &written, &mine, &used_col, stress, rng,
+                );
+                let keys: Vec<Vec<String>> = unique_sets
                     .iter()
-                    .map(|pc| {
-                        parent
-                            .columns
-                            .iter()
-                            .position(|c| c.name.eq_ignore_ascii_case(pc))
-                    })
+                    .map(|u| u.iter().map(|&c| fk_key(&row[c])).collect())
                     .collect();
-                let Some(pcols) = pcols else { continue };
-                let rows = &written[pi];
-                let nullable = fk.columns.iter().all(|&c| !t.columns[c].not_null);
-                match rng.pick(rows) {
-                    Some(prow) if !(nullable && rng.chance(0.05)) => {
-                        for (&cc, &pc) in fk.columns.iter().zip(&pcols) {
-                            row[cc] = prow[pc].clone();
-                        }
-                    }
-                    _ if nullable => {
-                        for &cc in &fk.columns {
-                            row[cc] = Value::Null;
-                        }
-                    }
-                    _ => {}
+                // NULLs never collide (SQL's UNIQUE), except in the key.
+                let clash = keys
+                    .iter()
+                    .zip(&used)
+                    .zip(&unique_sets)
+                    .any(|((k, u), set)| {
+                        let has_null = set.iter().any(|&c| row[c] == Value::Null);
+                        !has_null && u.contains(k)
+                    });
+                if !clash {
+                    accepted = Some((row, keys));
+                    break;
                 }
             }
-            if let Some(pk) = single_pk {
-                let fk_col = t.foreign_keys.iter().any(|f| f.columns.contains(&pk));
-                if !fk_col && (row[pk] == Value::Null || used_pk.contains(&key(&row[pk]))) {
-                    row[pk] = fresh(t.columns[pk].kind, &used_pk, rng);
+            let Some((row, keys)) = accepted else {
+                continue;
+            };
+            for (u, k) in used.iter_mut().zip(keys) {
+                u.insert(k);
+            }
+            for (ci, v) in row.iter().enumerate() {
+                if t.columns[ci].unique {
+                    used_col[ci].insert(fk_key(v));
                 }
-                used_pk.insert(key(&row[pk]));
             }
             let params: Vec<ToSqlOutput<'_>> = row.iter().map(to_sql).collect();
             insert
                 .execute(rusqlite::params_from_iter(params.iter()))
                 .map_err(err)?;
+            mine.push(row);
         }
         drop(insert);
-        // Read back what was really stored (INSERT OR IGNORE may skip rows).
+        // Read back what was really stored (INSERT OR IGNORE may skip rows,
+        // and column affinities convert values).
         let mut read = tx
             .prepare(&format!("SELECT * FROM {} ORDER BY rowid", quote(&t.name)))
             .or_else(|_| tx.prepare(&format!("SELECT * FROM {}", quote(&t.name))))
@@ -349,4 +486,108 @@ pub fn write_instance(
     }
     tx.commit().map_err(err)?;
     Ok(sizes)
+}
+
+/// One candidate row of table `t` (index `ti`); `mine` holds the rows of
+/// `t` written so far (for self-references).
+#[allow(clippy::too_many_arguments)]
+fn gen_row(
+    t: &TableDef,
+    ti: usize,
+    sub: &[Vec<Value>],
+    pools: &Pools,
+    fks: &[Option<(usize, Vec<usize>)>],
+    written: &Written,
+    mine: &[Vec<Value>],
+    used_col: &[HashSet<String>],
+    stress: Stress,
+    rng: &mut Rng,
+) -> Vec<Value> {
+    let mut row: Vec<Value> = Vec::with_capacity(t.columns.len());
+    for (ci, c) in t.columns.iter().enumerate() {
+        let in_pk = t.primary_key.contains(&ci);
+        let null_p = if stress.nulls && !in_pk && !c.not_null {
+            c.null_ratio.max(0.07)
+        } else if c.never_null {
+            0.0
+        } else {
+            c.null_ratio.clamp(0.05, 0.5)
+        };
+        let v = if null_p > 0.0 && rng.chance(null_p) {
+            Value::Null
+        } else if c.unique && !stress.duplicates {
+            unused(c, &sub[ci], &used_col[ci], rng)
+        } else {
+            rng.pick(&sub[ci])
+                .or_else(|| rng.pick(&pools.pools[ti][ci]))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        row.push(v);
+    }
+    // Foreign keys: a parent row's values; NULL as often as the original
+    // column has NULLs, an orphan as often as the original has orphans.
+    for (fk, target) in t.foreign_keys.iter().zip(fks) {
+        let Some((pi, pcols)) = target else { continue };
+        let nullable = fk.columns.iter().all(|&c| {
+            let col = &t.columns[c];
+            if stress.nulls {
+                !col.not_null
+            } else {
+                !col.never_null
+            }
+        });
+        if nullable && fk.columns.iter().all(|&c| row[c] == Value::Null) {
+            continue;
+        }
+        let orphan = (stress.orphans && rng.chance(0.05))
+            || (fk.orphan_ratio > 0.0 && rng.chance(fk.orphan_ratio));
+        if orphan {
+            continue;
+        }
+        let self_ref = *pi == ti;
+        let parents: &[Vec<Value>] = if self_ref { mine } else { &written[*pi] };
+        // A unique child key takes a parent not taken yet, when it can.
+        let unique_child = fk.columns.iter().all(|&c| t.columns[c].unique);
+        let mut pick = None;
+        for _ in 0..if unique_child { 8 } else { 1 } {
+            let Some(prow) = rng.pick(parents) else { break };
+            pick = Some(prow);
+            let taken = fk
+                .columns
+                .iter()
+                .zip(pcols)
+                .any(|(&cc, &pc)| used_col[cc].contains(&fk_key(&prow[pc])));
+            if !unique_child || !taken {
+                break;
+            }
+        }
+        match pick {
+            Some(prow) => {
+                for (&cc, &pc) in fk.columns.iter().zip(pcols) {
+                    row[cc] = prow[pc].clone();
+                }
+            }
+            None if self_ref => {
+                // The first row of a self-referencing table names itself.
+                if nullable {
+                    for &cc in &fk.columns {
+                        row[cc] = Value::Null;
+                    }
+                } else {
+                    let own: Vec<Value> = pcols.iter().map(|&pc| row[pc].clone()).collect();
+                    for (&cc, v) in fk.columns.iter().zip(own) {
+                        row[cc] = v;
+                    }
+                }
+            }
+            None if nullable => {
+                for &cc in &fk.columns {
+                    row[cc] = Value::Null;
+                }
+            }
+            None => {}
+        }
+    }
+    row
 }

@@ -14,10 +14,9 @@ use sqlwitness_core::{Database, Engine, QueryLimits};
 use sqlwitness_engines::SqliteEngine;
 use sqlwitness_sql::{gold_literals, GoldLiteral};
 
-use crate::distill::differs;
 use crate::generate::{write_instance, Pools};
+use crate::judge::really_differs;
 use crate::rng::Rng;
-use crate::schema::read_schema;
 use crate::shrink::shrink_witness;
 use crate::suite::{SuiteFailure, SuiteSet, SHRINK_TRIALS};
 use crate::FuzzError;
@@ -52,10 +51,11 @@ impl SuiteSet {
         n: usize,
         shrink: bool,
     ) -> Result<Option<HuntOutcome>, FuzzError> {
-        let Some((seed, original)) = self.origins.get(db_id) else {
+        let Some(origin) = self.origins.get(db_id) else {
             return Ok(None);
         };
-        let schema = read_schema(db_id, original)?;
+        let seed = &origin.seed;
+        let schema = self.schema(db_id)?;
         let names = schema.names();
         let is_column = |c: &str| {
             names
@@ -78,7 +78,7 @@ impl SuiteSet {
         };
         for i in 1..=n {
             let path = work.path().join(format!("hunt{i}.sqlite"));
-            write_instance(&schema, &pools, &mut rng, &path)?;
+            write_instance(&schema, &pools, origin.stress, &mut rng, &path)?;
             out.tried = i;
             let db = Database::new(db_id, &path);
             self.executions.fetch_add(2, Ordering::Relaxed);
@@ -87,7 +87,7 @@ impl SuiteSet {
                 continue;
             }
             let p = engine.execute(&db, pred, limits);
-            if differs(&g, &p, opts) {
+            if really_differs(&engine, &db, gold, &g, &p, opts, limits) {
                 let reason = match (&g, &p) {
                     (Ok(g), Ok(p)) => sqlwitness_core::compare::compare(g, p, opts)
                         .reason
@@ -96,7 +96,7 @@ impl SuiteSet {
                     _ => "values".into(),
                 };
                 let witness = if shrink && p.is_ok() {
-                    shrink_witness(&path, gold, pred, opts, limits, SHRINK_TRIALS)
+                    shrink_witness(&schema, &path, gold, pred, opts, limits, SHRINK_TRIALS)
                         .ok()
                         .flatten()
                 } else {

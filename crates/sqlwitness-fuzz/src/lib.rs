@@ -18,6 +18,7 @@ mod distill;
 mod error;
 mod generate;
 mod hunt;
+mod judge;
 mod manifest;
 mod mutants;
 mod rng;
@@ -27,13 +28,17 @@ mod suite;
 
 pub use distill::{build_db_suite, suite_db_dir, FuzzOptions, GoldQuery};
 pub use error::FuzzError;
-pub use generate::{write_instance, InstanceSizes, Pools};
+pub use generate::{write_instance, InstanceSizes, Pools, Stress};
 pub use hunt::{hunt_rng, HuntOutcome};
 pub use manifest::{
-    Counts, DbSuite, Fate, GoldEntry, InstanceEntry, Manifest, NeighborEntry, MANIFEST_FORMAT,
+    Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, Manifest, NeighborEntry,
+    MANIFEST_FORMAT, TIE_AWARE,
 };
 pub use mutants::{mutant, Mutant};
 pub use rng::Rng;
-pub use schema::{read_schema, ColumnDef, DbSchema, ForeignKeyDef, TableDef};
+pub use schema::{
+    key_like, read_schema, read_schema_with, shape, ColumnDef, DbSchema, Domain, ForeignKeyDef,
+    ForeignKeySpec, TableDef, MAX_SET_DOMAIN,
+};
 pub use shrink::{shrink_witness, Witness};
 pub use suite::{suite_namespace, SuiteFailure, SuiteSet, SuiteVerdict};

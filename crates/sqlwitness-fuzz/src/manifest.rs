@@ -8,9 +8,16 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::schema::{DbSchema, Domain, ForeignKeySpec};
 use crate::FuzzError;
 
-pub const MANIFEST_FORMAT: u32 = 1;
+/// 2: instances keep the original's constraints, tie-aware comparison,
+/// `stress`, `constraints`, `extra_foreign_keys`.
+pub const MANIFEST_FORMAT: u32 = 2;
+
+/// [`DbSuite::comparison`]: ties at the gold's cut and among equal sort
+/// keys accept every valid answer; no row equals one row of NULLs.
+pub const TIE_AWARE: &str = "tie_aware";
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -23,6 +30,20 @@ pub struct DbSuite {
     /// The run's seed (`--seed`); the database's stream is derived from it
     /// and the `db_id`.
     pub seed: u64,
+    /// Rules the instances break on purpose (`fuzz --stress`); empty:
+    /// every instance keeps the original's constraints.
+    #[serde(default)]
+    pub stress: Vec<String>,
+    /// How the suite compares results on instances ([`TIE_AWARE`]).
+    #[serde(default)]
+    pub comparison: String,
+    /// Foreign keys from outside the SQLite file (`tables.json`) that the
+    /// instances keep.
+    #[serde(default)]
+    pub extra_foreign_keys: Vec<ForeignKeySpec>,
+    /// The constraints the instances keep, declared and inferred.
+    #[serde(default)]
+    pub constraints: Constraints,
     /// Candidate instances generated before distillation.
     pub candidates: usize,
     /// The original database's file (a byte copy) in the suite folder.
@@ -30,6 +51,71 @@ pub struct DbSuite {
     pub instances: Vec<InstanceEntry>,
     pub golds: Vec<GoldEntry>,
     pub counts: Counts,
+}
+
+/// The constraints the generator keeps, as `table.column` lists.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Constraints {
+    /// Columns never NULL: declared, key, or no NULL in the original.
+    pub not_null: Vec<String>,
+    /// Column sets without duplicates (`a+b` for composite keys).
+    pub unique: Vec<String>,
+    /// `child(cols) -> parent(cols)`, with the source and, for a key the
+    /// original data breaks, the share of orphans kept.
+    pub foreign_keys: Vec<String>,
+    /// `table.column: values of the original (N)` or `…: shape S`.
+    pub domains: Vec<String>,
+}
+
+impl Constraints {
+    pub fn of(schema: &DbSchema) -> Constraints {
+        let mut c = Constraints::default();
+        for t in &schema.tables {
+            let col = |i: usize| format!("{}.{}", t.name, t.columns[i].name);
+            for (i, d) in t.columns.iter().enumerate() {
+                if d.never_null {
+                    c.not_null.push(col(i));
+                }
+                match &d.domain {
+                    Domain::Free => {}
+                    Domain::Set => c.domains.push(format!(
+                        "{}: values of the original ({})",
+                        col(i),
+                        d.originals.len()
+                    )),
+                    Domain::Shape(s) => c.domains.push(format!("{}: shape {s}", col(i))),
+                }
+            }
+            for u in &t.unique_sets {
+                let names: Vec<&str> = u.iter().map(|&i| t.columns[i].name.as_str()).collect();
+                c.unique.push(format!("{}.{}", t.name, names.join("+")));
+            }
+            for fk in &t.foreign_keys {
+                let names: Vec<&str> = fk
+                    .columns
+                    .iter()
+                    .map(|&i| t.columns[i].name.as_str())
+                    .collect();
+                let mut line = format!(
+                    "{}({}) -> {}({}) [{}",
+                    t.name,
+                    names.join(", "),
+                    fk.parent,
+                    fk.parent_columns.join(", "),
+                    fk.source
+                );
+                if fk.orphan_ratio > 0.0 {
+                    line.push_str(&format!(
+                        "; {:.0}% orphans in the original, kept",
+                        fk.orphan_ratio * 100.0
+                    ));
+                }
+                line.push(']');
+                c.foreign_keys.push(line);
+            }
+        }
+        c
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,7 +191,10 @@ impl Manifest {
         if m.format != MANIFEST_FORMAT {
             return Err(FuzzError::Manifest {
                 path: path.to_path_buf(),
-                message: format!("format {} (expected {MANIFEST_FORMAT})", m.format),
+                message: format!(
+                    "format {} (expected {MANIFEST_FORMAT}): rebuild the suite with `sqlwitness fuzz`",
+                    m.format
+                ),
             });
         }
         Ok(m)

@@ -1,7 +1,10 @@
 //! The schema an instance generator needs, read from the original SQLite
 //! file: each table's `CREATE` statement (replayed verbatim in every
-//! instance), columns with the migration's type decision, keys, and the
-//! distinct stored values of every column.
+//! instance), columns with the migration's type decision, keys, the
+//! distinct stored values of every column, and the constraints the real
+//! data follows, declared or inferred from the data (see [`ColumnDef`]):
+//! generated instances must not break a rule the original keeps, or a
+//! correct prediction can fail on them.
 
 use std::path::Path;
 
@@ -14,11 +17,60 @@ use crate::FuzzError;
 /// At most this many distinct original values are kept per column.
 const MAX_ORIGINAL_VALUES: usize = 200;
 
+/// The values a column may take in an instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Domain {
+    /// Any value of the column's type.
+    Free,
+    /// Low-cardinality column (2 to [`MAX_SET_DOMAIN`] distinct values,
+    /// each used about twice or more): its original values and the gold
+    /// queries' literals compared with it.
+    Set,
+    /// Every original value has this shape (digits as `9`, upper-case
+    /// letters `A`, lower-case `a`, other characters as they are) and the
+    /// shape has a digit or is a short upper-case code: dates, codes,
+    /// phone numbers keep their format.
+    Shape(String),
+}
+
+/// Low-cardinality columns have at most this many distinct values.
+pub const MAX_SET_DOMAIN: usize = 12;
+
+/// The shape of a text (see [`Domain::Shape`]).
+pub fn shape(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_digit() {
+                '9'
+            } else if c.is_uppercase() {
+                'A'
+            } else if c.is_alphabetic() {
+                'a'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone)]
 pub struct ColumnDef {
     pub name: String,
     pub declared: String,
+    /// Declared `NOT NULL`.
     pub not_null: bool,
+    /// Never NULL in an instance: declared NOT NULL, part of the primary
+    /// key, or no NULL in the original's (non-empty) column.
+    pub never_null: bool,
+    /// Share of NULLs in the original column.
+    pub null_ratio: f64,
+    /// Unique in an instance: the single-column primary key, a declared
+    /// single-column UNIQUE index, or a key-like column (see
+    /// [`key_like`]) whose original values are all distinct.
+    pub unique: bool,
+    pub domain: Domain,
+    /// No negative number in the original: none generated.
+    pub non_negative: bool,
     /// The type the migration chose from the declared type and the stored
     /// values (`sqlwitness_bench::plan_migration`).
     pub kind: TargetKind,
@@ -33,6 +85,34 @@ pub struct ForeignKeyDef {
     pub parent: String,
     /// Parent column names (the parent's primary key when not named).
     pub parent_columns: Vec<String>,
+    /// Share of the original's non-null child values that name no parent
+    /// row (compared as SQLite compares them). 0 for a kept foreign key:
+    /// instances then have no orphans.
+    pub orphan_ratio: f64,
+    /// `schema` (declared in the SQLite file) or `tables.json`.
+    pub source: String,
+}
+
+/// A foreign key given by name, e.g. from Spider's `tables.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ForeignKeySpec {
+    pub table: String,
+    pub columns: Vec<String>,
+    pub parent: String,
+    pub parent_columns: Vec<String>,
+}
+
+impl std::fmt::Display for ForeignKeySpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}({}) -> {}({})",
+            self.table,
+            self.columns.join(", "),
+            self.parent,
+            self.parent_columns.join(", ")
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -42,7 +122,12 @@ pub struct TableDef {
     pub columns: Vec<ColumnDef>,
     /// Primary-key column indexes in key order.
     pub primary_key: Vec<usize>,
+    /// Column sets unique together: the primary key and declared UNIQUE
+    /// indexes (single columns too) and inferred unique columns.
+    pub unique_sets: Vec<Vec<usize>>,
     pub foreign_keys: Vec<ForeignKeyDef>,
+    /// Rows in the original table.
+    pub original_rows: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -88,8 +173,140 @@ pub(crate) fn open_ro(path: &Path) -> Result<Connection, FuzzError> {
 
 use sqlwitness_engines::sqlite_value;
 
-/// Reads the schema and column values of the SQLite file of `db_id`.
+/// Reads the schema and column values of the SQLite file of `db_id`, with
+/// the constraints inferred from its data; no foreign keys beyond the
+/// declared ones.
 pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
+    read_schema_with(db_id, path, &[])
+}
+
+/// Names that mark a column as an identifier: all-distinct values in such
+/// a column are a rule of the data, not a coincidence of a small table.
+pub fn key_like(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    let words: Vec<&str> = n
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let last = words.last().copied().unwrap_or("");
+    n.ends_with("id")
+        || n.contains("name")
+        || n.contains("code")
+        || n.contains("title")
+        || n.contains("email")
+        || n.contains("phone")
+        || n.contains("url")
+        || n.contains("abbrev")
+        || matches!(
+            last,
+            "no" | "num" | "number" | "key" | "ssn" | "isbn" | "login"
+        )
+}
+
+/// Per-column statistics of the original table.
+struct Stats {
+    rows: usize,
+    non_null: Vec<usize>,
+    distinct: Vec<usize>,
+    min_number: Vec<Option<f64>>,
+}
+
+fn table_stats(conn: &Connection, table: &str, cols: &[String]) -> rusqlite::Result<Stats> {
+    let mut parts = vec!["count(*)".to_string()];
+    for c in cols {
+        let q = quote(c);
+        parts.push(format!("count({q})"));
+        parts.push(format!("count(DISTINCT {q})"));
+        parts.push(format!(
+            "min(CASE WHEN typeof({q}) IN ('integer', 'real') THEN {q} END)"
+        ));
+    }
+    let sql = format!("SELECT {} FROM {}", parts.join(", "), quote(table));
+    conn.query_row(&sql, [], |r| {
+        let n = |i: usize| r.get::<_, i64>(i).map(|v| v.max(0) as usize);
+        let mut st = Stats {
+            rows: n(0)?,
+            non_null: Vec::new(),
+            distinct: Vec::new(),
+            min_number: Vec::new(),
+        };
+        for k in 0..cols.len() {
+            st.non_null.push(n(1 + 3 * k)?);
+            st.distinct.push(n(2 + 3 * k)?);
+            st.min_number.push(r.get::<_, Option<f64>>(3 + 3 * k)?);
+        }
+        Ok(st)
+    })
+}
+
+/// Declared UNIQUE indexes (and UNIQUE constraints) of `table`.
+fn unique_indexes(
+    conn: &Connection,
+    table: &str,
+    cols: &[String],
+) -> rusqlite::Result<Vec<Vec<usize>>> {
+    let mut list = conn.prepare("SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1")?;
+    let names: Vec<String> = list
+        .query_map([table], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut out = Vec::new();
+    for name in names {
+        let mut info = conn.prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno")?;
+        let members: Vec<Option<String>> = info
+            .query_map([&name], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let idx: Option<Vec<usize>> = members
+            .iter()
+            .map(|m| {
+                m.as_ref()
+                    .and_then(|m| cols.iter().position(|c| c.eq_ignore_ascii_case(m)))
+            })
+            .collect();
+        if let Some(idx) = idx.filter(|i| !i.is_empty()) {
+            out.push(idx);
+        }
+    }
+    Ok(out)
+}
+
+/// The domain of a column from its distinct original values.
+fn domain_of(kind: TargetKind, originals: &[Value], rows_non_null: usize) -> Domain {
+    let distinct = originals.len();
+    // One value says nothing about the domain (every pet in the file is a
+    // dog; the question still asks for dogs).
+    if distinct >= 2 && distinct <= MAX_SET_DOMAIN && rows_non_null >= 2 * distinct {
+        return Domain::Set;
+    }
+    if kind != TargetKind::Text && kind != TargetKind::Date && kind != TargetKind::Timestamp {
+        return Domain::Free;
+    }
+    let mut shapes = originals.iter().map(|v| match v {
+        Value::Text(s) => Some(shape(s)),
+        _ => None,
+    });
+    let Some(Some(first)) = shapes.next() else {
+        return Domain::Free;
+    };
+    let code = first.len() <= 4 && first.chars().all(|c| c == 'A');
+    if distinct >= 3
+        && !first.is_empty()
+        && (first.contains('9') || code)
+        && shapes.all(|s| s.as_deref() == Some(first.as_str()))
+    {
+        Domain::Shape(first)
+    } else {
+        Domain::Free
+    }
+}
+
+/// [`read_schema`] plus `extra` foreign keys (e.g. Spider's `tables.json`);
+/// an extra key naming a missing table or column, or one already declared,
+/// is left out.
+pub fn read_schema_with(
+    db_id: &str,
+    path: &Path,
+    extra: &[ForeignKeySpec],
+) -> Result<DbSchema, FuzzError> {
     let plan = sqlwitness_bench::plan_migration(&Database::new(db_id, path), EngineKind::Postgres)?;
     let conn = open_ro(path)?;
     let err = |e: rusqlite::Error| FuzzError::sqlite(path, e);
@@ -114,6 +331,9 @@ pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
             })
             .and_then(|rows| rows.collect())
             .map_err(err)?;
+        let col_names: Vec<String> = cols.iter().map(|c| c.0.clone()).collect();
+        let stats = table_stats(&conn, &name, &col_names).map_err(err)?;
+        let mut unique_sets = unique_indexes(&conn, &name, &col_names).map_err(err)?;
         let decisions = plan.iter().find(|t| t.name == name);
         let mut columns = Vec::with_capacity(cols.len());
         let mut pk: Vec<(i64, usize)> = Vec::new();
@@ -139,16 +359,44 @@ pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
                     originals.push(v);
                 }
             }
+            let non_null = stats.non_null[i];
+            let null_ratio = if stats.rows == 0 {
+                0.0
+            } else {
+                (stats.rows - non_null) as f64 / stats.rows as f64
+            };
+            let all_distinct = non_null >= 2 && stats.distinct[i] == non_null;
+            let text_like = matches!(kind, TargetKind::Text);
+            let unique = all_distinct
+                && (key_like(cname) || (text_like && non_null >= 10))
+                && !matches!(kind, TargetKind::Real);
             columns.push(ColumnDef {
                 name: cname.clone(),
                 declared: declared.clone(),
                 not_null: *not_null,
+                never_null: *not_null || *pk_pos > 0 || (stats.rows > 0 && non_null == stats.rows),
+                null_ratio,
+                unique,
+                domain: domain_of(kind, &originals, non_null),
+                non_negative: stats.min_number[i].is_none_or(|m| m >= 0.0),
                 kind,
                 originals,
             });
         }
         pk.sort();
         let primary_key: Vec<usize> = pk.into_iter().map(|(_, i)| i).collect();
+        if !primary_key.is_empty() {
+            unique_sets.push(primary_key.clone());
+        }
+        for (i, c) in columns.iter_mut().enumerate() {
+            if unique_sets.iter().any(|u| u == &[i]) {
+                c.unique = true;
+            } else if c.unique {
+                unique_sets.push(vec![i]);
+            }
+        }
+        unique_sets.sort();
+        unique_sets.dedup();
         let mut fk_stmt = conn
             .prepare("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq")
             .map_err(err)?;
@@ -178,6 +426,8 @@ pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
                         columns: vec![ci],
                         parent,
                         parent_columns: vec![to],
+                        orphan_ratio: 0.0,
+                        source: "schema".into(),
                     },
                 )),
             }
@@ -187,7 +437,9 @@ pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
             create_sql,
             columns,
             primary_key,
+            unique_sets,
             foreign_keys: foreign_keys.into_iter().map(|(_, f)| f).collect(),
+            original_rows: stats.rows,
         });
     }
     // Fill unnamed parent columns with the parent's primary key.
@@ -214,9 +466,120 @@ pub fn read_schema(db_id: &str, path: &Path) -> Result<DbSchema, FuzzError> {
             }
         }
     }
+    add_extra_keys(&mut tables, extra);
+    // Keys the data breaks are kept only as far as the data keeps them.
+    for t in &mut tables {
+        let cols: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+        for fk in &mut t.foreign_keys {
+            fk.orphan_ratio = orphan_ratio(&conn, &t.name, &cols, fk).map_err(err)?;
+        }
+    }
     Ok(DbSchema {
         tables: topo_order(tables),
     })
+}
+
+fn add_extra_keys(tables: &mut [TableDef], extra: &[ForeignKeySpec]) {
+    for spec in extra {
+        let names: Vec<(String, Vec<String>)> = tables
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    t.columns.iter().map(|c| c.name.clone()).collect(),
+                )
+            })
+            .collect();
+        let Some((_, pcols)) = names
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&spec.parent))
+        else {
+            continue;
+        };
+        if !spec
+            .parent_columns
+            .iter()
+            .all(|pc| pcols.iter().any(|c| c.eq_ignore_ascii_case(pc)))
+        {
+            continue;
+        }
+        let Some(t) = tables
+            .iter_mut()
+            .find(|t| t.name.eq_ignore_ascii_case(&spec.table))
+        else {
+            continue;
+        };
+        let idx: Option<Vec<usize>> = spec
+            .columns
+            .iter()
+            .map(|c| {
+                t.columns
+                    .iter()
+                    .position(|x| x.name.eq_ignore_ascii_case(c))
+            })
+            .collect();
+        let Some(idx) = idx.filter(|i| !i.is_empty() && i.len() == spec.parent_columns.len())
+        else {
+            continue;
+        };
+        let known = t.foreign_keys.iter().any(|fk| {
+            fk.columns == idx
+                && fk.parent.eq_ignore_ascii_case(&spec.parent)
+                && fk
+                    .parent_columns
+                    .iter()
+                    .zip(&spec.parent_columns)
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        });
+        if !known {
+            t.foreign_keys.push(ForeignKeyDef {
+                columns: idx,
+                parent: spec.parent.clone(),
+                parent_columns: spec.parent_columns.clone(),
+                orphan_ratio: 0.0,
+                source: "tables.json".into(),
+            });
+        }
+    }
+}
+
+/// Share of the child's rows with non-null key values that match no parent
+/// row, comparing as SQLite does (`=` with column affinities).
+fn orphan_ratio(
+    conn: &Connection,
+    table: &str,
+    cols: &[String],
+    fk: &ForeignKeyDef,
+) -> rusqlite::Result<f64> {
+    let child: Vec<String> = fk
+        .columns
+        .iter()
+        .map(|&c| format!("c.{}", quote(&cols[c])))
+        .collect();
+    let matches: Vec<String> = child
+        .iter()
+        .zip(&fk.parent_columns)
+        .map(|(c, p)| format!("p.{} = {c}", quote(p)))
+        .collect();
+    let sql = format!(
+        "SELECT count(*), coalesce(sum(NOT EXISTS (SELECT 1 FROM {} AS p WHERE {})), 0) \
+         FROM {} AS c WHERE {}",
+        quote(&fk.parent),
+        matches.join(" AND "),
+        quote(table),
+        child
+            .iter()
+            .map(|c| format!("{c} IS NOT NULL"))
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    );
+    match conn.query_row(&sql, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))) {
+        Ok((0, _)) => Ok(0.0),
+        Ok((n, o)) => Ok(o as f64 / n as f64),
+        // A key naming a column the parent does not have: treat as broken.
+        Err(rusqlite::Error::SqliteFailure(_, _)) => Ok(1.0),
+        Err(e) => Err(e),
+    }
 }
 
 /// Parents before children; a table whose parents are not all placed yet
@@ -236,4 +599,37 @@ fn topo_order(mut pending: Vec<TableDef>) -> Vec<TableDef> {
         out.push(pending.remove(ready.unwrap_or(0)));
     }
     out
+}
+
+/// A value as SQLite compares key columns across affinities: numbers, and
+/// texts that read as numbers, by value; other texts and blobs by content.
+pub(crate) fn fk_key(v: &Value) -> String {
+    fn number(f: f64) -> String {
+        if f.fract() == 0.0 && f.abs() < 9.0e15 {
+            format!("n{}", f as i64)
+        } else {
+            format!("n{f:?}")
+        }
+    }
+    match v {
+        Value::Null => "null".into(),
+        Value::Int(i) => format!("n{i}"),
+        Value::Bool(b) => format!("n{}", *b as i64),
+        Value::Float(f) => number(*f),
+        Value::Bytes(b) => format!("b{b:?}"),
+        Value::Decimal(s)
+        | Value::Text(s)
+        | Value::Date(s)
+        | Value::Time(s)
+        | Value::Timestamp(s) => {
+            let t = s.trim();
+            if let Ok(i) = t.parse::<i64>() {
+                format!("n{i}")
+            } else if let Some(f) = t.parse::<f64>().ok().filter(|f| f.is_finite()) {
+                number(f)
+            } else {
+                format!("t{s}")
+            }
+        }
+    }
 }

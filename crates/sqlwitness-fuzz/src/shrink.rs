@@ -1,8 +1,12 @@
 //! Witness shrinking: delta debugging over rows (Zeller and Hildebrandt
 //! 2002, ddmin, complement reduction) down to a small database on which the
-//! gold and the prediction still differ. After every removal, rows whose
-//! foreign-key values no longer name a parent row are removed too, so the
-//! witness keeps its foreign keys valid.
+//! gold and the prediction still differ — by the suite's judgment (see
+//! `judge`), so a tie or an empty-vs-NULL artefact is never a witness.
+//! Every candidate keeps the constraints of the instances: after a
+//! removal, rows whose foreign-key values no longer name a parent row
+//! (compared as SQLite compares them, so a text key naming an integer key
+//! is kept) are removed too, and no table the instance fills is emptied.
+//! Foreign keys the original data itself breaks are not enforced.
 
 use std::path::Path;
 
@@ -11,8 +15,8 @@ use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_engines::SqliteEngine;
 
-use crate::distill::differs;
-use crate::schema::{open_ro, quote, read_schema, DbSchema};
+use crate::judge::really_differs;
+use crate::schema::{fk_key, open_ro, quote, DbSchema};
 use crate::FuzzError;
 use sqlwitness_engines::sqlite_value;
 
@@ -63,47 +67,71 @@ fn render(rs: &ResultSet) -> Vec<Vec<String>> {
 }
 
 /// Removes rows whose non-null foreign-key values match no remaining parent
-/// row, until nothing changes.
+/// row, until nothing changes. Keys with orphans in the original are not
+/// enforced.
 fn fk_closure(schema: &DbSchema, rows: &[Row], mut keep: Vec<usize>) -> Vec<usize> {
+    // Per table, per enforced key: (parent index, child cols, parent cols).
+    let keys: Vec<Vec<(usize, Vec<usize>, Vec<usize>)>> = schema
+        .tables
+        .iter()
+        .map(|t| {
+            t.foreign_keys
+                .iter()
+                .filter(|fk| fk.orphan_ratio == 0.0)
+                .filter_map(|fk| {
+                    let (pi, parent) = schema.table(&fk.parent)?;
+                    let pcols = fk
+                        .parent_columns
+                        .iter()
+                        .map(|pc| {
+                            parent
+                                .columns
+                                .iter()
+                                .position(|c| c.name.eq_ignore_ascii_case(pc))
+                        })
+                        .collect::<Option<Vec<usize>>>()?;
+                    Some((pi, fk.columns.clone(), pcols))
+                })
+                .collect()
+        })
+        .collect();
     loop {
         let before = keep.len();
-        let snapshot = keep.clone();
+        // Parent key values present, per (parent table, parent cols).
+        let mut present: std::collections::HashSet<(usize, Vec<usize>, Vec<String>)> =
+            std::collections::HashSet::new();
+        for ks in &keys {
+            for (pi, _, pcols) in ks {
+                for &j in &keep {
+                    let (tj, pv) = &rows[j];
+                    if tj == pi {
+                        let k = pcols.iter().map(|&p| fk_key(&pv[p])).collect();
+                        present.insert((*pi, pcols.clone(), k));
+                    }
+                }
+            }
+        }
         keep.retain(|&i| {
             let (ti, vals) = &rows[i];
-            let t = &schema.tables[*ti];
-            t.foreign_keys.iter().all(|fk| {
-                if fk.columns.iter().any(|&c| vals[c] == Value::Null) {
+            keys[*ti].iter().all(|(pi, cols, pcols)| {
+                if cols.iter().any(|&c| vals[c] == Value::Null) {
                     return true;
                 }
-                let Some((pi, parent)) = schema.table(&fk.parent) else {
-                    return true;
-                };
-                let pcols: Option<Vec<usize>> = fk
-                    .parent_columns
-                    .iter()
-                    .map(|pc| {
-                        parent
-                            .columns
-                            .iter()
-                            .position(|c| c.name.eq_ignore_ascii_case(pc))
-                    })
-                    .collect();
-                let Some(pcols) = pcols else { return true };
-                snapshot.iter().any(|&j| {
-                    let (tj, pv) = &rows[j];
-                    *tj == pi
-                        && fk
-                            .columns
-                            .iter()
-                            .zip(&pcols)
-                            .all(|(&c, &p)| pv[p] == vals[c])
-                })
+                let k = cols.iter().map(|&c| fk_key(&vals[c])).collect();
+                present.contains(&(*pi, pcols.clone(), k))
             })
         });
         if keep.len() == before {
             return keep;
         }
     }
+}
+
+/// True when every table with rows in `all` still has one in `keep`.
+fn no_table_emptied(rows: &[Row], all_tables: &[usize], keep: &[usize]) -> bool {
+    all_tables
+        .iter()
+        .all(|&t| keep.iter().any(|&i| rows[i].0 == t))
 }
 
 fn write_db(schema: &DbSchema, rows: &[Row], keep: &[usize], path: &Path) -> Result<(), FuzzError> {
@@ -139,10 +167,12 @@ fn inserts(schema: &DbSchema, rows: &[Row], keep: &[usize]) -> Vec<String> {
     out
 }
 
-/// Shrinks `instance` to a small database on which `gold` and `pred` give
-/// different results under `opts`; `None` when they do not differ on the
-/// instance itself. At most `max_trials` databases are tried.
+/// Shrinks `instance` (a database of `schema`: the original's, with the
+/// constraints its instances keep) to a small database on which `gold` and
+/// `pred` really differ under `opts`; `None` when they do not differ on
+/// the instance itself. At most `max_trials` databases are tried.
 pub fn shrink_witness(
+    schema: &DbSchema,
     instance: &Path,
     gold: &str,
     pred: &str,
@@ -150,7 +180,6 @@ pub fn shrink_witness(
     limits: &QueryLimits,
     max_trials: usize,
 ) -> Result<Option<Witness>, FuzzError> {
-    let schema = read_schema("witness", instance)?;
     let conn = open_ro(instance)?;
     let mut rows: Vec<Row> = Vec::new();
     for (ti, t) in schema.tables.iter().enumerate() {
@@ -173,12 +202,12 @@ pub fn shrink_witness(
     let test = |keep: &[usize]| -> Result<Option<Difference>, FuzzError> {
         trials.set(trials.get() + 1);
         let path = work.path().join(format!("t{}.sqlite", trials.get()));
-        write_db(&schema, &rows, keep, &path)?;
+        write_db(schema, &rows, keep, &path)?;
         let engine = SqliteEngine::new();
         let db = Database::new("witness", &path);
         let g = engine.execute(&db, gold, limits);
         let p = engine.execute(&db, pred, limits);
-        let out = if differs(&g, &p, opts) {
+        let out = if really_differs(&engine, &db, gold, &g, &p, opts, limits) {
             g.ok().map(|g| (g, p.map_err(|e| e.message)))
         } else {
             None
@@ -188,7 +217,9 @@ pub fn shrink_witness(
         Ok(out)
     };
     let all: Vec<usize> = (0..rows.len()).collect();
-    let mut cur = fk_closure(&schema, &rows, all);
+    let mut cur = fk_closure(schema, &rows, all);
+    let mut filled: Vec<usize> = cur.iter().map(|&i| rows[i].0).collect();
+    filled.dedup();
     let Some(mut best) = test(&cur)? else {
         return Ok(None);
     };
@@ -206,8 +237,8 @@ pub fn shrink_witness(
                 .filter(|(k, _)| *k < start || *k >= start + chunk)
                 .map(|(_, &i)| i)
                 .collect();
-            let candidate = fk_closure(&schema, &rows, complement);
-            if candidate.len() >= cur.len() {
+            let candidate = fk_closure(schema, &rows, complement);
+            if candidate.len() >= cur.len() || !no_table_emptied(&rows, &filled, &candidate) {
                 continue;
             }
             if let Some(r) = test(&candidate)? {
@@ -228,7 +259,7 @@ pub fn shrink_witness(
     Ok(Some(Witness {
         rows: cur.len(),
         rows_before: rows.len(),
-        inserts: inserts(&schema, &rows, &cur),
+        inserts: inserts(schema, &rows, &cur),
         gold: render(&best.0),
         pred: best.1.map(|p| render(&p)),
         trials: trials.get(),

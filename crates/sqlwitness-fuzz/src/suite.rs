@@ -17,8 +17,11 @@ use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, EngineKind, QueryLimits, ResultSet};
 use sqlwitness_engines::SqliteEngine;
 
-use crate::distill::{differs, suite_db_dir};
+use crate::distill::suite_db_dir;
+use crate::generate::Stress;
+use crate::judge::Judge;
 use crate::manifest::Manifest;
+use crate::schema::{read_schema_with, DbSchema, ForeignKeySpec};
 use crate::shrink::{shrink_witness, Witness};
 use crate::FuzzError;
 
@@ -62,7 +65,9 @@ pub struct SuiteSet {
     instances: BTreeMap<String, Vec<PathBuf>>,
     /// Per `db_id`: the suite's seed and its copy of the original database
     /// (for `--hunt`).
-    pub(crate) origins: BTreeMap<String, (u64, PathBuf)>,
+    pub(crate) origins: BTreeMap<String, Origin>,
+    /// The original's schema with its constraints, read when first needed.
+    schemas: Mutex<HashMap<String, Arc<DbSchema>>>,
     gold_cache: Mutex<HashMap<GoldKey, Cached>>,
     /// `(engine, db_id)` whose instances could not be migrated, with why.
     unavailable: Mutex<HashMap<(EngineKind, String), String>>,
@@ -70,6 +75,17 @@ pub struct SuiteSet {
     reference: SqliteEngine,
     pub(crate) executions: AtomicU64,
     cache_hits: AtomicU64,
+}
+
+/// Where a database's suite came from: what `--hunt` and the shrinker need
+/// to keep the suite's rules.
+#[derive(Debug, Clone)]
+pub(crate) struct Origin {
+    pub seed: u64,
+    /// The suite's copy of the original database.
+    pub original: PathBuf,
+    pub extra_keys: Vec<ForeignKeySpec>,
+    pub stress: Stress,
 }
 
 /// The verdict of a prediction on a suite.
@@ -131,12 +147,26 @@ impl SuiteSet {
                 files.push(p);
             }
             instances.insert(db_id.clone(), files);
-            origins.insert(db_id.clone(), (suite.seed, dir.join(&suite.original)));
+            let stress =
+                Stress::parse(&suite.stress.join(",")).map_err(|m| FuzzError::Manifest {
+                    path: manifest_path.clone(),
+                    message: format!("{db_id}: {m}"),
+                })?;
+            origins.insert(
+                db_id.clone(),
+                Origin {
+                    seed: suite.seed,
+                    original: dir.join(&suite.original),
+                    extra_keys: suite.extra_foreign_keys.clone(),
+                    stress,
+                },
+            );
         }
         Ok(SuiteSet {
             root: root.to_path_buf(),
             instances,
             origins,
+            schemas: Mutex::new(HashMap::new()),
             gold_cache: Mutex::new(HashMap::new()),
             unavailable: Mutex::new(HashMap::new()),
             reference: SqliteEngine::new(),
@@ -185,6 +215,33 @@ impl SuiteSet {
             .unwrap_or_else(|e| e.into_inner())
             .get(&(kind, db_id.to_string()))
             .cloned()
+    }
+
+    /// The original schema of `db_id` with the constraints its instances
+    /// keep (cached).
+    pub(crate) fn schema(&self, db_id: &str) -> Result<Arc<DbSchema>, FuzzError> {
+        if let Some(s) = self
+            .schemas
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(db_id)
+        {
+            return Ok(Arc::clone(s));
+        }
+        let origin = self.origins.get(db_id).ok_or_else(|| FuzzError::Manifest {
+            path: self.root.join("manifest.json"),
+            message: format!("no suite for `{db_id}`"),
+        })?;
+        let schema = Arc::new(read_schema_with(
+            db_id,
+            &origin.original,
+            &origin.extra_keys,
+        )?);
+        self.schemas
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(db_id.to_string(), Arc::clone(&schema));
+        Ok(schema)
     }
 
     /// Queries run so far (gold and prediction) on instances.
@@ -319,7 +376,12 @@ impl SuiteSet {
                 }
             };
             verdict.checked += 1;
-            if !differs(&g, &p, opts) {
+            // The tie window is the gold's on the engine that ran it.
+            let (judge_engine, judge_gold): (&dyn Engine, &str) = match sides {
+                Sides::Pred { gold, .. } => (engine, gold),
+                Sides::Reference { sqlite_gold, .. } => (&self.reference, sqlite_gold),
+            };
+            if !Judge::new(judge_engine, &db, judge_gold, limits).differs(&g, &p, opts) {
                 continue;
             }
             let reason = match (&*g, &*p) {
@@ -333,9 +395,11 @@ impl SuiteSet {
                 Sides::Pred { gold, pred }
                     if shrink && p.is_ok() && engine.kind() == EngineKind::Sqlite =>
                 {
-                    shrink_witness(path, gold, pred, opts, limits, SHRINK_TRIALS)
-                        .ok()
-                        .flatten()
+                    self.schema(db_id).ok().and_then(|schema| {
+                        shrink_witness(&schema, path, gold, pred, opts, limits, SHRINK_TRIALS)
+                            .ok()
+                            .flatten()
+                    })
                 }
                 _ => None,
             };

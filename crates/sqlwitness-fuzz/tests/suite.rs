@@ -43,7 +43,7 @@ fn build(suites: &Path, orig: &Path, seed: u64) -> sqlwitness_fuzz::DbSuite {
         candidates: 40,
         ..FuzzOptions::default()
     };
-    let suite = build_db_suite("pets_1", orig, &golds, suites, &opts).unwrap();
+    let suite = build_db_suite("pets_1", orig, &golds, &[], suites, &opts).unwrap();
     let mut m = Manifest::read(&suites.join("manifest.json")).unwrap();
     m.databases.insert("pets_1".into(), suite.clone());
     m.write(&suites.join("manifest.json")).unwrap();

@@ -29,6 +29,7 @@ mod rewrite;
 mod schema;
 mod spider_eval;
 mod text;
+mod ties;
 
 pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
@@ -38,7 +39,9 @@ pub use neighbors::{
     gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,
     NeighborOptions,
 };
-pub use nondet::{analyze, top_limit_probe, NondetRule, ParseError, Probe, StaticFinding};
+pub use nondet::{
+    analyze, top_limit_probe, top_order_probe, NondetRule, ParseError, Probe, StaticFinding,
+};
 pub use order::has_top_level_order_by;
 pub use parse::{parse_bounded, BoundedParseError, MAX_CHAIN_OPERATORS};
 pub use rewrite::{tie_inclusive_rewrite, translate, Rewrite, Translation};
@@ -47,6 +50,7 @@ pub use spider_eval::{
     spider_order_matters, spider_postprocess, spider_read_prediction, spider_remove_distinct,
     spider_replace_cur_year,
 };
+pub use ties::{tie_aware_match, TieWindow};
 
 #[cfg(test)]
 mod spider_data;

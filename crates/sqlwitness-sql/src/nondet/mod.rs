@@ -131,12 +131,18 @@ pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, Par
 /// (no LIMIT), and `o`. What a tie-aware verdict needs to decide whether
 /// another answer is one of the valid ones. `None` for any other shape.
 pub fn top_limit_probe(sql: &str) -> Option<(Probe, u64)> {
+    top_order_probe(sql).filter(|(p, _)| matches!(p, Probe::Ordered { cut: Some(_), .. }))
+}
+
+/// [`top_limit_probe`] for any outermost `SELECT … ORDER BY k [LIMIT n
+/// [OFFSET o]]`: without a LIMIT the probe's `cut` is `None` (every row is
+/// in the window, only the order among equal keys is free).
+pub fn top_order_probe(sql: &str) -> Option<(Probe, u64)> {
     let statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
     let [Statement::Query(q)] = statements.as_slice() else {
         return None;
     };
     let (limit, offset, _) = rules::limit_offset(q);
-    let n = limit?;
     let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else {
         return None;
     };
@@ -156,7 +162,7 @@ pub fn top_limit_probe(sql: &str) -> Option<(Probe, u64)> {
         return None;
     }
     Some((
-        probe::ordered(q, &keys, Some(n + offset), proj.len())?,
+        probe::ordered(q, &keys, limit.map(|n| n + offset), proj.len())?,
         offset,
     ))
 }

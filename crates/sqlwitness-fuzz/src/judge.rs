@@ -1,0 +1,97 @@
+//! The suite's comparison: when does an instance prove that a prediction
+//! (or a neighbour) is not the gold?
+//!
+//! Not when the results are equal under the run's comparison, and not in
+//! two cases that are artefacts of generated data rather than differences
+//! of meaning:
+//!
+//! * **ties** — the gold's `ORDER BY … LIMIT` cuts through rows with equal
+//!   sort keys, or its ORDER BY leaves the order of equal keys free: every
+//!   valid answer passes (`sqlwitness_sql::TieWindow`, the semantics of
+//!   `eval --ties aware`), and so does the tie-inclusive answer (all rows
+//!   tied at the cut, what `x = (SELECT max(x) …)` returns);
+//! * **no row vs a row of NULLs** — an aggregate over nothing returns one
+//!   row of NULLs where `ORDER BY … LIMIT 1` returns none: both say
+//!   "nothing there".
+//!
+//! A prediction that fails to run where the gold runs is a difference.
+
+use sqlwitness_core::compare::CompareOptions;
+use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
+use sqlwitness_sql::TieWindow;
+
+use crate::distill::differs;
+
+/// Nothing: no row, or one row of NULLs only.
+fn nothing(rs: &ResultSet) -> bool {
+    match rs.rows.as_slice() {
+        [] => true,
+        [row] => row.iter().all(|v| *v == Value::Null),
+        _ => false,
+    }
+}
+
+/// The judgment, with the gold's tie window computed at most once per
+/// database (it is reused for every prediction or neighbour of one gold).
+pub(crate) struct Judge<'a> {
+    pub engine: &'a dyn Engine,
+    pub db: &'a Database,
+    pub gold_sql: &'a str,
+    pub limits: &'a QueryLimits,
+    window: Option<Option<TieWindow>>,
+}
+
+impl<'a> Judge<'a> {
+    pub fn new(
+        engine: &'a dyn Engine,
+        db: &'a Database,
+        gold_sql: &'a str,
+        limits: &'a QueryLimits,
+    ) -> Judge<'a> {
+        Judge {
+            engine,
+            db,
+            gold_sql,
+            limits,
+            window: None,
+        }
+    }
+
+    /// True when `p` really differs from the gold's `g` on this database.
+    pub fn differs(
+        &mut self,
+        g: &Result<ResultSet, DbError>,
+        p: &Result<ResultSet, DbError>,
+        opts: &CompareOptions,
+    ) -> bool {
+        if !differs(g, p, opts) {
+            return false;
+        }
+        let (Ok(g), Ok(p)) = (g, p) else {
+            return true;
+        };
+        if nothing(g) && nothing(p) {
+            return false;
+        }
+        let (engine, db, gold, limits) = (self.engine, self.db, self.gold_sql, self.limits);
+        let window = self
+            .window
+            .get_or_insert_with(|| TieWindow::probe(engine, db, gold, limits));
+        !window
+            .as_ref()
+            .is_some_and(|w| w.accepts_tie_inclusive(&p.rows))
+    }
+}
+
+/// [`Judge::differs`] for one comparison.
+pub(crate) fn really_differs(
+    engine: &dyn Engine,
+    db: &Database,
+    gold_sql: &str,
+    g: &Result<ResultSet, DbError>,
+    p: &Result<ResultSet, DbError>,
+    opts: &CompareOptions,
+    limits: &QueryLimits,
+) -> bool {
+    Judge::new(engine, db, gold_sql, limits).differs(g, p, opts)
+}

@@ -1,0 +1,146 @@
+//! Tie-aware verdicts: is a prediction's answer one of the gold's valid
+//! answers when the gold's LIMIT cuts through ties, or when its ORDER BY
+//! leaves the order of rows with equal keys free?
+//!
+//! For a gold `SELECT … ORDER BY k LIMIT n OFFSET o`, every valid answer
+//! has the same sequence of sort keys at positions `o+1 … o+n` of the fully
+//! sorted rows; within one key value, any rows carrying that key may fill
+//! the positions. So membership is checked without enumerating the
+//! answers: the prediction must have as many rows as the window, and for
+//! each key value the predicted rows at its positions must be a
+//! sub-multiset of the rows (select list only) that carry that key.
+//! Without a LIMIT the window is every row: the prediction must list the
+//! same rows, each run of equal keys in any order.
+
+use std::collections::BTreeMap;
+
+use sqlwitness_core::{canonical_cell, Database, Engine, QueryLimits, Value};
+
+use crate::{top_order_probe, Probe};
+
+fn key(cells: &[Value]) -> Vec<String> {
+    cells.iter().map(canonical_cell).collect()
+}
+
+/// The gold's fully sorted rows (select list and sort key) on one database,
+/// and the window of positions its LIMIT/OFFSET keeps.
+#[derive(Debug, Clone)]
+pub struct TieWindow {
+    /// `(sort key, select-list row)` in the gold's order.
+    rows: Vec<(Vec<String>, Vec<String>)>,
+    data_columns: usize,
+    start: usize,
+    end: usize,
+}
+
+impl TieWindow {
+    /// Runs the probe of `gold_sql` (its outermost block without LIMIT, the
+    /// sort key appended) on `engine`/`db`. `None` when the gold has no
+    /// top-level ORDER BY or the probe fails.
+    pub fn probe(
+        engine: &dyn Engine,
+        db: &Database,
+        gold_sql: &str,
+        limits: &QueryLimits,
+    ) -> Option<TieWindow> {
+        let (
+            Probe::Ordered {
+                sql,
+                data_columns,
+                key_columns,
+                cut,
+            },
+            offset,
+        ) = top_order_probe(gold_sql)?
+        else {
+            return None;
+        };
+        let full = engine.execute(db, &sql, limits).ok()?;
+        let d = data_columns;
+        if full.rows.iter().any(|r| r.len() != d + key_columns) {
+            return None;
+        }
+        let start = (offset as usize).min(full.rows.len());
+        let end = cut.map_or(full.rows.len(), |c| (c as usize).min(full.rows.len()));
+        Some(TieWindow {
+            rows: full
+                .rows
+                .iter()
+                .map(|r| (key(&r[d..]), key(&r[..d])))
+                .collect(),
+            data_columns: d,
+            start,
+            end,
+        })
+    }
+
+    /// True when `pred_rows` is one of the valid answers. Rows compare by
+    /// canonical cells (numbers across types, floats to 12 significant
+    /// digits).
+    pub fn accepts(&self, pred_rows: &[Vec<Value>]) -> bool {
+        self.accepts_window(pred_rows, self.end)
+    }
+
+    /// True when the LIMIT cuts through ties (the rows just inside and just
+    /// outside the window share the sort key).
+    pub fn cuts_ties(&self) -> bool {
+        self.end > self.start
+            && self.end < self.rows.len()
+            && self.rows[self.end - 1].0 == self.rows[self.end].0
+    }
+
+    /// [`TieWindow::accepts`], or `pred_rows` is the tie-inclusive answer:
+    /// the window extended through every row tied with its last one (what
+    /// `x = (SELECT max(x) …)` returns for `ORDER BY x DESC LIMIT 1`).
+    pub fn accepts_tie_inclusive(&self, pred_rows: &[Vec<Value>]) -> bool {
+        if self.accepts(pred_rows) {
+            return true;
+        }
+        if !self.cuts_ties() {
+            return false;
+        }
+        let last = &self.rows[self.end - 1].0;
+        let mut end = self.end;
+        while end < self.rows.len() && &self.rows[end].0 == last {
+            end += 1;
+        }
+        self.accepts_window(pred_rows, end)
+    }
+
+    fn accepts_window(&self, pred_rows: &[Vec<Value>], end: usize) -> bool {
+        if pred_rows.iter().any(|r| r.len() != self.data_columns)
+            || pred_rows.len() != end - self.start
+        {
+            return false;
+        }
+        // Rows available per key value.
+        let mut avail: BTreeMap<&[String], BTreeMap<&[String], usize>> = BTreeMap::new();
+        for (k, d) in &self.rows {
+            *avail.entry(k).or_default().entry(d).or_default() += 1;
+        }
+        for ((k, _), pred) in self.rows[self.start..end].iter().zip(pred_rows) {
+            let Some(rows) = avail.get_mut(k.as_slice()) else {
+                return false;
+            };
+            match rows.get_mut(key(pred).as_slice()) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => return false,
+            }
+        }
+        true
+    }
+}
+
+/// True when `pred_rows` is one of the valid answers of `gold_sql` (run as
+/// `gold_sql` on `engine`/`db`) under ties at its LIMIT or among equal
+/// sort keys. `false` when the gold has no top-level ORDER BY, when the
+/// probe fails, or when the prediction is not a valid answer.
+pub fn tie_aware_match(
+    engine: &dyn Engine,
+    db: &Database,
+    gold_sql: &str,
+    pred_rows: &[Vec<Value>],
+    limits: &QueryLimits,
+) -> bool {
+    TieWindow::probe(engine, db, gold_sql, limits).is_some_and(|w| w.accepts(pred_rows))
+}
