@@ -348,36 +348,19 @@ pub fn with_suite(
         ordered: outcome.ordered,
         ..plan.compare
     };
-    let verdict = if pred_sql.is_none() && kind != EngineKind::Sqlite {
-        let sqlite_gold = prepare_sql(plan, EngineKind::Sqlite, &q.gold, None);
-        suite
-            .check_against_sqlite(engine, db_id, &sqlite_gold, &gold_run, &opts, &plan.limits)
-            .map(|mut v| {
-                if let Some(f) = &mut v.failure {
-                    let why = explain(
-                        plan,
-                        engine,
-                        db_id,
-                        &f.instance,
-                        &sqlite_gold,
-                        &gold_run,
-                        &opts,
-                    );
-                    f.reason = format!("{}; {why}", f.reason);
-                }
-                v
-            })
-    } else {
-        suite.check(
-            engine,
-            db_id,
-            &gold_run,
-            &pred_run,
-            &opts,
-            &plan.limits,
-            plan.suite_witness,
-        )
-    };
+    // The gold self-check is judged like any prediction: on the engine,
+    // against the gold's own result there (a correct prediction must pass
+    // every suite on every engine). Where the server's answer differs from
+    // SQLite's on an instance is a dialect question: `audit` reports it.
+    let verdict = suite.check(
+        engine,
+        db_id,
+        &gold_run,
+        &pred_run,
+        &opts,
+        &plan.limits,
+        plan.suite_witness,
+    );
     let Some(mut v) = verdict else {
         return outcome;
     };
@@ -419,61 +402,6 @@ pub fn with_suite(
         }),
     });
     outcome
-}
-
-/// Why the gold answers differently on a server than on SQLite on a suite
-/// instance: the audit's mechanism (`sqlwitness_audit::mechanism`: order,
-/// truncation, collation, type …) on the two results, and the static
-/// nondeterminism rules (`sqlwitness_sql::analyze`) the gold triggers.
-fn explain(
-    plan: &EvalPlan,
-    engine: &dyn Engine,
-    db_id: &str,
-    instance: &str,
-    sqlite_gold: &str,
-    gold: &str,
-    opts: &CompareOptions,
-) -> String {
-    let Some(suite) = &plan.suite else {
-        return String::new();
-    };
-    let Some(k) = suite.instances(db_id).and_then(|f| {
-        f.iter().position(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy() == instance)
-        })
-    }) else {
-        return String::new();
-    };
-    let Some(db) = suite.instance_database(db_id, k) else {
-        return String::new();
-    };
-    let lower = sqlite_gold.to_ascii_lowercase();
-    let limit_cut = lower.contains(" limit ");
-    let sqlite = sqlwitness_engines::SqliteEngine::new();
-    let mechanism = match (
-        sqlite.execute(&db, sqlite_gold, &plan.limits),
-        engine.execute(&db, gold, &plan.limits),
-    ) {
-        (Ok(a), Ok(b)) => sqlwitness_audit::mechanism(&a, &b, opts.ordered, limit_cut, sqlite_gold)
-            .unwrap_or("none (equal on rerun)"),
-        (Ok(_), Err(_)) => "error on the server",
-        _ => "error on sqlite",
-    };
-    let rules = sqlwitness_audit::read_schema(&db.sqlite_path)
-        .ok()
-        .and_then(|schema| sqlwitness_sql::analyze(sqlite_gold, &schema).ok())
-        .map(|fs| {
-            let mut r: Vec<&str> = fs.iter().map(|f| f.rule.as_str()).collect();
-            r.sort_unstable();
-            r.dedup();
-            r.join(",")
-        })
-        .unwrap_or_default();
-    format!(
-        "mechanism: {mechanism}; static rules: {}",
-        if rules.is_empty() { "none" } else { &rules }
-    )
 }
 
 /// `eval --suite`: the queries run on suite instances, for the run's log.

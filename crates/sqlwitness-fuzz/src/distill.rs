@@ -68,6 +68,9 @@ pub fn suite_db_dir(suites: &Path, db_id: &str) -> PathBuf {
     suites.join("database").join(db_id)
 }
 
+/// See `build_db_suite`: candidates enough per neighbour.
+const ENOUGH_KILLERS: usize = 3;
+
 pub(crate) fn ordered(gold: &str) -> CompareOptions {
     CompareOptions::default().ordered(sqlwitness_sql::has_top_level_order_by(gold).unwrap_or(false))
 }
@@ -203,7 +206,13 @@ pub fn build_db_suite(
     let mut candidates: Vec<(PathBuf, InstanceSizes, BTreeSet<usize>)> = Vec::new();
     let mut killed: BTreeSet<usize> = BTreeSet::new();
     let mut produced = 0;
+    // Candidates that kill each neighbour so far: a neighbour killed by
+    // `ENOUGH_KILLERS` candidates is not run on later ones (the set cover
+    // has choices enough), and generation stops after a batch that kills
+    // nothing new.
+    let mut kill_counts: Vec<usize> = vec![0; pending.len()];
     while produced < opts.candidates && killed.len() < pending.len() {
+        let killed_before = killed.len();
         for _ in 0..opts.batch.min(opts.candidates - produced) {
             let path = work.path().join(format!("c{produced}.sqlite"));
             produced += 1;
@@ -212,6 +221,9 @@ pub fn build_db_suite(
             let mut kills = BTreeSet::new();
             let mut last_gold: Option<(usize, Result<ResultSet, DbError>, Judge<'_>)> = None;
             for (pi, p) in pending.iter().enumerate() {
+                if kill_counts[pi] >= ENOUGH_KILLERS {
+                    continue;
+                }
                 if last_gold.as_ref().is_none_or(|(g, _, _)| *g != p.gold) {
                     let gold = golds[p.gold].sql.as_str();
                     let rows = engine.execute(&db, gold, &opts.limits);
@@ -227,7 +239,13 @@ pub fn build_db_suite(
             }
             drop(last_gold);
             killed.extend(kills.iter().copied());
+            for &pi in &kills {
+                kill_counts[pi] += 1;
+            }
             candidates.push((path, sizes, kills));
+        }
+        if killed.len() == killed_before {
+            break;
         }
     }
     // Greedy set cover.

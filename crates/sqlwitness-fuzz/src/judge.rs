@@ -12,13 +12,19 @@
 //!   tied at the cut, what `x = (SELECT max(x) …)` returns);
 //! * **no row vs a row of NULLs** — an aggregate over nothing returns one
 //!   row of NULLs where `ORDER BY … LIMIT 1` returns none: both say
-//!   "nothing there".
+//!   "nothing there";
+//! * **a gold with no one answer on the instance** — a LIMIT inside a
+//!   subquery cuts through ties, a bare column under GROUP BY takes several
+//!   values in one group, a LIMIT without ORDER BY has more rows than it
+//!   keeps: the audit's static rules find such blocks and their probes,
+//!   run on the instance, prove it (`sqlwitness_audit::judge`). The
+//!   instance then says nothing about the prediction.
 //!
 //! A prediction that fails to run where the gold runs is a difference.
 
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
-use sqlwitness_sql::TieWindow;
+use sqlwitness_sql::{analyze, NondetRule, SchemaInfo, TieWindow};
 
 use crate::distill::differs;
 
@@ -39,6 +45,7 @@ pub(crate) struct Judge<'a> {
     pub gold_sql: &'a str,
     pub limits: &'a QueryLimits,
     window: Option<Option<TieWindow>>,
+    undetermined: Option<bool>,
 }
 
 impl<'a> Judge<'a> {
@@ -54,6 +61,7 @@ impl<'a> Judge<'a> {
             gold_sql,
             limits,
             window: None,
+            undetermined: None,
         }
     }
 
@@ -77,10 +85,43 @@ impl<'a> Judge<'a> {
         let window = self
             .window
             .get_or_insert_with(|| TieWindow::probe(engine, db, gold, limits));
-        !window
+        if window
             .as_ref()
             .is_some_and(|w| w.accepts_tie_inclusive(&p.rows))
+        {
+            return false;
+        }
+        !*self
+            .undetermined
+            .get_or_insert_with(|| gold_undetermined(engine, db, gold, limits))
     }
+}
+
+/// True when the gold has no one answer on `db`: a block the static rules
+/// flag (other than the outermost ORDER BY, which the tie window judges)
+/// whose probe proves the ambiguity on this data.
+fn gold_undetermined(engine: &dyn Engine, db: &Database, gold: &str, limits: &QueryLimits) -> bool {
+    let Ok(findings) = analyze(gold, &SchemaInfo::default()) else {
+        return false;
+    };
+    findings.iter().any(|f| {
+        let window_judges = f.top_level
+            && matches!(
+                f.rule,
+                NondetRule::LimitTie1 | NondetRule::LimitTieN | NondetRule::OrderByPartial
+            );
+        if window_judges || f.rule == NondetRule::OrderByPartial {
+            return false;
+        }
+        let Some(probe) = &f.probe else {
+            return false;
+        };
+        let Ok(rs) = engine.execute(db, probe.sql(), limits) else {
+            return false;
+        };
+        let names: Vec<String> = rs.columns.iter().map(|c| c.name.clone()).collect();
+        sqlwitness_audit::judge(probe, &names, &rs.rows).is_some()
+    })
 }
 
 /// [`Judge::differs`] for one comparison.

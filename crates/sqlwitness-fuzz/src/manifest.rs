@@ -123,7 +123,9 @@ pub struct InstanceEntry {
     pub file: String,
     /// Rows per table.
     pub rows: BTreeMap<String, usize>,
-    /// Ids of the neighbours whose result differs from the gold's here.
+    /// Ids of the neighbours whose result differs from the gold's here
+    /// (among those run on it: a neighbour already killed by three earlier
+    /// candidates is not run again).
     pub kills: Vec<String>,
 }
 

@@ -274,7 +274,7 @@ fn domain_of(kind: TargetKind, originals: &[Value], rows_non_null: usize) -> Dom
     let distinct = originals.len();
     // One value says nothing about the domain (every pet in the file is a
     // dog; the question still asks for dogs).
-    if distinct >= 2 && distinct <= MAX_SET_DOMAIN && rows_non_null >= 2 * distinct {
+    if (2..=MAX_SET_DOMAIN).contains(&distinct) && rows_non_null >= 2 * distinct {
         return Domain::Set;
     }
     if kind != TargetKind::Text && kind != TargetKind::Date && kind != TargetKind::Timestamp {

@@ -38,6 +38,9 @@ pub struct Witness {
 }
 
 type Row = (usize, Vec<Value>);
+/// A foreign key the shrinker keeps: parent table index, child columns,
+/// parent columns.
+type EnforcedKey = (usize, Vec<usize>, Vec<usize>);
 /// Gold result and prediction result (or error) on a database where they differ.
 type Difference = (ResultSet, Result<ResultSet, String>);
 
@@ -71,7 +74,7 @@ fn render(rs: &ResultSet) -> Vec<Vec<String>> {
 /// enforced.
 fn fk_closure(schema: &DbSchema, rows: &[Row], mut keep: Vec<usize>) -> Vec<usize> {
     // Per table, per enforced key: (parent index, child cols, parent cols).
-    let keys: Vec<Vec<(usize, Vec<usize>, Vec<usize>)>> = schema
+    let keys: Vec<Vec<EnforcedKey>> = schema
         .tables
         .iter()
         .map(|t| {
