@@ -382,3 +382,29 @@ fn a_witness_keeps_a_text_key_that_names_an_integer_key() {
     );
     assert!(orphans.iter().all(|&n| n == 0), "{orphans:?}");
 }
+
+const STADIUMS: &str = "
+CREATE TABLE stadium (Stadium_ID INTEGER PRIMARY KEY, Name TEXT, Capacity INTEGER);
+CREATE TABLE concert (concert_ID INTEGER PRIMARY KEY, Stadium_ID TEXT, Year TEXT,
+  FOREIGN KEY (Stadium_ID) REFERENCES stadium(Stadium_ID));
+INSERT INTO stadium VALUES (1, 'Stark''s Park', 10104), (2, 'Somerset Park', 11998),
+  (3, 'Glebe Park', 3808), (4, 'Hampden Park', 52500), (5, 'Forthbank', 3100);
+INSERT INTO concert VALUES (1, '1', '2014'), (2, '2', '2014'), (3, '2', '2015'),
+  (4, '4', '2015'), (5, '4', '2014'), (6, '4', '2015');
+";
+
+#[test]
+fn a_gold_whose_subquery_limit_cuts_ties_says_nothing_on_that_instance() {
+    let gold = "SELECT count(*) FROM concert WHERE Stadium_ID = \
+                (SELECT Stadium_ID FROM stadium ORDER BY Capacity DESC LIMIT 1)";
+    let g2 = "SELECT count(*) FROM concert WHERE Year > 2014";
+    let f = build(STADIUMS, &[gold, g2], &[], Stress::default());
+    // Every concert in a stadium of the largest capacity: the gold picks
+    // one of the tied stadiums, so instances with a tie decide nothing.
+    f.passes(
+        gold,
+        "SELECT count(*) FROM concert AS T1 JOIN stadium AS T2 ON T1.Stadium_ID = T2.Stadium_ID \
+         WHERE T2.Capacity = (SELECT max(Capacity) FROM stadium)",
+    );
+    f.neighbours_caught(1);
+}
