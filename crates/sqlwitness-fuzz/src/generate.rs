@@ -306,7 +306,7 @@ fn unused(c: &ColumnDef, pool: &[Value], used: &HashSet<String>, rng: &mut Rng) 
 type Written = Vec<Vec<Vec<Value>>>;
 
 /// Parent column indexes of a foreign key, when the parent has them all.
-fn parent_columns(schema: &DbSchema, fk: &ForeignKeyDef) -> Option<(usize, Vec<usize>)> {
+pub(crate) fn parent_columns(schema: &DbSchema, fk: &ForeignKeyDef) -> Option<(usize, Vec<usize>)> {
     let (pi, parent) = schema.table(&fk.parent)?;
     let cols = fk
         .parent_columns

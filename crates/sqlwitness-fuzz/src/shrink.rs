@@ -15,6 +15,7 @@ use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_engines::SqliteEngine;
 
+use crate::generate::parent_columns;
 use crate::judge::really_differs;
 use crate::schema::{fk_key, open_ro, quote, DbSchema};
 use crate::FuzzError;
@@ -82,17 +83,7 @@ fn fk_closure(schema: &DbSchema, rows: &[Row], mut keep: Vec<usize>) -> Vec<usiz
                 .iter()
                 .filter(|fk| fk.orphan_ratio == 0.0)
                 .filter_map(|fk| {
-                    let (pi, parent) = schema.table(&fk.parent)?;
-                    let pcols = fk
-                        .parent_columns
-                        .iter()
-                        .map(|pc| {
-                            parent
-                                .columns
-                                .iter()
-                                .position(|c| c.name.eq_ignore_ascii_case(pc))
-                        })
-                        .collect::<Option<Vec<usize>>>()?;
+                    let (pi, pcols) = parent_columns(schema, fk)?;
                     Some((pi, fk.columns.clone(), pcols))
                 })
                 .collect()
