@@ -129,10 +129,17 @@ fn tie_aware_membership() {
     let t = |s: &str| vec![Value::Text(s.into())];
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1";
     // Ann and Bob tie at 30: either is valid, Dee (25) is not.
-    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], &l));
-    assert!(tie_aware_match(&e, &db, g, &[t("Bob")], &l));
-    assert!(!tie_aware_match(&e, &db, g, &[t("Dee")], &l));
-    assert!(!tie_aware_match(&e, &db, g, &[t("Ann"), t("Bob")], &l));
+    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], false, &l));
+    assert!(tie_aware_match(&e, &db, g, &[t("Bob")], false, &l));
+    assert!(!tie_aware_match(&e, &db, g, &[t("Dee")], false, &l));
+    assert!(!tie_aware_match(
+        &e,
+        &db,
+        g,
+        &[t("Ann"), t("Bob")],
+        false,
+        &l
+    ));
     // LIMIT 3: Ann, Bob (any order), then Dee.
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 3";
     assert!(tie_aware_match(
@@ -140,6 +147,7 @@ fn tie_aware_membership() {
         &db,
         g,
         &[t("Bob"), t("Ann"), t("Dee")],
+        false,
         &l
     ));
     assert!(!tie_aware_match(
@@ -147,17 +155,27 @@ fn tie_aware_membership() {
         &db,
         g,
         &[t("Dee"), t("Ann"), t("Bob")],
+        false,
         &l
     ));
     // OFFSET 1 LIMIT 1: the second of the tied pair, either of them.
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1 OFFSET 1";
-    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], &l));
+    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], false, &l));
     // Not the shape: no verdict change.
     assert!(!tie_aware_match(
         &e,
         &db,
         "SELECT name FROM singer",
         &[t("Ann")],
+        false,
         &l
     ));
+    // Columns in another order: a valid answer only where the comparison
+    // accepts any column order (Spider's evaluator does).
+    let g = "SELECT name, age FROM singer ORDER BY age DESC LIMIT 1";
+    let bob_first = [vec![Value::Int(30), Value::Text("Bob".into())]];
+    assert!(!tie_aware_match(&e, &db, g, &bob_first, false, &l));
+    assert!(tie_aware_match(&e, &db, g, &bob_first, true, &l));
+    let dee = [vec![Value::Int(25), Value::Text("Dee".into())]];
+    assert!(!tie_aware_match(&e, &db, g, &dee, true, &l));
 }

@@ -440,6 +440,7 @@ fn evaluate_on(
             db,
             gold_exec.sql_run.as_deref().unwrap_or(gold),
             &pred_rows.rows,
+            opts.any_column_order(),
             &plan.limits,
         );
     let legacy =

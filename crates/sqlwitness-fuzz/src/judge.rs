@@ -87,7 +87,7 @@ impl<'a> Judge<'a> {
             .get_or_insert_with(|| TieWindow::probe(engine, db, gold, limits));
         if window
             .as_ref()
-            .is_some_and(|w| w.accepts_tie_inclusive(&p.rows))
+            .is_some_and(|w| w.accepts_columns(&p.rows, opts.any_column_order(), true))
         {
             return false;
         }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sqlwitness_core::compare::CompareOptions;
+use sqlwitness_core::compare::{CompareMode, CompareOptions};
 use sqlwitness_core::{Database, Engine, QueryLimits, Value};
 use sqlwitness_engines::SqliteEngine;
 use sqlwitness_fuzz::{
@@ -58,8 +58,12 @@ fn build(sql: &str, golds: &[&str], keys: &[ForeignKeySpec], stress: Stress) -> 
 
 impl Fixture {
     fn check(&self, gold: &str, pred: &str) -> SuiteVerdict {
+        self.check_in(CompareMode::Strict, gold, pred)
+    }
+
+    fn check_in(&self, mode: CompareMode, gold: &str, pred: &str) -> SuiteVerdict {
         let e = SqliteEngine::new();
-        let opts = CompareOptions::default()
+        let opts = CompareOptions::new(mode)
             .ordered(sqlwitness_sql::has_top_level_order_by(gold).unwrap_or(false));
         self.set
             .check(&e, "db", gold, pred, &opts, &QueryLimits::default(), true)
@@ -67,7 +71,11 @@ impl Fixture {
     }
 
     fn passes(&self, gold: &str, pred: &str) {
-        let v = self.check(gold, pred);
+        self.passes_in(CompareMode::Strict, gold, pred);
+    }
+
+    fn passes_in(&self, mode: CompareMode, gold: &str, pred: &str) {
+        let v = self.check_in(mode, gold, pred);
         assert!(v.passed, "`{pred}` should pass: {:?}", v.failure);
         assert!(v.checked > 0, "no instance to pass on");
     }
@@ -301,7 +309,8 @@ fn ties_at_the_cut_accept_every_valid_and_the_tie_inclusive_answer() {
     let gold = "SELECT Name FROM singer ORDER BY Age DESC LIMIT 1";
     let g2 = "SELECT Name, Age FROM singer ORDER BY Age";
     let g3 = "SELECT Name FROM singer WHERE Age > 30 ORDER BY Age DESC LIMIT 1";
-    let f = build(SINGERS, &[gold, g2, g3], &[], Stress::default());
+    let g4 = "SELECT Name, Age FROM singer ORDER BY Age DESC LIMIT 1";
+    let f = build(SINGERS, &[gold, g2, g3, g4], &[], Stress::default());
     f.passes(
         gold,
         "SELECT Name FROM singer WHERE Age = (SELECT max(Age) FROM singer)",
@@ -319,6 +328,13 @@ fn ties_at_the_cut_accept_every_valid_and_the_tie_inclusive_answer() {
          (SELECT max(Age) FROM singer WHERE Age > 30)",
     );
     f.neighbours_caught(2);
+    // Another tied row, its columns in another order: valid where the
+    // comparison accepts any column order (Spider's does).
+    f.passes_in(
+        CompareMode::Spider,
+        g4,
+        "SELECT Age, Name FROM singer ORDER BY Age DESC, Singer_ID DESC LIMIT 1",
+    );
     // Ties really occur on the instances.
     let tied = f.count_on_instances(
         "SELECT count(*) FROM singer WHERE Age = (SELECT max(Age) FROM singer)",

@@ -107,6 +107,47 @@ impl TieWindow {
         self.accepts_window(pred_rows, end)
     }
 
+    /// [`TieWindow::accepts`] (or, with `inclusive`,
+    /// [`TieWindow::accepts_tie_inclusive`]) for the predicted columns as
+    /// given or, with `any_column_order`, in some order (as the Spider
+    /// comparison and strict `--column-order any` allow). Results of more
+    /// than [`MAX_PERMUTED_COLUMNS`] columns are taken as given.
+    pub fn accepts_columns(
+        &self,
+        pred_rows: &[Vec<Value>],
+        any_column_order: bool,
+        inclusive: bool,
+    ) -> bool {
+        let test = |rows: &[Vec<Value>]| {
+            if inclusive {
+                self.accepts_tie_inclusive(rows)
+            } else {
+                self.accepts(rows)
+            }
+        };
+        if test(pred_rows) {
+            return true;
+        }
+        let w = self.data_columns;
+        if !any_column_order
+            || !(2..=MAX_PERMUTED_COLUMNS).contains(&w)
+            || pred_rows.iter().any(|r| r.len() != w)
+        {
+            return false;
+        }
+        let mut perm: Vec<usize> = (0..w).collect();
+        while next_permutation(&mut perm) {
+            let rows: Vec<Vec<Value>> = pred_rows
+                .iter()
+                .map(|r| perm.iter().map(|&j| r[j].clone()).collect())
+                .collect();
+            if test(&rows) {
+                return true;
+            }
+        }
+        false
+    }
+
     fn accepts_window(&self, pred_rows: &[Vec<Value>], end: usize) -> bool {
         if pred_rows.iter().any(|r| r.len() != self.data_columns)
             || pred_rows.len() != end - self.start
@@ -131,16 +172,38 @@ impl TieWindow {
     }
 }
 
+/// Results with at most this many columns are tried in every column order
+/// (720 orders) when the comparison accepts any.
+pub const MAX_PERMUTED_COLUMNS: usize = 6;
+
+/// Steps `perm` to the next permutation in lexicographic order; false
+/// (leaving it unchanged) at the last one.
+fn next_permutation(perm: &mut [usize]) -> bool {
+    let Some(i) = (1..perm.len()).rev().find(|&i| perm[i - 1] < perm[i]) else {
+        return false;
+    };
+    let j = (i..perm.len())
+        .rev()
+        .find(|&j| perm[j] > perm[i - 1])
+        .unwrap_or(i);
+    perm.swap(i - 1, j);
+    perm[i..].reverse();
+    true
+}
+
 /// True when `pred_rows` is one of the valid answers of `gold_sql` (run as
 /// `gold_sql` on `engine`/`db`) under ties at its LIMIT or among equal
-/// sort keys. `false` when the gold has no top-level ORDER BY, when the
-/// probe fails, or when the prediction is not a valid answer.
+/// sort keys, its columns in the gold's order or, with `any_column_order`,
+/// in any. `false` when the gold has no top-level ORDER BY, when the probe
+/// fails, or when the prediction is not a valid answer.
 pub fn tie_aware_match(
     engine: &dyn Engine,
     db: &Database,
     gold_sql: &str,
     pred_rows: &[Vec<Value>],
+    any_column_order: bool,
     limits: &QueryLimits,
 ) -> bool {
-    TieWindow::probe(engine, db, gold_sql, limits).is_some_and(|w| w.accepts(pred_rows))
+    TieWindow::probe(engine, db, gold_sql, limits)
+        .is_some_and(|w| w.accepts_columns(pred_rows, any_column_order, false))
 }

@@ -154,6 +154,17 @@ impl CompareOptions {
         }
     }
 
+    /// True when a column permutation of the prediction is accepted:
+    /// always in the Spider mode, in the strict mode with
+    /// `column_order_any`, never in the BIRD mode.
+    pub fn any_column_order(&self) -> bool {
+        match self.mode {
+            CompareMode::Spider => true,
+            CompareMode::Strict => self.column_order_any,
+            CompareMode::Bird => false,
+        }
+    }
+
     /// The same options with `ordered` set.
     pub fn ordered(mut self, ordered: bool) -> Self {
         self.ordered = ordered;
