@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the hostile corpus (tests/hostile/cases.jsonl) as one release-build
-# `eval --engines sqlite,postgres,mysql --timeout 2`: wall time, peak RSS,
+# `eval --engines sqlite,postgres,mysql,mariadb --timeout 2`: wall time, peak RSS,
 # report size, the slowest query against its limit, and whether the servers'
 # copies still verify. A benchmark, not a test: the numbers go in notes.
 #
@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/hostile}"
 export SQLWITNESS_POSTGRES_URL="${SQLWITNESS_POSTGRES_URL:-postgres://root@127.0.0.1:5432/test}"
-export SQLWITNESS_MYSQL_URL="${SQLWITNESS_MYSQL_URL:-mysql://root@127.0.0.1:3306/test}"
+export SQLWITNESS_MYSQL_URL="${SQLWITNESS_MYSQL_URL:-mysql://root@127.0.0.1:3307/test}"
+export SQLWITNESS_MARIADB_URL="${SQLWITNESS_MARIADB_URL:-mysql://root@127.0.0.1:3306/test}"
 rm -rf "$out" && mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 # The corpus as the test builds it (generated texts, {tag} filled in).
@@ -18,7 +19,7 @@ SQLWITNESS_HOSTILE_EXPORT="$out/corpus" cargo nextest run -p sqlwitness-cli --te
 cargo build --release -q -p sqlwitness-cli
 bin=target/release/sqlwitness
 /usr/bin/time -v "$bin" eval --bench "$out/corpus/bench" --pred "$out/corpus/hostile.jsonl" \
-  --engines sqlite,postgres,mysql --timeout 2 --out "$out/report" -q 2> "$out/eval.log" || true
+  --engines sqlite,postgres,mysql,mariadb --timeout 2 --out "$out/report" -q 2> "$out/eval.log" || true
 grep -E "questions|Elapsed|Maximum resident" "$out/eval.log"
 python3 - "$out/report/report.json" <<'PY'
 import json, os, sys
@@ -34,4 +35,4 @@ print(f"report.json {os.path.getsize(sys.argv[1]) / 1e6:.2f} MB; peak RSS (repor
 for d, e, name, v, c in worst[:6]:
     print(f"  {d:8.0f} ms ({d - limit:+.0f} vs limit)  {e:8} {name:32} {v} {c or ''}")
 PY
-"$bin" migrate --bench "$out/corpus/bench" --engines postgres,mysql --log-dir "$out/migration" -q
+"$bin" migrate --bench "$out/corpus/bench" --engines postgres,mysql,mariadb --log-dir "$out/migration" -q

@@ -31,18 +31,6 @@ fn read_json(path: &Path) -> Json {
 
 /// Required servers: returns the URL or skips loudly (fails under
 /// SQLWITNESS_REQUIRE_ENGINES=1).
-fn server_url(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            if std::env::var("SQLWITNESS_REQUIRE_ENGINES").as_deref() == Ok("1") {
-                panic!("{var} is not set and SQLWITNESS_REQUIRE_ENGINES=1");
-            }
-            eprintln!("SKIPPED: {var} is not set");
-            None
-        }
-    }
-}
 
 #[test]
 fn gold_self_check_on_shipped_spider_dev_is_complete_on_sqlite() {
@@ -211,33 +199,41 @@ fn hostile_predictions_never_change_the_database_and_get_a_verdict() {
     assert_eq!(s["timeout"], 1, "{s}");
 }
 
+/// The gold self-check in one run on every configured engine (SQLite,
+/// PostgreSQL, MySQL, MariaDB): each engine counts its gold errors by class
+/// and every gold that runs matches itself.
 #[test]
 fn servers_self_check_counts_gold_errors_by_class() {
-    let (Some(pg), Some(my)) = (
-        server_url("SQLWITNESS_POSTGRES_URL"),
-        server_url("SQLWITNESS_MYSQL_URL"),
-    ) else {
+    let mut servers = Vec::new();
+    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
+    if servers.is_empty() {
         return;
-    };
+    }
+    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
+    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
     let out = tempfile::tempdir().unwrap();
-    run_ok(&[
+    let mut args: Vec<String> = [
         "eval",
         "--bench",
         "examples/spider-dev",
         "--engines",
-        "sqlite,postgres,mysql",
+        &engines.join(","),
         "--db",
         "concert_singer",
-        "--postgres-url",
-        &pg,
-        "--mysql-url",
-        &my,
         "--out",
         out.path().to_str().unwrap(),
         "-q",
-    ]);
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for (k, u) in &servers {
+        args.extend(["--server".to_string(), format!("{k}={u}")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_ok(&args);
     let report = read_json(&out.path().join("report.json"));
-    for engine in ["sqlite", "postgres", "mysql"] {
+    for engine in &engines {
         let s = &report["summary"]["engines"][engine];
         assert_eq!(s["questions"], 45, "{engine}: {s}");
         let classes: u64 = s["gold_error_classes"]
@@ -255,11 +251,13 @@ fn servers_self_check_counts_gold_errors_by_class() {
         );
     }
     assert_eq!(report["summary"]["engines"]["sqlite"]["match"], 45);
-    let versions: Vec<String> = report["run"]["engines"]
-        .as_array()
-        .unwrap()
+    let run_engines = report["run"]["engines"].as_array().unwrap();
+    let kinds: Vec<&str> = run_engines
         .iter()
-        .map(|e| e["version"].as_str().unwrap().to_string())
+        .map(|e| e["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(versions.len(), 3, "{versions:?}");
+    assert_eq!(kinds, engines, "each engine reports itself");
+    assert!(run_engines
+        .iter()
+        .all(|e| !e["version"].as_str().unwrap().is_empty()));
 }

@@ -1,6 +1,8 @@
 //! The hostile corpus (`tests/hostile/cases.jsonl`): predictions written as
-//! an attacker would, run in one `eval` on SQLite, PostgreSQL and MySQL/
-//! MariaDB. Each case states the verdicts it may get per engine; then the
+//! an attacker would, run in one `eval` on every configured engine (SQLite,
+//! PostgreSQL, MySQL, MariaDB). Each case states the verdicts it may get per
+//! engine (an engine whose dialect `extends` another takes that one's
+//! expectation unless it has its own); then the
 //! test checks that nothing happened: the benchmark file and the servers'
 //! copies are unchanged, no file appeared, no statement is still running,
 //! no state outlived its query, and memory and output stayed bounded.
@@ -11,6 +13,8 @@
 //! allowed: no hostile text may pass for a server fault.
 
 use serde_json::Value as Json;
+use sqlwitness_core::EngineKind;
+use sqlwitness_dialect::Adapter;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,17 +26,23 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
-fn server_url(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            if std::env::var("SQLWITNESS_REQUIRE_ENGINES").as_deref() == Ok("1") {
-                panic!("{var} is not set and SQLWITNESS_REQUIRE_ENGINES=1");
-            }
-            eprintln!("SKIPPED (servers): {var} is not set");
-            None
-        }
-    }
+/// Every configured server engine and its URL.
+fn servers() -> Vec<(EngineKind, String)> {
+    let mut out = Vec::new();
+    sqlwitness_testkit::for_each_server(None, |kind, url| out.push((kind, url.to_string())));
+    out
+}
+
+/// `--server ENGINE=URL` for each of `servers`.
+fn server_args(servers: &[(EngineKind, String)]) -> Vec<String> {
+    servers
+        .iter()
+        .flat_map(|(k, u)| ["--server".to_string(), format!("{k}={u}")])
+        .collect()
+}
+
+fn adapter(kind: EngineKind) -> Adapter {
+    sqlwitness_dialect::shipped(kind).adapter
 }
 
 struct Case {
@@ -169,8 +179,7 @@ fn scalar(url: &str, sql: &str) -> i64 {
 
 #[test]
 fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
-    let pg = server_url("SQLWITNESS_POSTGRES_URL");
-    let my = server_url("SQLWITNESS_MYSQL_URL");
+    let servers = servers();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -229,7 +238,8 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
 
     let before = sha(&db);
     let out = dir.path().join("out");
-    let mut engines = vec!["sqlite"];
+    let mut engines = vec![EngineKind::REFERENCE.as_str()];
+    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sqlwitness"));
     cmd.current_dir(repo()).args([
         "eval",
@@ -243,10 +253,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
         out.to_str().unwrap(),
         "-q",
     ]);
-    if let (Some(pg), Some(my)) = (&pg, &my) {
-        engines.extend(["postgres", "mysql"]);
-        cmd.args(["--postgres-url", pg, "--mysql-url", my]);
-    }
+    cmd.args(server_args(&servers));
     cmd.args(["--engines", &engines.join(",")]);
     let started = std::time::Instant::now();
     let run = cmd.output().unwrap();
@@ -266,9 +273,13 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
         for engine in &engines {
             let outcome = &q["engines"][engine];
             let got = word(outcome);
+            let parent = EngineKind::parse(engine)
+                .and_then(|k| sqlwitness_dialect::shipped(k).extends.clone())
+                .unwrap_or_default();
             let allowed = c
                 .expect
                 .get(*engine)
+                .or_else(|| c.expect.get(&parent))
                 .or_else(|| c.expect.get("all"))
                 .unwrap_or_else(|| panic!("{}: no expectation for {engine}", c.name));
             if !allowed.contains(&got) {
@@ -302,30 +313,40 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
         size / 1024,
         rss >> 20
     );
-    let (Some(pg), Some(my)) = (pg, my) else {
+    for (kind, url) in &servers {
+        let running = match adapter(*kind) {
+            Adapter::Postgres => {
+                let locks = scalar(
+                    url,
+                    &format!(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' \
+                         AND objid = {tagnum}"
+                    ),
+                );
+                assert_eq!(locks, 0, "{kind}: advisory lock left");
+                scalar(
+                    url,
+                    &format!(
+                        "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' \
+                         AND query LIKE '%sw_hostile_{tag}%' AND pid <> pg_backend_pid()"
+                    ),
+                )
+            }
+            Adapter::Mysql => scalar(
+                url,
+                &format!(
+                    "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+                     WHERE INFO LIKE '%sw_hostile_{tag}%' AND COMMAND = 'Query' \
+                     AND ID <> CONNECTION_ID()"
+                ),
+            ),
+            Adapter::Sqlite => 0,
+        };
+        assert_eq!(running, 0, "{kind}: statements still running");
+    }
+    if servers.is_empty() {
         return;
-    };
-    let running = scalar(
-        &pg,
-        &format!(
-            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' \
-             AND query LIKE '%sw_hostile_{tag}%' AND pid <> pg_backend_pid()"
-        ),
-    );
-    assert_eq!(running, 0, "PostgreSQL statements still running");
-    let locks = scalar(
-        &pg,
-        &format!("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {tagnum}"),
-    );
-    assert_eq!(locks, 0, "advisory lock left");
-    let running = scalar(
-        &my,
-        &format!(
-            "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
-             WHERE INFO LIKE '%sw_hostile_{tag}%' AND COMMAND = 'Query' AND ID <> CONNECTION_ID()"
-        ),
-    );
-    assert_eq!(running, 0, "MySQL statements still running");
+    }
     // The servers' copies still verify.
     let verify = Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
         .current_dir(repo())
@@ -334,11 +355,10 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
             "--bench",
             bench.to_str().unwrap(),
             "--engines",
-            "postgres,mysql",
-            "--postgres-url",
-            &pg,
-            "--mysql-url",
-            &my,
+            &engines[1..].join(","),
+        ])
+        .args(server_args(&servers))
+        .args([
             "--log-dir",
             dir.path().join("migration").to_str().unwrap(),
             "-q",
@@ -349,7 +369,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
     assert_eq!(verify.status.code(), Some(0), "{stdout}");
     assert_eq!(
         stdout.matches("up_to_date").count(),
-        2,
+        servers.len(),
         "the servers' copies changed: {stdout}"
     );
 }
@@ -440,7 +460,7 @@ fn verdicts(report: &Json, engine: &str) -> Vec<String> {
 /// undisturbed run's — nothing is charged to the model.
 #[test]
 fn a_server_restart_mid_run_charges_nothing_to_the_model() {
-    let Some(pg) = server_url("SQLWITNESS_POSTGRES_URL") else {
+    let Some(pg) = sqlwitness_testkit::server_url(EngineKind::Postgres) else {
         return;
     };
     let mut u = url::Url::parse(&pg).unwrap();
@@ -461,8 +481,8 @@ fn a_server_restart_mid_run_charges_nothing_to_the_model() {
                 "postgres",
                 "--db",
                 dbs,
-                "--postgres-url",
-                url,
+                "--server",
+                &format!("postgres={url}"),
                 "--out",
                 out.to_str().unwrap(),
                 "-q",

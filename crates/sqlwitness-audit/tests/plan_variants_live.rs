@@ -6,16 +6,7 @@ use sqlwitness_core::{Database, Engine, ErrorClass, QueryLimits, Value};
 use sqlwitness_engines::PostgresEngine;
 
 fn url() -> Option<String> {
-    match std::env::var("SQLWITNESS_POSTGRES_URL") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            if std::env::var("SQLWITNESS_REQUIRE_ENGINES").as_deref() == Ok("1") {
-                panic!("SQLWITNESS_POSTGRES_URL is not set and SQLWITNESS_REQUIRE_ENGINES=1");
-            }
-            eprintln!("SKIPPED (SQLWITNESS_POSTGRES_URL not set)");
-            None
-        }
-    }
+    sqlwitness_testkit::server_url(sqlwitness_core::EngineKind::Postgres)
 }
 
 #[test]

@@ -285,11 +285,10 @@ fn predictions_jsonl() {
 
 #[test]
 fn real_spider_dev_and_predictions() {
-    let root = Path::new(common::SPIDER);
-    if !root.is_dir() {
-        eprintln!("SKIPPED (no Spider data at {})", common::SPIDER);
+    let Some(root) = common::spider() else {
         return;
-    }
+    };
+    let root = root.as_path();
     let b = load_benchmark(root, "dev").unwrap();
     assert_eq!(b.format, BenchmarkFormat::SpiderJson);
     assert_eq!(b.questions.len(), 1034);

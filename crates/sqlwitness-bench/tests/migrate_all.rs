@@ -9,20 +9,21 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use sqlwitness_bench::{
     drop_namespace, load_benchmark, migrate_database, write_migration_log, MigrateOptions,
-    MigrationTarget,
 };
 use sqlwitness_core::Database;
 
 #[test]
 #[ignore = "migrates every database; run by hand"]
 fn migrate_all_databases() {
-    let root = Path::new(common::SPIDER);
-    let bench = load_benchmark(root, "dev").unwrap();
+    let Some(root) = common::spider() else {
+        return;
+    };
+    let bench = load_benchmark(&root, "dev").unwrap();
     let set = std::env::var("SQLWITNESS_MIGRATE_SET").unwrap_or_else(|_| "dev".into());
     let prefix =
         std::env::var("SQLWITNESS_MIGRATE_PREFIX").unwrap_or_else(|_| "swt_mig_all_".into());
@@ -41,20 +42,13 @@ fn migrate_all_databases() {
         .map(|id| bench.database(id))
         .collect();
     let missing: Vec<&String> = ids.iter().filter(|id| !bench.db_exists(id)).collect();
-    dbs.push(Database::new(
-        "chinook",
-        "/work/shared/data/chinook/Chinook_Sqlite.sqlite",
-    ));
+    if let Some(chinook) = sqlwitness_testkit::shared_data("chinook/Chinook_Sqlite.sqlite") {
+        dbs.push(Database::new("chinook", chinook));
+    }
     for db in &mut dbs {
         db.namespace = format!("{prefix}{}", db.db_id);
     }
-    let mut targets = Vec::new();
-    if let Some(url) = common::server_url("SQLWITNESS_POSTGRES_URL") {
-        targets.push(MigrationTarget::Postgres { url });
-    }
-    if let Some(url) = common::server_url("SQLWITNESS_MYSQL_URL") {
-        targets.push(MigrationTarget::Mysql { url });
-    }
+    let targets = common::targets();
     println!(
         "databases: {} (missing sqlite files: {missing:?})",
         dbs.len()

@@ -1,5 +1,5 @@
-//! Live migrations to PostgreSQL and MySQL (env `SQLWITNESS_POSTGRES_URL`,
-//! `SQLWITNESS_MYSQL_URL`; skipped loudly when missing unless
+//! Live migrations to every configured server engine
+//! (`SQLWITNESS_<ENGINE>_URL`; skipped loudly when missing unless
 //! `SQLWITNESS_REQUIRE_ENGINES=1`). Every test uses its own namespace and
 //! drops it at the end.
 
@@ -14,14 +14,7 @@ use sqlwitness_bench::{
 use sqlwitness_core::Database;
 
 fn targets() -> Vec<MigrationTarget> {
-    let mut out = Vec::new();
-    if let Some(url) = common::server_url("SQLWITNESS_POSTGRES_URL") {
-        out.push(MigrationTarget::Postgres { url });
-    }
-    if let Some(url) = common::server_url("SQLWITNESS_MYSQL_URL") {
-        out.push(MigrationTarget::Mysql { url });
-    }
-    out
+    common::targets()
 }
 
 /// Drops the namespace even when an assertion fails.
@@ -90,7 +83,8 @@ fn fixture_migrates_and_verifies() {
         let child = &t("Child").foreign_keys[0];
         assert!(child.applied, "{child:?}");
         assert_eq!(t("mixedCase Things").coercions.count, 5);
-        if matches!(target, MigrationTarget::Mysql { .. }) {
+        if sqlwitness_dialect::shipped(target.engine).adapter == sqlwitness_dialect::Adapter::Mysql
+        {
             assert!(r.collation.is_some());
         } else {
             assert!(
@@ -109,11 +103,10 @@ fn fixture_migrates_and_verifies() {
 
 #[test]
 fn concert_singer_migrates_and_verifies() {
-    let real = Path::new(common::SPIDER).join("database/concert_singer/concert_singer.sqlite");
-    if !real.is_file() {
-        eprintln!("SKIPPED (no {})", real.display());
+    let Some(spider) = common::spider() else {
         return;
-    }
+    };
+    let real = spider.join("database/concert_singer/concert_singer.sqlite");
     for target in targets() {
         let dir = tempfile::tempdir().unwrap();
         let copy = dir.path().join("concert_singer.sqlite");

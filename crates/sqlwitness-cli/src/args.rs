@@ -42,23 +42,20 @@ pub struct BenchArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
-    /// PostgreSQL administrative URL: migrates (a schema per database inside
-    /// its database) and grants the reader login read access.
-    #[arg(long, env = "SQLWITNESS_POSTGRES_URL")]
-    pub postgres_url: Option<String>,
-    /// MySQL or MariaDB administrative URL (a database per benchmark
-    /// database).
-    #[arg(long, env = "SQLWITNESS_MYSQL_URL")]
-    pub mysql_url: Option<String>,
-    /// The least-privilege PostgreSQL login queries run as (default: the
+    /// A server engine's administrative URL, `ENGINE=URL` (repeatable; else
+    /// SQLWITNESS_<ENGINE>_URL): it migrates (PostgreSQL: a schema per
+    /// database; MySQL, MariaDB: a database per database) and grants the
+    /// reader login read access. `postgres=postgres://root@127.0.0.1/test`,
+    /// `mysql=mysql://root@127.0.0.1:3307/test`,
+    /// `mariadb=mysql://root@127.0.0.1:3306/test`.
+    #[arg(long = "server", value_name = "ENGINE=URL")]
+    pub servers: Vec<String>,
+    /// The least-privilege login an engine's queries run as, `ENGINE=URL`
+    /// (repeatable; else SQLWITNESS_<ENGINE>_READER_URL; default: the
     /// administrative URL with user `sqlwitness_reader` and
     /// SQLWITNESS_READER_PASSWORD).
-    #[arg(long, env = "SQLWITNESS_POSTGRES_READER_URL")]
-    pub postgres_reader_url: Option<String>,
-    /// The least-privilege MySQL/MariaDB login queries run as (default:
-    /// derived from the administrative URL, as for PostgreSQL).
-    #[arg(long, env = "SQLWITNESS_MYSQL_READER_URL")]
-    pub mysql_reader_url: Option<String>,
+    #[arg(long = "reader", value_name = "ENGINE=URL")]
+    pub readers: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -152,7 +152,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
     // reader login the queries then run as.
     let mut unavailable: HashMap<(EngineKind, String), String> = HashMap::new();
     if !a.no_migrate {
-        for &kind in engines.iter().filter(|&&k| k != EngineKind::Sqlite) {
+        for &kind in engines.iter().filter(|&&k| k.is_server()) {
             for id in &db_ids {
                 if let Some(r) = migrate_one(&bench, id, kind, &servers, false) {
                     if !is_good(&r) {
@@ -211,7 +211,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
 
     let sqlite = connected
         .iter()
-        .find(|c| c.kind == EngineKind::Sqlite)
+        .find(|c| c.kind == EngineKind::REFERENCE)
         .expect("sqlite is always connected");
     let mut rerun = format!(
         "sqlwitness audit --bench {} --split {}",
@@ -247,7 +247,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
                     |sql: &str, kind| sqlwitness_sql::resolve_identifiers(sql, names, kind);
                 let preps: Vec<Prepare> = connected
                     .iter()
-                    .filter(|c| c.kind != EngineKind::Sqlite)
+                    .filter(|c| c.kind.is_server())
                     .map(|c| {
                         let kind = c.kind;
                         Box::new(move |sql: &str| prepare(sql, kind)) as Prepare
@@ -255,7 +255,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
                     .collect();
                 let targets: Vec<Target> = connected
                     .iter()
-                    .filter(|c| c.kind != EngineKind::Sqlite)
+                    .filter(|c| c.kind.is_server())
                     .filter(|c| !unavailable.contains_key(&(c.kind, q.db_id.clone())))
                     .zip(&preps)
                     .map(|(c, p)| Target {

@@ -5,7 +5,7 @@ use anyhow::Result;
 use std::sync::Arc;
 
 use sqlwitness_core::{Engine, EngineKind};
-use sqlwitness_engines::{mask_url, MysqlEngine, PostgresEngine, SqliteEngine, READER_LOGIN};
+use sqlwitness_engines::{mask_url, READER_LOGIN};
 
 use crate::exit::EngineFailure;
 use crate::plan::Servers;
@@ -22,24 +22,25 @@ pub struct Connected {
 pub fn connect(kinds: &[EngineKind], servers: &Servers, pool_size: u32) -> Result<Vec<Connected>> {
     let mut out = Vec::new();
     for &kind in kinds {
-        let engine: Arc<dyn Engine> = match kind {
-            EngineKind::Sqlite => Arc::new(SqliteEngine::new()),
-            EngineKind::Postgres => {
-                let url = servers.reader_url(kind)?;
-                let e = PostgresEngine::connect(&url, pool_size)
-                    .map_err(|e| cannot_connect(kind, &url, e))?;
-                least_privilege(kind, &url, e.excess_privileges())?;
-                Arc::new(e)
-            }
-            EngineKind::Mysql => {
-                let url = servers.reader_url(kind)?;
-                let e = MysqlEngine::connect(&url, pool_size)
-                    .map_err(|e| cannot_connect(kind, &url, e))?;
-                least_privilege(kind, &url, e.excess_privileges())?;
-                Arc::new(e)
-            }
+        let url = if kind.is_server() {
+            Some(servers.reader_url(kind)?)
+        } else {
+            None
         };
-        out.push(Connected { kind, engine });
+        let opened = sqlwitness_engines::open(kind, url.as_deref(), pool_size).map_err(|e| {
+            if let sqlwitness_engines::EngineError::WrongServer { .. } = e {
+                EngineFailure(e.to_string()).into()
+            } else {
+                cannot_connect(kind, url.as_deref().unwrap_or(""), e)
+            }
+        })?;
+        if let Some(url) = &url {
+            least_privilege(kind, url, &opened.excess_privileges)?;
+        }
+        out.push(Connected {
+            kind,
+            engine: Arc::from(opened.engine),
+        });
     }
     Ok(out)
 }
@@ -49,13 +50,13 @@ fn cannot_connect(
     url: &str,
     e: sqlwitness_engines::EngineError,
 ) -> anyhow::Error {
-    let upper = kind.as_str().to_ascii_uppercase();
     EngineFailure(format!(
         "{e}\n  queries run as the least-privilege login of {}; `sqlwitness migrate` (or eval \
-         without --no-migrate) with an administrative --{kind}-url creates it and grants it \
-         read access, or give one of your own with --{kind}-reader-url / \
-         SQLWITNESS_{upper}_READER_URL (README \"Privileges\")",
-        mask_url(url)
+         without --no-migrate) with an administrative --server {kind}=URL creates it and \
+         grants it read access, or give one of your own with --reader {kind}=URL / {} \
+         (README \"Privileges\")",
+        mask_url(url),
+        kind.reader_url_env()
     ))
     .into()
 }

@@ -67,7 +67,7 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
         })
         .collect();
     let names: HashMap<String, NameSet> = if plan.resolve_identifiers
-        && ctxs.iter().any(|c| c.kind != EngineKind::Sqlite)
+        && ctxs.iter().any(|c| c.kind.is_server())
     {
         db_ids
             .iter()
@@ -238,7 +238,7 @@ fn peak_rss_bytes() -> Option<u64> {
 /// the reason.
 fn migrate_for(plan: &EvalPlan, kind: EngineKind, db_ids: &[String]) -> HashMap<String, String> {
     let mut unavailable = HashMap::new();
-    if kind != EngineKind::Sqlite && plan.migrate {
+    if kind.is_server() && plan.migrate {
         let pb = progress::bar(db_ids.len() as u64, "migrate", plan.quiet);
         for id in db_ids {
             if let Some(r) = migrate_one(&plan.bench, id, kind, &plan.servers, false) {
@@ -496,7 +496,7 @@ pub(crate) fn prepare_sql(
         }
         s = sqlwitness_sql::spider_replace_cur_year(&s);
     }
-    if kind != EngineKind::Sqlite {
+    if kind.is_server() {
         if let Some(names) = names {
             s = sqlwitness_sql::resolve_identifiers(&s, names, kind);
         }

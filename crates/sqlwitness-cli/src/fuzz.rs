@@ -247,19 +247,11 @@ pub fn prepare_suites(plan: &EvalPlan, kinds: &[EngineKind], db_ids: &[String]) 
     if !plan.migrate {
         return;
     }
-    for &kind in kinds.iter().filter(|&&k| k != EngineKind::Sqlite) {
+    for &kind in kinds.iter().filter(|&&k| k.is_server()) {
         let Some(url) = plan.servers.url(kind) else {
             continue;
         };
-        let target = match kind {
-            EngineKind::Postgres => MigrationTarget::Postgres {
-                url: url.to_string(),
-            },
-            EngineKind::Mysql => MigrationTarget::Mysql {
-                url: url.to_string(),
-            },
-            EngineKind::Sqlite => continue,
-        };
+        let target = MigrationTarget::new(kind, url);
         let todo: Vec<(&String, usize)> = db_ids
             .iter()
             .filter_map(|id| suite.instances(id).map(|f| (id, f.len())))
@@ -364,7 +356,7 @@ pub fn with_suite(
     let Some(mut v) = verdict else {
         return outcome;
     };
-    if v.passed && plan.hunt > 0 && kind == EngineKind::Sqlite && pred_sql.is_some() {
+    if v.passed && plan.hunt > 0 && kind == EngineKind::REFERENCE && pred_sql.is_some() {
         match suite.hunt(
             db_id,
             q.id,

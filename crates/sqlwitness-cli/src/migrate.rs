@@ -68,11 +68,7 @@ pub fn migrate_one(
         .url(kind)
         .expect("validated in the plan")
         .to_string();
-    let target = match kind {
-        EngineKind::Postgres => MigrationTarget::Postgres { url },
-        EngineKind::Mysql => MigrationTarget::Mysql { url },
-        EngineKind::Sqlite => unreachable!("sqlite is never a migration target"),
-    };
+    let target = MigrationTarget::new(kind, url);
     Some(
         migrate_database(&db, &target, &MigrateOptions { force })
             .unwrap_or_else(|e| MigrationReport::failed(&db, kind, e.to_string())),

@@ -2,6 +2,7 @@
 //! server is contacted.
 
 use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,13 +14,42 @@ use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateA
 use crate::exit::BadInput;
 
 /// Where the servers are: the administrative URLs (migration, grants) and
-/// the least-privilege URLs queries run over (README "Privileges").
+/// the least-privilege URLs queries run over (README "Privileges"), per
+/// engine.
 #[derive(Debug, Clone, Default)]
 pub struct Servers {
-    pub postgres_url: Option<String>,
-    pub mysql_url: Option<String>,
-    pub postgres_reader_url: Option<String>,
-    pub mysql_reader_url: Option<String>,
+    admin: BTreeMap<EngineKind, String>,
+    reader: BTreeMap<EngineKind, String>,
+}
+
+/// `ENGINE=URL` pairs from `flag`, then `env(kind)` for every engine not
+/// given.
+fn server_urls(
+    flag: &str,
+    pairs: &[String],
+    env: fn(EngineKind) -> String,
+) -> Result<BTreeMap<EngineKind, String>> {
+    let mut out = BTreeMap::new();
+    for p in pairs {
+        let (name, url) = p
+            .split_once('=')
+            .ok_or_else(|| BadInput(format!("--{flag} `{p}`: expected ENGINE=URL")))?;
+        let kind = EngineKind::parse(name).ok_or_else(|| {
+            BadInput(format!(
+                "--{flag} `{p}`: unknown engine `{name}` (expected {})",
+                EngineKind::names()
+            ))
+        })?;
+        out.insert(kind, url.trim().to_string());
+    }
+    for kind in EngineKind::ALL {
+        if let Ok(url) = std::env::var(env(kind)) {
+            if !url.trim().is_empty() {
+                out.entry(kind).or_insert_with(|| url.trim().to_string());
+            }
+        }
+    }
+    Ok(out)
 }
 
 impl Servers {
@@ -28,19 +58,17 @@ impl Servers {
     /// reader one.
     pub fn from_args(a: ServerArgs, engines: &[EngineKind], migrate: bool) -> Result<Servers> {
         let servers = Servers {
-            postgres_url: a.postgres_url,
-            mysql_url: a.mysql_url,
-            postgres_reader_url: a.postgres_reader_url,
-            mysql_reader_url: a.mysql_reader_url,
+            admin: server_urls("server", &a.servers, EngineKind::url_env)?,
+            reader: server_urls("reader", &a.readers, EngineKind::reader_url_env)?,
         };
-        for &kind in engines.iter().filter(|&&k| k != EngineKind::Sqlite) {
-            let upper = kind.as_str().to_ascii_uppercase();
+        for &kind in engines.iter().filter(|&&k| k.is_server()) {
             if servers.url(kind).is_none()
                 && (migrate || servers.explicit_reader_url(kind).is_none())
             {
                 bail!(BadInput(format!(
-                    "engine {kind} needs --{kind}-url or SQLWITNESS_{upper}_URL (an \
-                     administrative login: it migrates and grants the reader login read access)"
+                    "engine {kind} needs --server {kind}=URL or {} (an administrative login: \
+                     it migrates and grants the reader login read access)",
+                    kind.url_env()
                 )));
             }
         }
@@ -49,19 +77,11 @@ impl Servers {
 
     /// The administrative URL.
     pub fn url(&self, kind: EngineKind) -> Option<&str> {
-        match kind {
-            EngineKind::Sqlite => None,
-            EngineKind::Postgres => self.postgres_url.as_deref(),
-            EngineKind::Mysql => self.mysql_url.as_deref(),
-        }
+        self.admin.get(&kind).map(String::as_str)
     }
 
     fn explicit_reader_url(&self, kind: EngineKind) -> Option<&str> {
-        match kind {
-            EngineKind::Sqlite => None,
-            EngineKind::Postgres => self.postgres_reader_url.as_deref(),
-            EngineKind::Mysql => self.mysql_reader_url.as_deref(),
-        }
+        self.reader.get(&kind).map(String::as_str)
     }
 
     /// The URL queries run over: the explicit reader URL, else the
@@ -82,7 +102,8 @@ fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
     for n in names {
         let kind = EngineKind::parse(n).ok_or_else(|| {
             BadInput(format!(
-                "--engines: unknown engine `{n}` (expected sqlite, postgres, mysql)"
+                "--engines: unknown engine `{n}` (expected {})",
+                EngineKind::names()
             ))
         })?;
         if !out.contains(&kind) {

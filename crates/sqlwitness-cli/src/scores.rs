@@ -294,7 +294,7 @@ fn unsupported() -> BTreeMap<String, Vec<String>> {
         .map(|f| {
             let engines = EngineKind::ALL
                 .iter()
-                .filter_map(|k| match f.support_on(*k) {
+                .filter_map(|k| match f.support_on(sqlwitness_dialect::shipped(*k)) {
                     Support::Yes => None,
                     Support::No => Some(k.as_str().to_string()),
                     Support::Differs => Some(format!("{} (differs)", k.as_str())),

@@ -32,9 +32,11 @@ fn audit(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
         .arg(dir)
         .args(["--split", "dev", "-q", "--out"])
         .arg(&out)
-        .args(extra)
-        .env_remove("SQLWITNESS_POSTGRES_URL")
-        .env_remove("SQLWITNESS_MYSQL_URL");
+        .args(extra);
+    for kind in sqlwitness_core::EngineKind::ALL {
+        c.env_remove(kind.url_env())
+            .env_remove(kind.reader_url_env());
+    }
     let o = c.output().unwrap();
     let code = o.status.code().unwrap();
     assert!(

@@ -7,33 +7,71 @@ use std::time::Duration;
 
 use crate::{DbError, ResultSet};
 
-/// The engines sqlwitness knows.
+/// The engines sqlwitness knows: the names of the registry. What each one
+/// is (its adapter, quoting, limits, errors, features) is data, in
+/// `dialects/<name>.yaml`; code asks its `Dialect`, never which engine it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     Sqlite,
     Postgres,
     Mysql,
+    Mariadb,
 }
 
+/// `(kind, name, other accepted spellings)`, in the order engines are listed.
+const REGISTRY: [(EngineKind, &str, &[&str]); 4] = [
+    (EngineKind::Sqlite, "sqlite", &[]),
+    (EngineKind::Postgres, "postgres", &["postgresql", "pg"]),
+    (EngineKind::Mysql, "mysql", &[]),
+    (EngineKind::Mariadb, "mariadb", &[]),
+];
+
 impl EngineKind {
-    pub const ALL: [EngineKind; 3] = [EngineKind::Sqlite, EngineKind::Postgres, EngineKind::Mysql];
+    pub const ALL: [EngineKind; 4] = [REGISTRY[0].0, REGISTRY[1].0, REGISTRY[2].0, REGISTRY[3].0];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::Sqlite => "sqlite",
-            EngineKind::Postgres => "postgres",
-            EngineKind::Mysql => "mysql",
-        }
+        REGISTRY
+            .iter()
+            .find(|(k, _, _)| *k == self)
+            .map_or("", |(_, name, _)| name)
     }
 
     pub fn parse(s: &str) -> Option<EngineKind> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "sqlite" => Some(EngineKind::Sqlite),
-            "postgres" | "postgresql" | "pg" => Some(EngineKind::Postgres),
-            "mysql" | "mariadb" => Some(EngineKind::Mysql),
-            _ => None,
-        }
+        let s = s.trim().to_ascii_lowercase();
+        REGISTRY
+            .iter()
+            .find(|(_, name, aliases)| *name == s || aliases.contains(&s.as_str()))
+            .map(|(k, _, _)| *k)
+    }
+
+    /// The engine the benchmark files are in (embedded, no server): the
+    /// reference the others are migrated from and compared with.
+    pub const REFERENCE: EngineKind = EngineKind::Sqlite;
+
+    /// True for an engine reached over a server URL (every engine but the
+    /// reference).
+    pub fn is_server(self) -> bool {
+        self != EngineKind::REFERENCE
+    }
+
+    /// The names of every engine, comma-separated (for messages).
+    pub fn names() -> String {
+        EngineKind::ALL.map(EngineKind::as_str).join(", ")
+    }
+
+    /// The environment variable naming this engine's server URL
+    /// (`SQLWITNESS_MARIADB_URL`).
+    pub fn url_env(self) -> String {
+        format!("SQLWITNESS_{}_URL", self.as_str().to_ascii_uppercase())
+    }
+
+    /// The environment variable naming this engine's reader login URL.
+    pub fn reader_url_env(self) -> String {
+        format!(
+            "SQLWITNESS_{}_READER_URL",
+            self.as_str().to_ascii_uppercase()
+        )
     }
 }
 

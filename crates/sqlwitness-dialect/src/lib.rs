@@ -9,27 +9,73 @@
 mod model;
 
 pub use model::{
-    Capabilities, Dialect, DialectError, ErrorRule, FunctionRename, Lexical, StrftimeRule,
-    Translations, TypeMap,
+    Adapter, Capabilities, Dialect, DialectError, ErrorRule, FeatureSupport, FunctionRename,
+    Identifiers, Lexical, ServerIdentity, StrftimeRule, Support, Translations, TypeMap,
 };
 
 use sqlwitness_core::EngineKind;
 
-const SQLITE_YAML: &str = include_str!("../../../dialects/sqlite.yaml");
-const POSTGRES_YAML: &str = include_str!("../../../dialects/postgres.yaml");
-const MYSQL_YAML: &str = include_str!("../../../dialects/mysql.yaml");
+/// The shipped dialect files: `(engine name, file, text)`.
+const SHIPPED: [(&str, &str, &str); 4] = [
+    (
+        "sqlite",
+        "dialects/sqlite.yaml",
+        include_str!("../../../dialects/sqlite.yaml"),
+    ),
+    (
+        "postgres",
+        "dialects/postgres.yaml",
+        include_str!("../../../dialects/postgres.yaml"),
+    ),
+    (
+        "mysql",
+        "dialects/mysql.yaml",
+        include_str!("../../../dialects/mysql.yaml"),
+    ),
+    (
+        "mariadb",
+        "dialects/mariadb.yaml",
+        include_str!("../../../dialects/mariadb.yaml"),
+    ),
+];
+
+/// The shipped file of the engine named `name`: `(file, text)`.
+pub(crate) fn builtin_text(name: &str) -> Option<(&'static str, &'static str)> {
+    SHIPPED
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, f, t)| (*f, *t))
+}
 
 /// The built-in dialect of an engine, from the YAML shipped in `dialects/`.
 ///
 /// # Panics
 /// Never for the shipped files: a test loads each of them.
 pub fn builtin(kind: EngineKind) -> Dialect {
-    let (name, text) = match kind {
-        EngineKind::Sqlite => ("dialects/sqlite.yaml", SQLITE_YAML),
-        EngineKind::Postgres => ("dialects/postgres.yaml", POSTGRES_YAML),
-        EngineKind::Mysql => ("dialects/mysql.yaml", MYSQL_YAML),
-    };
-    Dialect::from_yaml(name, text).expect("shipped dialect file is valid")
+    shipped(kind).clone()
+}
+
+/// The built-in dialect of an engine, parsed once per process.
+///
+/// # Panics
+/// Never for the shipped files: a test loads each of them.
+pub fn shipped(kind: EngineKind) -> &'static Dialect {
+    static PARSED: std::sync::OnceLock<Vec<(EngineKind, Dialect)>> = std::sync::OnceLock::new();
+    let all = PARSED.get_or_init(|| {
+        EngineKind::ALL
+            .iter()
+            .map(|&k| {
+                let (file, text) =
+                    builtin_text(k.as_str()).expect("every engine has a dialect file");
+                let d = Dialect::from_yaml(file, text).expect("shipped dialect file is valid");
+                (k, d)
+            })
+            .collect()
+    });
+    all.iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, d)| d)
+        .expect("every engine is parsed")
 }
 
 #[cfg(test)]

@@ -21,8 +21,30 @@ pub enum DialectError {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Dialect {
-    /// `sqlite`, `postgres` or `mysql`.
+    /// The engine's registry name (`sqlite`, `postgres`, `mysql`, `mariadb`).
     pub name: String,
+    /// Another dialect file whose keys this one starts from (maps merge
+    /// key by key, lists and values are replaced): `extends: mysql`.
+    #[serde(default)]
+    pub extends: Option<String>,
+    /// The adapter module that runs the engine.
+    pub adapter: Adapter,
+    /// How a connected server is recognised as this engine (not another
+    /// that speaks the same protocol).
+    #[serde(default)]
+    pub server: ServerIdentity,
+    /// How identifiers are quoted and how long a name may be.
+    pub identifiers: Identifiers,
+    /// The statement that limits the next statement's time, with `{millis}`
+    /// or `{seconds}` for the limit; none where the adapter limits it
+    /// itself.
+    #[serde(default)]
+    pub time_limit: Option<String>,
+    /// Where the engine departs from SQLite on the detected dialect
+    /// features (`sqlwitness_sql::feature_table`): every other feature runs
+    /// as written.
+    #[serde(default)]
+    pub features: FeatureSupport,
     /// Statements run once on every new connection, in order.
     #[serde(default)]
     pub session: Vec<String>,
@@ -208,6 +230,89 @@ impl Default for Lexical {
     }
 }
 
+/// The adapter modules of `sqlwitness-engines`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Adapter {
+    Sqlite,
+    Postgres,
+    Mysql,
+}
+
+/// `version_contains` / `version_lacks`: substrings of the server's version
+/// string (case-insensitive). MySQL and MariaDB speak one protocol; this is
+/// how a URL that reaches the other one is refused.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerIdentity {
+    #[serde(default)]
+    pub version_contains: Vec<String>,
+    #[serde(default)]
+    pub version_lacks: Vec<String>,
+}
+
+impl ServerIdentity {
+    /// True when a server reporting `version` is this engine.
+    pub fn matches(&self, version: &str) -> bool {
+        let v = version.to_ascii_lowercase();
+        self.version_contains
+            .iter()
+            .all(|s| v.contains(&s.to_ascii_lowercase()))
+            && !self
+                .version_lacks
+                .iter()
+                .any(|s| v.contains(&s.to_ascii_lowercase()))
+    }
+}
+
+/// Identifier quoting and length.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identifiers {
+    /// The quote character (`"` or `` ` ``); doubled inside a name.
+    pub quote: char,
+    /// The longest name in bytes (PostgreSQL 63, MySQL 64).
+    pub max_length: usize,
+    /// Whether a migrated benchmark's names are quoted as they are
+    /// (false: the engine reads the original files by their own names).
+    #[serde(default = "yes")]
+    pub rewrite: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Identifiers {
+    /// `name` quoted.
+    pub fn quote(&self, name: &str) -> String {
+        let q = self.quote;
+        let doubled: String = [q, q].iter().collect();
+        format!("{q}{}{q}", name.replace(q, &doubled))
+    }
+}
+
+/// How a dialect feature runs on this engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Support {
+    Yes,
+    No,
+    /// Runs, with another meaning (MySQL `length` counts bytes, PostgreSQL
+    /// `LIKE` is case-sensitive).
+    Differs,
+}
+
+/// Feature names (as `sqlwitness_sql::feature_table` spells them) that do
+/// not run, or run with another meaning.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeatureSupport {
+    #[serde(default)]
+    pub unsupported: Vec<String>,
+    #[serde(default)]
+    pub differs: Vec<String>,
+}
+
 /// `{ code: "42703", contains: "…", class: undefined_column }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -231,15 +336,76 @@ pub struct TypeMap {
     pub boolean: String,
     pub date: String,
     pub timestamp: String,
+    /// A key on a `text` column needs a sized type (MySQL and MariaDB index
+    /// no TEXT/BLOB without a prefix length): the widest VARCHAR a key
+    /// column may get; longer text leaves the key undeclared.
+    #[serde(default)]
+    pub key_varchar_max: Option<usize>,
+    /// Text values cannot hold NUL characters (PostgreSQL): they are removed
+    /// and the change recorded.
+    #[serde(default)]
+    pub text_rejects_nul: bool,
+}
+
+/// Merges `child` over `base`: maps key by key, anything else replaced.
+fn merge(base: &mut serde_json::Value, child: serde_json::Value) {
+    match (base, child) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(c)) => {
+            for (k, v) in c {
+                match b.get_mut(&k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
 }
 
 impl Dialect {
-    /// Parses a dialect file's text; `file` names it in errors.
+    /// Parses a dialect file's text; `file` names it in errors. A file
+    /// that `extends` another is resolved among the shipped dialects.
     pub fn from_yaml(file: &str, text: &str) -> Result<Dialect, DialectError> {
-        let mut d: Dialect = serde_saphyr::from_str(text).map_err(|e| DialectError::Parse {
+        Dialect::from_yaml_with(file, text, &|name| {
+            crate::builtin_text(name).map(|(f, t)| (f.to_string(), t.to_string()))
+        })
+    }
+
+    /// [`Dialect::from_yaml`], with `base(name)` giving the file name and
+    /// text of the dialect an `extends` names.
+    pub fn from_yaml_with(
+        file: &str,
+        text: &str,
+        base: &dyn Fn(&str) -> Option<(String, String)>,
+    ) -> Result<Dialect, DialectError> {
+        let parse_err = |message: String| DialectError::Parse {
             file: file.to_string(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let raw: serde_json::Value =
+            serde_saphyr::from_str(text).map_err(|e| parse_err(e.to_string()))?;
+        let extends = raw
+            .get("extends")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let mut d: Dialect = match extends {
+            None => serde_saphyr::from_str(text).map_err(|e| parse_err(e.to_string()))?,
+            Some(name) => {
+                let (base_file, base_text) = base(&name)
+                    .ok_or_else(|| parse_err(format!("extends: no dialect named `{name}`")))?;
+                let mut merged: serde_json::Value = serde_saphyr::from_str(&base_text)
+                    .map_err(|e| parse_err(format!("{base_file}: {e}")))?;
+                if merged.get("extends").is_some() {
+                    return Err(parse_err(format!(
+                        "extends: `{name}` extends another dialect (one level only)"
+                    )));
+                }
+                merge(&mut merged, raw);
+                serde_json::from_value(merged).map_err(|e| parse_err(e.to_string()))?
+            }
+        };
         for f in &mut d.denied_functions {
             *f = f.to_ascii_lowercase();
         }
@@ -261,14 +427,45 @@ impl Dialect {
         Ok(d)
     }
 
-    /// Reads and parses a dialect file.
+    /// Reads and parses a dialect file; a dialect it `extends` is read
+    /// from the same directory, or else taken from the shipped ones.
     pub fn load_file(path: &Path) -> Result<Dialect, DialectError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| DialectError::Io {
             file: file.clone(),
             source,
         })?;
-        Dialect::from_yaml(&file, &text)
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Dialect::from_yaml_with(&file, &text, &|name| {
+            let sibling = dir.join(format!("{name}.yaml"));
+            match std::fs::read_to_string(&sibling) {
+                Ok(t) => Some((sibling.display().to_string(), t)),
+                Err(_) => crate::builtin_text(name).map(|(f, t)| (f.to_string(), t.to_string())),
+            }
+        })
+    }
+
+    /// How `feature` (a `sqlwitness_sql::feature_table` name) runs here.
+    pub fn feature_support(&self, feature: &str) -> Support {
+        if self.features.unsupported.iter().any(|f| f == feature) {
+            Support::No
+        } else if self.features.differs.iter().any(|f| f == feature) {
+            Support::Differs
+        } else {
+            Support::Yes
+        }
+    }
+
+    /// The statement that limits the next statement to `timeout`, from
+    /// `time_limit`.
+    pub fn time_limit_sql(&self, timeout: std::time::Duration) -> Option<String> {
+        self.time_limit.as_ref().map(|t| {
+            t.replace("{millis}", &timeout.as_millis().max(1).to_string())
+                .replace(
+                    "{seconds}",
+                    &format!("{:.3}", timeout.as_secs_f64().max(0.001)),
+                )
+        })
     }
 
     /// The class of an error from the engine's code and message, by the

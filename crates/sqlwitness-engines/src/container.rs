@@ -20,6 +20,8 @@ pub enum ContainerImage {
     Postgres16,
     /// `mysql:8.0`, user `root` with an empty password, database `test`.
     Mysql80,
+    /// `mariadb:10.11`, user `root` with an empty password, database `test`.
+    Mariadb1011,
 }
 
 impl ContainerImage {
@@ -27,6 +29,7 @@ impl ContainerImage {
         match kind {
             EngineKind::Postgres => Some(ContainerImage::Postgres16),
             EngineKind::Mysql => Some(ContainerImage::Mysql80),
+            EngineKind::Mariadb => Some(ContainerImage::Mariadb1011),
             EngineKind::Sqlite => None,
         }
     }
@@ -35,6 +38,7 @@ impl ContainerImage {
         match self {
             ContainerImage::Postgres16 => EngineKind::Postgres,
             ContainerImage::Mysql80 => EngineKind::Mysql,
+            ContainerImage::Mariadb1011 => EngineKind::Mariadb,
         }
     }
 
@@ -42,13 +46,14 @@ impl ContainerImage {
         match self {
             ContainerImage::Postgres16 => "postgres:16",
             ContainerImage::Mysql80 => "mysql:8.0",
+            ContainerImage::Mariadb1011 => "mariadb:10.11",
         }
     }
 
     fn container_port(self) -> u16 {
         match self {
             ContainerImage::Postgres16 => 5432,
-            ContainerImage::Mysql80 => 3306,
+            ContainerImage::Mysql80 | ContainerImage::Mariadb1011 => 3306,
         }
     }
 
@@ -63,6 +68,11 @@ impl ContainerImage {
                 "MYSQL_ALLOW_EMPTY_PASSWORD=yes",
                 "MYSQL_ROOT_HOST=%",
                 "MYSQL_DATABASE=test",
+            ],
+            ContainerImage::Mariadb1011 => &[
+                "MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=yes",
+                "MARIADB_ROOT_HOST=%",
+                "MARIADB_DATABASE=test",
             ],
         }
     }
@@ -130,7 +140,9 @@ impl ContainerPlan {
             ContainerImage::Postgres16 => {
                 format!("postgres://root@127.0.0.1:{}/test", self.host_port)
             }
-            ContainerImage::Mysql80 => format!("mysql://root@127.0.0.1:{}/test", self.host_port),
+            ContainerImage::Mysql80 | ContainerImage::Mariadb1011 => {
+                format!("mysql://root@127.0.0.1:{}/test", self.host_port)
+            }
         }
     }
 

@@ -13,8 +13,16 @@ pub enum EngineError {
         url: String,
         message: String,
     },
+    /// The URL reaches a server of another engine that speaks the same
+    /// protocol (a MariaDB URL given for `mysql`), told by its version.
+    #[error("{engine}: {url} is not a {engine} server (it reports version `{version}`); give its URL for the engine it is")]
+    WrongServer {
+        engine: EngineKind,
+        url: String,
+        version: String,
+    },
     /// A server engine needs a URL and none was given.
-    #[error("{engine}: no connection URL given (set SQLWITNESS_{}_URL)", .engine.as_str().to_ascii_uppercase())]
+    #[error("{engine}: no connection URL given (--server {engine}=URL or {})", .engine.url_env())]
     MissingUrl { engine: EngineKind },
     /// This build was compiled without the engine's cargo feature.
     #[error("{engine}: support not compiled in (enable the `{}` feature of sqlwitness-engines)", .engine.as_str())]

@@ -34,45 +34,66 @@ pub use reader::{
 pub use sqlite::{sqlite_schema_names, sqlite_value, SqliteEngine, SQLITE_HEAP_LIMIT};
 
 use sqlwitness_core::{Engine, EngineKind};
+use sqlwitness_dialect::Adapter;
 
 /// Default pool size used by [`connect`].
 pub const DEFAULT_MAX_CONNECTIONS: u32 = 4;
 
-/// Opens an engine of `kind`. SQLite needs no URL; PostgreSQL and MySQL need
-/// one (`url`), and fail with [`EngineError::NotCompiled`] when this build
-/// lacks their feature.
-pub fn connect(kind: EngineKind, url: Option<&str>) -> Result<Box<dyn Engine>, EngineError> {
-    match kind {
-        EngineKind::Sqlite => Ok(Box::new(SqliteEngine::new())),
-        EngineKind::Postgres => {
+/// A connected engine with what its login may do beyond reading the
+/// benchmark copies (empty for SQLite and for a least-privilege login).
+pub struct Opened {
+    pub engine: Box<dyn Engine>,
+    pub excess_privileges: Vec<String>,
+}
+
+/// The engine registry's one entry point: opens the engine of `kind` with
+/// the adapter its dialect file names. SQLite needs no URL; a server needs
+/// one (`url`) and fails with [`EngineError::NotCompiled`] when this build
+/// lacks its adapter's feature, with [`EngineError::WrongServer`] when the
+/// URL reaches another engine.
+pub fn open(kind: EngineKind, url: Option<&str>, pool_size: u32) -> Result<Opened, EngineError> {
+    let dialect = sqlwitness_dialect::builtin(kind);
+    match dialect.adapter {
+        Adapter::Sqlite => Ok(Opened {
+            engine: Box::new(SqliteEngine::with_dialect(dialect)),
+            excess_privileges: Vec::new(),
+        }),
+        Adapter::Postgres => {
             let url = url.ok_or(EngineError::MissingUrl { engine: kind })?;
             #[cfg(feature = "postgres")]
             {
-                Ok(Box::new(PostgresEngine::connect(
-                    url,
-                    DEFAULT_MAX_CONNECTIONS,
-                )?))
+                let e = PostgresEngine::connect_as(dialect, url, pool_size)?;
+                Ok(Opened {
+                    excess_privileges: e.excess_privileges().to_vec(),
+                    engine: Box::new(e),
+                })
             }
             #[cfg(not(feature = "postgres"))]
             {
-                let _ = url;
+                let _ = (url, pool_size);
                 Err(EngineError::NotCompiled { engine: kind })
             }
         }
-        EngineKind::Mysql => {
+        Adapter::Mysql => {
             let url = url.ok_or(EngineError::MissingUrl { engine: kind })?;
             #[cfg(feature = "mysql")]
             {
-                Ok(Box::new(MysqlEngine::connect(
-                    url,
-                    DEFAULT_MAX_CONNECTIONS,
-                )?))
+                let e = MysqlEngine::connect_as(dialect, url, pool_size)?;
+                Ok(Opened {
+                    excess_privileges: e.excess_privileges().to_vec(),
+                    engine: Box::new(e),
+                })
             }
             #[cfg(not(feature = "mysql"))]
             {
-                let _ = url;
+                let _ = (url, pool_size);
                 Err(EngineError::NotCompiled { engine: kind })
             }
         }
     }
+}
+
+/// [`open`] with [`DEFAULT_MAX_CONNECTIONS`], the engine only.
+pub fn connect(kind: EngineKind, url: Option<&str>) -> Result<Box<dyn Engine>, EngineError> {
+    open(kind, url, DEFAULT_MAX_CONNECTIONS).map(|o| o.engine)
 }

@@ -6,8 +6,10 @@
 //! runs after `USE \`<namespace>\`` inside `START TRANSACTION READ ONLY`
 //! (and the session default is read-only too, so a DDL statement's implicit
 //! commit cannot open a writable transaction), under a server-side
-//! statement time limit (MariaDB `max_statement_time`, MySQL
-//! `max_execution_time`, chosen once from `SELECT VERSION()`). The query is
+//! statement time limit (the dialect's `time_limit`: MariaDB
+//! `max_statement_time`, MySQL `max_execution_time`). MySQL and MariaDB are
+//! two engines on this one adapter, each with its dialect file; a server
+//! whose `SELECT VERSION()` is the other one is refused. The query is
 //! one prepared statement (`COM_STMT_PREPARE` accepts one statement only).
 //!
 //! Past its limit plus `CANCEL_MARGIN` the client kills the statement
@@ -48,7 +50,6 @@ pub struct MysqlEngine {
     pool: MySqlPool,
     /// A second, small pool for killing and watching statements.
     control: MySqlPool,
-    mariadb: bool,
     excess: Vec<String>,
     health: Health,
     rt: tokio::runtime::Runtime,
@@ -58,18 +59,34 @@ impl std::fmt::Debug for MysqlEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MysqlEngine")
             .field("info", &self.info)
-            .field("mariadb", &self.mariadb)
             .field("excess_privileges", &self.excess)
             .finish_non_exhaustive()
     }
 }
 
 impl MysqlEngine {
-    /// Connects a pool of at most `max_connections` (at least 1) to `url`,
-    /// running the dialect's session statements on every new connection.
-    pub fn connect(url: &str, max_connections: u32) -> Result<MysqlEngine, EngineError> {
-        let kind = EngineKind::Mysql;
-        let dialect = Arc::new(sqlwitness_dialect::builtin(kind));
+    /// [`MysqlEngine::connect_as`] with the shipped dialect of `kind`
+    /// (`mysql` or `mariadb`).
+    pub fn connect(
+        kind: EngineKind,
+        url: &str,
+        max_connections: u32,
+    ) -> Result<MysqlEngine, EngineError> {
+        MysqlEngine::connect_as(sqlwitness_dialect::builtin(kind), url, max_connections)
+    }
+
+    /// Connects a pool of at most `max_connections` (at least 1) to `url`
+    /// as the engine `dialect` describes, running its session statements on
+    /// every new connection. A server that is not that engine (by its
+    /// version) is refused.
+    pub fn connect_as(
+        dialect: Dialect,
+        url: &str,
+        max_connections: u32,
+    ) -> Result<MysqlEngine, EngineError> {
+        let kind = EngineKind::parse(&dialect.name)
+            .ok_or_else(|| EngineError::connect(EngineKind::Mysql, url, "unknown dialect"))?;
+        let dialect = Arc::new(dialect);
         let rt = server::runtime().map_err(|e| EngineError::connect(kind, url, e))?;
         let options: MySqlConnectOptions = url
             .parse()
@@ -112,7 +129,13 @@ impl MysqlEngine {
                 Ok::<_, sqlx::Error>((pool, control, version, user, excess))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
-        let mariadb = version.to_ascii_lowercase().contains("mariadb");
+        if !dialect.server.matches(&version) {
+            return Err(EngineError::WrongServer {
+                engine: kind,
+                url: crate::mask_url(url),
+                version,
+            });
+        }
         let login = server::login_text(&user, &excess);
         Ok(MysqlEngine {
             info: EngineInfo {
@@ -123,16 +146,10 @@ impl MysqlEngine {
             dialect,
             pool,
             control,
-            mariadb,
             excess,
             health: Health::default(),
             rt,
         })
-    }
-
-    /// True when the server is MariaDB (not MySQL).
-    pub fn is_mariadb(&self) -> bool {
-        self.mariadb
     }
 
     /// What the login may do beyond `SELECT` on databases (global
@@ -155,17 +172,9 @@ impl MysqlEngine {
     }
 
     fn time_limit_sql(&self, timeout: Duration) -> String {
-        if self.mariadb {
-            format!(
-                "SET SESSION max_statement_time = {:.3}",
-                timeout.as_secs_f64().max(0.001)
-            )
-        } else {
-            format!(
-                "SET SESSION max_execution_time = {}",
-                timeout.as_millis().max(1)
-            )
-        }
+        self.dialect
+            .time_limit_sql(timeout)
+            .unwrap_or_else(|| "DO 0".to_string())
     }
 
     /// Stops the statement running on connection `id`: `KILL QUERY`, wait
@@ -216,7 +225,7 @@ impl MysqlEngine {
         let mut guard = ConnGuard::new(conn);
         let setup = format!(
             "USE {}; {}; START TRANSACTION READ ONLY",
-            quote_ident(&db.namespace),
+            self.dialect.identifiers.quote(&db.namespace),
             self.time_limit_sql(limits.timeout)
         );
         let setup = async {
@@ -355,11 +364,6 @@ impl Engine for MysqlEngine {
     }
 }
 
-/// A backquoted identifier (`` ` `` doubled).
-pub(crate) fn quote_ident(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}
-
 /// The bytes a row's values will take once decoded (as
 /// [`Value::heap_size`] counts them), from the raw cells.
 fn raw_row_size(row: &MySqlRow) -> usize {
@@ -432,15 +436,4 @@ fn decode_cell(row: &MySqlRow, i: usize) -> Value {
         let bytes = row.try_get_unchecked::<Vec<u8>, _>(i).ok();
         Value::Text(server::fallback_text(&type_name, bytes.as_deref()))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identifiers_are_backquoted() {
-        assert_eq!(quote_ident("concert_singer"), "`concert_singer`");
-        assert_eq!(quote_ident("a`b"), "`a``b`");
-    }
 }

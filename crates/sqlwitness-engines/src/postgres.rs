@@ -68,8 +68,23 @@ impl PostgresEngine {
     /// Connects a pool of at most `max_connections` (at least 1) to `url`,
     /// running the dialect's session statements on every new connection.
     pub fn connect(url: &str, max_connections: u32) -> Result<PostgresEngine, EngineError> {
-        let kind = EngineKind::Postgres;
-        let dialect = Arc::new(sqlwitness_dialect::builtin(kind));
+        PostgresEngine::connect_as(
+            sqlwitness_dialect::builtin(EngineKind::Postgres),
+            url,
+            max_connections,
+        )
+    }
+
+    /// [`PostgresEngine::connect`] as the engine `dialect` describes; a
+    /// server that is not that engine (by its version) is refused.
+    pub fn connect_as(
+        dialect: Dialect,
+        url: &str,
+        max_connections: u32,
+    ) -> Result<PostgresEngine, EngineError> {
+        let kind = EngineKind::parse(&dialect.name)
+            .ok_or_else(|| EngineError::connect(EngineKind::Postgres, url, "unknown dialect"))?;
+        let dialect = Arc::new(dialect);
         let rt = server::runtime().map_err(|e| EngineError::connect(kind, url, e))?;
         let session = dialect.session.clone();
         let (pool, control, version, user, excess) = rt
@@ -105,6 +120,13 @@ impl PostgresEngine {
                 Ok::<_, sqlx::Error>((pool, control, version, user, excess))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
+        if !dialect.server.matches(&version) {
+            return Err(EngineError::WrongServer {
+                engine: kind,
+                url: crate::mask_url(url),
+                version,
+            });
+        }
         let login = server::login_text(&user, &excess);
         Ok(PostgresEngine {
             info: EngineInfo {
@@ -163,10 +185,11 @@ impl PostgresEngine {
         let conn = self.pool.acquire().await.map_err(|e| self.db_error(e))?;
         let mut guard = ConnGuard::new(conn);
         let begin = format!(
-            "BEGIN READ ONLY; SET LOCAL statement_timeout = {}; SET LOCAL search_path TO {}{extra}; \
-             SELECT pg_backend_pid()",
-            limits.timeout.as_millis().max(1),
-            quote_ident(&db.namespace),
+            "BEGIN READ ONLY; {}; SET LOCAL search_path TO {}{extra}; SELECT pg_backend_pid()",
+            self.dialect
+                .time_limit_sql(limits.timeout)
+                .unwrap_or_else(|| "SELECT 0".to_string()),
+            self.dialect.identifiers.quote(&db.namespace),
         );
         match guard
             .conn()
@@ -346,11 +369,6 @@ pub const PLANNER_SETTINGS: &[&str] = &[
     "enable_gathermerge",
 ];
 
-/// A double-quoted identifier (`"` doubled).
-pub(crate) fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
 /// The bytes a row's values will take once decoded (as
 /// [`Value::heap_size`] counts them), from the raw cells.
 fn raw_row_size(row: &PgRow) -> usize {
@@ -505,10 +523,4 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn identifiers_are_quoted() {
-        assert_eq!(quote_ident("concert_singer"), "\"concert_singer\"");
-        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
-    }
 }

@@ -1,12 +1,14 @@
-//! MySQL/MariaDB adapter against a live server (`SQLWITNESS_MYSQL_URL`).
+//! The MySQL adapter against live servers: every case runs on each engine
+//! of that adapter that is configured (`SQLWITNESS_MYSQL_URL`,
+//! `SQLWITNESS_MARIADB_URL`).
 #![cfg(feature = "mysql")]
-
-mod common;
 
 use std::time::Duration;
 
 use sqlwitness_core::{Database, Engine, EngineKind, ErrorClass, QueryLimits, Value};
-use sqlwitness_engines::{reader_url, MysqlEngine};
+use sqlwitness_dialect::Adapter;
+use sqlwitness_engines::{reader_url, EngineError, MysqlEngine};
+use sqlwitness_testkit::{for_each_server, unique_name};
 use sqlx::{AssertSqlSafe, Executor};
 
 struct Fixture {
@@ -28,7 +30,7 @@ impl Fixture {
                     .connect(url),
             )
             .unwrap();
-        let name = common::unique_name();
+        let name = unique_name("swt_eng");
         let f = Fixture { rt, admin, name };
         let n = &f.name;
         f.exec(&format!(
@@ -103,18 +105,21 @@ fn limits(ms: u64) -> QueryLimits {
 
 #[test]
 fn mysql_engine_end_to_end() {
-    let Some(url) = common::server_url("SQLWITNESS_MYSQL_URL") else {
-        return;
-    };
+    for_each_server(Some(Adapter::Mysql), end_to_end);
+}
+
+fn end_to_end(kind: EngineKind, url: &str) {
+    let url = url.to_string();
     let fx = Fixture::new(&url);
-    let engine = MysqlEngine::connect(&reader_url(EngineKind::Mysql, &url).unwrap(), 2).unwrap();
+    let engine = MysqlEngine::connect(kind, &reader_url(kind, &url).unwrap(), 2).unwrap();
+    assert_eq!(engine.info().kind, kind);
     assert!(!engine.info().version.is_empty());
     assert!(
         engine.excess_privileges().is_empty(),
         "{:?}",
         engine.excess_privileges()
     );
-    let admin = MysqlEngine::connect(&url, 1).unwrap();
+    let admin = MysqlEngine::connect(kind, &url, 1).unwrap();
     assert!(!admin.excess_privileges().is_empty());
     let db = fx.db();
     let lim = limits(5000);
@@ -260,12 +265,14 @@ fn mysql_engine_end_to_end() {
 /// login and the session handling stop it on their own.
 #[test]
 fn mysql_reader_login_contains_hostile_sql_without_the_guard() {
-    let Some(url) = common::server_url("SQLWITNESS_MYSQL_URL") else {
-        return;
-    };
+    for_each_server(Some(Adapter::Mysql), hostile_sql);
+}
+
+fn hostile_sql(kind: EngineKind, url: &str) {
+    let url = url.to_string();
     let fx = Fixture::new(&url);
     // One connection: state left by a query would reach the next.
-    let engine = MysqlEngine::connect(&reader_url(EngineKind::Mysql, &url).unwrap(), 1).unwrap();
+    let engine = MysqlEngine::connect(kind, &reader_url(kind, &url).unwrap(), 1).unwrap();
     let db = fx.db();
     let lim = limits(5000);
     let tag = format!("{}_{}", std::process::id(), fx.name.len());
@@ -326,9 +333,42 @@ fn mysql_reader_login_contains_hostile_sql_without_the_guard() {
     assert_eq!(fx.count(), 2);
 }
 
+/// MySQL and MariaDB speak one protocol: a URL that reaches the other
+/// engine is refused, told by the server's version.
+#[test]
+fn a_server_of_the_other_engine_is_refused() {
+    let mut urls = Vec::new();
+    for_each_server(Some(Adapter::Mysql), |kind, url| {
+        urls.push((kind, url.to_string()))
+    });
+    for (kind, url) in &urls {
+        let same_adapter = EngineKind::ALL
+            .into_iter()
+            .filter(|k| sqlwitness_dialect::shipped(*k).adapter == Adapter::Mysql);
+        for other in same_adapter {
+            let r = MysqlEngine::connect(other, url, 1);
+            if other == *kind {
+                assert_eq!(r.unwrap().info().kind, other);
+            } else {
+                match r {
+                    Err(EngineError::WrongServer {
+                        engine, version, ..
+                    }) => {
+                        assert_eq!(engine, other);
+                        assert!(!version.is_empty());
+                    }
+                    Err(e) => panic!("{other} on the {kind} URL: {e}"),
+                    Ok(_) => panic!("{other} on the {kind} URL was accepted"),
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn mysql_connect_error_masks_password() {
-    let err = MysqlEngine::connect("mysql://u:secret@127.0.0.1:1/db", 1).unwrap_err();
+    let err =
+        MysqlEngine::connect(EngineKind::Mysql, "mysql://u:secret@127.0.0.1:1/db", 1).unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("mysql://u:***@127.0.0.1:1/db"), "{msg}");
     assert!(!msg.contains("secret"), "{msg}");

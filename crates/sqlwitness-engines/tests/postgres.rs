@@ -1,8 +1,6 @@
 //! PostgreSQL adapter against a live server (`SQLWITNESS_POSTGRES_URL`).
 #![cfg(feature = "postgres")]
 
-mod common;
-
 use std::time::Duration;
 
 use sqlwitness_core::{Database, Engine, EngineKind, ErrorClass, QueryLimits, Value};
@@ -28,7 +26,7 @@ impl Fixture {
                     .connect(url),
             )
             .unwrap();
-        let schema = common::unique_name();
+        let schema = sqlwitness_testkit::unique_name("swt_eng");
         let f = Fixture { rt, admin, schema };
         let s = &f.schema;
         f.exec(&format!(
@@ -110,7 +108,7 @@ fn limits(ms: u64) -> QueryLimits {
 
 #[test]
 fn postgres_engine_end_to_end() {
-    let Some(url) = common::server_url("SQLWITNESS_POSTGRES_URL") else {
+    let Some(url) = sqlwitness_testkit::server_url(EngineKind::Postgres) else {
         return;
     };
     let fx = Fixture::new(&url);
@@ -271,7 +269,7 @@ fn postgres_engine_end_to_end() {
 /// the session reset stop it on their own.
 #[test]
 fn postgres_reader_login_contains_hostile_sql_without_the_guard() {
-    let Some(url) = common::server_url("SQLWITNESS_POSTGRES_URL") else {
+    let Some(url) = sqlwitness_testkit::server_url(EngineKind::Postgres) else {
         return;
     };
     let fx = Fixture::new(&url);

@@ -1,6 +1,6 @@
 //! Dialect features a query uses (seed 004, OCTOPUS, Table 8 "SQL
 //! function/method comparison across different database systems"), with
-//! their support on the three engines sqlwitness runs.
+//! their support on each engine (its dialect file's `features`).
 //!
 //! Table 8 lists, per purpose (string length, substring, local timestamp,
 //! string concatenation, null handling, date truncation, string search,
@@ -10,12 +10,13 @@
 //! detects those spellings — plus SQLite's own date functions and `LIKE`,
 //! whose case sensitivity differs — on the parsed query, and says for each
 //! engine whether it runs as written (`Yes`), fails (`No`) or runs with a
-//! different meaning (`Differs`). The support column was measured by running
-//! one probe query per feature as gold on SQLite 3.50 (bundled), PostgreSQL
-//! 15 and MariaDB 10.11 with `sqlwitness eval` (MariaDB: `FETCH FIRST` runs,
-//! `||` is a logical OR, Oracle's `decode()` exists with another meaning on
-//! PostgreSQL and MariaDB; SQLite 3.50 has `if()` and `iif()` but no
-//! `trunc()` without its math extension).
+//! different meaning (`Differs`). Support is data in `dialects/*.yaml`,
+//! measured by running one probe query per feature as gold on SQLite 3.50
+//! (bundled), PostgreSQL 15, MySQL 9.7 and MariaDB 10.11 (MariaDB:
+//! `FETCH FIRST` and `nvl()` run, MySQL has neither; `||` is a logical OR on
+//! both; Oracle's `decode()` exists with another meaning on PostgreSQL and
+//! MariaDB; SQLite 3.50 has `if()` and `iif()` but no `trunc()` without its
+//! math extension).
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -25,17 +26,8 @@ use sqlparser::ast::{
 };
 use sqlparser::dialect::SQLiteDialect;
 
-use sqlwitness_core::EngineKind;
-
-/// Whether an engine runs a feature as written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Support {
-    Yes,
-    No,
-    /// Runs, with another meaning (MySQL `length` counts bytes, PostgreSQL
-    /// `LIKE` is case-sensitive).
-    Differs,
-}
+use sqlwitness_dialect::Dialect;
+pub use sqlwitness_dialect::Support;
 
 /// One row of the feature table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,79 +36,60 @@ pub struct DialectFeature {
     pub name: &'static str,
     /// The Table 8 row it belongs to, or `beyond Table 8`.
     pub purpose: &'static str,
-    /// Support on SQLite, PostgreSQL, MySQL/MariaDB.
-    pub support: [Support; 3],
 }
 
 impl DialectFeature {
-    pub fn support_on(&self, kind: EngineKind) -> Support {
-        match kind {
-            EngineKind::Sqlite => self.support[0],
-            EngineKind::Postgres => self.support[1],
-            EngineKind::Mysql => self.support[2],
-        }
+    /// How the engine of `dialect` runs it (its file's `features`).
+    pub fn support_on(&self, dialect: &Dialect) -> Support {
+        dialect.feature_support(self.name)
     }
 }
 
-use Support::{Differs as D, No as N, Yes as Y};
-
-const fn f(name: &'static str, purpose: &'static str, support: [Support; 3]) -> DialectFeature {
-    DialectFeature {
-        name,
-        purpose,
-        support,
-    }
+const fn f(name: &'static str, purpose: &'static str) -> DialectFeature {
+    DialectFeature { name, purpose }
 }
 
 /// The table (functions are keyed by lower-case name with `()`).
 const FEATURES: &[DialectFeature] = &[
-    f("length()", "String Length", [Y, Y, D]),
-    f("char_length()", "String Length", [N, Y, Y]),
-    f("character_length()", "String Length", [N, Y, Y]),
-    f("len()", "String Length", [N, N, N]),
-    f("now()", "Local Timestamp", [N, Y, Y]),
-    f("curtime()", "Local Timestamp", [N, N, Y]),
-    f("getdate()", "Local Timestamp", [N, N, N]),
-    f("||", "String Concatenation", [Y, Y, D]),
-    f("ifnull()", "Null Handling", [Y, N, Y]),
-    f("nvl()", "Null Handling", [N, N, Y]),
-    f("isnull()", "Null Handling", [N, N, Y]),
-    f("date_trunc()", "Date Truncation", [N, Y, N]),
-    f("date_format()", "Date Truncation", [N, N, Y]),
-    f("strftime()", "beyond Table 8: SQLite dates", [Y, N, N]),
-    f("julianday()", "beyond Table 8: SQLite dates", [Y, N, N]),
-    f("datetime()", "beyond Table 8: SQLite dates", [Y, N, N]),
-    f("instr()", "String Search", [Y, N, Y]),
-    f("position()", "String Search", [N, Y, Y]),
-    f("locate()", "String Search", [N, N, Y]),
-    f("charindex()", "String Search", [N, N, N]),
-    f("datediff()", "Time Difference", [N, N, Y]),
-    f("timestampdiff()", "Time Difference", [N, N, Y]),
-    f("age()", "Time Difference", [N, Y, N]),
-    f("FETCH FIRST", "Paging Query", [N, Y, Y]),
-    f("iif()", "Simple Conditional Control", [Y, N, N]),
-    f("if()", "Simple Conditional Control", [Y, N, Y]),
-    f("decode()", "Simple Conditional Control", [N, D, D]),
-    f("DISTINCT ON", "Group Deduplication", [N, Y, N]),
-    f("TABLESAMPLE", "Sampling", [N, Y, N]),
-    f("random()", "Sampling", [Y, Y, N]),
-    f("rand()", "Sampling", [N, N, Y]),
-    f("elt()", "Value Retrieval by Index", [N, N, Y]),
-    f(
-        "group_concat()",
-        "Multi-group String Concatenation",
-        [Y, N, Y],
-    ),
-    f(
-        "string_agg()",
-        "Multi-group String Concatenation",
-        [Y, Y, N],
-    ),
-    f("listagg()", "Multi-group String Concatenation", [N, N, N]),
-    f("trunc()", "Float Truncation", [N, Y, N]),
-    f("truncate()", "Float Truncation", [N, N, Y]),
-    f("FULL JOIN", "Full Join", [Y, Y, N]),
-    f("LIKE", "beyond Table 8: case sensitivity", [Y, D, Y]),
+    f("length()", "String Length"),
+    f("char_length()", "String Length"),
+    f("character_length()", "String Length"),
+    f("len()", "String Length"),
+    f("now()", "Local Timestamp"),
+    f("curtime()", "Local Timestamp"),
+    f("getdate()", "Local Timestamp"),
+    f("||", "String Concatenation"),
+    f("ifnull()", "Null Handling"),
+    f("nvl()", "Null Handling"),
+    f("isnull()", "Null Handling"),
+    f("date_trunc()", "Date Truncation"),
+    f("date_format()", "Date Truncation"),
+    f("strftime()", "beyond Table 8: SQLite dates"),
+    f("julianday()", "beyond Table 8: SQLite dates"),
+    f("datetime()", "beyond Table 8: SQLite dates"),
+    f("instr()", "String Search"),
+    f("position()", "String Search"),
+    f("locate()", "String Search"),
+    f("charindex()", "String Search"),
+    f("datediff()", "Time Difference"),
+    f("timestampdiff()", "Time Difference"),
+    f("age()", "Time Difference"),
+    f("FETCH FIRST", "Paging Query"),
+    f("iif()", "Simple Conditional Control"),
+    f("if()", "Simple Conditional Control"),
+    f("decode()", "Simple Conditional Control"),
+    f("DISTINCT ON", "Group Deduplication"),
+    f("TABLESAMPLE", "Sampling"),
+    f("random()", "Sampling"),
+    f("rand()", "Sampling"),
+    f("elt()", "Value Retrieval by Index"),
+    f("group_concat()", "Multi-group String Concatenation"),
+    f("string_agg()", "Multi-group String Concatenation"),
+    f("listagg()", "Multi-group String Concatenation"),
+    f("trunc()", "Float Truncation"),
+    f("truncate()", "Float Truncation"),
+    f("FULL JOIN", "Full Join"),
+    f("LIKE", "beyond Table 8: case sensitivity"),
 ];
 
 /// Every feature sqlwitness detects.
@@ -217,6 +190,7 @@ pub fn dialect_features(sql: &str) -> Option<BTreeSet<&'static str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sqlwitness_core::EngineKind;
 
     fn feats(sql: &str) -> Vec<&'static str> {
         dialect_features(sql).unwrap().into_iter().collect()
@@ -248,13 +222,23 @@ mod tests {
     fn support_table_is_consistent() {
         let names: BTreeSet<&str> = FEATURES.iter().map(|f| f.name).collect();
         assert_eq!(names.len(), FEATURES.len(), "unique names");
+        let pg = sqlwitness_dialect::shipped(EngineKind::Postgres);
+        let my = sqlwitness_dialect::shipped(EngineKind::Mysql);
+        let maria = sqlwitness_dialect::shipped(EngineKind::Mariadb);
         let f = lookup("ifnull()").unwrap();
-        assert_eq!(f.support_on(EngineKind::Postgres), Support::No);
-        assert_eq!(f.support_on(EngineKind::Mysql), Support::Yes);
-        assert_eq!(
-            lookup("LIKE").unwrap().support_on(EngineKind::Postgres),
-            Support::Differs
-        );
+        assert_eq!(f.support_on(pg), Support::No);
+        assert_eq!(f.support_on(my), Support::Yes);
+        assert_eq!(lookup("LIKE").unwrap().support_on(pg), Support::Differs);
+        let fetch = lookup("FETCH FIRST").unwrap();
+        assert_eq!(fetch.support_on(my), Support::No);
+        assert_eq!(fetch.support_on(maria), Support::Yes);
+        // Every feature a dialect file names is one this module detects.
+        for kind in EngineKind::ALL {
+            let d = sqlwitness_dialect::shipped(kind);
+            for name in d.features.unsupported.iter().chain(&d.features.differs) {
+                assert!(lookup(name).is_some(), "{kind}: unknown feature `{name}`");
+            }
+        }
     }
 
     /// Measured: the features of the Spider dev gold queries.

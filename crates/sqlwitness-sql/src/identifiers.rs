@@ -197,11 +197,11 @@ const CLAUSE_KEYWORDS: &[&str] = &[
 /// `Name` in another) is left unchanged. SQL that does not tokenize comes
 /// back unchanged.
 pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> String {
-    let quote: fn(&str) -> String = match target {
-        EngineKind::Sqlite => return sql.to_string(),
-        EngineKind::Postgres => |n| format!("\"{}\"", n.replace('"', "\"\"")),
-        EngineKind::Mysql => |n| format!("`{}`", n.replace('`', "``")),
-    };
+    let identifiers = &sqlwitness_dialect::shipped(target).identifiers;
+    if !identifiers.rewrite {
+        return sql.to_string();
+    }
+    let quote = |n: &str| identifiers.quote(n);
     let Ok(tokens) = tokenize(&SQLiteDialect {}, sql) else {
         return sql.to_string();
     };

@@ -9,8 +9,8 @@
 
 use std::collections::HashSet;
 
-use sqlwitness_core::{canonical_cell, EngineKind, Value};
-use sqlwitness_dialect::TypeMap;
+use sqlwitness_core::{canonical_cell, Value};
+use sqlwitness_dialect::Dialect;
 
 use super::log::{Coercions, ColumnDecision, ForeignKeyReport, KeyReport, TargetKind};
 use super::plan::type_table;
@@ -38,8 +38,6 @@ pub(crate) struct DbPlan {
     pub notes: Vec<String>,
 }
 
-const MYSQL_KEY_VARCHAR: usize = 255;
-
 fn find_ci(names: &[&str], want: &str) -> Option<usize> {
     names
         .iter()
@@ -62,12 +60,13 @@ fn key_of(row: &[Value], cols: &[usize]) -> Option<Vec<String>> {
         .collect()
 }
 
-pub(crate) fn plan_database(src: &SourceDb, engine: EngineKind, types: &TypeMap) -> DbPlan {
+pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
+    let types = &dialect.types;
     let mut tables: Vec<TablePlan> = src
         .tables
         .iter()
         .map(|t| {
-            let typed = type_table(t, types, engine);
+            let typed = type_table(t, types);
             TablePlan {
                 name: t.name.clone(),
                 checksum: String::new(),
@@ -137,10 +136,10 @@ pub(crate) fn plan_database(src: &SourceDb, engine: EngineKind, types: &TypeMap)
             key_cols[r.parent].extend(r.pcols.iter().copied());
         }
     }
-    // MySQL cannot index TEXT/BLOB without a prefix length.
+    // MySQL and MariaDB cannot index TEXT/BLOB without a prefix length.
     let mut unindexable: Vec<Vec<Option<String>>> =
         tables.iter().map(|t| vec![None; t.columns.len()]).collect();
-    if engine == EngineKind::Mysql {
+    if let Some(key_varchar_max) = types.key_varchar_max {
         for (ti, t) in tables.iter_mut().enumerate() {
             for &c in &key_cols[ti] {
                 let col = &mut t.columns[c];
@@ -155,11 +154,11 @@ pub(crate) fn plan_database(src: &SourceDb, engine: EngineKind, types: &TypeMap)
                             })
                             .max()
                             .unwrap_or(0);
-                        if longest <= MYSQL_KEY_VARCHAR {
+                        if longest <= key_varchar_max {
                             // Sized to the data (a multiple of 64) so that
                             // composite keys stay within InnoDB's 3072 bytes.
                             let width = longest.max(1).div_ceil(64) * 64;
-                            let width = width.min(MYSQL_KEY_VARCHAR);
+                            let width = width.min(key_varchar_max);
                             col.target_type = format!("VARCHAR({width})");
                             col.reason.push_str(&format!(
                                 "; VARCHAR({width}) instead of {} because the column is part of \
@@ -168,16 +167,16 @@ pub(crate) fn plan_database(src: &SourceDb, engine: EngineKind, types: &TypeMap)
                             ));
                         } else {
                             unindexable[ti][c] = Some(format!(
-                                "column `{}` holds text of {longest} characters: a MySQL key on \
+                                "column `{}` holds text of {longest} characters: a {} key on \
                                  {} needs a prefix length",
-                                col.name, types.text
+                                col.name, dialect.name, types.text
                             ));
                         }
                     }
                     TargetKind::Blob => {
                         unindexable[ti][c] = Some(format!(
-                            "column `{}` is {}: a MySQL key on it needs a prefix length",
-                            col.name, col.target_type
+                            "column `{}` is {}: a {} key on it needs a prefix length",
+                            col.name, col.target_type, dialect.name
                         ));
                     }
                     _ => {}

@@ -33,21 +33,26 @@ use sqlwitness_core::{Database, EngineKind};
 
 use crate::BenchError;
 
-/// Where to migrate to.
+/// Where to migrate to: a server engine and its administrative URL. The
+/// engine's dialect file names the driver (its `adapter`): on PostgreSQL a
+/// schema named after the namespace in the URL's database, on MySQL and
+/// MariaDB a database named after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MigrationTarget {
-    /// A schema named after the namespace, in the URL's database.
-    Postgres { url: String },
-    /// A database named after the namespace.
-    Mysql { url: String },
+pub struct MigrationTarget {
+    pub engine: EngineKind,
+    pub url: String,
 }
 
 impl MigrationTarget {
-    pub fn engine(&self) -> EngineKind {
-        match self {
-            MigrationTarget::Postgres { .. } => EngineKind::Postgres,
-            MigrationTarget::Mysql { .. } => EngineKind::Mysql,
+    pub fn new(engine: EngineKind, url: impl Into<String>) -> MigrationTarget {
+        MigrationTarget {
+            engine,
+            url: url.into(),
         }
+    }
+
+    pub fn engine(&self) -> EngineKind {
+        self.engine
     }
 }
 
@@ -75,8 +80,7 @@ pub fn migrate_database(
     let started = Instant::now();
     let engine = target.engine();
     let src = source::read_source(&db.sqlite_path)?;
-    let types = sqlwitness_dialect::builtin(engine).types;
-    let plan = keys::plan_database(&src, engine, &types);
+    let plan = keys::plan_database(&src, sqlwitness_dialect::shipped(engine));
     drop(src);
     let mut report = run_target(db, target, opts, plan)?;
     report.duration_ms = started.elapsed().as_millis() as u64;
@@ -132,8 +136,7 @@ fn drop_target(target: &MigrationTarget, namespace: &str) -> Result<(), BenchErr
 /// key decisions (`applied` is false everywhere, `rows_target` empty).
 pub fn plan_migration(db: &Database, engine: EngineKind) -> Result<Vec<TableReport>, BenchError> {
     let src = source::read_source(&db.sqlite_path)?;
-    let types = sqlwitness_dialect::builtin(engine).types;
-    let plan = keys::plan_database(&src, engine, &types);
+    let plan = keys::plan_database(&src, sqlwitness_dialect::shipped(engine));
     Ok(plan
         .tables
         .into_iter()

@@ -17,7 +17,7 @@
 //!    recorded; none below 2^53);
 //! 7. only integers: integer.
 
-use sqlwitness_core::{EngineKind, Value};
+use sqlwitness_core::Value;
 use sqlwitness_dialect::TypeMap;
 
 use super::log::{
@@ -249,7 +249,7 @@ fn source_kind(v: &Value) -> &'static str {
 
 /// Converts one source value to `kind`; `Some(stored text)` when the value
 /// changed (a coercion to record).
-pub(crate) fn convert(v: &Value, kind: TargetKind, engine: EngineKind) -> (Value, Option<String>) {
+pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, Option<String>) {
     let out = match (kind, v) {
         (_, Value::Null) => return (Value::Null, None),
         (TargetKind::Integer, Value::Int(_)) => return (v.clone(), None),
@@ -260,7 +260,7 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, engine: EngineKind) -> (Value
             return (Value::Float(f), (!exact).then(|| format!("{f:?}")));
         }
         (TargetKind::Text, Value::Text(s)) => {
-            if engine == EngineKind::Postgres && s.contains('\0') {
+            if types.text_rejects_nul && s.contains('\0') {
                 let cleaned = s.replace('\0', "");
                 return (Value::Text(cleaned.clone()), Some(cleaned));
             }
@@ -333,7 +333,7 @@ fn push_coercion(list: &mut Coercions, c: Coercion) {
     }
 }
 
-pub(crate) fn type_table(table: &SourceTable, types: &TypeMap, engine: EngineKind) -> TypedTable {
+pub(crate) fn type_table(table: &SourceTable, types: &TypeMap) -> TypedTable {
     let mut columns = Vec::with_capacity(table.columns.len());
     for (i, col) in table.columns.iter().enumerate() {
         let counts = storage_counts(&table.rows, i);
@@ -367,7 +367,7 @@ pub(crate) fn type_table(table: &SourceTable, types: &TypeMap, engine: EngineKin
         let mut out = Vec::with_capacity(row.len());
         for (c, v) in row.iter().enumerate() {
             let kind = columns[c].kind;
-            let (value, changed) = convert(v, kind, engine);
+            let (value, changed) = convert(v, kind, types);
             if let Some(stored) = changed {
                 let shown = clip(&v.display());
                 let stored = clip(&stored);
@@ -417,13 +417,10 @@ mod tests {
 
     #[test]
     fn big_integers_to_real_are_recorded() {
-        let (_, c) = convert(&Value::Int(3), TargetKind::Real, EngineKind::Postgres);
+        let types = &sqlwitness_dialect::shipped(sqlwitness_core::EngineKind::Postgres).types;
+        let (_, c) = convert(&Value::Int(3), TargetKind::Real, types);
         assert!(c.is_none());
-        let (_, c) = convert(
-            &Value::Int((1i64 << 53) + 1),
-            TargetKind::Real,
-            EngineKind::Postgres,
-        );
+        let (_, c) = convert(&Value::Int((1i64 << 53) + 1), TargetKind::Real, types);
         assert!(c.is_some());
     }
 }

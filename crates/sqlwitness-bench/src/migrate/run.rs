@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use sqlwitness_core::{Database, EngineKind};
+use sqlwitness_dialect::Adapter;
 
 use super::keys::{DbPlan, TablePlan};
 use super::log::{MigrationReport, MigrationStatus, CHECKSUM_METHOD};
@@ -57,19 +58,22 @@ pub(crate) fn run_target(
     };
     let rt = runtime(&db.db_id, engine)?;
     rt.block_on(async {
-        match target {
+        let url = &target.url;
+        match sqlwitness_dialect::shipped(engine).adapter {
             #[cfg(feature = "postgres")]
-            MigrationTarget::Postgres { url } => {
+            Adapter::Postgres => {
                 let mut d = super::postgres::PgDriver::connect(url).await.map_err(err)?;
                 migrate(&mut d, db, engine, opts, plan).await.map_err(err)
             }
             #[cfg(feature = "mysql")]
-            MigrationTarget::Mysql { url } => {
+            Adapter::Mysql => {
                 let mut d = super::mysql::MyDriver::connect(url).await.map_err(err)?;
                 migrate(&mut d, db, engine, opts, plan).await.map_err(err)
             }
             #[allow(unreachable_patterns)]
-            _ => Err(err("this build lacks the engine's cargo feature".into())),
+            _ => Err(err(
+                "not a server engine, or this build lacks its adapter's cargo feature".into(),
+            )),
         }
     })
 }
@@ -83,19 +87,22 @@ pub(crate) fn drop_target(target: &MigrationTarget, ns: &str) -> Result<(), Benc
     };
     let rt = runtime(ns, engine)?;
     rt.block_on(async {
-        match target {
+        let url = &target.url;
+        match sqlwitness_dialect::shipped(engine).adapter {
             #[cfg(feature = "postgres")]
-            MigrationTarget::Postgres { url } => {
+            Adapter::Postgres => {
                 let mut d = super::postgres::PgDriver::connect(url).await.map_err(err)?;
                 d.drop_namespace(ns).await.map_err(err)
             }
             #[cfg(feature = "mysql")]
-            MigrationTarget::Mysql { url } => {
+            Adapter::Mysql => {
                 let mut d = super::mysql::MyDriver::connect(url).await.map_err(err)?;
                 d.drop_namespace(ns).await.map_err(err)
             }
             #[allow(unreachable_patterns)]
-            _ => Err(err("this build lacks the engine's cargo feature".into())),
+            _ => Err(err(
+                "not a server engine, or this build lacks its adapter's cargo feature".into(),
+            )),
         }
     })
 }

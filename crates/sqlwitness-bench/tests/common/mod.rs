@@ -2,11 +2,14 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use rusqlite::Connection;
 
-pub const SPIDER: &str = "/work/shared/data/spider";
+/// The shared Spider data (`None` after the one skip message, or a failure
+/// under `SQLWITNESS_REQUIRE_ENGINES=1`, when it is not there).
+pub fn spider() -> Option<PathBuf> {
+    sqlwitness_testkit::shared_data("spider")
+}
 
 /// A hand-made SQLite file exercising every type and key decision:
 /// an INTEGER column holding 'N/A', NUMERIC with ints and reals, REAL, BLOB
@@ -71,33 +74,16 @@ newline \ backslash', 1),
     path
 }
 
-/// A unique namespace: `swt_mig_<pid>_<counter><random>`.
+/// A unique namespace: `swt_mig_<tag>_<pid>_<counter>_<random>`.
 pub fn unique_namespace(tag: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    format!(
-        "swt_mig_{}_{}_{}{:x}",
-        std::process::id(),
-        tag,
-        N.fetch_add(1, Ordering::SeqCst),
-        nanos & 0xffff
-    )
+    sqlwitness_testkit::unique_name(&format!("swt_mig_{tag}"))
 }
 
-/// The server URL from `var`, or `None` after printing SKIPPED (panics
-/// instead when `SQLWITNESS_REQUIRE_ENGINES=1`).
-pub fn server_url(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(u) if !u.trim().is_empty() => Some(u),
-        _ => {
-            if std::env::var("SQLWITNESS_REQUIRE_ENGINES").as_deref() == Ok("1") {
-                panic!("{var} is not set and SQLWITNESS_REQUIRE_ENGINES=1");
-            }
-            eprintln!("SKIPPED ({var} is not set)");
-            None
-        }
-    }
+/// Every configured server engine as a migration target.
+pub fn targets() -> Vec<sqlwitness_bench::MigrationTarget> {
+    let mut out = Vec::new();
+    sqlwitness_testkit::for_each_server(None, |kind, url| {
+        out.push(sqlwitness_bench::MigrationTarget::new(kind, url))
+    });
+    out
 }

@@ -1,0 +1,158 @@
+//! Test support shared by every crate's tests (a dev-dependency only).
+//!
+//! * Gating in the open: a test that needs a server or the shared data asks
+//!   here. When it is missing the test prints `SKIPPED (…)` and returns —
+//!   unless `SQLWITNESS_REQUIRE_ENGINES=1` (CI sets it), when a missing
+//!   server or data set fails the test instead of passing silently.
+//! * Every check on every engine: [`for_each_engine`] and
+//!   [`for_each_server`] run one case on each configured engine, so a test
+//!   states the expected agreement or the documented difference once.
+//! * Names of its own: [`unique_name`] for schemas, databases and logins a
+//!   test creates (tests run in parallel processes).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use sqlwitness_core::EngineKind;
+use sqlwitness_dialect::Adapter;
+
+/// The variable that turns a skip into a failure.
+pub const REQUIRE_ENV: &str = "SQLWITNESS_REQUIRE_ENGINES";
+
+/// True when missing servers and data fail tests (CI).
+pub fn required() -> bool {
+    std::env::var(REQUIRE_ENV).as_deref() == Ok("1")
+}
+
+/// The one message for something a test needs and does not have: panics
+/// under [`REQUIRE_ENV`], else prints `SKIPPED (…)`.
+pub fn missing(what: &str) {
+    if required() {
+        panic!("{what}, and {REQUIRE_ENV}=1");
+    }
+    eprintln!("SKIPPED ({what})");
+}
+
+/// The administrative URL of a server engine, from
+/// `SQLWITNESS_<ENGINE>_URL`; `None` (after [`missing`]) when it is not
+/// set.
+pub fn server_url(kind: EngineKind) -> Option<String> {
+    let var = kind.url_env();
+    match std::env::var(&var) {
+        Ok(u) if !u.trim().is_empty() => Some(u.trim().to_string()),
+        _ => {
+            missing(&format!("{var} is not set"));
+            None
+        }
+    }
+}
+
+/// Runs `case(kind, url)` on every server engine (of `adapter`, when
+/// given) that is configured; a missing one is [`missing`]. Returns how
+/// many engines ran.
+pub fn for_each_server(adapter: Option<Adapter>, mut case: impl FnMut(EngineKind, &str)) -> usize {
+    let mut ran = 0;
+    for kind in EngineKind::ALL.into_iter().filter(|k| k.is_server()) {
+        if adapter.is_some_and(|a| sqlwitness_dialect::shipped(kind).adapter != a) {
+            continue;
+        }
+        if let Some(url) = server_url(kind) {
+            eprintln!("-- {kind}");
+            case(kind, &url);
+            ran += 1;
+        }
+    }
+    ran
+}
+
+/// Runs `case(kind, url)` on the reference engine (SQLite, no URL) and on
+/// every configured server engine. Returns how many engines ran.
+pub fn for_each_engine(mut case: impl FnMut(EngineKind, Option<&str>)) -> usize {
+    eprintln!("-- {}", EngineKind::REFERENCE);
+    case(EngineKind::REFERENCE, None);
+    1 + for_each_server(None, |kind, url| case(kind, Some(url)))
+}
+
+/// The repository's root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root exists")
+}
+
+/// `rel` inside the repository (`examples/spider-dev`).
+pub fn repo_path(rel: &str) -> PathBuf {
+    repo_root().join(rel)
+}
+
+/// The shipped Spider example (a few databases, dev.json, tables.json).
+pub fn example_spider() -> PathBuf {
+    repo_path("examples/spider-dev")
+}
+
+/// `rel` inside the shared data beside the repository (`../shared/data`,
+/// or `SQLWITNESS_DATA`); `None` (after [`missing`]) when it is not there.
+pub fn shared_data(rel: &str) -> Option<PathBuf> {
+    let base = std::env::var("SQLWITNESS_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo_root().join("../shared/data"));
+    let path = base.join(rel);
+    if path.exists() {
+        Some(path)
+    } else {
+        missing(&format!("no {} (the shared data)", path.display()));
+        None
+    }
+}
+
+/// A name for a schema, database or login unique to this process and call:
+/// `<prefix>_<pid>_<n>_<nanos>`, short enough for every engine.
+pub fn unique_name(prefix: &str) -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(
+        "{prefix}_{}_{}_{:x}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        nanos & 0xffff
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_short() {
+        let a = unique_name("swt");
+        let b = unique_name("swt");
+        assert_ne!(a, b);
+        assert!(a.len() < 40, "{a}");
+    }
+
+    #[test]
+    fn the_example_ships_with_the_repository() {
+        assert!(example_spider().join("dev.json").exists());
+    }
+
+    #[test]
+    fn every_configured_engine_runs_the_reference_first() {
+        let mut seen = Vec::new();
+        if !required() {
+            // Without the servers only the reference runs; with them, all.
+            let n = for_each_engine(|k, url| {
+                assert_eq!(url.is_none(), !k.is_server());
+                seen.push(k);
+            });
+            assert_eq!(n, seen.len());
+            assert_eq!(seen[0], EngineKind::REFERENCE);
+        } else {
+            let n = for_each_engine(|k, _| seen.push(k));
+            assert_eq!(n, EngineKind::ALL.len(), "{seen:?}");
+        }
+    }
+}
