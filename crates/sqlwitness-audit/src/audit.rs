@@ -129,7 +129,7 @@ pub fn audit_question(
         let mut f = base_finding(
             sf.rule.as_str().to_string(),
             Status::Latent,
-            vec!["sqlite".into()],
+            vec![EngineKind::REFERENCE.as_str().into()],
             sf.detail.clone(),
         );
         f.block = (!sf.top_level).then(|| sf.block.clone());
@@ -161,7 +161,7 @@ pub fn audit_question(
             let mut f = base_finding(
                 format!("dialect_{}", e.class.as_str()),
                 Status::Proven,
-                vec!["sqlite".into()],
+                vec![EngineKind::REFERENCE.as_str().into()],
                 format!("the gold fails on SQLite itself: {}", e.message),
             );
             f.mechanism = Some(e.class.as_str().into());
@@ -198,7 +198,7 @@ pub fn audit_question(
             let mut f = base_finding(
                 "shuffle_unstable".into(),
                 Status::Proven,
-                vec!["sqlite".into()],
+                vec![EngineKind::REFERENCE.as_str().into()],
                 format!("no static rule fires, but reshuffled rows change the answer ({m})"),
             );
             f.mechanism = Some(m.into());
@@ -269,7 +269,7 @@ pub fn audit_question(
                     f.mechanism = Some(m.into());
                     f.evidence.push(rows_evidence(
                         "cross_engine",
-                        "sqlite".into(),
+                        EngineKind::REFERENCE.as_str().into(),
                         Some(q.gold.into()),
                         &base,
                     ));
@@ -425,7 +425,7 @@ fn verify_rewrite(
     let mut results = std::collections::BTreeMap::new();
     let mut translated_on = Vec::new();
     let first = sqlite.execute(&ctx.db, sql, &opts.limits);
-    results.insert("sqlite".to_string(), summary(&first));
+    results.insert(EngineKind::REFERENCE.as_str().to_string(), summary(&first));
     let mut verified = first.is_ok();
     let mut notes = Vec::new();
     let ordered = has_top_level_order_by(sql).unwrap_or(false);

@@ -104,7 +104,7 @@ fn parse_fail_on(specs: &[String]) -> Result<Vec<(String, bool, usize)>> {
 
 pub fn run(a: AuditArgs) -> Result<i32> {
     let started = Instant::now();
-    let mut engines = vec![EngineKind::Sqlite];
+    let mut engines = vec![EngineKind::REFERENCE];
     for n in &a.engines {
         let k = EngineKind::parse(n)
             .ok_or_else(|| BadInput(format!("--engines: unknown engine `{n}`")))?;

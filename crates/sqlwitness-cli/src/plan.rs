@@ -265,10 +265,10 @@ pub struct MigratePlan {
 impl MigratePlan {
     pub fn from_args(a: MigrateArgs) -> Result<MigratePlan> {
         let engines = parse_engines(&a.engines)?;
-        if engines.contains(&EngineKind::Sqlite) {
-            bail!(BadInput(
-                "--engines: sqlite is the source of a migration, not a target".into()
-            ));
+        if let Some(k) = engines.iter().find(|k| !k.is_server()) {
+            bail!(BadInput(format!(
+                "--engines: {k} is the source of a migration, not a target"
+            )));
         }
         let servers = Servers::from_args(a.servers, &engines, true)?;
         let bench = load_benchmark(&a.bench.bench, &a.bench.split)

@@ -307,7 +307,8 @@ pub fn read_schema_with(
     path: &Path,
     extra: &[ForeignKeySpec],
 ) -> Result<DbSchema, FuzzError> {
-    let plan = sqlwitness_bench::plan_migration(&Database::new(db_id, path), EngineKind::Postgres)?;
+    let plan =
+        sqlwitness_bench::plan_migration(&Database::new(db_id, path), EngineKind::REFERENCE)?;
     let conn = open_ro(path)?;
     let err = |e: rusqlite::Error| FuzzError::sqlite(path, e);
     let mut stmt = conn

@@ -28,9 +28,17 @@ use crate::FuzzError;
 /// Databases tried per witness when shrinking.
 pub(crate) const SHRINK_TRIALS: usize = 400;
 
-/// PostgreSQL's identifier limit (MySQL's is 64): suite namespaces stay
-/// within the smaller one.
-const MAX_NAMESPACE: usize = 63;
+/// The longest name every server engine accepts (each dialect file's
+/// `identifiers.max_length`; PostgreSQL's 63 today): suite namespaces stay
+/// within it, so one suite migrates to every engine.
+fn max_namespace() -> usize {
+    EngineKind::ALL
+        .into_iter()
+        .filter(|k| k.is_server())
+        .map(|k| sqlwitness_dialect::shipped(k).identifiers.max_length)
+        .min()
+        .unwrap_or(63)
+}
 
 /// Engine, `db_id`, instance index and the SQL text run.
 type GoldKey = (EngineKind, String, usize, String);
@@ -38,11 +46,12 @@ type Cached = Arc<Result<ResultSet, DbError>>;
 
 /// The server namespace (PostgreSQL schema, MySQL database) of instance
 /// `k` (0-based, in suite order) of `db_id`'s suite: `<db_id>__s<k+1>`,
-/// or, when that would exceed 63 bytes, a prefix of the `db_id` plus 8 hex
+/// or, when that would exceed the shortest server name limit (63 bytes), a prefix of the `db_id` plus 8 hex
 /// digits of its SHA-256 so distinct databases keep distinct namespaces.
 pub fn suite_namespace(db_id: &str, k: usize) -> String {
     let suffix = format!("__s{}", k + 1);
-    if db_id.len() + suffix.len() <= MAX_NAMESPACE {
+    let max = max_namespace();
+    if db_id.len() + suffix.len() <= max {
         return format!("{db_id}{suffix}");
     }
     let hash: String = Sha256::digest(db_id.as_bytes())
@@ -50,7 +59,7 @@ pub fn suite_namespace(db_id: &str, k: usize) -> String {
         .take(4)
         .map(|b| format!("{b:02x}"))
         .collect();
-    let mut cut = MAX_NAMESPACE - suffix.len() - hash.len() - 1;
+    let mut cut = max - suffix.len() - hash.len() - 1;
     while !db_id.is_char_boundary(cut) {
         cut -= 1;
     }
@@ -393,7 +402,7 @@ impl SuiteSet {
             };
             let witness = match sides {
                 Sides::Pred { gold, pred }
-                    if shrink && p.is_ok() && engine.kind() == EngineKind::Sqlite =>
+                    if shrink && p.is_ok() && engine.kind() == EngineKind::REFERENCE =>
                 {
                     self.schema(db_id).ok().and_then(|schema| {
                         shrink_witness(&schema, path, gold, pred, opts, limits, SHRINK_TRIALS)

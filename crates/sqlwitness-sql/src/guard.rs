@@ -109,7 +109,7 @@ pub fn guard_with(sql: &str, dialect: &Dialect, options: &GuardOptions) -> Resul
     check_length(sql, options.max_sql_bytes)?;
     let server_spans =
         crate::lexer::inert_spans(sql, &dialect.lexical).map_err(|r| refused(r.0))?;
-    let pd = parser_dialect(&dialect.name);
+    let pd = parser_dialect(dialect.adapter);
     let tokens = tokenize(pd.as_ref(), sql)
         .map_err(|e| refused(format!("SQL that cannot be tokenized ({e})")))?;
     compare_spans(sql, &server_spans, &tokens)?;

@@ -53,15 +53,15 @@ pub(crate) fn tokenize<'a>(
     Ok(out)
 }
 
-/// The `sqlparser` dialect for a sqlwitness dialect name (`sqlite`,
-/// `postgres`, `mysql`; anything else is the generic dialect).
-pub(crate) fn parser_dialect(name: &str) -> Box<dyn Dialect> {
-    use sqlparser::dialect::{GenericDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
-    match name {
-        "sqlite" => Box::new(SQLiteDialect {}),
-        "postgres" | "postgresql" => Box::new(PostgreSqlDialect {}),
-        "mysql" => Box::new(MySqlDialect {}),
-        _ => Box::new(GenericDialect {}),
+/// The `sqlparser` dialect for an engine, by the adapter its dialect file
+/// names (MariaDB parses as MySQL, its adapter).
+pub(crate) fn parser_dialect(adapter: sqlwitness_dialect::Adapter) -> Box<dyn Dialect> {
+    use sqlparser::dialect::{MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+    use sqlwitness_dialect::Adapter;
+    match adapter {
+        Adapter::Sqlite => Box::new(SQLiteDialect {}),
+        Adapter::Postgres => Box::new(PostgreSqlDialect {}),
+        Adapter::Mysql => Box::new(MySqlDialect {}),
     }
 }
 
