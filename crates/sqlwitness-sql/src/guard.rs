@@ -622,20 +622,13 @@ mod tests {
 
     #[test]
     fn real_predictions_pass_the_lexical_checks_on_every_engine() {
-        let dir = crate::spider_data::spider_dir();
         let Some(gold) = crate::spider_data::dev_gold() else {
             return;
         };
         let mut texts: Vec<String> = gold.into_iter().map(|(sql, _)| sql).collect();
-        for file in [
-            "resdsql_natsql_3b.sql",
-            "c3sql_gpt35.sql",
-            "dts_sql_deepseek7b.sql",
-        ] {
-            let path = dir.join("predictions").join(file);
-            if let Ok(t) = std::fs::read_to_string(&path) {
-                texts.extend(t.lines().map(str::to_string));
-            }
+        for path in crate::spider_data::predictions() {
+            let t = std::fs::read_to_string(&path).unwrap();
+            texts.extend(t.lines().map(str::to_string));
         }
         let lexical = [
             "reads differently",

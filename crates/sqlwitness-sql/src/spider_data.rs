@@ -1,30 +1,47 @@
-//! Test helper: the Spider dev gold file, when it is present.
+//! Test helper: the Spider dev questions shipped in `examples/spider-dev`
+//! (1,034 gold queries and `tables.json`, always in the repository), and
+//! the shared predictions beside it when they are there.
 
 use std::path::PathBuf;
 
-/// The directory of the Spider data: `$SQLWITNESS_SPIDER_DIR`, else
-/// `/work/shared/data/spider`.
+/// The shipped Spider example.
 pub(crate) fn spider_dir() -> PathBuf {
-    std::env::var_os("SQLWITNESS_SPIDER_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/data/spider"))
+    sqlwitness_testkit::example_spider()
 }
 
-/// `(sql, db_id)` for every line of `dev_gold.sql`, or `None` (after saying
-/// SKIPPED) when the file is missing.
+/// `(sql, db_id)` for every question of the shipped `dev.json`.
 pub(crate) fn dev_gold() -> Option<Vec<(String, String)>> {
-    let path = spider_dir().join("dev_gold.sql");
+    let path = spider_dir().join("dev.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("SKIPPED ({} not found)", path.display());
+        sqlwitness_testkit::missing(&format!("{} not found", path.display()));
         return None;
     };
+    let questions: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
     Some(
-        text.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| match l.rsplit_once('\t') {
-                Some((sql, db)) => (sql.to_string(), db.to_string()),
-                None => (l.to_string(), String::new()),
+        questions
+            .iter()
+            .map(|q| {
+                (
+                    q["query"].as_str().unwrap_or_default().to_string(),
+                    q["db_id"].as_str().unwrap_or_default().to_string(),
+                )
             })
             .collect(),
     )
+}
+
+/// The shared Spider dev prediction files (three models), when the shared
+/// data is there.
+pub(crate) fn predictions() -> Vec<PathBuf> {
+    let Some(dir) = sqlwitness_testkit::shared_data("spider/predictions") else {
+        return Vec::new();
+    };
+    [
+        "resdsql_natsql_3b.sql",
+        "c3sql_gpt35.sql",
+        "dts_sql_deepseek7b.sql",
+    ]
+    .iter()
+    .map(|f| dir.join(f))
+    .collect()
 }
