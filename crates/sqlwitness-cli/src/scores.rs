@@ -185,7 +185,7 @@ pub fn compute(plan: &EvalPlan, questions: &[QuestionReport]) -> Scores {
                 id: q.id,
                 abstained: plan.predictions.is_some() && q.pred_sql.is_none(),
                 feasible: !s.infeasible.contains(&q.id),
-                verdicts: q.verdict_names(),
+                verdicts: q.verdicts(),
                 confidence: pred.and_then(|p| p.confidence),
                 scf: match (pred, &q.pred_sql) {
                     (Some(p), Some(sql)) => scf(sql, &p.samples),

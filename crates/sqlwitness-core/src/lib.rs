@@ -7,6 +7,7 @@ mod engine;
 mod error;
 mod result;
 mod value;
+mod verdict;
 
 pub mod compare;
 
@@ -15,3 +16,4 @@ pub use engine::{Database, Engine, EngineInfo, EngineKind, QueryLimits, DEFAULT_
 pub use error::{DbError, ErrorClass};
 pub use result::{canonical_cell, canonical_decimal, canonical_float, Column, ResultSet};
 pub use value::Value;
+pub use verdict::Verdict;

@@ -9,11 +9,11 @@ use sqlwitness_score::LegacyInput;
 use crate::{QuestionReport, Verdict};
 
 impl QuestionReport {
-    /// Each engine's verdict name (`match`, `mismatch` …).
-    pub fn verdict_names(&self) -> BTreeMap<String, String> {
+    /// Each engine's verdict.
+    pub fn verdicts(&self) -> BTreeMap<String, Verdict> {
         self.engines
             .iter()
-            .map(|(e, o)| (e.clone(), o.verdict.as_str().to_string()))
+            .map(|(e, o)| (e.clone(), o.verdict))
             .collect()
     }
 
@@ -28,7 +28,7 @@ impl QuestionReport {
                     e.clone(),
                     LegacyInput {
                         strict_match: o.verdict == Verdict::Match,
-                        strict_reason: o.reason.map(|r| r.as_str().to_string()),
+                        strict_reason: o.reason,
                         strict_ordered: o.ordered,
                         spider: l.spider,
                         spider_ordered: l.spider_ordered,

@@ -143,7 +143,7 @@ fn report_with(verdicts: &[[&str; 2]]) -> Report {
             id: q.id,
             abstained: q.engines.values().any(|o| o.verdict == Verdict::Abstained),
             feasible: q.id != 1,
-            verdicts: q.verdict_names(),
+            verdicts: q.verdicts(),
             confidence: Some(0.1 + 0.8 * (q.id % 5) as f64 / 4.0),
             scf: Some(vec![(q.id % 3) as f64 / 2.0; 20]),
             calibration: q.id % 2 == 0,

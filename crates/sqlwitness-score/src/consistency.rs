@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use sqlwitness_core::Verdict;
+
 /// How often a prediction gets the same verdict on every engine.
 ///
 /// `consistency = consistent / questions`, over the questions evaluated on
@@ -23,7 +25,7 @@ pub struct Consistency {
 
 /// `per_question`: `(question id, verdict by engine)`.
 pub fn consistency<'a>(
-    per_question: impl IntoIterator<Item = (usize, &'a BTreeMap<String, String>)>,
+    per_question: impl IntoIterator<Item = (usize, &'a BTreeMap<String, Verdict>)>,
 ) -> Consistency {
     let mut out = Consistency::default();
     let mut same: BTreeMap<(String, String), usize> = BTreeMap::new();
@@ -60,10 +62,10 @@ pub fn consistency<'a>(
 mod tests {
     use super::*;
 
-    fn v(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn v(pairs: &[(&str, &str)]) -> BTreeMap<String, Verdict> {
         pairs
             .iter()
-            .map(|(e, v)| (e.to_string(), v.to_string()))
+            .map(|(e, v)| (e.to_string(), Verdict::parse(v).unwrap()))
             .collect()
     }
 

@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use sqlwitness_core::MismatchReason;
+
 use crate::{Accuracy, Outcome};
 
 /// One question on one engine, as `eval --legacy` records it.
@@ -15,9 +17,8 @@ use crate::{Accuracy, Outcome};
 pub struct LegacyInput {
     /// The strict verdict was `match`.
     pub strict_match: bool,
-    /// The strict mismatch reason (`order`, `row_count`, `column_order`,
-    /// `column_count`, `values`).
-    pub strict_reason: Option<String>,
+    /// The strict mismatch reason.
+    pub strict_reason: Option<MismatchReason>,
     /// Strict comparison was ordered (top-level ORDER BY).
     pub strict_ordered: bool,
     pub spider: bool,
@@ -54,11 +55,11 @@ pub fn mechanism(x: &LegacyInput, spider: bool) -> Option<&'static str> {
     }
     if legacy {
         // The legacy evaluator accepts what strict rejects.
-        return Some(match x.strict_reason.as_deref() {
-            Some("order") => "order_ignored",
-            Some("row_count") if !spider => "duplicates_ignored",
-            Some("column_order") if spider => "columns_permuted",
-            Some("column_count") if spider => "empty_results",
+        return Some(match x.strict_reason {
+            Some(MismatchReason::Order) => "order_ignored",
+            Some(MismatchReason::RowCount) if !spider => "duplicates_ignored",
+            Some(MismatchReason::ColumnOrder) if spider => "columns_permuted",
+            Some(MismatchReason::ColumnCount) if spider => "empty_results",
             _ => "value_model",
         });
     }
@@ -126,7 +127,18 @@ mod tests {
     fn x(strict: bool, reason: Option<&str>, spider: bool, bird: bool) -> LegacyInput {
         LegacyInput {
             strict_match: strict,
-            strict_reason: reason.map(String::from),
+            strict_reason: reason.map(|r| {
+                [
+                    MismatchReason::Order,
+                    MismatchReason::RowCount,
+                    MismatchReason::ColumnOrder,
+                    MismatchReason::ColumnCount,
+                    MismatchReason::Values,
+                ]
+                .into_iter()
+                .find(|m| m.as_str() == r)
+                .unwrap()
+            }),
             spider,
             bird,
             ..LegacyInput::default()

@@ -1,6 +1,7 @@
 //! The per-question, per-engine outcome every score starts from.
 
 use serde::{Deserialize, Serialize};
+use sqlwitness_core::Verdict;
 
 /// What a prediction earned on one engine.
 ///
@@ -21,15 +22,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome of a report verdict name (see the type's documentation);
-    /// unknown names are `Unscored`.
-    pub fn from_verdict(verdict: &str) -> Outcome {
+    /// The outcome of a verdict (see the type's documentation).
+    pub fn from_verdict(verdict: Verdict) -> Outcome {
         match verdict {
-            "match" | "match_tie" => Outcome::Correct,
-            "mismatch" | "pred_error" | "timeout" => Outcome::Incorrect,
-            "abstained" => Outcome::Abstained,
-            "missing_db" | "gold_error" | "engine_error" => Outcome::Unscored,
-            _ => Outcome::Unscored,
+            Verdict::Match | Verdict::MatchTie => Outcome::Correct,
+            Verdict::Mismatch | Verdict::PredError | Verdict::Timeout => Outcome::Incorrect,
+            Verdict::Abstained => Outcome::Abstained,
+            Verdict::MissingDb | Verdict::GoldError | Verdict::EngineError => Outcome::Unscored,
         }
     }
 
@@ -44,14 +43,15 @@ mod tests {
 
     #[test]
     fn verdict_mapping() {
-        assert_eq!(Outcome::from_verdict("match"), Outcome::Correct);
-        assert_eq!(Outcome::from_verdict("match_tie"), Outcome::Correct);
-        for v in ["mismatch", "pred_error", "timeout"] {
+        use Verdict::*;
+        assert_eq!(Outcome::from_verdict(Match), Outcome::Correct);
+        assert_eq!(Outcome::from_verdict(MatchTie), Outcome::Correct);
+        for v in [Mismatch, PredError, Timeout] {
             assert_eq!(Outcome::from_verdict(v), Outcome::Incorrect);
         }
-        assert_eq!(Outcome::from_verdict("abstained"), Outcome::Abstained);
-        assert_eq!(Outcome::from_verdict("missing_db"), Outcome::Unscored);
-        assert_eq!(Outcome::from_verdict("gold_error"), Outcome::Unscored);
-        assert_eq!(Outcome::from_verdict("engine_error"), Outcome::Unscored);
+        assert_eq!(Outcome::from_verdict(Abstained), Outcome::Abstained);
+        for v in [MissingDb, GoldError, EngineError] {
+            assert_eq!(Outcome::from_verdict(v), Outcome::Unscored);
+        }
     }
 }

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+use sqlwitness_core::Verdict;
+
 use crate::features::FeatureItem;
 use crate::{
     accuracy, accuracy_by_feature, across_engines, calibration_metrics, consistency, fit_platt,
@@ -22,8 +24,8 @@ pub struct QuestionInput {
     pub abstained: bool,
     /// `false` for a question marked infeasible (TrustSQL's `Qᶜ`).
     pub feasible: bool,
-    /// The report's verdict name per engine (`match`, `mismatch` …).
-    pub verdicts: BTreeMap<String, String>,
+    /// The verdict per engine.
+    pub verdicts: BTreeMap<String, Verdict>,
     /// The model's confidence in its prediction, in `[0, 1]`.
     pub confidence: Option<f64>,
     /// The 20 sub-clause-frequency signals, when the prediction has samples.
@@ -127,7 +129,7 @@ pub fn compute_scores(inputs: &[QuestionInput], opts: &ScoreOptions) -> Scores {
         .map(|q| {
             q.verdicts
                 .iter()
-                .map(|(e, v)| (e.clone(), Outcome::from_verdict(v)))
+                .map(|(e, v)| (e.clone(), Outcome::from_verdict(*v)))
                 .collect()
         })
         .collect();
@@ -146,17 +148,15 @@ pub fn compute_scores(inputs: &[QuestionInput], opts: &ScoreOptions) -> Scores {
     };
     let any_tie = inputs
         .iter()
-        .any(|q| q.verdicts.values().any(|v| v == "match_tie"));
+        .any(|q| q.verdicts.values().any(|v| *v == Verdict::MatchTie));
     for engine in engines {
         let on = |q: usize| outcomes[q].get(engine).copied();
         let feasible = || (0..inputs.len()).filter(|&i| inputs[i].feasible);
         let strict = |i: usize| {
-            on(i).map(
-                |o| match inputs[i].verdicts.get(engine).map(String::as_str) {
-                    Some("match_tie") => Outcome::Incorrect,
-                    _ => o,
-                },
-            )
+            on(i).map(|o| match inputs[i].verdicts.get(engine) {
+                Some(Verdict::MatchTie) => Outcome::Incorrect,
+                _ => o,
+            })
         };
         s.accuracy
             .insert(engine.clone(), accuracy(feasible().filter_map(strict)));
@@ -309,7 +309,7 @@ mod tests {
             feasible,
             verdicts: v
                 .iter()
-                .map(|(e, v)| (e.to_string(), v.to_string()))
+                .map(|(e, v)| (e.to_string(), Verdict::parse(v).unwrap()))
                 .collect(),
             abstained: v.iter().any(|(_, v)| *v == "abstained"),
             ..QuestionInput::default()
