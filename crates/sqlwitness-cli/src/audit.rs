@@ -1,30 +1,20 @@
-//! `sqlwitness audit`: for every gold query — is its answer well defined,
-//! does it run on every engine, does it answer the same everywhere — with
-//! the rows that show it (see `sqlwitness-audit`).
+//! `sqlwitness audit`: flags, the plan, the evaluator's audit
+//! (`sqlwitness_eval::audit`), its summary on stderr, and the gates
+//! (`--baseline`, `--fail-on`).
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use rayon::prelude::*;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use sqlwitness_audit::{
-    audit_question, exceeded, read_schema, shuffled_copies, summarize, write_audit, AuditOptions,
-    AuditQuestion, AuditReport, AuditRun, DbAudit, Finding, Target, AUDIT_FORMAT_VERSION,
-};
+use sqlwitness_audit::{exceeded, write_audit};
 use sqlwitness_bench::load_benchmark;
-use sqlwitness_core::{Database, EngineKind, QueryLimits};
-use sqlwitness_sql::NameSet;
+use sqlwitness_core::EngineKind;
+use sqlwitness_eval::AuditPlan;
 
 use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
-use crate::migrate::{is_good, migrate_one};
-use crate::plan::Servers;
-use crate::progress;
-
-/// Turns a gold's text into what one server engine is sent.
-type Prepare<'a> = Box<dyn Fn(&str) -> String + Sync + 'a>;
+use crate::progress::Bars;
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
@@ -112,7 +102,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
             engines.push(k);
         }
     }
-    let servers = Servers::from_args(a.servers.clone(), &engines, !a.no_migrate)?;
+    let servers = crate::plan::servers(a.servers.clone(), &engines, !a.no_migrate)?;
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!(BadInput(format!(
             "--timeout: must be positive, got {}",
@@ -132,177 +122,25 @@ pub fn run(a: AuditArgs) -> Result<i32> {
     if let Some(n) = a.limit {
         selected.truncate(n);
     }
-    let with_db: Vec<usize> = selected
-        .iter()
-        .copied()
-        .filter(|&i| bench.db_exists(&bench.questions[i].db_id))
-        .collect();
-    let mut db_ids: Vec<String> = with_db
-        .iter()
-        .map(|&i| bench.questions[i].db_id.clone())
-        .collect();
-    db_ids.sort();
-    db_ids.dedup();
 
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
-    // Migrations first, over the administrative URLs: they also grant the
-    // reader login the queries then run as.
-    let mut unavailable: HashMap<(EngineKind, String), String> = HashMap::new();
-    if !a.no_migrate {
-        for &kind in engines.iter().filter(|&&k| k.is_server()) {
-            for id in &db_ids {
-                if let Some(r) = migrate_one(&bench, id, kind, &servers, false) {
-                    if !is_good(&r) {
-                        unavailable.insert((kind, id.clone()), format!("{:?}", r.status));
-                    }
-                }
-            }
-        }
-    }
-    let connected = crate::engines::connect(&engines, &servers, jobs as u32 + 1)?;
-
-    // Schema facts and reshuffled copies, per database.
-    let tmp = tempfile::tempdir().context("creating a temporary directory")?;
-    let seeds: Vec<u64> = (0..a.shuffles).collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .context("starting worker threads")?;
-    let pb = progress::bar(db_ids.len() as u64, "prepare", a.quiet);
-    let dbs: HashMap<String, (DbAudit, NameSet)> = pool.install(|| {
-        db_ids
-            .par_iter()
-            .map(|id| -> Result<(String, (DbAudit, NameSet))> {
-                let db = bench.database(id);
-                let schema = read_schema(&db.sqlite_path)?;
-                let dir = tmp.path().join(id);
-                std::fs::create_dir_all(&dir)?;
-                let shuffled = shuffled_copies(&db.sqlite_path, &dir, &seeds)?
-                    .into_iter()
-                    .zip(&seeds)
-                    .map(|(p, s)| (*s, Database::new(id.clone(), p)))
-                    .collect();
-                let names = NameSet::new(
-                    &schema
-                        .tables
-                        .iter()
-                        .map(|t| (t.name.clone(), t.columns.clone()))
-                        .collect::<Vec<_>>(),
-                );
-                pb.inc(1);
-                Ok((
-                    id.clone(),
-                    (
-                        DbAudit {
-                            db,
-                            schema,
-                            shuffled,
-                        },
-                        names,
-                    ),
-                ))
-            })
-            .collect::<Result<_>>()
-    })?;
-    pb.finish_and_clear();
-
-    let sqlite = connected
-        .iter()
-        .find(|c| c.kind == EngineKind::REFERENCE)
-        .expect("sqlite is always connected");
-    let mut rerun = format!(
-        "sqlwitness audit --bench {} --split {}",
-        a.bench.bench.display(),
-        a.bench.split
-    );
-    if engines.len() > 1 {
-        let names: Vec<&str> = engines.iter().map(|k| k.as_str()).collect();
-        rerun.push_str(&format!(" --engines {}", names.join(",")));
-    }
-    let opts = AuditOptions {
-        limits: QueryLimits {
-            timeout: Duration::from_secs_f64(a.timeout),
-            max_rows: 200_000,
-            ..QueryLimits::default()
-        },
-        rerun,
+    let plan = AuditPlan {
+        bench_arg: a.bench.bench.clone(),
+        bench,
+        selected,
+        engines,
+        servers,
+        shuffles: a.shuffles,
+        timeout: Duration::from_secs_f64(a.timeout),
         rewrites: !a.no_rewrites,
         plan_variants: !a.no_plan_variants,
+        migrate: !a.no_migrate,
+        jobs,
     };
-    let translations: HashMap<EngineKind, sqlwitness_dialect::Translations> = engines
-        .iter()
-        .map(|k| (*k, sqlwitness_dialect::builtin(*k).translations))
-        .collect();
-    let pb = progress::bar(with_db.len() as u64, "audit", a.quiet);
-    let mut findings: Vec<Finding> = pool.install(|| {
-        with_db
-            .par_iter()
-            .flat_map_iter(|&i| {
-                let q = &bench.questions[i];
-                let (ctx, names) = &dbs[&q.db_id];
-                let prepare =
-                    |sql: &str, kind| sqlwitness_sql::resolve_identifiers(sql, names, kind);
-                let preps: Vec<Prepare> = connected
-                    .iter()
-                    .filter(|c| c.kind.is_server())
-                    .map(|c| {
-                        let kind = c.kind;
-                        Box::new(move |sql: &str| prepare(sql, kind)) as Prepare
-                    })
-                    .collect();
-                let targets: Vec<Target> = connected
-                    .iter()
-                    .filter(|c| c.kind.is_server())
-                    .filter(|c| !unavailable.contains_key(&(c.kind, q.db_id.clone())))
-                    .zip(&preps)
-                    .map(|(c, p)| Target {
-                        kind: c.kind,
-                        engine: c.engine.as_ref(),
-                        db: bench.database(&q.db_id),
-                        prepare: p.as_ref(),
-                        translations: &translations[&c.kind],
-                    })
-                    .collect();
-                let out = audit_question(
-                    &AuditQuestion {
-                        id: q.id,
-                        db_id: &q.db_id,
-                        gold: &q.gold,
-                    },
-                    ctx,
-                    sqlite.engine.as_ref(),
-                    &targets,
-                    &opts,
-                );
-                pb.inc(1);
-                out
-            })
-            .collect()
-    });
-    pb.finish_and_clear();
-    findings.sort_by(|x, y| (x.id, &x.rule).cmp(&(y.id, &y.rule)));
-
-    let summary = summarize(&findings, selected.len(), with_db.len());
-    let report = AuditReport {
-        format_version: AUDIT_FORMAT_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        run: AuditRun {
-            bench: a.bench.bench.display().to_string(),
-            split: a.bench.split.clone(),
-            engines: engines.iter().map(|k| k.as_str().to_string()).collect(),
-            engine_versions: connected
-                .iter()
-                .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
-                .collect(),
-            shuffle_seeds: seeds,
-            duration_ms: started.elapsed().as_millis() as u64,
-        },
-        summary,
-        findings,
-    };
+    let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
     write_audit(&a.out, &report)?;
     let s = &report.summary;
     eprintln!(

@@ -48,6 +48,14 @@ pub fn code_for(err: &anyhow::Error) -> i32 {
         if cause.is::<EngineFailure>() || cause.is::<sqlwitness_engines::EngineError>() {
             return ENGINE;
         }
+        if let Some(e) = cause.downcast_ref::<sqlwitness_eval::EvalError>() {
+            if e.is_bad_input() {
+                return BAD_INPUT;
+            }
+            if e.is_engine() {
+                return ENGINE;
+            }
+        }
     }
     INTERNAL
 }

@@ -1,4 +1,5 @@
-//! `sqlwitness fuzz` (distilled test suites) and the `eval --suite` hook.
+//! `sqlwitness fuzz`: distilled test suites (their use in `eval --suite` is
+//! a stage of the evaluator, `sqlwitness_eval`).
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -7,19 +8,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sqlwitness_bench::{
-    load_benchmark, migrate_database, MigrateOptions, MigrationTarget, PredictedSql, Question,
-};
-use sqlwitness_core::compare::CompareOptions;
-use sqlwitness_core::{Engine, EngineKind};
+use sqlwitness_bench::load_benchmark;
 use sqlwitness_fuzz::{build_db_suite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest, Stress};
-use sqlwitness_report::{EngineOutcome, SuiteOutcome, Verdict, WitnessReport};
-use sqlwitness_sql::NameSet;
 
 use crate::args::BenchArgs;
-use crate::eval::{prepare_pred, prepare_sql};
 use crate::exit::{self, BadInput};
-use crate::plan::EvalPlan;
 use crate::progress;
 
 #[derive(Debug, Args)]
@@ -232,177 +225,4 @@ fn write_mutants(a: &FuzzArgs, bench: &sqlwitness_bench::Benchmark) -> Result<i3
         a.out.display()
     );
     Ok(exit::OK)
-}
-
-/// `eval --suite` on PostgreSQL/MySQL: migrates every instance of the
-/// suites of `db_ids` into its namespace (`<db_id>__s<k>`) once, before
-/// the parallel evaluation, with the same idempotent migration as the
-/// original databases (verified targets are skipped). Instances that fail
-/// make the database's suite unavailable on that engine (no suite verdict
-/// there; reported on stderr).
-pub fn prepare_suites(plan: &EvalPlan, kinds: &[EngineKind], db_ids: &[String]) {
-    let Some(suite) = &plan.suite else {
-        return;
-    };
-    if !plan.migrate {
-        return;
-    }
-    for &kind in kinds.iter().filter(|&&k| k.is_server()) {
-        let Some(url) = plan.servers.url(kind) else {
-            continue;
-        };
-        let target = MigrationTarget::new(kind, url);
-        let todo: Vec<(&String, usize)> = db_ids
-            .iter()
-            .filter_map(|id| suite.instances(id).map(|f| (id, f.len())))
-            .flat_map(|(id, n)| (0..n).map(move |k| (id, k)))
-            .collect();
-        let started = Instant::now();
-        let pb = progress::bar(todo.len() as u64, "migrate suites", plan.quiet);
-        let mut failed = 0;
-        for (id, k) in &todo {
-            let Some(db) = suite.instance_database(id, *k) else {
-                continue;
-            };
-            let problem = match migrate_database(&db, &target, &MigrateOptions { force: false }) {
-                Ok(r) => crate::migrate::problem(&r),
-                Err(e) => Some(e.to_string()),
-            };
-            if let Some(p) = problem {
-                failed += 1;
-                pb.suspend(|| eprintln!("suite: {kind}: {} not available: {p}", db.namespace));
-                suite.set_unavailable(kind, id, format!("{}: {p}", db.namespace));
-            }
-            pb.inc(1);
-        }
-        pb.finish_and_clear();
-        if !plan.quiet || failed > 0 {
-            eprintln!(
-                "suite: {kind}: {} instances migrated or verified, {failed} failed ({:.1} s)",
-                todo.len(),
-                started.elapsed().as_secs_f64()
-            );
-        }
-    }
-}
-
-/// `eval --suite`: after the verdict on the original database, runs the
-/// prediction against the gold on every instance of the database's suite
-/// on the same engine and attaches the suite verdict. Both texts get
-/// exactly the preparation of the original run (`eval::prepare_sql` /
-/// `prepare_pred`: Spider-mode reading, postprocessing and DISTINCT
-/// removal, identifier resolution on the servers). Only a prediction that
-/// matches on the original is run on the instances. In the gold
-/// self-check on a server, the gold's result on each instance is compared
-/// with its result on SQLite (the suites' reference engine). With
-/// `--hunt N`, a prediction that passes on SQLite is tried on up to N more
-/// generated instances.
-pub fn with_suite(
-    plan: &EvalPlan,
-    engine: &dyn Engine,
-    q: &Question,
-    pred: Option<&PredictedSql>,
-    names: Option<&NameSet>,
-    mut outcome: EngineOutcome,
-) -> EngineOutcome {
-    let Some(suite) = &plan.suite else {
-        return outcome;
-    };
-    let db_id = q.db_id.as_str();
-    let Some(files) = suite.instances(db_id) else {
-        return outcome;
-    };
-    let kind = engine.kind();
-    if suite.unavailable(kind, db_id).is_some() {
-        return outcome;
-    }
-    if outcome.verdict != Verdict::Match {
-        outcome.suite = Some(SuiteOutcome {
-            passed: false,
-            instances: files.len(),
-            checked: 0,
-            failed_instance: None,
-            reason: Some("fails on the original database".into()),
-            witness: None,
-        });
-        return outcome;
-    }
-    let gold_run = prepare_sql(plan, kind, &q.gold, names);
-    let pred_sql = match pred {
-        Some(PredictedSql::Sql(s)) => Some(s.as_str()),
-        _ => None,
-    };
-    let pred_run = prepare_pred(plan, kind, pred_sql.unwrap_or(&q.gold), names);
-    if sqlwitness_sql::guard(&pred_run, &sqlwitness_dialect::builtin(kind)).is_err() {
-        return outcome;
-    }
-    let opts = CompareOptions {
-        ordered: outcome.ordered,
-        ..plan.compare
-    };
-    // The gold self-check is judged like any prediction: on the engine,
-    // against the gold's own result there (a correct prediction must pass
-    // every suite on every engine). Where the server's answer differs from
-    // SQLite's on an instance is a dialect question: `audit` reports it.
-    let verdict = suite.check(
-        engine,
-        db_id,
-        &gold_run,
-        &pred_run,
-        &opts,
-        &plan.limits,
-        plan.suite_witness,
-    );
-    let Some(mut v) = verdict else {
-        return outcome;
-    };
-    if v.passed && plan.hunt > 0 && kind == EngineKind::REFERENCE && pred_sql.is_some() {
-        match suite.hunt(
-            db_id,
-            q.id,
-            &gold_run,
-            &pred_run,
-            &opts,
-            &plan.limits,
-            plan.hunt,
-            plan.suite_witness,
-        ) {
-            Ok(Some(h)) => {
-                if let Some(f) = h.failure {
-                    v.passed = false;
-                    v.failure = Some(f);
-                }
-            }
-            Ok(None) => {}
-            Err(e) => eprintln!("suite: q{} ({db_id}): --hunt: {e}", q.id),
-        }
-    }
-    let failure = v.failure;
-    outcome.suite = Some(SuiteOutcome {
-        passed: v.passed,
-        instances: v.instances,
-        checked: v.checked,
-        failed_instance: failure.as_ref().map(|f| f.instance.clone()),
-        reason: failure.as_ref().map(|f| f.reason.clone()),
-        witness: failure.and_then(|f| f.witness).map(|w| WitnessReport {
-            rows: w.rows,
-            rows_before: w.rows_before,
-            inserts: w.inserts,
-            gold: w.gold,
-            pred_error: w.pred.as_ref().err().cloned(),
-            pred: w.pred.unwrap_or_default(),
-        }),
-    });
-    outcome
-}
-
-/// `eval --suite`: the queries run on suite instances, for the run's log.
-pub fn print_suite_stats(plan: &EvalPlan) {
-    if let Some(suite) = &plan.suite {
-        eprintln!(
-            "suite: {} executions on instances, {} gold results from the cache",
-            suite.executions(),
-            suite.cache_hits()
-        );
-    }
 }

@@ -3,7 +3,6 @@
 mod args;
 mod audit;
 mod diff;
-mod engines;
 mod eval;
 mod exit;
 mod fuzz;
@@ -32,7 +31,7 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
             // Before anything can fail: an older report must not pass for
             // this run's.
             eval::clear_outputs(&a.out)?;
-            let plan = plan::EvalPlan::from_args(a)?;
+            let plan = plan::eval_plan(a)?;
             eval::run(&plan)
         }
         args::Command::Migrate(a) => {

@@ -1,14 +1,11 @@
 //! `sqlwitness migrate`: copy SQLite databases to the servers and verify.
 
 use anyhow::Result;
-use sqlwitness_bench::{
-    migrate_database, write_migration_log, Benchmark, MigrateOptions, MigrationReport,
-    MigrationStatus, MigrationTarget,
-};
-use sqlwitness_core::EngineKind;
+use sqlwitness_bench::{write_migration_log, MigrationReport, MigrationStatus};
+use sqlwitness_eval::{migrate_one, problem};
 
 use crate::exit;
-use crate::plan::{MigratePlan, Servers};
+use crate::plan::MigratePlan;
 use crate::progress;
 
 pub fn run(plan: &MigratePlan) -> Result<i32> {
@@ -51,44 +48,6 @@ pub fn run(plan: &MigratePlan) -> Result<i32> {
     Ok(if failed == 0 { exit::OK } else { exit::ENGINE })
 }
 
-/// Migrates one database to one engine; `None` when its SQLite file is
-/// missing. Failures are inside the report.
-pub fn migrate_one(
-    bench: &Benchmark,
-    db_id: &str,
-    kind: EngineKind,
-    servers: &Servers,
-    force: bool,
-) -> Option<MigrationReport> {
-    if !bench.db_exists(db_id) {
-        return None;
-    }
-    let db = bench.database(db_id);
-    let url = servers
-        .url(kind)
-        .expect("validated in the plan")
-        .to_string();
-    let target = MigrationTarget::new(kind, url);
-    Some(
-        migrate_database(&db, &target, &MigrateOptions { force })
-            .unwrap_or_else(|e| MigrationReport::failed(&db, kind, e.to_string())),
-    )
-}
-
-/// What is wrong with a migration, or `None` when every table verified.
-pub fn problem(r: &MigrationReport) -> Option<String> {
-    if let MigrationStatus::Failed { reason } = &r.status {
-        return Some(format!("migration failed: {reason}"));
-    }
-    let bad: Vec<&str> = r
-        .tables
-        .iter()
-        .filter(|t| !t.verified)
-        .map(|t| t.name.as_str())
-        .collect();
-    (!bad.is_empty()).then(|| format!("tables failed verification: {}", bad.join(", ")))
-}
-
 fn row(r: &MigrationReport) -> String {
     let verified = r.tables.iter().filter(|t| t.verified).count();
     let rows: u64 = r.tables.iter().map(|t| t.rows_source).sum();
@@ -118,9 +77,4 @@ fn row(r: &MigrationReport) -> String {
         skipped,
         r.duration_ms
     )
-}
-
-/// True when every table of the migration verified.
-pub fn is_good(r: &MigrationReport) -> bool {
-    problem(r).is_none()
 }

@@ -9,18 +9,10 @@ use std::time::Duration;
 use sqlwitness_bench::{load_benchmark, load_predictions, Benchmark, Prediction};
 use sqlwitness_core::compare::{CompareMode, CompareOptions};
 use sqlwitness_core::{EngineKind, QueryLimits};
+use sqlwitness_eval::{EvalPlan, Servers};
 
 use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateArgs, ServerArgs};
 use crate::exit::BadInput;
-
-/// Where the servers are: the administrative URLs (migration, grants) and
-/// the least-privilege URLs queries run over (README "Privileges"), per
-/// engine.
-#[derive(Debug, Clone, Default)]
-pub struct Servers {
-    admin: BTreeMap<EngineKind, String>,
-    reader: BTreeMap<EngineKind, String>,
-}
 
 /// `ENGINE=URL` pairs from `flag`, then `env(kind)` for every engine not
 /// given.
@@ -52,49 +44,14 @@ fn server_urls(
     Ok(out)
 }
 
-impl Servers {
-    /// Checks that every server engine has a URL: an administrative one
-    /// when `migrate` (migration needs it), else an administrative or a
-    /// reader one.
-    pub fn from_args(a: ServerArgs, engines: &[EngineKind], migrate: bool) -> Result<Servers> {
-        let servers = Servers {
-            admin: server_urls("server", &a.servers, EngineKind::url_env)?,
-            reader: server_urls("reader", &a.readers, EngineKind::reader_url_env)?,
-        };
-        for &kind in engines.iter().filter(|&&k| k.is_server()) {
-            if servers.url(kind).is_none()
-                && (migrate || servers.explicit_reader_url(kind).is_none())
-            {
-                bail!(BadInput(format!(
-                    "engine {kind} needs --server {kind}=URL or {} (an administrative login: \
-                     it migrates and grants the reader login read access)",
-                    kind.url_env()
-                )));
-            }
-        }
-        Ok(servers)
-    }
-
-    /// The administrative URL.
-    pub fn url(&self, kind: EngineKind) -> Option<&str> {
-        self.admin.get(&kind).map(String::as_str)
-    }
-
-    fn explicit_reader_url(&self, kind: EngineKind) -> Option<&str> {
-        self.reader.get(&kind).map(String::as_str)
-    }
-
-    /// The URL queries run over: the explicit reader URL, else the
-    /// administrative one with the reader login's name and password.
-    pub fn reader_url(&self, kind: EngineKind) -> Result<String> {
-        if let Some(u) = self.explicit_reader_url(kind) {
-            return Ok(u.to_string());
-        }
-        let admin = self
-            .url(kind)
-            .ok_or_else(|| BadInput(format!("engine {kind}: no URL given")))?;
-        Ok(sqlwitness_engines::reader_url(kind, admin)?)
-    }
+/// The servers of `a` (flags, then environment), checked for `engines`.
+pub fn servers(a: ServerArgs, engines: &[EngineKind], migrate: bool) -> Result<Servers> {
+    let servers = Servers::new(
+        server_urls("server", &a.servers, EngineKind::url_env)?,
+        server_urls("reader", &a.readers, EngineKind::reader_url_env)?,
+    );
+    servers.check(engines, migrate)?;
+    Ok(servers)
 }
 
 fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
@@ -116,140 +73,107 @@ fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
     Ok(out)
 }
 
-pub struct EvalPlan {
-    pub bench_arg: PathBuf,
-    pub bench: Benchmark,
-    /// The question indices to run, in order.
-    pub selected: Vec<usize>,
-    pub pred_path: Option<PathBuf>,
-    /// Indexed by question id (`None` where the file has no entry, which
-    /// counts as abstained); the whole is `None` in the self-check.
-    pub predictions: Option<Vec<Option<Prediction>>>,
-    pub engines: Vec<EngineKind>,
-    pub servers: Servers,
-    pub out: PathBuf,
-    pub compare: CompareOptions,
-    pub keep_distinct: bool,
-    pub limits: QueryLimits,
-    /// What the guard refuses before reading a prediction.
-    pub guard: sqlwitness_sql::GuardOptions,
-    pub jobs: usize,
-    pub resolve_identifiers: bool,
-    /// `--ties aware`: mismatches that are valid answers under ties become `match_tie`.
-    pub ties_aware: bool,
-    pub migrate: bool,
-    pub quiet: bool,
-    pub scoring: crate::scores::ScoringPlan,
-    /// `--suite`: the opened test-suite folder.
-    pub suite: Option<sqlwitness_fuzz::SuiteSet>,
-    /// `--suite` without `--no-witness`: shrink witnesses.
-    pub suite_witness: bool,
-    /// `--hunt N`: extra generated instances for suite passes (0: none).
-    pub hunt: usize,
-}
-
-impl EvalPlan {
-    pub fn from_args(a: EvalArgs) -> Result<EvalPlan> {
-        let engines = parse_engines(&a.engines)?;
-        let servers = Servers::from_args(a.servers, &engines, !a.no_migrate)?;
-        if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-            bail!(BadInput(format!(
-                "--timeout: must be positive, got {}",
-                a.timeout
-            )));
-        }
-        if !(a.float_tolerance >= 0.0 && a.float_tolerance < 1.0) {
-            bail!(BadInput(format!(
-                "--float-tolerance: must be in [0, 1), got {}",
-                a.float_tolerance
-            )));
-        }
-        let bench = load_benchmark(&a.bench.bench, &a.bench.split)
-            .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
-        for db in &a.dbs {
-            if !bench.questions.iter().any(|q| &q.db_id == db) {
-                bail!(BadInput(format!(
-                    "--db: no question of split `{}` uses `{db}`",
-                    a.bench.split
-                )));
-            }
-        }
-        let mut selected: Vec<usize> = bench
-            .questions
-            .iter()
-            .filter(|q| a.dbs.is_empty() || a.dbs.contains(&q.db_id))
-            .map(|q| q.id)
-            .collect();
-        if let Some(n) = a.limit {
-            selected.truncate(n);
-        }
-        let predictions = match &a.pred {
-            Some(p) => {
-                let loaded = load_predictions(p, &bench)
-                    .with_context(|| format!("loading predictions {}", p.display()))?;
-                let mut by_id: Vec<Option<Prediction>> = vec![None; bench.questions.len()];
-                for pred in loaded {
-                    let id = pred.id;
-                    by_id[id] = Some(pred);
-                }
-                Some(by_id)
-            }
-            None => None,
-        };
-        let scoring = crate::scores::ScoringPlan::from_args(a.scoring, &bench)?;
-        let suite = match &a.suite {
-            Some(dir) => Some(
-                sqlwitness_fuzz::SuiteSet::open(dir)
-                    .map_err(|e| BadInput(format!("--suite: {e}")))?,
-            ),
-            None => None,
-        };
-        let mode = match a.compare {
-            CompareArg::Strict => CompareMode::Strict,
-            CompareArg::Spider => CompareMode::Spider,
-            CompareArg::Bird => CompareMode::Bird,
-        };
-        let compare = CompareOptions {
-            mode,
-            ordered: false,
-            column_order_any: a.column_order == ColumnOrderArg::Any,
-            float_rel_tol: a.float_tolerance,
-        };
-        let jobs = a
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .max(1);
-        Ok(EvalPlan {
-            bench_arg: a.bench.bench,
-            bench,
-            selected,
-            pred_path: a.pred,
-            predictions,
-            engines,
-            servers,
-            out: a.out,
-            compare,
-            keep_distinct: a.keep_distinct,
-            limits: QueryLimits {
-                timeout: Duration::from_secs_f64(a.timeout),
-                max_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
-                ..QueryLimits::default()
-            },
-            guard: sqlwitness_sql::GuardOptions {
-                max_sql_bytes: a.max_sql_bytes,
-                max_value_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
-            },
-            jobs,
-            resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
-            ties_aware: a.ties == crate::args::TiesArg::Aware,
-            migrate: !a.no_migrate,
-            quiet: a.quiet,
-            scoring,
-            suite,
-            suite_witness: !a.no_witness,
-            hunt: a.hunt,
-        })
+/// The validated plan of `eval`: every flag checked and every input file
+/// read.
+pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
+    let engines = parse_engines(&a.engines)?;
+    let servers = servers(a.servers, &engines, !a.no_migrate)?;
+    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+        bail!(BadInput(format!(
+            "--timeout: must be positive, got {}",
+            a.timeout
+        )));
     }
+    if !(a.float_tolerance >= 0.0 && a.float_tolerance < 1.0) {
+        bail!(BadInput(format!(
+            "--float-tolerance: must be in [0, 1), got {}",
+            a.float_tolerance
+        )));
+    }
+    let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+        .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    for db in &a.dbs {
+        if !bench.questions.iter().any(|q| &q.db_id == db) {
+            bail!(BadInput(format!(
+                "--db: no question of split `{}` uses `{db}`",
+                a.bench.split
+            )));
+        }
+    }
+    let mut selected: Vec<usize> = bench
+        .questions
+        .iter()
+        .filter(|q| a.dbs.is_empty() || a.dbs.contains(&q.db_id))
+        .map(|q| q.id)
+        .collect();
+    if let Some(n) = a.limit {
+        selected.truncate(n);
+    }
+    let predictions = match &a.pred {
+        Some(p) => {
+            let loaded = load_predictions(p, &bench)
+                .with_context(|| format!("loading predictions {}", p.display()))?;
+            let mut by_id: Vec<Option<Prediction>> = vec![None; bench.questions.len()];
+            for pred in loaded {
+                let id = pred.id;
+                by_id[id] = Some(pred);
+            }
+            Some(by_id)
+        }
+        None => None,
+    };
+    let scoring = crate::scores::scoring_plan(a.scoring, &bench)?;
+    let suite = match &a.suite {
+        Some(dir) => Some(
+            sqlwitness_fuzz::SuiteSet::open(dir).map_err(|e| BadInput(format!("--suite: {e}")))?,
+        ),
+        None => None,
+    };
+    let mode = match a.compare {
+        CompareArg::Strict => CompareMode::Strict,
+        CompareArg::Spider => CompareMode::Spider,
+        CompareArg::Bird => CompareMode::Bird,
+    };
+    let compare = CompareOptions {
+        mode,
+        ordered: false,
+        column_order_any: a.column_order == ColumnOrderArg::Any,
+        float_rel_tol: a.float_tolerance,
+    };
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1);
+    Ok(EvalPlan {
+        bench_arg: a.bench.bench,
+        bench,
+        selected,
+        pred_path: a.pred,
+        predictions,
+        engines,
+        servers,
+        out: a.out,
+        compare,
+        keep_distinct: a.keep_distinct,
+        limits: QueryLimits {
+            timeout: Duration::from_secs_f64(a.timeout),
+            max_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
+            ..QueryLimits::default()
+        },
+        guard: sqlwitness_sql::GuardOptions {
+            max_sql_bytes: a.max_sql_bytes,
+            max_value_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
+        },
+        jobs,
+        resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
+        ties_aware: a.ties == crate::args::TiesArg::Aware,
+        migrate: !a.no_migrate,
+        quiet: a.quiet,
+        scoring,
+        suite,
+        suite_witness: !a.no_witness,
+        hunt: a.hunt,
+    })
 }
 
 pub struct MigratePlan {
@@ -270,7 +194,7 @@ impl MigratePlan {
                 "--engines: {k} is the source of a migration, not a target"
             )));
         }
-        let servers = Servers::from_args(a.servers, &engines, true)?;
+        let servers = servers(a.servers, &engines, true)?;
         let bench = load_benchmark(&a.bench.bench, &a.bench.split)
             .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
         let db_ids = if a.all {

@@ -1,14 +1,12 @@
 //! Connecting the engines a plan names: the servers over their
 //! least-privilege reader login (README "Privileges").
 
-use anyhow::Result;
 use std::sync::Arc;
 
 use sqlwitness_core::{Engine, EngineKind};
 use sqlwitness_engines::{mask_url, READER_LOGIN};
 
-use crate::exit::EngineFailure;
-use crate::plan::Servers;
+use crate::{EvalError, Servers};
 
 /// One connected engine.
 pub struct Connected {
@@ -19,7 +17,11 @@ pub struct Connected {
 /// Connects every engine of `kinds`; a server over [`Servers::reader_url`].
 /// A login that cannot connect, or that may do more than read the
 /// benchmark copies, is an engine failure (exit 3) naming what to do.
-pub fn connect(kinds: &[EngineKind], servers: &Servers, pool_size: u32) -> Result<Vec<Connected>> {
+pub fn connect(
+    kinds: &[EngineKind],
+    servers: &Servers,
+    pool_size: u32,
+) -> Result<Vec<Connected>, EvalError> {
     let mut out = Vec::new();
     for &kind in kinds {
         let url = if kind.is_server() {
@@ -29,7 +31,7 @@ pub fn connect(kinds: &[EngineKind], servers: &Servers, pool_size: u32) -> Resul
         };
         let opened = sqlwitness_engines::open(kind, url.as_deref(), pool_size).map_err(|e| {
             if let sqlwitness_engines::EngineError::WrongServer { .. } = e {
-                EngineFailure(e.to_string()).into()
+                EvalError::Engine(e.to_string())
             } else {
                 cannot_connect(kind, url.as_deref().unwrap_or(""), e)
             }
@@ -45,12 +47,8 @@ pub fn connect(kinds: &[EngineKind], servers: &Servers, pool_size: u32) -> Resul
     Ok(out)
 }
 
-fn cannot_connect(
-    kind: EngineKind,
-    url: &str,
-    e: sqlwitness_engines::EngineError,
-) -> anyhow::Error {
-    EngineFailure(format!(
+fn cannot_connect(kind: EngineKind, url: &str, e: sqlwitness_engines::EngineError) -> EvalError {
+    EvalError::Engine(format!(
         "{e}\n  queries run as the least-privilege login of {}; `sqlwitness migrate` (or eval \
          without --no-migrate) with an administrative --server {kind}=URL creates it and \
          grants it read access, or give one of your own with --reader {kind}=URL / {} \
@@ -58,19 +56,17 @@ fn cannot_connect(
         mask_url(url),
         kind.reader_url_env()
     ))
-    .into()
 }
 
-fn least_privilege(kind: EngineKind, url: &str, excess: &[String]) -> Result<()> {
+fn least_privilege(kind: EngineKind, url: &str, excess: &[String]) -> Result<(), EvalError> {
     if excess.is_empty() {
         return Ok(());
     }
-    Err(EngineFailure(format!(
+    Err(EvalError::Engine(format!(
         "{kind}: the login of {} may do more than read the benchmark copies ({}); predicted \
          SQL never runs over such a login. Use the reader login {READER_LOGIN} that migrate \
          creates, or a login with read access only (README \"Privileges\")",
         mask_url(url),
         excess.join("; ")
-    ))
-    .into())
+    )))
 }

@@ -1,0 +1,223 @@
+//! `audit` as a stage of the library: for every gold query — is its
+//! answer well defined, does it run on every engine, does it answer the
+//! same everywhere — with the rows that show it (`sqlwitness-audit` holds
+//! the rules; this runs them over a benchmark on the connected engines).
+
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use sqlwitness_audit::{
+    audit_question, read_schema, shuffled_copies, summarize, AuditOptions, AuditQuestion,
+    AuditReport, AuditRun, DbAudit, Finding, Target, AUDIT_FORMAT_VERSION,
+};
+use sqlwitness_bench::Benchmark;
+use sqlwitness_core::{Database, EngineKind, QueryLimits};
+use sqlwitness_sql::NameSet;
+
+use crate::{is_good, migrate_one, EvalError, Progress, Servers};
+
+/// Turns a gold's text into what one server engine is sent.
+type Prepare<'a> = Box<dyn Fn(&str) -> String + Sync + 'a>;
+
+/// The validated plan of an audit.
+pub struct AuditPlan {
+    /// The benchmark folder as given (for the report and the rerun line).
+    pub bench_arg: PathBuf,
+    pub bench: Benchmark,
+    /// The question indices to audit, in order.
+    pub selected: Vec<usize>,
+    /// The reference engine first, then the servers.
+    pub engines: Vec<EngineKind>,
+    pub servers: Servers,
+    /// Reshuffled copies of each database (seed 0 reverses the rows).
+    pub shuffles: u64,
+    pub timeout: Duration,
+    /// Try tie-inclusive rewrites.
+    pub rewrites: bool,
+    /// Rerun on PostgreSQL under other plans.
+    pub plan_variants: bool,
+    /// Migrate missing databases to the servers first.
+    pub migrate: bool,
+    pub jobs: usize,
+}
+
+/// Runs the audit; the report (writing it is the caller's).
+pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, EvalError> {
+    let started = Instant::now();
+    let (bench, engines, servers, jobs) = (&plan.bench, &plan.engines, &plan.servers, plan.jobs);
+    let with_db: Vec<usize> = plan
+        .selected
+        .iter()
+        .copied()
+        .filter(|&i| bench.db_exists(&bench.questions[i].db_id))
+        .collect();
+    let mut db_ids: Vec<String> = with_db
+        .iter()
+        .map(|&i| bench.questions[i].db_id.clone())
+        .collect();
+    db_ids.sort();
+    db_ids.dedup();
+    // Migrations first, over the administrative URLs: they also grant the
+    // reader login the queries then run as.
+    let mut unavailable: HashMap<(EngineKind, String), String> = HashMap::new();
+    if plan.migrate {
+        for &kind in engines.iter().filter(|&&k| k.is_server()) {
+            for id in &db_ids {
+                if let Some(r) = migrate_one(bench, id, kind, servers, false) {
+                    if !is_good(&r) {
+                        unavailable.insert((kind, id.clone()), format!("{:?}", r.status));
+                    }
+                }
+            }
+        }
+    }
+    let connected = crate::connect(engines, servers, jobs as u32 + 1)?;
+
+    // Schema facts and reshuffled copies, per database.
+    let tmp =
+        tempfile::tempdir().map_err(|e| EvalError::io("creating a temporary directory", e))?;
+    let seeds: Vec<u64> = (0..plan.shuffles).collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
+    let pb = progress.bar(db_ids.len() as u64, "prepare");
+    let dbs: HashMap<String, (DbAudit, NameSet)> = pool.install(|| {
+        db_ids
+            .par_iter()
+            .map(|id| -> Result<(String, (DbAudit, NameSet)), EvalError> {
+                let db = bench.database(id);
+                let failed =
+                    |e: sqlwitness_audit::AuditError| EvalError::Internal(format!("{id}: {e}"));
+                let schema = read_schema(&db.sqlite_path).map_err(failed)?;
+                let dir = tmp.path().join(id);
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
+                let shuffled = shuffled_copies(&db.sqlite_path, &dir, &seeds)
+                    .map_err(failed)?
+                    .into_iter()
+                    .zip(&seeds)
+                    .map(|(p, s)| (*s, Database::new(id.clone(), p)))
+                    .collect();
+                let names = NameSet::new(
+                    &schema
+                        .tables
+                        .iter()
+                        .map(|t| (t.name.clone(), t.columns.clone()))
+                        .collect::<Vec<_>>(),
+                );
+                pb.inc(1);
+                Ok((
+                    id.clone(),
+                    (
+                        DbAudit {
+                            db,
+                            schema,
+                            shuffled,
+                        },
+                        names,
+                    ),
+                ))
+            })
+            .collect::<Result<_, EvalError>>()
+    })?;
+    pb.finish();
+
+    let sqlite = connected
+        .iter()
+        .find(|c| c.kind == EngineKind::REFERENCE)
+        .expect("sqlite is always connected");
+    let mut rerun = format!(
+        "sqlwitness audit --bench {} --split {}",
+        plan.bench_arg.display(),
+        bench.split
+    );
+    if engines.len() > 1 {
+        let names: Vec<&str> = engines.iter().map(|k| k.as_str()).collect();
+        rerun.push_str(&format!(" --engines {}", names.join(",")));
+    }
+    let opts = AuditOptions {
+        limits: QueryLimits {
+            timeout: plan.timeout,
+            max_rows: 200_000,
+            ..QueryLimits::default()
+        },
+        rerun,
+        rewrites: plan.rewrites,
+        plan_variants: plan.plan_variants,
+    };
+    let translations: HashMap<EngineKind, sqlwitness_dialect::Translations> = engines
+        .iter()
+        .map(|k| (*k, sqlwitness_dialect::builtin(*k).translations))
+        .collect();
+    let pb = progress.bar(with_db.len() as u64, "audit");
+    let mut findings: Vec<Finding> = pool.install(|| {
+        with_db
+            .par_iter()
+            .flat_map_iter(|&i| {
+                let q = &bench.questions[i];
+                let (ctx, names) = &dbs[&q.db_id];
+                let prepare =
+                    |sql: &str, kind| sqlwitness_sql::resolve_identifiers(sql, names, kind);
+                let preps: Vec<Prepare> = connected
+                    .iter()
+                    .filter(|c| c.kind.is_server())
+                    .map(|c| {
+                        let kind = c.kind;
+                        Box::new(move |sql: &str| prepare(sql, kind)) as Prepare
+                    })
+                    .collect();
+                let targets: Vec<Target> = connected
+                    .iter()
+                    .filter(|c| c.kind.is_server())
+                    .filter(|c| !unavailable.contains_key(&(c.kind, q.db_id.clone())))
+                    .zip(&preps)
+                    .map(|(c, p)| Target {
+                        kind: c.kind,
+                        engine: c.engine.as_ref(),
+                        db: bench.database(&q.db_id),
+                        prepare: p.as_ref(),
+                        translations: &translations[&c.kind],
+                    })
+                    .collect();
+                let out = audit_question(
+                    &AuditQuestion {
+                        id: q.id,
+                        db_id: &q.db_id,
+                        gold: &q.gold,
+                    },
+                    ctx,
+                    sqlite.engine.as_ref(),
+                    &targets,
+                    &opts,
+                );
+                pb.inc(1);
+                out
+            })
+            .collect()
+    });
+    pb.finish();
+    findings.sort_by(|x, y| (x.id, &x.rule).cmp(&(y.id, &y.rule)));
+
+    let summary = summarize(&findings, plan.selected.len(), with_db.len());
+    let report = AuditReport {
+        format_version: AUDIT_FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        run: AuditRun {
+            bench: plan.bench_arg.display().to_string(),
+            split: bench.split.clone(),
+            engines: engines.iter().map(|k| k.as_str().to_string()).collect(),
+            engine_versions: connected
+                .iter()
+                .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
+                .collect(),
+            shuffle_seeds: seeds,
+            duration_ms: started.elapsed().as_millis() as u64,
+        },
+        summary,
+        findings,
+    };
+    Ok(report)
+}

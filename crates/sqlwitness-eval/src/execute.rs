@@ -1,0 +1,140 @@
+//! Stages of one query: prepare the text an engine gets (Spider mode's
+//! reading and preprocessing, identifier resolution), guard and run it,
+//! and record the execution for the report.
+
+use std::time::Instant;
+
+use sqlwitness_core::compare::CompareMode;
+use sqlwitness_core::{Database, DbError, EngineKind, ResultSet};
+use sqlwitness_report::{truncate_cell, truncate_text, Execution, ExecutionStatus, MAX_TEXT_BYTES};
+use sqlwitness_sql::NameSet;
+
+use crate::question::EngineCtx;
+use crate::EvalPlan;
+
+/// Rows kept per execution for the report's drill-down.
+const SAMPLE_ROWS: usize = 5;
+
+/// The prediction's SQL text as sent to an engine: in Spider mode as
+/// `evaluation.py` reads it from its line, then [`prepare_sql`].
+pub fn prepare_pred(
+    plan: &EvalPlan,
+    kind: EngineKind,
+    pred_sql: &str,
+    names: Option<&NameSet>,
+) -> String {
+    if plan.compare.mode == CompareMode::Spider {
+        let read = sqlwitness_sql::spider_read_prediction(pred_sql);
+        prepare_sql(plan, kind, &read, names)
+    } else {
+        prepare_sql(plan, kind, pred_sql, names)
+    }
+}
+
+/// The SQL text actually sent to an engine: Spider mode's preprocessing,
+/// then identifier case resolution on the servers.
+pub fn prepare_sql(
+    plan: &EvalPlan,
+    kind: EngineKind,
+    sql: &str,
+    names: Option<&NameSet>,
+) -> String {
+    let mut s = sql.to_string();
+    if plan.compare.mode == CompareMode::Spider {
+        s = sqlwitness_sql::spider_postprocess(&s);
+        if !plan.keep_distinct {
+            s = sqlwitness_sql::spider_remove_distinct(&s);
+        }
+        s = sqlwitness_sql::spider_replace_cur_year(&s);
+    }
+    if kind.is_server() {
+        if let Some(names) = names {
+            s = sqlwitness_sql::resolve_identifiers(&s, names, kind);
+        }
+    }
+    s
+}
+
+/// Guards and runs one query; the execution record and, on success, the
+/// rows. The record keeps the whole result's hash and row count but only
+/// a cut sample (cells, SQL and messages cut to the report's limits, with
+/// `truncated` set).
+pub(crate) fn execute(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    original: &str,
+    run: String,
+) -> (Execution, Option<ResultSet>) {
+    let started = Instant::now();
+    let result = sqlwitness_sql::guard_with(&run, &ctx.dialect, &plan.guard)
+        .and_then(|()| ctx.engine.execute(db, &run, &plan.limits));
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let sql_run = (run != original).then_some(run);
+    match result {
+        Ok(rows) => {
+            let mut truncated = false;
+            let sample = rows
+                .rows
+                .iter()
+                .take(SAMPLE_ROWS)
+                .map(|r| {
+                    r.iter()
+                        .map(|v| {
+                            let text = v.display();
+                            match truncate_cell(&text) {
+                                Some(cut) => {
+                                    truncated = true;
+                                    cut
+                                }
+                                None => text,
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut exec = Execution {
+                status: ExecutionStatus::Ok,
+                sql_run,
+                error_class: None,
+                error_code: None,
+                error: None,
+                row_count: Some(rows.row_count()),
+                result_hash: Some(rows.content_hash()),
+                sample,
+                truncated,
+                duration_ms: ms,
+            };
+            cut_texts(&mut exec);
+            (exec, Some(rows))
+        }
+        Err(e) => (failed_execution(&e, sql_run, ms), None),
+    }
+}
+
+pub(crate) fn failed_execution(e: &DbError, sql_run: Option<String>, ms: f64) -> Execution {
+    let mut exec = Execution {
+        status: ExecutionStatus::Error,
+        sql_run,
+        error_class: Some(e.class),
+        error_code: e.code.clone(),
+        error: Some(e.message.clone()),
+        row_count: None,
+        result_hash: None,
+        sample: Vec::new(),
+        truncated: false,
+        duration_ms: ms,
+    };
+    cut_texts(&mut exec);
+    exec
+}
+
+/// Cuts `sql_run` and `error` to [`MAX_TEXT_BYTES`] (setting `truncated`).
+fn cut_texts(exec: &mut Execution) {
+    for text in [&mut exec.sql_run, &mut exec.error].into_iter().flatten() {
+        if let Some(cut) = truncate_text(text, MAX_TEXT_BYTES) {
+            *text = cut;
+            exec.truncated = true;
+        }
+    }
+}

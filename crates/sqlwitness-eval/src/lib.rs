@@ -1,0 +1,39 @@
+//! sqlwitness-eval: the evaluator as a library. The CLI parses flags,
+//! builds a validated [`EvalPlan`] and calls [`evaluate`]; everything
+//! between — the named stages below — lives here and is unit-tested here.
+//!
+//! Stages of one question on one engine:
+//! 1. [`prepare_sql`] / [`prepare_pred`]: the text the engine gets (Spider
+//!    mode's reading and preprocessing, identifier resolution);
+//! 2. guard and run (`execute`), recording the execution;
+//! 3. compare (`sqlwitness_core::compare`), then the tie judgment
+//!    (`--ties aware`) and the official evaluators' verdicts (`--legacy`);
+//! 4. the verdict, by one precedence ([`decide`]);
+//! 5. the suite judgment (`--suite`) for a prediction that matched.
+//!
+//! A run: migrate what the servers need, [`connect`] over the reader
+//! logins, evaluate every question in parallel (a panic is that question's
+//! `engine_error`), summarize and score.
+
+mod audit;
+mod connect;
+mod error;
+mod execute;
+mod migrate;
+mod plan;
+mod progress;
+mod question;
+mod run;
+mod scores;
+mod suite;
+mod verdict;
+
+pub use audit::{audit, AuditPlan};
+pub use connect::{connect, Connected};
+pub use error::EvalError;
+pub use execute::{prepare_pred, prepare_sql};
+pub use migrate::{is_good, migrate_one, problem};
+pub use plan::{feasible_false, read_ids, EvalPlan, ScoringPlan, Servers};
+pub use progress::{Bar, Progress, Silent};
+pub use run::evaluate;
+pub use verdict::{decide, GoldRun, PredRun};

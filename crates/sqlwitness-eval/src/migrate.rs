@@ -1,0 +1,80 @@
+//! Migration as the evaluator uses it: one database to one engine, and
+//! what a run needs migrated before its queries (the same idempotent
+//! migration as `sqlwitness migrate`).
+
+use std::collections::HashMap;
+
+use sqlwitness_bench::{
+    migrate_database, Benchmark, MigrateOptions, MigrationReport, MigrationStatus, MigrationTarget,
+};
+use sqlwitness_core::EngineKind;
+
+use crate::{EvalPlan, Progress, Servers};
+
+/// Migrates one database to one engine; `None` when its SQLite file is
+/// missing. Failures are inside the report.
+pub fn migrate_one(
+    bench: &Benchmark,
+    db_id: &str,
+    kind: EngineKind,
+    servers: &Servers,
+    force: bool,
+) -> Option<MigrationReport> {
+    if !bench.db_exists(db_id) {
+        return None;
+    }
+    let db = bench.database(db_id);
+    let url = servers
+        .url(kind)
+        .expect("validated in the plan")
+        .to_string();
+    let target = MigrationTarget::new(kind, url);
+    Some(
+        migrate_database(&db, &target, &MigrateOptions { force })
+            .unwrap_or_else(|e| MigrationReport::failed(&db, kind, e.to_string())),
+    )
+}
+
+/// What is wrong with a migration, or `None` when every table verified.
+pub fn problem(r: &MigrationReport) -> Option<String> {
+    if let MigrationStatus::Failed { reason } = &r.status {
+        return Some(format!("migration failed: {reason}"));
+    }
+    let bad: Vec<&str> = r
+        .tables
+        .iter()
+        .filter(|t| !t.verified)
+        .map(|t| t.name.as_str())
+        .collect();
+    (!bad.is_empty()).then(|| format!("tables failed verification: {}", bad.join(", ")))
+}
+
+/// True when every table of the migration verified.
+pub fn is_good(r: &MigrationReport) -> bool {
+    problem(r).is_none()
+}
+
+/// Migrates (or verifies) what a server engine needs, through the same code
+/// as `sqlwitness migrate`; the databases that could not be migrated, with
+/// the reason.
+pub(crate) fn migrate_for(
+    plan: &EvalPlan,
+    kind: EngineKind,
+    db_ids: &[String],
+    progress: &dyn Progress,
+) -> HashMap<String, String> {
+    let mut unavailable = HashMap::new();
+    if kind.is_server() && plan.migrate {
+        let pb = progress.bar(db_ids.len() as u64, "migrate");
+        for id in db_ids {
+            if let Some(r) = migrate_one(&plan.bench, id, kind, &plan.servers, false) {
+                if let Some(problem) = problem(&r) {
+                    unavailable.insert(id.clone(), problem);
+                }
+            }
+            pb.inc(1);
+        }
+        pb.finish();
+    }
+    unavailable
+}

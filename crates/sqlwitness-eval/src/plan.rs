@@ -1,0 +1,178 @@
+//! The validated plan of an evaluation: what to run, where, and how to
+//! judge it. The CLI builds it from flags; nothing here reads a flag.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use sqlwitness_bench::{Benchmark, Prediction};
+use sqlwitness_core::compare::CompareOptions;
+use sqlwitness_core::{EngineKind, QueryLimits};
+use sqlwitness_report::Report;
+
+use crate::EvalError;
+
+/// Where the servers are: the administrative URLs (migration, grants) and
+/// the least-privilege URLs queries run over (README "Privileges"), per
+/// engine.
+#[derive(Debug, Clone, Default)]
+pub struct Servers {
+    admin: BTreeMap<EngineKind, String>,
+    reader: BTreeMap<EngineKind, String>,
+}
+
+impl Servers {
+    /// The servers at `admin` (administrative URLs: migration, grants)
+    /// and `reader` (least-privilege URLs given explicitly).
+    pub fn new(
+        admin: BTreeMap<EngineKind, String>,
+        reader: BTreeMap<EngineKind, String>,
+    ) -> Servers {
+        Servers { admin, reader }
+    }
+
+    /// Checks that every server engine of `engines` has a URL: an
+    /// administrative one when `migrate` (migration needs it), else an
+    /// administrative or a reader one.
+    pub fn check(&self, engines: &[EngineKind], migrate: bool) -> Result<(), EvalError> {
+        for &kind in engines.iter().filter(|&&k| k.is_server()) {
+            if self.url(kind).is_none() && (migrate || self.explicit_reader_url(kind).is_none()) {
+                return Err(EvalError::BadInput(format!(
+                    "engine {kind} needs --server {kind}=URL or {} (an administrative login: \
+                     it migrates and grants the reader login read access)",
+                    kind.url_env()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The administrative URL.
+    pub fn url(&self, kind: EngineKind) -> Option<&str> {
+        self.admin.get(&kind).map(String::as_str)
+    }
+
+    fn explicit_reader_url(&self, kind: EngineKind) -> Option<&str> {
+        self.reader.get(&kind).map(String::as_str)
+    }
+
+    /// The URL queries run over: the explicit reader URL, else the
+    /// administrative one with the reader login's name and password.
+    pub fn reader_url(&self, kind: EngineKind) -> Result<String, EvalError> {
+        if let Some(u) = self.explicit_reader_url(kind) {
+            return Ok(u.to_string());
+        }
+        let admin = self
+            .url(kind)
+            .ok_or_else(|| EvalError::BadInput(format!("engine {kind}: no URL given")))?;
+        Ok(sqlwitness_engines::reader_url(kind, admin)?)
+    }
+}
+
+pub struct EvalPlan {
+    pub bench_arg: PathBuf,
+    pub bench: Benchmark,
+    /// The question indices to run, in order.
+    pub selected: Vec<usize>,
+    pub pred_path: Option<PathBuf>,
+    /// Indexed by question id (`None` where the file has no entry, which
+    /// counts as abstained); the whole is `None` in the self-check.
+    pub predictions: Option<Vec<Option<Prediction>>>,
+    pub engines: Vec<EngineKind>,
+    pub servers: Servers,
+    pub out: PathBuf,
+    pub compare: CompareOptions,
+    pub keep_distinct: bool,
+    pub limits: QueryLimits,
+    /// What the guard refuses before reading a prediction.
+    pub guard: sqlwitness_sql::GuardOptions,
+    pub jobs: usize,
+    pub resolve_identifiers: bool,
+    /// `--ties aware`: mismatches that are valid answers under ties become `match_tie`.
+    pub ties_aware: bool,
+    pub migrate: bool,
+    pub quiet: bool,
+    pub scoring: ScoringPlan,
+    /// `--suite`: the opened test-suite folder.
+    pub suite: Option<sqlwitness_fuzz::SuiteSet>,
+    /// `--suite` without `--no-witness`: shrink witnesses.
+    pub suite_witness: bool,
+    /// `--hunt N`: extra generated instances for suite passes (0: none).
+    pub hunt: usize,
+}
+
+/// Validated scoring options of `eval`.
+pub struct ScoringPlan {
+    pub infeasible: BTreeSet<usize>,
+    pub calibrate_on: Option<BTreeSet<usize>>,
+    pub bins: usize,
+    pub legacy: bool,
+    pub baseline: Option<(PathBuf, Report)>,
+    pub tolerance: f64,
+}
+
+/// Reads question ids: integers separated by whitespace or commas, `#`
+/// comments; each must be a question of the split.
+pub fn read_ids(path: &Path, questions: usize, flag: &str) -> Result<BTreeSet<usize>, EvalError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| EvalError::BadInput(format!("{flag}: {}: {e}", path.display())))?;
+    let mut ids = BTreeSet::new();
+    for (lineno, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("");
+        for tok in line.split(|c: char| c.is_whitespace() || c == ',') {
+            if tok.is_empty() {
+                continue;
+            }
+            let id: usize = tok.parse().map_err(|_| {
+                EvalError::BadInput(format!(
+                    "{flag}: {} line {}: `{tok}` is not a question id",
+                    path.display(),
+                    lineno + 1
+                ))
+            })?;
+            if id >= questions {
+                return Err(EvalError::BadInput(format!(
+                    "{flag}: {} line {}: id {id} is out of range (the split has {questions} questions)",
+                    path.display(),
+                    lineno + 1
+                )));
+            }
+            ids.insert(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// Ids of the entries with `"feasible": false` in a JSON array or JSONL
+/// benchmark file (entry order = question id); nothing for other files.
+pub fn feasible_false(source: &Path) -> Result<BTreeSet<usize>, EvalError> {
+    let ext = source.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let mut out = BTreeSet::new();
+    let flag = |v: &serde_json::Value| v.get("feasible") == Some(&serde_json::Value::Bool(false));
+    match ext {
+        "json" => {
+            let text = std::fs::read_to_string(source)
+                .map_err(|e| EvalError::io(format!("reading {}", source.display()), e))?;
+            if let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&text) {
+                out.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| flag(v))
+                        .map(|(i, _)| i),
+                );
+            }
+        }
+        "jsonl" => {
+            let text = std::fs::read_to_string(source)
+                .map_err(|e| EvalError::io(format!("reading {}", source.display()), e))?;
+            let lines = text.lines().filter(|l| !l.trim().is_empty());
+            for (i, l) in lines.enumerate() {
+                if serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| flag(&v)) {
+                    out.insert(i);
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(out)
+}

@@ -1,0 +1,153 @@
+//! A whole evaluation: migrate what the engines need, connect, evaluate
+//! every selected question on every engine in parallel, score, and return
+//! the report (writing it is the caller's).
+
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::time::Instant;
+
+use sqlwitness_core::compare::CompareMode;
+use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FORMAT_VERSION};
+use sqlwitness_sql::NameSet;
+
+use crate::migrate::migrate_for;
+use crate::question::{evaluate_question_safely, EngineCtx};
+use crate::{EvalError, EvalPlan, Progress};
+
+/// Stack of the evaluation threads: SQL syntax trees are walked
+/// recursively (their depth is bounded by the guard, this is the margin).
+const WORKER_STACK: usize = 64 << 20;
+
+/// Runs the plan; the report of every selected question on every engine,
+/// with the summary and the scores.
+pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, EvalError> {
+    let started = Instant::now();
+    let db_ids: Vec<String> = {
+        let mut ids: Vec<String> = plan
+            .selected
+            .iter()
+            .map(|&i| plan.bench.questions[i].db_id.clone())
+            .filter(|id| plan.bench.db_exists(id))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    };
+    // Migrations first, over the administrative URLs: they also grant the
+    // reader login the queries then run as.
+    let unavailable: Vec<HashMap<String, String>> = plan
+        .engines
+        .iter()
+        .map(|&kind| migrate_for(plan, kind, &db_ids, progress))
+        .collect();
+    crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
+    let connected = crate::connect(&plan.engines, &plan.servers, plan.jobs as u32 + 1)?;
+    let ctxs: Vec<EngineCtx> = connected
+        .into_iter()
+        .zip(unavailable)
+        .map(|(c, unavailable)| EngineCtx {
+            kind: c.kind,
+            dialect: sqlwitness_dialect::builtin(c.kind),
+            engine: c.engine,
+            unavailable,
+        })
+        .collect();
+    let names: HashMap<String, NameSet> =
+        if plan.resolve_identifiers && ctxs.iter().any(|c| c.kind.is_server()) {
+            db_ids
+                .iter()
+                .map(|id| {
+                    let tables = sqlwitness_engines::sqlite_schema_names(
+                        &plan.bench.database(id).sqlite_path,
+                    )
+                    .map_err(|e| EvalError::Internal(format!("{id}: reading schema names: {e}")))?;
+                    Ok((id.clone(), NameSet::new(&tables)))
+                })
+                .collect::<Result<_, EvalError>>()?
+        } else {
+            HashMap::new()
+        };
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(plan.jobs)
+        .stack_size(WORKER_STACK)
+        .build()
+        .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
+    let pb = progress.bar(plan.selected.len() as u64, "eval");
+    let questions: Vec<QuestionReport> = pool.install(|| {
+        plan.selected
+            .par_iter()
+            .map(|&i| {
+                let q = &plan.bench.questions[i];
+                let report = evaluate_question_safely(plan, q, &ctxs, names.get(&q.db_id));
+                pb.inc(1);
+                report
+            })
+            .collect()
+    });
+    pb.finish();
+
+    let mut report = Report {
+        format_version: FORMAT_VERSION,
+        tool: ToolInfo {
+            name: "sqlwitness".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        run: RunInfo {
+            bench: plan.bench_arg.display().to_string(),
+            split: plan.bench.split.clone(),
+            predictions: plan.pred_path.as_ref().map(|p| p.display().to_string()),
+            compare: match plan.compare.mode {
+                CompareMode::Strict => "strict",
+                CompareMode::Spider => "spider",
+                CompareMode::Bird => "bird",
+            }
+            .into(),
+            column_order: if plan.compare.column_order_any {
+                "any"
+            } else {
+                "exact"
+            }
+            .into(),
+            keep_distinct: plan.keep_distinct,
+            float_tolerance: plan.compare.float_rel_tol,
+            timeout_ms: plan.limits.timeout.as_millis() as u64,
+            identifiers: if plan.resolve_identifiers {
+                "sqlite"
+            } else {
+                "verbatim"
+            }
+            .into(),
+            engines: ctxs.iter().map(|c| c.engine.info().clone()).collect(),
+            duration_ms: started.elapsed().as_millis() as u64,
+            peak_rss_bytes: None,
+        },
+        summary: summarize(&questions),
+        questions,
+    };
+    report.summary.scores = Some(crate::scores::compute(plan, &report.questions));
+    report.run.peak_rss_bytes = peak_rss_bytes();
+    if let Some(suite) = &plan.suite {
+        progress.note(&format!(
+            "suite: {} executions on instances, {} gold results from the cache",
+            suite.executions(),
+            suite.cache_hits()
+        ));
+    }
+    Ok(report)
+}
+
+/// The process's peak resident set size (Linux: `VmHWM` in
+/// `/proc/self/status`).
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
