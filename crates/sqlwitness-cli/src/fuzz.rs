@@ -3,17 +3,17 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use sqlwitness_bench::load_benchmark;
-use sqlwitness_fuzz::{build_db_suite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest, Stress};
+use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan};
+use sqlwitness_fuzz::{FuzzOptions, GoldQuery, Stress};
 
 use crate::args::BenchArgs;
 use crate::exit::{self, BadInput};
-use crate::progress;
+use crate::progress::Bars;
 
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
@@ -93,41 +93,24 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
         return write_mutants(a, &bench);
     }
     let stress = Stress::parse(&a.stress).map_err(|m| BadInput(format!("--stress: {m}")))?;
-    let extra_keys = tables_json_keys(&bench.root)?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let opts = FuzzOptions {
-        seed: a.seed,
-        candidates: a.candidates,
-        max_neighbors: a.max_neighbors,
-        stress,
-        ..FuzzOptions::default()
-    };
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .context("starting worker threads")?;
-    let pb = progress::bar(golds.len() as u64, "fuzz", a.quiet);
-    let built: Vec<(
-        String,
-        Result<sqlwitness_fuzz::DbSuite, sqlwitness_fuzz::FuzzError>,
-    )> = pool.install(|| {
-        golds
-            .par_iter()
-            .map(|(id, gs)| {
-                let keys = extra_keys.get(id).map_or(&[][..], Vec::as_slice);
-                let r = build_db_suite(id, &bench.sqlite_path(id), gs, keys, &a.out, &opts);
-                pb.inc(1);
-                (id.clone(), r)
-            })
-            .collect()
-    });
-    pb.finish_and_clear();
-    let manifest_path = a.out.join("manifest.json");
-    let mut manifest = Manifest::read(&manifest_path)?;
+    let plan = FuzzPlan {
+        bench,
+        golds,
+        out: a.out.clone(),
+        options: FuzzOptions {
+            seed: a.seed,
+            candidates: a.candidates,
+            max_neighbors: a.max_neighbors,
+            stress,
+            ..FuzzOptions::default()
+        },
+        jobs,
+    };
+    let built = build_suites(&plan, &Bars { quiet: a.quiet })?;
     let mut failed = 0;
     for (id, r) in built {
         match r {
@@ -138,7 +121,6 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
                     c.golds, c.instances_kept, suite.candidates, c.neighbors, c.invalid,
                     c.killed_by_original, c.killed_by_instances, c.survived
                 );
-                manifest.databases.insert(id, suite);
             }
             Err(e) => {
                 failed += 1;
@@ -146,79 +128,16 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
             }
         }
     }
-    manifest.write(&manifest_path)?;
     eprintln!(
         "suites: {} ({:.2} s)",
-        manifest_path.display(),
+        a.out.join("manifest.json").display(),
         started.elapsed().as_secs_f64()
     );
     Ok(if failed > 0 { exit::INTERNAL } else { exit::OK })
 }
 
-/// Foreign keys stated in the benchmark's `tables.json` (Spider layouts),
-/// per `db_id`; none when the benchmark has no such file.
-fn tables_json_keys(root: &std::path::Path) -> Result<BTreeMap<String, Vec<ForeignKeySpec>>> {
-    let path = root.join("tables.json");
-    let mut out = BTreeMap::new();
-    if !path.is_file() {
-        return Ok(out);
-    }
-    let schemas = sqlwitness_bench::load_tables_json(&path)
-        .with_context(|| format!("reading {}", path.display()))?;
-    for (db_id, t) in schemas {
-        let col = |i: usize| -> Option<(String, String)> {
-            let (ti, name) = t.column_names_original.get(i)?;
-            let table = t.table_names_original.get(usize::try_from(*ti).ok()?)?;
-            Some((table.clone(), name.clone()))
-        };
-        let keys: Vec<ForeignKeySpec> = t
-            .foreign_keys
-            .iter()
-            .filter_map(|&(c, p)| {
-                let (table, column) = col(c)?;
-                let (parent, parent_column) = col(p)?;
-                Some(ForeignKeySpec {
-                    table,
-                    columns: vec![column],
-                    parent,
-                    parent_columns: vec![parent_column],
-                })
-            })
-            .collect();
-        out.insert(db_id, keys);
-    }
-    Ok(out)
-}
-
 fn write_mutants(a: &FuzzArgs, bench: &sqlwitness_bench::Benchmark) -> Result<i32> {
-    let mut schemas: BTreeMap<String, Option<sqlwitness_fuzz::DbSchema>> = BTreeMap::new();
-    let mut lines = Vec::with_capacity(bench.questions.len());
-    let (mut mutated, mut kept) = (0, 0);
-    for q in &bench.questions {
-        let schema = schemas.entry(q.db_id.clone()).or_insert_with(|| {
-            bench
-                .db_exists(&q.db_id)
-                .then(|| sqlwitness_fuzz::read_schema(&q.db_id, &bench.sqlite_path(&q.db_id)).ok())
-                .flatten()
-        });
-        let Some(schema) = schema else {
-            lines.push("SELECT 1".to_string());
-            continue;
-        };
-        let mut rng = sqlwitness_fuzz::Rng::derived(a.seed, &format!("mutant {}", q.id));
-        match sqlwitness_fuzz::mutant(&q.gold, schema, &mut rng) {
-            Some(m) => {
-                mutated += 1;
-                lines.push(m.sql.replace(['\n', '\r'], " "));
-            }
-            None => {
-                kept += 1;
-                lines.push(q.gold.replace(['\n', '\r'], " "));
-            }
-        }
-    }
-    let mut text = lines.join("\n");
-    text.push('\n');
+    let (text, mutated, kept) = mutant_predictions(bench, a.seed);
     std::fs::write(&a.out, text).with_context(|| format!("writing {}", a.out.display()))?;
     eprintln!(
         "mutants: {} ({mutated} mutated, {kept} golds without neighbours kept)",

@@ -2,7 +2,6 @@
 //! server is contacted.
 
 use anyhow::{bail, Context, Result};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -14,42 +13,9 @@ use sqlwitness_eval::{EvalPlan, Servers};
 use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateArgs, ServerArgs};
 use crate::exit::BadInput;
 
-/// `ENGINE=URL` pairs from `flag`, then `env(kind)` for every engine not
-/// given.
-fn server_urls(
-    flag: &str,
-    pairs: &[String],
-    env: fn(EngineKind) -> String,
-) -> Result<BTreeMap<EngineKind, String>> {
-    let mut out = BTreeMap::new();
-    for p in pairs {
-        let (name, url) = p
-            .split_once('=')
-            .ok_or_else(|| BadInput(format!("--{flag} `{p}`: expected ENGINE=URL")))?;
-        let kind = EngineKind::parse(name).ok_or_else(|| {
-            BadInput(format!(
-                "--{flag} `{p}`: unknown engine `{name}` (expected {})",
-                EngineKind::names()
-            ))
-        })?;
-        out.insert(kind, url.trim().to_string());
-    }
-    for kind in EngineKind::ALL {
-        if let Ok(url) = std::env::var(env(kind)) {
-            if !url.trim().is_empty() {
-                out.entry(kind).or_insert_with(|| url.trim().to_string());
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// The servers of `a` (flags, then environment), checked for `engines`.
 pub fn servers(a: ServerArgs, engines: &[EngineKind], migrate: bool) -> Result<Servers> {
-    let servers = Servers::new(
-        server_urls("server", &a.servers, EngineKind::url_env)?,
-        server_urls("reader", &a.readers, EngineKind::reader_url_env)?,
-    );
+    let servers = Servers::from_pairs(&a.servers, &a.readers)?;
     servers.check(engines, migrate)?;
     Ok(servers)
 }

@@ -20,14 +20,45 @@ pub struct Servers {
     reader: BTreeMap<EngineKind, String>,
 }
 
+/// `ENGINE=URL` pairs from `flag`, then `env(kind)` for every engine not
+/// given.
+fn urls(
+    flag: &str,
+    pairs: &[String],
+    env: fn(EngineKind) -> String,
+) -> Result<BTreeMap<EngineKind, String>, EvalError> {
+    let mut out = BTreeMap::new();
+    for p in pairs {
+        let (name, url) = p
+            .split_once('=')
+            .ok_or_else(|| EvalError::BadInput(format!("--{flag} `{p}`: expected ENGINE=URL")))?;
+        let kind = EngineKind::parse(name).ok_or_else(|| {
+            EvalError::BadInput(format!(
+                "--{flag} `{p}`: unknown engine `{name}` (expected {})",
+                EngineKind::names()
+            ))
+        })?;
+        out.insert(kind, url.trim().to_string());
+    }
+    for kind in EngineKind::ALL {
+        if let Ok(url) = std::env::var(env(kind)) {
+            if !url.trim().is_empty() {
+                out.entry(kind).or_insert_with(|| url.trim().to_string());
+            }
+        }
+    }
+    Ok(out)
+}
+
 impl Servers {
-    /// The servers at `admin` (administrative URLs: migration, grants)
-    /// and `reader` (least-privilege URLs given explicitly).
-    pub fn new(
-        admin: BTreeMap<EngineKind, String>,
-        reader: BTreeMap<EngineKind, String>,
-    ) -> Servers {
-        Servers { admin, reader }
+    /// The servers given as `ENGINE=URL` pairs (`--server`, `--reader`),
+    /// then, for every engine not given, `SQLWITNESS_<ENGINE>_URL` and
+    /// `SQLWITNESS_<ENGINE>_READER_URL`.
+    pub fn from_pairs(admin: &[String], reader: &[String]) -> Result<Servers, EvalError> {
+        Ok(Servers {
+            admin: urls("server", admin, EngineKind::url_env)?,
+            reader: urls("reader", reader, EngineKind::reader_url_env)?,
+        })
     }
 
     /// Checks that every server engine of `engines` has a URL: an
@@ -175,4 +206,44 @@ pub fn feasible_false(source: &Path) -> Result<BTreeSet<usize>, EvalError> {
         _ => {}
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_pairs_name_engines_and_the_flag_wins_over_the_environment() {
+        let s = Servers::from_pairs(
+            &[
+                "mariadb=mysql://root@127.0.0.1:3306/test".into(),
+                "MySQL = mysql://root@127.0.0.1:3307/test".into(),
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            s.url(EngineKind::Mariadb),
+            Some("mysql://root@127.0.0.1:3306/test")
+        );
+        assert_eq!(
+            s.url(EngineKind::Mysql),
+            Some("mysql://root@127.0.0.1:3307/test")
+        );
+        let err = Servers::from_pairs(&["oracle=x".into()], &[]).unwrap_err();
+        assert!(
+            err.is_bad_input() && err.to_string().contains("oracle"),
+            "{err}"
+        );
+        let err = Servers::from_pairs(&[], &["postgres".into()]).unwrap_err();
+        assert!(err.to_string().contains("ENGINE=URL"), "{err}");
+    }
+
+    #[test]
+    fn a_server_engine_without_a_url_is_bad_input() {
+        let s = Servers::default();
+        assert!(s.check(&[EngineKind::REFERENCE], true).is_ok());
+        let err = s.check(&[EngineKind::Mariadb], true).unwrap_err();
+        assert!(err.to_string().contains("SQLWITNESS_MARIADB_URL"), "{err}");
+    }
 }
