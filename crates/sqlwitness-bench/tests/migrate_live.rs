@@ -118,3 +118,36 @@ fn concert_singer_migrates_and_verifies() {
         assert!(singer.primary_key.applied);
     }
 }
+
+/// A URL that reaches another engine of the same adapter (MariaDB given as
+/// `mysql`, or the reverse) migrates nothing: the server's version says
+/// which engine it is.
+#[test]
+fn a_server_of_another_engine_is_not_migrated_to() {
+    let Some(spider) = common::spider() else {
+        return;
+    };
+    let db = Database::new(
+        "concert_singer",
+        spider.join("database/concert_singer/concert_singer.sqlite"),
+    );
+    for target in targets() {
+        let adapter = sqlwitness_dialect::shipped(target.engine).adapter;
+        let others = sqlwitness_core::EngineKind::ALL.into_iter().filter(|k| {
+            *k != target.engine
+                && k.is_server()
+                && sqlwitness_dialect::shipped(*k).adapter == adapter
+        });
+        for other in others {
+            let mut db = db.clone();
+            db.namespace = common::unique_namespace("wrong");
+            let wrong = MigrationTarget::new(other, target.url.clone());
+            let err = migrate_database(&db, &wrong, &MigrateOptions::default()).unwrap_err();
+            assert!(
+                err.to_string().contains("is not"),
+                "{other} on {}: {err}",
+                target.engine
+            );
+        }
+    }
+}

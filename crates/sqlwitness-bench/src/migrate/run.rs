@@ -119,6 +119,16 @@ async fn migrate<D: Driver>(
 ) -> Result<MigrationReport, String> {
     let ns = db.namespace.as_str();
     let server_version = d.server_version().await?;
+    // MySQL and MariaDB speak one protocol: a URL that reaches the other
+    // engine migrates nothing.
+    if !sqlwitness_dialect::shipped(engine)
+        .server
+        .matches(&server_version)
+    {
+        return Err(format!(
+            "the server is not {engine} (it reports version `{server_version}`)"
+        ));
+    }
     let mut report = MigrationReport {
         db_id: db.db_id.clone(),
         engine,
