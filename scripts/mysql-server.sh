@@ -26,7 +26,8 @@ fi
 if [ ! -x "$root/usr/sbin/mysqld" ]; then
   if ! command -v debootstrap >/dev/null 2>&1; then
     log "installing debootstrap"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
   fi
   log "debootstrap sid into $root"
   mkdir -p "$root"
