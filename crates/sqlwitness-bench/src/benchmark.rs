@@ -1,22 +1,52 @@
 //! The benchmark model and layout detection.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use sqlwitness_core::Database;
+use sqlwitness_core::{Database, EngineKind};
 
 use crate::BenchError;
 
 /// One question of a split.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Question {
     /// Index in the split, 0-based.
     pub id: usize,
     pub db_id: String,
     pub question: String,
+    /// The gold as the benchmark writes it for its own engine (SQLite).
     pub gold: String,
+    /// Golds written for other engines (BIRD mini-dev's per-dialect
+    /// files, a JSONL `gold_<engine>` field, `eval --gold ENGINE=FILE`).
+    pub golds: BTreeMap<EngineKind, String>,
     /// BIRD's external knowledge, when the benchmark has it.
     pub evidence: Option<String>,
+    /// The benchmark's own id of the question (BIRD `question_id`), when it
+    /// has one: mini-dev numbers from 1471.
+    pub source_id: Option<u64>,
+    /// BIRD's `difficulty`.
+    pub difficulty: Option<String>,
+}
+
+impl Question {
+    /// The gold `kind` runs: its own when the benchmark has one for it (or
+    /// for the engine its dialect extends: a MySQL gold serves MariaDB),
+    /// else the benchmark's gold.
+    pub fn gold_for(&self, kind: EngineKind) -> &str {
+        self.dialect_gold(kind).unwrap_or(&self.gold)
+    }
+
+    /// The gold written for `kind` (or the engine its dialect extends), if
+    /// any.
+    pub fn dialect_gold(&self, kind: EngineKind) -> Option<&str> {
+        if let Some(g) = self.golds.get(&kind) {
+            return Some(g);
+        }
+        let parent = sqlwitness_dialect::shipped(kind).extends.as_deref()?;
+        self.golds
+            .get(&EngineKind::parse(parent)?)
+            .map(String::as_str)
+    }
 }
 
 /// Which on-disk layout a benchmark was loaded from.
@@ -26,7 +56,9 @@ pub enum BenchmarkFormat {
     SpiderJson,
     /// `<split>_gold.sql` (`SQL<TAB>db_id` lines), `database/`.
     SpiderGoldSql,
-    /// `<split>.json` with `SQL`, `evidence`, `question_id`; `<split>_databases/`.
+    /// `<split>.json` (or `<split>_sqlite.json` with `<split>_<dialect>.json`
+    /// beside it, as BIRD mini-dev ships) with `SQL`, `evidence`,
+    /// `question_id`; `<split>_databases/` or `dev_databases/`.
     Bird,
     /// `<split>.jsonl` with `{"id"?, "db_id", "question"?, "gold"}`; `database/`.
     Jsonl,
@@ -103,6 +135,8 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         json_candidates.push(root.join("train_spider.json"));
     }
     json_candidates.push(root.join(format!("{split}.json")));
+    // BIRD mini-dev: one gold file per dialect, the SQLite one first.
+    json_candidates.push(root.join(format!("{split}_sqlite.json")));
     let bench = |format, source_file: PathBuf, questions, database_dir| Benchmark {
         root: root.to_path_buf(),
         split: split.to_string(),
@@ -118,8 +152,14 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
             .and_then(|e| e.as_object())
             .is_some_and(|o| o.contains_key("SQL"));
         if is_bird {
-            let questions = crate::bird::parse_bird(&path, &entries)?;
-            let dir = root.join(format!("{split}_databases"));
+            let mut questions = crate::bird::parse_bird(&path, &entries)?;
+            crate::bird::dialect_golds(root, split, &mut questions)?;
+            let own = root.join(format!("{split}_databases"));
+            let dir = if own.is_dir() {
+                own
+            } else {
+                root.join("dev_databases")
+            };
             return Ok(bench(BenchmarkFormat::Bird, path, questions, dir));
         }
         let questions = crate::spider::parse_spider_json(&path, &entries)?;
@@ -144,7 +184,7 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         root: root.to_path_buf(),
         split: split.to_string(),
         message: format!(
-            "expected one of {split}.json, {split}_gold.sql, {split}.jsonl{}",
+            "expected one of {split}.json, {split}_sqlite.json, {split}_gold.sql, {split}.jsonl{}",
             if split == "train" {
                 ", train_spider.json"
             } else {

@@ -1,5 +1,6 @@
 //! The plain JSONL layout: `<split>.jsonl`, one question a line:
-//! `{"id"?: int, "db_id": str, "question"?: str, "gold": str, "evidence"?: str}`.
+//! `{"id"?: int, "db_id": str, "question"?: str, "gold": str, "evidence"?: str,
+//! "gold_<engine>"?: str}` (`gold_mysql`: the gold MySQL runs).
 
 use std::path::Path;
 
@@ -68,12 +69,32 @@ pub(crate) fn load_jsonl(path: &Path) -> Result<Vec<Question>, BenchError> {
                 )),
             }
         };
+        // `gold_<engine>`: that engine's own gold.
+        let mut golds = std::collections::BTreeMap::new();
+        for key in obj.keys().filter(|k| k.starts_with("gold_")) {
+            let name = &key["gold_".len()..];
+            let kind = sqlwitness_core::EngineKind::parse(name).ok_or_else(|| {
+                BenchError::format(
+                    path,
+                    format!("{place}: {key}"),
+                    format!(
+                        "unknown engine `{name}` (expected {})",
+                        sqlwitness_core::EngineKind::names()
+                    ),
+                )
+            })?;
+            if let Some(g) = field(key, false)? {
+                golds.insert(kind, g);
+            }
+        }
         out.push(Question {
             id,
             db_id: field("db_id", true)?.unwrap_or_default(),
             question: field("question", false)?.unwrap_or_default(),
             gold: field("gold", true)?.unwrap_or_default(),
+            golds,
             evidence: field("evidence", false)?,
+            ..Question::default()
         });
     }
     Ok(out)

@@ -18,5 +18,5 @@ pub use migrate::{
     ColumnDecision, ForeignKeyReport, KeyReport, MigrateOptions, MigrationReport, MigrationStatus,
     MigrationTarget, StorageCounts, TableReport, TargetKind, CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
 };
-pub use predictions::{load_predictions, PredictedSql, Prediction};
+pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};
 pub use tables::{load_tables_json, KeyColumns, TableSchema};

@@ -169,21 +169,38 @@ fn load_bird_json(
     let Json::Object(map) = value else {
         return Err(BenchError::format(path, "$", "expected an object"));
     };
+    // Keys are question positions (BIRD's own files, mini-dev's "0"…"499"),
+    // or, when some key is past the last position, the questions'
+    // `question_id`s (mini-dev's 1471…).
+    let n = bench.questions.len();
+    let by_source: std::collections::BTreeMap<u64, usize> = bench
+        .questions
+        .iter()
+        .filter_map(|q| q.source_id.map(|s| (s, q.id)))
+        .collect();
+    let by_question_id = !by_source.is_empty()
+        && map
+            .keys()
+            .any(|k| k.trim().parse::<usize>().is_ok_and(|i| i >= n));
     let mut out = Vec::with_capacity(map.len());
     for (key, v) in map {
         let place = format!("key \"{key}\"");
-        let id: usize = key
+        let key_num: usize = key
             .trim()
             .parse()
             .map_err(|_| BenchError::format(path, &place, "the key is not a question index"))?;
+        let id = if by_question_id {
+            *by_source.get(&(key_num as u64)).ok_or_else(|| {
+                BenchError::format(path, &place, "no question has this question_id")
+            })?
+        } else {
+            key_num
+        };
         let question = bench.questions.get(id).ok_or_else(|| {
             BenchError::format(
                 path,
                 &place,
-                format!(
-                    "question index out of range ({} questions)",
-                    bench.questions.len()
-                ),
+                format!("question index out of range ({n} questions)"),
             )
         })?;
         let Json::String(s) = v else {
@@ -309,4 +326,51 @@ fn load_jsonl(path: &Path, text: &str, bench: &Benchmark) -> Result<Vec<Predicti
         });
     }
     Ok(out)
+}
+
+/// An engine's own gold file (`eval --gold ENGINE=FILE`): one query a line
+/// in question order, Spider's text or `SQL<TAB>db_id` (the `db_id` must be
+/// the question's); an empty line gives that question no gold of its own.
+pub fn load_engine_golds(
+    path: &Path,
+    bench: &Benchmark,
+) -> Result<Vec<Option<String>>, BenchError> {
+    let text = crate::benchmark::read_text(path)?;
+    let mut lines: Vec<&str> = text.lines().collect();
+    let expected = bench.questions.len();
+    if lines.len() == expected + 1 && lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    if lines.len() != expected {
+        return Err(BenchError::PredictionCount {
+            path: path.to_path_buf(),
+            expected,
+            found: lines.len(),
+        });
+    }
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let line = line.trim_end_matches('\r');
+            let (sql, db_id) = match line.rsplit_once('\t') {
+                Some((sql, db)) => (sql, Some(db.trim())),
+                None => (line, None),
+            };
+            if let Some(db) = db_id {
+                if db != bench.questions[i].db_id {
+                    return Err(BenchError::format(
+                        path,
+                        format!("line {}", i + 1),
+                        format!(
+                            "db_id `{db}` does not match question {i}'s db_id `{}`",
+                            bench.questions[i].db_id
+                        ),
+                    ));
+                }
+            }
+            let sql = sql.trim();
+            Ok((!sql.is_empty()).then(|| sql.to_string()))
+        })
+        .collect()
 }

@@ -79,7 +79,7 @@ pub(crate) fn parse_spider_json(
                 db_id: string_field(path, e, i, "db_id")?,
                 question: string_field(path, e, i, "question")?,
                 gold: string_field(path, e, i, "query")?,
-                evidence: None,
+                ..Question::default()
             })
         })
         .collect()
@@ -114,7 +114,7 @@ pub(crate) fn load_gold_sql(path: &Path) -> Result<Vec<Question>, BenchError> {
             db_id: db_id.to_string(),
             question: String::new(),
             gold: sql.trim().to_string(),
-            evidence: None,
+            ..Question::default()
         });
     }
     Ok(out)

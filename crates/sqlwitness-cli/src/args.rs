@@ -94,10 +94,18 @@ pub enum IdentifiersArg {
 pub struct EvalArgs {
     #[command(flatten)]
     pub bench: BenchArgs,
-    /// Prediction file: Spider text (one SQL a line), BIRD JSON or JSONL.
-    /// Without it, the gold is evaluated against itself.
-    #[arg(long)]
-    pub pred: Option<PathBuf>,
+    /// Prediction file: Spider text (one SQL a line), BIRD JSON or JSONL,
+    /// for every engine; or `ENGINE=FILE`, an engine's own predictions
+    /// (repeatable: MySQL predictions for MySQL, PostgreSQL ones for
+    /// PostgreSQL). Without any, the gold is evaluated against itself.
+    #[arg(long, value_name = "[ENGINE=]FILE")]
+    pub pred: Vec<String>,
+    /// An engine's own gold, `ENGINE=FILE` (repeatable): one query a line
+    /// in question order, Spider text or `SQL<TAB>db_id`; an empty line
+    /// leaves that question the benchmark's gold. Overrides the dialect
+    /// golds a benchmark carries (BIRD mini-dev's files, `gold_<engine>`).
+    #[arg(long, value_name = "ENGINE=FILE")]
+    pub gold: Vec<String>,
     /// Engines to run on, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "sqlite")]
     pub engines: Vec<String>,

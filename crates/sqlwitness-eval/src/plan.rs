@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use sqlwitness_bench::{Benchmark, Prediction};
+use sqlwitness_bench::{Benchmark, PredictedSql, Prediction};
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{EngineKind, QueryLimits};
 use sqlwitness_report::Report;
@@ -108,6 +108,12 @@ pub struct EvalPlan {
     /// Indexed by question id (`None` where the file has no entry, which
     /// counts as abstained); the whole is `None` in the self-check.
     pub predictions: Option<Vec<Option<Prediction>>>,
+    /// `--pred ENGINE=FILE`: an engine's own predictions (the file and, by
+    /// question id, the prediction), instead of `predictions`.
+    pub engine_predictions: BTreeMap<EngineKind, (PathBuf, Vec<Option<Prediction>>)>,
+    /// Per engine, where its dialect gold came from (for the report);
+    /// the golds themselves are in the questions (`Question::golds`).
+    pub gold_sources: BTreeMap<EngineKind, String>,
     pub engines: Vec<EngineKind>,
     pub servers: Servers,
     pub out: PathBuf,
@@ -129,6 +135,43 @@ pub struct EvalPlan {
     pub suite_witness: bool,
     /// `--hunt N`: extra generated instances for suite passes (0: none).
     pub hunt: usize,
+}
+
+impl EvalPlan {
+    /// True when no prediction file was given: the gold self-check.
+    pub fn self_check(&self) -> bool {
+        self.predictions.is_none() && self.engine_predictions.is_empty()
+    }
+
+    /// The prediction `kind` runs for question `id`: from its own file
+    /// (`--pred ENGINE=FILE`, or the file of the engine its dialect
+    /// extends), else from the file for every engine; `Abstain` where the
+    /// file has no entry; `None` in the self-check.
+    pub fn prediction(&self, kind: EngineKind, id: usize) -> Option<&PredictedSql> {
+        let by_id = self.predictions_of(kind)?;
+        Some(match by_id.get(id) {
+            Some(Some(p)) => &p.sql,
+            _ => &PredictedSql::Abstain,
+        })
+    }
+
+    /// The full record of question `id`'s prediction on `kind` (confidence,
+    /// samples), when there is one.
+    pub fn prediction_record(&self, kind: EngineKind, id: usize) -> Option<&Prediction> {
+        self.predictions_of(kind)?.get(id)?.as_ref()
+    }
+
+    fn predictions_of(&self, kind: EngineKind) -> Option<&Vec<Option<Prediction>>> {
+        let parent = sqlwitness_dialect::shipped(kind)
+            .extends
+            .as_deref()
+            .and_then(EngineKind::parse);
+        self.engine_predictions
+            .get(&kind)
+            .or_else(|| parent.and_then(|p| self.engine_predictions.get(&p)))
+            .map(|(_, by_id)| by_id)
+            .or(self.predictions.as_ref())
+    }
 }
 
 /// Validated scoring options of `eval`.

@@ -50,6 +50,8 @@ pub(crate) fn evaluate_question_safely(
             .map(|ctx| {
                 let outcome = EngineOutcome {
                     verdict: Verdict::EngineError,
+                    gold_sql: None,
+                    pred_sql: None,
                     reason: None,
                     ordered: false,
                     gold: None,
@@ -77,17 +79,29 @@ fn evaluate_question(
     ctxs: &[EngineCtx],
     names: Option<&NameSet>,
 ) -> QuestionReport {
-    let pred: Option<&PredictedSql> = plan.predictions.as_ref().map(|p| match &p[q.id] {
-        Some(pred) => &pred.sql,
-        None => &PredictedSql::Abstain,
-    });
+    // The question's own texts are the benchmark's gold and the prediction
+    // for every engine (or the first engine's); an engine that ran other
+    // texts records them in its outcome.
+    let first = ctxs.first().map_or(EngineKind::REFERENCE, |c| c.kind);
+    let shown_pred = plan
+        .predictions
+        .as_ref()
+        .map(|p| match &p[q.id] {
+            Some(pred) => &pred.sql,
+            None => &PredictedSql::Abstain,
+        })
+        .or_else(|| plan.prediction(first, q.id));
     let mut engines = BTreeMap::new();
     let db_exists = plan.bench.db_exists(&q.db_id);
     let db = plan.bench.database(&q.db_id);
     for ctx in ctxs {
-        let outcome = if !db_exists {
+        let gold = q.gold_for(ctx.kind);
+        let pred = plan.prediction(ctx.kind, q.id);
+        let mut outcome = if !db_exists {
             EngineOutcome {
                 verdict: decide(false, GoldRun::Ran, None),
+                gold_sql: None,
+                pred_sql: None,
                 reason: None,
                 ordered: false,
                 gold: None,
@@ -96,9 +110,15 @@ fn evaluate_question(
                 legacy: None,
             }
         } else {
-            let outcome = evaluate_on(plan, ctx, &db, &q.gold, pred, names);
-            crate::suite::with_suite(plan, ctx.engine.as_ref(), q, pred, names, outcome)
+            let outcome = evaluate_on(plan, ctx, &db, gold, pred, names);
+            crate::suite::with_suite(plan, ctx.engine.as_ref(), q, gold, pred, names, outcome)
         };
+        if gold != q.gold {
+            outcome.gold_sql = Some(shown(gold));
+        }
+        if pred != shown_pred {
+            outcome.pred_sql = pred.and_then(PredictedSql::as_sql).map(shown);
+        }
         engines.insert(ctx.kind.as_str().to_string(), outcome);
     }
     QuestionReport {
@@ -106,14 +126,14 @@ fn evaluate_question(
         db_id: q.db_id.clone(),
         question: q.question.clone(),
         gold_sql: q.gold.clone(),
-        pred_sql: match pred {
-            Some(PredictedSql::Sql(s)) => {
-                Some(truncate_text(s, MAX_TEXT_BYTES).unwrap_or_else(|| s.clone()))
-            }
-            _ => None,
-        },
+        pred_sql: shown_pred.and_then(PredictedSql::as_sql).map(shown),
         engines,
     }
+}
+
+/// A query's text as the report keeps it (cut to its limit).
+fn shown(sql: &str) -> String {
+    truncate_text(sql, MAX_TEXT_BYTES).unwrap_or_else(|| sql.to_string())
 }
 
 fn evaluate_on(
@@ -135,6 +155,8 @@ fn evaluate_on(
                    gold: Option<Execution>,
                    pred: Option<Execution>| EngineOutcome {
         verdict: decide(true, gold_run, pred_run),
+        gold_sql: None,
+        pred_sql: None,
         reason: None,
         ordered,
         gold,
@@ -226,6 +248,8 @@ fn evaluate_on(
             execute(plan, ctx, db, sql, prepare_sql(plan, ctx.kind, sql, names)).1
         });
     EngineOutcome {
+        gold_sql: None,
+        pred_sql: None,
         verdict: decide(
             true,
             GoldRun::Ran,

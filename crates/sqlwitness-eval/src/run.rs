@@ -97,6 +97,18 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             bench: plan.bench_arg.display().to_string(),
             split: plan.bench.split.clone(),
             predictions: plan.pred_path.as_ref().map(|p| p.display().to_string()),
+            golds: plan
+                .gold_sources
+                .iter()
+                .filter(|(k, _)| plan.engines.contains(k))
+                .map(|(k, s)| (k.to_string(), s.clone()))
+                .collect(),
+            engine_predictions: plan
+                .engine_predictions
+                .iter()
+                .filter(|(k, _)| plan.engines.contains(k))
+                .map(|(k, (p, _))| (k.to_string(), p.display().to_string()))
+                .collect(),
             compare: match plan.compare.mode {
                 CompareMode::Strict => "strict",
                 CompareMode::Spider => "spider",

@@ -19,11 +19,12 @@ pub fn compute(plan: &EvalPlan, questions: &[QuestionReport]) -> Scores {
     let inputs: Vec<QuestionInput> = questions
         .iter()
         .map(|q| {
-            let pred = plan
-                .predictions
-                .as_ref()
-                .and_then(|p| p.get(q.id))
-                .and_then(|p| p.as_ref());
+            let first = plan
+                .engines
+                .first()
+                .copied()
+                .unwrap_or(EngineKind::REFERENCE);
+            let pred = plan.prediction_record(first, q.id);
             let features = |sql: &str| -> BTreeSet<String> {
                 sqlwitness_sql::dialect_features(sql)
                     .unwrap_or_default()
@@ -32,14 +33,14 @@ pub fn compute(plan: &EvalPlan, questions: &[QuestionReport]) -> Scores {
                     .collect()
             };
             let gold_features = features(&q.gold_sql);
-            let pred_features = match (&plan.predictions, &q.pred_sql) {
-                (None, _) => gold_features.clone(),
-                (Some(_), Some(sql)) => features(sql),
-                (Some(_), None) => BTreeSet::new(),
+            let pred_features = match (plan.self_check(), &q.pred_sql) {
+                (true, _) => gold_features.clone(),
+                (false, Some(sql)) => features(sql),
+                (false, None) => BTreeSet::new(),
             };
             QuestionInput {
                 id: q.id,
-                abstained: plan.predictions.is_some() && q.pred_sql.is_none(),
+                abstained: !plan.self_check() && q.pred_sql.is_none(),
                 feasible: !s.infeasible.contains(&q.id),
                 verdicts: q.verdicts(),
                 confidence: pred.and_then(|p| p.confidence),

@@ -88,6 +88,7 @@ pub(crate) fn with_suite(
     plan: &EvalPlan,
     engine: &dyn Engine,
     q: &Question,
+    gold: &str,
     pred: Option<&PredictedSql>,
     names: Option<&NameSet>,
     mut outcome: EngineOutcome,
@@ -114,12 +115,12 @@ pub(crate) fn with_suite(
         });
         return outcome;
     }
-    let gold_run = prepare_sql(plan, kind, &q.gold, names);
+    let gold_run = prepare_sql(plan, kind, gold, names);
     let pred_sql = match pred {
         Some(PredictedSql::Sql(s)) => Some(s.as_str()),
         _ => None,
     };
-    let pred_run = prepare_pred(plan, kind, pred_sql.unwrap_or(&q.gold), names);
+    let pred_run = prepare_pred(plan, kind, pred_sql.unwrap_or(gold), names);
     if sqlwitness_sql::guard(&pred_run, &sqlwitness_dialect::builtin(kind)).is_err() {
         return outcome;
     }

@@ -39,6 +39,14 @@ pub struct RunInfo {
     pub split: String,
     /// The prediction file, or `None` for the gold self-check.
     pub predictions: Option<String>,
+    /// Per engine, where its gold came from when it is not the benchmark's
+    /// (`mini_dev_mysql.json`, `gold_mysql`, an `--gold` file).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub golds: BTreeMap<String, String>,
+    /// Per engine, the prediction file it ran when it is not `predictions`
+    /// (`--pred ENGINE=FILE`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engine_predictions: BTreeMap<String, String>,
     /// `strict`, `spider` or `bird`.
     pub compare: String,
     /// `exact` or `any`.
@@ -81,6 +89,15 @@ pub struct QuestionReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineOutcome {
     pub verdict: Verdict,
+    /// The gold this engine ran, where it is not the question's `gold_sql`
+    /// (a dialect gold: BIRD mini-dev's per-dialect files, `gold_<engine>`,
+    /// `eval --gold ENGINE=FILE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_sql: Option<String>,
+    /// The prediction this engine ran, where it is not the question's
+    /// `pred_sql` (`eval --pred ENGINE=FILE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pred_sql: Option<String>,
     /// Why a `mismatch` is one (row count, values, order …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<MismatchReason>,

@@ -48,6 +48,8 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                 e.to_string(),
                 EngineOutcome {
                     verdict: *v,
+                    gold_sql: None,
+                    pred_sql: None,
                     reason: (*v == Verdict::Mismatch).then_some(MismatchReason::Values),
                     ordered: false,
                     gold,
@@ -110,6 +112,8 @@ fn sample_report() -> Report {
             bench: "b".into(),
             split: "dev".into(),
             predictions: Some("p.sql".into()),
+            golds: BTreeMap::new(),
+            engine_predictions: BTreeMap::new(),
             compare: "strict".into(),
             column_order: "exact".into(),
             keep_distinct: false,
