@@ -261,3 +261,109 @@ fn servers_self_check_counts_gold_errors_by_class() {
         .iter()
         .all(|e| !e["version"].as_str().unwrap().is_empty()));
 }
+
+/// BIRD mini-dev as it ships, on stand-in databases built from its
+/// `dev_tables.json`: each engine runs its own gold and its own
+/// predictions, in one command; MariaDB takes MySQL's.
+#[test]
+fn bird_minidev_golds_and_predictions_run_each_on_its_engine() {
+    let Some(shared) = sqlwitness_testkit::shared_data("bird_minidev") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "dev_tables.json",
+        "mini_dev_sqlite.json",
+        "mini_dev_mysql.json",
+        "mini_dev_postgresql.json",
+    ] {
+        std::fs::copy(shared.join(f), dir.path().join(f)).unwrap();
+    }
+    let bench = dir.path().to_str().unwrap();
+    run_ok(&[
+        "stand-ins",
+        "--tables",
+        &format!("{bench}/dev_tables.json"),
+        "--out",
+        &format!("{bench}/dev_databases"),
+    ]);
+    let mut servers = Vec::new();
+    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
+    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
+    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
+    let pred = |d: &str| {
+        shared
+            .join(format!("predictions/predict_mini_dev_gpt-4-turbo_{d}.json"))
+            .display()
+            .to_string()
+    };
+    let out = dir.path().join("out");
+    let mut args: Vec<String> = [
+        "eval",
+        "--bench",
+        bench,
+        "--split",
+        "mini_dev",
+        "--db",
+        "debit_card_specializing,student_club",
+        "--engines",
+        &engines.join(","),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for (flag, value) in [
+        ("--pred", format!("sqlite={}", pred("sqlite"))),
+        ("--pred", format!("mysql={}", pred("mysql"))),
+        ("--pred", format!("postgresql={}", pred("postgresql"))),
+    ] {
+        args.extend([flag.to_string(), value]);
+    }
+    for (k, u) in &servers {
+        args.extend(["--server".to_string(), format!("{k}={u}")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_ok(&args);
+    let report = read_json(&out.join("report.json"));
+    let qs = report["questions"].as_array().unwrap();
+    assert!(qs.len() > 50, "{}", qs.len());
+    for engine in &engines {
+        let s = &report["summary"]["engines"][engine];
+        assert_eq!(
+            s["questions"].as_u64().unwrap(),
+            qs.len() as u64,
+            "{engine}: {s}"
+        );
+        assert_eq!(s["engine_error"], 0, "{engine}: {s}");
+        assert_eq!(s["missing_db"], 0, "{engine}: {s}");
+        // Most golds run on the stand-ins.
+        assert!(
+            s["gold_error"].as_u64().unwrap() * 5 < qs.len() as u64,
+            "{engine}: {s}"
+        );
+    }
+    let q = &qs[0];
+    for (kind, _) in &servers {
+        let k = kind.as_str();
+        let o = &q["engines"][k];
+        // A dialect gold and the engine's own prediction, recorded.
+        assert!(
+            o["gold_sql"].as_str().is_some_and(|g| g != q["gold_sql"]),
+            "{k}: {o}"
+        );
+        assert!(report["run"]["golds"][k].is_string(), "{k}");
+        assert!(report["run"]["engine_predictions"][k]
+            .as_str()
+            .unwrap()
+            .contains("predict_mini_dev"));
+    }
+    if servers.iter().any(|(k, _)| k.as_str() == "mariadb") {
+        assert!(report["run"]["golds"]["mariadb"]
+            .as_str()
+            .unwrap()
+            .contains("mini_dev_mysql.json"));
+    }
+}

@@ -74,6 +74,9 @@ pub struct Benchmark {
     pub source_file: PathBuf,
     pub questions: Vec<Question>,
     pub database_dir: PathBuf,
+    /// Where the dialect golds of each engine came from (a per-dialect file
+    /// beside the split, or a `gold_<engine>` field of the split's file).
+    pub gold_sources: BTreeMap<EngineKind, String>,
 }
 
 impl Benchmark {
@@ -144,6 +147,7 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         source_file,
         questions,
         database_dir,
+        gold_sources: BTreeMap::new(),
     };
     if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
         let entries = crate::spider::read_json_array(&path)?;
@@ -153,14 +157,16 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
             .is_some_and(|o| o.contains_key("SQL"));
         if is_bird {
             let mut questions = crate::bird::parse_bird(&path, &entries)?;
-            crate::bird::dialect_golds(root, split, &mut questions)?;
+            let sources = crate::bird::dialect_golds(root, split, &mut questions)?;
             let own = root.join(format!("{split}_databases"));
             let dir = if own.is_dir() {
                 own
             } else {
                 root.join("dev_databases")
             };
-            return Ok(bench(BenchmarkFormat::Bird, path, questions, dir));
+            let mut b = bench(BenchmarkFormat::Bird, path, questions, dir);
+            b.gold_sources = sources;
+            return Ok(b);
         }
         let questions = crate::spider::parse_spider_json(&path, &entries)?;
         require_tables_json(root)?;
@@ -178,7 +184,15 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
     if jsonl.is_file() {
         let questions = crate::jsonl::load_jsonl(&jsonl)?;
         let dir = root.join("database");
-        return Ok(bench(BenchmarkFormat::Jsonl, jsonl, questions, dir));
+        let mut b = bench(BenchmarkFormat::Jsonl, jsonl.clone(), questions, dir);
+        for q in &b.questions {
+            for kind in q.golds.keys() {
+                b.gold_sources
+                    .entry(*kind)
+                    .or_insert_with(|| format!("gold_{kind} in {}", jsonl.display()));
+            }
+        }
+        return Ok(b);
     }
     Err(BenchError::Layout {
         root: root.to_path_buf(),

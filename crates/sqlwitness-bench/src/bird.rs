@@ -26,8 +26,9 @@ pub(crate) fn parse_bird(path: &Path, entries: &[Json]) -> Result<Vec<Question>,
                     format!("expected an object, found {}", kind(e)),
                 ));
             }
-            // `question_id` is optional; any number (mini-dev starts at
-            // 1471), each once. The question's id is its position.
+            // `question_id` is optional and any number (mini-dev starts at
+            // 1471 and lists 137 and 138 twice); the question's id is its
+            // position.
             let source_id = match e.get("question_id") {
                 None | Some(Json::Null) => None,
                 Some(qid) => Some(qid.as_u64().ok_or_else(|| {
@@ -60,71 +61,85 @@ pub(crate) fn parse_bird(path: &Path, entries: &[Json]) -> Result<Vec<Question>,
                 ..Question::default()
             })
         })
-        .collect::<Result<Vec<_>, _>>()
-        .and_then(|qs| {
-            let mut seen = BTreeMap::new();
-            for q in &qs {
-                if let Some(id) = q.source_id {
-                    if let Some(first) = seen.insert(id, q.id) {
-                        return Err(BenchError::format(
-                            path,
-                            format!("[{}].question_id", q.id),
-                            format!("{id} again (first at [{first}])"),
-                        ));
-                    }
-                }
-            }
-            Ok(qs)
-        })
+        .collect()
 }
 
 /// The dialect gold files beside a BIRD split (`<split>_<dialect>.json`
-/// for every engine name or alias but SQLite's): each entry's `SQL` becomes
-/// that engine's gold for the question with the same `question_id` (and
-/// `db_id`). An entry naming no question of the split is an error.
+/// for every server engine's name or alias): each entry's `SQL` becomes
+/// that engine's gold. A file listing the same questions in the same order
+/// (`question_id` and `db_id` at every position, as mini-dev ships) is read
+/// by position; another is matched by `question_id`, which must then name
+/// exactly one question of the split.
 pub(crate) fn dialect_golds(
     root: &Path,
     split: &str,
     questions: &mut [Question],
-) -> Result<(), BenchError> {
-    let by_source: BTreeMap<u64, usize> = questions
-        .iter()
-        .filter_map(|q| q.source_id.map(|s| (s, q.id)))
-        .collect();
+) -> Result<BTreeMap<EngineKind, String>, BenchError> {
+    let mut sources = BTreeMap::new();
+    let mut by_source: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for q in questions.iter() {
+        if let Some(s) = q.source_id {
+            by_source.entry(s).or_default().push(q.id);
+        }
+    }
     for kind in EngineKind::ALL.into_iter().filter(|k| k.is_server()) {
-        let names = [kind.as_str().to_string()].into_iter().chain(
-            ["postgresql".to_string()]
-                .into_iter()
-                .filter(|n| EngineKind::parse(n) == Some(kind)),
-        );
+        let names = [kind.as_str(), "postgresql"]
+            .into_iter()
+            .filter(|n| EngineKind::parse(n) == Some(kind))
+            .collect::<std::collections::BTreeSet<_>>();
         for name in names {
             let path = root.join(format!("{split}_{name}.json"));
             if !path.is_file() {
                 continue;
             }
             let entries = crate::spider::read_json_array(&path)?;
+            sources.insert(kind, path.display().to_string());
+            let source = |i: usize| entries[i].get("question_id").and_then(Json::as_u64);
+            let aligned = entries.len() == questions.len()
+                && (0..entries.len()).all(|i| {
+                    source(i) == questions[i].source_id
+                        && entries[i].get("db_id").and_then(Json::as_str)
+                            == Some(questions[i].db_id.as_str())
+                });
             for (i, e) in entries.iter().enumerate() {
-                let qid = e.get("question_id").and_then(Json::as_u64).ok_or_else(|| {
-                    BenchError::format(
-                        &path,
-                        format!("[{i}].question_id"),
-                        "missing or not an integer",
-                    )
-                })?;
-                let &at = by_source.get(&qid).ok_or_else(|| {
-                    BenchError::format(
-                        &path,
-                        format!("[{i}].question_id"),
-                        format!("{qid} is no question of the {split} split"),
-                    )
-                })?;
+                let at = if aligned {
+                    i
+                } else {
+                    let qid = source(i).ok_or_else(|| {
+                        BenchError::format(
+                            &path,
+                            format!("[{i}].question_id"),
+                            "missing or not an integer",
+                        )
+                    })?;
+                    match by_source.get(&qid).map(Vec::as_slice) {
+                        Some([at]) => *at,
+                        Some(_) => {
+                            return Err(BenchError::format(
+                                &path,
+                                format!("[{i}].question_id"),
+                                format!(
+                                    "{qid} names several questions of the {split} split, and \
+                                     this file does not list them in the split's order"
+                                ),
+                            ))
+                        }
+                        None => {
+                            return Err(BenchError::format(
+                                &path,
+                                format!("[{i}].question_id"),
+                                format!("{qid} is no question of the {split} split"),
+                            ))
+                        }
+                    }
+                };
                 let db_id = string_field(&path, e, i, "db_id")?;
                 if db_id != questions[at].db_id {
                     return Err(BenchError::format(
                         &path,
                         format!("[{i}].db_id"),
                         format!(
-                            "`{db_id}`, but question {qid} is on `{}`",
+                            "`{db_id}`, but the question is on `{}`",
                             questions[at].db_id
                         ),
                     ));
@@ -135,5 +150,5 @@ pub(crate) fn dialect_golds(
             }
         }
     }
-    Ok(())
+    Ok(sources)
 }

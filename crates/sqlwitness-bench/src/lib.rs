@@ -8,6 +8,7 @@ mod error;
 mod jsonl;
 mod migrate;
 mod predictions;
+mod schema_db;
 mod spider;
 mod tables;
 
@@ -19,4 +20,5 @@ pub use migrate::{
     MigrationTarget, StorageCounts, TableReport, TargetKind, CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
 };
 pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};
+pub use schema_db::build_schema_database;
 pub use tables::{load_tables_json, KeyColumns, TableSchema};

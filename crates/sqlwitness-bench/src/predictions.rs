@@ -173,11 +173,12 @@ fn load_bird_json(
     // or, when some key is past the last position, the questions'
     // `question_id`s (mini-dev's 1471…).
     let n = bench.questions.len();
-    let by_source: std::collections::BTreeMap<u64, usize> = bench
-        .questions
-        .iter()
-        .filter_map(|q| q.source_id.map(|s| (s, q.id)))
-        .collect();
+    let mut by_source: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
+    for q in &bench.questions {
+        if let Some(s) = q.source_id {
+            by_source.entry(s).or_default().push(q.id);
+        }
+    }
     let by_question_id = !by_source.is_empty()
         && map
             .keys()
@@ -189,13 +190,15 @@ fn load_bird_json(
             .trim()
             .parse()
             .map_err(|_| BenchError::format(path, &place, "the key is not a question index"))?;
-        let id = if by_question_id {
-            *by_source.get(&(key_num as u64)).ok_or_else(|| {
+        // A `question_id` the split lists twice answers both.
+        let ids: Vec<usize> = if by_question_id {
+            by_source.get(&(key_num as u64)).cloned().ok_or_else(|| {
                 BenchError::format(path, &place, "no question has this question_id")
             })?
         } else {
-            key_num
+            vec![key_num]
         };
+        let id = ids[0];
         let question = bench.questions.get(id).ok_or_else(|| {
             BenchError::format(
                 path,
@@ -224,13 +227,15 @@ fn load_bird_json(
                 ),
             ));
         }
-        out.push(Prediction {
-            id,
-            sql: PredictedSql::from_text(sql),
-            confidence: None,
-            samples: Vec::new(),
-            line: None,
-        });
+        for id in ids {
+            out.push(Prediction {
+                id,
+                sql: PredictedSql::from_text(sql),
+                confidence: None,
+                samples: Vec::new(),
+                line: None,
+            });
+        }
     }
     Ok(out)
 }

@@ -313,3 +313,172 @@ fn real_spider_dev_and_predictions() {
     let gold = load_benchmark(root, "train").unwrap();
     assert!(gold.questions.len() > 1000);
 }
+
+/// BIRD mini-dev's layout: `mini_dev_sqlite.json` with its per-dialect
+/// golds beside it, question ids from 1471 (one listed twice, as the
+/// shipped file lists 137 and 138), databases in `dev_databases/`.
+fn minidev_fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let entry = |qid: u64, db: &str, sql: &str| {
+        format!(
+            r#"{{"question_id": {qid}, "db_id": "{db}", "question": "q{qid}", "evidence": "e{qid}", "SQL": {sql:?}, "difficulty": "simple"}}"#
+        )
+    };
+    let file = |sqls: [&str; 3]| {
+        format!(
+            "[{}, {}, {}]",
+            entry(1471, "a", sqls[0]),
+            entry(1472, "b", sqls[1]),
+            entry(1471, "a", sqls[2])
+        )
+    };
+    write(
+        dir.path(),
+        "mini_dev_sqlite.json",
+        &file(["SELECT 1", "SELECT 2", "SELECT 1"]),
+    );
+    write(
+        dir.path(),
+        "mini_dev_mysql.json",
+        &file(["SELECT `1`", "SELECT `2`", "SELECT `1`"]),
+    );
+    // Another order: matched by question_id (1472 is listed once).
+    write(
+        dir.path(),
+        "mini_dev_postgresql.json",
+        &format!("[{}]", entry(1472, "b", "SELECT \"2\"")),
+    );
+    std::fs::create_dir_all(dir.path().join("dev_databases/a")).unwrap();
+    std::fs::write(dir.path().join("dev_databases/a/a.sqlite"), b"").unwrap();
+    dir
+}
+
+#[test]
+fn bird_minidev_loads_as_shipped_with_a_gold_per_dialect() {
+    use sqlwitness_core::EngineKind::*;
+    let dir = minidev_fixture();
+    let b = load_benchmark(dir.path(), "mini_dev").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::Bird);
+    assert_eq!(b.questions.len(), 3);
+    let q = &b.questions[0];
+    assert_eq!((q.id, q.source_id), (0, Some(1471)));
+    assert_eq!(q.evidence.as_deref(), Some("e1471"));
+    assert_eq!(q.difficulty.as_deref(), Some("simple"));
+    assert_eq!(q.gold_for(Sqlite), "SELECT 1");
+    assert_eq!(q.gold_for(Mysql), "SELECT `1`");
+    // MariaDB's dialect extends MySQL's: it runs the MySQL gold.
+    assert_eq!(q.gold_for(Mariadb), "SELECT `1`");
+    // No PostgreSQL gold for 1471: the benchmark's.
+    assert_eq!(q.gold_for(Postgres), "SELECT 1");
+    assert_eq!(b.questions[1].gold_for(Postgres), "SELECT \"2\"");
+    assert_eq!(b.questions[2].gold_for(Mysql), "SELECT `1`");
+    assert!(b.db_exists("a") && b.database_dir.ends_with("dev_databases"));
+    assert!(b.gold_sources[&Mysql].ends_with("mini_dev_mysql.json"));
+    assert!(b.gold_sources[&Postgres].ends_with("mini_dev_postgresql.json"));
+
+    // A dialect file naming a question the split lacks, or one the split
+    // lists twice while the file is in another order, is an error naming it.
+    write(
+        dir.path(),
+        "mini_dev_postgresql.json",
+        r#"[{"question_id": 1471, "db_id": "a", "SQL": "SELECT 1"}]"#,
+    );
+    let e = load_benchmark(dir.path(), "mini_dev")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("mini_dev_postgresql.json") && e.contains("1471"),
+        "{e}"
+    );
+    write(
+        dir.path(),
+        "mini_dev_postgresql.json",
+        r#"[{"question_id": 9, "db_id": "a", "SQL": "SELECT 1"}]"#,
+    );
+    let e = load_benchmark(dir.path(), "mini_dev")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("9 is no question"), "{e}");
+}
+
+#[test]
+fn bird_predictions_keyed_by_position_or_by_question_id() {
+    let dir = minidev_fixture();
+    let b = load_benchmark(dir.path(), "mini_dev").unwrap();
+    let sep = "\\t----- bird -----\\t";
+    let by_pos = dir.path().join("p1.json");
+    std::fs::write(
+        &by_pos,
+        format!(r#"{{"0": "SELECT 10{sep}a", "1": "SELECT 20{sep}b"}}"#),
+    )
+    .unwrap();
+    let p = load_predictions(&by_pos, &b).unwrap();
+    assert_eq!(p.iter().map(|p| p.id).collect::<Vec<_>>(), vec![0, 1]);
+    // Keyed by question_id: 1471 answers both questions listing it.
+    let by_qid = dir.path().join("p2.json");
+    std::fs::write(
+        &by_qid,
+        format!(r#"{{"1471": "SELECT 10{sep}a", "1472": "SELECT 20{sep}b"}}"#),
+    )
+    .unwrap();
+    let p = load_predictions(&by_qid, &b).unwrap();
+    assert_eq!(p.iter().map(|p| p.id).collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert_eq!(p[2].sql, PredictedSql::Sql("SELECT 10".into()));
+}
+
+#[test]
+fn jsonl_gold_per_engine_and_engine_gold_files() {
+    use sqlwitness_core::EngineKind::*;
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dev.jsonl",
+        "{\"db_id\": \"a\", \"gold\": \"SELECT 1\", \"gold_mysql\": \"SELECT 1 FROM DUAL\"}\n\
+         {\"db_id\": \"a\", \"gold\": \"SELECT 2\"}\n",
+    );
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(b.questions[0].gold_for(Mysql), "SELECT 1 FROM DUAL");
+    assert_eq!(b.questions[0].gold_for(Postgres), "SELECT 1");
+    assert!(b.gold_sources[&Mysql].starts_with("gold_mysql in"));
+    write(
+        dir.path(),
+        "bad.jsonl",
+        "{\"db_id\": \"a\", \"gold\": \"x\", \"gold_oracle\": \"y\"}\n",
+    );
+    let e = load_benchmark(dir.path(), "bad").unwrap_err().to_string();
+    assert!(
+        e.contains("gold_oracle") && e.contains("unknown engine"),
+        "{e}"
+    );
+
+    let g = dir.path().join("pg.sql");
+    write(dir.path(), "pg.sql", "SELECT 10\ta\n\n");
+    let golds = sqlwitness_bench::load_engine_golds(&g, &b).unwrap();
+    assert_eq!(golds, vec![Some("SELECT 10".to_string()), None]);
+    write(dir.path(), "pg.sql", "SELECT 10\tb\nSELECT 2\n");
+    let e = sqlwitness_bench::load_engine_golds(&g, &b)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 1") && e.contains("db_id `b`"), "{e}");
+    write(dir.path(), "pg.sql", "SELECT 10\n");
+    assert!(sqlwitness_bench::load_engine_golds(&g, &b).is_err());
+}
+
+/// The shipped mini-dev files load as they are (500 questions, its two
+/// repeated question ids, a MySQL and a PostgreSQL gold for each).
+#[test]
+fn the_shared_minidev_loads() {
+    use sqlwitness_core::EngineKind::*;
+    let Some(root) = sqlwitness_testkit::shared_data("bird_minidev") else {
+        return;
+    };
+    let b = load_benchmark(&root, "mini_dev").unwrap();
+    assert_eq!(b.questions.len(), 500);
+    assert_eq!(b.questions[0].source_id, Some(1471));
+    assert!(b
+        .questions
+        .iter()
+        .all(|q| q.dialect_gold(Mysql).is_some() && q.dialect_gold(Postgres).is_some()));
+    let mysql = root.join("predictions/predict_mini_dev_gpt-4-turbo_mysql.json");
+    assert_eq!(load_predictions(&mysql, &b).unwrap().len(), 500);
+}

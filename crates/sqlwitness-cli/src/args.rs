@@ -28,6 +28,23 @@ pub enum Command {
     /// Audit gold SQL: nondeterminism (proven on data), dialect failures,
     /// cross-engine differences, verified tie-inclusive rewrites.
     Audit(crate::audit::AuditArgs),
+    /// Build small stand-in SQLite databases from a schema file
+    /// (`tables.json`, BIRD's `dev_tables.json`) when the real ones are not
+    /// available: declared types and keys, a few synthetic rows.
+    StandIns(StandInArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StandInArgs {
+    /// The schema file.
+    #[arg(long)]
+    pub tables: PathBuf,
+    /// Folder for `<db_id>/<db_id>.sqlite` (BIRD: `<bench>/dev_databases`).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Rows a table.
+    #[arg(long, default_value_t = 5)]
+    pub rows: usize,
 }
 
 #[derive(Debug, Args)]

@@ -40,6 +40,14 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
         }
         args::Command::Diff(a) => diff::run(&a),
         args::Command::Fuzz(a) => fuzz::run(&a),
+        args::Command::StandIns(a) => {
+            let schemas = sqlwitness_bench::load_tables_json(&a.tables)?;
+            for schema in schemas.values() {
+                sqlwitness_bench::build_schema_database(schema, &a.out, a.rows)?;
+            }
+            eprintln!("{} databases in {}", schemas.len(), a.out.display());
+            Ok(exit::OK)
+        }
         args::Command::Audit(a) => {
             eval::clear_files(&a.out, eval::AUDIT_OUTPUTS)?;
             audit::run(a)

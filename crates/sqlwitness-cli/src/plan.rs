@@ -96,15 +96,7 @@ pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
     }
     let mut bench = bench;
     // Dialect golds the benchmark carries, then `--gold ENGINE=FILE`.
-    let mut gold_sources = BTreeMap::new();
-    for kind in EngineKind::ALL {
-        if bench.questions.iter().any(|q| q.golds.contains_key(&kind)) {
-            gold_sources.insert(
-                kind,
-                format!("{} (dialect gold)", bench.source_file.display()),
-            );
-        }
-    }
+    let mut gold_sources = bench.gold_sources.clone();
     for spec in &a.gold {
         let (kind, path) = engine_file("--gold", spec)?
             .ok_or_else(|| BadInput(format!("--gold `{spec}`: expected ENGINE=FILE")))?;

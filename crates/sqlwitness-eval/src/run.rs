@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use sqlwitness_core::compare::CompareMode;
+use sqlwitness_core::EngineKind;
 use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FORMAT_VERSION};
 use sqlwitness_sql::NameSet;
 
@@ -97,18 +98,12 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             bench: plan.bench_arg.display().to_string(),
             split: plan.bench.split.clone(),
             predictions: plan.pred_path.as_ref().map(|p| p.display().to_string()),
-            golds: plan
-                .gold_sources
-                .iter()
-                .filter(|(k, _)| plan.engines.contains(k))
-                .map(|(k, s)| (k.to_string(), s.clone()))
-                .collect(),
-            engine_predictions: plan
-                .engine_predictions
-                .iter()
-                .filter(|(k, _)| plan.engines.contains(k))
-                .map(|(k, (p, _))| (k.to_string(), p.display().to_string()))
-                .collect(),
+            golds: per_engine(plan, |k| plan.gold_sources.get(&k).cloned()),
+            engine_predictions: per_engine(plan, |k| {
+                plan.engine_predictions
+                    .get(&k)
+                    .map(|(p, _)| p.display().to_string())
+            }),
             compare: match plan.compare.mode {
                 CompareMode::Strict => "strict",
                 CompareMode::Spider => "spider",
@@ -147,6 +142,29 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         ));
     }
     Ok(report)
+}
+
+/// For each engine of the run, `of(engine)` or, failing that, `of` the
+/// engine its dialect extends (MariaDB runs MySQL's dialect gold and
+/// predictions), said so.
+fn per_engine(
+    plan: &EvalPlan,
+    of: impl Fn(EngineKind) -> Option<String>,
+) -> std::collections::BTreeMap<String, String> {
+    plan.engines
+        .iter()
+        .filter_map(|&k| {
+            let own = of(k);
+            let inherited = || {
+                let parent = sqlwitness_dialect::shipped(k)
+                    .extends
+                    .as_deref()
+                    .and_then(EngineKind::parse)?;
+                of(parent).map(|s| format!("{s} ({parent}'s)"))
+            };
+            own.or_else(inherited).map(|s| (k.to_string(), s))
+        })
+        .collect()
 }
 
 /// The process's peak resident set size (Linux: `VmHWM` in
