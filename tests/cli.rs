@@ -367,3 +367,92 @@ fn bird_minidev_golds_and_predictions_run_each_on_its_engine() {
             .contains("mini_dev_mysql.json"));
     }
 }
+
+/// `--reference`: every engine's prediction judged against SQLite's gold
+/// answer, and every engine's own gold against it, with the mechanism.
+#[test]
+fn the_reference_separates_the_model_from_the_dialect_gold() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_dir = dir.path().join("database/ref_t");
+    std::fs::create_dir_all(&db_dir).unwrap();
+    let conn = rusqlite::Connection::open(db_dir.join("ref_t.sqlite")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, hp TEXT);
+         INSERT INTO t VALUES (1, 'Ann', '150'), (2, 'bob', '90'), (3, 'Cid', '1000');",
+    )
+    .unwrap();
+    drop(conn);
+    let lines = [
+        // SQLite compares TEXT with a number as text (0 rows), servers as
+        // numbers (2): the dialect gold disagrees by `type`.
+        r#"{"db_id": "ref_t", "gold": "SELECT count(*) FROM t WHERE hp > 95"}"#,
+        // MySQL's own gold fails: the prediction still scores against the
+        // reference.
+        r#"{"db_id": "ref_t", "gold": "SELECT count(*) FROM t", "gold_mysql": "SELECT count(nosuch) FROM t"}"#,
+    ];
+    std::fs::write(dir.path().join("dev.jsonl"), lines.join("\n")).unwrap();
+    let preds = dir.path().join("pred.sql");
+    std::fs::write(
+        &preds,
+        "SELECT count(*) FROM t WHERE hp > 95\nSELECT count(id) FROM t\n",
+    )
+    .unwrap();
+    let mut servers = Vec::new();
+    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
+    if servers.is_empty() {
+        return;
+    }
+    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
+    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
+    let out = dir.path().join("out");
+    let mut args: Vec<String> = [
+        "eval",
+        "--bench",
+        dir.path().to_str().unwrap(),
+        "--pred",
+        preds.to_str().unwrap(),
+        "--engines",
+        &engines.join(","),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for (k, u) in &servers {
+        args.extend(["--server".to_string(), format!("{k}={u}")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_ok(&args);
+    let report = read_json(&out.join("report.json"));
+    let q = |i: usize, e: &str| report["questions"][i]["engines"][e].clone();
+    assert!(q(0, "sqlite")["reference"].is_null());
+    for (kind, _) in &servers {
+        let e = kind.as_str();
+        let r = &q(0, e)["reference"];
+        if sqlwitness_dialect::shipped(*kind).adapter == sqlwitness_dialect::Adapter::Postgres {
+            // PostgreSQL has no text > integer: gold and prediction fail.
+            assert_eq!(q(0, e)["verdict"], "gold_error", "{e}");
+            assert_eq!(r["verdict"], "pred_error", "{e}: {r}");
+        } else {
+            assert_eq!(q(0, e)["verdict"], "match", "{e}");
+            assert_eq!(r["verdict"], "mismatch", "{e}: {r}");
+            assert_eq!(r["gold_agrees"], false, "{e}: {r}");
+            assert_eq!(r["gold_mechanism"], "type", "{e}: {r}");
+        }
+        let r1 = &q(1, e)["reference"];
+        assert_eq!(r1["verdict"], "match", "{e}: {r1}");
+        let s = &report["summary"]["engines"][e]["reference"];
+        assert_eq!(s["scored"], 2, "{e}: {s}");
+    }
+    for e in ["mysql", "mariadb"] {
+        if engines.contains(&e) {
+            assert_eq!(q(1, e)["verdict"], "gold_error", "{e}");
+            assert_eq!(
+                report["summary"]["engines"][e]["reference"]["gold_mechanisms"]["gold_error"],
+                1
+            );
+        }
+    }
+}

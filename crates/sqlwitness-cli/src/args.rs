@@ -123,6 +123,11 @@ pub struct EvalArgs {
     /// golds a benchmark carries (BIRD mini-dev's files, `gold_<engine>`).
     #[arg(long, value_name = "ENGINE=FILE")]
     pub gold: Vec<String>,
+    /// The engine whose gold's answer judges every other engine's
+    /// prediction across engines (`engines.<e>.reference` in the report),
+    /// or `none`. Default: sqlite when it runs beside another engine.
+    #[arg(long, value_name = "ENGINE|none")]
+    pub reference: Option<String>,
     /// Engines to run on, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "sqlite")]
     pub engines: Vec<String>,

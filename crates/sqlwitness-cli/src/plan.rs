@@ -174,7 +174,27 @@ pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
+    let reference = match a.reference.as_deref().map(str::trim) {
+        Some("none") => None,
+        Some(name) => {
+            let kind = EngineKind::parse(name).ok_or_else(|| {
+                BadInput(format!(
+                    "--reference: unknown engine `{name}` (expected {} or none)",
+                    EngineKind::names()
+                ))
+            })?;
+            if !engines.contains(&kind) {
+                bail!(BadInput(format!(
+                    "--reference {kind}: not one of --engines"
+                )));
+            }
+            Some(kind)
+        }
+        None => (engines.len() > 1 && engines.contains(&EngineKind::REFERENCE))
+            .then_some(EngineKind::REFERENCE),
+    };
     Ok(EvalPlan {
+        reference,
         bench_arg: a.bench.bench,
         bench,
         selected,

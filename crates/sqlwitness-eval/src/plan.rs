@@ -111,6 +111,10 @@ pub struct EvalPlan {
     /// `--pred ENGINE=FILE`: an engine's own predictions (the file and, by
     /// question id, the prediction), instead of `predictions`.
     pub engine_predictions: BTreeMap<EngineKind, (PathBuf, Vec<Option<Prediction>>)>,
+    /// The engine whose gold's answer judges every other engine's
+    /// prediction across engines (`--reference`; SQLite by default when it
+    /// runs beside another engine).
+    pub reference: Option<EngineKind>,
     /// Per engine, where its dialect gold came from (for the report);
     /// the golds themselves are in the questions (`Question::golds`).
     pub gold_sources: BTreeMap<EngineKind, String>,

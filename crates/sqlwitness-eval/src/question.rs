@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use sqlwitness_bench::{PredictedSql, Question};
 use sqlwitness_core::compare::{compare, CompareMode, CompareOptions};
-use sqlwitness_core::{Database, DbError, Engine, EngineKind, ErrorClass, Verdict};
+use sqlwitness_core::{Database, DbError, Engine, EngineKind, ErrorClass, ResultSet, Verdict};
 use sqlwitness_dialect::Dialect;
 use sqlwitness_report::{truncate_text, EngineOutcome, Execution, QuestionReport, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
@@ -25,14 +25,23 @@ pub(crate) struct EngineCtx {
 
 /// [`evaluate_question`], with a panic anywhere inside turned into that
 /// question's `engine_error` on every engine: no question may end the run.
+/// What the evaluation knows of a question's database: its names (for
+/// identifier resolution on the servers) and its schema (for the reference
+/// judgment's mechanisms).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct DbFacts<'a> {
+    pub names: Option<&'a NameSet>,
+    pub schema: Option<&'a sqlwitness_sql::SchemaInfo>,
+}
+
 pub(crate) fn evaluate_question_safely(
     plan: &EvalPlan,
     q: &Question,
     ctxs: &[EngineCtx],
-    names: Option<&NameSet>,
+    facts: DbFacts,
 ) -> QuestionReport {
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        evaluate_question(plan, q, ctxs, names)
+        evaluate_question(plan, q, ctxs, facts)
     }));
     caught.unwrap_or_else(|panic| {
         let what = panic
@@ -58,6 +67,7 @@ pub(crate) fn evaluate_question_safely(
                     pred: Some(failed_execution(&err, None, 0.0)),
                     suite: None,
                     legacy: None,
+                    reference: None,
                 };
                 (ctx.kind.as_str().to_string(), outcome)
             })
@@ -77,8 +87,9 @@ fn evaluate_question(
     plan: &EvalPlan,
     q: &Question,
     ctxs: &[EngineCtx],
-    names: Option<&NameSet>,
+    facts: DbFacts,
 ) -> QuestionReport {
+    let names = facts.names;
     // The question's own texts are the benchmark's gold and the prediction
     // for every engine (or the first engine's); an engine that ran other
     // texts records them in its outcome.
@@ -94,9 +105,14 @@ fn evaluate_question(
     let mut engines = BTreeMap::new();
     let db_exists = plan.bench.db_exists(&q.db_id);
     let db = plan.bench.database(&q.db_id);
-    for ctx in ctxs {
+    // The reference engine runs first: its gold's answer judges the others.
+    let mut order: Vec<&EngineCtx> = ctxs.iter().collect();
+    order.sort_by_key(|c| Some(c.kind) != plan.reference);
+    let mut reference: Option<(&EngineCtx, ResultSet)> = None;
+    for ctx in order {
         let gold = q.gold_for(ctx.kind);
         let pred = plan.prediction(ctx.kind, q.id);
+        let judged = plan.reference.is_some_and(|r| r != ctx.kind);
         let mut outcome = if !db_exists {
             EngineOutcome {
                 verdict: decide(false, GoldRun::Ran, None),
@@ -108,9 +124,26 @@ fn evaluate_question(
                 pred: None,
                 suite: None,
                 legacy: None,
+                reference: None,
             }
         } else {
-            let outcome = evaluate_on(plan, ctx, &db, gold, pred, names);
+            let despite = judged && reference.is_some();
+            let (mut outcome, rows) = evaluate_on(plan, ctx, &db, gold, pred, names, despite);
+            if Some(ctx.kind) == plan.reference {
+                reference = rows.gold.clone().map(|g| (ctx, g));
+            } else if let (true, Some((rctx, rgold))) = (judged, &reference) {
+                let ref_gold = q.gold_for(rctx.kind);
+                outcome.reference = Some(crate::reference::judge(
+                    rctx,
+                    &db,
+                    ref_gold,
+                    rgold,
+                    &outcome,
+                    &rows,
+                    plan,
+                    facts.schema,
+                ));
+            }
             crate::suite::with_suite(plan, ctx.engine.as_ref(), q, gold, pred, names, outcome)
         };
         if gold != q.gold {
@@ -136,14 +169,70 @@ fn shown(sql: &str) -> String {
     truncate_text(sql, MAX_TEXT_BYTES).unwrap_or_else(|| sql.to_string())
 }
 
-fn evaluate_on(
+/// What a question's gold and prediction returned on one engine, besides
+/// its outcome: the rows the reference judgment compares.
+#[derive(Default)]
+pub(crate) struct Rows {
+    pub gold: Option<ResultSet>,
+    pub pred: Option<ResultSet>,
+}
+
+/// The prediction's stage on one engine.
+enum PredStage<'a> {
+    Abstained,
+    Refused(Execution),
+    Failed(ErrorClass, Execution),
+    Ran(&'a str, Execution, ResultSet),
+}
+
+/// Reads, guards and runs the prediction (`None`: the self-check, where
+/// the gold is its own prediction).
+fn run_pred<'a>(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    gold: &'a str,
+    pred: Option<&'a PredictedSql>,
+    names: Option<&NameSet>,
+) -> PredStage<'a> {
+    let pred_sql = match pred {
+        None => gold,
+        Some(PredictedSql::Abstain) => return PredStage::Abstained,
+        Some(PredictedSql::Invalid(why)) => {
+            let err = DbError::refused(why.clone());
+            return PredStage::Refused(failed_execution(&err, None, 0.0));
+        }
+        Some(PredictedSql::Sql(s)) => s.as_str(),
+    };
+    // Hostile input: a text over the limit is refused before any work on
+    // it (identifier resolution, Spider-mode reading, parsing).
+    if let Err(err) = sqlwitness_sql::check_length(pred_sql, plan.guard.max_sql_bytes) {
+        return PredStage::Refused(failed_execution(&err, None, 0.0));
+    }
+    // Spider mode: the prediction as `evaluation.py` reads it from its line
+    // (`sql_run` then records any cut at a tab).
+    let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
+    match execute(plan, ctx, db, pred_sql, pred_run) {
+        (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
+        (exec, None) => {
+            let class = exec.error_class.unwrap_or(ErrorClass::Other);
+            PredStage::Failed(class, exec)
+        }
+    }
+}
+
+/// One question on one engine: gold, prediction, comparison, ties and
+/// legacy verdicts, the verdict. With `pred_despite_gold`, a prediction
+/// still runs when the gold fails (a reference judges it).
+pub(crate) fn evaluate_on(
     plan: &EvalPlan,
     ctx: &EngineCtx,
     db: &Database,
     gold: &str,
     pred: Option<&PredictedSql>,
     names: Option<&NameSet>,
-) -> EngineOutcome {
+    pred_despite_gold: bool,
+) -> (EngineOutcome, Rows) {
     let gold_run = prepare_sql(plan, ctx.kind, gold, names);
     let ordered = match plan.compare.mode {
         CompareMode::Strict => sqlwitness_sql::has_top_level_order_by(gold).unwrap_or(false),
@@ -163,6 +252,7 @@ fn evaluate_on(
         pred,
         suite: None,
         legacy: None,
+        reference: None,
     };
     if let Some(reason) = ctx.unavailable.get(&db.db_id) {
         let err = DbError::new(
@@ -170,62 +260,73 @@ fn evaluate_on(
             None,
             format!("database not available on this engine: {reason}"),
         );
-        return outcome(
-            GoldRun::Unavailable,
-            None,
-            Some(failed_execution(&err, None, 0.0)),
-            None,
+        let gold_exec = Some(failed_execution(&err, None, 0.0));
+        return (
+            outcome(GoldRun::Unavailable, None, gold_exec, None),
+            Rows::default(),
         );
     }
     let (gold_exec, gold_rows) = execute(plan, ctx, db, gold, gold_run);
     let Some(gold_rows) = gold_rows else {
         let class = gold_exec.error_class.unwrap_or(ErrorClass::Other);
-        return outcome(GoldRun::Failed(class), None, Some(gold_exec), None);
+        let mut rows = Rows::default();
+        let mut pred_exec = None;
+        if pred_despite_gold && class != ErrorClass::Connection && pred.is_some() {
+            match run_pred(plan, ctx, db, gold, pred, names) {
+                PredStage::Ran(_, exec, r) => {
+                    pred_exec = Some(exec);
+                    rows.pred = Some(r);
+                }
+                PredStage::Refused(exec) | PredStage::Failed(_, exec) => pred_exec = Some(exec),
+                PredStage::Abstained => {}
+            }
+        }
+        let o = outcome(GoldRun::Failed(class), None, Some(gold_exec), pred_exec);
+        return (o, rows);
     };
-    // In the self-check the gold is its own prediction, run again.
-    let pred_sql = match pred {
-        None => gold,
-        Some(PredictedSql::Abstain) => {
-            return outcome(
+    let (pred_sql, pred_exec, pred_rows) = match run_pred(plan, ctx, db, gold, pred, names) {
+        PredStage::Abstained => {
+            let o = outcome(
                 GoldRun::Ran,
                 Some(PredRun::Abstained),
                 Some(gold_exec),
                 None,
             );
+            return (
+                o,
+                Rows {
+                    gold: Some(gold_rows),
+                    pred: None,
+                },
+            );
         }
-        Some(PredictedSql::Invalid(why)) => {
-            let err = DbError::refused(why.clone());
-            return outcome(
+        PredStage::Refused(exec) => {
+            let o = outcome(
                 GoldRun::Ran,
                 Some(PredRun::Refused),
                 Some(gold_exec),
-                Some(failed_execution(&err, None, 0.0)),
+                Some(exec),
+            );
+            return (
+                o,
+                Rows {
+                    gold: Some(gold_rows),
+                    pred: None,
+                },
             );
         }
-        Some(PredictedSql::Sql(s)) => s.as_str(),
-    };
-    // Hostile input: a text over the limit is refused before any work on
-    // it (identifier resolution, Spider-mode reading, parsing).
-    if let Err(err) = sqlwitness_sql::check_length(pred_sql, plan.guard.max_sql_bytes) {
-        return outcome(
-            GoldRun::Ran,
-            Some(PredRun::Refused),
-            Some(gold_exec),
-            Some(failed_execution(&err, None, 0.0)),
-        );
-    }
-    // Spider mode: the prediction as `evaluation.py` reads it from its line
-    // (`sql_run` then records any cut at a tab).
-    let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
-    let (pred_exec, pred_rows) = execute(plan, ctx, db, pred_sql, pred_run);
-    let Some(pred_rows) = pred_rows else {
-        let class = pred_exec.error_class.unwrap_or(ErrorClass::Other);
-        return outcome(
-            GoldRun::Ran,
-            Some(PredRun::Failed(class)),
-            Some(gold_exec),
-            Some(pred_exec),
-        );
+        PredStage::Failed(class, exec) => {
+            let run = Some(PredRun::Failed(class));
+            let o = outcome(GoldRun::Ran, run, Some(gold_exec), Some(exec));
+            return (
+                o,
+                Rows {
+                    gold: Some(gold_rows),
+                    pred: None,
+                },
+            );
+        }
+        PredStage::Ran(sql, exec, rows) => (sql, exec, rows),
     };
     let opts = CompareOptions {
         ordered,
@@ -247,7 +348,7 @@ fn evaluate_on(
         crate::scores::legacy_verdicts(plan, gold, pred_sql, &gold_rows, &pred_rows, |sql| {
             execute(plan, ctx, db, sql, prepare_sql(plan, ctx.kind, sql, names)).1
         });
-    EngineOutcome {
+    let o = EngineOutcome {
         gold_sql: None,
         pred_sql: None,
         verdict: decide(
@@ -264,5 +365,13 @@ fn evaluate_on(
         pred: Some(pred_exec),
         suite: None,
         legacy,
-    }
+        reference: None,
+    };
+    (
+        o,
+        Rows {
+            gold: Some(gold_rows),
+            pred: Some(pred_rows),
+        },
+    )
 }

@@ -12,7 +12,7 @@ use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FO
 use sqlwitness_sql::NameSet;
 
 use crate::migrate::migrate_for;
-use crate::question::{evaluate_question_safely, EngineCtx};
+use crate::question::{evaluate_question_safely, DbFacts, EngineCtx};
 use crate::{EvalError, EvalPlan, Progress};
 
 /// Stack of the evaluation threads: SQL syntax trees are walked
@@ -69,6 +69,19 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             HashMap::new()
         };
 
+    // The reference judgment names a text-vs-number difference from the
+    // schema (SQLite compares TEXT with a number as text).
+    let schemas: HashMap<String, sqlwitness_sql::SchemaInfo> = if plan.reference.is_some() {
+        db_ids
+            .iter()
+            .filter_map(|id| {
+                let s = sqlwitness_audit::read_schema(&plan.bench.database(id).sqlite_path).ok()?;
+                Some((id.clone(), s))
+            })
+            .collect()
+    } else {
+        HashMap::new()
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs)
         .stack_size(WORKER_STACK)
@@ -80,7 +93,11 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             .par_iter()
             .map(|&i| {
                 let q = &plan.bench.questions[i];
-                let report = evaluate_question_safely(plan, q, &ctxs, names.get(&q.db_id));
+                let facts = DbFacts {
+                    names: names.get(&q.db_id),
+                    schema: schemas.get(&q.db_id),
+                };
+                let report = evaluate_question_safely(plan, q, &ctxs, facts);
                 pb.inc(1);
                 report
             })

@@ -20,8 +20,8 @@ pub use markdown::render_markdown;
 pub use model::LegacyVerdicts;
 pub use model::{
     truncate_cell, truncate_text, EngineOutcome, Execution, ExecutionStatus, QuestionReport,
-    Report, RunInfo, SuiteOutcome, ToolInfo, Verdict, WitnessReport, FORMAT_VERSION,
-    MAX_CELL_CHARS, MAX_TEXT_BYTES,
+    ReferenceOutcome, Report, RunInfo, SuiteOutcome, ToolInfo, Verdict, WitnessReport,
+    FORMAT_VERSION, MAX_CELL_CHARS, MAX_TEXT_BYTES,
 };
-pub use summary::{summarize, EngineSummary, Summary};
+pub use summary::{summarize, EngineSummary, ReferenceSummary, Summary};
 pub use write::{read_report, write_report, ReportError};

@@ -113,11 +113,38 @@ pub struct EngineOutcome {
     /// suite does not run on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite: Option<SuiteOutcome>,
+    /// The judgment against the reference engine (`eval --reference`): the
+    /// prediction's answer here against the reference gold's answer on the
+    /// reference engine, and whether this engine's own gold agrees with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ReferenceOutcome>,
     /// `eval --legacy` (strict runs, both queries ran): the verdicts of
     /// the official Spider and BIRD evaluators on the same question and
     /// engine, to show where they differ from the strict one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy: Option<LegacyVerdicts>,
+}
+
+/// The prediction judged against the reference: "the model is wrong" is
+/// `verdict` (`mismatch`: the prediction's answer here is not the
+/// reference gold's answer), "the dialect gold or the migration is wrong"
+/// is `gold_agrees: false` with its `gold_mechanism`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceOutcome {
+    /// The reference engine.
+    pub engine: String,
+    /// `match`, `match_tie` (one of the reference gold's answers under
+    /// ties), `mismatch`, `pred_error`, `timeout`, `abstained`,
+    /// `engine_error`.
+    pub verdict: Verdict,
+    /// Whether this engine's gold answers as the reference gold does (absent
+    /// when it did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_agrees: Option<bool>,
+    /// Why they differ: `ties`, `collation`, `type`, `order`, `null_order`,
+    /// `multiplicity`, `other`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_mechanism: Option<String>,
 }
 
 /// The legacy evaluators' verdicts (README "Scores, report outputs and CI

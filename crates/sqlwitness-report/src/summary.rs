@@ -60,6 +60,27 @@ pub struct EngineSummary {
     /// engine_error)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_ex: Option<f64>,
+    /// `eval --reference`: the prediction against the reference gold's
+    /// answer (absent on the reference engine itself and without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ReferenceSummary>,
+}
+
+/// Counts of the reference judgment on one engine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceSummary {
+    /// Questions judged (the reference gold ran).
+    pub scored: usize,
+    /// Predictions that answer as the reference gold (`match` + `match_tie`).
+    pub correct: usize,
+    /// `correct / scored`: the model's accuracy against the reference,
+    /// whatever the dialect gold does.
+    pub ex: f64,
+    /// Questions where this engine's own gold fails or answers otherwise
+    /// than the reference: the dialect gold's or the migration's fault.
+    pub gold_disagrees: usize,
+    /// `gold_disagrees` by mechanism (`gold_error` when it failed).
+    pub gold_mechanisms: BTreeMap<String, usize>,
 }
 
 /// Computes the summary of a run from its questions.
@@ -98,6 +119,37 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
                 Verdict::MatchTie => s.match_tie += 1,
                 Verdict::EngineError => s.engine_error += 1,
             }
+        }
+    }
+    for q in questions {
+        for (engine, outcome) in &q.engines {
+            if let (Some(r), Some(s)) = (&outcome.reference, engines.get_mut(engine)) {
+                let rs = s.reference.get_or_insert_with(ReferenceSummary::default);
+                if !matches!(r.verdict, Verdict::EngineError | Verdict::GoldError) {
+                    rs.scored += 1;
+                }
+                if matches!(r.verdict, Verdict::Match | Verdict::MatchTie) {
+                    rs.correct += 1;
+                }
+                if r.gold_agrees == Some(false) || outcome.verdict == Verdict::GoldError {
+                    rs.gold_disagrees += 1;
+                    let m = if outcome.verdict == Verdict::GoldError {
+                        "gold_error"
+                    } else {
+                        r.gold_mechanism.as_deref().unwrap_or("other")
+                    };
+                    *rs.gold_mechanisms.entry(m.to_string()).or_default() += 1;
+                }
+            }
+        }
+    }
+    for s in engines.values_mut() {
+        if let Some(r) = &mut s.reference {
+            r.ex = if r.scored == 0 {
+                0.0
+            } else {
+                r.correct as f64 / r.scored as f64
+            };
         }
     }
     for q in questions {

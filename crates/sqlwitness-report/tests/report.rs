@@ -56,6 +56,7 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                     pred,
                     suite: None,
                     legacy: None,
+                    reference: None,
                 },
             )
         })

@@ -1,0 +1,275 @@
+//! The reference judgment (`eval --reference`): every engine's prediction
+//! against the reference gold's answer on the reference engine, and every
+//! engine's own gold against the same answer — so a report tells "the
+//! model is wrong" from "the dialect gold or the migration is wrong".
+//!
+//! Across engines, results compare as multisets of rows (row order follows
+//! each engine's collation; the same-engine verdict judges order), after a
+//! documented normalisation of each cell:
+//! * numbers of every type, and text that reads as a number, compare as
+//!   numbers rounded to 4 decimal places (MariaDB's `AVG` keeps 4);
+//! * dates and times compare as text with `T` read as a space and a zero
+//!   fraction dropped (`2020-01-02T10:00:00.000` = `2020-01-02 10:00:00`);
+//! * booleans as 0/1, `NULL` as itself, bytes as hex.
+//!
+//! A prediction that differs only where the reference gold's `LIMIT` cuts
+//! through ties (on the reference engine) is `match_tie`.
+
+use std::collections::BTreeMap;
+
+use sqlwitness_core::{Database, ErrorClass, ResultSet, Value, Verdict};
+use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
+use sqlwitness_sql::TieWindow;
+
+use crate::question::{EngineCtx, Rows};
+use crate::EvalPlan;
+
+/// Results with at most this many columns are tried in every column order
+/// where the comparison accepts any.
+const MAX_PERMUTED: usize = 6;
+
+/// The judgment of one engine's outcome against the reference.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn judge(
+    rctx: &EngineCtx,
+    db: &Database,
+    ref_gold_sql: &str,
+    ref_gold: &ResultSet,
+    outcome: &EngineOutcome,
+    rows: &Rows,
+    plan: &EvalPlan,
+    schema: Option<&sqlwitness_sql::SchemaInfo>,
+) -> ReferenceOutcome {
+    let any_order = plan.compare.any_column_order();
+    let window = || TieWindow::probe(rctx.engine.as_ref(), db, ref_gold_sql, &plan.limits);
+    let verdict = match (&rows.pred, &outcome.pred) {
+        _ if outcome.verdict == Verdict::EngineError => Verdict::EngineError,
+        (Some(pred), _) => {
+            if same_answer(ref_gold, pred, any_order) {
+                Verdict::Match
+            } else if window().is_some_and(|w| w.accepts_columns(&pred.rows, any_order, true)) {
+                Verdict::MatchTie
+            } else {
+                Verdict::Mismatch
+            }
+        }
+        (None, Some(exec)) => match exec.error_class {
+            Some(ErrorClass::Timeout) => Verdict::Timeout,
+            Some(ErrorClass::Connection) => Verdict::EngineError,
+            _ => Verdict::PredError,
+        },
+        (None, None) if outcome.verdict == Verdict::Abstained => Verdict::Abstained,
+        // The self-check on an engine whose gold failed: nothing to judge.
+        (None, None) => Verdict::GoldError,
+    };
+    let (gold_agrees, gold_mechanism) = match &rows.gold {
+        Some(gold) if same_answer(ref_gold, gold, any_order) => (Some(true), None),
+        Some(gold) => {
+            let ties = window().is_some_and(|w| w.cuts_ties());
+            // SQLite compares a TEXT column with a number as text, the
+            // servers as numbers.
+            let text_vs_number = schema.is_some_and(|s| {
+                let probe = sqlwitness_dialect::Translations {
+                    text_comparisons: true,
+                    ..Default::default()
+                };
+                sqlwitness_sql::translate(ref_gold_sql, &probe, s).is_some()
+            });
+            let m = if ties {
+                "ties"
+            } else {
+                sqlwitness_audit::mechanism_with(
+                    ref_gold,
+                    gold,
+                    false,
+                    false,
+                    ref_gold_sql,
+                    text_vs_number,
+                )
+                .unwrap_or("other")
+            };
+            (Some(false), Some(m.to_string()))
+        }
+        None => (None, None),
+    };
+    ReferenceOutcome {
+        engine: rctx.kind.to_string(),
+        verdict,
+        gold_agrees,
+        gold_mechanism,
+    }
+}
+
+/// True when `b` answers as `a` across engines (see the module
+/// documentation), columns as given or, with `any_column_order`, in some
+/// order.
+pub fn same_answer(a: &ResultSet, b: &ResultSet, any_column_order: bool) -> bool {
+    let width = |rs: &ResultSet| rs.rows.first().map_or(rs.columns.len(), Vec::len);
+    if a.rows.len() != b.rows.len() {
+        return false;
+    }
+    if a.rows.is_empty() {
+        return true;
+    }
+    let (wa, wb) = (width(a), width(b));
+    if wa != wb {
+        return false;
+    }
+    let want = bag(&a.rows, &(0..wa).collect::<Vec<_>>());
+    let mut perm: Vec<usize> = (0..wb).collect();
+    if bag(&b.rows, &perm) == want {
+        return true;
+    }
+    if !any_column_order || wb > MAX_PERMUTED {
+        return false;
+    }
+    while next_permutation(&mut perm) {
+        if bag(&b.rows, &perm) == want {
+            return true;
+        }
+    }
+    false
+}
+
+fn bag(rows: &[Vec<Value>], cols: &[usize]) -> BTreeMap<Vec<String>, usize> {
+    let mut m = BTreeMap::new();
+    for r in rows {
+        let key = cols
+            .iter()
+            .map(|&c| r.get(c).map_or_else(|| "NULL".to_string(), cell))
+            .collect();
+        *m.entry(key).or_insert(0) += 1;
+    }
+    m
+}
+
+/// A cell's cross-engine form.
+pub fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Bool(b) => u8::from(*b).to_string(),
+        Value::Int(_) | Value::Float(_) | Value::Decimal(_) => {
+            v.as_f64().map_or_else(|| v.display(), number)
+        }
+        Value::Text(s) => match s.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() && !s.trim().is_empty() => number(x),
+            _ => temporal(s),
+        },
+        Value::Date(s) | Value::Time(s) | Value::Timestamp(s) => temporal(s),
+        Value::Bytes(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+    }
+}
+
+fn number(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// `2020-01-02T10:00:00.000` → `2020-01-02 10:00:00`; other text as is.
+fn temporal(s: &str) -> String {
+    let b = s.as_bytes();
+    let looks_dated =
+        b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-';
+    if !looks_dated {
+        return s.to_string();
+    }
+    let mut t = s.replacen('T', " ", 1);
+    if let Some(dot) = t.rfind('.') {
+        if dot > 10 && t[dot + 1..].bytes().all(|c| c == b'0') {
+            t.truncate(dot);
+        }
+    }
+    t
+}
+
+fn next_permutation(perm: &mut [usize]) -> bool {
+    let Some(i) = (1..perm.len()).rev().find(|&i| perm[i - 1] < perm[i]) else {
+        return false;
+    };
+    let j = (i..perm.len())
+        .rev()
+        .find(|&j| perm[j] > perm[i - 1])
+        .unwrap_or(i);
+    perm.swap(i - 1, j);
+    perm[i..].reverse();
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlwitness_core::Column;
+
+    fn rs(rows: Vec<Vec<Value>>) -> ResultSet {
+        let n = rows.first().map_or(0, Vec::len);
+        ResultSet {
+            columns: (0..n)
+                .map(|i| Column {
+                    name: format!("c{i}"),
+                    decl_type: None,
+                })
+                .collect(),
+            rows,
+        }
+    }
+
+    #[test]
+    fn numbers_dates_and_text_numbers_compare_across_engines() {
+        use Value::*;
+        // SQLite's AVG against MariaDB's 4-decimal DECIMAL; integers as
+        // decimals; numeric text as its number; dates as text.
+        let sqlite = rs(vec![
+            vec![
+                Float(2.0 / 3.0),
+                Text("7".into()),
+                Text("2020-01-02 10:00:00".into()),
+            ],
+            vec![Int(3), Int(1), Null],
+        ]);
+        let mariadb = rs(vec![
+            vec![Decimal("3.0000".into()), Bool(true), Null],
+            vec![
+                Decimal("0.6667".into()),
+                Int(7),
+                Timestamp("2020-01-02T10:00:00.000".into()),
+            ],
+        ]);
+        assert!(same_answer(&sqlite, &mariadb, false));
+        let other = rs(vec![
+            vec![Decimal("3.0000".into()), Bool(true), Null],
+            vec![
+                Decimal("0.6668".into()),
+                Int(7),
+                Timestamp("2020-01-02T10:00:00".into()),
+            ],
+        ]);
+        assert!(!same_answer(&sqlite, &other, false));
+        // Case is not folded: a collation difference is a difference.
+        assert!(!same_answer(
+            &rs(vec![vec![Text("Ann".into())]]),
+            &rs(vec![vec![Text("ann".into())]]),
+            false
+        ));
+        // Multiplicity counts.
+        assert!(!same_answer(
+            &rs(vec![vec![Int(1)], vec![Int(1)]]),
+            &rs(vec![vec![Int(1)], vec![Int(2)]]),
+            false
+        ));
+    }
+
+    #[test]
+    fn columns_in_another_order_where_the_comparison_allows() {
+        use Value::*;
+        let a = rs(vec![vec![Text("x".into()), Int(1)]]);
+        let b = rs(vec![vec![Int(1), Text("x".into())]]);
+        assert!(!same_answer(&a, &b, false));
+        assert!(same_answer(&a, &b, true));
+        assert!(same_answer(&rs(vec![]), &rs(vec![]), false));
+    }
+}
