@@ -456,3 +456,91 @@ fn the_reference_separates_the_model_from_the_dialect_gold() {
         }
     }
 }
+
+/// `audit` writes the dialect golds it proves (`gold_<engine>.sql`), and
+/// `eval --gold ENGINE=FILE` runs them: fewer gold errors, every question
+/// still scored against the reference.
+#[test]
+fn audit_dialect_golds_feed_eval() {
+    let mut servers = Vec::new();
+    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
+    if servers.is_empty() {
+        return;
+    }
+    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
+    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
+    let server_args: Vec<String> = servers
+        .iter()
+        .flat_map(|(k, u)| ["--server".to_string(), format!("{k}={u}")])
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let audit_out = dir.path().join("audit");
+    let db = "pets_1";
+    let mut args: Vec<String> = [
+        "audit",
+        "--bench",
+        "examples/spider-dev",
+        "--db",
+        db,
+        "--engines",
+        &engines.join(","),
+        "--out",
+        audit_out.to_str().unwrap(),
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(server_args.iter().cloned());
+    let out = sqlwitness().args(&args).output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 5)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let eval = |golds: bool| -> Json {
+        let out = dir.path().join(if golds { "with" } else { "without" });
+        let mut args: Vec<String> = [
+            "eval",
+            "--bench",
+            "examples/spider-dev",
+            "--db",
+            db,
+            "--engines",
+            &engines.join(","),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(server_args.iter().cloned());
+        if golds {
+            for (k, _) in &servers {
+                let f = audit_out.join(format!("gold_{k}.sql"));
+                let text = std::fs::read_to_string(&f).unwrap();
+                assert_eq!(text.lines().count(), 1034, "{}", f.display());
+                args.extend(["--gold".to_string(), format!("{k}={}", f.display())]);
+            }
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_ok(&args);
+        read_json(&out.join("report.json"))
+    };
+    let (without, with) = (eval(false), eval(true));
+    for (k, _) in &servers {
+        let e = k.as_str();
+        let a = &without["summary"]["engines"][e];
+        let b = &with["summary"]["engines"][e];
+        assert!(
+            b["gold_error"].as_u64() <= a["gold_error"].as_u64(),
+            "{e}: {a} {b}"
+        );
+        assert_eq!(b["reference"]["scored"], b["questions"], "{e}: {b}");
+        assert!(
+            with["run"]["golds"][e].as_str().unwrap().contains("gold_"),
+            "{e}"
+        );
+    }
+}

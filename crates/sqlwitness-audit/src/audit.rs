@@ -276,6 +276,12 @@ pub fn audit_question(
                     f.evidence
                         .push(rows_evidence("cross_engine", name.clone(), Some(sql), &rs));
                     f.rerun.push(sqlite_cmd(q.gold));
+                    // A translation can make the answer the same (a TEXT
+                    // column compared with a number, …): the dialect gold
+                    // `audit` writes for this engine.
+                    f.translation = Some(check_translation(
+                        q.gold, &base, ordered, tie_cut, ctx, t, opts,
+                    ));
                     out.push(f);
                 }
             }

@@ -142,6 +142,18 @@ pub fn run(a: AuditArgs) -> Result<i32> {
     };
     let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
     write_audit(&a.out, &report)?;
+    // The dialect golds the audit proves, for `eval --gold ENGINE=FILE`.
+    for (kind, golds) in sqlwitness_eval::dialect_golds(&plan, &report) {
+        let path = a.out.join(format!("gold_{kind}.sql"));
+        let n = golds.iter().flatten().count();
+        std::fs::write(&path, sqlwitness_eval::gold_file_text(&plan.bench, &golds))
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!(
+            "  {kind} golds: {} ({n} of {} questions)",
+            path.display(),
+            golds.len()
+        );
+    }
     let s = &report.summary;
     eprintln!(
         "audit: {} questions ({} with a database), {} affected; Table 1: LIMIT 1 {}, LIMIT N {}, GROUP BY {}, ORDER BY {}, total {} (proven: {}, {}, {}, {}, {})",

@@ -50,6 +50,14 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
         }
         args::Command::Audit(a) => {
             eval::clear_files(&a.out, eval::AUDIT_OUTPUTS)?;
+            let golds: Vec<String> = sqlwitness_core::EngineKind::ALL
+                .iter()
+                .map(|k| format!("gold_{k}.sql"))
+                .collect();
+            eval::clear_files(
+                &a.out,
+                &golds.iter().map(String::as_str).collect::<Vec<_>>(),
+            )?;
             audit::run(a)
         }
     }

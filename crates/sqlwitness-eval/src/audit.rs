@@ -221,3 +221,70 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     };
     Ok(report)
 }
+
+/// The dialect golds an audit proves, per server engine of the audit, one
+/// entry per question of the split (in order): the gold as written where it
+/// runs there and answers as on SQLite, its verified translation where the
+/// gold fails or answers otherwise and a translation answers as on SQLite
+/// (`portable_after_translation`), and `None` where neither holds or the
+/// question was not audited there. `eval --gold ENGINE=FILE` reads them
+/// ([`gold_file_text`]).
+pub fn dialect_golds(
+    plan: &AuditPlan,
+    report: &AuditReport,
+) -> std::collections::BTreeMap<EngineKind, Vec<Option<String>>> {
+    let audited: std::collections::BTreeSet<usize> = plan
+        .selected
+        .iter()
+        .copied()
+        .filter(|&i| plan.bench.db_exists(&plan.bench.questions[i].db_id))
+        .collect();
+    let mut out = std::collections::BTreeMap::new();
+    for &kind in plan.engines.iter().filter(|k| k.is_server()) {
+        let name = kind.as_str();
+        let golds = plan
+            .bench
+            .questions
+            .iter()
+            .map(|q| {
+                if !audited.contains(&q.id) {
+                    return None;
+                }
+                let differs: Vec<&Finding> = report
+                    .findings
+                    .iter()
+                    .filter(|f| f.id == q.id && f.engines.iter().any(|e| e == name))
+                    .filter(|f| {
+                        f.rule.starts_with("dialect_") || f.rule.starts_with("cross_engine")
+                    })
+                    .collect();
+                if differs.is_empty() {
+                    return Some(q.gold.clone());
+                }
+                differs.iter().find_map(|f| {
+                    let t = f.translation.as_ref()?;
+                    (t.outcome == "portable_after_translation")
+                        .then(|| t.sql.clone())
+                        .flatten()
+                })
+            })
+            .collect();
+        out.insert(kind, golds);
+    }
+    out
+}
+
+/// A gold file `eval --gold ENGINE=FILE` reads: `SQL<TAB>db_id` a line in
+/// question order (line breaks inside a query become spaces), an empty
+/// line where the engine has no gold of its own.
+pub fn gold_file_text(bench: &Benchmark, golds: &[Option<String>]) -> String {
+    let mut text = String::new();
+    for (q, g) in bench.questions.iter().zip(golds) {
+        if let Some(sql) = g {
+            let one_line = sql.replace(['\r', '\n'], " ");
+            text.push_str(&format!("{}\t{}", one_line.trim(), q.db_id));
+        }
+        text.push('\n');
+    }
+    text
+}

@@ -30,7 +30,7 @@ mod scores;
 mod suite;
 mod verdict;
 
-pub use audit::{audit, AuditPlan};
+pub use audit::{audit, dialect_golds, gold_file_text, AuditPlan};
 pub use connect::{connect, Connected};
 pub use error::EvalError;
 pub use execute::{prepare_pred, prepare_sql};
