@@ -205,6 +205,7 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
     let Ok(tokens) = tokenize(&SQLiteDialect {}, sql) else {
         return sql.to_string();
     };
+    let aliases = declared_aliases(&tokens, names);
     let mut out = String::with_capacity(sql.len() + 16);
     // For each open parenthesis: is it CAST's?
     let mut parens: Vec<bool> = Vec::new();
@@ -259,6 +260,15 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
                     };
                     if let Some(exact) = names.resolve_at(&w.value, pos) {
                         text = Some(quote(exact));
+                    } else if next_is_dot {
+                        // A qualifier spelled otherwise than its alias was
+                        // declared (`FROM ship AS t2 … T2.id`): MySQL's
+                        // aliases are case-sensitive.
+                        if let Some(declared) = aliases.get(&w.value.to_ascii_lowercase()) {
+                            if *declared != w.value {
+                                text = Some(quote(declared));
+                            }
+                        }
                     }
                 }
             }
@@ -275,9 +285,54 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
     out
 }
 
+/// Aliases the query declares (`… AS t2`, or a table followed by a name:
+/// `FROM ship t2`), lower case → the spelling declared.
+fn declared_aliases(
+    tokens: &[crate::text::SourceToken],
+    names: &NameSet,
+) -> HashMap<String, String> {
+    let solid: Vec<&Token> = tokens
+        .iter()
+        .map(|t| &t.token)
+        .filter(|t| !is_blank(t))
+        .collect();
+    let keyword = |w: &sqlparser::tokenizer::Word| {
+        w.quote_style.is_none()
+            && STRUCTURAL_KEYWORDS
+                .iter()
+                .any(|k| w.value.eq_ignore_ascii_case(k))
+    };
+    let mut out = HashMap::new();
+    for win in solid.windows(2) {
+        let (Token::Word(a), Token::Word(b)) = (win[0], win[1]) else {
+            continue;
+        };
+        let after_as = a.quote_style.is_none() && a.value.eq_ignore_ascii_case("AS");
+        let after_table = !keyword(a) && names.resolve_at(&a.value, Position::Table).is_some();
+        if (after_as || after_table) && !keyword(b) {
+            out.entry(b.value.to_ascii_lowercase())
+                .or_insert_with(|| b.value.clone());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qualifiers_take_the_spelling_their_alias_was_declared_with() {
+        let names = NameSet::new(&[(
+            "ship".to_string(),
+            vec!["id".to_string(), "Name".to_string()],
+        )]);
+        let sql = "SELECT T2.Name FROM ship AS t2 JOIN ship T3 ON t2.id = t3.id";
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Mysql),
+            "SELECT `t2`.`Name` FROM `ship` AS t2 JOIN `ship` T3 ON t2.`id` = `T3`.`id`"
+        );
+    }
 
     /// concert_singer's `table_names_original` / `column_names_original`
     /// from Spider's tables.json.
