@@ -73,23 +73,39 @@ pub fn diff_reports(old: &Report, new: &Report) -> ReportDiff {
     let new_q: BTreeMap<usize, _> = new.questions.iter().map(|q| (q.id, q)).collect();
     let old_e: BTreeSet<&String> = old.summary.engines.keys().collect();
     let new_e: BTreeSet<&String> = new.summary.engines.keys().collect();
+    // Engines compared: the ones both runs have; or, for two dialect runs
+    // of one engine each (a model's SQLite run against its MySQL run), that
+    // pair, labelled `old→new`.
+    let compared: Vec<(&String, &String, String)> = {
+        let common: Vec<(&String, &String, String)> = old_e
+            .intersection(&new_e)
+            .map(|e| (*e, *e, (*e).clone()))
+            .collect();
+        match (common.is_empty(), old_e.len(), new_e.len()) {
+            (true, 1, 1) => {
+                let (o, n) = (*old_e.iter().next().unwrap(), *new_e.iter().next().unwrap());
+                vec![(o, n, format!("{o}→{n}"))]
+            }
+            _ => common,
+        }
+    };
     let mut changed = Vec::new();
-    let mut pairs: BTreeMap<&String, Vec<(bool, bool)>> = BTreeMap::new();
+    let mut pairs: BTreeMap<&str, Vec<(bool, bool)>> = BTreeMap::new();
     for (id, oq) in &old_q {
         let Some(nq) = new_q.get(id) else { continue };
-        for engine in old_e.intersection(&new_e) {
-            let (Some(o), Some(n)) = (oq.engines.get(*engine), nq.engines.get(*engine)) else {
+        for (oe, ne, label) in &compared {
+            let (Some(o), Some(n)) = (oq.engines.get(*oe), nq.engines.get(*ne)) else {
                 continue;
             };
             pairs
-                .entry(*engine)
+                .entry(label.as_str())
                 .or_default()
                 .push((o.verdict == Verdict::Match, n.verdict == Verdict::Match));
             if o.verdict != n.verdict {
                 changed.push(VerdictChange {
                     id: *id,
                     db_id: nq.db_id.clone(),
-                    engine: (*engine).clone(),
+                    engine: label.clone(),
                     old: o.verdict,
                     new: n.verdict,
                     old_reason: o.reason,
@@ -98,11 +114,11 @@ pub fn diff_reports(old: &Report, new: &Report) -> ReportDiff {
             }
         }
     }
-    let engines = old_e
-        .intersection(&new_e)
-        .map(|e| {
-            let (os, ns) = (&old.summary.engines[*e], &new.summary.engines[*e]);
-            let mine = changed.iter().filter(|c| &c.engine == *e);
+    let engines = compared
+        .iter()
+        .map(|(oe, ne, label)| {
+            let (os, ns) = (&old.summary.engines[*oe], &new.summary.engines[*ne]);
+            let mine = changed.iter().filter(|c| &c.engine == label);
             let new_failures = mine.clone().filter(|c| c.is_new_failure()).count();
             let fixed = mine
                 .filter(|c| c.new == Verdict::Match && c.old != Verdict::Match)
@@ -115,16 +131,24 @@ pub fn diff_reports(old: &Report, new: &Report) -> ReportDiff {
                 new_match: ns.matched,
                 new_failures,
                 fixed,
-                robustness: robustness(pairs.get(*e).cloned().unwrap_or_default()),
+                robustness: robustness(pairs.get(label.as_str()).cloned().unwrap_or_default()),
             };
-            ((*e).clone(), delta)
+            (label.clone(), delta)
         })
         .collect();
     let common = old_q.keys().filter(|id| new_q.contains_key(id)).count();
     ReportDiff {
         engines,
-        engines_removed: old_e.difference(&new_e).map(|e| (*e).clone()).collect(),
-        engines_added: new_e.difference(&old_e).map(|e| (*e).clone()).collect(),
+        engines_removed: old_e
+            .iter()
+            .filter(|e| !compared.iter().any(|(o, _, _)| o == *e))
+            .map(|e| (*e).clone())
+            .collect(),
+        engines_added: new_e
+            .iter()
+            .filter(|e| !compared.iter().any(|(_, n, _)| n == *e))
+            .map(|e| (*e).clone())
+            .collect(),
         common_questions: common,
         only_old: old_q.len() - common,
         only_new: new_q.len() - common,

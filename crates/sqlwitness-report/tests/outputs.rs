@@ -116,6 +116,8 @@ fn outcome(verdict: &str) -> Value {
         "match" => json!({"verdict": "match", "ordered": false, "gold": ok, "pred": ok}),
         "mismatch" => {
             json!({"verdict": "mismatch", "reason": "values", "ordered": true, "gold": ok, "pred": ok,
+                   "gold_sql": "SELECT count(*) FROM `singer`", "pred_sql": "SELECT 1",
+                   "reference": {"engine": "sqlite", "verdict": "match", "gold_agrees": false, "gold_mechanism": "collation"},
                    "legacy": {"spider": true, "spider_ordered": false, "distinct_removed": true, "bird": false}})
         }
         "pred_error" => json!({"verdict": "pred_error", "ordered": false, "gold": ok, "pred": err}),
@@ -161,7 +163,8 @@ fn report_with(verdicts: &[[&str; 2]]) -> Report {
     let run = json!({"bench": "spider", "split": "dev", "predictions": "pred.sql", "compare": "strict",
         "column_order": "exact", "keep_distinct": false, "float_tolerance": 1e-9, "timeout_ms": 30000,
         "identifiers": "sqlite", "engines": [{"kind": "sqlite", "version": "3.50"}, {"kind": "postgres", "version": "15"}],
-        "duration_ms": 1234});
+        "duration_ms": 1234, "golds": {"postgres": "gold_postgres.sql"},
+        "engine_predictions": {"postgres": "pred_postgres.sql"}});
     Report {
         format_version: FORMAT_VERSION,
         tool: ToolInfo {
@@ -399,4 +402,28 @@ fn summary_md_shows_the_scores() {
     let mut r = sample_report();
     r.summary.scores = None;
     assert!(!render_markdown(&r).contains("## Scores"));
+}
+
+/// Two dialect runs of one engine each (a model's SQLite run against its
+/// MySQL run) compare with each other, not as two missing engines.
+#[test]
+fn diff_compares_dialect_runs_side_by_side() {
+    let old = report_with(&[["match", "match"], ["mismatch", "match"]]);
+    let mut a = old.clone();
+    let mut b = old.clone();
+    for q in &mut a.questions {
+        q.engines.remove("postgres");
+    }
+    for q in &mut b.questions {
+        let pg = q.engines.remove("postgres").unwrap();
+        q.engines.remove("sqlite");
+        q.engines.insert("mysql".into(), pg);
+    }
+    a.summary = summarize(&a.questions);
+    b.summary = summarize(&b.questions);
+    let d = diff_reports(&a, &b);
+    let e = &d.engines["sqlite→mysql"];
+    assert_eq!((e.old_match, e.new_match), (1, 2));
+    assert!(d.engines_removed.is_empty() && d.engines_added.is_empty());
+    assert_eq!(d.changed.len(), 1);
 }
