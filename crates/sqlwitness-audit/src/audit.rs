@@ -222,6 +222,7 @@ pub fn audit_question(
             ..Default::default()
         };
         sqlwitness_sql::translate(q.gold, &probe, &ctx.schema).is_some()
+            || sqlwitness_sql::compares_temporal_with_text(q.gold, &ctx.schema)
     };
     let tie_cut = out.iter().any(|f| {
         f.status == Status::Proven

@@ -32,8 +32,9 @@ pub fn mechanism(
 }
 
 /// [`mechanism`], told whether the query compares a TEXT column with a
-/// number (SQLite compares them as text, the servers as numbers): a
-/// difference nothing else explains is then `type`.
+/// number, or a date/time column with a string literal (SQLite compares
+/// them as text, the servers as numbers or instants): a difference nothing
+/// else explains is then `type`, not `collation`.
 pub fn mechanism_with(
     a: &ResultSet,
     b: &ResultSet,

@@ -74,6 +74,7 @@ pub(crate) fn judge(
                     ..Default::default()
                 };
                 sqlwitness_sql::translate(ref_gold_sql, &probe, s).is_some()
+                    || sqlwitness_sql::compares_temporal_with_text(ref_gold_sql, s)
             });
             let m = if ties {
                 "ties"

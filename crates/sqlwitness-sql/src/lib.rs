@@ -28,6 +28,7 @@ mod parse;
 mod rewrite;
 mod schema;
 mod spider_eval;
+mod temporal;
 mod text;
 mod ties;
 
@@ -50,6 +51,7 @@ pub use spider_eval::{
     spider_order_matters, spider_postprocess, spider_read_prediction, spider_remove_distinct,
     spider_replace_cur_year,
 };
+pub use temporal::compares_temporal_with_text;
 pub use ties::{tie_aware_match, TieWindow};
 
 #[cfg(test)]
