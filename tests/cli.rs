@@ -260,6 +260,15 @@ fn servers_self_check_counts_gold_errors_by_class() {
     assert!(run_engines
         .iter()
         .all(|e| !e["version"].as_str().unwrap().is_empty()));
+    // The collation of the MySQL-family copies is recorded.
+    for (kind, _) in &servers {
+        if sqlwitness_dialect::shipped(*kind).adapter == sqlwitness_dialect::Adapter::Mysql {
+            let c = report["run"]["collations"][kind.as_str()]
+                .as_str()
+                .unwrap_or("");
+            assert!(c.starts_with("utf8mb4"), "{kind}: {c}");
+        }
+    }
 }
 
 /// BIRD mini-dev as it ships, on stand-in databases built from its

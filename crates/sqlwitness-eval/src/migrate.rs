@@ -56,14 +56,16 @@ pub fn is_good(r: &MigrationReport) -> bool {
 
 /// Migrates (or verifies) what a server engine needs, through the same code
 /// as `sqlwitness migrate`; the databases that could not be migrated, with
-/// the reason.
+/// the reason, and the collations the copies use (MySQL, MariaDB: the
+/// server's default for utf8mb4, a documented choice the report records).
 pub(crate) fn migrate_for(
     plan: &EvalPlan,
     kind: EngineKind,
     db_ids: &[String],
     progress: &dyn Progress,
-) -> HashMap<String, String> {
+) -> (HashMap<String, String>, std::collections::BTreeSet<String>) {
     let mut unavailable = HashMap::new();
+    let mut collations = std::collections::BTreeSet::new();
     if kind.is_server() && plan.migrate {
         let pb = progress.bar(db_ids.len() as u64, "migrate");
         for id in db_ids {
@@ -71,10 +73,11 @@ pub(crate) fn migrate_for(
                 if let Some(problem) = problem(&r) {
                     unavailable.insert(id.clone(), problem);
                 }
+                collations.extend(r.collation);
             }
             pb.inc(1);
         }
         pb.finish();
     }
-    unavailable
+    (unavailable, collations)
 }

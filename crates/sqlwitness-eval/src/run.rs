@@ -36,11 +36,11 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     };
     // Migrations first, over the administrative URLs: they also grant the
     // reader login the queries then run as.
-    let unavailable: Vec<HashMap<String, String>> = plan
+    let (unavailable, collations): (Vec<HashMap<String, String>>, Vec<_>) = plan
         .engines
         .iter()
         .map(|&kind| migrate_for(plan, kind, &db_ids, progress))
-        .collect();
+        .unzip();
     crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
     let connected = crate::connect(&plan.engines, &plan.servers, plan.jobs as u32 + 1)?;
     let ctxs: Vec<EngineCtx> = connected
@@ -116,6 +116,16 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             split: plan.bench.split.clone(),
             predictions: plan.pred_path.as_ref().map(|p| p.display().to_string()),
             golds: per_engine(plan, |k| plan.gold_sources.get(&k).cloned()),
+            collations: plan
+                .engines
+                .iter()
+                .zip(&collations)
+                .filter(|(_, c)| !c.is_empty())
+                .map(|(k, c)| {
+                    let names: Vec<&str> = c.iter().map(String::as_str).collect();
+                    (k.to_string(), names.join(", "))
+                })
+                .collect(),
             engine_predictions: per_engine(plan, |k| {
                 plan.engine_predictions
                     .get(&k)

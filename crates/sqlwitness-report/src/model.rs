@@ -43,6 +43,12 @@ pub struct RunInfo {
     /// (`mini_dev_mysql.json`, `gold_mysql`, an `--gold` file).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub golds: BTreeMap<String, String>,
+    /// Per server engine, the collation of its migrated copies (MySQL and
+    /// MariaDB: the server's default for utf8mb4 — `utf8mb4_0900_ai_ci` on
+    /// MySQL 8+, `utf8mb4_general_ci` on MariaDB — which decides case and
+    /// accent comparisons and sort order there).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub collations: BTreeMap<String, String>,
     /// Per engine, the prediction file it ran when it is not `predictions`
     /// (`--pred ENGINE=FILE`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -114,6 +114,7 @@ fn sample_report() -> Report {
             split: "dev".into(),
             predictions: Some("p.sql".into()),
             golds: BTreeMap::new(),
+            collations: BTreeMap::new(),
             engine_predictions: BTreeMap::new(),
             compare: "strict".into(),
             column_order: "exact".into(),
