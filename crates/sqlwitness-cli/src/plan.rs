@@ -5,11 +5,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use std::collections::BTreeMap;
-
-use sqlwitness_bench::{
-    load_benchmark, load_engine_golds, load_predictions, Benchmark, Prediction,
-};
+use sqlwitness_bench::{load_benchmark, Benchmark};
 use sqlwitness_core::compare::{CompareMode, CompareOptions};
 use sqlwitness_core::{EngineKind, QueryLimits};
 use sqlwitness_eval::{EvalPlan, Servers};
@@ -22,21 +18,6 @@ pub fn servers(a: ServerArgs, engines: &[EngineKind], migrate: bool) -> Result<S
     let servers = Servers::from_pairs(&a.servers, &a.readers)?;
     servers.check(engines, migrate)?;
     Ok(servers)
-}
-
-/// `ENGINE=FILE` as `(engine, file)`; `None` when the text before `=` names
-/// no engine (then the whole is a file name).
-fn engine_file(flag: &str, spec: &str) -> Result<Option<(EngineKind, PathBuf)>> {
-    let Some((name, file)) = spec.split_once('=') else {
-        return Ok(None);
-    };
-    let Some(kind) = EngineKind::parse(name) else {
-        return Ok(None);
-    };
-    if file.trim().is_empty() {
-        bail!(BadInput(format!("{flag} `{spec}`: no file after `=`")));
-    }
-    Ok(Some((kind, PathBuf::from(file.trim()))))
 }
 
 fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
@@ -95,63 +76,7 @@ pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
         selected.truncate(n);
     }
     let mut bench = bench;
-    // Dialect golds the benchmark carries, then `--gold ENGINE=FILE`.
-    let mut gold_sources = bench.gold_sources.clone();
-    for spec in &a.gold {
-        let (kind, path) = engine_file("--gold", spec)?
-            .ok_or_else(|| BadInput(format!("--gold `{spec}`: expected ENGINE=FILE")))?;
-        let golds = load_engine_golds(&path, &bench)
-            .with_context(|| format!("loading --gold {}", path.display()))?;
-        for (q, g) in bench.questions.iter_mut().zip(golds) {
-            match g {
-                Some(g) => q.golds.insert(kind, g),
-                None => q.golds.remove(&kind),
-            };
-        }
-        gold_sources.insert(kind, path.display().to_string());
-    }
-    let by_id = |p: &PathBuf, bench: &Benchmark| -> Result<Vec<Option<Prediction>>> {
-        let loaded = load_predictions(p, bench)
-            .with_context(|| format!("loading predictions {}", p.display()))?;
-        let mut by_id: Vec<Option<Prediction>> = vec![None; bench.questions.len()];
-        for pred in loaded {
-            let id = pred.id;
-            by_id[id] = Some(pred);
-        }
-        Ok(by_id)
-    };
-    let (mut pred_path, mut predictions) = (None, None);
-    let mut engine_predictions = BTreeMap::new();
-    for spec in &a.pred {
-        match engine_file("--pred", spec)? {
-            Some((kind, path)) => {
-                let loaded = by_id(&path, &bench)?;
-                engine_predictions.insert(kind, (path, loaded));
-            }
-            None if predictions.is_none() => {
-                let path = PathBuf::from(spec);
-                predictions = Some(by_id(&path, &bench)?);
-                pred_path = Some(path);
-            }
-            None => bail!(BadInput(format!(
-                "--pred `{spec}`: one file for every engine is given already"
-            ))),
-        }
-    }
-    if predictions.is_none() && !engine_predictions.is_empty() {
-        if let Some(k) = engines.iter().find(|k| {
-            let parent = sqlwitness_dialect::shipped(**k)
-                .extends
-                .as_deref()
-                .and_then(EngineKind::parse);
-            !engine_predictions.contains_key(k)
-                && !parent.is_some_and(|p| engine_predictions.contains_key(&p))
-        }) {
-            bail!(BadInput(format!(
-                "--pred: no predictions for engine {k}; give --pred {k}=FILE or one file for every engine"
-            )));
-        }
-    }
+    let inputs = sqlwitness_eval::dialect_inputs(&mut bench, &a.gold, &a.pred, &engines)?;
     let scoring = crate::scores::scoring_plan(a.scoring, &bench)?;
     let suite = match &a.suite {
         Some(dir) => Some(
@@ -174,34 +99,16 @@ pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
-    let reference = match a.reference.as_deref().map(str::trim) {
-        Some("none") => None,
-        Some(name) => {
-            let kind = EngineKind::parse(name).ok_or_else(|| {
-                BadInput(format!(
-                    "--reference: unknown engine `{name}` (expected {} or none)",
-                    EngineKind::names()
-                ))
-            })?;
-            if !engines.contains(&kind) {
-                bail!(BadInput(format!(
-                    "--reference {kind}: not one of --engines"
-                )));
-            }
-            Some(kind)
-        }
-        None => (engines.len() > 1 && engines.contains(&EngineKind::REFERENCE))
-            .then_some(EngineKind::REFERENCE),
-    };
+    let reference = sqlwitness_eval::reference_engine(a.reference.as_deref(), &engines)?;
     Ok(EvalPlan {
         reference,
         bench_arg: a.bench.bench,
         bench,
         selected,
-        pred_path,
-        predictions,
-        engine_predictions,
-        gold_sources,
+        pred_path: inputs.pred_path,
+        predictions: inputs.predictions,
+        engine_predictions: inputs.engine_predictions,
+        gold_sources: inputs.gold_sources,
         engines,
         servers,
         out: a.out,

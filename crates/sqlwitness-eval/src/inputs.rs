@@ -1,0 +1,180 @@
+//! The per-engine inputs of a dialect run, read and checked before
+//! anything runs: `--gold ENGINE=FILE`, `--pred [ENGINE=]FILE`,
+//! `--reference ENGINE|none`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use sqlwitness_bench::{load_engine_golds, load_predictions, Benchmark, Prediction};
+use sqlwitness_core::EngineKind;
+
+use crate::EvalError;
+
+/// Predictions by question id.
+type ById = Vec<Option<Prediction>>;
+
+/// What [`dialect_inputs`] read.
+#[derive(Default)]
+pub struct DialectInputs {
+    /// The prediction file for every engine, and its predictions.
+    pub pred_path: Option<PathBuf>,
+    pub predictions: Option<ById>,
+    /// Each engine's own prediction file.
+    pub engine_predictions: BTreeMap<EngineKind, (PathBuf, ById)>,
+    /// Where each engine's dialect gold came from.
+    pub gold_sources: BTreeMap<EngineKind, String>,
+}
+
+/// `ENGINE=FILE` as `(engine, file)`; `None` when the text before `=` names
+/// no engine (then the whole is a file name).
+fn engine_file(flag: &str, spec: &str) -> Result<Option<(EngineKind, PathBuf)>, EvalError> {
+    let Some((name, file)) = spec.split_once('=') else {
+        return Ok(None);
+    };
+    let Some(kind) = EngineKind::parse(name) else {
+        return Ok(None);
+    };
+    if file.trim().is_empty() {
+        return Err(EvalError::BadInput(format!(
+            "{flag} `{spec}`: no file after `=`"
+        )));
+    }
+    Ok(Some((kind, PathBuf::from(file.trim()))))
+}
+
+fn by_id(path: &std::path::Path, bench: &Benchmark) -> Result<ById, EvalError> {
+    let mut by_id: ById = vec![None; bench.questions.len()];
+    for pred in load_predictions(path, bench)? {
+        let id = pred.id;
+        by_id[id] = Some(pred);
+    }
+    Ok(by_id)
+}
+
+/// Applies `--gold ENGINE=FILE` to the questions (over the dialect golds
+/// the benchmark carries) and reads `--pred` (one `FILE` for every engine,
+/// and/or `ENGINE=FILE` each); an engine of `engines` left without
+/// predictions while some engine has its own is an error.
+pub fn dialect_inputs(
+    bench: &mut Benchmark,
+    golds: &[String],
+    preds: &[String],
+    engines: &[EngineKind],
+) -> Result<DialectInputs, EvalError> {
+    let mut out = DialectInputs {
+        gold_sources: bench.gold_sources.clone(),
+        ..DialectInputs::default()
+    };
+    for spec in golds {
+        let (kind, path) = engine_file("--gold", spec)?
+            .ok_or_else(|| EvalError::BadInput(format!("--gold `{spec}`: expected ENGINE=FILE")))?;
+        let file = load_engine_golds(&path, bench)?;
+        for (q, g) in bench.questions.iter_mut().zip(file) {
+            match g {
+                Some(g) => q.golds.insert(kind, g),
+                None => q.golds.remove(&kind),
+            };
+        }
+        out.gold_sources.insert(kind, path.display().to_string());
+    }
+    for spec in preds {
+        match engine_file("--pred", spec)? {
+            Some((kind, path)) => {
+                let loaded = by_id(&path, bench)?;
+                out.engine_predictions.insert(kind, (path, loaded));
+            }
+            None if out.predictions.is_none() => {
+                let path = PathBuf::from(spec);
+                out.predictions = Some(by_id(&path, bench)?);
+                out.pred_path = Some(path);
+            }
+            None => {
+                return Err(EvalError::BadInput(format!(
+                    "--pred `{spec}`: one file for every engine is given already"
+                )))
+            }
+        }
+    }
+    if out.predictions.is_none() && !out.engine_predictions.is_empty() {
+        let own = |k: EngineKind| {
+            let parent = sqlwitness_dialect::shipped(k)
+                .extends
+                .as_deref()
+                .and_then(EngineKind::parse);
+            out.engine_predictions.contains_key(&k)
+                || parent.is_some_and(|p| out.engine_predictions.contains_key(&p))
+        };
+        if let Some(k) = engines.iter().find(|k| !own(**k)) {
+            return Err(EvalError::BadInput(format!(
+                "--pred: no predictions for engine {k}; give --pred {k}=FILE or one file for every engine"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// `--reference ENGINE|none`; by default the reference engine (SQLite)
+/// when it runs beside another engine.
+pub fn reference_engine(
+    given: Option<&str>,
+    engines: &[EngineKind],
+) -> Result<Option<EngineKind>, EvalError> {
+    match given.map(str::trim) {
+        Some("none") => Ok(None),
+        Some(name) => {
+            let kind = EngineKind::parse(name).ok_or_else(|| {
+                EvalError::BadInput(format!(
+                    "--reference: unknown engine `{name}` (expected {} or none)",
+                    EngineKind::names()
+                ))
+            })?;
+            if !engines.contains(&kind) {
+                return Err(EvalError::BadInput(format!(
+                    "--reference {kind}: not one of --engines"
+                )));
+            }
+            Ok(Some(kind))
+        }
+        None => Ok(
+            (engines.len() > 1 && engines.contains(&EngineKind::REFERENCE))
+                .then_some(EngineKind::REFERENCE),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use EngineKind::*;
+
+    #[test]
+    fn the_reference_defaults_to_sqlite_beside_a_server() {
+        assert_eq!(
+            reference_engine(None, &[Sqlite, Mysql]).unwrap(),
+            Some(Sqlite)
+        );
+        assert_eq!(reference_engine(None, &[Sqlite]).unwrap(), None);
+        assert_eq!(reference_engine(None, &[Mysql, Mariadb]).unwrap(), None);
+        assert_eq!(
+            reference_engine(Some("none"), &[Sqlite, Mysql]).unwrap(),
+            None
+        );
+        assert_eq!(
+            reference_engine(Some("mysql"), &[Sqlite, Mysql]).unwrap(),
+            Some(Mysql)
+        );
+        assert!(reference_engine(Some("postgres"), &[Sqlite, Mysql]).is_err());
+        assert!(reference_engine(Some("oracle"), &[Sqlite]).is_err());
+    }
+
+    #[test]
+    fn engine_files_and_plain_files() {
+        assert_eq!(
+            engine_file("--pred", "mysql=p.sql").unwrap(),
+            Some((Mysql, PathBuf::from("p.sql")))
+        );
+        assert_eq!(engine_file("--pred", "a=b.sql").unwrap(), None);
+        assert_eq!(engine_file("--pred", "p.sql").unwrap(), None);
+        assert!(engine_file("--pred", "mysql=").is_err());
+    }
+}
