@@ -25,6 +25,11 @@ fn run_ok(args: &[&str]) -> String {
     stderr
 }
 
+/// Owned arguments, to extend with `--server` and `--pred` pairs.
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
 fn read_json(path: &Path) -> Json {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -204,15 +209,13 @@ fn hostile_predictions_never_change_the_database_and_get_a_verdict() {
 /// and every gold that runs matches itself.
 #[test]
 fn servers_self_check_counts_gold_errors_by_class() {
-    let mut servers = Vec::new();
-    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
+    let servers = sqlwitness_testkit::servers();
     if servers.is_empty() {
         return;
     }
-    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
-    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
+    let engines = sqlwitness_testkit::engine_names(&servers);
     let out = tempfile::tempdir().unwrap();
-    let mut args: Vec<String> = [
+    let mut args = owned(&[
         "eval",
         "--bench",
         "examples/spider-dev",
@@ -223,13 +226,8 @@ fn servers_self_check_counts_gold_errors_by_class() {
         "--out",
         out.path().to_str().unwrap(),
         "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for (k, u) in &servers {
-        args.extend(["--server".to_string(), format!("{k}={u}")]);
-    }
+    ]);
+    args.extend(sqlwitness_testkit::server_args(&servers));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_ok(&args);
     let report = read_json(&out.path().join("report.json"));
@@ -296,10 +294,8 @@ fn bird_minidev_golds_and_predictions_run_each_on_its_engine() {
         "--out",
         &format!("{bench}/dev_databases"),
     ]);
-    let mut servers = Vec::new();
-    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
-    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
-    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
+    let servers = sqlwitness_testkit::servers();
+    let engines = sqlwitness_testkit::engine_names(&servers);
     let pred = |d: &str| {
         shared
             .join(format!("predictions/predict_mini_dev_gpt-4-turbo_{d}.json"))
@@ -307,7 +303,7 @@ fn bird_minidev_golds_and_predictions_run_each_on_its_engine() {
             .to_string()
     };
     let out = dir.path().join("out");
-    let mut args: Vec<String> = [
+    let mut args = owned(&[
         "eval",
         "--bench",
         bench,
@@ -320,10 +316,7 @@ fn bird_minidev_golds_and_predictions_run_each_on_its_engine() {
         "--out",
         out.to_str().unwrap(),
         "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ]);
     for (flag, value) in [
         ("--pred", format!("sqlite={}", pred("sqlite"))),
         ("--pred", format!("mysql={}", pred("mysql"))),
@@ -331,9 +324,7 @@ fn bird_minidev_golds_and_predictions_run_each_on_its_engine() {
     ] {
         args.extend([flag.to_string(), value]);
     }
-    for (k, u) in &servers {
-        args.extend(["--server".to_string(), format!("{k}={u}")]);
-    }
+    args.extend(sqlwitness_testkit::server_args(&servers));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_ok(&args);
     let report = read_json(&out.join("report.json"));
@@ -406,15 +397,13 @@ fn the_reference_separates_the_model_from_the_dialect_gold() {
         "SELECT count(*) FROM t WHERE hp > 95\nSELECT count(id) FROM t\n",
     )
     .unwrap();
-    let mut servers = Vec::new();
-    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
+    let servers = sqlwitness_testkit::servers();
     if servers.is_empty() {
         return;
     }
-    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
-    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
+    let engines = sqlwitness_testkit::engine_names(&servers);
     let out = dir.path().join("out");
-    let mut args: Vec<String> = [
+    let mut args = owned(&[
         "eval",
         "--bench",
         dir.path().to_str().unwrap(),
@@ -425,13 +414,8 @@ fn the_reference_separates_the_model_from_the_dialect_gold() {
         "--out",
         out.to_str().unwrap(),
         "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for (k, u) in &servers {
-        args.extend(["--server".to_string(), format!("{k}={u}")]);
-    }
+    ]);
+    args.extend(sqlwitness_testkit::server_args(&servers));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_ok(&args);
     let report = read_json(&out.join("report.json"));
@@ -471,21 +455,16 @@ fn the_reference_separates_the_model_from_the_dialect_gold() {
 /// still scored against the reference.
 #[test]
 fn audit_dialect_golds_feed_eval() {
-    let mut servers = Vec::new();
-    sqlwitness_testkit::for_each_server(None, |kind, url| servers.push((kind, url.to_string())));
+    let servers = sqlwitness_testkit::servers();
     if servers.is_empty() {
         return;
     }
-    let mut engines = vec![sqlwitness_core::EngineKind::REFERENCE.as_str()];
-    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
-    let server_args: Vec<String> = servers
-        .iter()
-        .flat_map(|(k, u)| ["--server".to_string(), format!("{k}={u}")])
-        .collect();
+    let engines = sqlwitness_testkit::engine_names(&servers);
+    let server_args = sqlwitness_testkit::server_args(&servers);
     let dir = tempfile::tempdir().unwrap();
     let audit_out = dir.path().join("audit");
     let db = "pets_1";
-    let mut args: Vec<String> = [
+    let mut args = owned(&[
         "audit",
         "--bench",
         "examples/spider-dev",
@@ -496,10 +475,7 @@ fn audit_dialect_golds_feed_eval() {
         "--out",
         audit_out.to_str().unwrap(),
         "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ]);
     args.extend(server_args.iter().cloned());
     let out = sqlwitness().args(&args).output().unwrap();
     assert!(
@@ -509,7 +485,7 @@ fn audit_dialect_golds_feed_eval() {
     );
     let eval = |golds: bool| -> Json {
         let out = dir.path().join(if golds { "with" } else { "without" });
-        let mut args: Vec<String> = [
+        let mut args = owned(&[
             "eval",
             "--bench",
             "examples/spider-dev",
@@ -520,10 +496,7 @@ fn audit_dialect_golds_feed_eval() {
             "--out",
             out.to_str().unwrap(),
             "-q",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        ]);
         args.extend(server_args.iter().cloned());
         if golds {
             for (k, _) in &servers {

@@ -26,21 +26,6 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
-/// Every configured server engine and its URL.
-fn servers() -> Vec<(EngineKind, String)> {
-    let mut out = Vec::new();
-    sqlwitness_testkit::for_each_server(None, |kind, url| out.push((kind, url.to_string())));
-    out
-}
-
-/// `--server ENGINE=URL` for each of `servers`.
-fn server_args(servers: &[(EngineKind, String)]) -> Vec<String> {
-    servers
-        .iter()
-        .flat_map(|(k, u)| ["--server".to_string(), format!("{k}={u}")])
-        .collect()
-}
-
 fn adapter(kind: EngineKind) -> Adapter {
     sqlwitness_dialect::shipped(kind).adapter
 }
@@ -179,7 +164,7 @@ fn scalar(url: &str, sql: &str) -> i64 {
 
 #[test]
 fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
-    let servers = servers();
+    let servers = sqlwitness_testkit::servers();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -238,8 +223,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
 
     let before = sha(&db);
     let out = dir.path().join("out");
-    let mut engines = vec![EngineKind::REFERENCE.as_str()];
-    engines.extend(servers.iter().map(|(k, _)| k.as_str()));
+    let engines = sqlwitness_testkit::engine_names(&servers);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sqlwitness"));
     cmd.current_dir(repo()).args([
         "eval",
@@ -253,7 +237,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
         out.to_str().unwrap(),
         "-q",
     ]);
-    cmd.args(server_args(&servers));
+    cmd.args(sqlwitness_testkit::server_args(&servers));
     cmd.args(["--engines", &engines.join(",")]);
     let started = std::time::Instant::now();
     let run = cmd.output().unwrap();
@@ -357,7 +341,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
             "--engines",
             &engines[1..].join(","),
         ])
-        .args(server_args(&servers))
+        .args(sqlwitness_testkit::server_args(&servers))
         .args([
             "--log-dir",
             dir.path().join("migration").to_str().unwrap(),

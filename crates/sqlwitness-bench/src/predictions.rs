@@ -127,6 +127,27 @@ fn load_spider_text(
     text: &str,
     bench: &Benchmark,
 ) -> Result<Vec<Prediction>, BenchError> {
+    let lines = question_lines(path, text, bench)?;
+    Ok(lines
+        .into_iter()
+        .enumerate()
+        .map(|(id, line)| Prediction {
+            id,
+            sql: PredictedSql::from_text(line),
+            confidence: None,
+            samples: Vec::new(),
+            line: Some(id + 1),
+        })
+        .collect())
+}
+
+/// One line a question, in question order (a final empty line tolerated);
+/// another count is an error naming the file.
+fn question_lines<'a>(
+    path: &Path,
+    text: &'a str,
+    bench: &Benchmark,
+) -> Result<Vec<&'a str>, BenchError> {
     let mut lines: Vec<&str> = text.lines().collect();
     let expected = bench.questions.len();
     if lines.len() == expected + 1 && lines.last().is_some_and(|l| l.trim().is_empty()) {
@@ -139,17 +160,7 @@ fn load_spider_text(
             found: lines.len(),
         });
     }
-    Ok(lines
-        .into_iter()
-        .enumerate()
-        .map(|(id, line)| Prediction {
-            id,
-            sql: PredictedSql::from_text(line),
-            confidence: None,
-            samples: Vec::new(),
-            line: Some(id + 1),
-        })
-        .collect())
+    Ok(lines)
 }
 
 const BIRD_SEPARATOR: &str = "\t----- bird -----\t";
@@ -341,18 +352,7 @@ pub fn load_engine_golds(
     bench: &Benchmark,
 ) -> Result<Vec<Option<String>>, BenchError> {
     let text = crate::benchmark::read_text(path)?;
-    let mut lines: Vec<&str> = text.lines().collect();
-    let expected = bench.questions.len();
-    if lines.len() == expected + 1 && lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
-    if lines.len() != expected {
-        return Err(BenchError::PredictionCount {
-            path: path.to_path_buf(),
-            expected,
-            found: lines.len(),
-        });
-    }
+    let lines = question_lines(path, &text, bench)?;
     lines
         .into_iter()
         .enumerate()

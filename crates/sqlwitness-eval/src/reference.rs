@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use sqlwitness_core::{Database, ErrorClass, ResultSet, Value, Verdict};
 use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
-use sqlwitness_sql::TieWindow;
+use sqlwitness_sql::{next_permutation, TieWindow};
 
 use crate::question::{EngineCtx, Rows};
 use crate::EvalPlan;
@@ -186,19 +186,6 @@ fn temporal(s: &str) -> String {
         }
     }
     t
-}
-
-fn next_permutation(perm: &mut [usize]) -> bool {
-    let Some(i) = (1..perm.len()).rev().find(|&i| perm[i - 1] < perm[i]) else {
-        return false;
-    };
-    let j = (i..perm.len())
-        .rev()
-        .find(|&j| perm[j] > perm[i - 1])
-        .unwrap_or(i);
-    perm.swap(i - 1, j);
-    perm[i..].reverse();
-    true
 }
 
 #[cfg(test)]

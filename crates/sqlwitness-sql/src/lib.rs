@@ -52,7 +52,7 @@ pub use spider_eval::{
     spider_replace_cur_year,
 };
 pub use temporal::compares_temporal_with_text;
-pub use ties::{tie_aware_match, TieWindow};
+pub use ties::{next_permutation, tie_aware_match, TieWindow};
 
 #[cfg(test)]
 mod spider_data;

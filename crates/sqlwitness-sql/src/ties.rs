@@ -178,7 +178,7 @@ pub const MAX_PERMUTED_COLUMNS: usize = 6;
 
 /// Steps `perm` to the next permutation in lexicographic order; false
 /// (leaving it unchanged) at the last one.
-fn next_permutation(perm: &mut [usize]) -> bool {
+pub fn next_permutation(perm: &mut [usize]) -> bool {
     let Some(i) = (1..perm.len()).rev().find(|&i| perm[i - 1] < perm[i]) else {
         return false;
     };

@@ -73,6 +73,30 @@ pub fn for_each_engine(mut case: impl FnMut(EngineKind, Option<&str>)) -> usize 
     1 + for_each_server(None, |kind, url| case(kind, Some(url)))
 }
 
+/// Every configured server engine and its URL (a missing one is
+/// [`missing`]).
+pub fn servers() -> Vec<(EngineKind, String)> {
+    let mut out = Vec::new();
+    for_each_server(None, |kind, url| out.push((kind, url.to_string())));
+    out
+}
+
+/// The engine names of a run on the reference engine and `servers`.
+pub fn engine_names(servers: &[(EngineKind, String)]) -> Vec<&'static str> {
+    std::iter::once(EngineKind::REFERENCE)
+        .chain(servers.iter().map(|(k, _)| *k))
+        .map(EngineKind::as_str)
+        .collect()
+}
+
+/// `--server ENGINE=URL` for each of `servers`.
+pub fn server_args(servers: &[(EngineKind, String)]) -> Vec<String> {
+    servers
+        .iter()
+        .flat_map(|(k, u)| ["--server".to_string(), format!("{k}={u}")])
+        .collect()
+}
+
 /// The repository's root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
