@@ -344,38 +344,108 @@ fn load_jsonl(path: &Path, text: &str, bench: &Benchmark) -> Result<Vec<Predicti
     Ok(out)
 }
 
-/// An engine's own gold file (`eval --gold ENGINE=FILE`): one query a line
-/// in question order, Spider's text or `SQL<TAB>db_id` (the `db_id` must be
-/// the question's); an empty line gives that question no gold of its own.
+/// An engine's own gold file (`eval --gold ENGINE=FILE`), in question
+/// order: one query a line, Spider's text or `SQL<TAB>db_id` (the `db_id`
+/// must be the question's), an empty line giving that question no gold of
+/// its own; or a `.json` array (see `json_golds`).
 pub fn load_engine_golds(
     path: &Path,
     bench: &Benchmark,
 ) -> Result<Vec<Option<String>>, BenchError> {
     let text = crate::benchmark::read_text(path)?;
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        && text.trim_start().starts_with('[');
+    if is_json {
+        return json_golds(path, &text, bench);
+    }
     let lines = question_lines(path, &text, bench)?;
     lines
         .into_iter()
         .enumerate()
         .map(|(i, line)| {
             let line = line.trim_end_matches('\r');
+            let want = bench.questions[i].db_id.as_str();
+            // `SQL<TAB>db_id`; a tab inside a query whose last field is
+            // not a name (it holds a space or is empty) is the query's.
             let (sql, db_id) = match line.rsplit_once('\t') {
-                Some((sql, db)) => (sql, Some(db.trim())),
-                None => (line, None),
+                Some((sql, db)) if db.trim() == want => (sql, None),
+                Some((sql, db)) if !db.trim().is_empty() && !db.trim().contains(' ') => {
+                    (sql, Some(db.trim()))
+                }
+                _ => (line, None),
             };
             if let Some(db) = db_id {
-                if db != bench.questions[i].db_id {
-                    return Err(BenchError::format(
-                        path,
-                        format!("line {}", i + 1),
-                        format!(
-                            "db_id `{db}` does not match question {i}'s db_id `{}`",
-                            bench.questions[i].db_id
-                        ),
-                    ));
-                }
+                return Err(BenchError::format(
+                    path,
+                    format!("line {}", i + 1),
+                    format!("db_id `{db}` does not match question {i}'s db_id `{want}`"),
+                ));
             }
             let sql = sql.trim();
             Ok((!sql.is_empty()).then(|| sql.to_string()))
+        })
+        .collect()
+}
+
+/// A JSON array in question order: strings, or objects with `SQL`,
+/// `query` or `sql` (and, when present, a `db_id` that must match);
+/// `null` or an empty text keeps the benchmark's gold.
+fn json_golds(
+    path: &Path,
+    text: &str,
+    bench: &Benchmark,
+) -> Result<Vec<Option<String>>, BenchError> {
+    let entries: Vec<Json> = serde_json::from_str(text).map_err(|e| {
+        BenchError::format(
+            path,
+            format!("line {} column {}", e.line(), e.column()),
+            e.to_string(),
+        )
+    })?;
+    if entries.len() != bench.questions.len() {
+        return Err(BenchError::PredictionCount {
+            path: path.to_path_buf(),
+            expected: bench.questions.len(),
+            found: entries.len(),
+        });
+    }
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let place = format!("[{i}]");
+            let sql = match e {
+                Json::Null => None,
+                Json::String(s) => Some(s.clone()),
+                Json::Object(o) => {
+                    if let Some(db) = o.get("db_id").and_then(Json::as_str) {
+                        if db != bench.questions[i].db_id {
+                            return Err(BenchError::format(
+                                path,
+                                format!("{place}.db_id"),
+                                format!(
+                                    "`{db}` does not match question {i}'s db_id `{}`",
+                                    bench.questions[i].db_id
+                                ),
+                            ));
+                        }
+                    }
+                    ["SQL", "query", "sql"]
+                        .iter()
+                        .find_map(|k| o.get(*k).and_then(Json::as_str))
+                        .map(str::to_string)
+                }
+                other => {
+                    return Err(BenchError::format(
+                        path,
+                        &place,
+                        format!("expected a string or an object, found {}", kind(other)),
+                    ))
+                }
+            };
+            Ok(sql.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()))
         })
         .collect()
 }

@@ -462,6 +462,32 @@ fn jsonl_gold_per_engine_and_engine_gold_files() {
     assert!(e.contains("line 1") && e.contains("db_id `b`"), "{e}");
     write(dir.path(), "pg.sql", "SELECT 10\n");
     assert!(sqlwitness_bench::load_engine_golds(&g, &b).is_err());
+    // A tab inside a query whose last field is no name stays the query's.
+    write(dir.path(), "pg.sql", "SELECT 'a\tb c'\nSELECT 2\ta\n");
+    let golds = sqlwitness_bench::load_engine_golds(&g, &b).unwrap();
+    assert_eq!(golds[0].as_deref(), Some("SELECT 'a\tb c'"));
+    assert_eq!(golds[1].as_deref(), Some("SELECT 2"));
+    // A JSON array in question order: objects (SQL / query / sql), strings
+    // or null.
+    let j = dir.path().join("my.json");
+    write(
+        dir.path(),
+        "my.json",
+        r#"[{"db_id": "a", "query": "SELECT 1 FROM DUAL"}, null]"#,
+    );
+    let golds = sqlwitness_bench::load_engine_golds(&j, &b).unwrap();
+    assert_eq!(golds, vec![Some("SELECT 1 FROM DUAL".to_string()), None]);
+    write(
+        dir.path(),
+        "my.json",
+        r#"[{"db_id": "b", "SQL": "x"}, "SELECT 2"]"#,
+    );
+    let e = sqlwitness_bench::load_engine_golds(&j, &b)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("[0].db_id"), "{e}");
+    write(dir.path(), "my.json", r#"["SELECT 1"]"#);
+    assert!(sqlwitness_bench::load_engine_golds(&j, &b).is_err());
 }
 
 /// The shipped mini-dev files load as they are (500 questions, its two

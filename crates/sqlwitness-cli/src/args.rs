@@ -117,9 +117,9 @@ pub struct EvalArgs {
     /// PostgreSQL). Without any, the gold is evaluated against itself.
     #[arg(long, value_name = "[ENGINE=]FILE")]
     pub pred: Vec<String>,
-    /// An engine's own gold, `ENGINE=FILE` (repeatable): one query a line
-    /// in question order, Spider text or `SQL<TAB>db_id`; an empty line
-    /// leaves that question the benchmark's gold. Overrides the dialect
+    /// An engine's own gold, `ENGINE=FILE` (repeatable), in question order:
+    /// one query a line, Spider text or `SQL<TAB>db_id` (an empty line
+    /// leaves that question the benchmark's gold), or a `.json` array. Overrides the dialect
     /// golds a benchmark carries (BIRD mini-dev's files, `gold_<engine>`).
     #[arg(long, value_name = "ENGINE=FILE")]
     pub gold: Vec<String>,
