@@ -216,14 +216,7 @@ pub fn audit_question(
     let mut plan_ev: Vec<(Vec<Evidence>, &'static str, String)> = Vec::new();
     // Across engines, a LIMIT explains a different answer only when the
     // data shows a tie at its cut.
-    let text_vs_number = {
-        let probe = sqlwitness_dialect::Translations {
-            text_comparisons: true,
-            ..Default::default()
-        };
-        sqlwitness_sql::translate(q.gold, &probe, &ctx.schema).is_some()
-            || sqlwitness_sql::compares_temporal_with_text(q.gold, &ctx.schema)
-    };
+    let text_vs_number = crate::mechanism::compares_across_types(q.gold, &ctx.schema);
     let tie_cut = out.iter().any(|f| {
         f.status == Status::Proven
             && (f.rule.starts_with("limit_tie") || f.rule == "limit_without_order")

@@ -20,7 +20,7 @@ pub use baseline::{diff_audits, read_audit, AuditDiff};
 pub use error::AuditError;
 pub use evidence::{judge, Evidence, EVIDENCE_ROWS};
 pub use markdown::{render_markdown, write_audit};
-pub use mechanism::{mechanism, mechanism_with};
+pub use mechanism::{compares_across_types, mechanism, mechanism_with};
 pub use model::{
     exceeded, summarize, AuditReport, AuditRun, AuditSummary, Finding, RewriteCheck, Status,
     StatusCount, Table1Row, TranslationCheck, AUDIT_FORMAT_VERSION,

@@ -31,6 +31,19 @@ pub fn mechanism(
     mechanism_with(a, b, ordered, limit_cut, sql, false)
 }
 
+/// True when `sql` compares a TEXT column with a number, or a date/time
+/// column with a string literal, on `schema`: SQLite compares them as
+/// text, the servers as numbers or instants (the `text_vs_number` of
+/// [`mechanism_with`]).
+pub fn compares_across_types(sql: &str, schema: &sqlwitness_sql::SchemaInfo) -> bool {
+    let probe = sqlwitness_dialect::Translations {
+        text_comparisons: true,
+        ..Default::default()
+    };
+    sqlwitness_sql::translate(sql, &probe, schema).is_some()
+        || sqlwitness_sql::compares_temporal_with_text(sql, schema)
+}
+
 /// [`mechanism`], told whether the query compares a TEXT column with a
 /// number, or a date/time column with a string literal (SQLite compares
 /// them as text, the servers as numbers or instants): a difference nothing

@@ -83,11 +83,9 @@ pub(crate) fn dialect_golds(
         }
     }
     for kind in EngineKind::ALL.into_iter().filter(|k| k.is_server()) {
-        let names = [kind.as_str(), "postgresql"]
-            .into_iter()
-            .filter(|n| EngineKind::parse(n) == Some(kind))
-            .collect::<std::collections::BTreeSet<_>>();
-        for name in names {
+        // BIRD names PostgreSQL's file `postgresql`: any spelling of the
+        // engine's name.
+        for name in kind.spellings() {
             let path = root.join(format!("{split}_{name}.json"));
             if !path.is_file() {
                 continue;

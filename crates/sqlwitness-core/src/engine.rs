@@ -55,6 +55,15 @@ impl EngineKind {
         self != EngineKind::REFERENCE
     }
 
+    /// The engine's name and the other spellings it is known by
+    /// (`postgres`, `postgresql`, `pg`).
+    pub fn spellings(self) -> impl Iterator<Item = &'static str> {
+        REGISTRY
+            .iter()
+            .filter(move |(k, _, _)| *k == self)
+            .flat_map(|(_, name, aliases)| std::iter::once(*name).chain(aliases.iter().copied()))
+    }
+
     /// The names of every engine, comma-separated (for messages).
     pub fn names() -> String {
         EngineKind::ALL.map(EngineKind::as_str).join(", ")

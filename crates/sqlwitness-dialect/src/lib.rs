@@ -55,6 +55,21 @@ pub fn builtin(kind: EngineKind) -> Dialect {
     shipped(kind).clone()
 }
 
+/// The engine whose dialect `kind`'s file extends (MariaDB → MySQL), if any.
+pub fn parent(kind: EngineKind) -> Option<EngineKind> {
+    shipped(kind).extends.as_deref().and_then(EngineKind::parse)
+}
+
+/// `kind`'s entry of `map`, else the entry of the engine its dialect
+/// extends: a MySQL dialect gold or prediction file serves MariaDB.
+pub fn own_or_parent<T>(
+    map: &std::collections::BTreeMap<EngineKind, T>,
+    kind: EngineKind,
+) -> Option<&T> {
+    map.get(&kind)
+        .or_else(|| parent(kind).and_then(|p| map.get(&p)))
+}
+
 /// The built-in dialect of an engine, parsed once per process.
 ///
 /// # Panics

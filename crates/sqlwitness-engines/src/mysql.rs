@@ -84,8 +84,7 @@ impl MysqlEngine {
         url: &str,
         max_connections: u32,
     ) -> Result<MysqlEngine, EngineError> {
-        let kind = EngineKind::parse(&dialect.name)
-            .ok_or_else(|| EngineError::connect(EngineKind::Mysql, url, "unknown dialect"))?;
+        let kind = server::engine_of(&dialect, EngineKind::Mysql, url)?;
         let dialect = Arc::new(dialect);
         let rt = server::runtime().map_err(|e| EngineError::connect(kind, url, e))?;
         let options: MySqlConnectOptions = url
@@ -129,13 +128,7 @@ impl MysqlEngine {
                 Ok::<_, sqlx::Error>((pool, control, version, user, excess))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
-        if !dialect.server.matches(&version) {
-            return Err(EngineError::WrongServer {
-                engine: kind,
-                url: crate::mask_url(url),
-                version,
-            });
-        }
+        server::check_identity(kind, &dialect, url, &version)?;
         let login = server::login_text(&user, &excess);
         Ok(MysqlEngine {
             info: EngineInfo {

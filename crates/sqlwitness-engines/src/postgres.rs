@@ -82,8 +82,7 @@ impl PostgresEngine {
         url: &str,
         max_connections: u32,
     ) -> Result<PostgresEngine, EngineError> {
-        let kind = EngineKind::parse(&dialect.name)
-            .ok_or_else(|| EngineError::connect(EngineKind::Postgres, url, "unknown dialect"))?;
+        let kind = server::engine_of(&dialect, EngineKind::Postgres, url)?;
         let dialect = Arc::new(dialect);
         let rt = server::runtime().map_err(|e| EngineError::connect(kind, url, e))?;
         let session = dialect.session.clone();
@@ -120,13 +119,7 @@ impl PostgresEngine {
                 Ok::<_, sqlx::Error>((pool, control, version, user, excess))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
-        if !dialect.server.matches(&version) {
-            return Err(EngineError::WrongServer {
-                engine: kind,
-                url: crate::mask_url(url),
-                version,
-            });
-        }
+        server::check_identity(kind, &dialect, url, &version)?;
         let login = server::login_text(&user, &excess);
         Ok(PostgresEngine {
             info: EngineInfo {

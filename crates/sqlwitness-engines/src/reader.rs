@@ -48,7 +48,7 @@ pub fn reader_url(kind: EngineKind, admin_url: &str) -> Result<String, EngineErr
     u.set_username(READER_LOGIN).map_err(|_| bad("user"))?;
     u.set_password(Some(&reader_password()))
         .map_err(|_| bad("password"))?;
-    if sqlwitness_dialect::builtin(kind).adapter == sqlwitness_dialect::Adapter::Mysql {
+    if sqlwitness_dialect::shipped(kind).adapter == sqlwitness_dialect::Adapter::Mysql {
         u.set_path("");
     }
     Ok(u.to_string())

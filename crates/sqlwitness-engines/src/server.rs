@@ -228,6 +228,35 @@ pub(crate) fn fallback_text(type_name: &str, bytes: Option<&[u8]>) -> String {
     }
 }
 
+/// The engine a dialect file describes (`fallback`, the adapter's own
+/// engine, names it in the error when the file names none).
+pub(crate) fn engine_of(
+    dialect: &sqlwitness_dialect::Dialect,
+    fallback: sqlwitness_core::EngineKind,
+    url: &str,
+) -> Result<sqlwitness_core::EngineKind, crate::EngineError> {
+    sqlwitness_core::EngineKind::parse(&dialect.name)
+        .ok_or_else(|| crate::EngineError::connect(fallback, url, "unknown dialect"))
+}
+
+/// Refuses a server whose `version` is not the engine `dialect` describes
+/// (a MariaDB URL given for `mysql`).
+pub(crate) fn check_identity(
+    kind: sqlwitness_core::EngineKind,
+    dialect: &sqlwitness_dialect::Dialect,
+    url: &str,
+    version: &str,
+) -> Result<(), crate::EngineError> {
+    if dialect.server.matches(version) {
+        return Ok(());
+    }
+    Err(crate::EngineError::WrongServer {
+        engine: kind,
+        url: crate::mask_url(url),
+        version: version.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

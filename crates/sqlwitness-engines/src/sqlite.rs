@@ -404,9 +404,9 @@ fn sqlite_error(dialect: &Dialect, e: rusqlite::Error, path: Option<&Path>) -> D
 /// Table names and their column names, exactly as declared, in schema order
 /// (internal `sqlite_*` tables left out). Opens the file read-only.
 pub fn sqlite_schema_names(path: &Path) -> Result<Vec<(String, Vec<String>)>, DbError> {
-    let dialect = sqlwitness_dialect::builtin(EngineKind::Sqlite);
+    let dialect = sqlwitness_dialect::shipped(EngineKind::Sqlite);
     let conn = open_read_only(path)?;
-    let err = |e| sqlite_error(&dialect, e, Some(path));
+    let err = |e| sqlite_error(dialect, e, Some(path));
     let mut tables = conn
         .prepare(
             "SELECT name FROM sqlite_master WHERE type = 'table' \

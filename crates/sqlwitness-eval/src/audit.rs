@@ -239,6 +239,14 @@ pub fn dialect_golds(
         .copied()
         .filter(|&i| plan.bench.db_exists(&plan.bench.questions[i].db_id))
         .collect();
+    // The findings that say an engine fails or answers otherwise, by
+    // question.
+    let mut differs_by_id: std::collections::BTreeMap<usize, Vec<&Finding>> = Default::default();
+    for f in &report.findings {
+        if f.rule.starts_with("dialect_") || f.rule.starts_with("cross_engine") {
+            differs_by_id.entry(f.id).or_default().push(f);
+        }
+    }
     let mut out = std::collections::BTreeMap::new();
     for &kind in plan.engines.iter().filter(|k| k.is_server()) {
         let name = kind.as_str();
@@ -250,13 +258,11 @@ pub fn dialect_golds(
                 if !audited.contains(&q.id) {
                     return None;
                 }
-                let differs: Vec<&Finding> = report
-                    .findings
-                    .iter()
-                    .filter(|f| f.id == q.id && f.engines.iter().any(|e| e == name))
-                    .filter(|f| {
-                        f.rule.starts_with("dialect_") || f.rule.starts_with("cross_engine")
-                    })
+                let differs: Vec<&&Finding> = differs_by_id
+                    .get(&q.id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|f| f.engines.iter().any(|e| e == name))
                     .collect();
                 if differs.is_empty() {
                     return Some(q.gold.clone());

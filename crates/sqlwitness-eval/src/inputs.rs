@@ -96,15 +96,8 @@ pub fn dialect_inputs(
         }
     }
     if out.predictions.is_none() && !out.engine_predictions.is_empty() {
-        let own = |k: EngineKind| {
-            let parent = sqlwitness_dialect::shipped(k)
-                .extends
-                .as_deref()
-                .and_then(EngineKind::parse);
-            out.engine_predictions.contains_key(&k)
-                || parent.is_some_and(|p| out.engine_predictions.contains_key(&p))
-        };
-        if let Some(k) = engines.iter().find(|k| !own(**k)) {
+        let own = |k: EngineKind| sqlwitness_dialect::own_or_parent(&out.engine_predictions, k);
+        if let Some(k) = engines.iter().find(|k| own(**k).is_none()) {
             return Err(EvalError::BadInput(format!(
                 "--pred: no predictions for engine {k}; give --pred {k}=FILE or one file for every engine"
             )));

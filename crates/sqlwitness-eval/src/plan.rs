@@ -166,13 +166,7 @@ impl EvalPlan {
     }
 
     fn predictions_of(&self, kind: EngineKind) -> Option<&Vec<Option<Prediction>>> {
-        let parent = sqlwitness_dialect::shipped(kind)
-            .extends
-            .as_deref()
-            .and_then(EngineKind::parse);
-        self.engine_predictions
-            .get(&kind)
-            .or_else(|| parent.and_then(|p| self.engine_predictions.get(&p)))
+        sqlwitness_dialect::own_or_parent(&self.engine_predictions, kind)
             .map(|(_, by_id)| by_id)
             .or(self.predictions.as_ref())
     }

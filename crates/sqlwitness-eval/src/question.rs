@@ -11,6 +11,7 @@ use sqlwitness_report::{truncate_text, EngineOutcome, Execution, QuestionReport,
 use sqlwitness_sql::NameSet;
 
 use crate::execute::{execute, failed_execution, prepare_pred, prepare_sql};
+use crate::reference::Reference;
 use crate::verdict::{decide, GoldRun, PredRun};
 use crate::EvalPlan;
 
@@ -23,8 +24,6 @@ pub(crate) struct EngineCtx {
     pub unavailable: HashMap<String, String>,
 }
 
-/// [`evaluate_question`], with a panic anywhere inside turned into that
-/// question's `engine_error` on every engine: no question may end the run.
 /// What the evaluation knows of a question's database: its names (for
 /// identifier resolution on the servers) and its schema (for the reference
 /// judgment's mechanisms).
@@ -34,6 +33,8 @@ pub(crate) struct DbFacts<'a> {
     pub schema: Option<&'a sqlwitness_sql::SchemaInfo>,
 }
 
+/// [`evaluate_question`], with a panic anywhere inside turned into that
+/// question's `engine_error` on every engine: no question may end the run.
 pub(crate) fn evaluate_question_safely(
     plan: &EvalPlan,
     q: &Question,
@@ -58,16 +59,8 @@ pub(crate) fn evaluate_question_safely(
             .iter()
             .map(|ctx| {
                 let outcome = EngineOutcome {
-                    verdict: Verdict::EngineError,
-                    gold_sql: None,
-                    pred_sql: None,
-                    reason: None,
-                    ordered: false,
-                    gold: None,
                     pred: Some(failed_execution(&err, None, 0.0)),
-                    suite: None,
-                    legacy: None,
-                    reference: None,
+                    ..EngineOutcome::new(Verdict::EngineError)
                 };
                 (ctx.kind.as_str().to_string(), outcome)
             })
@@ -108,41 +101,20 @@ fn evaluate_question(
     // The reference engine runs first: its gold's answer judges the others.
     let mut order: Vec<&EngineCtx> = ctxs.iter().collect();
     order.sort_by_key(|c| Some(c.kind) != plan.reference);
-    let mut reference: Option<(&EngineCtx, ResultSet)> = None;
+    let mut reference: Option<Reference> = None;
     for ctx in order {
         let gold = q.gold_for(ctx.kind);
         let pred = plan.prediction(ctx.kind, q.id);
         let judged = plan.reference.is_some_and(|r| r != ctx.kind);
         let mut outcome = if !db_exists {
-            EngineOutcome {
-                verdict: decide(false, GoldRun::Ran, None),
-                gold_sql: None,
-                pred_sql: None,
-                reason: None,
-                ordered: false,
-                gold: None,
-                pred: None,
-                suite: None,
-                legacy: None,
-                reference: None,
-            }
+            EngineOutcome::new(decide(false, GoldRun::Ran, None))
         } else {
             let despite = judged && reference.is_some();
             let (mut outcome, rows) = evaluate_on(plan, ctx, &db, gold, pred, names, despite);
             if Some(ctx.kind) == plan.reference {
-                reference = rows.gold.clone().map(|g| (ctx, g));
-            } else if let (true, Some((rctx, rgold))) = (judged, &reference) {
-                let ref_gold = q.gold_for(rctx.kind);
-                outcome.reference = Some(crate::reference::judge(
-                    rctx,
-                    &db,
-                    ref_gold,
-                    rgold,
-                    &outcome,
-                    &rows,
-                    plan,
-                    facts.schema,
-                ));
+                reference = rows.gold.map(|g| Reference::new(ctx, gold, g));
+            } else if let (true, Some(r)) = (judged, &reference) {
+                outcome.reference = Some(r.judge(&db, &outcome, &rows, plan, facts.schema));
             }
             crate::suite::with_suite(plan, ctx.engine.as_ref(), q, gold, pred, names, outcome)
         };
@@ -177,12 +149,12 @@ pub(crate) struct Rows {
     pub pred: Option<ResultSet>,
 }
 
-/// The prediction's stage on one engine.
+/// The prediction's stage on one engine: it ran to rows (the text run, its
+/// execution, its rows), or it stopped before (what the verdict needs, and
+/// the execution when there was one).
 enum PredStage<'a> {
-    Abstained,
-    Refused(Execution),
-    Failed(ErrorClass, Execution),
     Ran(&'a str, Execution, ResultSet),
+    Stopped(PredRun, Option<Execution>),
 }
 
 /// Reads, guards and runs the prediction (`None`: the self-check, where
@@ -197,17 +169,19 @@ fn run_pred<'a>(
 ) -> PredStage<'a> {
     let pred_sql = match pred {
         None => gold,
-        Some(PredictedSql::Abstain) => return PredStage::Abstained,
+        Some(PredictedSql::Abstain) => return PredStage::Stopped(PredRun::Abstained, None),
         Some(PredictedSql::Invalid(why)) => {
             let err = DbError::refused(why.clone());
-            return PredStage::Refused(failed_execution(&err, None, 0.0));
+            let exec = failed_execution(&err, None, 0.0);
+            return PredStage::Stopped(PredRun::Refused, Some(exec));
         }
         Some(PredictedSql::Sql(s)) => s.as_str(),
     };
     // Hostile input: a text over the limit is refused before any work on
     // it (identifier resolution, Spider-mode reading, parsing).
     if let Err(err) = sqlwitness_sql::check_length(pred_sql, plan.guard.max_sql_bytes) {
-        return PredStage::Refused(failed_execution(&err, None, 0.0));
+        let exec = failed_execution(&err, None, 0.0);
+        return PredStage::Stopped(PredRun::Refused, Some(exec));
     }
     // Spider mode: the prediction as `evaluation.py` reads it from its line
     // (`sql_run` then records any cut at a tab).
@@ -216,7 +190,7 @@ fn run_pred<'a>(
         (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
         (exec, None) => {
             let class = exec.error_class.unwrap_or(ErrorClass::Other);
-            PredStage::Failed(class, exec)
+            PredStage::Stopped(PredRun::Failed(class), Some(exec))
         }
     }
 }
@@ -243,16 +217,10 @@ pub(crate) fn evaluate_on(
                    pred_run: Option<PredRun>,
                    gold: Option<Execution>,
                    pred: Option<Execution>| EngineOutcome {
-        verdict: decide(true, gold_run, pred_run),
-        gold_sql: None,
-        pred_sql: None,
-        reason: None,
         ordered,
         gold,
         pred,
-        suite: None,
-        legacy: None,
-        reference: None,
+        ..EngineOutcome::new(decide(true, gold_run, pred_run))
     };
     if let Some(reason) = ctx.unavailable.get(&db.db_id) {
         let err = DbError::new(
@@ -277,56 +245,22 @@ pub(crate) fn evaluate_on(
                     pred_exec = Some(exec);
                     rows.pred = Some(r);
                 }
-                PredStage::Refused(exec) | PredStage::Failed(_, exec) => pred_exec = Some(exec),
-                PredStage::Abstained => {}
+                PredStage::Stopped(_, exec) => pred_exec = exec,
             }
         }
         let o = outcome(GoldRun::Failed(class), None, Some(gold_exec), pred_exec);
         return (o, rows);
     };
     let (pred_sql, pred_exec, pred_rows) = match run_pred(plan, ctx, db, gold, pred, names) {
-        PredStage::Abstained => {
-            let o = outcome(
-                GoldRun::Ran,
-                Some(PredRun::Abstained),
-                Some(gold_exec),
-                None,
-            );
-            return (
-                o,
-                Rows {
-                    gold: Some(gold_rows),
-                    pred: None,
-                },
-            );
-        }
-        PredStage::Refused(exec) => {
-            let o = outcome(
-                GoldRun::Ran,
-                Some(PredRun::Refused),
-                Some(gold_exec),
-                Some(exec),
-            );
-            return (
-                o,
-                Rows {
-                    gold: Some(gold_rows),
-                    pred: None,
-                },
-            );
-        }
-        PredStage::Failed(class, exec) => {
-            let run = Some(PredRun::Failed(class));
-            let o = outcome(GoldRun::Ran, run, Some(gold_exec), Some(exec));
-            return (
-                o,
-                Rows {
-                    gold: Some(gold_rows),
-                    pred: None,
-                },
-            );
-        }
         PredStage::Ran(sql, exec, rows) => (sql, exec, rows),
+        PredStage::Stopped(run, exec) => {
+            let o = outcome(GoldRun::Ran, Some(run), Some(gold_exec), exec);
+            let rows = Rows {
+                gold: Some(gold_rows),
+                pred: None,
+            };
+            return (o, rows);
+        }
     };
     let opts = CompareOptions {
         ordered,
@@ -348,24 +282,19 @@ pub(crate) fn evaluate_on(
         crate::scores::legacy_verdicts(plan, gold, pred_sql, &gold_rows, &pred_rows, |sql| {
             execute(plan, ctx, db, sql, prepare_sql(plan, ctx.kind, sql, names)).1
         });
+    let compared = PredRun::Compared {
+        equal: cmp.equal,
+        tie,
+    };
     let o = EngineOutcome {
-        gold_sql: None,
-        pred_sql: None,
-        verdict: decide(
-            true,
-            GoldRun::Ran,
-            Some(PredRun::Compared {
-                equal: cmp.equal,
-                tie,
-            }),
-        ),
         reason: cmp.reason,
-        ordered,
-        gold: Some(gold_exec),
-        pred: Some(pred_exec),
-        suite: None,
         legacy,
-        reference: None,
+        ..outcome(
+            GoldRun::Ran,
+            Some(compared),
+            Some(gold_exec),
+            Some(pred_exec),
+        )
     };
     (
         o,

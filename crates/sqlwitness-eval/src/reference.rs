@@ -15,89 +15,106 @@
 //! A prediction that differs only where the reference gold's `LIMIT` cuts
 //! through ties (on the reference engine) is `match_tie`.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use sqlwitness_core::{Database, ErrorClass, ResultSet, Value, Verdict};
 use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
-use sqlwitness_sql::{next_permutation, TieWindow};
+use sqlwitness_sql::{in_some_column_order, TieWindow};
 
 use crate::question::{EngineCtx, Rows};
 use crate::EvalPlan;
 
-/// Results with at most this many columns are tried in every column order
-/// where the comparison accepts any.
-const MAX_PERMUTED: usize = 6;
+/// The reference engine's gold on one question: its text, its answer, and
+/// what the judgments of every other engine share — its tie window (probed
+/// at most once) and whether it compares across types (read at most once).
+pub(crate) struct Reference<'a> {
+    ctx: &'a EngineCtx,
+    sql: &'a str,
+    rows: ResultSet,
+    window: OnceCell<Option<TieWindow>>,
+    across_types: OnceCell<bool>,
+}
 
-/// The judgment of one engine's outcome against the reference.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn judge(
-    rctx: &EngineCtx,
-    db: &Database,
-    ref_gold_sql: &str,
-    ref_gold: &ResultSet,
-    outcome: &EngineOutcome,
-    rows: &Rows,
-    plan: &EvalPlan,
-    schema: Option<&sqlwitness_sql::SchemaInfo>,
-) -> ReferenceOutcome {
-    let any_order = plan.compare.any_column_order();
-    let window = || TieWindow::probe(rctx.engine.as_ref(), db, ref_gold_sql, &plan.limits);
-    let verdict = match (&rows.pred, &outcome.pred) {
-        _ if outcome.verdict == Verdict::EngineError => Verdict::EngineError,
-        (Some(pred), _) => {
-            if same_answer(ref_gold, pred, any_order) {
-                Verdict::Match
-            } else if window().is_some_and(|w| w.accepts_columns(&pred.rows, any_order, true)) {
-                Verdict::MatchTie
-            } else {
-                Verdict::Mismatch
+impl<'a> Reference<'a> {
+    pub(crate) fn new(ctx: &'a EngineCtx, sql: &'a str, rows: ResultSet) -> Reference<'a> {
+        Reference {
+            ctx,
+            sql,
+            rows,
+            window: OnceCell::new(),
+            across_types: OnceCell::new(),
+        }
+    }
+
+    fn window(&self, db: &Database, plan: &EvalPlan) -> Option<&TieWindow> {
+        self.window
+            .get_or_init(|| TieWindow::probe(self.ctx.engine.as_ref(), db, self.sql, &plan.limits))
+            .as_ref()
+    }
+
+    /// The judgment of one engine's outcome against the reference.
+    pub(crate) fn judge(
+        &self,
+        db: &Database,
+        outcome: &EngineOutcome,
+        rows: &Rows,
+        plan: &EvalPlan,
+        schema: Option<&sqlwitness_sql::SchemaInfo>,
+    ) -> ReferenceOutcome {
+        let (ref_gold, ref_gold_sql) = (&self.rows, self.sql);
+        let any_order = plan.compare.any_column_order();
+        let window = || self.window(db, plan);
+        let verdict = match (&rows.pred, &outcome.pred) {
+            _ if outcome.verdict == Verdict::EngineError => Verdict::EngineError,
+            (Some(pred), _) => {
+                if same_answer(ref_gold, pred, any_order) {
+                    Verdict::Match
+                } else if window().is_some_and(|w| w.accepts_columns(&pred.rows, any_order, true)) {
+                    Verdict::MatchTie
+                } else {
+                    Verdict::Mismatch
+                }
             }
-        }
-        (None, Some(exec)) => match exec.error_class {
-            Some(ErrorClass::Timeout) => Verdict::Timeout,
-            Some(ErrorClass::Connection) => Verdict::EngineError,
-            _ => Verdict::PredError,
-        },
-        (None, None) if outcome.verdict == Verdict::Abstained => Verdict::Abstained,
-        // The self-check on an engine whose gold failed: nothing to judge.
-        (None, None) => Verdict::GoldError,
-    };
-    let (gold_agrees, gold_mechanism) = match &rows.gold {
-        Some(gold) if same_answer(ref_gold, gold, any_order) => (Some(true), None),
-        Some(gold) => {
-            let ties = window().is_some_and(|w| w.cuts_ties());
-            // SQLite compares a TEXT column with a number as text, the
-            // servers as numbers.
-            let text_vs_number = schema.is_some_and(|s| {
-                let probe = sqlwitness_dialect::Translations {
-                    text_comparisons: true,
-                    ..Default::default()
+            (None, Some(exec)) => match exec.error_class {
+                Some(ErrorClass::Timeout) => Verdict::Timeout,
+                Some(ErrorClass::Connection) => Verdict::EngineError,
+                _ => Verdict::PredError,
+            },
+            (None, None) if outcome.verdict == Verdict::Abstained => Verdict::Abstained,
+            // The self-check on an engine whose gold failed: nothing to judge.
+            (None, None) => Verdict::GoldError,
+        };
+        let (gold_agrees, gold_mechanism) = match &rows.gold {
+            Some(gold) if same_answer(ref_gold, gold, any_order) => (Some(true), None),
+            Some(gold) => {
+                let ties = window().is_some_and(|w| w.cuts_ties());
+                let text_vs_number = *self.across_types.get_or_init(|| {
+                    schema.is_some_and(|s| sqlwitness_audit::compares_across_types(ref_gold_sql, s))
+                });
+                let m = if ties {
+                    "ties"
+                } else {
+                    sqlwitness_audit::mechanism_with(
+                        ref_gold,
+                        gold,
+                        false,
+                        false,
+                        ref_gold_sql,
+                        text_vs_number,
+                    )
+                    .unwrap_or("other")
                 };
-                sqlwitness_sql::translate(ref_gold_sql, &probe, s).is_some()
-                    || sqlwitness_sql::compares_temporal_with_text(ref_gold_sql, s)
-            });
-            let m = if ties {
-                "ties"
-            } else {
-                sqlwitness_audit::mechanism_with(
-                    ref_gold,
-                    gold,
-                    false,
-                    false,
-                    ref_gold_sql,
-                    text_vs_number,
-                )
-                .unwrap_or("other")
-            };
-            (Some(false), Some(m.to_string()))
+                (Some(false), Some(m.to_string()))
+            }
+            None => (None, None),
+        };
+        ReferenceOutcome {
+            engine: self.ctx.kind.to_string(),
+            verdict,
+            gold_agrees,
+            gold_mechanism,
         }
-        None => (None, None),
-    };
-    ReferenceOutcome {
-        engine: rctx.kind.to_string(),
-        verdict,
-        gold_agrees,
-        gold_mechanism,
     }
 }
 
@@ -117,19 +134,7 @@ pub fn same_answer(a: &ResultSet, b: &ResultSet, any_column_order: bool) -> bool
         return false;
     }
     let want = bag(&a.rows, &(0..wa).collect::<Vec<_>>());
-    let mut perm: Vec<usize> = (0..wb).collect();
-    if bag(&b.rows, &perm) == want {
-        return true;
-    }
-    if !any_column_order || wb > MAX_PERMUTED {
-        return false;
-    }
-    while next_permutation(&mut perm) {
-        if bag(&b.rows, &perm) == want {
-            return true;
-        }
-    }
-    false
+    in_some_column_order(wb, any_column_order, |order| bag(&b.rows, order) == want)
 }
 
 fn bag(rows: &[Vec<Value>], cols: &[usize]) -> BTreeMap<Vec<String>, usize> {

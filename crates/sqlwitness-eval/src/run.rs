@@ -183,10 +183,7 @@ fn per_engine(
         .filter_map(|&k| {
             let own = of(k);
             let inherited = || {
-                let parent = sqlwitness_dialect::shipped(k)
-                    .extends
-                    .as_deref()
-                    .and_then(EngineKind::parse)?;
+                let parent = sqlwitness_dialect::parent(k)?;
                 of(parent).map(|s| format!("{s} ({parent}'s)"))
             };
             own.or_else(inherited).map(|s| (k.to_string(), s))

@@ -121,7 +121,7 @@ pub(crate) fn with_suite(
         _ => None,
     };
     let pred_run = prepare_pred(plan, kind, pred_sql.unwrap_or(gold), names);
-    if sqlwitness_sql::guard(&pred_run, &sqlwitness_dialect::builtin(kind)).is_err() {
+    if sqlwitness_sql::guard(&pred_run, sqlwitness_dialect::shipped(kind)).is_err() {
         return outcome;
     }
     let opts = CompareOptions {

@@ -131,6 +131,24 @@ pub struct EngineOutcome {
     pub legacy: Option<LegacyVerdicts>,
 }
 
+impl EngineOutcome {
+    /// An outcome with only its verdict: nothing ran or compared yet.
+    pub fn new(verdict: Verdict) -> EngineOutcome {
+        EngineOutcome {
+            verdict,
+            gold_sql: None,
+            pred_sql: None,
+            reason: None,
+            ordered: false,
+            gold: None,
+            pred: None,
+            suite: None,
+            reference: None,
+            legacy: None,
+        }
+    }
+}
+
 /// The prediction judged against the reference: "the model is wrong" is
 /// `verdict` (`mismatch`: the prediction's answer here is not the
 /// reference gold's answer), "the dialect gold or the migration is wrong"

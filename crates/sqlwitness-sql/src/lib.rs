@@ -52,7 +52,7 @@ pub use spider_eval::{
     spider_replace_cur_year,
 };
 pub use temporal::compares_temporal_with_text;
-pub use ties::{next_permutation, tie_aware_match, TieWindow};
+pub use ties::{in_some_column_order, tie_aware_match, TieWindow, MAX_PERMUTED_COLUMNS};
 
 #[cfg(test)]
 mod spider_data;

@@ -11,6 +11,19 @@ use sqlparser::dialect::SQLiteDialect;
 
 use crate::SchemaInfo;
 
+/// `=`, `<>`, `<`, `<=`, `>`, `>=`.
+pub(crate) fn is_comparison(op: &BinaryOperator) -> bool {
+    matches!(
+        op,
+        BinaryOperator::Eq
+            | BinaryOperator::NotEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Gt
+            | BinaryOperator::GtEq
+    )
+}
+
 /// True when `sql` compares (`=`, `<`, `<=`, `>`, `>=`, `<>`, BETWEEN) a
 /// column declared with a DATE or TIME type in `schema` with a string
 /// literal.
@@ -42,15 +55,8 @@ pub fn compares_temporal_with_text(sql: &str, schema: &SchemaInfo) -> bool {
     let found = visit_expressions(&statements, |e| {
         let hit = match e {
             Expr::BinaryOp { left, op, right } => {
-                matches!(
-                    op,
-                    BinaryOperator::Eq
-                        | BinaryOperator::NotEq
-                        | BinaryOperator::Lt
-                        | BinaryOperator::LtEq
-                        | BinaryOperator::Gt
-                        | BinaryOperator::GtEq
-                ) && ((temporal(left) && text(right)) || (text(left) && temporal(right)))
+                is_comparison(op)
+                    && ((temporal(left) && text(right)) || (text(left) && temporal(right)))
             }
             Expr::Between {
                 expr, low, high, ..

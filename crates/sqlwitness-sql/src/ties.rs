@@ -125,27 +125,18 @@ impl TieWindow {
                 self.accepts(rows)
             }
         };
-        if test(pred_rows) {
-            return true;
-        }
         let w = self.data_columns;
-        if !any_column_order
-            || !(2..=MAX_PERMUTED_COLUMNS).contains(&w)
-            || pred_rows.iter().any(|r| r.len() != w)
-        {
-            return false;
-        }
-        let mut perm: Vec<usize> = (0..w).collect();
-        while next_permutation(&mut perm) {
+        let permutable = any_column_order && pred_rows.iter().all(|r| r.len() == w);
+        in_some_column_order(w, permutable, |perm| {
+            if perm.iter().enumerate().all(|(i, &j)| i == j) {
+                return test(pred_rows);
+            }
             let rows: Vec<Vec<Value>> = pred_rows
                 .iter()
                 .map(|r| perm.iter().map(|&j| r[j].clone()).collect())
                 .collect();
-            if test(&rows) {
-                return true;
-            }
-        }
-        false
+            test(&rows)
+        })
     }
 
     fn accepts_window(&self, pred_rows: &[Vec<Value>], end: usize) -> bool {
@@ -176,9 +167,33 @@ impl TieWindow {
 /// (720 orders) when the comparison accepts any.
 pub const MAX_PERMUTED_COLUMNS: usize = 6;
 
+/// True when `test(order)` holds for the columns as given (`order` is
+/// `0..width`) or, with `any_column_order`, for some other order of at
+/// most [`MAX_PERMUTED_COLUMNS`] columns (`order[i]`: the column that takes
+/// place `i`).
+pub fn in_some_column_order(
+    width: usize,
+    any_column_order: bool,
+    mut test: impl FnMut(&[usize]) -> bool,
+) -> bool {
+    let mut order: Vec<usize> = (0..width).collect();
+    if test(&order) {
+        return true;
+    }
+    if !any_column_order || !(2..=MAX_PERMUTED_COLUMNS).contains(&width) {
+        return false;
+    }
+    while next_permutation(&mut order) {
+        if test(&order) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Steps `perm` to the next permutation in lexicographic order; false
 /// (leaving it unchanged) at the last one.
-pub fn next_permutation(perm: &mut [usize]) -> bool {
+fn next_permutation(perm: &mut [usize]) -> bool {
     let Some(i) = (1..perm.len()).rev().find(|&i| perm[i - 1] < perm[i]) else {
         return false;
     };

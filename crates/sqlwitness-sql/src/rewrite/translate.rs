@@ -290,17 +290,7 @@ impl Translator<'_> {
                 }
             }
             Expr::BinaryOp { left, op, right } => {
-                if t.text_comparisons
-                    && matches!(
-                        op,
-                        BinaryOperator::Eq
-                            | BinaryOperator::NotEq
-                            | BinaryOperator::Lt
-                            | BinaryOperator::LtEq
-                            | BinaryOperator::Gt
-                            | BinaryOperator::GtEq
-                    )
-                {
+                if t.text_comparisons && crate::temporal::is_comparison(op) {
                     self.fix_comparison(left, right);
                     self.fix_comparison(right, left);
                 }
