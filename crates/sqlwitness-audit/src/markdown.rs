@@ -189,12 +189,25 @@ pub fn write_audit(dir: &Path, r: &AuditReport) -> Result<(), AuditError> {
         path: dir.to_path_buf(),
         source,
     })?;
+    // audit.json last, each file under a temporary name then renamed: its
+    // presence means the audit is complete.
     let json = dir.join("audit.json");
     let text = serde_json::to_string_pretty(r).map_err(|source| AuditError::Json {
         path: json.clone(),
         source,
     })?;
-    std::fs::write(&json, text).map_err(|source| AuditError::Io { path: json, source })?;
-    let md = dir.join("audit.md");
-    std::fs::write(&md, render_markdown(r)).map_err(|source| AuditError::Io { path: md, source })
+    write_atomic(&dir.join("audit.md"), render_markdown(r).as_bytes())?;
+    write_atomic(&json, text.as_bytes())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AuditError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|source| AuditError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
 }

@@ -28,10 +28,25 @@ pub enum Command {
     /// Audit gold SQL: nondeterminism (proven on data), dialect failures,
     /// cross-engine differences, verified tie-inclusive rewrites.
     Audit(crate::audit::AuditArgs),
+    /// Combine the output folders of a partitioned `eval`, `audit` or
+    /// `fuzz` (`--partition K/N`) into what the unpartitioned run writes.
+    Merge(MergeArgs),
     /// Build small stand-in SQLite databases from a schema file
     /// (`tables.json`, BIRD's `dev_tables.json`) when the real ones are not
     /// available: declared types and keys, a few synthetic rows.
     StandIns(StandInArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Output folder for the combined report (suites: the combined suite).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The parts' output folders, every part of one run (any order).
+    #[arg(required = true)]
+    pub parts: Vec<PathBuf>,
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -176,6 +191,17 @@ pub struct EvalArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Continue the run whose journal (`journal.jsonl`) is in --out: the
+    /// questions it holds are not run again, and the report equals an
+    /// uninterrupted run's. Refused when the journal is of another plan or
+    /// other inputs; a new run when there is none.
+    #[arg(long)]
+    pub resume: bool,
+    /// Run part K of N: the questions of the databases assigned to it
+    /// (stable, balanced by questions); `sqlwitness merge` combines the
+    /// parts' folders into the unpartitioned run's report.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<String>,
     #[command(flatten)]
     pub servers: ServerArgs,
     #[command(flatten)]

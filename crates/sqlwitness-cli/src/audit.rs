@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use sqlwitness_audit::{exceeded, write_audit};
 use sqlwitness_bench::load_benchmark;
 use sqlwitness_core::EngineKind;
-use sqlwitness_eval::AuditPlan;
+use sqlwitness_eval::{AuditPlan, JournalMode, Partition};
 
 use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
@@ -68,6 +68,12 @@ pub struct AuditArgs {
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Continue the audit whose journal is in --out (see `eval --resume`).
+    #[arg(long)]
+    pub resume: bool,
+    /// Audit part K of N, by database (see `eval --partition`).
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<String>,
     #[command(flatten)]
     pub servers: ServerArgs,
 }
@@ -92,8 +98,16 @@ fn parse_fail_on(specs: &[String]) -> Result<Vec<(String, bool, usize)>> {
         .collect()
 }
 
-pub fn run(a: AuditArgs) -> Result<i32> {
+pub fn run(a: AuditArgs, args: Vec<String>) -> Result<i32> {
     let started = Instant::now();
+    let plan = audit_plan(&a, args, false)?;
+    let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
+    finish(&a, &plan, &report, started)
+}
+
+/// The validated plan of `a`; for `merge` (`merging`) no server is
+/// required.
+pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<AuditPlan> {
     let mut engines = vec![EngineKind::REFERENCE];
     for n in &a.engines {
         let k = EngineKind::parse(n)
@@ -102,14 +116,18 @@ pub fn run(a: AuditArgs) -> Result<i32> {
             engines.push(k);
         }
     }
-    let servers = crate::plan::servers(a.servers.clone(), &engines, !a.no_migrate)?;
+    let servers = if merging {
+        sqlwitness_eval::Servers::default()
+    } else {
+        crate::plan::servers(a.servers.clone(), &engines, !a.no_migrate)?
+    };
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!(BadInput(format!(
             "--timeout: must be positive, got {}",
             a.timeout
         )));
     }
-    let thresholds = parse_fail_on(&a.fail_on)?;
+    parse_fail_on(&a.fail_on)?;
     let bench = load_benchmark(&a.bench.bench, &a.bench.split)
         .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
     let mut selected: Vec<usize> = bench
@@ -127,7 +145,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
-    let plan = AuditPlan {
+    Ok(AuditPlan {
         bench_arg: a.bench.bench.clone(),
         bench,
         selected,
@@ -139,11 +157,31 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         plan_variants: !a.no_plan_variants,
         migrate: !a.no_migrate,
         jobs,
-    };
-    let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
-    write_audit(&a.out, &report)?;
+        out: a.out.clone(),
+        journal: if a.resume {
+            JournalMode::Resume
+        } else {
+            JournalMode::Fresh
+        },
+        partition: a.partition.as_deref().map(Partition::parse).transpose()?,
+        args,
+    })
+}
+
+/// Writes the audit and its dialect golds, prints the summary, gates.
+pub fn finish(
+    a: &AuditArgs,
+    plan: &AuditPlan,
+    report: &sqlwitness_audit::AuditReport,
+    started: Instant,
+) -> Result<i32> {
+    let thresholds = parse_fail_on(&a.fail_on)?;
+    // The dialect golds first: audit.json, written last, marks a finished
+    // audit.
+    let out = &a.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // The dialect golds the audit proves, for `eval --gold ENGINE=FILE`.
-    for (kind, golds) in sqlwitness_eval::dialect_golds(&plan, &report) {
+    for (kind, golds) in sqlwitness_eval::dialect_golds(plan, report) {
         let path = a.out.join(format!("gold_{kind}.sql"));
         let n = golds.iter().flatten().count();
         std::fs::write(&path, sqlwitness_eval::gold_file_text(&plan.bench, &golds))
@@ -154,6 +192,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
             golds.len()
         );
     }
+    write_audit(&a.out, report)?;
     let s = &report.summary;
     eprintln!(
         "audit: {} questions ({} with a database), {} affected; Table 1: LIMIT 1 {}, LIMIT N {}, GROUP BY {}, ORDER BY {}, total {} (proven: {}, {}, {}, {}, {})",
@@ -187,7 +226,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
     if let Some(path) = &a.baseline {
         let baseline =
             sqlwitness_audit::read_audit(path).map_err(|e| BadInput(format!("--baseline: {e}")))?;
-        let diff = sqlwitness_audit::diff_audits(&baseline, &report);
+        let diff = sqlwitness_audit::diff_audits(&baseline, report);
         let md = a.out.join("baseline-diff.md");
         std::fs::write(&md, diff.markdown(a.tolerance))
             .with_context(|| format!("writing {}", md.display()))?;

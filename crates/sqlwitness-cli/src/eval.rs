@@ -14,12 +14,7 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
     let started = Instant::now();
     let report = sqlwitness_eval::evaluate(plan, &Bars { quiet: plan.quiet })?;
     write_report(&plan.out, &report)?;
-    for (engine, s) in &report.summary.engines {
-        eprintln!(
-            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}",
-            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex
-        );
-    }
+    print_summary(&report);
     eprintln!(
         "report: {} ({:.2} s)",
         plan.out.join("report.json").display(),
@@ -48,6 +43,16 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
     Ok(gate)
 }
 
+/// One line per engine on stderr.
+pub fn print_summary(report: &sqlwitness_report::Report) {
+    for (engine, s) in &report.summary.engines {
+        eprintln!(
+            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}",
+            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex
+        );
+    }
+}
+
 /// The report files a run writes into `--out`. A run removes the ones a
 /// previous run left before it starts, so that a failing run never leaves an
 /// older report where CI would read it as this run's.
@@ -67,6 +72,25 @@ pub const AUDIT_OUTPUTS: &[&str] = &["audit.json", "audit.md", "baseline-diff.md
 /// [`OUTPUTS`]).
 pub fn clear_outputs(out: &std::path::Path) -> Result<()> {
     clear_files(out, OUTPUTS)
+}
+
+/// After an interrupt: removes the temporary files of a report being
+/// written and, unless `report.json` (written last) is there, the other
+/// report files of this run — nothing half-written is left where a reader
+/// could take it for a finished report. The journal stays.
+pub fn remove_unfinished(out: &std::path::Path) {
+    if let Ok(entries) = std::fs::read_dir(out) {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().ends_with(".partial") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    for (marker, files) in [("report.json", OUTPUTS), ("audit.json", AUDIT_OUTPUTS)] {
+        if !out.join(marker).exists() {
+            let _ = clear_files(out, files);
+        }
+    }
 }
 
 /// Removes the files `names` from `out` where they exist.

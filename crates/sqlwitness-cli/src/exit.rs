@@ -8,6 +8,7 @@
 //! | 3 | an engine could not be reached, or a migration failed verification |
 //! | 4 | regression: `eval --baseline` or `diff` found accuracy falling or new failures beyond `--tolerance` |
 //! | 5 | `audit --fail-on`: findings exceed a threshold |
+//! | 130 | interrupted (SIGINT, SIGTERM): no report; the journal holds what finished (`--resume`) |
 
 use sqlwitness_bench::BenchError;
 
@@ -17,6 +18,7 @@ pub const BAD_INPUT: i32 = 2;
 pub const ENGINE: i32 = 3;
 pub const REGRESSION: i32 = 4;
 pub const FINDINGS_EXCEED: i32 = 5;
+pub const INTERRUPTED: i32 = 130;
 
 /// Marks an error as an engine problem (exit 3).
 #[derive(Debug)]
@@ -49,6 +51,9 @@ pub fn code_for(err: &anyhow::Error) -> i32 {
             return ENGINE;
         }
         if let Some(e) = cause.downcast_ref::<sqlwitness_eval::EvalError>() {
+            if matches!(e, sqlwitness_eval::EvalError::Interrupted) {
+                return INTERRUPTED;
+            }
             if e.is_bad_input() {
                 return BAD_INPUT;
             }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use sqlwitness_bench::load_benchmark;
-use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan};
+use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan, JournalMode, Partition};
 use sqlwitness_fuzz::{FuzzOptions, GoldQuery, Stress};
 
 use crate::args::BenchArgs;
@@ -54,9 +54,17 @@ pub struct FuzzArgs {
     /// neighbour keeps its gold; one whose database is missing gets `SELECT 1`.
     #[arg(long)]
     pub mutants: bool,
+    /// Continue the build whose journal is in --out: databases it holds are
+    /// not built again (see `eval --resume`).
+    #[arg(long)]
+    pub resume: bool,
+    /// Build part K of N of the databases (see `eval --partition`);
+    /// `sqlwitness merge` combines the parts' suite folders.
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<String>,
 }
 
-pub fn run(a: &FuzzArgs) -> Result<i32> {
+pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
     let started = Instant::now();
     if a.candidates == 0 {
         bail!(BadInput("--candidates: must be at least 1".into()));
@@ -109,6 +117,13 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
             ..FuzzOptions::default()
         },
         jobs,
+        journal: if a.resume {
+            JournalMode::Resume
+        } else {
+            JournalMode::Fresh
+        },
+        partition: a.partition.as_deref().map(Partition::parse).transpose()?,
+        args,
     };
     let built = build_suites(&plan, &Bars { quiet: a.quiet })?;
     let mut failed = 0;

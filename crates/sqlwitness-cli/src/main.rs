@@ -6,6 +6,7 @@ mod diff;
 mod eval;
 mod exit;
 mod fuzz;
+mod merge;
 mod migrate;
 mod plan;
 mod progress;
@@ -13,9 +14,14 @@ mod scores;
 
 use clap::Parser;
 
+/// The output folder of the running command, for the interrupt handler.
+static OUT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
     let cli = args::Cli::parse();
-    let code = match run(cli) {
+    install_interrupt_handler();
+    let code = match run(cli, &argv) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("sqlwitness: error: {err:#}");
@@ -25,21 +31,57 @@ fn main() {
     std::process::exit(code);
 }
 
-fn run(cli: args::Cli) -> anyhow::Result<i32> {
+/// SIGINT, SIGTERM (and SIGHUP): stop the journals and the servers' queries
+/// in flight ([`sqlwitness_eval::interrupt`]), remove what a report writer
+/// left half-written, exit 130. A second signal while this runs exits at
+/// once.
+fn install_interrupt_handler() {
+    let result = ctrlc::set_handler(|| {
+        if sqlwitness_eval::interrupted() {
+            std::process::exit(exit::INTERRUPTED);
+        }
+        sqlwitness_eval::interrupt();
+        if let Some(out) = OUT.get() {
+            eval::remove_unfinished(out);
+            eprintln!(
+                "\nsqlwitness: interrupted; no report written. {} holds what finished: rerun \
+                 with --resume to continue",
+                out.join(sqlwitness_eval::JOURNAL_FILE).display()
+            );
+        } else {
+            eprintln!("\nsqlwitness: interrupted");
+        }
+        std::process::exit(exit::INTERRUPTED);
+    });
+    if let Err(e) = result {
+        eprintln!("sqlwitness: warning: no interrupt handler ({e}); an interrupted run may leave queries running until their time limit");
+    }
+}
+
+fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
     match cli.command {
         args::Command::Eval(a) => {
             // Before anything can fail: an older report must not pass for
             // this run's.
             eval::clear_outputs(&a.out)?;
-            let plan = plan::eval_plan(a)?;
+            let _ = OUT.set(a.out.clone());
+            let plan = plan::eval_plan(a, plan::journal_args(argv))?;
             eval::run(&plan)
+        }
+        args::Command::Merge(a) => {
+            eval::clear_outputs(&a.out)?;
+            let _ = OUT.set(a.out.clone());
+            merge::run(&a)
         }
         args::Command::Migrate(a) => {
             let plan = plan::MigratePlan::from_args(a)?;
             migrate::run(&plan)
         }
         args::Command::Diff(a) => diff::run(&a),
-        args::Command::Fuzz(a) => fuzz::run(&a),
+        args::Command::Fuzz(a) => {
+            let _ = OUT.set(a.out.clone());
+            fuzz::run(&a, plan::journal_args(argv))
+        }
         args::Command::StandIns(a) => {
             let schemas = sqlwitness_bench::load_tables_json(&a.tables)?;
             for schema in schemas.values() {
@@ -58,7 +100,8 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
                 &a.out,
                 &golds.iter().map(String::as_str).collect::<Vec<_>>(),
             )?;
-            audit::run(a)
+            let _ = OUT.set(a.out.clone());
+            audit::run(a, plan::journal_args(argv))
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use sqlwitness_bench::{load_benchmark, Benchmark};
 use sqlwitness_core::compare::{CompareMode, CompareOptions};
 use sqlwitness_core::{EngineKind, QueryLimits};
-use sqlwitness_eval::{EvalPlan, Servers};
+use sqlwitness_eval::{EvalPlan, JournalMode, Partition, Servers};
 
 use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateArgs, ServerArgs};
 use crate::exit::BadInput;
@@ -41,9 +41,25 @@ fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
 
 /// The validated plan of `eval`: every flag checked and every input file
 /// read.
-pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
+pub fn eval_plan(a: EvalArgs, args: Vec<String>) -> Result<EvalPlan> {
     let engines = parse_engines(&a.engines)?;
-    let servers = servers(a.servers, &engines, !a.no_migrate)?;
+    let servers = servers(a.servers.clone(), &engines, !a.no_migrate)?;
+    eval_plan_on(a, args, engines, servers)
+}
+
+/// The plan of a finished partitioned run's arguments (`merge`): no
+/// server is contacted, so none is required.
+pub fn merge_plan(a: EvalArgs, args: Vec<String>) -> Result<EvalPlan> {
+    let engines = parse_engines(&a.engines)?;
+    eval_plan_on(a, args, engines, Servers::default())
+}
+
+fn eval_plan_on(
+    a: EvalArgs,
+    args: Vec<String>,
+    engines: Vec<EngineKind>,
+    servers: Servers,
+) -> Result<EvalPlan> {
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!(BadInput(format!(
             "--timeout: must be positive, got {}",
@@ -132,7 +148,48 @@ pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
         suite,
         suite_witness: !a.no_witness,
         hunt: a.hunt,
+        journal: if a.resume {
+            JournalMode::Resume
+        } else {
+            JournalMode::Fresh
+        },
+        partition: a.partition.as_deref().map(Partition::parse).transpose()?,
+        args,
     })
+}
+
+/// The arguments of a command as the journal keeps them: the command's own
+/// (after its name), without those that do not change what it computes or
+/// that may carry secrets — `--out`, `--resume`, `--partition`, `-q`,
+/// `-j`, `--server`, `--reader`, `--baseline`, `--tolerance`.
+pub fn journal_args(argv: &[String]) -> Vec<String> {
+    const WITH_VALUE: &[&str] = &[
+        "--out",
+        "--partition",
+        "-j",
+        "--jobs",
+        "--server",
+        "--reader",
+        "--baseline",
+        "--tolerance",
+    ];
+    const ALONE: &[&str] = &["--resume", "-q", "--quiet"];
+    let mut out = Vec::new();
+    let mut it = argv.iter().skip(2);
+    while let Some(arg) = it.next() {
+        let name = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
+        if ALONE.contains(&arg.as_str()) || (arg.starts_with("-j") && arg.len() > 2) {
+            continue;
+        }
+        if WITH_VALUE.contains(&name) {
+            if !arg.contains('=') {
+                it.next();
+            }
+            continue;
+        }
+        out.push(arg.clone());
+    }
+    out
 }
 
 pub struct MigratePlan {

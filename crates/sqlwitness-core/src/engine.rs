@@ -188,6 +188,12 @@ pub trait Engine: Send + Sync {
     fn execute(&self, db: &Database, sql: &str, limits: &QueryLimits)
         -> Result<ResultSet, DbError>;
 
+    /// Stops, on the server, every query this engine is running now (an
+    /// interrupted run: nothing it started outlives it). The queries return
+    /// errors to their callers, whose results must not be kept. Embedded
+    /// engines stop with the process and do nothing here.
+    fn cancel_running(&self) {}
+
     /// Runs `sql` like [`Engine::execute`] with planner settings applied to
     /// this query only (PostgreSQL: `SET LOCAL enable_hashagg = off` … in
     /// the same read-only transaction), to show an answer that depends on

@@ -40,7 +40,7 @@ use sqlx::{
     TypeInfo, ValueRef,
 };
 
-use crate::server::{self, ConnGuard, Health, CANCEL_MARGIN, CANCEL_WAIT};
+use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT};
 use crate::EngineError;
 
 /// Runs queries on a MySQL 8 or MariaDB server, one database per namespace.
@@ -52,6 +52,7 @@ pub struct MysqlEngine {
     control: MySqlPool,
     excess: Vec<String>,
     health: Health,
+    running: Running,
     rt: tokio::runtime::Runtime,
 }
 
@@ -141,6 +142,7 @@ impl MysqlEngine {
             control,
             excess,
             health: Health::default(),
+            running: Running::default(),
             rt,
         })
     }
@@ -238,6 +240,7 @@ impl MysqlEngine {
                 return Err(err);
             }
         }
+        let _running = self.running.enter(conn_id.load(Ordering::Relaxed));
         // Session state a query can leave lives in user variables (`@x`).
         let tainted = sql.contains('@');
         match self.query(&mut guard, db, sql, limits).await {
@@ -329,6 +332,14 @@ async fn rollback(mut guard: ConnGuard<sqlx::MySql>, retire: bool) {
 impl Engine for MysqlEngine {
     fn info(&self) -> &EngineInfo {
         &self.info
+    }
+
+    fn cancel_running(&self) {
+        let ids = self.running.ids();
+        if !ids.is_empty() {
+            let stops = ids.into_iter().map(|id| self.stop_thread(id));
+            self.rt.block_on(futures_util::future::join_all(stops));
+        }
     }
 
     fn execute(

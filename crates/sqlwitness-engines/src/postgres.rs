@@ -36,7 +36,7 @@ use sqlx::{
     ValueRef,
 };
 
-use crate::server::{self, ConnGuard, Health, CANCEL_MARGIN, CANCEL_WAIT};
+use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT};
 use crate::EngineError;
 
 /// Resets what a rolled-back transaction leaves in a PostgreSQL session.
@@ -52,6 +52,7 @@ pub struct PostgresEngine {
     control: PgPool,
     excess: Vec<String>,
     health: Health,
+    running: Running,
     rt: tokio::runtime::Runtime,
 }
 
@@ -132,6 +133,7 @@ impl PostgresEngine {
             control,
             excess,
             health: Health::default(),
+            running: Running::default(),
             rt,
         })
     }
@@ -200,6 +202,7 @@ impl PostgresEngine {
                 return Err(err);
             }
         }
+        let _running = self.running.enter(pid.load(Ordering::Relaxed) as u64);
         match self.query(&mut guard, db, sql, limits).await {
             Ok(rs) => {
                 reset(guard).await;
@@ -307,6 +310,14 @@ async fn reset(mut guard: ConnGuard<sqlx::Postgres>) {
 impl Engine for PostgresEngine {
     fn info(&self) -> &EngineInfo {
         &self.info
+    }
+
+    fn cancel_running(&self) {
+        let pids = self.running.ids();
+        if !pids.is_empty() {
+            let stops = pids.into_iter().map(|p| self.stop_backend(p as i32));
+            self.rt.block_on(futures_util::future::join_all(stops));
+        }
     }
 
     fn execute(

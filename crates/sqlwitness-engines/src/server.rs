@@ -88,6 +88,41 @@ impl Health {
     }
 }
 
+/// The server-side ids (PostgreSQL backend pids, MySQL connection ids) of
+/// the queries an engine is running now, so that an interrupted run can
+/// stop them on the server instead of leaving them to their time limit.
+#[derive(Debug, Default)]
+pub(crate) struct Running {
+    ids: std::sync::Mutex<Vec<u64>>,
+}
+
+impl Running {
+    /// Records `id` as running until the returned guard drops.
+    pub(crate) fn enter(&self, id: u64) -> RunningGuard<'_> {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+        RunningGuard { running: self, id }
+    }
+
+    /// The ids running now.
+    pub(crate) fn ids(&self) -> Vec<u64> {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+pub(crate) struct RunningGuard<'a> {
+    running: &'a Running,
+    id: u64,
+}
+
+impl Drop for RunningGuard<'_> {
+    fn drop(&mut self) {
+        let mut ids = self.running.ids.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = ids.iter().position(|&x| x == self.id) {
+            ids.swap_remove(i);
+        }
+    }
+}
+
 /// A driver error that carries no database code: connection-level
 /// failures (I/O, TLS, pool timeouts, a closed pool, a crashed worker) are
 /// class `connection`; the rest `other`.

@@ -41,18 +41,118 @@ pub struct AuditPlan {
     /// Migrate missing databases to the servers first.
     pub migrate: bool,
     pub jobs: usize,
+    /// The output folder (the journal's).
+    pub out: PathBuf,
+    /// Keep a journal; continue one (`--resume`).
+    pub journal: crate::JournalMode,
+    /// `--partition K/N`: only the questions of this part's databases.
+    pub partition: Option<crate::Partition>,
+    /// The arguments as given, for the journal.
+    pub args: Vec<String>,
+}
+
+/// One audited question in the journal.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct AuditRecord {
+    id: usize,
+    findings: Vec<Finding>,
+}
+
+/// The questions of the plan's partition (all without one), in order.
+fn audit_selection(plan: &AuditPlan) -> Vec<usize> {
+    crate::run::in_partition(&plan.bench, &plan.selected, plan.partition)
+}
+
+/// The journal header of an audit: settings, inputs by content, servers.
+fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<crate::Header, EvalError> {
+    let mut h = crate::Header::new("audit", plan.args.clone(), plan.partition);
+    let ids: Vec<String> = plan.selected.iter().map(usize::to_string).collect();
+    for (k, v) in [
+        ("engines", run.engines.join(",")),
+        ("split", plan.bench.split.clone()),
+        (
+            "questions",
+            format!(
+                "{} ({})",
+                ids.len(),
+                &crate::sha256_hex(ids.join(",").as_bytes())[..16]
+            ),
+        ),
+        ("shuffles", plan.shuffles.to_string()),
+        ("timeout_ms", plan.timeout.as_millis().to_string()),
+        ("rewrites", plan.rewrites.to_string()),
+        ("plan_variants", plan.plan_variants.to_string()),
+    ] {
+        h.settings.insert(k.to_string(), v);
+    }
+    crate::run::hash_inputs(&mut h, &plan.bench, &plan.selected)?;
+    h.engines = run.engine_versions.clone().into_iter().collect();
+    h.extra = serde_json::to_value(run).expect("run information serializes");
+    Ok(h)
+}
+
+/// Combines the journals of a partitioned audit (`audit --partition K/N`)
+/// into the report of the unpartitioned run; refused when a part is of
+/// another plan, other inputs or other servers, or a question is missing.
+pub fn merge_audit(plan: &AuditPlan, parts: &[PathBuf]) -> Result<AuditReport, EvalError> {
+    let (theirs, records) = crate::read_parts::<AuditRecord>(parts)?;
+    let runs: Vec<AuditRun> = match &theirs.extra {
+        serde_json::Value::Array(v) => v
+            .iter()
+            .map(|r| serde_json::from_value(r.clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| EvalError::BadInput(format!("merge: a journal's run information: {e}")))?,
+        _ => Vec::new(),
+    };
+    let first = runs
+        .first()
+        .cloned()
+        .ok_or_else(|| EvalError::BadInput("merge: the journals hold no run information".into()))?;
+    let mut ours = audit_header(plan, &first)?;
+    ours.engines = theirs.engines.clone();
+    let diffs = theirs.differences(&ours, false);
+    if !diffs.is_empty() {
+        return Err(EvalError::BadInput(format!(
+            "merge: the parts were not run with this plan and these inputs ({})",
+            diffs.join("; ")
+        )));
+    }
+    let with_db = with_database(plan, &plan.selected);
+    let have: std::collections::HashSet<usize> = records.iter().map(|r| r.id).collect();
+    let missing = with_db.iter().filter(|i| !have.contains(i)).count();
+    if missing > 0 || have.len() != records.len() {
+        return Err(EvalError::BadInput(format!(
+            "merge: {missing} questions have no audit in any part, or one is in two parts \
+             (an interrupted part: rerun it with --resume)"
+        )));
+    }
+    let mut findings: Vec<Finding> = records.into_iter().flat_map(|r| r.findings).collect();
+    findings.sort_by(|x, y| (x.id, &x.rule).cmp(&(y.id, &y.rule)));
+    let mut run = first;
+    run.duration_ms = runs.iter().map(|r| r.duration_ms).sum();
+    Ok(AuditReport {
+        format_version: AUDIT_FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        summary: summarize(&findings, plan.selected.len(), with_db.len()),
+        run,
+        findings,
+    })
+}
+
+fn with_database(plan: &AuditPlan, selected: &[usize]) -> Vec<usize> {
+    selected
+        .iter()
+        .copied()
+        .filter(|&i| plan.bench.db_exists(&plan.bench.questions[i].db_id))
+        .collect()
 }
 
 /// Runs the audit; the report (writing it is the caller's).
 pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, EvalError> {
     let started = Instant::now();
     let (bench, engines, servers, jobs) = (&plan.bench, &plan.engines, &plan.servers, plan.jobs);
-    let with_db: Vec<usize> = plan
-        .selected
-        .iter()
-        .copied()
-        .filter(|&i| bench.db_exists(&bench.questions[i].db_id))
-        .collect();
+    let mine = audit_selection(plan);
+    let with_db = with_database(plan, &mine);
     let mut db_ids: Vec<String> = with_db
         .iter()
         .map(|&i| bench.questions[i].db_id.clone())
@@ -152,11 +252,48 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         .iter()
         .map(|k| (*k, sqlwitness_dialect::builtin(*k).translations))
         .collect();
-    let pb = progress.bar(with_db.len() as u64, "audit");
-    let mut findings: Vec<Finding> = pool.install(|| {
-        with_db
-            .par_iter()
-            .flat_map_iter(|&i| {
+    let mut run = AuditRun {
+        bench: plan.bench_arg.display().to_string(),
+        split: bench.split.clone(),
+        engines: engines.iter().map(|k| k.as_str().to_string()).collect(),
+        engine_versions: connected
+            .iter()
+            .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
+            .collect(),
+        shuffle_seeds: seeds,
+        duration_ms: 0,
+    };
+    let header = audit_header(plan, &run)?;
+    let (journal, done) = crate::Journal::open::<AuditRecord>(&plan.out, &header, plan.journal)?;
+    let journal = std::sync::Arc::new(journal);
+    let _stop_journal = {
+        let j = journal.clone();
+        crate::on_interrupt(move || j.stop())
+    };
+    let _cancel: Vec<_> = connected
+        .iter()
+        .map(|c| {
+            let e = c.engine.clone();
+            crate::on_interrupt(move || e.cancel_running())
+        })
+        .collect();
+    let done_ids: std::collections::HashSet<usize> = done.iter().map(|r| r.id).collect();
+    let todo: Vec<usize> = with_db
+        .iter()
+        .copied()
+        .filter(|i| !done_ids.contains(i))
+        .collect();
+    if !done.is_empty() {
+        progress.note(&format!(
+            "resume: {} questions from the journal, {} to audit",
+            done.len(),
+            todo.len()
+        ));
+    }
+    let pb = progress.bar(todo.len() as u64, "audit");
+    let fresh: Vec<Vec<Finding>> = pool.install(|| {
+        todo.par_iter()
+            .map(|&i| {
                 let q = &bench.questions[i];
                 let (ctx, names) = &dbs[&q.db_id];
                 let prepare =
@@ -193,29 +330,36 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
                     &targets,
                     &opts,
                 );
+                let record = AuditRecord {
+                    id: i,
+                    findings: out,
+                };
+                journal.record(&record)?;
                 pb.inc(1);
-                out
+                Ok(record.findings)
             })
-            .collect()
-    });
+            .collect::<Result<_, EvalError>>()
+    })?;
     pb.finish();
+    if crate::interrupted() {
+        return Err(EvalError::Interrupted);
+    }
+    journal.stop();
+    let wanted: std::collections::HashSet<usize> = with_db.iter().copied().collect();
+    let mut findings: Vec<Finding> = done
+        .into_iter()
+        .filter(|r| wanted.contains(&r.id))
+        .flat_map(|r| r.findings)
+        .chain(fresh.into_iter().flatten())
+        .collect();
     findings.sort_by(|x, y| (x.id, &x.rule).cmp(&(y.id, &y.rule)));
 
-    let summary = summarize(&findings, plan.selected.len(), with_db.len());
+    let summary = summarize(&findings, mine.len(), with_db.len());
+    run.duration_ms = started.elapsed().as_millis() as u64;
     let report = AuditReport {
         format_version: AUDIT_FORMAT_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        run: AuditRun {
-            bench: plan.bench_arg.display().to_string(),
-            split: bench.split.clone(),
-            engines: engines.iter().map(|k| k.as_str().to_string()).collect(),
-            engine_versions: connected
-                .iter()
-                .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
-                .collect(),
-            shuffle_seeds: seeds,
-            duration_ms: started.elapsed().as_millis() as u64,
-        },
+        run,
         summary,
         findings,
     };

@@ -27,6 +27,10 @@ pub enum EvalError {
         #[source]
         source: std::io::Error,
     },
+    /// The run was interrupted (SIGINT, SIGTERM); its journal holds what
+    /// finished.
+    #[error("interrupted")]
+    Interrupted,
     /// sqlwitness itself failed.
     #[error("{0}")]
     Internal(String),

@@ -20,6 +20,85 @@ pub struct FuzzPlan {
     pub out: PathBuf,
     pub options: FuzzOptions,
     pub jobs: usize,
+    /// Keep a journal in `out`; continue one (`--resume`).
+    pub journal: crate::JournalMode,
+    /// `--partition K/N`: only this part's databases.
+    pub partition: Option<crate::Partition>,
+    /// The arguments as given, for the journal.
+    pub args: Vec<String>,
+}
+
+/// One database's suite in the journal.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct FuzzRecord {
+    db_id: String,
+    suite: DbSuite,
+}
+
+/// The journal header of `fuzz`: settings, inputs, the databases.
+fn fuzz_header(plan: &FuzzPlan) -> Result<crate::Header, EvalError> {
+    let mut h = crate::Header::new("fuzz", plan.args.clone(), plan.partition);
+    let o = &plan.options;
+    let dbs: Vec<&str> = plan.golds.keys().map(String::as_str).collect();
+    for (k, v) in [
+        ("split", plan.bench.split.clone()),
+        ("databases", dbs.join(",")),
+        ("seed", o.seed.to_string()),
+        ("candidates", o.candidates.to_string()),
+        ("batch", o.batch.to_string()),
+        ("max_neighbors", o.max_neighbors.to_string()),
+        ("timeout_ms", o.limits.timeout.as_millis().to_string()),
+        ("stress", format!("{:?}", o.stress)),
+    ] {
+        h.settings.insert(k.to_string(), v);
+    }
+    let selected: Vec<usize> = plan
+        .golds
+        .values()
+        .flat_map(|gs| gs.iter().map(|g| g.question))
+        .collect();
+    crate::run::hash_inputs(&mut h, &plan.bench, &selected)?;
+    Ok(h)
+}
+
+/// Combines the suite folders of a partitioned `fuzz` into `out`: each
+/// part's databases copied, the manifest the union of theirs. Refused when
+/// the parts are not of one run.
+pub fn merge_suites(parts: &[PathBuf], out: &std::path::Path) -> Result<usize, EvalError> {
+    crate::read_parts::<FuzzRecord>(parts)?;
+    let manifest_path = out.join("manifest.json");
+    let mut manifest = Manifest::read(&manifest_path)?;
+    for part in parts {
+        let (_, records, _) = crate::read_journal::<FuzzRecord>(&part.join(crate::JOURNAL_FILE))?;
+        for r in records {
+            let from = part.join("database").join(&r.db_id);
+            let to = out.join("database").join(&r.db_id);
+            copy_dir(&from, &to)?;
+            manifest.databases.insert(r.db_id, r.suite);
+        }
+    }
+    manifest.write(&manifest_path)?;
+    Ok(manifest.databases.len())
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> Result<(), EvalError> {
+    std::fs::create_dir_all(to)
+        .map_err(|e| EvalError::io(format!("creating {}", to.display()), e))?;
+    let entries = std::fs::read_dir(from)
+        .map_err(|e| EvalError::io(format!("reading {}", from.display()), e))?;
+    for entry in entries {
+        let p = entry
+            .map_err(|e| EvalError::io(format!("reading {}", from.display()), e))?
+            .path();
+        let target = to.join(p.file_name().expect("a directory entry has a name"));
+        if p.is_dir() {
+            copy_dir(&p, &target)?;
+        } else {
+            std::fs::copy(&p, &target)
+                .map_err(|e| EvalError::io(format!("copying {}", p.display()), e))?;
+        }
+    }
+    Ok(())
 }
 
 /// One database's suite, or why it could not be built.
@@ -32,24 +111,75 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
     let extra_keys = tables_json_keys(&plan.bench.root)?;
     std::fs::create_dir_all(&plan.out)
         .map_err(|e| EvalError::io(format!("creating {}", plan.out.display()), e))?;
+    // The part's databases (a partition weighs a database by its golds).
+    let mine: BTreeMap<&String, &Vec<GoldQuery>> = match plan.partition {
+        None => plan.golds.iter().collect(),
+        Some(p) => {
+            let weights = plan
+                .golds
+                .iter()
+                .map(|(d, g)| (d.clone(), g.len()))
+                .collect();
+            let parts = crate::assign_partitions(&weights, p.n);
+            plan.golds
+                .iter()
+                .filter(|(d, _)| parts.get(*d) == Some(&p.k))
+                .collect()
+        }
+    };
+    let header = fuzz_header(plan)?;
+    let (journal, done) = crate::Journal::open::<FuzzRecord>(&plan.out, &header, plan.journal)?;
+    let journal = std::sync::Arc::new(journal);
+    let _stop_journal = {
+        let j = journal.clone();
+        crate::on_interrupt(move || j.stop())
+    };
+    let done: BTreeMap<String, DbSuite> = done
+        .into_iter()
+        .filter(|r| mine.contains_key(&r.db_id))
+        .map(|r| (r.db_id, r.suite))
+        .collect();
+    if !done.is_empty() {
+        progress.note(&format!(
+            "resume: {} databases from the journal, {} to build",
+            done.len(),
+            mine.len() - done.len()
+        ));
+    }
+    let todo: Vec<(&String, &Vec<GoldQuery>)> = mine
+        .into_iter()
+        .filter(|(d, _)| !done.contains_key(*d))
+        .collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs)
         .build()
         .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
-    let pb = progress.bar(plan.golds.len() as u64, "fuzz");
-    let built: Vec<Built> = pool.install(|| {
-        plan.golds
-            .par_iter()
-            .map(|(id, gs)| {
+    let pb = progress.bar(todo.len() as u64, "fuzz");
+    let fresh: Vec<Built> = pool.install(|| {
+        todo.par_iter()
+            .map(|&(id, gs)| {
                 let keys = extra_keys.get(id).map_or(&[][..], Vec::as_slice);
                 let path = plan.bench.sqlite_path(id);
                 let r = build_db_suite(id, &path, gs, keys, &plan.out, &plan.options);
+                if let Ok(suite) = &r {
+                    journal.record(&FuzzRecord {
+                        db_id: id.clone(),
+                        suite: suite.clone(),
+                    })?;
+                }
                 pb.inc(1);
-                (id.clone(), r)
+                Ok((id.clone(), r))
             })
-            .collect()
-    });
+            .collect::<Result<_, EvalError>>()
+    })?;
     pb.finish();
+    if crate::interrupted() {
+        return Err(EvalError::Interrupted);
+    }
+    journal.stop();
+    let mut built: Vec<Built> = done.into_iter().map(|(id, s)| (id, Ok(s))).collect();
+    built.extend(fresh);
+    built.sort_by(|a, b| a.0.cmp(&b.0));
     let manifest_path = plan.out.join("manifest.json");
     let mut manifest = Manifest::read(&manifest_path)?;
     for (id, r) in &built {

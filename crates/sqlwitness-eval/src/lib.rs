@@ -21,6 +21,8 @@ mod error;
 mod execute;
 mod fuzz;
 mod inputs;
+mod interrupt;
+mod journal;
 mod migrate;
 mod plan;
 mod progress;
@@ -31,15 +33,20 @@ mod scores;
 mod suite;
 mod verdict;
 
-pub use audit::{audit, dialect_golds, gold_file_text, AuditPlan};
+pub use audit::{audit, dialect_golds, gold_file_text, merge_audit, AuditPlan};
 pub use connect::{connect, Connected};
 pub use error::EvalError;
 pub use execute::{prepare_pred, prepare_sql};
-pub use fuzz::{build_suites, mutant_predictions, tables_json_keys, FuzzPlan};
+pub use fuzz::{build_suites, merge_suites, mutant_predictions, tables_json_keys, FuzzPlan};
 pub use inputs::{dialect_inputs, reference_engine, DialectInputs};
+pub use interrupt::{interrupt, interrupted, on_interrupt, OnInterrupt};
+pub use journal::{
+    assign_partitions, dir_sha256, file_sha256, read_journal, read_parts, sha256_hex, Header,
+    Journal, JournalMode, Partition, JOURNAL_FILE,
+};
 pub use migrate::{is_good, migrate_one, problem};
 pub use plan::{feasible_false, read_ids, EvalPlan, ScoringPlan, Servers};
 pub use progress::{Bar, Progress, Silent};
 pub use reference::{cell as reference_cell, same_answer};
-pub use run::evaluate;
+pub use run::{evaluate, merge_eval};
 pub use verdict::{decide, GoldRun, PredRun};

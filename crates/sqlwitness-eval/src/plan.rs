@@ -139,6 +139,14 @@ pub struct EvalPlan {
     pub suite_witness: bool,
     /// `--hunt N`: extra generated instances for suite passes (0: none).
     pub hunt: usize,
+    /// Whether the run keeps a journal in `out` and continues one
+    /// (`--resume`).
+    pub journal: crate::JournalMode,
+    /// `--partition K/N`: only the questions of this part's databases.
+    pub partition: Option<crate::Partition>,
+    /// The arguments as given, for the journal (`merge` rebuilds the plan
+    /// from them).
+    pub args: Vec<String>,
 }
 
 impl EvalPlan {

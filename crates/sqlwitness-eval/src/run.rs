@@ -3,9 +3,11 @@
 //! the report (writing it is the caller's).
 
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Instant;
 
+use crate::{on_interrupt, sha256_hex, Header, Journal};
 use sqlwitness_core::compare::CompareMode;
 use sqlwitness_core::EngineKind;
 use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FORMAT_VERSION};
@@ -19,13 +21,15 @@ use crate::{EvalError, EvalPlan, Progress};
 /// recursively (their depth is bounded by the guard, this is the margin).
 const WORKER_STACK: usize = 64 << 20;
 
-/// Runs the plan; the report of every selected question on every engine,
-/// with the summary and the scores.
+/// Runs the plan; the report of every selected question (of its
+/// partition) on every engine, with the summary and the scores. With a
+/// journal, every finished question is recorded as it finishes, and with
+/// `JournalMode::Resume` the questions the journal holds are not run again.
 pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, EvalError> {
     let started = Instant::now();
+    let mine = partition_selection(plan);
     let db_ids: Vec<String> = {
-        let mut ids: Vec<String> = plan
-            .selected
+        let mut ids: Vec<String> = mine
             .iter()
             .map(|&i| plan.bench.questions[i].db_id.clone())
             .filter(|id| plan.bench.db_exists(id))
@@ -53,6 +57,46 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             unavailable,
         })
         .collect();
+    let run = run_info(
+        plan,
+        ctxs.iter().map(|c| c.engine.info().clone()).collect(),
+        &collations,
+    );
+    let header = header(plan, &run)?;
+    let (journal, done) = Journal::open::<QuestionReport>(&plan.out, &header, plan.journal)?;
+    let journal = Arc::new(journal);
+    // On an interrupt: the journal first (nothing finished from then on is
+    // recorded), then the servers' queries in flight.
+    let _stop_journal = {
+        let j = journal.clone();
+        on_interrupt(move || j.stop())
+    };
+    let _cancel: Vec<_> = ctxs
+        .iter()
+        .map(|c| {
+            let e = c.engine.clone();
+            on_interrupt(move || e.cancel_running())
+        })
+        .collect();
+    let wanted: HashSet<usize> = mine.iter().copied().collect();
+    let mut done: HashMap<usize, QuestionReport> = done
+        .into_iter()
+        .filter(|q| wanted.contains(&q.id))
+        .map(|q| (q.id, q))
+        .collect();
+    let todo: Vec<usize> = mine
+        .iter()
+        .copied()
+        .filter(|i| !done.contains_key(i))
+        .collect();
+    if !done.is_empty() {
+        progress.note(&format!(
+            "resume: {} questions from the journal, {} to run",
+            done.len(),
+            todo.len()
+        ));
+    }
+
     let names: HashMap<String, NameSet> =
         if plan.resolve_identifiers && ctxs.iter().any(|c| c.kind.is_server()) {
             db_ids
@@ -87,10 +131,9 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         .stack_size(WORKER_STACK)
         .build()
         .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
-    let pb = progress.bar(plan.selected.len() as u64, "eval");
-    let questions: Vec<QuestionReport> = pool.install(|| {
-        plan.selected
-            .par_iter()
+    let pb = progress.bar(todo.len() as u64, "eval");
+    let fresh: Vec<QuestionReport> = pool.install(|| {
+        todo.par_iter()
             .map(|&i| {
                 let q = &plan.bench.questions[i];
                 let facts = DbFacts {
@@ -98,69 +141,23 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
                     schema: schemas.get(&q.db_id),
                 };
                 let report = evaluate_question_safely(plan, q, &ctxs, facts);
+                journal.record(&report)?;
                 pb.inc(1);
-                report
+                Ok(report)
             })
-            .collect()
-    });
+            .collect::<Result<_, EvalError>>()
+    })?;
     pb.finish();
+    if crate::interrupted() {
+        return Err(EvalError::Interrupted);
+    }
+    journal.stop();
+    done.extend(fresh.into_iter().map(|q| (q.id, q)));
+    let questions: Vec<QuestionReport> = mine.iter().filter_map(|i| done.remove(i)).collect();
 
-    let mut report = Report {
-        format_version: FORMAT_VERSION,
-        tool: ToolInfo {
-            name: "sqlwitness".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        run: RunInfo {
-            bench: plan.bench_arg.display().to_string(),
-            split: plan.bench.split.clone(),
-            predictions: plan.pred_path.as_ref().map(|p| p.display().to_string()),
-            golds: per_engine(plan, |k| plan.gold_sources.get(&k).cloned()),
-            collations: plan
-                .engines
-                .iter()
-                .zip(&collations)
-                .filter(|(_, c)| !c.is_empty())
-                .map(|(k, c)| {
-                    let names: Vec<&str> = c.iter().map(String::as_str).collect();
-                    (k.to_string(), names.join(", "))
-                })
-                .collect(),
-            engine_predictions: per_engine(plan, |k| {
-                plan.engine_predictions
-                    .get(&k)
-                    .map(|(p, _)| p.display().to_string())
-            }),
-            compare: match plan.compare.mode {
-                CompareMode::Strict => "strict",
-                CompareMode::Spider => "spider",
-                CompareMode::Bird => "bird",
-            }
-            .into(),
-            column_order: if plan.compare.column_order_any {
-                "any"
-            } else {
-                "exact"
-            }
-            .into(),
-            keep_distinct: plan.keep_distinct,
-            float_tolerance: plan.compare.float_rel_tol,
-            timeout_ms: plan.limits.timeout.as_millis() as u64,
-            identifiers: if plan.resolve_identifiers {
-                "sqlite"
-            } else {
-                "verbatim"
-            }
-            .into(),
-            engines: ctxs.iter().map(|c| c.engine.info().clone()).collect(),
-            duration_ms: started.elapsed().as_millis() as u64,
-            peak_rss_bytes: None,
-        },
-        summary: summarize(&questions),
-        questions,
-    };
-    report.summary.scores = Some(crate::scores::compute(plan, &report.questions));
-    report.run.peak_rss_bytes = peak_rss_bytes();
+    let mut run = run;
+    run.duration_ms = started.elapsed().as_millis() as u64;
+    run.peak_rss_bytes = peak_rss_bytes();
     if let Some(suite) = &plan.suite {
         progress.note(&format!(
             "suite: {} executions on instances, {} gold results from the cache",
@@ -168,7 +165,293 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             suite.cache_hits()
         ));
     }
-    Ok(report)
+    Ok(assemble(plan, run, questions))
+}
+
+/// The report of `questions` (in the plan's order): summary and scores.
+fn assemble(plan: &EvalPlan, run: RunInfo, questions: Vec<QuestionReport>) -> Report {
+    let mut report = Report {
+        format_version: FORMAT_VERSION,
+        tool: ToolInfo {
+            name: "sqlwitness".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        run,
+        summary: summarize(&questions),
+        questions,
+    };
+    report.summary.scores = Some(crate::scores::compute(plan, &report.questions));
+    report
+}
+
+/// Combines the outputs of the partitions of `plan` (folders written by
+/// `eval --partition K/N`) into the report the unpartitioned run writes:
+/// every part must come from this plan and these inputs (checked against
+/// the journals), on the same servers, and together hold every selected
+/// question. Times are the parts' sums; peak memory their maximum.
+pub fn merge_eval(plan: &EvalPlan, parts: &[std::path::PathBuf]) -> Result<Report, EvalError> {
+    let (theirs, records) = crate::read_parts::<QuestionReport>(parts)?;
+    let runs: Vec<RunInfo> = match &theirs.extra {
+        serde_json::Value::Array(v) => v
+            .iter()
+            .map(|r| serde_json::from_value(r.clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| EvalError::BadInput(format!("merge: a journal's run information: {e}")))?,
+        _ => Vec::new(),
+    };
+    let first = runs
+        .first()
+        .cloned()
+        .ok_or_else(|| EvalError::BadInput("merge: the journals hold no run information".into()))?;
+    let mut ours = header(plan, &first)?;
+    ours.engines = theirs.engines.clone();
+    let diffs = theirs.differences(&ours, false);
+    if !diffs.is_empty() {
+        return Err(EvalError::BadInput(format!(
+            "merge: the parts were not run with this plan and these inputs ({})",
+            diffs.join("; ")
+        )));
+    }
+    let mut by_id: HashMap<usize, QuestionReport> = HashMap::new();
+    for q in records {
+        if by_id.insert(q.id, q).is_some() {
+            return Err(EvalError::BadInput(
+                "merge: a question appears in two parts".into(),
+            ));
+        }
+    }
+    let missing: Vec<String> = plan
+        .selected
+        .iter()
+        .filter(|i| !by_id.contains_key(i))
+        .map(|i| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(EvalError::BadInput(format!(
+            "merge: {} questions have no outcome in any part (an interrupted part: rerun it with \
+             --resume): {}",
+            missing.len(),
+            missing
+                .iter()
+                .take(10)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let questions: Vec<QuestionReport> = plan
+        .selected
+        .iter()
+        .filter_map(|i| by_id.remove(i))
+        .collect();
+    let mut run = first;
+    run.duration_ms = runs.iter().map(|r| r.duration_ms).sum();
+    run.peak_rss_bytes = runs.iter().filter_map(|r| r.peak_rss_bytes).max();
+    let mut collations: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for r in &runs {
+        for (engine, names) in &r.collations {
+            let set = collations.entry(engine.clone()).or_default();
+            set.extend(names.split(", ").map(str::to_string));
+        }
+    }
+    run.collations = collations
+        .into_iter()
+        .map(|(e, names)| (e, names.into_iter().collect::<Vec<_>>().join(", ")))
+        .collect();
+    Ok(assemble(plan, run, questions))
+}
+
+/// The questions of the plan's partition (all without one), in order: a
+/// question goes with its database; databases are assigned by
+/// [`crate::assign_partitions`] over the whole selection.
+fn partition_selection(plan: &EvalPlan) -> Vec<usize> {
+    in_partition(&plan.bench, &plan.selected, plan.partition)
+}
+
+/// The questions of `selected` whose database `partition` holds (all
+/// without one), in order.
+pub(crate) fn in_partition(
+    bench: &sqlwitness_bench::Benchmark,
+    selected: &[usize],
+    partition: Option<crate::Partition>,
+) -> Vec<usize> {
+    let Some(p) = partition else {
+        return selected.to_vec();
+    };
+    let mut weights: BTreeMap<String, usize> = BTreeMap::new();
+    for &i in selected {
+        *weights.entry(bench.questions[i].db_id.clone()).or_default() += 1;
+    }
+    let parts = crate::assign_partitions(&weights, p.n);
+    selected
+        .iter()
+        .copied()
+        .filter(|&i| parts.get(&bench.questions[i].db_id) == Some(&p.k))
+        .collect()
+}
+
+/// Hashes of the questions (every field a verdict depends on) and of the
+/// SQLite file of every database `selected` uses, into `h.inputs`.
+pub(crate) fn hash_inputs(
+    h: &mut Header,
+    bench: &sqlwitness_bench::Benchmark,
+    selected: &[usize],
+) -> Result<(), EvalError> {
+    let mut q = String::new();
+    for question in &bench.questions {
+        q.push_str(&format!(
+            "{}\u{1}{}\u{1}{}\u{1}{}\u{1}{:?}\u{1}{:?}\u{2}",
+            question.id,
+            question.db_id,
+            question.question,
+            question.gold,
+            question.golds,
+            question.evidence
+        ));
+    }
+    h.inputs
+        .insert("questions".into(), sha256_hex(q.as_bytes()));
+    let mut dbs: Vec<&str> = selected
+        .iter()
+        .map(|&i| bench.questions[i].db_id.as_str())
+        .collect();
+    dbs.sort_unstable();
+    dbs.dedup();
+    for db in dbs {
+        let path = bench.sqlite_path(db);
+        let hash = if path.is_file() {
+            crate::file_sha256(&path)?
+        } else {
+            "missing".into()
+        };
+        h.inputs.insert(format!("database {db}"), hash);
+    }
+    Ok(())
+}
+
+/// The journal header of the run: the settings the verdicts depend on, the
+/// inputs' hashes (content, not paths) and the servers' versions.
+fn header(plan: &EvalPlan, run: &RunInfo) -> Result<Header, EvalError> {
+    let mut h = Header::new("eval", plan.args.clone(), plan.partition);
+    let engines: Vec<&str> = plan.engines.iter().map(|k| k.as_str()).collect();
+    let mut set = |k: &str, v: String| {
+        h.settings.insert(k.to_string(), v);
+    };
+    set("engines", engines.join(","));
+    set("split", plan.bench.split.clone());
+    let ids: Vec<String> = plan.selected.iter().map(usize::to_string).collect();
+    set(
+        "questions",
+        format!(
+            "{} ({})",
+            ids.len(),
+            &sha256_hex(ids.join(",").as_bytes())[..16]
+        ),
+    );
+    set("compare", run.compare.clone());
+    set("column_order", run.column_order.clone());
+    set("keep_distinct", run.keep_distinct.to_string());
+    set("float_tolerance", run.float_tolerance.to_string());
+    set("timeout_ms", run.timeout_ms.to_string());
+    set("max_result_bytes", plan.limits.max_bytes.to_string());
+    set("max_sql_bytes", plan.guard.max_sql_bytes.to_string());
+    set("identifiers", run.identifiers.clone());
+    set(
+        "ties",
+        if plan.ties_aware { "aware" } else { "strict" }.into(),
+    );
+    set(
+        "reference",
+        plan.reference.map_or("none".into(), |k| k.to_string()),
+    );
+    set("legacy", plan.scoring.legacy.to_string());
+    set("bins", plan.scoring.bins.to_string());
+    let list = |s: &BTreeSet<usize>| s.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+    set("infeasible", list(&plan.scoring.infeasible));
+    if let Some(c) = &plan.scoring.calibrate_on {
+        set("calibrate_on", list(c));
+    }
+    set("suite_witness", plan.suite_witness.to_string());
+    set("hunt", plan.hunt.to_string());
+    for (engine, gold) in &run.golds {
+        set(&format!("gold {engine}"), gold.clone());
+    }
+    hash_inputs(&mut h, &plan.bench, &plan.selected)?;
+    if let Some(p) = &plan.predictions {
+        h.inputs.insert(
+            "predictions".into(),
+            sha256_hex(format!("{p:?}").as_bytes()),
+        );
+    }
+    for (engine, (_, p)) in &plan.engine_predictions {
+        h.inputs.insert(
+            format!("predictions {engine}"),
+            sha256_hex(format!("{p:?}").as_bytes()),
+        );
+    }
+    if let Some(suite) = &plan.suite {
+        h.inputs
+            .insert("suite".into(), crate::dir_sha256(suite.root())?);
+    }
+    for e in &run.engines {
+        h.engines.insert(e.kind.to_string(), e.version.clone());
+    }
+    h.extra = serde_json::to_value(run).expect("run information serializes");
+    Ok(h)
+}
+
+/// The report's run information before the run (duration and memory are
+/// filled in at the end).
+fn run_info(
+    plan: &EvalPlan,
+    engines: Vec<sqlwitness_core::EngineInfo>,
+    collations: &[BTreeSet<String>],
+) -> RunInfo {
+    RunInfo {
+        bench: plan.bench_arg.display().to_string(),
+        split: plan.bench.split.clone(),
+        predictions: plan.pred_path.as_ref().map(|p| p.display().to_string()),
+        golds: per_engine(plan, |k| plan.gold_sources.get(&k).cloned()),
+        collations: plan
+            .engines
+            .iter()
+            .zip(collations)
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(k, c)| {
+                let names: Vec<&str> = c.iter().map(String::as_str).collect();
+                (k.to_string(), names.join(", "))
+            })
+            .collect(),
+        engine_predictions: per_engine(plan, |k| {
+            plan.engine_predictions
+                .get(&k)
+                .map(|(p, _)| p.display().to_string())
+        }),
+        compare: match plan.compare.mode {
+            CompareMode::Strict => "strict",
+            CompareMode::Spider => "spider",
+            CompareMode::Bird => "bird",
+        }
+        .into(),
+        column_order: if plan.compare.column_order_any {
+            "any"
+        } else {
+            "exact"
+        }
+        .into(),
+        keep_distinct: plan.keep_distinct,
+        float_tolerance: plan.compare.float_rel_tol,
+        timeout_ms: plan.limits.timeout.as_millis() as u64,
+        identifiers: if plan.resolve_identifiers {
+            "sqlite"
+        } else {
+            "verbatim"
+        }
+        .into(),
+        engines,
+        duration_ms: 0,
+        peak_rss_bytes: None,
+    }
 }
 
 /// For each engine of the run, `of(engine)` or, failing that, `of` the

@@ -25,11 +25,12 @@ pub fn write_report(dir: &Path, report: &Report) -> Result<(), ReportError> {
         path: dir.to_path_buf(),
         source,
     })?;
-    let json = serde_json::to_string_pretty(report).expect("report serializes");
-    write_atomic(&dir.join("report.json"), json.as_bytes())?;
+    // report.json last: its presence means every file is complete.
     write_atomic(&dir.join("summary.md"), render_markdown(report).as_bytes())?;
     write_atomic(&dir.join("report.html"), render_html(report).as_bytes())?;
     write_atomic(&dir.join("junit.xml"), render_junit(report).as_bytes())?;
+    let json = serde_json::to_string_pretty(report).expect("report serializes");
+    write_atomic(&dir.join("report.json"), json.as_bytes())?;
     Ok(())
 }
 
@@ -56,7 +57,9 @@ pub fn read_report(path: &Path) -> Result<Report, ReportError> {
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let tmp = path.with_extension("tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = std::path::PathBuf::from(tmp);
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(|source| ReportError::Io {

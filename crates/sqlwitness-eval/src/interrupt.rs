@@ -1,0 +1,58 @@
+//! Interruption of a run (SIGINT, SIGTERM): the binary's signal handler
+//! calls [`interrupt`], which marks the process interrupted and runs the
+//! hooks the running stages registered — in order: journals stop (nothing
+//! finished after this point is recorded: it may hold the errors of
+//! cancelled queries), then the servers cancel the queries in flight. The
+//! caller then exits (130) without writing a report.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+type Hook = Arc<dyn Fn() + Send + Sync>;
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static NEXT: AtomicU64 = AtomicU64::new(0);
+static HOOKS: Mutex<Vec<(u64, Hook)>> = Mutex::new(Vec::new());
+
+/// True once [`interrupt`] was called.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Marks the process interrupted and runs every registered hook, in
+/// registration order.
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    let hooks: Vec<Hook> = HOOKS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .map(|(_, h)| h.clone())
+        .collect();
+    for h in hooks {
+        h();
+    }
+}
+
+/// A hook registered by [`on_interrupt`]; dropping it unregisters it.
+#[must_use = "the hook is unregistered when this is dropped"]
+pub struct OnInterrupt(u64);
+
+/// Registers `hook` to run on [`interrupt`] while the returned value lives.
+pub fn on_interrupt(hook: impl Fn() + Send + Sync + 'static) -> OnInterrupt {
+    let id = NEXT.fetch_add(1, Ordering::SeqCst);
+    HOOKS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((id, Arc::new(hook)));
+    OnInterrupt(id)
+}
+
+impl Drop for OnInterrupt {
+    fn drop(&mut self) {
+        HOOKS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(id, _)| *id != self.0);
+    }
+}
