@@ -513,3 +513,106 @@ fn a_server_restart_mid_run_charges_nothing_to_the_model() {
         "no reconnection happened"
     );
 }
+
+/// An interrupted run (SIGINT) stops its queries on the servers: a
+/// prediction that would run for minutes is no longer running on the
+/// server a moment after the process exits 130 — not left to its time
+/// limit. One run per server engine.
+#[test]
+fn an_interrupt_stops_the_queries_in_flight_on_every_server() {
+    for (kind, url) in sqlwitness_testkit::servers() {
+        interrupt_stops_queries_on(kind, &url);
+    }
+}
+
+fn interrupt_stops_queries_on(kind: EngineKind, url: &str) {
+    let marker = sqlwitness_testkit::unique_name("interrupted");
+    // Eight copies of a six-row table (1.7 M rows), a 20 kB string built
+    // for every row: minutes of CPU, with little memory or temporary disk
+    // (a join whose intermediate result spills to disk is another matter:
+    // see the README's "Limits").
+    let from: Vec<String> = (0..8).map(|i| format!("singer s{i}")).collect();
+    let ages: Vec<String> = (1..8).map(|i| format!("s{i}.Age")).collect();
+    let count = match adapter(kind) {
+        Adapter::Postgres => format!("CAST({} AS INTEGER)", ages.join(" + ")),
+        _ => ages.join(" + "),
+    };
+    let heavy = format!(
+        "SELECT count(*) AS {marker} FROM {} WHERE length(repeat(s0.Name, 20000 + {count})) > 0",
+        from.join(", ")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let pred = dir.path().join("pred.sql");
+    std::fs::write(&pred, format!("{heavy}\n").repeat(1034)).unwrap();
+    let mut args: Vec<String> = [
+        "eval",
+        "--bench",
+        "examples/spider-dev",
+        "--db",
+        "concert_singer",
+        "--limit",
+        "2",
+        "-j",
+        "2",
+        "--timeout",
+        "300",
+        "-q",
+        "--engines",
+        kind.as_str(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(sqlwitness_testkit::server_args(&[(kind, url.to_string())]));
+    args.extend([
+        "--pred".into(),
+        pred.to_str().unwrap().into(),
+        "--out".into(),
+        dir.path().join("out").to_str().unwrap().into(),
+    ]);
+    let sql = match adapter(kind) {
+        Adapter::Postgres => format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' \
+             AND query LIKE '%{marker}%' AND pid <> pg_backend_pid()"
+        ),
+        _ => format!(
+            "SELECT count(*) FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') \
+             AND INFO LIKE '%{marker}%' AND ID <> CONNECTION_ID()"
+        ),
+    };
+    let running = || scalar(url, &sql);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
+        .current_dir(repo())
+        .args(&args)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while running() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{kind}: the prediction never ran"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{kind}: the run ended early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let stopped = std::time::Instant::now();
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{kind}");
+    assert!(!dir.path().join("out/report.json").exists(), "{kind}");
+    let n = running();
+    assert_eq!(
+        n, 0,
+        "{kind}: {n} queries still running after the interrupt"
+    );
+    eprintln!(
+        "{kind}: interrupt to exit with every query stopped: {} ms",
+        stopped.elapsed().as_millis()
+    );
+}

@@ -87,31 +87,44 @@ fn assert_same_report(a: &Path, b: &Path) {
     assert_eq!(x, y);
 }
 
-/// A pseudo-random delay from the clock (the points differ run to run, as
-/// a real kill's would).
-fn random_delay(max_ms: u64) -> Duration {
+/// A pseudo-random number below `n` from the clock (the kill points
+/// differ run to run, as a real kill's would).
+fn random_below(n: usize) -> usize {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
-        .subsec_nanos() as u64;
-    Duration::from_millis(50 + nanos % max_ms)
+        .subsec_nanos() as usize;
+    nanos % n
 }
 
 #[test]
 fn killed_three_times_then_resumed_equals_a_clean_run() {
     let root = tempfile::tempdir().unwrap();
     let clean = root.path().join("clean");
-    let started = std::time::Instant::now();
     run_ok(&eval_args(&clean));
-    let clean_ms = started.elapsed().as_millis() as u64;
     let resumed = root.path().join("resumed");
     let mut args = eval_args(&resumed);
     args.push("--resume".into());
     let mut kills = 0;
     let mut recorded = Vec::new();
-    for signal in ["KILL", "INT", "TERM"] {
+    let signals = ["KILL", "INT", "TERM"];
+    let lines = |dir: &Path| {
+        std::fs::read_to_string(dir.join("journal.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    for _attempt in 0..9 {
+        if kills == signals.len() {
+            break;
+        }
+        let signal = signals[kills];
+        // At a random point of the evaluation: once the journal has grown
+        // by a random number of questions (up to a fifth of the run).
+        let target = lines(&resumed) + 1 + random_below(200);
         let mut child = sqlwitness().args(&args).spawn().unwrap();
-        std::thread::sleep(random_delay(clean_ms.max(200)));
+        while lines(&resumed) < target && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         let killed = Command::new("kill")
             .args([format!("-{signal}"), child.id().to_string()])
             .status()
@@ -137,17 +150,14 @@ fn killed_three_times_then_resumed_equals_a_clean_run() {
                 leftovers.is_empty(),
                 "SIG{signal} left {leftovers:?} beside the journal"
             );
-            let lines = std::fs::read_to_string(resumed.join("journal.jsonl"))
-                .map(|t| t.lines().count())
-                .unwrap_or(0);
-            recorded.push(lines);
+            recorded.push(lines(&resumed));
         } else {
             // The run finished before the signal: start over.
             std::fs::remove_dir_all(&resumed).unwrap();
         }
     }
     eprintln!("{kills} interruptions; journal lines after each: {recorded:?}");
-    assert!(kills >= 1, "no run was interrupted");
+    assert_eq!(kills, 3, "three interruptions");
     let stderr = run_ok(&args);
     assert_same_report(&clean.join("report.json"), &resumed.join("report.json"));
     if recorded.iter().any(|&n| n > 1) {

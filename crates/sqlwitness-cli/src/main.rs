@@ -24,8 +24,18 @@ fn main() {
     let code = match run(cli, &argv) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("sqlwitness: error: {err:#}");
-            exit::code_for(&err)
+            let code = exit::code_for(&err);
+            if code == exit::INTERRUPTED {
+                // The signal handler is cancelling the servers' queries and
+                // exits when it is done.
+                sqlwitness_eval::settled();
+                if let Some(out) = OUT.get() {
+                    eval::remove_unfinished(out);
+                }
+            } else {
+                eprintln!("sqlwitness: error: {err:#}");
+            }
+            code
         }
     };
     std::process::exit(code);

@@ -240,7 +240,10 @@ impl MysqlEngine {
                 return Err(err);
             }
         }
-        let _running = self.running.enter(conn_id.load(Ordering::Relaxed));
+        let Some(_running) = self.running.enter(conn_id.load(Ordering::Relaxed)) else {
+            guard.discard();
+            return Err(server::closed_error());
+        };
         // Session state a query can leave lives in user variables (`@x`).
         let tainted = sql.contains('@');
         match self.query(&mut guard, db, sql, limits).await {
@@ -335,7 +338,7 @@ impl Engine for MysqlEngine {
     }
 
     fn cancel_running(&self) {
-        let ids = self.running.ids();
+        let ids = self.running.close();
         if !ids.is_empty() {
             let stops = ids.into_iter().map(|id| self.stop_thread(id));
             self.rt.block_on(futures_util::future::join_all(stops));

@@ -202,7 +202,10 @@ impl PostgresEngine {
                 return Err(err);
             }
         }
-        let _running = self.running.enter(pid.load(Ordering::Relaxed) as u64);
+        let Some(_running) = self.running.enter(pid.load(Ordering::Relaxed) as u64) else {
+            guard.discard();
+            return Err(server::closed_error());
+        };
         match self.query(&mut guard, db, sql, limits).await {
             Ok(rs) => {
                 reset(guard).await;
@@ -313,7 +316,7 @@ impl Engine for PostgresEngine {
     }
 
     fn cancel_running(&self) {
-        let pids = self.running.ids();
+        let pids = self.running.close();
         if !pids.is_empty() {
             let stops = pids.into_iter().map(|p| self.stop_backend(p as i32));
             self.rt.block_on(futures_util::future::join_all(stops));

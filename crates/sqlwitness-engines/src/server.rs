@@ -91,22 +91,41 @@ impl Health {
 /// The server-side ids (PostgreSQL backend pids, MySQL connection ids) of
 /// the queries an engine is running now, so that an interrupted run can
 /// stop them on the server instead of leaving them to their time limit.
+/// Once [`Running::close`]d, no query may start: the registry and the flag
+/// share one lock, so a query either is in the snapshot the cancel stops
+/// or is refused.
 #[derive(Debug, Default)]
 pub(crate) struct Running {
-    ids: std::sync::Mutex<Vec<u64>>,
+    state: std::sync::Mutex<(Vec<u64>, bool)>,
 }
 
 impl Running {
-    /// Records `id` as running until the returned guard drops.
-    pub(crate) fn enter(&self, id: u64) -> RunningGuard<'_> {
-        self.ids.lock().unwrap_or_else(|e| e.into_inner()).push(id);
-        RunningGuard { running: self, id }
+    /// Records `id` as running until the returned guard drops; `None` once
+    /// the engine is closed (the caller must not run the query).
+    pub(crate) fn enter(&self, id: u64) -> Option<RunningGuard<'_>> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.1 {
+            return None;
+        }
+        state.0.push(id);
+        Some(RunningGuard { running: self, id })
     }
 
-    /// The ids running now.
-    pub(crate) fn ids(&self) -> Vec<u64> {
-        self.ids.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// Closes the engine to new queries; the ids running now.
+    pub(crate) fn close(&self) -> Vec<u64> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.1 = true;
+        state.0.clone()
     }
+}
+
+/// The error of a query refused because the run is being interrupted.
+pub(crate) fn closed_error() -> DbError {
+    DbError::new(
+        ErrorClass::Other,
+        None,
+        "the run is being interrupted: no new query starts",
+    )
 }
 
 pub(crate) struct RunningGuard<'a> {
@@ -116,9 +135,9 @@ pub(crate) struct RunningGuard<'a> {
 
 impl Drop for RunningGuard<'_> {
     fn drop(&mut self) {
-        let mut ids = self.running.ids.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = ids.iter().position(|&x| x == self.id) {
-            ids.swap_remove(i);
+        let mut state = self.running.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = state.0.iter().position(|&x| x == self.id) {
+            state.0.swap_remove(i);
         }
     }
 }

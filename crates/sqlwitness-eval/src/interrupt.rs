@@ -13,6 +13,8 @@ type Hook = Arc<dyn Fn() + Send + Sync>;
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static NEXT: AtomicU64 = AtomicU64::new(0);
 static HOOKS: Mutex<Vec<(u64, Hook)>> = Mutex::new(Vec::new());
+/// Held while the hooks run: [`settled`] waits on it.
+static RUNNING: Mutex<()> = Mutex::new(());
 
 /// True once [`interrupt`] was called.
 pub fn interrupted() -> bool {
@@ -22,6 +24,7 @@ pub fn interrupted() -> bool {
 /// Marks the process interrupted and runs every registered hook, in
 /// registration order.
 pub fn interrupt() {
+    let _running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
     INTERRUPTED.store(true, Ordering::SeqCst);
     let hooks: Vec<Hook> = HOOKS
         .lock()
@@ -32,6 +35,13 @@ pub fn interrupt() {
     for h in hooks {
         h();
     }
+}
+
+/// Waits until the hooks of an [`interrupt`] have run (a thread that saw
+/// [`interrupted`] must not exit the process while queries are still being
+/// cancelled).
+pub fn settled() {
+    drop(RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
 }
 
 /// A hook registered by [`on_interrupt`]; dropping it unregisters it.
