@@ -240,6 +240,10 @@ pub struct MigrateArgs {
     /// Drop and reload even when the target already verifies.
     #[arg(long)]
     pub force: bool,
+    /// Databases migrated at once, each over its own connection (default:
+    /// twice the number of CPUs: the time is mostly the servers').
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
     #[command(flatten)]

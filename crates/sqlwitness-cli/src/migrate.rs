@@ -2,50 +2,73 @@
 
 use anyhow::Result;
 use sqlwitness_bench::{write_migration_log, MigrationReport, MigrationStatus};
-use sqlwitness_eval::{migrate_one, problem};
+use sqlwitness_eval::{migrate_many, problem};
 
 use crate::exit;
 use crate::plan::MigratePlan;
 use crate::progress;
 
 pub fn run(plan: &MigratePlan) -> Result<i32> {
+    let started = std::time::Instant::now();
     let pb = progress::bar(
         (plan.db_ids.len() * plan.engines.len()) as u64,
         "migrate",
         plan.quiet,
     );
-    let mut failed = 0usize;
+    let migrated = migrate_many(
+        &plan.bench,
+        &plan.db_ids,
+        &plan.engines,
+        &plan.servers,
+        plan.force,
+        plan.jobs,
+        &|_| pb.inc(1),
+    );
+    pb.finish_and_clear();
+    let (mut failed, mut missing) = (0usize, 0usize);
     println!("| db | engine | status | tables verified | rows | coercions | keys skipped | ms |");
     println!("|---|---|---|--:|--:|--:|--:|--:|");
-    for db_id in &plan.db_ids {
-        for &kind in &plan.engines {
-            let report = migrate_one(&plan.bench, db_id, kind, &plan.servers, plan.force);
-            pb.inc(1);
-            match report {
-                Some(r) => {
-                    write_migration_log(&plan.log_dir, &r)?;
-                    if problem(&r).is_some() {
-                        failed += 1;
-                    }
-                    pb.suspend(|| println!("{}", row(&r)));
-                }
-                None => {
+    for (db_id, kind, report) in &migrated {
+        match report {
+            Some(r) => {
+                write_migration_log(&plan.log_dir, r)?;
+                if problem(r).is_some() {
                     failed += 1;
-                    pb.suspend(|| {
-                        println!("| {db_id} | {kind} | missing database file | | | | | |")
-                    });
                 }
+                println!("{}", row(r));
+            }
+            None => {
+                missing += 1;
+                println!("| {db_id} | {kind} | no source database file | | | | | |");
             }
         }
     }
-    pb.finish_and_clear();
     eprintln!(
-        "migration logs in {}; {} of {} targets failed",
+        "migration logs in {}; {} of {} targets failed{} ({:.2} s)",
         plan.log_dir.display(),
         failed,
-        plan.db_ids.len() * plan.engines.len()
+        migrated.len() - missing,
+        if missing > 0 {
+            format!(
+                "; {missing} not migrated: the benchmark has no SQLite file for {}",
+                missing_names(&migrated)
+            )
+        } else {
+            String::new()
+        },
+        started.elapsed().as_secs_f64()
     );
     Ok(if failed == 0 { exit::OK } else { exit::ENGINE })
+}
+
+fn missing_names(migrated: &[sqlwitness_eval::Migrated]) -> String {
+    let mut names: Vec<&str> = migrated
+        .iter()
+        .filter(|(_, _, r)| r.is_none())
+        .map(|(d, _, _)| d.as_str())
+        .collect();
+    names.dedup();
+    names.join(", ")
 }
 
 fn row(r: &MigrationReport) -> String {

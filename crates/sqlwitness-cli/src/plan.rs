@@ -199,6 +199,7 @@ pub struct MigratePlan {
     pub servers: Servers,
     pub log_dir: PathBuf,
     pub force: bool,
+    pub jobs: usize,
     pub quiet: bool,
 }
 
@@ -227,6 +228,9 @@ impl MigratePlan {
             servers,
             log_dir: a.log_dir,
             force: a.force,
+            jobs: a
+                .jobs
+                .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get())),
             quiet: a.quiet,
         })
     }

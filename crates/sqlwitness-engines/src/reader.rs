@@ -76,6 +76,27 @@ pub async fn grant_postgres(
     ns: &str,
 ) -> Result<Vec<String>, sqlx::Error> {
     use sqlx::{AssertSqlSafe, Executor};
+    let mut notes = ensure_reader_postgres(&mut *conn).await?;
+    let q = format!("\"{}\"", ns.replace('"', "\"\""));
+    let grant = format!(
+        "GRANT USAGE ON SCHEMA {q} TO {READER_LOGIN}; \
+         GRANT SELECT ON ALL TABLES IN SCHEMA {q} TO {READER_LOGIN}"
+    );
+    conn.execute(sqlx::raw_sql(AssertSqlSafe(grant))).await?;
+    notes.push(format!(
+        "granted USAGE on the schema and SELECT on its tables to {READER_LOGIN}"
+    ));
+    Ok(notes)
+}
+
+/// Creates the reader login when missing (or resets its attributes) and
+/// sets its limits; nothing when it is already as it should be. A
+/// migration of many databases calls it once before migrating them in
+/// parallel (concurrent role changes conflict on PostgreSQL).
+pub async fn ensure_reader_postgres(
+    conn: &mut sqlx::PgConnection,
+) -> Result<Vec<String>, sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Executor};
     let mut notes = Vec::new();
     let row: Option<(bool, bool, bool, bool, bool, bool)> = sqlx::query_as(
         "SELECT rolcanlogin, rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls \
@@ -117,15 +138,6 @@ pub async fn grant_postgres(
         );
         conn.execute(sqlx::raw_sql(AssertSqlSafe(settings))).await?;
     }
-    let q = format!("\"{}\"", ns.replace('"', "\"\""));
-    let grant = format!(
-        "GRANT USAGE ON SCHEMA {q} TO {READER_LOGIN}; \
-         GRANT SELECT ON ALL TABLES IN SCHEMA {q} TO {READER_LOGIN}"
-    );
-    conn.execute(sqlx::raw_sql(AssertSqlSafe(grant))).await?;
-    notes.push(format!(
-        "granted USAGE on the schema and SELECT on its tables to {READER_LOGIN}"
-    ));
     Ok(notes)
 }
 
@@ -138,8 +150,21 @@ pub async fn grant_mysql(
     ns: &str,
 ) -> Result<Vec<String>, sqlx::Error> {
     use sqlx::{AssertSqlSafe, Executor};
-    let password = literal(&reader_password(), true);
+    ensure_reader_mysql(&mut *conn).await?;
     let users = format!("'{READER_LOGIN}'@'%', '{READER_LOGIN}'@'localhost'");
+    let grant = format!("GRANT SELECT ON {}.* TO {users}", grant_db(ns));
+    conn.execute(sqlx::raw_sql(AssertSqlSafe(grant))).await?;
+    Ok(vec![format!(
+        "granted SELECT on the database to {READER_LOGIN}"
+    )])
+}
+
+/// Creates the reader login for hosts `%` and `localhost` when missing and
+/// sets its password.
+#[cfg(feature = "mysql")]
+pub async fn ensure_reader_mysql(conn: &mut sqlx::MySqlConnection) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Executor};
+    let password = literal(&reader_password(), true);
     for host in ["%", "localhost"] {
         let create = format!(
             "CREATE USER IF NOT EXISTS '{READER_LOGIN}'@'{host}' IDENTIFIED BY {password}; \
@@ -147,11 +172,7 @@ pub async fn grant_mysql(
         );
         conn.execute(sqlx::raw_sql(AssertSqlSafe(create))).await?;
     }
-    let grant = format!("GRANT SELECT ON {}.* TO {users}", grant_db(ns));
-    conn.execute(sqlx::raw_sql(AssertSqlSafe(grant))).await?;
-    Ok(vec![format!(
-        "granted SELECT on the database to {READER_LOGIN}"
-    )])
+    Ok(())
 }
 
 /// Takes back the reader's grant on database `ns` (MySQL keeps

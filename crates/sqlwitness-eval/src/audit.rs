@@ -16,7 +16,7 @@ use sqlwitness_bench::Benchmark;
 use sqlwitness_core::{Database, EngineKind, QueryLimits};
 use sqlwitness_sql::NameSet;
 
-use crate::{is_good, migrate_one, EvalError, Progress, Servers};
+use crate::{is_good, EvalError, Progress, Servers};
 
 /// Turns a gold's text into what one server engine is sent.
 type Prepare<'a> = Box<dyn Fn(&str) -> String + Sync + 'a>;
@@ -163,13 +163,10 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     // reader login the queries then run as.
     let mut unavailable: HashMap<(EngineKind, String), String> = HashMap::new();
     if plan.migrate {
-        for &kind in engines.iter().filter(|&&k| k.is_server()) {
-            for id in &db_ids {
-                if let Some(r) = migrate_one(bench, id, kind, servers, false) {
-                    if !is_good(&r) {
-                        unavailable.insert((kind, id.clone()), format!("{:?}", r.status));
-                    }
-                }
+        let migrated = crate::migrate_many(bench, &db_ids, engines, servers, false, jobs, &|_| {});
+        for (id, kind, r) in migrated {
+            if let Some(r) = r.filter(|r| !is_good(r)) {
+                unavailable.insert((kind, id), format!("{:?}", r.status));
             }
         }
     }

@@ -271,7 +271,9 @@ impl Journal {
         std::fs::create_dir_all(dir)
             .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
         let path = dir.join(JOURNAL_FILE);
-        if mode == JournalMode::Resume && path.is_file() {
+        // A journal whose header was never finished holds nothing.
+        let started = std::fs::read(&path).is_ok_and(|b| b.contains(&b'\n'));
+        if mode == JournalMode::Resume && started {
             let (old, records, good_len) = read_journal::<R>(&path)?;
             let diffs = old.differences(header, true);
             if !diffs.is_empty() {
@@ -358,7 +360,12 @@ pub fn read_journal<R: DeserializeOwned>(path: &Path) -> Result<(Header, Vec<R>,
     for (i, raw) in lines.iter().enumerate() {
         offset += raw.len();
         let last = i + 1 == lines.len();
-        let torn = last && !raw.ends_with('\n');
+        // A line is finished by its newline (one write puts both): a last
+        // line without one was cut short, even where it parses (`12` of
+        // `123`).
+        if last && !raw.ends_with('\n') {
+            break;
+        }
         let line = raw.trim_end_matches('\n');
         if line.trim().is_empty() {
             good = offset;
@@ -375,7 +382,6 @@ pub fn read_journal<R: DeserializeOwned>(path: &Path) -> Result<(Header, Vec<R>,
         if header.is_none() {
             match serde_json::from_str::<Header>(line) {
                 Ok(h) => header = Some(h),
-                Err(_) if torn => break,
                 Err(e) => return Err(bad(e)),
             }
             if header.as_ref().is_some_and(|h| h.journal != JOURNAL_FORMAT) {
@@ -388,7 +394,6 @@ pub fn read_journal<R: DeserializeOwned>(path: &Path) -> Result<(Header, Vec<R>,
         } else {
             match serde_json::from_str::<R>(line) {
                 Ok(r) => records.push(r),
-                Err(_) if torn => break,
                 Err(e) => return Err(bad(e)),
             }
         }

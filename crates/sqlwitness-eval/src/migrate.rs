@@ -35,6 +35,58 @@ pub fn migrate_one(
     )
 }
 
+/// One migration of [`migrate_many`]: the database, the engine, and the
+/// report (`None`: the SQLite file is missing).
+pub type Migrated = (String, EngineKind, Option<MigrationReport>);
+
+/// Migrates every database of `db_ids` to every engine of `engines` (server
+/// engines only), `jobs` at a time, each over its own connection; the reader
+/// login is made ready once per server first. `done` is called as each one
+/// finishes (progress); the result is in `db_ids` × `engines` order.
+pub fn migrate_many(
+    bench: &Benchmark,
+    db_ids: &[String],
+    engines: &[EngineKind],
+    servers: &Servers,
+    force: bool,
+    jobs: usize,
+    done: &(dyn Fn(&Migrated) + Sync),
+) -> Vec<Migrated> {
+    use rayon::prelude::*;
+    let engines: Vec<EngineKind> = engines.iter().copied().filter(|k| k.is_server()).collect();
+    // A failure here shows again, per database, in the migrations.
+    for &kind in &engines {
+        if let Some(url) = servers.url(kind) {
+            let _ = sqlwitness_bench::prepare_target(&MigrationTarget::new(kind, url));
+        }
+    }
+    let pairs: Vec<(&String, EngineKind)> = db_ids
+        .iter()
+        .flat_map(|d| engines.iter().map(move |&k| (d, k)))
+        .collect();
+    let run = || {
+        pairs
+            .par_iter()
+            .map(|&(db_id, kind)| {
+                let m = (
+                    db_id.clone(),
+                    kind,
+                    migrate_one(bench, db_id, kind, servers, force),
+                );
+                done(&m);
+                m
+            })
+            .collect()
+    };
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+    {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
+    }
+}
+
 /// What is wrong with a migration, or `None` when every table verified.
 pub fn problem(r: &MigrationReport) -> Option<String> {
     if let MigrationStatus::Failed { reason } = &r.status {
@@ -68,14 +120,22 @@ pub(crate) fn migrate_for(
     let mut collations = std::collections::BTreeSet::new();
     if kind.is_server() && plan.migrate {
         let pb = progress.bar(db_ids.len() as u64, "migrate");
-        for id in db_ids {
-            if let Some(r) = migrate_one(&plan.bench, id, kind, &plan.servers, false) {
+        let migrated = migrate_many(
+            &plan.bench,
+            db_ids,
+            &[kind],
+            &plan.servers,
+            false,
+            plan.jobs,
+            &|_| pb.inc(1),
+        );
+        for (id, _, r) in migrated {
+            if let Some(r) = r {
                 if let Some(problem) = problem(&r) {
-                    unavailable.insert(id.clone(), problem);
+                    unavailable.insert(id, problem);
                 }
                 collations.extend(r.collation);
             }
-            pb.inc(1);
         }
         pb.finish();
     }

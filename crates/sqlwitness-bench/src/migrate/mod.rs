@@ -87,6 +87,21 @@ pub fn migrate_database(
     Ok(report)
 }
 
+/// Creates or fixes the reader login on `target` (what every migration's
+/// grant would otherwise do, racing the others when databases migrate in
+/// parallel); returns notes.
+pub fn prepare_target(target: &MigrationTarget) -> Result<Vec<String>, BenchError> {
+    #[cfg(any(feature = "postgres", feature = "mysql"))]
+    {
+        run::prepare_target(target)
+    }
+    #[cfg(not(any(feature = "postgres", feature = "mysql")))]
+    {
+        let _ = target;
+        Ok(Vec::new())
+    }
+}
+
 /// Drops the namespace (schema or database) `namespace` on `target`, if it
 /// exists.
 pub fn drop_namespace(target: &MigrationTarget, namespace: &str) -> Result<(), BenchError> {

@@ -1,6 +1,15 @@
 //! MySQL/MariaDB driver: one database per namespace (utf8mb4, the server's
 //! default collation, recorded), batched multi-row INSERTs with bound
 //! parameters in one transaction per table, typed read-back.
+//!
+//! MySQL commits every DDL statement and `ALTER TABLE … ADD PRIMARY KEY`
+//! rebuilds the table, so a primary key the plan carries over is declared
+//! in `CREATE TABLE` (a load it refuses — a duplicate under the server's
+//! collation — recreates the table without it, and the key is then added
+//! as on PostgreSQL, the server's refusal recorded), and foreign keys are
+//! added in place without the server re-reading the rows: the plan checked
+//! that every child row has a parent comparing values exactly, and the
+//! server's comparison (collation, padding) can only match more.
 
 use chrono::{NaiveDate, NaiveDateTime};
 use futures_util::TryStreamExt;
@@ -17,6 +26,9 @@ use super::verify::Checksum;
 
 pub(crate) struct MyDriver {
     conn: MySqlConnection,
+    /// Tables whose primary key was declared in `CREATE TABLE` and held
+    /// through the load.
+    pk_inline: std::collections::HashSet<String>,
 }
 
 /// At most this many rows per INSERT …
@@ -103,7 +115,10 @@ impl MyDriver {
         .execute(&mut conn)
         .await
         .map_err(|e| format!("cannot set the session: {e}"))?;
-        Ok(MyDriver { conn })
+        Ok(MyDriver {
+            conn,
+            pk_inline: Default::default(),
+        })
     }
 
     async fn exec(&mut self, sql: String) -> Result<(), String> {
@@ -183,7 +198,133 @@ impl Driver for MyDriver {
     }
 
     async fn create_table(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
-        let cols: Vec<String> = t
+        self.pk_inline.remove(&t.name);
+        if t.apply_pk && self.create(ns, t, true).await.is_ok() {
+            self.pk_inline.insert(t.name.clone());
+            return Ok(());
+        }
+        self.create(ns, t, false).await
+    }
+
+    async fn load(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        let first = self.insert_rows(ns, t).await;
+        if first.is_err() && self.pk_inline.remove(&t.name) {
+            // The declared key refused the data: load without it.
+            self.exec(format!("DROP TABLE {}", qualified(ns, &t.name)))
+                .await?;
+            self.create(ns, t, false).await?;
+            return self.insert_rows(ns, t).await;
+        }
+        first
+    }
+
+    async fn add_primary_key(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+        if self.pk_inline.contains(&t.name) {
+            return Ok(());
+        }
+        self.exec(format!(
+            "ALTER TABLE {} ADD PRIMARY KEY ({})",
+            qualified(ns, &t.name),
+            column_list(&t.primary_key.columns)
+        ))
+        .await
+    }
+
+    async fn add_foreign_key(
+        &mut self,
+        ns: &str,
+        t: &TablePlan,
+        fk: &ForeignKeyReport,
+    ) -> Result<(), String> {
+        // In place, without re-reading the rows (see the module's note).
+        let result = self
+            .exec(format!(
+                "SET SESSION foreign_key_checks = 0; \
+                 ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({})",
+                qualified(ns, &t.name),
+                column_list(&fk.columns),
+                qualified(ns, &fk.parent_table),
+                column_list(&fk.parent_columns)
+            ))
+            .await;
+        self.exec("SET SESSION foreign_key_checks = 1".into())
+            .await?;
+        result
+    }
+    async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>) {
+        let collation: Option<String> = sqlx::query_scalar(
+            "SELECT CAST(DEFAULT_COLLATION_NAME AS CHAR) FROM information_schema.SCHEMATA \
+             WHERE SCHEMA_NAME = ?",
+        )
+        .bind(ns)
+        .fetch_optional(&mut self.conn)
+        .await
+        .ok()
+        .flatten();
+        let notes = match sqlwitness_engines::grant_mysql(&mut self.conn, ns).await {
+            Ok(notes) => notes,
+            Err(e) => vec![format!(
+                "could not grant read access to {}: {e}",
+                sqlwitness_engines::READER_LOGIN
+            )],
+        };
+        (notes, collation)
+    }
+
+    async fn drop_namespace(&mut self, ns: &str) -> Result<(), String> {
+        self.exec(format!("DROP DATABASE IF EXISTS {}", quote(ns)))
+            .await?;
+        sqlwitness_engines::revoke_mysql(&mut self.conn, ns)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn lock(&mut self, ns: &str) -> Result<(), String> {
+        // Lock names are at most 64 characters: a hash of the namespace.
+        let got: Option<i64> = sqlx::query_scalar(
+            "SELECT GET_LOCK(CONCAT('sqlwitness:', LEFT(SHA2(?, 256), 48)), 600)",
+        )
+        .bind(ns)
+        .fetch_one(&mut self.conn)
+        .await
+        .map_err(|e| e.to_string())?;
+        match got {
+            Some(1) => Ok(()),
+            _ => Err(format!(
+                "another migration of {} held its lock for 10 minutes",
+                quote(ns)
+            )),
+        }
+    }
+
+    async fn unlock(&mut self, ns: &str) {
+        let _ = sqlx::query("DO RELEASE_LOCK(CONCAT('sqlwitness:', LEFT(SHA2(?, 256), 48)))")
+            .bind(ns)
+            .execute(&mut self.conn)
+            .await;
+    }
+
+    // MySQL commits DDL as it goes: no transaction around a migration.
+    async fn begin(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    async fn commit(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    async fn ensure_reader(&mut self) -> Result<Vec<String>, String> {
+        sqlwitness_engines::ensure_reader_mysql(&mut self.conn)
+            .await
+            .map(|()| Vec::new())
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl MyDriver {
+    /// `CREATE TABLE`, with the primary key declared when `with_pk`.
+    async fn create(&mut self, ns: &str, t: &TablePlan, with_pk: bool) -> Result<(), String> {
+        let mut cols: Vec<String> = t
             .columns
             .iter()
             .map(|c| {
@@ -195,6 +336,12 @@ impl Driver for MyDriver {
                 )
             })
             .collect();
+        if with_pk {
+            cols.push(format!(
+                "PRIMARY KEY ({})",
+                column_list(&t.primary_key.columns)
+            ));
+        }
         self.exec(format!(
             "CREATE TABLE {} ({}) ENGINE = InnoDB",
             qualified(ns, &t.name),
@@ -203,7 +350,8 @@ impl Driver for MyDriver {
         .await
     }
 
-    async fn load(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
+    /// The rows in batched multi-row INSERTs, one transaction.
+    async fn insert_rows(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
         let ncols = t.columns.len();
         if t.rows.is_empty() || ncols == 0 {
             return Ok(());
@@ -244,58 +392,5 @@ impl Driver for MyDriver {
             start = end;
         }
         tx.commit().await.map_err(|e| e.to_string())
-    }
-
-    async fn add_primary_key(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
-        self.exec(format!(
-            "ALTER TABLE {} ADD PRIMARY KEY ({})",
-            qualified(ns, &t.name),
-            column_list(&t.primary_key.columns)
-        ))
-        .await
-    }
-
-    async fn add_foreign_key(
-        &mut self,
-        ns: &str,
-        t: &TablePlan,
-        fk: &ForeignKeyReport,
-    ) -> Result<(), String> {
-        self.exec(format!(
-            "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({})",
-            qualified(ns, &t.name),
-            column_list(&fk.columns),
-            qualified(ns, &fk.parent_table),
-            column_list(&fk.parent_columns)
-        ))
-        .await
-    }
-
-    async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>) {
-        let collation: Option<String> = sqlx::query_scalar(
-            "SELECT CAST(DEFAULT_COLLATION_NAME AS CHAR) FROM information_schema.SCHEMATA \
-             WHERE SCHEMA_NAME = ?",
-        )
-        .bind(ns)
-        .fetch_optional(&mut self.conn)
-        .await
-        .ok()
-        .flatten();
-        let notes = match sqlwitness_engines::grant_mysql(&mut self.conn, ns).await {
-            Ok(notes) => notes,
-            Err(e) => vec![format!(
-                "could not grant read access to {}: {e}",
-                sqlwitness_engines::READER_LOGIN
-            )],
-        };
-        (notes, collation)
-    }
-
-    async fn drop_namespace(&mut self, ns: &str) -> Result<(), String> {
-        self.exec(format!("DROP DATABASE IF EXISTS {}", quote(ns)))
-            .await?;
-        sqlwitness_engines::revoke_mysql(&mut self.conn, ns)
-            .await
-            .map_err(|e| e.to_string())
     }
 }

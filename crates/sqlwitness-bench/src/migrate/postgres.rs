@@ -15,6 +15,21 @@ use super::verify::Checksum;
 
 pub(crate) struct PgDriver {
     conn: PgConnection,
+    /// Inside the migration's transaction: statements run under a
+    /// savepoint.
+    in_tx: bool,
+}
+
+/// The advisory-lock key of migrations of `ns`.
+fn lock_key(ns: &str) -> String {
+    format!(
+        "hashtextextended('sqlwitness migrate ' || {}, 0)",
+        literal(ns)
+    )
+}
+
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
 }
 
 pub(crate) fn quote(ident: &str) -> String {
@@ -92,15 +107,31 @@ impl PgDriver {
         let conn = PgConnection::connect(url)
             .await
             .map_err(|e| format!("cannot connect: {e}"))?;
-        Ok(PgDriver { conn })
+        Ok(PgDriver { conn, in_tx: false })
     }
 
-    async fn exec(&mut self, sql: String) -> Result<(), String> {
+    async fn raw(&mut self, sql: String) -> Result<(), String> {
         sqlx::raw_sql(AssertSqlSafe(sql))
             .execute(&mut self.conn)
             .await
             .map(|_| ())
             .map_err(|e| e.to_string())
+    }
+
+    /// Runs `sql`; inside the transaction under a savepoint, rolled back to
+    /// on failure (one round trip when it succeeds).
+    async fn exec(&mut self, sql: String) -> Result<(), String> {
+        if !self.in_tx {
+            return self.raw(sql).await;
+        }
+        let result = self
+            .raw(format!("SAVEPOINT sw; {sql}; RELEASE SAVEPOINT sw"))
+            .await;
+        if result.is_err() {
+            self.raw("ROLLBACK TO SAVEPOINT sw; RELEASE SAVEPOINT sw".into())
+                .await?;
+        }
+        result
     }
 }
 
@@ -202,30 +233,19 @@ impl Driver for PgDriver {
             qualified(ns, &t.name),
             column_list(&names)
         );
-        let mut copy = self
-            .conn
-            .copy_in_raw(&stmt)
-            .await
-            .map_err(|e| e.to_string())?;
-        let mut buf = String::with_capacity(1 << 20);
-        for row in &t.rows {
-            for (i, v) in row.iter().enumerate() {
-                if i > 0 {
-                    buf.push('\t');
-                }
-                copy_field(&mut buf, v);
-            }
-            buf.push('\n');
-            if buf.len() >= 1 << 20 {
-                copy.send(buf.as_bytes()).await.map_err(|e| e.to_string())?;
-                buf.clear();
-            }
+        if self.in_tx {
+            self.raw("SAVEPOINT sw".into()).await?;
         }
-        if !buf.is_empty() {
-            copy.send(buf.as_bytes()).await.map_err(|e| e.to_string())?;
+        let result = self.copy(&stmt, t).await;
+        if self.in_tx {
+            let end = if result.is_ok() {
+                "RELEASE SAVEPOINT sw"
+            } else {
+                "ROLLBACK TO SAVEPOINT sw; RELEASE SAVEPOINT sw"
+            };
+            self.raw(end.into()).await?;
         }
-        copy.finish().await.map_err(|e| e.to_string())?;
-        Ok(())
+        result
     }
 
     async fn add_primary_key(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
@@ -254,14 +274,29 @@ impl Driver for PgDriver {
     }
 
     async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>) {
-        // Read access for the least-privilege login queries run as; a
-        // concurrent grant may collide ("tuple concurrently updated"), so
-        // one more try.
         let mut last = String::new();
         for _ in 0..2 {
+            if self.in_tx {
+                if let Err(e) = self.raw("SAVEPOINT swg".into()).await {
+                    last = e;
+                    break;
+                }
+            }
             match sqlwitness_engines::grant_postgres(&mut self.conn, ns).await {
-                Ok(notes) => return (notes, None),
-                Err(e) => last = e.to_string(),
+                Ok(notes) => {
+                    if self.in_tx {
+                        let _ = self.raw("RELEASE SAVEPOINT swg".into()).await;
+                    }
+                    return (notes, None);
+                }
+                Err(e) => {
+                    last = e.to_string();
+                    if self.in_tx {
+                        let _ = self
+                            .raw("ROLLBACK TO SAVEPOINT swg; RELEASE SAVEPOINT swg".into())
+                            .await;
+                    }
+                }
             }
         }
         (
@@ -276,6 +311,65 @@ impl Driver for PgDriver {
     async fn drop_namespace(&mut self, ns: &str) -> Result<(), String> {
         self.exec(format!("DROP SCHEMA IF EXISTS {} CASCADE", quote(ns)))
             .await
+    }
+
+    async fn lock(&mut self, ns: &str) -> Result<(), String> {
+        self.raw(format!("SELECT pg_advisory_lock({})", lock_key(ns)))
+            .await
+    }
+
+    async fn unlock(&mut self, ns: &str) {
+        let _ = self
+            .raw(format!("SELECT pg_advisory_unlock({})", lock_key(ns)))
+            .await;
+    }
+
+    async fn begin(&mut self) -> Result<(), String> {
+        self.raw("BEGIN; SET LOCAL synchronous_commit = off".into())
+            .await?;
+        self.in_tx = true;
+        Ok(())
+    }
+
+    async fn commit(&mut self) -> Result<(), String> {
+        self.in_tx = false;
+        self.raw("COMMIT".into()).await
+    }
+
+    async fn ensure_reader(&mut self) -> Result<Vec<String>, String> {
+        sqlwitness_engines::ensure_reader_postgres(&mut self.conn)
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl PgDriver {
+    /// `COPY … FROM STDIN` of the table's rows, in 1 MiB messages.
+    async fn copy(&mut self, stmt: &str, t: &TablePlan) -> Result<(), String> {
+        let mut copy = self
+            .conn
+            .copy_in_raw(stmt)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut buf = String::with_capacity(1 << 20);
+        for row in &t.rows {
+            for (i, v) in row.iter().enumerate() {
+                if i > 0 {
+                    buf.push('\t');
+                }
+                copy_field(&mut buf, v);
+            }
+            buf.push('\n');
+            if buf.len() >= 1 << 20 {
+                copy.send(buf.as_bytes()).await.map_err(|e| e.to_string())?;
+                buf.clear();
+            }
+        }
+        if !buf.is_empty() {
+            copy.send(buf.as_bytes()).await.map_err(|e| e.to_string())?;
+        }
+        copy.finish().await.map_err(|e| e.to_string())?;
+        Ok(())
     }
 }
 

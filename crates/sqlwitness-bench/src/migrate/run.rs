@@ -31,6 +31,21 @@ pub(crate) trait Driver {
     /// After the load (grants); returns notes and the collation, if any.
     async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>);
     async fn drop_namespace(&mut self, ns: &str) -> Result<(), String>;
+    /// Serializes migrations of `ns` across processes (a session lock on
+    /// the server), so that two runs migrating one database at once do not
+    /// interleave.
+    async fn lock(&mut self, ns: &str) -> Result<(), String>;
+    async fn unlock(&mut self, ns: &str);
+    /// Starts the writes of a migration: on PostgreSQL one transaction
+    /// (DDL included, without waiting for the log flush at commit: a copy
+    /// lost to a crash is caught by the verification), each statement
+    /// under a savepoint so that one refused key or table does not undo the
+    /// rest; MySQL commits DDL as it goes.
+    async fn begin(&mut self) -> Result<(), String>;
+    /// Creates or fixes the reader login (once per server, before databases
+    /// migrate in parallel); returns notes.
+    async fn ensure_reader(&mut self) -> Result<Vec<String>, String>;
+    async fn commit(&mut self) -> Result<(), String>;
 }
 
 fn runtime(db_id: &str, engine: EngineKind) -> Result<tokio::runtime::Runtime, BenchError> {
@@ -78,6 +93,35 @@ pub(crate) fn run_target(
     })
 }
 
+pub(crate) fn prepare_target(target: &MigrationTarget) -> Result<Vec<String>, BenchError> {
+    let engine = target.engine();
+    let err = |message: String| BenchError::Migration {
+        db_id: String::new(),
+        engine: engine.to_string(),
+        message,
+    };
+    let rt = runtime("", engine)?;
+    rt.block_on(async {
+        let url = &target.url;
+        match sqlwitness_dialect::shipped(engine).adapter {
+            #[cfg(feature = "postgres")]
+            Adapter::Postgres => {
+                let mut d = super::postgres::PgDriver::connect(url).await.map_err(err)?;
+                d.ensure_reader().await.map_err(err)
+            }
+            #[cfg(feature = "mysql")]
+            Adapter::Mysql => {
+                let mut d = super::mysql::MyDriver::connect(url).await.map_err(err)?;
+                d.ensure_reader().await.map_err(err)
+            }
+            #[allow(unreachable_patterns)]
+            _ => Err(err(
+                "not a server engine, or this build lacks its adapter's cargo feature".into(),
+            )),
+        }
+    })
+}
+
 pub(crate) fn drop_target(target: &MigrationTarget, ns: &str) -> Result<(), BenchError> {
     let engine = target.engine();
     let err = |message: String| BenchError::Migration {
@@ -111,6 +155,20 @@ pub(crate) fn drop_target(target: &MigrationTarget, ns: &str) -> Result<(), Benc
 /// grants, verification. Only connection-level and namespace failures are
 /// `Err`; the rest is recorded per table.
 async fn migrate<D: Driver>(
+    d: &mut D,
+    db: &Database,
+    engine: EngineKind,
+    opts: &MigrateOptions,
+    plan: DbPlan,
+) -> Result<MigrationReport, String> {
+    let ns = db.namespace.as_str();
+    d.lock(ns).await?;
+    let result = migrate_locked(d, db, engine, opts, plan).await;
+    d.unlock(ns).await;
+    result
+}
+
+async fn migrate_locked<D: Driver>(
     d: &mut D,
     db: &Database,
     engine: EngineKind,
@@ -190,6 +248,7 @@ async fn migrate<D: Driver>(
         }
     }
 
+    d.begin().await?;
     report.notes.extend(d.recreate_namespace(ns).await?);
     let mut loaded = vec![false; plan.tables.len()];
     for (i, t) in plan.tables.iter().enumerate() {
@@ -239,6 +298,7 @@ async fn migrate<D: Driver>(
     let (notes, collation) = d.finish(ns).await;
     report.notes.extend(notes);
     report.collation = collation;
+    d.commit().await?;
 
     let mut failed = Vec::new();
     for (i, t) in plan.tables.iter().enumerate() {
