@@ -338,3 +338,126 @@ fn audit_and_fuzz_partitions_merge_into_the_unpartitioned_output() {
         sqlwitness_eval::dir_sha256(&merged.join("database")).unwrap()
     );
 }
+
+/// The flags a shell text passes to `sqlwitness <command>` (continuation
+/// lines joined), per command.
+fn sqlwitness_calls(script: &str) -> Vec<(String, Vec<String>)> {
+    let joined = script.replace("\\\n", " ");
+    let mut calls = Vec::new();
+    for line in joined.lines() {
+        let line = line.trim();
+        let Some(rest) = line
+            .strip_prefix("sqlwitness ")
+            .or_else(|| line.split_once("exec sqlwitness ").map(|(_, r)| r))
+        else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let command = words.next().unwrap_or("").to_string();
+        let flags = words
+            .filter(|w| w.starts_with("--"))
+            .map(|w| w.split('=').next().unwrap().to_string())
+            .collect();
+        calls.push((command, flags));
+    }
+    calls
+}
+
+/// The `--help` of a command, for checking the flags the examples use.
+fn help(command: &str) -> String {
+    let out = sqlwitness().args([command, "--help"]).output().unwrap();
+    assert!(out.status.success(), "{command} --help");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn check_calls(file: &str, text: &str) -> usize {
+    let calls = sqlwitness_calls(text);
+    for (command, flags) in &calls {
+        let h = help(command);
+        for f in flags {
+            assert!(
+                h.contains(f.as_str()),
+                "{file}: `sqlwitness {command} {f}` is not a flag"
+            );
+        }
+    }
+    calls.len()
+}
+
+#[test]
+fn the_ci_examples_parse_and_use_only_real_flags() {
+    let dir = sqlwitness_testkit::repo_path("examples/ci");
+    // GitHub Actions: one job per partition, a merge job after them.
+    let text = std::fs::read_to_string(dir.join("github-actions.yml")).unwrap();
+    let wf: Json = serde_saphyr::from_str(&text).expect("the workflow is YAML");
+    let jobs = &wf["jobs"];
+    let matrix = jobs["partition"]["strategy"]["matrix"]["partition"]
+        .as_array()
+        .expect("a partition matrix");
+    let n = wf["env"]["PARTITIONS"].as_u64().expect("PARTITIONS") as usize;
+    assert_eq!(matrix.len(), n);
+    assert_eq!(
+        matrix
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        (1..=n as u64).collect::<Vec<_>>()
+    );
+    let services = &jobs["partition"]["services"];
+    for image in ["postgres", "mysql"] {
+        let found = services.as_object().unwrap().values().any(|s| {
+            s["image"].as_str().is_some_and(|i| i.starts_with(image))
+                && s["options"]
+                    .as_str()
+                    .is_some_and(|o| o.contains("--health-cmd"))
+        });
+        assert!(found, "a {image} service container with a health check");
+    }
+    let needs = jobs["merge"]["needs"].to_string();
+    assert!(needs.contains("partition"), "{needs}");
+    let scripts: String = jobs
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|j| j["steps"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["run"].as_str().map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(scripts.contains("--partition") && scripts.contains("--resume"));
+    assert!(text.contains("junit.xml"));
+    assert!(check_calls("github-actions.yml", &scripts) >= 3);
+
+    // Kubernetes: an Indexed Job whose index picks the partition.
+    let text = std::fs::read_to_string(dir.join("k8s-indexed-job.yaml")).unwrap();
+    let docs: Vec<Json> = serde_saphyr::from_multiple(&text).expect("the manifests are YAML");
+    let job = docs
+        .iter()
+        .find(|d| d["kind"] == "Job" && d["spec"]["completionMode"] == "Indexed")
+        .expect("an Indexed Job");
+    assert_eq!(job["spec"]["completions"], job["spec"]["parallelism"]);
+    let pod = job["spec"]["template"]["spec"].to_string();
+    assert!(pod.contains("JOB_COMPLETION_INDEX") && pod.contains("--partition"));
+    assert!(docs
+        .iter()
+        .any(|d| d["kind"] == "Job" && d.to_string().contains("sqlwitness merge")));
+    let scripts: String = docs
+        .iter()
+        .flat_map(|d| {
+            d["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .flat_map(|c| {
+            c["args"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .chain(c["command"].as_array().cloned().unwrap_or_default())
+        })
+        .filter_map(|a| a.as_str().map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(check_calls("k8s-indexed-job.yaml", &scripts) >= 2);
+}

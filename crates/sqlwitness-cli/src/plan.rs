@@ -235,3 +235,41 @@ impl MigratePlan {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::journal_args;
+
+    #[test]
+    fn the_journal_keeps_what_changes_verdicts_and_never_a_server_url() {
+        let argv: Vec<String> = [
+            "sqlwitness",
+            "eval",
+            "--bench",
+            "b",
+            "--out",
+            "o",
+            "--server",
+            "postgres=postgres://u:secret@h/db",
+            "--reader=mysql=mysql://r:pw@h/db",
+            "--partition",
+            "1/3",
+            "--resume",
+            "-q",
+            "-j4",
+            "--jobs",
+            "2",
+            "--baseline",
+            "old/report.json",
+            "--compare",
+            "spider",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            journal_args(&argv),
+            ["--bench", "b", "--compare", "spider"].map(String::from)
+        );
+    }
+}
