@@ -16,6 +16,43 @@ fn key(f: &Finding) -> Key {
     (f.id, f.rule.clone(), f.engines.join(","))
 }
 
+/// Rules that say a gold's answer depends on ties or on an unspecified row
+/// order (which tied rows a server returns may change from run to run).
+pub const TIE_RULES: &[&str] = &[
+    "limit_tie_1",
+    "limit_tie_n",
+    "order_by_partial",
+    "group_by_bare_column",
+    "aggregate_bare_column",
+    "distinct_order_by",
+];
+
+/// The findings a gate compares: every finding, except the cross-engine
+/// differences of a question whose gold the audit also finds tie-dependent
+/// (they come and go with the tied rows each server happens to return:
+/// the tie finding, stable on SQLite's data, stands for them). Returns the
+/// keys and how many findings were left out.
+fn gated_keys(r: &AuditReport) -> (BTreeSet<Key>, usize) {
+    let tied: BTreeSet<usize> = r
+        .findings
+        .iter()
+        .filter(|f| TIE_RULES.contains(&f.rule.as_str()))
+        .map(|f| f.id)
+        .collect();
+    let mut left_out = 0;
+    let keys = r
+        .findings
+        .iter()
+        .filter(|f| {
+            let skip = f.rule.starts_with("cross_engine_") && tied.contains(&f.id);
+            left_out += usize::from(skip);
+            !skip
+        })
+        .map(key)
+        .collect();
+    (keys, left_out)
+}
+
 /// Findings present in one audit and not the other.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AuditDiff {
@@ -25,6 +62,9 @@ pub struct AuditDiff {
     pub resolved: Vec<Key>,
     /// Questions with a database in the new audit (the tolerance's base).
     pub with_db: usize,
+    /// Cross-engine findings on tie-dependent golds in the new audit, not
+    /// compared (see [`TIE_RULES`]).
+    pub tie_dependent: usize,
 }
 
 impl AuditDiff {
@@ -50,6 +90,14 @@ impl AuditDiff {
                 "within tolerance"
             }
         );
+        if self.tie_dependent > 0 {
+            let _ = writeln!(
+                out,
+                "{} cross-engine differences on golds the audit finds tie-dependent are not \
+                 compared: which tied rows a server returns changes from run to run.\n",
+                self.tie_dependent
+            );
+        }
         for (title, keys) in [
             ("New findings", &self.new),
             ("Resolved findings", &self.resolved),
@@ -69,12 +117,13 @@ impl AuditDiff {
 
 /// Compares an audit with its baseline.
 pub fn diff_audits(baseline: &AuditReport, new: &AuditReport) -> AuditDiff {
-    let old: BTreeSet<Key> = baseline.findings.iter().map(key).collect();
-    let now: BTreeSet<Key> = new.findings.iter().map(key).collect();
+    let (old, _) = gated_keys(baseline);
+    let (now, tie_dependent) = gated_keys(new);
     AuditDiff {
         new: now.difference(&old).cloned().collect(),
         resolved: old.difference(&now).cloned().collect(),
         with_db: new.summary.with_db,
+        tie_dependent,
     }
 }
 
@@ -143,5 +192,28 @@ mod tests {
         assert!(!d.regressed(0.01));
         assert!(d.markdown(0.0).contains("**regression**"));
         assert!(!diff_audits(&new, &new).regressed(0.0));
+    }
+
+    #[test]
+    fn cross_engine_differences_of_tie_dependent_golds_do_not_gate() {
+        // Run 1 saw PostgreSQL return other tied rows on question 5, run 2
+        // did not: the same inputs, the same gate.
+        let mut cross = finding(5, "cross_engine_truncation");
+        cross.engines = vec!["postgres".into()];
+        let run1 = audit(vec![finding(5, "limit_tie_1"), cross.clone()]);
+        let run2 = audit(vec![finding(5, "limit_tie_1")]);
+        for (a, b) in [(&run1, &run2), (&run2, &run1)] {
+            let d = diff_audits(a, b);
+            assert!(d.new.is_empty() && d.resolved.is_empty(), "{d:?}");
+        }
+        assert_eq!(diff_audits(&run2, &run1).tie_dependent, 1);
+        assert!(diff_audits(&run2, &run1)
+            .markdown(0.0)
+            .contains("not compared"));
+        // Without a tie finding the difference is a real one.
+        let mut other = cross.clone();
+        other.id = 6;
+        let d = diff_audits(&run2, &audit(vec![finding(5, "limit_tie_1"), other]));
+        assert_eq!(d.new.len(), 1);
     }
 }

@@ -31,6 +31,7 @@ mod reference;
 mod run;
 mod scores;
 mod suite;
+mod ties;
 mod verdict;
 
 pub use audit::{audit, dialect_golds, gold_file_text, merge_audit, AuditPlan};

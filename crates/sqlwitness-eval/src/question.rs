@@ -267,27 +267,34 @@ pub(crate) fn evaluate_on(
         ..plan.compare
     };
     let cmp = compare(&gold_rows, &pred_rows, &opts);
-    // `--ties aware`: a mismatch that is one of the gold's valid answers.
-    let tie = !cmp.equal
-        && plan.ties_aware
-        && sqlwitness_audit::tie_aware_match(
-            ctx.engine.as_ref(),
-            db,
-            gold_exec.sql_run.as_deref().unwrap_or(gold),
-            &pred_rows.rows,
-            opts.any_column_order(),
-            &plan.limits,
-        );
+    // Ties, whichever rows either query returned (crate::ties): `match_tie`
+    // with `--ties aware`, and the outcome's `tie`/`unstable` flags.
+    let standing = crate::ties::Judged {
+        engine: ctx.engine.as_ref(),
+        db,
+        limits: &plan.limits,
+        opts: &opts,
+    }
+    .standing(
+        gold_exec.sql_run.as_deref().unwrap_or(gold),
+        &gold_rows,
+        pred_exec.sql_run.as_deref().unwrap_or(pred_sql),
+        &pred_rows,
+        cmp.equal,
+    );
     let legacy =
         crate::scores::legacy_verdicts(plan, gold, pred_sql, &gold_rows, &pred_rows, |sql| {
             execute(plan, ctx, db, sql, prepare_sql(plan, ctx.kind, sql, names)).1
         });
     let compared = PredRun::Compared {
         equal: cmp.equal,
-        tie,
+        tie: standing.gold_tie && plan.ties_aware,
     };
     let o = EngineOutcome {
         reason: cmp.reason,
+        tie: !cmp.equal && standing.passes,
+        // A luck-based answer, right or wrong this time.
+        unstable: standing.unstable,
         legacy,
         ..outcome(
             GoldRun::Ran,

@@ -19,6 +19,12 @@ pub struct EngineDelta {
     pub new_ex: f64,
     /// `new_ex − old_ex`.
     pub delta: f64,
+    /// Tie-aware EX of both reports: what the gate compares (a `LIMIT`
+    /// cutting through ties moves `ex` from run to run, never this).
+    #[serde(default)]
+    pub old_ex_tie_aware: f64,
+    #[serde(default)]
+    pub new_ex_tie_aware: f64,
     pub old_match: usize,
     pub new_match: usize,
     /// Questions that matched before and do not now.
@@ -37,6 +43,14 @@ pub struct VerdictChange {
     pub engine: String,
     pub old: Verdict,
     pub new: Verdict,
+    /// Whether each side is correct by the tie-aware reading
+    /// ([`crate::EngineOutcome::passes_tie_aware`]): a change between two
+    /// such verdicts (`match` → `match_tie`, or a tie-dependent `mismatch`)
+    /// is not a failure, nor a fix.
+    #[serde(default)]
+    pub old_passes: bool,
+    #[serde(default)]
+    pub new_passes: bool,
     /// The mismatch reasons, when a side is a `mismatch` — the mechanism of
     /// the change (e.g. `order` when a run with `--compare spider` is
     /// diffed against a strict one).
@@ -47,9 +61,14 @@ pub struct VerdictChange {
 }
 
 impl VerdictChange {
-    /// Matched before, not now.
+    /// Correct before, not now (tie-aware: see `old_passes`).
     pub fn is_new_failure(&self) -> bool {
-        self.old == Verdict::Match && self.new != Verdict::Match
+        self.old_passes && !self.new_passes
+    }
+
+    /// Not correct before, correct now (tie-aware).
+    pub fn is_fixed(&self) -> bool {
+        !self.old_passes && self.new_passes
     }
 }
 
@@ -101,13 +120,15 @@ pub fn diff_reports(old: &Report, new: &Report) -> ReportDiff {
                 .entry(label.as_str())
                 .or_default()
                 .push((o.verdict == Verdict::Match, n.verdict == Verdict::Match));
-            if o.verdict != n.verdict {
+            if o.verdict != n.verdict || o.passes_tie_aware() != n.passes_tie_aware() {
                 changed.push(VerdictChange {
                     id: *id,
                     db_id: nq.db_id.clone(),
                     engine: label.clone(),
                     old: o.verdict,
                     new: n.verdict,
+                    old_passes: o.passes_tie_aware(),
+                    new_passes: n.passes_tie_aware(),
                     old_reason: o.reason,
                     new_reason: n.reason,
                 });
@@ -120,13 +141,13 @@ pub fn diff_reports(old: &Report, new: &Report) -> ReportDiff {
             let (os, ns) = (&old.summary.engines[*oe], &new.summary.engines[*ne]);
             let mine = changed.iter().filter(|c| &c.engine == label);
             let new_failures = mine.clone().filter(|c| c.is_new_failure()).count();
-            let fixed = mine
-                .filter(|c| c.new == Verdict::Match && c.old != Verdict::Match)
-                .count();
+            let fixed = mine.filter(|c| c.is_fixed()).count();
             let delta = EngineDelta {
                 old_ex: os.ex,
                 new_ex: ns.ex,
                 delta: ns.ex - os.ex,
+                old_ex_tie_aware: os.ex_tie_aware,
+                new_ex_tie_aware: ns.ex_tie_aware,
                 old_match: os.matched,
                 new_match: ns.matched,
                 new_failures,
@@ -158,20 +179,23 @@ pub fn diff_reports(old: &Report, new: &Report) -> ReportDiff {
 
 impl ReportDiff {
     /// Why the new report regresses against the old one, given a
-    /// `tolerance` (a fraction): an engine's EX fell by more than
-    /// `tolerance`, more than `tolerance × common questions` questions
-    /// matched before and fail now on an engine, or an engine disappeared.
-    /// Empty when there is no regression.
+    /// `tolerance` (a fraction): an engine's tie-aware EX fell by more than
+    /// `tolerance`, more than `tolerance × common questions` questions were
+    /// correct before and are not now on an engine (both tie-aware: the
+    /// same inputs give the same gate, whichever tied rows the engines
+    /// return), or an engine disappeared. Empty when there is no
+    /// regression.
     pub fn regressions(&self, tolerance: f64) -> Vec<String> {
         let mut out = Vec::new();
         for e in &self.engines_removed {
             out.push(format!("engine {e} is missing from the new report"));
         }
         for (e, d) in &self.engines {
-            if d.delta < -tolerance - 1e-12 {
+            let fall = d.new_ex_tie_aware - d.old_ex_tie_aware;
+            if fall < -tolerance - 1e-12 {
                 out.push(format!(
-                    "{e}: EX fell from {:.4} to {:.4} ({:+.4}, tolerance {tolerance})",
-                    d.old_ex, d.new_ex, d.delta
+                    "{e}: tie-aware EX fell from {:.4} to {:.4} ({fall:+.4}, tolerance {tolerance})",
+                    d.old_ex_tie_aware, d.new_ex_tie_aware
                 ));
             }
             let allowed = tolerance * self.common_questions as f64;
@@ -253,6 +277,8 @@ pub fn render_diff_markdown(d: &ReportDiff, tolerance: f64, max_rows: usize) -> 
         for c in rows.iter().take(max_rows) {
             let mark = if c.is_new_failure() {
                 " **new failure**"
+            } else if c.old_passes && c.new_passes {
+                " (both answers valid under ties: not a failure)"
             } else {
                 ""
             };

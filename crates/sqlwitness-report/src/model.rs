@@ -110,6 +110,20 @@ pub struct EngineOutcome {
     /// Whether rows were compared in order (the gold has a top-level
     /// ORDER BY, or the Spider substring test fired in `spider` mode).
     pub ordered: bool,
+    /// A `mismatch` (or `match_tie`) that is correct by the tie-aware
+    /// reading: every answer the prediction may return is one the gold may
+    /// return — the prediction's answer is one of the gold's under the
+    /// gold's ties, or both queries admit the same answers. Two runs may
+    /// see `match` and `mismatch` here; tie-aware EX and the baseline gate
+    /// count it as correct either way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tie: bool,
+    /// The prediction's own `LIMIT` cuts through ties and some answer it may
+    /// return is not one of the gold's: a `match` here was luck (another run
+    /// may see `mismatch`). Tie-aware EX and the baseline gate count it as
+    /// wrong either way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unstable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold: Option<Execution>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +146,18 @@ pub struct EngineOutcome {
 }
 
 impl EngineOutcome {
+    /// Correct by the tie-aware reading: `match`, `match_tie`, or a
+    /// `mismatch` that is one of the gold's answers under ties. What
+    /// tie-aware EX counts and what the baseline gate compares, so that a
+    /// `LIMIT` cutting through ties never moves either.
+    pub fn passes_tie_aware(&self) -> bool {
+        match self.verdict {
+            Verdict::Match | Verdict::MatchTie => !self.unstable,
+            Verdict::Mismatch => self.tie,
+            _ => false,
+        }
+    }
+
     /// An outcome with only its verdict: nothing ran or compared yet.
     pub fn new(verdict: Verdict) -> EngineOutcome {
         EngineOutcome {
@@ -140,6 +166,8 @@ impl EngineOutcome {
             pred_sql: None,
             reason: None,
             ordered: false,
+            tie: false,
+            unstable: false,
             gold: None,
             pred: None,
             suite: None,

@@ -43,8 +43,23 @@ pub struct EngineSummary {
     /// valid answers under ties (not counted in `match`).
     #[serde(default)]
     pub match_tie: usize,
-    /// Tie-aware accuracy: `(match + match_tie) / (questions - missing_db -
-    /// engine_error)`.
+    /// `--ties strict`: mismatches that are one of the gold's answers under
+    /// ties (counted in `mismatch`; `match_tie` with `--ties aware`).
+    #[serde(default)]
+    pub mismatch_tie: usize,
+    /// Matches that were luck: the prediction's own `LIMIT` cuts through
+    /// ties and it may return answers that are not the gold's (counted in
+    /// `match`, not in tie-aware EX).
+    #[serde(default)]
+    pub match_unstable: usize,
+    /// Correct by the tie-aware reading (`EngineOutcome::passes_tie_aware`).
+    #[serde(default)]
+    pub tie_aware_correct: usize,
+    /// Tie-aware accuracy: `tie_aware_correct / (questions - missing_db -
+    /// engine_error)`: a prediction counts when every answer it may return
+    /// is one the gold may return — whichever tied rows the engines
+    /// returned in this run and whatever `--ties` says (the baseline
+    /// gate's accuracy).
     #[serde(default)]
     pub ex_tie_aware: f64,
     /// Gold errors by error class (`{"undefined_column": 211, …}`).
@@ -90,9 +105,14 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
         for (engine, outcome) in &q.engines {
             let s = engines.entry(engine.clone()).or_default();
             s.questions += 1;
+            s.tie_aware_correct += usize::from(outcome.passes_tie_aware());
+            s.match_unstable += usize::from(outcome.verdict == Verdict::Match && outcome.unstable);
             match outcome.verdict {
                 Verdict::Match => s.matched += 1,
-                Verdict::Mismatch => s.mismatch += 1,
+                Verdict::Mismatch => {
+                    s.mismatch += 1;
+                    s.mismatch_tie += usize::from(outcome.tie);
+                }
                 Verdict::GoldError => {
                     s.gold_error += 1;
                     let class = outcome
@@ -179,7 +199,7 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
         s.ex_tie_aware = if with_db == 0 {
             0.0
         } else {
-            (s.matched + s.match_tie) as f64 / with_db as f64
+            s.tie_aware_correct as f64 / with_db as f64
         };
     }
     Summary {

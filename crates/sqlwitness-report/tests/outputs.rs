@@ -120,6 +120,10 @@ fn outcome(verdict: &str) -> Value {
                    "reference": {"engine": "sqlite", "verdict": "match", "gold_agrees": false, "gold_mechanism": "collation"},
                    "legacy": {"spider": true, "spider_ordered": false, "distinct_removed": true, "bird": false}})
         }
+        // A mismatch that is one of the gold's answers under ties (strict).
+        "mismatch_tie" => {
+            json!({"verdict": "mismatch", "reason": "values", "ordered": false, "tie": true, "gold": ok, "pred": ok})
+        }
         "pred_error" => json!({"verdict": "pred_error", "ordered": false, "gold": ok, "pred": err}),
         "gold_error" => json!({"verdict": "gold_error", "ordered": false, "gold": err}),
         "abstained" => json!({"verdict": "abstained", "ordered": false, "gold": ok}),
@@ -363,7 +367,7 @@ fn diff_finds_changes_regressions_and_robustness() {
     assert!(d
         .regressions(0.0)
         .iter()
-        .any(|r| r.contains("sqlite: EX fell")));
+        .any(|r| r.contains("sqlite: tie-aware EX fell")));
     assert!(d.regressions(0.5).is_empty());
     assert!(diff_reports(&old, &old).regressions(0.0).is_empty());
 }
@@ -402,6 +406,36 @@ fn summary_md_shows_the_scores() {
     let mut r = sample_report();
     r.summary.scores = None;
     assert!(!render_markdown(&r).contains("## Scores"));
+}
+
+/// The same inputs give the same gate: a `LIMIT` cutting through ties
+/// returns other tied rows in another run (`match` ↔ a tie-dependent
+/// `mismatch` under `--ties strict`, `match` ↔ `match_tie` under `--ties
+/// aware`); neither is a new failure, nor moves the gated (tie-aware) EX.
+#[test]
+fn tie_flips_between_runs_never_gate() {
+    let run1 = report_with(&[["match", "match"], ["mismatch_tie", "match_tie"]]);
+    let run2 = report_with(&[["mismatch_tie", "match_tie"], ["match", "match"]]);
+    for (a, b) in [(&run1, &run2), (&run2, &run1)] {
+        let d = diff_reports(a, b);
+        assert_eq!(d.changed.len(), 4);
+        for e in d.engines.values() {
+            assert_eq!((e.new_failures, e.fixed), (0, 0));
+            assert_eq!(e.old_ex_tie_aware, e.new_ex_tie_aware);
+        }
+        assert!(d.regressions(0.0).is_empty(), "{:?}", d.regressions(0.0));
+        let md = render_diff_markdown(&d, 0.0, 10);
+        assert!(md.contains("both answers valid under ties") && !md.contains("**new failure**"));
+    }
+    let s = &run1.summary.engines["sqlite"];
+    assert_eq!((s.matched, s.mismatch, s.mismatch_tie), (1, 1, 1));
+    assert_eq!(s.ex_tie_aware, 1.0);
+    // A tie-dependent mismatch becoming a plain one is a failure.
+    let worse = report_with(&[["match", "match"], ["mismatch", "match_tie"]]);
+    assert_eq!(
+        diff_reports(&run1, &worse).engines["sqlite"].new_failures,
+        1
+    );
 }
 
 /// Two dialect runs of one engine each (a model's SQLite run against its

@@ -52,6 +52,8 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                     pred_sql: None,
                     reason: (*v == Verdict::Mismatch).then_some(MismatchReason::Values),
                     ordered: false,
+                    tie: false,
+                    unstable: false,
                     gold,
                     pred,
                     suite: None,

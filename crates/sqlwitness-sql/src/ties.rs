@@ -28,6 +28,8 @@ fn key(cells: &[Value]) -> Vec<String> {
 pub struct TieWindow {
     /// `(sort key, select-list row)` in the gold's order.
     rows: Vec<(Vec<String>, Vec<String>)>,
+    /// The select-list rows as values, in the same order.
+    values: Vec<Vec<Value>>,
     data_columns: usize,
     start: usize,
     end: usize,
@@ -68,6 +70,7 @@ impl TieWindow {
                 .iter()
                 .map(|r| (key(&r[d..]), key(&r[..d])))
                 .collect(),
+            values: full.rows.iter().map(|r| r[..d].to_vec()).collect(),
             data_columns: d,
             start,
             end,
@@ -87,6 +90,47 @@ impl TieWindow {
         self.end > self.start
             && self.end < self.rows.len()
             && self.rows[self.end - 1].0 == self.rows[self.end].0
+    }
+
+    /// True when both windows admit the same answers: the same positions,
+    /// the same sequence of sort keys, the same rows carrying each key (what
+    /// two equivalent queries — or one query run twice — give).
+    pub fn same_answers(&self, other: &TieWindow) -> bool {
+        let multiset = |w: &TieWindow| {
+            let mut rows = w.rows.clone();
+            rows.sort();
+            rows
+        };
+        self.start == other.start
+            && self.end == other.end
+            && self.data_columns == other.data_columns
+            && self
+                .rows
+                .iter()
+                .map(|r| &r.0)
+                .eq(other.rows.iter().map(|r| &r.0))
+            && multiset(self) == multiset(other)
+    }
+
+    /// Every answer of a one-row window (`LIMIT 1`): each distinct row
+    /// carrying the window's sort key, at most `max`; `None` for a wider
+    /// window, an empty one, or more than `max` answers.
+    pub fn single_row_answers(&self, max: usize) -> Option<Vec<Vec<Value>>> {
+        if self.end != self.start + 1 {
+            return None;
+        }
+        let k = &self.rows[self.start].0;
+        let mut seen = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for ((rk, data), v) in self.rows.iter().zip(&self.values) {
+            if rk == k && seen.insert(data) {
+                if out.len() == max {
+                    return None;
+                }
+                out.push(v.clone());
+            }
+        }
+        Some(out)
     }
 
     /// [`TieWindow::accepts`], or `pred_rows` is the tie-inclusive answer:
