@@ -60,7 +60,14 @@ fn migrate_all_databases() {
         let mut skip_reasons: std::collections::BTreeMap<String, u32> = Default::default();
         let mut errors = Vec::new();
         for db in &dbs {
-            match migrate_database(db, target, &MigrateOptions { force: true }) {
+            match migrate_database(
+                db,
+                target,
+                &MigrateOptions {
+                    force: true,
+                    ..Default::default()
+                },
+            ) {
                 Err(e) => errors.push(format!("{}: {e}", db.db_id)),
                 Ok(r) => {
                     if let Some(dir) = &log_dir {

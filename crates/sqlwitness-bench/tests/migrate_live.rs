@@ -60,7 +60,15 @@ fn migrate_twice(target: &MigrationTarget, sqlite: &Path, tag: &str) -> Migratio
     let second = migrate_database(&db, target, &opts).unwrap();
     assert_eq!(second.status, MigrationStatus::UpToDate, "{second:#?}");
     assert_verified(&second);
-    let forced = migrate_database(&db, target, &MigrateOptions { force: true }).unwrap();
+    let forced = migrate_database(
+        &db,
+        target,
+        &MigrateOptions {
+            force: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(forced.status, MigrationStatus::Migrated);
     first
 }
@@ -148,6 +156,54 @@ fn a_server_of_another_engine_is_not_migrated_to() {
                 "{other} on {}: {err}",
                 target.engine
             );
+        }
+    }
+}
+
+/// A primary key the data satisfies on SQLite (`'abc'` and `'ABC'` differ)
+/// but the server's collation does not (MySQL's and MariaDB's defaults
+/// compare them equal): MySQL declares keys in `CREATE TABLE`, so the load
+/// is refused there; the table is recreated without keys and loaded (it
+/// verifies), the key is reported as refused by the server, and the child's
+/// foreign key to it is not claimed. On PostgreSQL the key holds.
+#[test]
+fn a_key_the_server_collation_breaks_is_reported_and_the_rows_still_load() {
+    for target in targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ci.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE code (code TEXT PRIMARY KEY, label TEXT);
+             INSERT INTO code VALUES ('abc', 'lower'), ('ABC', 'upper'), ('x', 'other');
+             CREATE TABLE item (id INTEGER PRIMARY KEY, code TEXT REFERENCES code(code));
+             INSERT INTO item VALUES (1, 'abc'), (2, 'ABC'), (3, 'x');",
+        )
+        .unwrap();
+        drop(c);
+        let ns = common::unique_namespace("ci");
+        let _cleanup = Cleanup(&target, ns.clone());
+        let db = Database {
+            db_id: "ci".into(),
+            sqlite_path: path,
+            namespace: ns,
+        };
+        let r = migrate_database(&db, &target, &MigrateOptions::default()).unwrap();
+        assert_verified(&r);
+        let t = |name: &str| r.tables.iter().find(|t| t.name == name).unwrap();
+        let (code, item) = (t("code"), t("item"));
+        assert!(item.primary_key.applied, "{:?}", item.primary_key);
+        if sqlwitness_dialect::shipped(target.engine).adapter == sqlwitness_dialect::Adapter::Mysql
+        {
+            assert!(!code.primary_key.applied, "{:?}", code.primary_key);
+            assert!(
+                code.primary_key.reason.contains("refused"),
+                "{:?}",
+                code.primary_key
+            );
+            assert!(!item.foreign_keys[0].applied, "{:?}", item.foreign_keys[0]);
+        } else {
+            assert!(code.primary_key.applied, "{:?}", code.primary_key);
+            assert!(item.foreign_keys[0].applied, "{:?}", item.foreign_keys[0]);
         }
     }
 }

@@ -25,9 +25,9 @@ pub use mysql::MysqlEngine;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresEngine;
 #[cfg(feature = "mysql")]
-pub use reader::{ensure_reader_mysql, grant_mysql, revoke_mysql};
+pub use reader::{ensure_reader_mysql, grant_database_mysql, grant_mysql, revoke_mysql};
 #[cfg(feature = "postgres")]
-pub use reader::{ensure_reader_postgres, grant_postgres};
+pub use reader::{ensure_reader_postgres, grant_postgres, grant_schema_postgres};
 pub use reader::{
     reader_password, reader_url, DEFAULT_READER_PASSWORD, READER_LOGIN, READER_PASSWORD_ENV,
 };

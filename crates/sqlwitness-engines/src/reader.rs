@@ -75,8 +75,20 @@ pub async fn grant_postgres(
     conn: &mut sqlx::PgConnection,
     ns: &str,
 ) -> Result<Vec<String>, sqlx::Error> {
-    use sqlx::{AssertSqlSafe, Executor};
     let mut notes = ensure_reader_postgres(&mut *conn).await?;
+    notes.extend(grant_schema_postgres(conn, ns).await?);
+    Ok(notes)
+}
+
+/// Grants the (ready) reader login `USAGE` on schema `ns` and `SELECT` on
+/// its tables, and nothing else.
+#[cfg(feature = "postgres")]
+pub async fn grant_schema_postgres(
+    conn: &mut sqlx::PgConnection,
+    ns: &str,
+) -> Result<Vec<String>, sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Executor};
+    let mut notes = Vec::new();
     let q = format!("\"{}\"", ns.replace('"', "\"\""));
     let grant = format!(
         "GRANT USAGE ON SCHEMA {q} TO {READER_LOGIN}; \
@@ -149,8 +161,18 @@ pub async fn grant_mysql(
     conn: &mut sqlx::MySqlConnection,
     ns: &str,
 ) -> Result<Vec<String>, sqlx::Error> {
-    use sqlx::{AssertSqlSafe, Executor};
     ensure_reader_mysql(&mut *conn).await?;
+    grant_database_mysql(conn, ns).await
+}
+
+/// Grants the (ready) reader login `SELECT` on database `ns`, and nothing
+/// else.
+#[cfg(feature = "mysql")]
+pub async fn grant_database_mysql(
+    conn: &mut sqlx::MySqlConnection,
+    ns: &str,
+) -> Result<Vec<String>, sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Executor};
     let users = format!("'{READER_LOGIN}'@'%', '{READER_LOGIN}'@'localhost'");
     let grant = format!("GRANT SELECT ON {}.* TO {users}", grant_db(ns));
     conn.execute(sqlx::raw_sql(AssertSqlSafe(grant))).await?;

@@ -20,6 +20,25 @@ pub fn migrate_one(
     servers: &Servers,
     force: bool,
 ) -> Option<MigrationReport> {
+    migrate_one_with(
+        bench,
+        db_id,
+        kind,
+        servers,
+        MigrateOptions {
+            force,
+            ..Default::default()
+        },
+    )
+}
+
+fn migrate_one_with(
+    bench: &Benchmark,
+    db_id: &str,
+    kind: EngineKind,
+    servers: &Servers,
+    opts: MigrateOptions,
+) -> Option<MigrationReport> {
     if !bench.db_exists(db_id) {
         return None;
     }
@@ -30,7 +49,7 @@ pub fn migrate_one(
         .to_string();
     let target = MigrationTarget::new(kind, url);
     Some(
-        migrate_database(&db, &target, &MigrateOptions { force })
+        migrate_database(&db, &target, &opts)
             .unwrap_or_else(|e| MigrationReport::failed(&db, kind, e.to_string())),
     )
 }
@@ -54,12 +73,17 @@ pub fn migrate_many(
 ) -> Vec<Migrated> {
     use rayon::prelude::*;
     let engines: Vec<EngineKind> = engines.iter().copied().filter(|k| k.is_server()).collect();
-    // A failure here shows again, per database, in the migrations.
-    for &kind in &engines {
-        if let Some(url) = servers.url(kind) {
-            let _ = sqlwitness_bench::prepare_target(&MigrationTarget::new(kind, url));
-        }
-    }
+    // A failure here shows again, per database, in the migrations (which
+    // then make the login ready themselves).
+    let ready: Vec<EngineKind> = engines
+        .iter()
+        .copied()
+        .filter(|&kind| {
+            servers.url(kind).is_some_and(|url| {
+                sqlwitness_bench::prepare_target(&MigrationTarget::new(kind, url)).is_ok()
+            })
+        })
+        .collect();
     let pairs: Vec<(&String, EngineKind)> = db_ids
         .iter()
         .flat_map(|d| engines.iter().map(move |&k| (d, k)))
@@ -68,10 +92,14 @@ pub fn migrate_many(
         pairs
             .par_iter()
             .map(|&(db_id, kind)| {
+                let opts = MigrateOptions {
+                    force,
+                    reader_ready: ready.contains(&kind),
+                };
                 let m = (
                     db_id.clone(),
                     kind,
-                    migrate_one(bench, db_id, kind, servers, force),
+                    migrate_one_with(bench, db_id, kind, servers, opts),
                 );
                 done(&m);
                 m

@@ -48,7 +48,7 @@ pub(crate) fn prepare_suites(
             let Some(db) = suite.instance_database(id, *k) else {
                 continue;
             };
-            let problem = match migrate_database(&db, &target, &MigrateOptions { force: false }) {
+            let problem = match migrate_database(&db, &target, &MigrateOptions::default()) {
                 Ok(r) => crate::problem(&r),
                 Err(e) => Some(e.to_string()),
             };

@@ -60,6 +60,9 @@ impl MigrationTarget {
 pub struct MigrateOptions {
     /// Drop and recreate the namespace even when it is already up to date.
     pub force: bool,
+    /// The reader login was made ready on this server ([`prepare_target`]):
+    /// a migration only grants it read access to its namespace.
+    pub reader_ready: bool,
 }
 
 /// Migrates `db` (its SQLite file, read-only) into the namespace

@@ -2,14 +2,17 @@
 //! default collation, recorded), batched multi-row INSERTs with bound
 //! parameters in one transaction per table, typed read-back.
 //!
-//! MySQL commits every DDL statement and `ALTER TABLE … ADD PRIMARY KEY`
-//! rebuilds the table, so a primary key the plan carries over is declared
-//! in `CREATE TABLE` (a load it refuses — a duplicate under the server's
-//! collation — recreates the table without it, and the key is then added
-//! as on PostgreSQL, the server's refusal recorded), and foreign keys are
-//! added in place without the server re-reading the rows: the plan checked
-//! that every child row has a parent comparing values exactly, and the
-//! server's comparison (collation, padding) can only match more.
+//! MySQL commits every DDL statement (10–15 ms each) and `ALTER TABLE … ADD
+//! PRIMARY KEY` rebuilds the table, so the keys the plan carries over are
+//! declared in `CREATE TABLE`, with `foreign_key_checks` off while the
+//! tables are created and loaded (a child may come before its parent). A
+//! load the declared primary key refuses — a duplicate under the server's
+//! collation — drops the foreign keys that refer to the table, recreates it
+//! without keys and loads it again; its keys are then added by `ALTER TABLE`
+//! as on PostgreSQL, the server's refusal recorded. The server does not
+//! re-read the rows for a foreign key: the plan checked that every child row
+//! has a parent comparing values exactly, and the server's comparison
+//! (collation, padding) can only match more.
 
 use chrono::{NaiveDate, NaiveDateTime};
 use futures_util::TryStreamExt;
@@ -29,6 +32,22 @@ pub(crate) struct MyDriver {
     /// Tables whose primary key was declared in `CREATE TABLE` and held
     /// through the load.
     pk_inline: std::collections::HashSet<String>,
+    /// Inside the one transaction of every table's rows.
+    in_load_tx: bool,
+    /// Foreign keys declared in `CREATE TABLE`: `(child, index)`.
+    fk_inline: std::collections::HashSet<(String, usize)>,
+    /// Each created table's foreign keys' parent tables, by index.
+    plans: std::collections::HashMap<String, Vec<String>>,
+}
+
+/// The name of foreign key `k` of `table` (declared names let a fallback
+/// drop it): a hash, within MySQL's 64 characters.
+fn fk_name(table: &str, k: usize) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in table.bytes().chain(k.to_le_bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("sw_fk_{h:016x}")
 }
 
 /// At most this many rows per INSERT …
@@ -118,6 +137,9 @@ impl MyDriver {
         Ok(MyDriver {
             conn,
             pk_inline: Default::default(),
+            in_load_tx: false,
+            fk_inline: Default::default(),
+            plans: Default::default(),
         })
     }
 
@@ -209,7 +231,27 @@ impl Driver for MyDriver {
     async fn load(&mut self, ns: &str, t: &TablePlan) -> Result<(), String> {
         let first = self.insert_rows(ns, t).await;
         if first.is_err() && self.pk_inline.remove(&t.name) {
-            // The declared key refused the data: load without it.
+            // The declared key refused the data: load without it (the DDL
+            // commits the shared transaction; the rest load table by table).
+            // Foreign keys referring to it go first, then its own.
+            self.in_load_tx = false;
+            let referring: Vec<(String, usize)> = self
+                .fk_inline
+                .iter()
+                .filter(|(child, k)| child == &t.name || self.parent_of(child, *k) == Some(&t.name))
+                .cloned()
+                .collect();
+            for (child, k) in referring {
+                self.fk_inline.remove(&(child.clone(), k));
+                if child != t.name {
+                    self.exec(format!(
+                        "ALTER TABLE {} DROP FOREIGN KEY {}",
+                        qualified(ns, &child),
+                        quote(&fk_name(&child, k))
+                    ))
+                    .await?;
+                }
+            }
             self.exec(format!("DROP TABLE {}", qualified(ns, &t.name)))
                 .await?;
             self.create(ns, t, false).await?;
@@ -236,22 +278,26 @@ impl Driver for MyDriver {
         t: &TablePlan,
         fk: &ForeignKeyReport,
     ) -> Result<(), String> {
-        // In place, without re-reading the rows (see the module's note).
-        let result = self
-            .exec(format!(
-                "SET SESSION foreign_key_checks = 0; \
-                 ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({})",
-                qualified(ns, &t.name),
-                column_list(&fk.columns),
-                qualified(ns, &fk.parent_table),
-                column_list(&fk.parent_columns)
-            ))
-            .await;
-        self.exec("SET SESSION foreign_key_checks = 1".into())
-            .await?;
-        result
+        let k = t
+            .foreign_keys
+            .iter()
+            .position(|f| std::ptr::eq(f, fk))
+            .unwrap_or(usize::MAX);
+        if self.fk_inline.contains(&(t.name.clone(), k)) {
+            return Ok(());
+        }
+        // In place, without re-reading the rows (see the module's note;
+        // `foreign_key_checks` is off until the migration commits).
+        self.exec(format!(
+            "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({})",
+            qualified(ns, &t.name),
+            column_list(&fk.columns),
+            qualified(ns, &fk.parent_table),
+            column_list(&fk.parent_columns)
+        ))
+        .await
     }
-    async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>) {
+    async fn finish(&mut self, ns: &str, reader_ready: bool) -> (Vec<String>, Option<String>) {
         let collation: Option<String> = sqlx::query_scalar(
             "SELECT CAST(DEFAULT_COLLATION_NAME AS CHAR) FROM information_schema.SCHEMATA \
              WHERE SCHEMA_NAME = ?",
@@ -261,7 +307,12 @@ impl Driver for MyDriver {
         .await
         .ok()
         .flatten();
-        let notes = match sqlwitness_engines::grant_mysql(&mut self.conn, ns).await {
+        let granted = if reader_ready {
+            sqlwitness_engines::grant_database_mysql(&mut self.conn, ns).await
+        } else {
+            sqlwitness_engines::grant_mysql(&mut self.conn, ns).await
+        };
+        let notes = match granted {
             Ok(notes) => notes,
             Err(e) => vec![format!(
                 "could not grant read access to {}: {e}",
@@ -306,11 +357,22 @@ impl Driver for MyDriver {
 
     // MySQL commits DDL as it goes: no transaction around a migration.
     async fn begin(&mut self) -> Result<(), String> {
-        Ok(())
+        self.exec("SET SESSION foreign_key_checks = 0".into()).await
     }
 
     async fn commit(&mut self) -> Result<(), String> {
+        self.exec("SET SESSION foreign_key_checks = 1".into()).await
+    }
+
+    async fn loads_begin(&mut self) -> Result<(), String> {
+        self.exec("START TRANSACTION".into()).await?;
+        self.in_load_tx = true;
         Ok(())
+    }
+
+    async fn loads_end(&mut self) -> Result<(), String> {
+        self.in_load_tx = false;
+        self.exec("COMMIT".into()).await
     }
 
     async fn ensure_reader(&mut self) -> Result<Vec<String>, String> {
@@ -323,31 +385,65 @@ impl Driver for MyDriver {
 
 impl MyDriver {
     /// `CREATE TABLE`, with the primary key declared when `with_pk`.
+    /// The parent table of foreign key `k` of `child`, as planned.
+    fn parent_of(&self, child: &str, k: usize) -> Option<&String> {
+        self.plans.get(child)?.get(k)
+    }
+
+    /// `CREATE TABLE`, with the primary key and the foreign keys the plan
+    /// applies declared when `with_pk`.
     async fn create(&mut self, ns: &str, t: &TablePlan, with_pk: bool) -> Result<(), String> {
+        // Key columns NOT NULL, as `ADD PRIMARY KEY` makes them (MySQL 9
+        // refuses a nullable one in `CREATE TABLE`; the plan found no NULL).
         let mut cols: Vec<String> = t
             .columns
             .iter()
             .map(|c| {
+                let not_null = c.not_null || (with_pk && t.primary_key.columns.contains(&c.name));
                 format!(
                     "{} {}{}",
                     quote(&c.name),
                     c.target_type,
-                    if c.not_null { " NOT NULL" } else { " NULL" }
+                    if not_null { " NOT NULL" } else { " NULL" }
                 )
             })
             .collect();
+        let mut fks = Vec::new();
         if with_pk {
             cols.push(format!(
                 "PRIMARY KEY ({})",
                 column_list(&t.primary_key.columns)
             ));
+            for (k, fk) in t.foreign_keys.iter().enumerate() {
+                if t.apply_fk[k] {
+                    cols.push(format!(
+                        "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+                        quote(&fk_name(&t.name, k)),
+                        column_list(&fk.columns),
+                        qualified(ns, &fk.parent_table),
+                        column_list(&fk.parent_columns)
+                    ));
+                    fks.push(k);
+                }
+            }
         }
         self.exec(format!(
             "CREATE TABLE {} ({}) ENGINE = InnoDB",
             qualified(ns, &t.name),
             cols.join(", ")
         ))
-        .await
+        .await?;
+        self.plans.insert(
+            t.name.clone(),
+            t.foreign_keys
+                .iter()
+                .map(|f| f.parent_table.clone())
+                .collect(),
+        );
+        for k in fks {
+            self.fk_inline.insert((t.name.clone(), k));
+        }
+        Ok(())
     }
 
     /// The rows in batched multi-row INSERTs, one transaction.
@@ -365,7 +461,11 @@ impl MyDriver {
         );
         let one_row = format!("({})", vec!["?"; ncols].join(","));
         let max_rows = BATCH_ROWS.min(MAX_PLACEHOLDERS / ncols).max(1);
-        let mut tx = self.conn.begin().await.map_err(|e| e.to_string())?;
+        // One transaction per table unless the loads share one.
+        let own_tx = !self.in_load_tx;
+        if own_tx {
+            self.exec("START TRANSACTION".into()).await?;
+        }
         let mut start = 0;
         while start < t.rows.len() {
             let mut end = start;
@@ -386,11 +486,14 @@ impl MyDriver {
                     q = bind(q, v, *k);
                 }
             }
-            q.execute(&mut *tx)
+            q.execute(&mut self.conn)
                 .await
                 .map_err(|e| format!("rows {start}..{end}: {e}"))?;
             start = end;
         }
-        tx.commit().await.map_err(|e| e.to_string())
+        if own_tx {
+            self.exec("COMMIT".into()).await?;
+        }
+        Ok(())
     }
 }

@@ -28,8 +28,17 @@ pub(crate) trait Driver {
         t: &TablePlan,
         fk: &super::log::ForeignKeyReport,
     ) -> Result<(), String>;
-    /// After the load (grants); returns notes and the collation, if any.
-    async fn finish(&mut self, ns: &str) -> (Vec<String>, Option<String>);
+    /// After the load (grants; the reader login itself too unless it was
+    /// prepared for this migration); returns notes and the collation, if
+    /// any.
+    async fn finish(&mut self, ns: &str, reader_ready: bool) -> (Vec<String>, Option<String>);
+    /// Around the loads of every table (MySQL: one transaction).
+    async fn loads_begin(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+    async fn loads_end(&mut self) -> Result<(), String> {
+        Ok(())
+    }
     async fn drop_namespace(&mut self, ns: &str) -> Result<(), String>;
     /// Serializes migrations of `ns` across processes (a session lock on
     /// the server), so that two runs migrating one database at once do not
@@ -222,7 +231,7 @@ async fn migrate_locked<D: Driver>(
                 }
                 if all_equal {
                     report.status = MigrationStatus::UpToDate;
-                    let (notes, collation) = d.finish(ns).await;
+                    let (notes, collation) = d.finish(ns, opts.reader_ready).await;
                     report.notes.extend(notes);
                     report.collation = collation;
                     report.notes.push(
@@ -250,19 +259,27 @@ async fn migrate_locked<D: Driver>(
 
     d.begin().await?;
     report.notes.extend(d.recreate_namespace(ns).await?);
-    let mut loaded = vec![false; plan.tables.len()];
+    // Every table first, then every load (MySQL: one transaction for the
+    // rows of all tables, one commit).
+    let mut created = vec![false; plan.tables.len()];
     for (i, t) in plan.tables.iter().enumerate() {
-        let r = &mut report.tables[i];
-        if let Err(e) = d.create_table(ns, t).await {
-            r.error = Some(format!("create table: {e}"));
-            continue;
+        match d.create_table(ns, t).await {
+            Ok(()) => created[i] = true,
+            Err(e) => report.tables[i].error = Some(format!("create table: {e}")),
         }
-        if let Err(e) = d.load(ns, t).await {
-            r.error = Some(format!("load: {e}"));
-            continue;
-        }
-        loaded[i] = true;
     }
+    let mut loaded = vec![false; plan.tables.len()];
+    d.loads_begin().await?;
+    for (i, t) in plan.tables.iter().enumerate() {
+        if !created[i] {
+            continue;
+        }
+        match d.load(ns, t).await {
+            Ok(()) => loaded[i] = true,
+            Err(e) => report.tables[i].error = Some(format!("load: {e}")),
+        }
+    }
+    d.loads_end().await?;
     for (i, t) in plan.tables.iter().enumerate() {
         let r = &mut report.tables[i];
         if t.apply_pk {
@@ -295,7 +312,7 @@ async fn migrate_locked<D: Driver>(
             }
         }
     }
-    let (notes, collation) = d.finish(ns).await;
+    let (notes, collation) = d.finish(ns, opts.reader_ready).await;
     report.notes.extend(notes);
     report.collation = collation;
     d.commit().await?;
