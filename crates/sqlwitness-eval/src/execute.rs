@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use sqlwitness_core::compare::CompareMode;
-use sqlwitness_core::{Database, DbError, EngineKind, ResultSet};
+use sqlwitness_core::{canonical_cell, Database, DbError, EngineKind, ResultSet, Value};
 use sqlwitness_report::{truncate_cell, truncate_text, Execution, ExecutionStatus, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
@@ -55,16 +55,58 @@ pub fn prepare_sql(
     s
 }
 
+/// The report's sample of `rows`: the first [`SAMPLE_ROWS`] as returned,
+/// or, with `unordered` (a result compared as a multiset, whose order is
+/// the server's whim), the first in canonical order — so that two runs of
+/// one plan write the same report. Whether a cell was cut.
+pub(crate) fn sample_of(rows: &[Vec<Value>], unordered: bool) -> (Vec<Vec<String>>, bool) {
+    let picked: Vec<&Vec<Value>> = if unordered && rows.len() > 1 {
+        let mut keyed: Vec<(Vec<String>, &Vec<Value>)> = rows
+            .iter()
+            .map(|r| (r.iter().map(canonical_cell).collect(), r))
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        keyed
+            .into_iter()
+            .take(SAMPLE_ROWS)
+            .map(|(_, r)| r)
+            .collect()
+    } else {
+        rows.iter().take(SAMPLE_ROWS).collect()
+    };
+    let mut truncated = false;
+    let sample = picked
+        .into_iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| {
+                    let text = v.display();
+                    match truncate_cell(&text) {
+                        Some(cut) => {
+                            truncated = true;
+                            cut
+                        }
+                        None => text,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    (sample, truncated)
+}
+
 /// Guards and runs one query; the execution record and, on success, the
 /// rows. The record keeps the whole result's hash and row count but only
 /// a cut sample (cells, SQL and messages cut to the report's limits, with
-/// `truncated` set).
+/// `truncated` set; in canonical order when the result is compared
+/// `unordered`).
 pub(crate) fn execute(
     plan: &EvalPlan,
     ctx: &EngineCtx,
     db: &Database,
     original: &str,
     run: String,
+    unordered: bool,
 ) -> (Execution, Option<ResultSet>) {
     let started = Instant::now();
     let result = sqlwitness_sql::guard_with(&run, &ctx.dialect, &plan.guard)
@@ -73,26 +115,7 @@ pub(crate) fn execute(
     let sql_run = (run != original).then_some(run);
     match result {
         Ok(rows) => {
-            let mut truncated = false;
-            let sample = rows
-                .rows
-                .iter()
-                .take(SAMPLE_ROWS)
-                .map(|r| {
-                    r.iter()
-                        .map(|v| {
-                            let text = v.display();
-                            match truncate_cell(&text) {
-                                Some(cut) => {
-                                    truncated = true;
-                                    cut
-                                }
-                                None => text,
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
+            let (sample, truncated) = sample_of(&rows.rows, unordered);
             let mut exec = Execution {
                 status: ExecutionStatus::Ok,
                 sql_run,

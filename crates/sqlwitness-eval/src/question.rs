@@ -166,6 +166,7 @@ fn run_pred<'a>(
     gold: &'a str,
     pred: Option<&'a PredictedSql>,
     names: Option<&NameSet>,
+    unordered: bool,
 ) -> PredStage<'a> {
     let pred_sql = match pred {
         None => gold,
@@ -186,7 +187,7 @@ fn run_pred<'a>(
     // Spider mode: the prediction as `evaluation.py` reads it from its line
     // (`sql_run` then records any cut at a tab).
     let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
-    match execute(plan, ctx, db, pred_sql, pred_run) {
+    match execute(plan, ctx, db, pred_sql, pred_run, unordered) {
         (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
         (exec, None) => {
             let class = exec.error_class.unwrap_or(ErrorClass::Other);
@@ -234,13 +235,13 @@ pub(crate) fn evaluate_on(
             Rows::default(),
         );
     }
-    let (gold_exec, gold_rows) = execute(plan, ctx, db, gold, gold_run);
+    let (gold_exec, gold_rows) = execute(plan, ctx, db, gold, gold_run, !ordered);
     let Some(gold_rows) = gold_rows else {
         let class = gold_exec.error_class.unwrap_or(ErrorClass::Other);
         let mut rows = Rows::default();
         let mut pred_exec = None;
         if pred_despite_gold && class != ErrorClass::Connection && pred.is_some() {
-            match run_pred(plan, ctx, db, gold, pred, names) {
+            match run_pred(plan, ctx, db, gold, pred, names, !ordered) {
                 PredStage::Ran(_, exec, r) => {
                     pred_exec = Some(exec);
                     rows.pred = Some(r);
@@ -251,17 +252,18 @@ pub(crate) fn evaluate_on(
         let o = outcome(GoldRun::Failed(class), None, Some(gold_exec), pred_exec);
         return (o, rows);
     };
-    let (pred_sql, pred_exec, pred_rows) = match run_pred(plan, ctx, db, gold, pred, names) {
-        PredStage::Ran(sql, exec, rows) => (sql, exec, rows),
-        PredStage::Stopped(run, exec) => {
-            let o = outcome(GoldRun::Ran, Some(run), Some(gold_exec), exec);
-            let rows = Rows {
-                gold: Some(gold_rows),
-                pred: None,
-            };
-            return (o, rows);
-        }
-    };
+    let (pred_sql, pred_exec, pred_rows) =
+        match run_pred(plan, ctx, db, gold, pred, names, !ordered) {
+            PredStage::Ran(sql, exec, rows) => (sql, exec, rows),
+            PredStage::Stopped(run, exec) => {
+                let o = outcome(GoldRun::Ran, Some(run), Some(gold_exec), exec);
+                let rows = Rows {
+                    gold: Some(gold_rows),
+                    pred: None,
+                };
+                return (o, rows);
+            }
+        };
     let opts = CompareOptions {
         ordered,
         ..plan.compare
@@ -284,7 +286,15 @@ pub(crate) fn evaluate_on(
     );
     let legacy =
         crate::scores::legacy_verdicts(plan, gold, pred_sql, &gold_rows, &pred_rows, |sql| {
-            execute(plan, ctx, db, sql, prepare_sql(plan, ctx.kind, sql, names)).1
+            execute(
+                plan,
+                ctx,
+                db,
+                sql,
+                prepare_sql(plan, ctx.kind, sql, names),
+                !ordered,
+            )
+            .1
         });
     let compared = PredRun::Compared {
         equal: cmp.equal,
