@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use sqlwitness_audit::{exceeded, write_audit};
 use sqlwitness_bench::load_benchmark;
 use sqlwitness_core::EngineKind;
-use sqlwitness_eval::{AuditPlan, JournalMode, Partition};
+use sqlwitness_eval::AuditPlan;
 
 use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
@@ -145,6 +145,7 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
+    let (journal, partition) = crate::plan::journal_flags(a.resume, a.partition.as_deref())?;
     Ok(AuditPlan {
         bench_arg: a.bench.bench.clone(),
         bench,
@@ -158,12 +159,8 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         migrate: !a.no_migrate,
         jobs,
         out: a.out.clone(),
-        journal: if a.resume {
-            JournalMode::Resume
-        } else {
-            JournalMode::Fresh
-        },
-        partition: a.partition.as_deref().map(Partition::parse).transpose()?,
+        journal,
+        partition,
         args,
     })
 }

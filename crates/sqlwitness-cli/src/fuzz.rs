@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use sqlwitness_bench::load_benchmark;
-use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan, JournalMode, Partition};
+use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan};
 use sqlwitness_fuzz::{FuzzOptions, GoldQuery, Stress};
 
 use crate::args::BenchArgs;
@@ -105,6 +105,7 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
+    let (journal, partition) = crate::plan::journal_flags(a.resume, a.partition.as_deref())?;
     let plan = FuzzPlan {
         bench,
         golds,
@@ -117,12 +118,8 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
             ..FuzzOptions::default()
         },
         jobs,
-        journal: if a.resume {
-            JournalMode::Resume
-        } else {
-            JournalMode::Fresh
-        },
-        partition: a.partition.as_deref().map(Partition::parse).transpose()?,
+        journal,
+        partition,
         args,
     };
     let built = build_suites(&plan, &Bars { quiet: a.quiet })?;

@@ -116,6 +116,7 @@ fn eval_plan_on(
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
     let reference = sqlwitness_eval::reference_engine(a.reference.as_deref(), &engines)?;
+    let (journal, partition) = journal_flags(a.resume, a.partition.as_deref())?;
     Ok(EvalPlan {
         reference,
         bench_arg: a.bench.bench,
@@ -148,14 +149,23 @@ fn eval_plan_on(
         suite,
         suite_witness: !a.no_witness,
         hunt: a.hunt,
-        journal: if a.resume {
-            JournalMode::Resume
-        } else {
-            JournalMode::Fresh
-        },
-        partition: a.partition.as_deref().map(Partition::parse).transpose()?,
+        journal,
+        partition,
         args,
     })
+}
+
+/// The journal mode and partition of `--resume` and `--partition K/N`.
+pub fn journal_flags(
+    resume: bool,
+    partition: Option<&str>,
+) -> Result<(JournalMode, Option<Partition>)> {
+    let mode = if resume {
+        JournalMode::Resume
+    } else {
+        JournalMode::Fresh
+    };
+    Ok((mode, partition.map(Partition::parse).transpose()?))
 }
 
 /// The arguments of a command as the journal keeps them: the command's own

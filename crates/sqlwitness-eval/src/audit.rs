@@ -95,28 +95,9 @@ fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<crate::Header, EvalE
 /// into the report of the unpartitioned run; refused when a part is of
 /// another plan, other inputs or other servers, or a question is missing.
 pub fn merge_audit(plan: &AuditPlan, parts: &[PathBuf]) -> Result<AuditReport, EvalError> {
-    let (theirs, records) = crate::read_parts::<AuditRecord>(parts)?;
-    let runs: Vec<AuditRun> = match &theirs.extra {
-        serde_json::Value::Array(v) => v
-            .iter()
-            .map(|r| serde_json::from_value(r.clone()))
-            .collect::<Result<_, _>>()
-            .map_err(|e| EvalError::BadInput(format!("merge: a journal's run information: {e}")))?,
-        _ => Vec::new(),
-    };
-    let first = runs
-        .first()
-        .cloned()
-        .ok_or_else(|| EvalError::BadInput("merge: the journals hold no run information".into()))?;
-    let mut ours = audit_header(plan, &first)?;
-    ours.engines = theirs.engines.clone();
-    let diffs = theirs.differences(&ours, false);
-    if !diffs.is_empty() {
-        return Err(EvalError::BadInput(format!(
-            "merge: the parts were not run with this plan and these inputs ({})",
-            diffs.join("; ")
-        )));
-    }
+    let (records, runs): (Vec<AuditRecord>, Vec<AuditRun>) =
+        crate::journal::merge_parts(parts, |first| audit_header(plan, first))?;
+    let first = runs[0].clone();
     let with_db = with_database(plan, &plan.selected);
     let have: std::collections::HashSet<usize> = records.iter().map(|r| r.id).collect();
     let missing = with_db.iter().filter(|i| !have.contains(i)).count();

@@ -482,6 +482,38 @@ pub fn read_parts<R: DeserializeOwned>(dirs: &[PathBuf]) -> Result<(Header, Vec<
     Ok((header, all))
 }
 
+/// The parts of one run as `merge` takes them: their records and each
+/// part's run information (the headers' `extra`), after checking that the
+/// run `ours` builds from the first part's run information — this plan and
+/// these inputs — is theirs (servers are taken from the parts).
+pub(crate) fn merge_parts<R: DeserializeOwned, I: DeserializeOwned + Clone>(
+    parts: &[PathBuf],
+    ours: impl FnOnce(&I) -> Result<Header, EvalError>,
+) -> Result<(Vec<R>, Vec<I>), EvalError> {
+    let (theirs, records) = read_parts::<R>(parts)?;
+    let runs: Vec<I> = match &theirs.extra {
+        serde_json::Value::Array(v) => v
+            .iter()
+            .map(|r| serde_json::from_value(r.clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| EvalError::BadInput(format!("merge: a journal's run information: {e}")))?,
+        _ => Vec::new(),
+    };
+    let first = runs
+        .first()
+        .ok_or_else(|| EvalError::BadInput("merge: the journals hold no run information".into()))?;
+    let mut ours = ours(first)?;
+    ours.engines = theirs.engines.clone();
+    let diffs = theirs.differences(&ours, false);
+    if !diffs.is_empty() {
+        return Err(EvalError::BadInput(format!(
+            "merge: the parts were not run with this plan and these inputs ({})",
+            diffs.join("; ")
+        )));
+    }
+    Ok((records, runs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -190,28 +190,9 @@ fn assemble(plan: &EvalPlan, run: RunInfo, questions: Vec<QuestionReport>) -> Re
 /// the journals), on the same servers, and together hold every selected
 /// question. Times are the parts' sums; peak memory their maximum.
 pub fn merge_eval(plan: &EvalPlan, parts: &[std::path::PathBuf]) -> Result<Report, EvalError> {
-    let (theirs, records) = crate::read_parts::<QuestionReport>(parts)?;
-    let runs: Vec<RunInfo> = match &theirs.extra {
-        serde_json::Value::Array(v) => v
-            .iter()
-            .map(|r| serde_json::from_value(r.clone()))
-            .collect::<Result<_, _>>()
-            .map_err(|e| EvalError::BadInput(format!("merge: a journal's run information: {e}")))?,
-        _ => Vec::new(),
-    };
-    let first = runs
-        .first()
-        .cloned()
-        .ok_or_else(|| EvalError::BadInput("merge: the journals hold no run information".into()))?;
-    let mut ours = header(plan, &first)?;
-    ours.engines = theirs.engines.clone();
-    let diffs = theirs.differences(&ours, false);
-    if !diffs.is_empty() {
-        return Err(EvalError::BadInput(format!(
-            "merge: the parts were not run with this plan and these inputs ({})",
-            diffs.join("; ")
-        )));
-    }
+    let (records, runs): (Vec<QuestionReport>, Vec<RunInfo>) =
+        crate::journal::merge_parts(parts, |first| header(plan, first))?;
+    let first = runs[0].clone();
     let mut by_id: HashMap<usize, QuestionReport> = HashMap::new();
     for q in records {
         if by_id.insert(q.id, q).is_some() {
