@@ -126,10 +126,9 @@ pub fn render_markdown(report: &Report) -> String {
                         _ => o.pred.as_ref(),
                     };
                     let detail = match (o.verdict, exec) {
-                        (Verdict::Mismatch, _) => o
-                            .reason
-                            .map(|r| format!("{r:?}").to_lowercase())
-                            .unwrap_or_default(),
+                        (Verdict::Mismatch, _) => {
+                            o.reason.map(|r| r.as_str().to_string()).unwrap_or_default()
+                        }
                         (_, Some(e)) => format!(
                             "{} {}",
                             e.error_class.map(|c| c.as_str()).unwrap_or("other"),

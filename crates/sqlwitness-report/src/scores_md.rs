@@ -138,6 +138,8 @@ pub(crate) fn render_scores(report: &Report, out: &mut String) {
                 .iter()
                 .map(|(e, a)| format!("{e} {:.3}", a.accuracy))
                 .collect();
+            // A pipe splits a table cell even inside a code span (`||`).
+            let f = f.replace('|', "\\|");
             let _ = writeln!(
                 out,
                 "| `{f}` | {} | {} | {} | {} |",

@@ -157,7 +157,7 @@ fn report_with(verdicts: &[[&str; 2]]) -> Report {
             legacy: q.legacy_inputs(),
             gold_features: ["ifnull".to_string()].into(),
             pred_features: if q.id % 2 == 0 {
-                ["group_concat".to_string()].into()
+                ["group_concat".to_string(), "||".to_string()].into()
             } else {
                 Default::default()
             },
@@ -412,6 +412,25 @@ fn summary_md_shows_the_scores() {
 /// returns other tied rows in another run (`match` ↔ a tie-dependent
 /// `mismatch` under `--ties strict`, `match` ↔ `match_tie` under `--ties
 /// aware`); neither is a new failure, nor moves the gated (tie-aware) EX.
+/// Pipes in a cell (`||`, the concatenation feature) are escaped, and a
+/// mismatch reason is spelled as everywhere else (`column_order`).
+#[test]
+fn summary_md_tables_keep_their_columns() {
+    let mut r = report_with(&[["mismatch", "match"], ["match", "match"]]);
+    r.questions[0].engines.get_mut("sqlite").unwrap().reason =
+        Some(sqlwitness_core::compare::MismatchReason::ColumnOrder);
+    let md = render_markdown(&r);
+    assert!(md.contains("`\\|\\|`"), "{md}");
+    assert!(
+        md.contains("column_order") && !md.contains("columnorder"),
+        "{md}"
+    );
+    for line in md.lines().filter(|l| l.starts_with("| `")) {
+        let cells = line.replace("\\|", "").matches('|').count();
+        assert_eq!(cells, 6, "{line}");
+    }
+}
+
 #[test]
 fn tie_flips_between_runs_never_gate() {
     let run1 = report_with(&[["match", "match"], ["mismatch_tie", "match_tie"]]);
