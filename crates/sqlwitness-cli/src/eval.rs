@@ -46,9 +46,14 @@ pub fn run(plan: &EvalPlan) -> Result<i32> {
 /// One line per engine on stderr.
 pub fn print_summary(report: &sqlwitness_report::Report) {
     for (engine, s) in &report.summary.engines {
+        // The suite's accuracy where the run had one (`eval --suite`).
+        let suite = match (s.suite_match, s.suite_ex) {
+            (Some(m), Some(ex)) => format!(", suite {m} match, suite EX {ex:.4}"),
+            _ => String::new(),
+        };
         eprintln!(
-            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}",
-            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex
+            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}, tie-aware EX {:.4}{suite}",
+            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex, s.ex_tie_aware
         );
     }
 }

@@ -441,8 +441,23 @@ fn drill_down(o: &mut String, r: &Report) {
     }
 }
 
+/// The verdict as shown and its colour: a `match` that failed its test
+/// suite shows as such, in the failure colour.
+fn shown(x: &EngineOutcome) -> (String, &'static str) {
+    if x.suite.as_ref().is_some_and(|s| !s.passed) {
+        return (
+            format!("{}, suite failed", x.verdict.as_str()),
+            color(Verdict::Mismatch),
+        );
+    }
+    (x.verdict.as_str().to_string(), color(x.verdict))
+}
+
 fn question(o: &mut String, q: &QuestionReport) {
-    let fail = q.engines.values().any(|e| e.verdict != Verdict::Match);
+    let fail = q
+        .engines
+        .values()
+        .any(|e| e.verdict != Verdict::Match || e.suite.as_ref().is_some_and(|s| !s.passed));
     let mut verdicts = q.engines.values().map(|e| e.verdict);
     let first = verdicts.next();
     let incons = verdicts.any(|v| Some(v) != first);
@@ -455,12 +470,12 @@ fn question(o: &mut String, q: &QuestionReport) {
         esc(&q.db_id)
     );
     for (e, x) in &q.engines {
+        let (label, background) = shown(x);
         let _ = write!(
             o,
-            "<span class=\"b\" style=\"background:{}\">{}: {}</span>",
-            color(x.verdict),
+            "<span class=\"b\" style=\"background:{background}\">{}: {}</span>",
             esc(e),
-            x.verdict.as_str()
+            esc(&label)
         );
     }
     let _ = write!(o, " {}</summary>", esc(&q.question));
@@ -477,12 +492,12 @@ fn question(o: &mut String, q: &QuestionReport) {
 }
 
 fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
+    let (label, background) = shown(x);
     let _ = write!(
         o,
-        "<div><b>{}</b> <span class=\"b\" style=\"background:{}\">{}</span>{}{}",
+        "<div><b>{}</b> <span class=\"b\" style=\"background:{background}\">{}</span>{}{}",
         esc(engine),
-        color(x.verdict),
-        x.verdict.as_str(),
+        esc(&label),
         x.reason
             .map(|r| format!(" reason <code>{}</code>", r.as_str()))
             .unwrap_or_default(),
@@ -504,6 +519,27 @@ fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
             },
             if l.bird { "match" } else { "mismatch" }
         );
+    }
+    if let Some(suite) = x.suite.as_ref().filter(|s| !s.passed) {
+        let _ = write!(
+            o,
+            "<div><i>suite</i> failed on <code>{}</code> ({}; {} of {} instances checked)",
+            esc(suite.failed_instance.as_deref().unwrap_or("")),
+            esc(suite.reason.as_deref().unwrap_or("")),
+            suite.checked,
+            suite.instances
+        );
+        if let Some(w) = &suite.witness {
+            let _ = write!(
+                o,
+                "<pre>witness ({} rows):\n{}\ngold on it: {:?}\npred on it: {:?}</pre>",
+                w.rows,
+                esc(&w.inserts.join("\n")),
+                w.gold,
+                w.pred
+            );
+        }
+        o.push_str("</div>");
     }
     let mut sides: BTreeMap<&str, &Execution> = BTreeMap::new();
     if let Some(g) = &x.gold {

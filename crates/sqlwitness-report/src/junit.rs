@@ -2,7 +2,9 @@
 //! `<testsuite>` per engine, for CI systems (the JUnit XML format as
 //! Jenkins, GitLab and GitHub Actions read it).
 //!
-//! `match` and `match_tie` pass; `mismatch`, `pred_error` and `timeout` are `<failure>`s
+//! `match` and `match_tie` pass — unless the question failed its test
+//! suite (`eval --suite`), a `<failure type="suite">` naming the instance
+//! and the witness; `mismatch`, `pred_error` and `timeout` are `<failure>`s
 //! (the model's fault); `gold_error` is an `<error>` (the benchmark's
 //! fault); `abstained` and `missing_db` are `<skipped/>`.
 
@@ -20,7 +22,13 @@ pub fn render_junit(report: &Report) -> String {
     let (mut failures, mut errors, mut skipped) = (0, 0, 0);
     let mut suites = String::new();
     for (engine, s) in &report.summary.engines {
-        let f = s.mismatch + s.pred_error + s.timeout;
+        let suite_failed = report
+            .questions
+            .iter()
+            .filter_map(|q| q.engines.get(engine))
+            .filter(|o| failed_suite(o).is_some())
+            .count();
+        let f = s.mismatch + s.pred_error + s.timeout + suite_failed;
         let e = s.gold_error + s.engine_error;
         let sk = s.abstained + s.missing_db;
         failures += f;
@@ -70,7 +78,25 @@ pub fn render_junit(report: &Report) -> String {
                 .and_then(|g| g.error.clone())
                 .unwrap_or_default();
             let body = match o.verdict {
-                Verdict::Match | Verdict::MatchTie => None,
+                Verdict::Match | Verdict::MatchTie => failed_suite(o).map(|suite| {
+                    let witness = suite.witness.as_ref().map_or(String::new(), |w| {
+                        format!(
+                            "\nwitness ({} rows): {}\ngold on it: {:?}\npred on it: {:?}",
+                            w.rows,
+                            w.inserts.join("; "),
+                            w.gold,
+                            w.pred
+                        )
+                    });
+                    format!(
+                        "<failure type=\"suite\" message=\"{}\">instance: {}{}\ngold: {}\npred: {}</failure>",
+                        esc(&short(suite.reason.as_deref().unwrap_or("fails on a suite instance"), 200)),
+                        esc(suite.failed_instance.as_deref().unwrap_or("")),
+                        esc(&witness),
+                        esc(&q.gold_sql),
+                        esc(q.pred_sql.as_deref().unwrap_or(""))
+                    )
+                }),
                 Verdict::Mismatch => Some(format!(
                     "<failure type=\"mismatch\" message=\"{}\">gold: {}\npred: {}</failure>",
                     o.reason.map(|r| r.as_str()).unwrap_or("mismatch"),
@@ -119,6 +145,12 @@ pub fn render_junit(report: &Report) -> String {
     out.push_str(&suites);
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The suite outcome of a question that matched on the original database
+/// but failed its test suite.
+fn failed_suite(o: &crate::EngineOutcome) -> Option<&crate::SuiteOutcome> {
+    o.suite.as_ref().filter(|s| !s.passed)
 }
 
 fn short(s: &str, n: usize) -> String {

@@ -124,6 +124,11 @@ fn outcome(verdict: &str) -> Value {
         "mismatch_tie" => {
             json!({"verdict": "mismatch", "reason": "values", "ordered": false, "tie": true, "gold": ok, "pred": ok})
         }
+        // Right on the original database, wrong on an instance of its suite.
+        "match_suite_failed" => {
+            json!({"verdict": "match", "ordered": false, "gold": ok, "pred": ok,
+            "suite": {"passed": false, "instances": 3, "checked": 2, "failed_instance": "concert_singer/i1.sqlite", "reason": "values"}})
+        }
         "pred_error" => json!({"verdict": "pred_error", "ordered": false, "gold": ok, "pred": err}),
         "gold_error" => json!({"verdict": "gold_error", "ordered": false, "gold": err}),
         "abstained" => json!({"verdict": "abstained", "ordered": false, "gold": ok}),
@@ -265,6 +270,27 @@ fn real_reports_satisfy_the_schema() {
         }
     }
     eprintln!("{found} real report(s) validated");
+}
+
+/// A question that matched on the original database but failed its test
+/// suite fails in JUnit too, naming the instance.
+#[test]
+fn junit_fails_a_question_that_failed_its_suite() {
+    let r = report_with(&[["match_suite_failed", "match"], ["match", "match"]]);
+    let x = render_junit(&r);
+    assert!(
+        x.contains("name=\"sqlwitness.sqlite\" tests=\"2\" failures=\"1\""),
+        "{x}"
+    );
+    assert!(
+        x.contains("<failure type=\"suite\" message=\"values\">instance: concert_singer/i1.sqlite"),
+        "{x}"
+    );
+    assert!(x.contains("name=\"sqlwitness.postgres\" tests=\"2\" failures=\"0\""));
+    // The HTML shows it as a failure, with the instance.
+    let html = render_html(&r);
+    assert!(html.contains("sqlite: match, suite failed"), "{html}");
+    assert!(html.contains("failed on <code>concert_singer/i1.sqlite</code>"));
 }
 
 #[test]
