@@ -523,3 +523,56 @@ fn a_run_gated_against_its_own_baseline_passes_five_times() {
     }
     eprintln!("strict match counts seen over five runs: {strict_matches:?}");
 }
+
+/// `--pred -` reads the predictions from standard input (kept beside the
+/// report, which names the file).
+#[test]
+fn predictions_from_standard_input() {
+    use std::io::Write as _;
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let gold = std::fs::read_to_string(sqlwitness_testkit::repo_path(
+        "examples/spider-dev/dev.json",
+    ))
+    .unwrap();
+    let questions: Vec<Json> = serde_json::from_str(&gold).unwrap();
+    let text: String = questions
+        .iter()
+        .map(|q| format!("{}\n", q["query"].as_str().unwrap().replace('\n', " ")))
+        .collect();
+    let mut child = sqlwitness()
+        .args([
+            "eval",
+            "--bench",
+            "examples/spider-dev",
+            "--db",
+            "concert_singer",
+            "--pred",
+            "-",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = comparable(&out.join("report.json"));
+    assert_eq!(
+        r["summary"]["engines"]["sqlite"]["match"], 45,
+        "{}",
+        r["summary"]
+    );
+    assert!(r["run"]["predictions"]
+        .as_str()
+        .unwrap()
+        .ends_with("predictions-stdin.sql"));
+}

@@ -92,7 +92,8 @@ fn eval_plan_on(
         selected.truncate(n);
     }
     let mut bench = bench;
-    let inputs = sqlwitness_eval::dialect_inputs(&mut bench, &a.gold, &a.pred, &engines)?;
+    let preds = stdin_predictions(&a.pred, &a.out)?;
+    let inputs = sqlwitness_eval::dialect_inputs(&mut bench, &a.gold, &preds, &engines)?;
     let scoring = crate::scores::scoring_plan(a.scoring, &bench)?;
     let suite = match &a.suite {
         Some(dir) => Some(
@@ -153,6 +154,51 @@ fn eval_plan_on(
         partition,
         args,
     })
+}
+
+/// `--pred -` (or `ENGINE=-`): the predictions from standard input, kept in
+/// `--out` as `predictions-stdin.{sql,json,jsonl}` (the format by content:
+/// a JSON document, JSON lines, else Spider text) and read from there — the
+/// report names the file, and `--resume` finds the same predictions.
+fn stdin_predictions(specs: &[String], out: &std::path::Path) -> Result<Vec<String>> {
+    let mut read = false;
+    specs
+        .iter()
+        .map(|spec| {
+            let (engine, file) = match spec.split_once('=') {
+                Some((e, f)) => (Some(e), f),
+                None => (None, spec.as_str()),
+            };
+            if file.trim() != "-" {
+                return Ok(spec.clone());
+            }
+            if read {
+                bail!(BadInput("--pred -: standard input can be read once".into()));
+            }
+            read = true;
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .map_err(|e| BadInput(format!("--pred -: reading standard input: {e}")))?;
+            let t = text.trim_start();
+            let ext = if t.starts_with('[')
+                || serde_json::from_str::<serde_json::Value>(t).is_ok_and(|v| v.is_object())
+            {
+                "json"
+            } else if t.starts_with('{') {
+                "jsonl"
+            } else {
+                "sql"
+            };
+            std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+            let path = out.join(format!("predictions-stdin.{ext}"));
+            std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
+            let path = path.display().to_string();
+            Ok(match engine {
+                Some(e) => format!("{e}={path}"),
+                None => path,
+            })
+        })
+        .collect()
 }
 
 /// The journal mode and partition of `--resume` and `--partition K/N`.
