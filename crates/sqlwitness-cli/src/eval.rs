@@ -52,10 +52,12 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
             _ => String::new(),
         };
         eprintln!(
-            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}, tie-aware EX {:.4}{suite}",
-            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex, s.ex_tie_aware
+            "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}, EX (scorable) {:.4}, tie-aware EX {:.4}{suite}",
+            s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex,
+            report.summary.ex_scorable(engine).unwrap_or(0.0), s.ex_tie_aware
         );
     }
+    eprintln!("({})", sqlwitness_report::EX_DEFINITIONS);
 }
 
 /// The report files a run writes into `--out`. A run removes the ones a

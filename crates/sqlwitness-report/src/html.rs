@@ -95,7 +95,7 @@ fn summary_table(o: &mut String, r: &Report) {
             v.as_str()
         );
     }
-    o.push_str("<th>EX</th></tr>");
+    o.push_str("<th>EX</th><th>EX (scorable)</th><th>tie-aware EX</th></tr>");
     for (name, s) in &r.summary.engines {
         let version = r
             .run
@@ -114,9 +114,19 @@ fn summary_table(o: &mut String, r: &Report) {
         for (v, _) in VERDICTS {
             let _ = write!(o, "<td class=n>{}</td>", count(s, v));
         }
-        let _ = write!(o, "<td class=n><b>{:.4}</b></td></tr>", s.ex);
+        let _ = write!(
+            o,
+            "<td class=n><b>{:.4}</b></td><td class=n>{:.4}</td><td class=n>{:.4}</td></tr>",
+            s.ex,
+            r.summary.ex_scorable(name).unwrap_or(0.0),
+            s.ex_tie_aware
+        );
     }
-    o.push_str("</table>");
+    let _ = write!(
+        o,
+        "</table><p class=\"muted\">{}.</p>",
+        esc(crate::EX_DEFINITIONS)
+    );
 }
 
 fn scores_table(o: &mut String, r: &Report) {
@@ -252,7 +262,7 @@ fn verdict_chart(o: &mut String, r: &Report) {
         }
         let _ = write!(
             o,
-            "<text x=\"{}\" y=\"{}\">EX {:.3}</text>",
+            "<text x=\"{}\" y=\"{}\">EX {:.4}</text>",
             x0 + bar + 6.0,
             y + 15.0,
             s.ex

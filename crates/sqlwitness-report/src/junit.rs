@@ -48,6 +48,14 @@ pub fn render_junit(report: &Report) -> String {
             esc(engine),
             s.questions
         );
+        // The accuracies under the names every output uses.
+        let _ = writeln!(
+            suites,
+            "    <properties><property name=\"ex\" value=\"{:.4}\"/><property name=\"ex_scorable\" value=\"{:.4}\"/><property name=\"ex_tie_aware\" value=\"{:.4}\"/></properties>",
+            s.ex,
+            report.summary.ex_scorable(engine).unwrap_or(0.0),
+            s.ex_tie_aware
+        );
         for q in &report.questions {
             let Some(o) = q.engines.get(engine) else {
                 continue;

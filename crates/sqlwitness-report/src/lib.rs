@@ -23,5 +23,5 @@ pub use model::{
     ReferenceOutcome, Report, RunInfo, SuiteOutcome, ToolInfo, Verdict, WitnessReport,
     FORMAT_VERSION, MAX_CELL_CHARS, MAX_TEXT_BYTES,
 };
-pub use summary::{summarize, EngineSummary, ReferenceSummary, Summary};
+pub use summary::{summarize, EngineSummary, ReferenceSummary, Summary, EX_DEFINITIONS};
 pub use write::{read_report, write_report, ReportError};

@@ -29,8 +29,11 @@ pub fn render_markdown(report: &Report) -> String {
         report.summary.questions,
         run.duration_ms as f64 / 1000.0
     );
-    let _ = writeln!(out, "| engine | server | questions | match | mismatch | gold error | pred error | abstained | missing db | timeout | engine error | EX |");
-    let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    let _ = writeln!(out, "| engine | server | questions | match | mismatch | gold error | pred error | abstained | missing db | timeout | engine error | EX | EX (scorable) | tie-aware EX |");
+    let _ = writeln!(
+        out,
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    );
     for (name, s) in &report.summary.engines {
         let version = run
             .engines
@@ -40,7 +43,7 @@ pub fn render_markdown(report: &Report) -> String {
             .unwrap_or("");
         let _ = writeln!(
             out,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.4} | {:.4} |",
             md_cell(version),
             s.questions,
             s.matched,
@@ -51,9 +54,12 @@ pub fn render_markdown(report: &Report) -> String {
             s.missing_db,
             s.timeout,
             s.engine_error,
-            s.ex
+            s.ex,
+            report.summary.ex_scorable(name).unwrap_or(0.0),
+            s.ex_tie_aware
         );
     }
+    let _ = writeln!(out, "\n{}.", crate::EX_DEFINITIONS);
     if report.summary.engines.values().any(|s| s.match_tie > 0) {
         let _ = writeln!(out, "\nTie-aware (`eval --ties aware`): `match_tie` = the prediction is one of the gold's valid answers under ties.\n\n| engine | match | match_tie | EX strict | EX tie-aware |\n|---|--:|--:|--:|--:|");
         for (name, s) in &report.summary.engines {

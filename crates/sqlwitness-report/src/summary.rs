@@ -18,6 +18,31 @@ pub struct Summary {
     pub scores: Option<sqlwitness_score::Scores>,
 }
 
+/// The names every output uses for an engine's accuracy, each with one
+/// definition (README "Accuracy: the names"): terminal, summary.md,
+/// report.json, report.html and junit.xml show the same three numbers.
+pub const EX_DEFINITIONS: &str = "EX = match / questions with a database on the engine (a gold error counts as not matching); \
+EX (scorable) = match / questions the engine can score (gold errors and missing databases left out); \
+tie-aware EX = correct by the tie-aware reading / questions with a database (the baseline gate's)";
+
+impl Summary {
+    /// `EX (scorable)` of `engine`: from the scores where the report has
+    /// them, else from the counts (`match / (questions − missing_db −
+    /// engine_error − gold_error)`).
+    pub fn ex_scorable(&self, engine: &str) -> Option<f64> {
+        if let Some(a) = self.scores.as_ref().and_then(|s| s.accuracy.get(engine)) {
+            return Some(a.accuracy);
+        }
+        let s = self.engines.get(engine)?;
+        let scorable = s.questions - s.missing_db - s.engine_error - s.gold_error;
+        Some(if scorable == 0 {
+            0.0
+        } else {
+            s.matched as f64 / scorable as f64
+        })
+    }
+}
+
 /// Counts for one engine. Every question lands in exactly one of `match`,
 /// `mismatch`, `gold_error`, `pred_error`, `abstained`, `missing_db`,
 /// `timeout`, `match_tie`, `engine_error`, so they add up to `questions`.

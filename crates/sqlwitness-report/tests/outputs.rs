@@ -506,3 +506,40 @@ fn diff_compares_dialect_runs_side_by_side() {
     assert!(d.engines_removed.is_empty() && d.engines_added.is_empty());
     assert_eq!(d.changed.len(), 1);
 }
+
+/// One name, one definition, one number: EX, EX (scorable) and tie-aware
+/// EX appear with the same values in summary.md, report.html and junit.xml
+/// (and report.json holds them).
+#[test]
+fn every_output_shows_the_same_accuracies_under_the_same_names() {
+    let r = report_with(&[
+        ["match", "gold_error"],
+        ["mismatch_tie", "match"],
+        ["pred_error", "match"],
+        ["match", "missing_db"],
+    ]);
+    let (md, html, junit) = (render_markdown(&r), render_html(&r), render_junit(&r));
+    for (engine, s) in &r.summary.engines {
+        let scorable = r.summary.ex_scorable(engine).unwrap();
+        let (ex, sc, ta) = (
+            format!("{:.4}", s.ex),
+            format!("{scorable:.4}"),
+            format!("{:.4}", s.ex_tie_aware),
+        );
+        let row = format!("| {ex} | {sc} | {ta} |");
+        assert!(md.contains(&row), "{engine}: {row}\n{md}");
+        assert!(
+            html.contains(&format!(
+                "<b>{ex}</b></td><td class=n>{sc}</td><td class=n>{ta}</td>"
+            )),
+            "{engine}"
+        );
+        assert!(junit.contains(&format!(
+            "<property name=\"ex\" value=\"{ex}\"/><property name=\"ex_scorable\" value=\"{sc}\"/><property name=\"ex_tie_aware\" value=\"{ta}\"/>"
+        )));
+    }
+    // Gold errors count against EX, not against EX (scorable).
+    let pg = &r.summary.engines["postgres"];
+    assert!(pg.ex < r.summary.ex_scorable("postgres").unwrap());
+    assert!(md.contains(EX_DEFINITIONS) && html.contains("EX (scorable) = match"));
+}
