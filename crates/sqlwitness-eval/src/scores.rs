@@ -89,10 +89,17 @@ pub(crate) fn legacy_verdicts(
         &CompareOptions::new(CompareMode::Bird),
     )
     .equal;
+    // The official evaluator's reading, as `--compare spider` does it: the
+    // prediction as read from its line (cut at a tab), postprocessed,
+    // DISTINCT deleted, the current year replaced.
     let post = |s: &str| sqlwitness_sql::spider_postprocess(s);
-    let spider_sql = |s: &str| sqlwitness_sql::spider_remove_distinct(&post(s));
-    let (g, p) = (spider_sql(gold), spider_sql(pred));
-    let distinct_removed = g != post(gold) || p != post(pred);
+    let spider_sql = |s: &str| {
+        sqlwitness_sql::spider_replace_cur_year(&sqlwitness_sql::spider_remove_distinct(&post(s)))
+    };
+    let read = sqlwitness_sql::spider_read_prediction(pred);
+    let (g, p) = (spider_sql(gold), spider_sql(&read));
+    let distinct_removed = sqlwitness_sql::spider_remove_distinct(&post(gold)) != post(gold)
+        || sqlwitness_sql::spider_remove_distinct(&post(&read)) != post(&read);
     let rows = |orig: &str,
                 new: &str,
                 have: &ResultSet,
