@@ -35,10 +35,27 @@ th{background:#f5f5f5}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 pre{background:#fafafa;border:1px solid #eee;padding:6px;white-space:pre-wrap;margin:4px 0}\
 details{border-bottom:1px solid #eee;padding:3px 0}summary{cursor:pointer}\
 .eng{display:flex;gap:12px;flex-wrap:wrap}.eng>div{flex:1;min-width:300px;border:1px solid #eee;padding:6px}\
-.muted{color:#757575}";
+.muted{color:#757575}.tw{overflow-x:auto;max-width:100%}.b.light{color:#212121}\
+.filters select,.filters input{margin:0 6px 4px 2px}";
 
-const SCRIPT: &str = "function f(){var m=document.getElementById('fm').value,t=document.getElementById('ft').value.toLowerCase();\
-document.querySelectorAll('details.q').forEach(function(d){var ok=(m=='all'||d.dataset[m]=='1')&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);d.style.display=ok?'':'none';});}";
+/// The question filters: which questions (`fm`), engine, verdict, error
+/// class and database, and free text; each question carries
+/// `data-ev="engine:verdict:class;…"` and `data-db`.
+const SCRIPT: &str = "function v(id){return document.getElementById(id).value;}\
+function f(){var m=v('fm'),t=v('ft').toLowerCase(),e=v('fe'),w=v('fv'),c=v('fc'),b=v('fd'),n=0;\
+document.querySelectorAll('details.q').forEach(function(d){\
+var ev=d.dataset.ev.split(';').some(function(x){var p=x.split(':');return (e==''||p[0]==e)&&(w==''||p[1]==w)&&(c==''||p[2]==c);});\
+var ok=(m=='all'||d.dataset[m]=='1')&&ev&&(b==''||d.dataset.db==b)&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);\
+d.style.display=ok?'':'none';if(ok)n++;});document.getElementById('fn').textContent=n;}";
+
+/// Badges on a light background get dark text.
+fn text_class(background: &str) -> &'static str {
+    if matches!(background, "#81c784" | "#cfd8dc") {
+        "b light"
+    } else {
+        "b"
+    }
+}
 
 fn color(v: Verdict) -> &'static str {
     VERDICTS
@@ -53,7 +70,7 @@ pub fn render_html(report: &Report) -> String {
     let run = &report.run;
     let _ = write!(
         o,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>sqlwitness report — {}</title><style>{STYLE}</style></head><body>",
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>sqlwitness report — {}</title><style>{STYLE}</style></head><body>",
         esc(&run.bench)
     );
     let _ = write!(
@@ -87,11 +104,12 @@ pub fn render_html(report: &Report) -> String {
 }
 
 fn summary_table(o: &mut String, r: &Report) {
-    o.push_str("<h2>Summary</h2><table><tr><th>engine</th><th>server</th><th>questions</th>");
+    o.push_str("<h2>Summary</h2><div class=\"tw\"><table><tr><th>engine</th><th>server</th><th>questions</th>");
     for (v, c) in VERDICTS {
         let _ = write!(
             o,
-            "<th><span class=\"b\" style=\"background:{c}\">{}</span></th>",
+            "<th><span class=\"{}\" style=\"background:{c}\">{}</span></th>",
+            text_class(c),
             v.as_str()
         );
     }
@@ -124,7 +142,7 @@ fn summary_table(o: &mut String, r: &Report) {
     }
     let _ = write!(
         o,
-        "</table><p class=\"muted\">{}.</p>",
+        "</table></div><p class=\"muted\">{}.</p>",
         esc(crate::EX_DEFINITIONS)
     );
 }
@@ -441,14 +459,55 @@ fn reliability_diagram(o: &mut String, title: &str, series: &[(&str, &str, &[Bin
 }
 
 fn drill_down(o: &mut String, r: &Report) {
+    let options = |values: std::collections::BTreeSet<String>| -> String {
+        values
+            .into_iter()
+            .map(|v| format!("<option value=\"{0}\">{0}</option>", esc(&v)))
+            .collect()
+    };
+    let engines = r.summary.engines.keys().cloned().collect();
+    let verdicts = r
+        .questions
+        .iter()
+        .flat_map(|q| q.engines.values().map(|x| x.verdict.as_str().to_string()))
+        .collect();
+    let classes = r
+        .questions
+        .iter()
+        .flat_map(|q| q.engines.values().filter_map(error_class))
+        .collect();
+    let dbs = r.questions.iter().map(|q| q.db_id.clone()).collect();
     let _ = write!(
         o,
-        "<h2>Questions ({})</h2><p>Show <select id=\"fm\" onchange=\"f()\"><option value=\"all\">all</option><option value=\"fail\">not matching somewhere</option><option value=\"incons\">verdict differs across engines</option></select> containing <input id=\"ft\" oninput=\"f()\" placeholder=\"text, db, verdict…\"></p>",
-        r.questions.len()
+        "<h2>Questions (<span id=\"fn\">{}</span> of {})</h2><p class=\"filters\">Show \
+         <select id=\"fm\" onchange=\"f()\"><option value=\"all\">all</option>\
+         <option value=\"model\">the model's failures (mismatch, pred_error, timeout, suite)</option>\
+         <option value=\"gold\">gold errors</option><option value=\"fail\">not matching somewhere</option>\
+         <option value=\"incons\">verdict differs across engines</option></select>\
+         engine <select id=\"fe\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
+         verdict <select id=\"fv\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
+         error class <select id=\"fc\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
+         database <select id=\"fd\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
+         containing <input id=\"ft\" oninput=\"f()\" placeholder=\"text, SQL…\"></p>",
+        r.questions.len(),
+        r.questions.len(),
+        options(engines),
+        options(verdicts),
+        options(classes),
+        options(dbs)
     );
     for q in &r.questions {
         question(o, q);
     }
+}
+
+/// The error class of an outcome's failing side, if any.
+fn error_class(x: &EngineOutcome) -> Option<String> {
+    let side = match x.verdict {
+        Verdict::GoldError => x.gold.as_ref(),
+        _ => x.pred.as_ref(),
+    }?;
+    side.error_class.map(|c| c.as_str().to_string())
 }
 
 /// The verdict as shown and its colour: a `match` that failed its test
@@ -471,11 +530,35 @@ fn question(o: &mut String, q: &QuestionReport) {
     let mut verdicts = q.engines.values().map(|e| e.verdict);
     let first = verdicts.next();
     let incons = verdicts.any(|v| Some(v) != first);
+    let model = q.engines.values().any(|e| {
+        matches!(
+            e.verdict,
+            Verdict::Mismatch | Verdict::PredError | Verdict::Timeout
+        ) || e.suite.as_ref().is_some_and(|s| !s.passed)
+    });
+    let gold = q.engines.values().any(|e| e.verdict == Verdict::GoldError);
+    let ev: Vec<String> = q
+        .engines
+        .iter()
+        .map(|(e, x)| {
+            format!(
+                "{e}:{}:{}",
+                x.verdict.as_str(),
+                error_class(x).unwrap_or_default()
+            )
+        })
+        .collect();
     let _ = write!(
         o,
-        "<details class=\"q\" data-fail=\"{}\" data-incons=\"{}\"><summary><b>#{}</b> <code>{}</code> ",
+        "<details class=\"q\" id=\"q{}\" data-fail=\"{}\" data-incons=\"{}\" data-model=\"{}\" data-gold=\"{}\" data-db=\"{}\" data-ev=\"{}\"><summary><a href=\"#q{}\">#{}</a> <code>{}</code> ",
+        q.id,
         u8::from(fail),
         u8::from(incons),
+        u8::from(model),
+        u8::from(gold),
+        esc(&q.db_id),
+        esc(&ev.join(";")),
+        q.id,
         q.id,
         esc(&q.db_id)
     );
@@ -483,7 +566,8 @@ fn question(o: &mut String, q: &QuestionReport) {
         let (label, background) = shown(x);
         let _ = write!(
             o,
-            "<span class=\"b\" style=\"background:{background}\">{}: {}</span>",
+            "<span class=\"{}\" style=\"background:{background}\">{}: {}</span>",
+            text_class(background),
             esc(e),
             esc(&label)
         );
@@ -505,8 +589,9 @@ fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
     let (label, background) = shown(x);
     let _ = write!(
         o,
-        "<div><b>{}</b> <span class=\"b\" style=\"background:{background}\">{}</span>{}{}",
+        "<div><b>{}</b> <span class=\"{}\" style=\"background:{background}\">{}</span>{}{}",
         esc(engine),
+        text_class(background),
         esc(&label),
         x.reason
             .map(|r| format!(" reason <code>{}</code>", r.as_str()))

@@ -543,3 +543,27 @@ fn every_output_shows_the_same_accuracies_under_the_same_names() {
     assert!(pg.ex < r.summary.ex_scorable("postgres").unwrap());
     assert!(md.contains(EX_DEFINITIONS) && html.contains("EX (scorable) = match"));
 }
+
+/// The page is for triage: it fits a narrow window, every question has a
+/// link, and questions carry what the filters (engine, verdict, error
+/// class, database; the model's failures apart from gold errors) select on.
+#[test]
+fn html_supports_triage() {
+    let r = report_with(&[["match", "gold_error"], ["pred_error", "missing_db"]]);
+    let html = render_html(&r);
+    assert!(
+        html.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+    );
+    assert!(html.contains("<div class=\"tw\"><table>"));
+    for id in ["fm", "fe", "fv", "fc", "fd", "ft"] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert!(html.contains("<option value=\"model\">") && html.contains("<option value=\"gold\">"));
+    assert!(html.contains("id=\"q1\"") && html.contains("href=\"#q1\""));
+    assert!(html.contains(
+        "data-model=\"0\" data-gold=\"1\" data-db=\"concert_singer\" data-ev=\"postgres:gold_error:undefined_column;sqlite:match:\""
+    ), "{html}");
+    assert!(html.contains("data-model=\"1\" data-gold=\"0\""));
+    // A light badge gets dark text.
+    assert!(html.contains("class=\"b light\" style=\"background:#cfd8dc\""));
+}
