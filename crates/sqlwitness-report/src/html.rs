@@ -48,6 +48,19 @@ var ev=d.dataset.ev.split(';').some(function(x){var p=x.split(':');return (e==''
 var ok=(m=='all'||d.dataset[m]=='1')&&ev&&(b==''||d.dataset.db==b)&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);\
 d.style.display=ok?'':'none';if(ok)n++;});document.getElementById('fn').textContent=n;}";
 
+/// A server's version as the summary shows it: up to the build details
+/// (`PostgreSQL 15.20 (Debian …) on x86_64 …` → `PostgreSQL 15.20`); the
+/// whole string is the cell's title.
+fn short_version(v: &str) -> &str {
+    let cut = v
+        .find(" (")
+        .into_iter()
+        .chain(v.find(" on "))
+        .min()
+        .unwrap_or(v.len());
+    &v[..cut]
+}
+
 /// Badges on a light background get dark text.
 fn text_class(background: &str) -> &'static str {
     if matches!(background, "#81c784" | "#cfd8dc") {
@@ -124,9 +137,10 @@ fn summary_table(o: &mut String, r: &Report) {
             .unwrap_or("");
         let _ = write!(
             o,
-            "<tr><td>{}</td><td>{}</td><td class=n>{}</td>",
+            "<tr><td>{}</td><td title=\"{}\">{}</td><td class=n>{}</td>",
             esc(name),
             esc(version),
+            esc(short_version(version)),
             s.questions
         );
         for (v, _) in VERDICTS {
