@@ -2,7 +2,7 @@
 # Makes sure what the tests need is there, idempotently: PostgreSQL on
 # 127.0.0.1:5432, MariaDB on 127.0.0.1:3306, MySQL on 127.0.0.1:3307
 # (scripts/mysql-server.sh installs it in a chroot the first time, ~1 min),
-# and cargo-nextest. Running servers are left alone.
+# cargo-nextest and Chromium (browser tests). Running servers are left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf '== %s\n' "$*" >&2; }
@@ -30,3 +30,10 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   cargo install cargo-nextest --locked
 fi
 cargo nextest --version >&2
+
+log "Chromium (the HTML report's browser tests)"
+if ! command -v chromium >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 ||
+    { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }
+fi
+chromium --version >&2 || echo "warning: no chromium: the browser tests will fail under SQLWITNESS_REQUIRE_ENGINES=1" >&2

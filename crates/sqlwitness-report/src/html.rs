@@ -40,13 +40,17 @@ details{border-bottom:1px solid #eee;padding:3px 0}summary{cursor:pointer}\
 
 /// The question filters: which questions (`fm`), engine, verdict, error
 /// class and database, and free text; each question carries
-/// `data-ev="engine:verdict:class;…"` and `data-db`.
+/// `data-ev="engine:verdict:class;…"` and `data-db`. The page's query
+/// string sets them (`report.html?fe=postgres&fv=gold_error`: a link to a
+/// filtered view).
 const SCRIPT: &str = "function v(id){return document.getElementById(id).value;}\
 function f(){var m=v('fm'),t=v('ft').toLowerCase(),e=v('fe'),w=v('fv'),c=v('fc'),b=v('fd'),n=0;\
 document.querySelectorAll('details.q').forEach(function(d){\
 var ev=d.dataset.ev.split(';').some(function(x){var p=x.split(':');return (e==''||p[0]==e)&&(w==''||p[1]==w)&&(c==''||p[2]==c);});\
 var ok=(m=='all'||d.dataset[m]=='1')&&ev&&(b==''||d.dataset.db==b)&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);\
-d.style.display=ok?'':'none';if(ok)n++;});document.getElementById('fn').textContent=n;}";
+d.style.display=ok?'':'none';if(ok)n++;});document.getElementById('fn').textContent=n;}\
+document.addEventListener('DOMContentLoaded',function(){var p=new URLSearchParams(location.search),any=false;\
+['fm','fe','fv','fc','fd','ft'].forEach(function(k){if(p.has(k)){document.getElementById(k).value=p.get(k);any=true;}});if(any)f();});";
 
 /// A server's version as the summary shows it: up to the build details
 /// (`PostgreSQL 15.20 (Debian …) on x86_64 …` → `PostgreSQL 15.20`); the
