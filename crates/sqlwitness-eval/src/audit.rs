@@ -244,17 +244,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     let header = audit_header(plan, &run)?;
     let (journal, done) = crate::Journal::open::<AuditRecord>(&plan.out, &header, plan.journal)?;
     let journal = std::sync::Arc::new(journal);
-    let _stop_journal = {
-        let j = journal.clone();
-        crate::on_interrupt(move || j.stop())
-    };
-    let _cancel: Vec<_> = connected
-        .iter()
-        .map(|c| {
-            let e = c.engine.clone();
-            crate::on_interrupt(move || e.cancel_running())
-        })
-        .collect();
+    let _hooks = crate::interrupt::run_hooks(&journal, connected.iter().map(|c| c.engine.clone()));
     let done_ids: std::collections::HashSet<usize> = done.iter().map(|r| r.id).collect();
     let todo: Vec<usize> = with_db
         .iter()

@@ -130,10 +130,7 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
     let header = fuzz_header(plan)?;
     let (journal, done) = crate::Journal::open::<FuzzRecord>(&plan.out, &header, plan.journal)?;
     let journal = std::sync::Arc::new(journal);
-    let _stop_journal = {
-        let j = journal.clone();
-        crate::on_interrupt(move || j.stop())
-    };
+    let _hooks = crate::interrupt::run_hooks(&journal, []);
     let done: BTreeMap<String, DbSuite> = done
         .into_iter()
         .filter(|r| mine.contains_key(&r.db_id))

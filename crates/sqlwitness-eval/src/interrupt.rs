@@ -44,6 +44,24 @@ pub fn settled() {
     drop(RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
 }
 
+/// The hooks of a run, in the order an interrupt needs them: `journal`
+/// stops first (nothing finished afterwards is recorded), then every
+/// engine of `engines` cancels its queries in flight. Registered while the
+/// returned values live.
+pub(crate) fn run_hooks(
+    journal: &std::sync::Arc<crate::Journal>,
+    engines: impl IntoIterator<Item = std::sync::Arc<dyn sqlwitness_core::Engine>>,
+) -> Vec<OnInterrupt> {
+    let j = journal.clone();
+    std::iter::once(on_interrupt(move || j.stop()))
+        .chain(
+            engines
+                .into_iter()
+                .map(|e| on_interrupt(move || e.cancel_running())),
+        )
+        .collect()
+}
+
 /// A hook registered by [`on_interrupt`]; dropping it unregisters it.
 #[must_use = "the hook is unregistered when this is dropped"]
 pub struct OnInterrupt(u64);

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::{on_interrupt, sha256_hex, Header, Journal};
+use crate::{sha256_hex, Header, Journal};
 use sqlwitness_core::compare::CompareMode;
 use sqlwitness_core::EngineKind;
 use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FORMAT_VERSION};
@@ -67,17 +67,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     let journal = Arc::new(journal);
     // On an interrupt: the journal first (nothing finished from then on is
     // recorded), then the servers' queries in flight.
-    let _stop_journal = {
-        let j = journal.clone();
-        on_interrupt(move || j.stop())
-    };
-    let _cancel: Vec<_> = ctxs
-        .iter()
-        .map(|c| {
-            let e = c.engine.clone();
-            on_interrupt(move || e.cancel_running())
-        })
-        .collect();
+    let _hooks = crate::interrupt::run_hooks(&journal, ctxs.iter().map(|c| c.engine.clone()));
     let wanted: HashSet<usize> = mine.iter().copied().collect();
     let mut done: HashMap<usize, QuestionReport> = done
         .into_iter()

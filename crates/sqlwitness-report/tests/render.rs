@@ -11,16 +11,7 @@ use sqlwitness_report::*;
 #[test]
 fn report_html_renders_in_headless_chromium() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/render-report.sh");
-    let have = ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .any(|b| {
-            Command::new("sh")
-                .args(["-c", &format!("command -v {b}")])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
-    if !have {
-        sqlwitness_testkit::missing("no chromium installed");
+    if chromium().is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
