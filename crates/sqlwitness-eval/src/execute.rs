@@ -125,6 +125,7 @@ pub(crate) fn execute(
                 row_count: Some(rows.row_count()),
                 result_hash: Some(rows.content_hash()),
                 sample,
+                columns: rows.columns.iter().map(|c| c.name.clone()).collect(),
                 truncated,
                 duration_ms: ms,
             };
@@ -145,6 +146,7 @@ pub(crate) fn failed_execution(e: &DbError, sql_run: Option<String>, ms: f64) ->
         row_count: None,
         result_hash: None,
         sample: Vec::new(),
+        columns: Vec::new(),
         truncated: false,
         duration_ms: ms,
     };

@@ -35,7 +35,7 @@ th{background:#f5f5f5}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 pre{background:#fafafa;border:1px solid #eee;padding:6px;white-space:pre-wrap;margin:4px 0}\
 details{border-bottom:1px solid #eee;padding:3px 0}summary{cursor:pointer}\
 .eng{display:flex;gap:12px;flex-wrap:wrap}.eng>div{flex:1;min-width:300px;border:1px solid #eee;padding:6px}\
-.muted{color:#757575}.tw{overflow-x:auto;max-width:100%}.b.light{color:#212121}\
+.muted{color:#757575}.tw{overflow-x:auto;max-width:100%}tr.only td{background:#fff3e0}.b.light{color:#212121}\
 .filters select,.filters input{margin:0 6px 4px 2px}";
 
 /// The question filters: which questions (`fm`), engine, verdict, error
@@ -689,9 +689,26 @@ fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
             );
         }
         if !ex.sample.is_empty() {
+            // Rows of this sample the other side's sample lacks are marked
+            // (where both samples hold the whole results, that is the
+            // difference itself).
+            let other = sides.get(if side == "gold" { "pred" } else { "gold" });
             o.push_str("<table>");
-            for row in &ex.sample {
+            if !ex.columns.is_empty() {
                 o.push_str("<tr>");
+                for c in &ex.columns {
+                    let _ = write!(o, "<th>{}</th>", esc(c));
+                }
+                o.push_str("</tr>");
+            }
+            for row in &ex.sample {
+                let only_here =
+                    other.is_some_and(|x| !x.sample.is_empty() && !x.sample.contains(row));
+                o.push_str(if only_here {
+                    "<tr class=\"only\" title=\"not in the other side's rows shown\">"
+                } else {
+                    "<tr>"
+                });
                 for c in row {
                     let _ = write!(o, "<td>{}</td>", esc(c));
                 }

@@ -284,6 +284,9 @@ pub struct Execution {
     /// longer than [`MAX_CELL_CHARS`] is cut (see `truncated`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sample: Vec<Vec<String>>,
+    /// The result's column names, as the engine reported them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
     /// True when `sample`, `sql_run` or `error` was cut to keep the report
     /// small; `result_hash` and `row_count` always cover the whole result.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

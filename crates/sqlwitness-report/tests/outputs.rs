@@ -567,3 +567,26 @@ fn html_supports_triage() {
     // A light badge gets dark text.
     assert!(html.contains("class=\"b light\" style=\"background:#cfd8dc\""));
 }
+
+/// Sample rows carry their column names, and a row the other side lacks
+/// is marked.
+#[test]
+fn html_samples_show_columns_and_the_difference() {
+    let mut r = report_with(&[["mismatch", "match"]]);
+    let o = r.questions[0].engines.get_mut("sqlite").unwrap();
+    let pred = o.pred.as_mut().unwrap();
+    pred.columns = vec!["singer_name".into(), "country".into()];
+    pred.sample = vec![
+        vec!["1".into(), "x <&> \"y\"".into()],
+        vec!["2".into(), "extra".into()],
+    ];
+    let html = render_html(&r);
+    assert!(
+        html.contains("<th>singer_name</th><th>country</th>"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<tr class=\"only\"").count(), 1);
+    assert!(html.contains(
+        "<tr class=\"only\" title=\"not in the other side's rows shown\"><td>2</td><td>extra</td>"
+    ));
+}

@@ -17,6 +17,7 @@ fn exec_ok(rows: usize) -> Execution {
         row_count: Some(rows),
         result_hash: Some("00".into()),
         sample: vec![],
+        columns: vec![],
         truncated: false,
         duration_ms: 0.1,
     }
