@@ -95,6 +95,18 @@ pub(crate) fn sample_of(rows: &[Vec<Value>], unordered: bool) -> (Vec<Vec<String
     (sample, truncated)
 }
 
+/// `sql` through the guard, then on the engine within the plan's limits:
+/// how every query derived from a prediction runs.
+pub(crate) fn run_guarded(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    sql: &str,
+) -> Result<ResultSet, DbError> {
+    sqlwitness_sql::guard_with(sql, &ctx.dialect, &plan.guard)
+        .and_then(|()| ctx.engine.execute(db, sql, &plan.limits))
+}
+
 /// Guards and runs one query; the execution record and, on success, the
 /// rows. The record keeps the whole result's hash and row count but only
 /// a cut sample (cells, SQL and messages cut to the report's limits, with
@@ -109,8 +121,7 @@ pub(crate) fn execute(
     unordered: bool,
 ) -> (Execution, Option<ResultSet>) {
     let started = Instant::now();
-    let result = sqlwitness_sql::guard_with(&run, &ctx.dialect, &plan.guard)
-        .and_then(|()| ctx.engine.execute(db, &run, &plan.limits));
+    let result = run_guarded(plan, ctx, db, &run);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let sql_run = (run != original).then_some(run);
     match result {

@@ -271,10 +271,9 @@ pub(crate) fn evaluate_on(
     let cmp = compare(&gold_rows, &pred_rows, &opts);
     // Ties, whichever rows either query returned (crate::ties): `match_tie`
     // with `--ties aware`, and the outcome's `tie`/`unstable` flags.
+    let probe = |sql: &str| crate::execute::run_guarded(plan, ctx, db, sql).ok();
     let standing = crate::ties::Judged {
-        engine: ctx.engine.as_ref(),
-        db,
-        limits: &plan.limits,
+        run: &probe,
         opts: &opts,
     }
     .standing(

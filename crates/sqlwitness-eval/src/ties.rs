@@ -13,7 +13,7 @@
 //! run happened to get, so the same inputs always give the same result.
 
 use sqlwitness_core::compare::{compare, CompareOptions};
-use sqlwitness_core::{Database, Engine, QueryLimits, ResultSet};
+use sqlwitness_core::ResultSet;
 use sqlwitness_sql::TieWindow;
 
 /// Most answers of a prediction's one-row window checked one by one.
@@ -33,9 +33,10 @@ pub(crate) struct TieStanding {
 }
 
 pub(crate) struct Judged<'a> {
-    pub engine: &'a dyn Engine,
-    pub db: &'a Database,
-    pub limits: &'a QueryLimits,
+    /// Runs a probe as every query of the prediction runs: guarded, on the
+    /// reader login, within the limits (`None`: refused or failed). The
+    /// prediction's probe is SQL derived from hostile text.
+    pub run: &'a dyn Fn(&str) -> Option<ResultSet>,
     pub opts: &'a CompareOptions,
 }
 
@@ -52,10 +53,7 @@ impl Judged<'_> {
     ) -> TieStanding {
         let any = self.opts.any_column_order();
         let gold_window = std::cell::OnceCell::new();
-        let gold_window = || {
-            gold_window
-                .get_or_init(|| TieWindow::probe(self.engine, self.db, gold_sql, self.limits))
-        };
+        let gold_window = || gold_window.get_or_init(|| TieWindow::probe_with(gold_sql, self.run));
         let gold_tie = !equal
             && gold_window()
                 .as_ref()
@@ -70,8 +68,7 @@ impl Judged<'_> {
         }
         // The prediction's own ties (a probe only where it has a top-level
         // ORDER BY).
-        let Some(pw) = TieWindow::probe(self.engine, self.db, pred_sql, self.limits)
-            .filter(TieWindow::cuts_ties)
+        let Some(pw) = TieWindow::probe_with(pred_sql, self.run).filter(TieWindow::cuts_ties)
         else {
             return TieStanding {
                 gold_tie,

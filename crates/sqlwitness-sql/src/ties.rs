@@ -45,6 +45,15 @@ impl TieWindow {
         gold_sql: &str,
         limits: &QueryLimits,
     ) -> Option<TieWindow> {
+        TieWindow::probe_with(gold_sql, |sql| engine.execute(db, sql, limits).ok())
+    }
+
+    /// [`TieWindow::probe`] with the probe run by `run` (`None`: it was
+    /// refused or failed) — for a caller that guards what it runs.
+    pub fn probe_with(
+        gold_sql: &str,
+        run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
+    ) -> Option<TieWindow> {
         let (
             Probe::Ordered {
                 sql,
@@ -57,7 +66,7 @@ impl TieWindow {
         else {
             return None;
         };
-        let full = engine.execute(db, &sql, limits).ok()?;
+        let full = run(&sql)?;
         let d = data_columns;
         if full.rows.iter().any(|r| r.len() != d + key_columns) {
             return None;
