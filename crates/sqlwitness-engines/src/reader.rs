@@ -56,6 +56,7 @@ pub fn reader_url(kind: EngineKind, admin_url: &str) -> Result<String, EngineErr
 
 /// A single-quoted SQL string literal (quotes doubled; backslashes doubled
 /// too, for MySQL without `NO_BACKSLASH_ESCAPES`).
+#[cfg_attr(not(any(feature = "postgres", feature = "mysql")), allow(dead_code))]
 fn literal(s: &str, backslashes: bool) -> String {
     let mut out = s.replace('\'', "''");
     if backslashes {
@@ -105,6 +106,7 @@ pub async fn grant_schema_postgres(
 /// sets its limits; nothing when it is already as it should be. A
 /// migration of many databases calls it once before migrating them in
 /// parallel (concurrent role changes conflict on PostgreSQL).
+#[cfg(feature = "postgres")]
 pub async fn ensure_reader_postgres(
     conn: &mut sqlx::PgConnection,
 ) -> Result<Vec<String>, sqlx::Error> {

@@ -22,7 +22,7 @@ use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Connection, Row};
 
 use super::keys::TablePlan;
-use super::log::{ForeignKeyReport, TargetKind};
+use super::log::TargetKind;
 use super::run::Driver;
 use super::temporal::{date_text, datetime_text, parse_date, parse_datetime};
 use super::verify::Checksum;
@@ -272,20 +272,11 @@ impl Driver for MyDriver {
         .await
     }
 
-    async fn add_foreign_key(
-        &mut self,
-        ns: &str,
-        t: &TablePlan,
-        fk: &ForeignKeyReport,
-    ) -> Result<(), String> {
-        let k = t
-            .foreign_keys
-            .iter()
-            .position(|f| std::ptr::eq(f, fk))
-            .unwrap_or(usize::MAX);
+    async fn add_foreign_key(&mut self, ns: &str, t: &TablePlan, k: usize) -> Result<(), String> {
         if self.fk_inline.contains(&(t.name.clone(), k)) {
             return Ok(());
         }
+        let fk = &t.foreign_keys[k];
         // In place, without re-reading the rows (see the module's note;
         // `foreign_key_checks` is off until the migration commits).
         self.exec(format!(

@@ -8,7 +8,7 @@ use sqlx::postgres::{PgConnection, PgRow};
 use sqlx::{AssertSqlSafe, Connection, Row};
 
 use super::keys::TablePlan;
-use super::log::{ForeignKeyReport, TargetKind};
+use super::log::TargetKind;
 use super::run::Driver;
 use super::temporal::{date_text, datetime_text};
 use super::verify::Checksum;
@@ -242,12 +242,8 @@ impl Driver for PgDriver {
         .await
     }
 
-    async fn add_foreign_key(
-        &mut self,
-        ns: &str,
-        t: &TablePlan,
-        fk: &ForeignKeyReport,
-    ) -> Result<(), String> {
+    async fn add_foreign_key(&mut self, ns: &str, t: &TablePlan, k: usize) -> Result<(), String> {
+        let fk = &t.foreign_keys[k];
         self.exec(format!(
             "ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({})",
             qualified(ns, &t.name),

@@ -22,12 +22,8 @@ pub(crate) trait Driver {
     async fn create_table(&mut self, ns: &str, t: &TablePlan) -> Result<(), String>;
     async fn load(&mut self, ns: &str, t: &TablePlan) -> Result<(), String>;
     async fn add_primary_key(&mut self, ns: &str, t: &TablePlan) -> Result<(), String>;
-    async fn add_foreign_key(
-        &mut self,
-        ns: &str,
-        t: &TablePlan,
-        fk: &super::log::ForeignKeyReport,
-    ) -> Result<(), String>;
+    /// Foreign key `k` of `t` (`t.foreign_keys[k]`).
+    async fn add_foreign_key(&mut self, ns: &str, t: &TablePlan, k: usize) -> Result<(), String>;
     /// After the load (grants; the reader login itself too unless it was
     /// prepared for this migration); returns notes and the collation, if
     /// any.
@@ -51,10 +47,10 @@ pub(crate) trait Driver {
     /// under a savepoint so that one refused key or table does not undo the
     /// rest; MySQL commits DDL as it goes.
     async fn begin(&mut self) -> Result<(), String>;
+    async fn commit(&mut self) -> Result<(), String>;
     /// Creates or fixes the reader login (once per server, before databases
     /// migrate in parallel); returns notes.
     async fn ensure_reader(&mut self) -> Result<Vec<String>, String>;
-    async fn commit(&mut self) -> Result<(), String>;
 }
 
 fn runtime(db_id: &str, engine: EngineKind) -> Result<tokio::runtime::Runtime, BenchError> {
@@ -68,96 +64,64 @@ fn runtime(db_id: &str, engine: EngineKind) -> Result<tokio::runtime::Runtime, B
         })
 }
 
+/// Connects the driver of `target`'s adapter as `$d` and awaits `$body`
+/// with it, on a runtime of its own; a failure is a
+/// `BenchError::Migration` naming `$db_id`. One dispatch for every
+/// migration entry point.
+macro_rules! with_driver {
+    ($target:expr, $db_id:expr, |$d:ident| $body:expr) => {{
+        let engine = $target.engine();
+        let err = |message: String| BenchError::Migration {
+            db_id: $db_id.to_string(),
+            engine: engine.to_string(),
+            message,
+        };
+        let rt = runtime($db_id, engine)?;
+        rt.block_on(async {
+            let url = &$target.url;
+            match sqlwitness_dialect::shipped(engine).adapter {
+                #[cfg(feature = "postgres")]
+                Adapter::Postgres => {
+                    #[allow(unused_mut)]
+                    let mut $d = super::postgres::PgDriver::connect(url).await.map_err(err)?;
+                    $body.await.map_err(err)
+                }
+                #[cfg(feature = "mysql")]
+                Adapter::Mysql => {
+                    #[allow(unused_mut)]
+                    let mut $d = super::mysql::MyDriver::connect(url).await.map_err(err)?;
+                    $body.await.map_err(err)
+                }
+                #[allow(unreachable_patterns)]
+                _ => Err(err(
+                    "not a server engine, or this build lacks its adapter's cargo feature".into(),
+                )),
+            }
+        })
+    }};
+}
+
 pub(crate) fn run_target(
     db: &Database,
     target: &MigrationTarget,
     opts: &MigrateOptions,
     plan: DbPlan,
 ) -> Result<MigrationReport, BenchError> {
-    let engine = target.engine();
-    let err = |message: String| BenchError::Migration {
-        db_id: db.db_id.clone(),
-        engine: engine.to_string(),
-        message,
-    };
-    let rt = runtime(&db.db_id, engine)?;
-    rt.block_on(async {
-        let url = &target.url;
-        match sqlwitness_dialect::shipped(engine).adapter {
-            #[cfg(feature = "postgres")]
-            Adapter::Postgres => {
-                let mut d = super::postgres::PgDriver::connect(url).await.map_err(err)?;
-                migrate(&mut d, db, engine, opts, plan).await.map_err(err)
-            }
-            #[cfg(feature = "mysql")]
-            Adapter::Mysql => {
-                let mut d = super::mysql::MyDriver::connect(url).await.map_err(err)?;
-                migrate(&mut d, db, engine, opts, plan).await.map_err(err)
-            }
-            #[allow(unreachable_patterns)]
-            _ => Err(err(
-                "not a server engine, or this build lacks its adapter's cargo feature".into(),
-            )),
-        }
-    })
+    with_driver!(target, &db.db_id, |d| migrate(
+        &mut d,
+        db,
+        target.engine(),
+        opts,
+        plan
+    ))
 }
 
 pub(crate) fn prepare_target(target: &MigrationTarget) -> Result<Vec<String>, BenchError> {
-    let engine = target.engine();
-    let err = |message: String| BenchError::Migration {
-        db_id: String::new(),
-        engine: engine.to_string(),
-        message,
-    };
-    let rt = runtime("", engine)?;
-    rt.block_on(async {
-        let url = &target.url;
-        match sqlwitness_dialect::shipped(engine).adapter {
-            #[cfg(feature = "postgres")]
-            Adapter::Postgres => {
-                let mut d = super::postgres::PgDriver::connect(url).await.map_err(err)?;
-                d.ensure_reader().await.map_err(err)
-            }
-            #[cfg(feature = "mysql")]
-            Adapter::Mysql => {
-                let mut d = super::mysql::MyDriver::connect(url).await.map_err(err)?;
-                d.ensure_reader().await.map_err(err)
-            }
-            #[allow(unreachable_patterns)]
-            _ => Err(err(
-                "not a server engine, or this build lacks its adapter's cargo feature".into(),
-            )),
-        }
-    })
+    with_driver!(target, "", |d| d.ensure_reader())
 }
 
 pub(crate) fn drop_target(target: &MigrationTarget, ns: &str) -> Result<(), BenchError> {
-    let engine = target.engine();
-    let err = |message: String| BenchError::Migration {
-        db_id: ns.to_string(),
-        engine: engine.to_string(),
-        message,
-    };
-    let rt = runtime(ns, engine)?;
-    rt.block_on(async {
-        let url = &target.url;
-        match sqlwitness_dialect::shipped(engine).adapter {
-            #[cfg(feature = "postgres")]
-            Adapter::Postgres => {
-                let mut d = super::postgres::PgDriver::connect(url).await.map_err(err)?;
-                d.drop_namespace(ns).await.map_err(err)
-            }
-            #[cfg(feature = "mysql")]
-            Adapter::Mysql => {
-                let mut d = super::mysql::MyDriver::connect(url).await.map_err(err)?;
-                d.drop_namespace(ns).await.map_err(err)
-            }
-            #[allow(unreachable_patterns)]
-            _ => Err(err(
-                "not a server engine, or this build lacks its adapter's cargo feature".into(),
-            )),
-        }
-    })
+    with_driver!(target, ns, |d| d.drop_namespace(ns))
 }
 
 /// The sequence: up-to-date check, recreate, create + load each table, keys,
@@ -297,7 +261,7 @@ async fn migrate_locked<D: Driver>(
         }
     }
     for (i, t) in plan.tables.iter().enumerate() {
-        for (k, fk) in t.foreign_keys.iter().enumerate() {
+        for k in 0..t.foreign_keys.len() {
             if !t.apply_fk[k] {
                 continue;
             }
@@ -306,7 +270,7 @@ async fn migrate_locked<D: Driver>(
                 r.reason = "the table was not loaded".into();
                 continue;
             }
-            match d.add_foreign_key(ns, t, fk).await {
+            match d.add_foreign_key(ns, t, k).await {
                 Ok(()) => r.applied = true,
                 Err(e) => r.reason = format!("the server refused it: {e}"),
             }
