@@ -1,5 +1,7 @@
 //! sqlwitness-sql: what sqlwitness does on SQL text, with `sqlparser`.
 //!
+//! * [`SchemaChange`] — a query rewritten on its syntax tree for renamed or
+//!   replaced columns (Dr.Spider's database perturbations).
 //! * [`has_top_level_order_by`] — does the outermost query sort its rows?
 //! * [`guard`] — refuse predicted SQL that is not a single read-only query.
 //! * [`NameSet`] / [`resolve_identifiers`] — rewrite identifiers to the exact
@@ -17,6 +19,7 @@
 //!   perturbations a distilled test suite must tell apart) and its literals.
 
 mod clauses;
+mod columns;
 mod features;
 mod guard;
 mod identifiers;
@@ -32,6 +35,7 @@ mod temporal;
 mod text;
 mod ties;
 
+pub use columns::{ColumnChange, Literal, RewriteError, Rewritten, SchemaChange};
 pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
 pub use guard::{check_length, guard, guard_with, GuardOptions, DEFAULT_MAX_SQL_BYTES};
