@@ -31,6 +31,15 @@ pub enum Command {
     /// Combine the output folders of a partitioned `eval`, `audit` or
     /// `fuzz` (`--partition K/N`) into what the unpartitioned run writes.
     Merge(MergeArgs),
+    /// Build a perturbed benchmark (Dr.Spider's schema-synonym,
+    /// schema-abbreviation, DBcontent-equivalence; or exact renames): the
+    /// databases changed, every affected gold rewritten on its syntax tree
+    /// and verified by execution, a mapping to the originals.
+    Perturb(crate::perturb::PerturbArgs),
+    /// Dr.Spider's pre-, post- and relative robustness of runs on a
+    /// perturbed set against the run on the original (pairs from the
+    /// perturbation's mapping.json).
+    Robustness(crate::perturb::RobustnessArgs),
     /// Build small stand-in SQLite databases from a schema file
     /// (`tables.json`, BIRD's `dev_tables.json`) when the real ones are not
     /// available: declared types and keys, a few synthetic rows.

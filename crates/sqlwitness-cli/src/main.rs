@@ -8,6 +8,7 @@ mod exit;
 mod fuzz;
 mod merge;
 mod migrate;
+mod perturb;
 mod plan;
 mod progress;
 mod scores;
@@ -88,6 +89,8 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
             migrate::run(&plan)
         }
         args::Command::Diff(a) => diff::run(&a),
+        args::Command::Perturb(a) => perturb::run(&a),
+        args::Command::Robustness(a) => perturb::robustness(&a),
         args::Command::Fuzz(a) => {
             let _ = OUT.set(a.out.clone());
             fuzz::run(&a, plan::journal_args(argv))

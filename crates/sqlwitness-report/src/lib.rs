@@ -8,6 +8,7 @@ mod html;
 mod junit;
 mod markdown;
 mod model;
+mod robustness;
 mod score_inputs;
 mod scores_md;
 mod summary;
@@ -23,5 +24,6 @@ pub use model::{
     ReferenceOutcome, Report, RunInfo, SuiteOutcome, ToolInfo, Verdict, WitnessReport,
     FORMAT_VERSION, MAX_CELL_CHARS, MAX_TEXT_BYTES,
 };
+pub use robustness::{render_robustness_markdown, robustness_rows, RobustnessRow};
 pub use summary::{summarize, EngineSummary, ReferenceSummary, Summary, EX_DEFINITIONS};
 pub use write::{read_report, write_report, ReportError};

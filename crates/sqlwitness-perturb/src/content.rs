@@ -1,0 +1,596 @@
+//! DBcontent-equivalence: rules (data, `data/perturb/content_rules.yaml`),
+//! which columns of a database they apply to (checked on every row), and
+//! the change each makes — new columns, how they are filled, and the
+//! expression and simple comparisons the rewritten SQL uses.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rusqlite::Connection;
+use serde::Deserialize;
+use sqlwitness_sql::{ColumnChange, Literal};
+
+use crate::names::{is_reserved, styled, words};
+use crate::PerturbError;
+
+const SHIPPED_RULES: &str = include_str!("../../../data/perturb/content_rules.yaml");
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesFile {
+    #[serde(default)]
+    source: Option<String>,
+    rules: Vec<Rule>,
+}
+
+/// One content-equivalence rule (see the shipped file for the kinds).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub name: String,
+    pub kind: String,
+    #[serde(default)]
+    names: Vec<String>,
+    #[serde(default)]
+    suffixes: Vec<String>,
+    #[serde(default)]
+    prefixes: Vec<String>,
+    /// Words of the table's name, one of which must be there (none: any).
+    #[serde(default)]
+    tables: Vec<String>,
+    // affine
+    #[serde(default)]
+    new_name: Option<String>,
+    #[serde(default)]
+    scale: Option<i64>,
+    #[serde(default)]
+    offset: Option<i64>,
+    // split
+    #[serde(default)]
+    separator: Option<String>,
+    #[serde(default)]
+    new_names: Vec<String>,
+    // text_to_booleans
+    #[serde(default)]
+    max_values: Option<usize>,
+    #[serde(default)]
+    value_names: BTreeMap<String, String>,
+    // boolean_to_text
+    #[serde(default)]
+    pairs: Vec<[String; 2]>,
+    #[serde(default)]
+    labels: Vec<String>,
+}
+
+/// The rules in force, in order (a column takes the first that applies).
+#[derive(Debug, Clone)]
+pub struct Rules {
+    pub rules: Vec<Rule>,
+    pub sources: Vec<String>,
+}
+
+impl Rules {
+    pub fn shipped() -> Rules {
+        Rules::parse(Path::new("data/perturb/content_rules.yaml"), SHIPPED_RULES)
+            .expect("the shipped rules parse (tested)")
+    }
+
+    /// The user's rules first, then the shipped ones.
+    pub fn with_user(path: &Path) -> Result<Rules, PerturbError> {
+        let text = std::fs::read_to_string(path).map_err(|e| PerturbError::io(path, e))?;
+        let mut user = Rules::parse(path, &text)?;
+        let shipped = Rules::shipped();
+        user.rules.extend(shipped.rules);
+        user.sources.extend(shipped.sources);
+        Ok(user)
+    }
+
+    fn parse(path: &Path, text: &str) -> Result<Rules, PerturbError> {
+        let file: RulesFile = serde_saphyr::from_str(text)
+            .map_err(|e| PerturbError::format(path, "", e.to_string()))?;
+        for (i, r) in file.rules.iter().enumerate() {
+            let at = format!("rules[{i}] ({})", r.name);
+            let bad = |m: &str| Err(PerturbError::format(path, &at, m.to_string()));
+            if r.names.is_empty() && r.suffixes.is_empty() && r.prefixes.is_empty() {
+                return bad("needs names, suffixes or prefixes");
+            }
+            let plain = |s: &str| {
+                !s.is_empty()
+                    && s.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            match r.kind.as_str() {
+                "affine" => {
+                    if !matches!(r.scale, Some(1) | Some(-1)) || r.offset.is_none() {
+                        return bad("affine needs scale 1 or -1 and an offset");
+                    }
+                    if !r.new_name.as_deref().is_some_and(plain) {
+                        return bad("affine needs new_name, a plain identifier");
+                    }
+                }
+                "split" => {
+                    if r.separator.as_deref().is_none_or(str::is_empty)
+                        || r.new_names.len() != 2
+                        || !r.new_names.iter().all(|n| plain(n))
+                    {
+                        return bad("split needs a separator and two plain new_names");
+                    }
+                }
+                "text_to_booleans" => {
+                    if !r.max_values.is_some_and(|m| m >= 2) {
+                        return bad("text_to_booleans needs max_values >= 2");
+                    }
+                }
+                "boolean_to_text" => {
+                    if r.pairs.is_empty() || r.labels.len() != 2 || r.labels[0] == r.labels[1] {
+                        return bad("boolean_to_text needs pairs and two different labels");
+                    }
+                }
+                other => return bad(&format!("unknown kind {other:?}")),
+            }
+        }
+        Ok(Rules {
+            sources: file.source.into_iter().collect(),
+            rules: file.rules,
+        })
+    }
+}
+
+/// One applicable replacement of a column.
+#[derive(Debug, Clone)]
+pub struct ContentChange {
+    pub table: String,
+    pub column: String,
+    pub rule: String,
+    /// `(name, SQLite type, fill expression over the old column)`.
+    pub new_columns: Vec<(String, &'static str, String)>,
+    pub change: ColumnChange,
+}
+
+impl ContentChange {
+    /// The SQL that transforms the table (on a copy of the database).
+    pub fn apply_sql(&self) -> Vec<String> {
+        let t = quote(&self.table);
+        let mut out: Vec<String> = self
+            .new_columns
+            .iter()
+            .map(|(n, ty, _)| format!("ALTER TABLE {t} ADD COLUMN {} {ty}", quote(n)))
+            .collect();
+        let sets: Vec<String> = self
+            .new_columns
+            .iter()
+            .map(|(n, _, e)| format!("{} = {e}", quote(n)))
+            .collect();
+        out.push(format!("UPDATE {t} SET {}", sets.join(", ")));
+        out.push(format!("ALTER TABLE {t} DROP COLUMN {}", quote(&self.column)));
+        out
+    }
+
+    /// The replacement expression, for the mapping file.
+    pub fn expression(&self) -> String {
+        match &self.change {
+            ColumnChange::Replace { template, .. } => template.replace("{t}", ""),
+            ColumnChange::Rename { to } => to.clone(),
+        }
+    }
+}
+
+pub(crate) fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+fn sql_text(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+fn name_matches(rule: &Rule, column: &str) -> Option<String> {
+    let lc = column.to_ascii_lowercase();
+    if rule.names.iter().any(|n| n.eq_ignore_ascii_case(&lc)) {
+        return Some(String::new());
+    }
+    for s in &rule.suffixes {
+        let s = s.to_ascii_lowercase();
+        if lc.len() > s.len() && lc.ends_with(&s) {
+            return Some(column[..column.len() - s.len()].to_string());
+        }
+    }
+    for p in &rule.prefixes {
+        let p = p.to_ascii_lowercase();
+        if lc.len() > p.len() && lc.starts_with(&p) {
+            return Some(column[p.len()..].to_string());
+        }
+    }
+    None
+}
+
+/// A value as stored: its storage class and text.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Stored {
+    Int(i64),
+    Text(String),
+}
+
+impl Stored {
+    fn sql(&self) -> String {
+        match self {
+            Stored::Int(i) => i.to_string(),
+            Stored::Text(s) => sql_text(s),
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Stored::Int(i) => i.to_string(),
+            Stored::Text(s) => s.clone(),
+        }
+    }
+
+    /// The literals a query may compare the column with and mean this
+    /// value: itself, and for digit text in a TEXT column, the integer.
+    fn literals(&self) -> Vec<Literal> {
+        match self {
+            Stored::Int(i) => vec![Literal::Int(*i)],
+            Stored::Text(s) => {
+                let mut v = vec![Literal::Text(s.clone())];
+                if let Ok(i) = s.parse::<i64>() {
+                    if i.to_string() == *s {
+                        v.push(Literal::Int(i));
+                    }
+                }
+                v
+            }
+        }
+    }
+}
+
+/// Facts about one column's data.
+struct ColumnData {
+    non_null: i64,
+    /// Non-NULL values that are not integers / not text.
+    non_int: i64,
+    non_text: i64,
+    /// Up to `limit + 1` distinct non-NULL values.
+    distinct: Vec<Stored>,
+}
+
+fn column_data(conn: &Connection, table: &str, column: &str, limit: usize) -> rusqlite::Result<ColumnData> {
+    let (t, c) = (quote(table), quote(column));
+    let (non_null, non_int, non_text) = conn.query_row(
+        &format!(
+            "SELECT count({c}), \
+             sum(CASE WHEN {c} IS NOT NULL AND typeof({c}) <> 'integer' THEN 1 ELSE 0 END), \
+             sum(CASE WHEN {c} IS NOT NULL AND typeof({c}) <> 'text' THEN 1 ELSE 0 END) FROM {t}"
+        ),
+        [],
+        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0), r.get::<_, Option<i64>>(2)?.unwrap_or(0))),
+    )?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT DISTINCT {c} FROM {t} WHERE {c} IS NOT NULL AND typeof({c}) IN ('integer', 'text') ORDER BY 1 LIMIT {}",
+        limit + 1
+    ))?;
+    let distinct = stmt
+        .query_map([], |r| {
+            Ok(match r.get_ref(0)? {
+                rusqlite::types::ValueRef::Integer(i) => Stored::Int(i),
+                other => Stored::Text(String::from_utf8_lossy(other.as_bytes().unwrap_or_default()).into_owned()),
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ColumnData {
+        non_null,
+        non_int,
+        non_text,
+        distinct,
+    })
+}
+
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+/// `taken`: the table's column names (a new name must not clash).
+fn fresh(original: &str, words_of: &str, taken: &[String]) -> Option<String> {
+    let name = styled(original, &words(words_of).join(" "));
+    let ok = |n: &str| !is_reserved(n) && !taken.iter().any(|t| t.eq_ignore_ascii_case(n));
+    if ok(&name) {
+        return Some(name);
+    }
+    let alt = format!("{name}_value");
+    ok(&alt).then_some(alt)
+}
+
+/// The first rule that applies to `table.column`, checked on the data.
+/// `taken` are the table's column names.
+pub fn applicable(
+    rules: &Rules,
+    conn: &Connection,
+    table: &str,
+    column: &str,
+    taken: &[String],
+) -> rusqlite::Result<Option<ContentChange>> {
+    let table_words = words(table);
+    for rule in &rules.rules {
+        let Some(rest) = name_matches(rule, column) else {
+            continue;
+        };
+        if !rule.tables.is_empty()
+            && !table_words
+                .iter()
+                .any(|w| rule.tables.iter().any(|t| t.eq_ignore_ascii_case(w)))
+        {
+            continue;
+        }
+        if let Some(c) = try_rule(rule, conn, table, column, &rest, taken)? {
+            return Ok(Some(c));
+        }
+    }
+    Ok(None)
+}
+
+fn try_rule(
+    rule: &Rule,
+    conn: &Connection,
+    table: &str,
+    column: &str,
+    rest: &str,
+    taken: &[String],
+) -> rusqlite::Result<Option<ContentChange>> {
+    let c = quote(column);
+    let change = |new_columns, change| {
+        Some(ContentChange {
+            table: table.to_string(),
+            column: column.to_string(),
+            rule: rule.name.clone(),
+            new_columns,
+            change,
+        })
+    };
+    match rule.kind.as_str() {
+        "affine" => {
+            let d = column_data(conn, table, column, 0)?;
+            if d.non_null == 0 || d.non_int > 0 {
+                return Ok(None);
+            }
+            let (scale, offset) = (rule.scale.unwrap_or(1), rule.offset.unwrap_or(0));
+            let base = rule.new_name.as_deref().unwrap_or("value");
+            let wanted = format!("{} {}", words(rest).join(" "), words(base).join(" "));
+            let Some(new) = fresh(column, wanted.trim(), taken) else {
+                return Ok(None);
+            };
+            let (fill, template) = if scale == 1 {
+                (format!("{c} + {offset}"), format!("({{t}}{new} - {offset})"))
+            } else {
+                (format!("{offset} - {c}"), format!("({offset} - {{t}}{new})"))
+            };
+            Ok(change(
+                vec![(new, "INTEGER", fill)],
+                ColumnChange::Replace {
+                    template,
+                    equal: Vec::new(),
+                },
+            ))
+        }
+        "split" => {
+            let sep = rule.separator.clone().unwrap_or_else(|| " ".into());
+            let d = column_data(conn, table, column, 0)?;
+            let s = sql_text(&sep);
+            let missing: i64 = conn.query_row(
+                &format!(
+                    "SELECT count(*) FROM {} WHERE {c} IS NOT NULL AND (typeof({c}) <> 'text' OR instr({c}, {s}) = 0)",
+                    quote(table)
+                ),
+                [],
+                |r| r.get(0),
+            )?;
+            if d.non_null < 2 || missing > 0 {
+                return Ok(None);
+            }
+            let mut names = Vec::new();
+            for n in &rule.new_names {
+                let wanted = format!("{} {}", words(rest).join(" "), words(n).join(" "));
+                match fresh(column, wanted.trim(), taken) {
+                    Some(n) => names.push(n),
+                    None => return Ok(None),
+                }
+            }
+            let first = format!("substr({c}, 1, instr({c}, {s}) - 1)");
+            let second = format!("substr({c}, instr({c}, {s}) + length({s}))");
+            let template = format!("{{t}}{} || {s} || {{t}}{}", names[0], names[1]);
+            Ok(change(
+                vec![(names[0].clone(), "TEXT", first), (names[1].clone(), "TEXT", second)],
+                ColumnChange::Replace {
+                    template,
+                    equal: Vec::new(),
+                },
+            ))
+        }
+        "text_to_booleans" => {
+            let max = rule.max_values.unwrap_or(3);
+            let d = column_data(conn, table, column, max)?;
+            if d.non_text > 0 || d.distinct.len() < 2 || d.distinct.len() > max {
+                return Ok(None);
+            }
+            let values: Vec<String> = d.distinct.iter().map(Stored::text).collect();
+            if values.iter().any(|v| v.len() > 30) {
+                return Ok(None);
+            }
+            let used: Vec<&String> = if values.len() == 2 { vec![&values[0]] } else { values.iter().collect() };
+            let mut bools = Vec::new();
+            let mut taken = taken.to_vec();
+            for v in &used {
+                let s = slug(v);
+                // A name that says something: mapped, or a word of two
+                // letters or more that is not a number (`is_0` says nothing).
+                let named = match rule.value_names.get(&s) {
+                    Some(n) => n.clone(),
+                    None if s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic()) => s,
+                    None => return Ok(None),
+                };
+                let Some(n) = fresh(column, &format!("is {}", named.replace('_', " ")), &taken) else {
+                    return Ok(None);
+                };
+                taken.push(n.clone());
+                bools.push(n);
+            }
+            let new_columns = used
+                .iter()
+                .zip(&bools)
+                .map(|(v, n)| {
+                    (
+                        n.clone(),
+                        "INTEGER",
+                        format!("CASE WHEN {c} IS NULL THEN NULL WHEN {c} = {} THEN 1 ELSE 0 END", sql_text(v)),
+                    )
+                })
+                .collect();
+            let mut equal = Vec::new();
+            let template = if values.len() == 2 {
+                let b = &bools[0];
+                for (stored, (eq, ne)) in d.distinct.iter().zip([("1", "0"), ("0", "1")]) {
+                    for lit in stored.literals() {
+                        equal.push((lit, format!("{{t}}{b} = {eq}"), Some(format!("{{t}}{b} = {ne}"))));
+                    }
+                }
+                format!("CASE {{t}}{b} WHEN 1 THEN {} WHEN 0 THEN {} END", sql_text(&values[0]), sql_text(&values[1]))
+            } else {
+                let mut arms = String::new();
+                for (stored, b) in d.distinct.iter().zip(&bools) {
+                    for lit in stored.literals() {
+                        equal.push((lit, format!("{{t}}{b} = 1"), Some(format!("{{t}}{b} = 0"))));
+                    }
+                    arms.push_str(&format!(" WHEN {{t}}{b} = 1 THEN {}", stored.sql()));
+                }
+                format!("CASE{arms} END")
+            };
+            Ok(change(new_columns, ColumnChange::Replace { template, equal }))
+        }
+        "boolean_to_text" => {
+            let d = column_data(conn, table, column, 2)?;
+            if d.distinct.is_empty() || d.distinct.len() > 2 || d.non_null == 0 {
+                return Ok(None);
+            }
+            // Every stored value in the pair; the pair's order gives true/false.
+            let Some(pair) = rule.pairs.iter().find(|p| d.distinct.iter().all(|v| p.contains(&v.text()))) else {
+                return Ok(None);
+            };
+            let storage_int = d.distinct.iter().all(|v| matches!(v, Stored::Int(_)));
+            let stored = |s: &str| {
+                if storage_int {
+                    s.parse().map(Stored::Int).unwrap_or(Stored::Text(s.to_string()))
+                } else {
+                    Stored::Text(s.to_string())
+                }
+            };
+            let (t_val, f_val) = (stored(&pair[0]), stored(&pair[1]));
+            if storage_int && (matches!(t_val, Stored::Text(_)) || matches!(f_val, Stored::Text(_))) {
+                return Ok(None);
+            }
+            if d.non_text > 0 && d.non_int > 0 {
+                return Ok(None);
+            }
+            let Some(new) = fresh(column, &words(rest).join(" "), taken) else {
+                return Ok(None);
+            };
+            let (yes, no) = (sql_text(&rule.labels[0]), sql_text(&rule.labels[1]));
+            let fill = format!("CASE {c} WHEN {} THEN {yes} WHEN {} THEN {no} END", t_val.sql(), f_val.sql());
+            let template = format!("CASE {{t}}{new} WHEN {yes} THEN {} WHEN {no} THEN {} END", t_val.sql(), f_val.sql());
+            let mut equal = Vec::new();
+            for (v, label, other) in [(&t_val, &yes, &no), (&f_val, &no, &yes)] {
+                let _ = other;
+                for lit in v.literals() {
+                    equal.push((lit, format!("{{t}}{new} = {label}"), Some(format!("{{t}}{new} <> {label}"))));
+                }
+            }
+            Ok(change(vec![(new, "TEXT", fill)], ColumnChange::Replace { template, equal }))
+        }
+        _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(
+            "CREATE TABLE people (id INTEGER PRIMARY KEY, Name TEXT, Age INT, Sex TEXT, Is_male TEXT, title TEXT);
+             INSERT INTO people VALUES (1, 'Ann Lee', 30, 'F', 'F', 'Dr'), (2, 'Bo Chen Wu', 41, 'M', 'T', NULL),
+                                       (3, NULL, NULL, NULL, NULL, 'Mr');",
+        )
+        .unwrap();
+        c
+    }
+
+    fn cols() -> Vec<String> {
+        ["id", "Name", "Age", "Sex", "Is_male", "title"].map(String::from).to_vec()
+    }
+
+    fn run(c: &Connection, ch: &ContentChange) {
+        for s in ch.apply_sql() {
+            c.execute_batch(&s).unwrap();
+        }
+    }
+
+    #[test]
+    fn shipped_rules_parse() {
+        assert_eq!(Rules::shipped().rules.len(), 5);
+    }
+
+    #[test]
+    fn each_rule_is_lossless_on_the_data() {
+        let rules = Rules::shipped();
+        for (col, expect_new) in [
+            ("Age", vec!["Birth_year"]),
+            ("Name", vec!["First_name", "Last_name"]),
+            ("Sex", vec!["Is_female"]),
+            ("Is_male", vec!["Male"]),
+        ] {
+            let c = db();
+            let before: Vec<Option<String>> = c
+                .prepare(&format!("SELECT CAST({} AS TEXT) FROM people ORDER BY id", quote(col)))
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            let ch = applicable(&rules, &c, "people", col, &cols()).unwrap().expect(col);
+            let names: Vec<&str> = ch.new_columns.iter().map(|n| n.0.as_str()).collect();
+            assert_eq!(names, expect_new, "{col}");
+            run(&c, &ch);
+            let ColumnChange::Replace { template, .. } = &ch.change else { panic!() };
+            let expr = template.replace("{t}", "");
+            let after: Vec<Option<String>> = c
+                .prepare(&format!("SELECT CAST(({expr}) AS TEXT) FROM people ORDER BY id"))
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(before, after, "{col}: {expr}");
+        }
+    }
+
+    #[test]
+    fn rules_refuse_data_that_does_not_fit() {
+        let rules = Rules::shipped();
+        let c = db();
+        c.execute_batch(
+            "INSERT INTO people VALUES (4, 'Plato', 2400, 'X', 'maybe', NULL), (5, 'Zeno', 9, 'Y', 'F', NULL)",
+        )
+        .unwrap();
+        for col in ["Name", "Sex", "Is_male", "title"] {
+            assert!(applicable(&rules, &c, "people", col, &cols()).unwrap().is_none(), "{col}");
+        }
+        // Ages stay integers: still applies.
+        assert!(applicable(&rules, &c, "people", "Age", &cols()).unwrap().is_some());
+    }
+}

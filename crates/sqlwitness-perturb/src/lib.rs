@@ -1,0 +1,154 @@
+//! sqlwitness-perturb: Dr.Spider's database perturbations (seed 003 §3.1)
+//! built from any benchmark in the Spider layout.
+//!
+//! * **schema-synonym** / **schema-abbreviation**: a sampled subset of the
+//!   columns of a database is renamed from a dictionary
+//!   ([`Dictionary`], data files naming their sources), up to `samples`
+//!   distinct times per database;
+//! * **renames**: a user's file of exact renames;
+//! * **DBcontent-equivalence**: columns replaced by equivalent ones
+//!   ([`Rules`]: age → birth year, name → first + last name, a few text
+//!   values ↔ booleans), the data transformed with them.
+//!
+//! Every gold that mentions a changed column is rewritten on its syntax
+//! tree ([`sqlwitness_sql::SchemaChange`]) and verified by execution: on the
+//! perturbed database it must return exactly what the original gold returns
+//! on the original one. What cannot be rewritten or verified is dropped,
+//! with the reason, in `mapping.json`. The output is an ordinary benchmark:
+//! `database/<db_id>_<k>/`, `tables.json`, `<split>.json`,
+//! `<split>_gold.sql`, plus `mapping.json` and `perturb.md`.
+
+mod content;
+mod dictionary;
+mod names;
+mod output;
+mod rng;
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use content::{ContentChange, Rule, Rules};
+pub use dictionary::{load_renames, Dictionary, Renames, SourceEntry};
+pub use output::{Mapping, MappedQuestion, DroppedQuestion, PerturbedDatabase, AppliedChange, KindSummary};
+pub use run::perturb;
+
+/// Which perturbation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Synonym,
+    Abbreviation,
+    Content,
+    /// A user's exact renames (`--renames FILE`).
+    Renames,
+}
+
+impl Kind {
+    pub fn parse(s: &str) -> Option<Kind> {
+        match s {
+            "synonym" => Some(Kind::Synonym),
+            "abbreviation" => Some(Kind::Abbreviation),
+            "content" => Some(Kind::Content),
+            "renames" => Some(Kind::Renames),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Synonym => "synonym",
+            Kind::Abbreviation => "abbreviation",
+            Kind::Content => "content",
+            Kind::Renames => "renames",
+        }
+    }
+
+    /// Dr.Spider's name of the perturbation.
+    pub fn dr_spider_name(self) -> &'static str {
+        match self {
+            Kind::Synonym => "schema-synonym",
+            Kind::Abbreviation => "schema-abbreviation",
+            Kind::Content => "DBcontent-equivalence",
+            Kind::Renames => "schema-renames (user file)",
+        }
+    }
+}
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub bench: PathBuf,
+    pub split: String,
+    pub kind: Kind,
+    /// Sampling rounds per database (Dr.Spider: 5); duplicates removed.
+    pub samples: usize,
+    pub seed: u64,
+    pub out: PathBuf,
+    /// Added to the shipped dictionary of the kind.
+    pub dictionary: Option<PathBuf>,
+    /// Kind `Renames`: the file.
+    pub renames: Option<PathBuf>,
+    /// Content rules put before the shipped ones.
+    pub content_rules: Option<PathBuf>,
+    /// A model's predictions for the original split (one SQL a line, in
+    /// question order): carried to the perturbed schema by the same
+    /// rewrite (`pred_carried.sql`) and copied unchanged
+    /// (`pred_unchanged.sql`), both in the perturbed split's order.
+    pub predictions: Option<PathBuf>,
+    /// Only these databases (all when empty).
+    pub databases: Vec<String>,
+    /// Time limit of each verification query.
+    pub timeout: Duration,
+}
+
+/// Errors of `perturb`: bad input (naming the file and the place) or an
+/// I/O failure.
+#[derive(Debug, thiserror::Error)]
+pub enum PerturbError {
+    #[error("{path}: {at}: {message}")]
+    Format {
+        path: PathBuf,
+        at: String,
+        message: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Bench(#[from] sqlwitness_bench::BenchError),
+    #[error("{0}")]
+    Input(String),
+    #[error("{path}: SQLite: {message}")]
+    Sqlite { path: PathBuf, message: String },
+}
+
+impl PerturbError {
+    pub(crate) fn format(path: &Path, at: &str, message: impl Into<String>) -> PerturbError {
+        PerturbError::Format {
+            path: path.to_path_buf(),
+            at: if at.is_empty() { "$".into() } else { at.to_string() },
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> PerturbError {
+        PerturbError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub(crate) fn sqlite(path: &Path, e: impl std::fmt::Display) -> PerturbError {
+        PerturbError::Sqlite {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    }
+
+    /// Bad input (exit 2) rather than a failure of the machine.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, PerturbError::Io { .. } | PerturbError::Sqlite { .. })
+    }
+}

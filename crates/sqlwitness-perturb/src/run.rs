@@ -1,0 +1,771 @@
+//! Building a perturbed set: sampling, transforming copies of the
+//! databases, rewriting and verifying golds, writing the benchmark.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use rusqlite::Connection;
+use serde_json::{json, Value as Json};
+use sqlwitness_bench::{load_benchmark, load_tables_json, BenchmarkFormat, TableSchema};
+use sqlwitness_core::{compare, CompareMode, CompareOptions, Database, Engine, QueryLimits, ResultSet};
+use sqlwitness_engines::{sqlite_schema_names, SqliteEngine};
+use sqlwitness_sql::{has_top_level_order_by, ColumnChange, RewriteError, SchemaChange};
+
+use crate::content::{applicable, quote, ContentChange, Rules};
+use crate::dictionary::{load_renames, Dictionary};
+use crate::names::{is_reserved, same_name};
+use crate::output::{
+    render_markdown, AppliedChange, DroppedQuestion, FailedChange, KindSummary, Mapping,
+    MappedQuestion, PerturbedDatabase, PredictionSummary, SkippedDatabase, MAPPING_FORMAT,
+};
+use crate::rng::Rng;
+use crate::{Kind, Options, PerturbError, SourceEntry};
+
+/// One planned change of a column.
+#[derive(Debug, Clone)]
+enum Planned {
+    Rename { table: String, column: String, to: String },
+    Content(ContentChange),
+}
+
+impl Planned {
+    fn key(&self) -> String {
+        match self {
+            Planned::Rename { table, column, to } => format!("{table}.{column}>{to}"),
+            Planned::Content(c) => format!("{}.{}~{}", c.table, c.column, c.rule),
+        }
+    }
+
+    fn column(&self) -> (&str, &str) {
+        match self {
+            Planned::Rename { table, column, .. } => (table, column),
+            Planned::Content(c) => (&c.table, &c.column),
+        }
+    }
+
+    fn sql(&self) -> Vec<String> {
+        match self {
+            Planned::Rename { table, column, to } => vec![format!(
+                "ALTER TABLE {} RENAME COLUMN {} TO {}",
+                quote(table),
+                quote(column),
+                quote(to)
+            )],
+            Planned::Content(c) => c.apply_sql(),
+        }
+    }
+
+    fn change(&self) -> ColumnChange {
+        match self {
+            Planned::Rename { to, .. } => ColumnChange::Rename { to: to.clone() },
+            Planned::Content(c) => c.change.clone(),
+        }
+    }
+
+    fn applied(&self) -> AppliedChange {
+        match self {
+            Planned::Rename { table, column, to } => AppliedChange {
+                table: table.clone(),
+                column: column.clone(),
+                change: "rename".into(),
+                to: Some(to.clone()),
+                rule: None,
+                new_columns: Vec::new(),
+                expression: None,
+            },
+            Planned::Content(c) => AppliedChange {
+                table: c.table.clone(),
+                column: c.column.clone(),
+                change: "replace".into(),
+                to: None,
+                rule: Some(c.rule.clone()),
+                new_columns: c.new_columns.iter().map(|n| n.0.clone()).collect(),
+                expression: Some(c.expression()),
+            },
+        }
+    }
+}
+
+/// What can change in one database: for renames, a column and its
+/// candidate names; for content, one replacement.
+#[derive(Debug, Clone)]
+enum Candidate {
+    Rename { table: String, column: String, names: Vec<String> },
+    Content(ContentChange),
+}
+
+/// Builds the perturbed set described by `opts`; `progress` hears one line
+/// per database.
+pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, PerturbError> {
+    if opts.samples == 0 {
+        return Err(PerturbError::Input("--samples must be at least 1".into()));
+    }
+    let bench = load_benchmark(&opts.bench, &opts.split)?;
+    if !matches!(bench.format, BenchmarkFormat::SpiderJson | BenchmarkFormat::SpiderGoldSql) {
+        return Err(PerturbError::Input(format!(
+            "{}: perturb needs a benchmark in the Spider layout (tables.json, database/, {}.json or {}_gold.sql)",
+            opts.bench.display(),
+            opts.split,
+            opts.split
+        )));
+    }
+    let tables_path = opts.bench.join("tables.json");
+    let schemas = load_tables_json(&tables_path)?;
+    let raw_tables = read_json_array(&tables_path)?;
+    let raw_questions: Vec<Json> = match bench.format {
+        BenchmarkFormat::SpiderJson => read_json_array(&bench.source_file)?,
+        _ => Vec::new(),
+    };
+    let predictions: Option<Vec<String>> = match &opts.predictions {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| PerturbError::io(p, e))?;
+            let lines: Vec<String> = text.lines().map(|l| l.split('\t').next().unwrap_or("").to_string()).collect();
+            if lines.len() != bench.questions.len() {
+                return Err(PerturbError::format(
+                    p,
+                    &format!("line {}", lines.len()),
+                    format!("{} predictions for {} questions of {}", lines.len(), bench.questions.len(), bench.source_file.display()),
+                ));
+            }
+            Some(lines)
+        }
+        None => None,
+    };
+
+    let (dictionary, renames, rules, sources) = match opts.kind {
+        Kind::Synonym | Kind::Abbreviation => {
+            let mut d = Dictionary::shipped(opts.kind.as_str());
+            if let Some(p) = &opts.dictionary {
+                d.extend(Dictionary::load(p)?);
+            }
+            let sources = d.sources.clone();
+            (Some(d), None, None, sources)
+        }
+        Kind::Renames => {
+            let p = opts
+                .renames
+                .as_ref()
+                .ok_or_else(|| PerturbError::Input("--kind renames needs --renames FILE".into()))?;
+            let r = load_renames(p)?;
+            let src = SourceEntry {
+                name: format!("user renames file {}", file_name(p)),
+                license: None,
+                used_for: Some("exact renames".into()),
+            };
+            (None, Some(r), None, vec![src])
+        }
+        Kind::Content => {
+            let rules = match &opts.content_rules {
+                Some(p) => Rules::with_user(p)?,
+                None => Rules::shipped(),
+            };
+            let sources = rules
+                .sources
+                .iter()
+                .map(|s| SourceEntry {
+                    name: s.clone(),
+                    license: None,
+                    used_for: Some("content-equivalence rules".into()),
+                })
+                .collect();
+            (None, None, Some(rules), sources)
+        }
+    };
+
+    if opts.out.exists() {
+        let empty = std::fs::read_dir(&opts.out)
+            .map_err(|e| PerturbError::io(&opts.out, e))?
+            .next()
+            .is_none();
+        if !empty {
+            return Err(PerturbError::Input(format!(
+                "{}: the output folder exists and is not empty",
+                opts.out.display()
+            )));
+        }
+    }
+    let db_dir = opts.out.join("database");
+    std::fs::create_dir_all(&db_dir).map_err(|e| PerturbError::io(&db_dir, e))?;
+
+    let engine = SqliteEngine::new();
+    let limits = QueryLimits {
+        timeout: opts.timeout,
+        ..QueryLimits::default()
+    };
+    let mut mapping = Mapping {
+        format: MAPPING_FORMAT.into(),
+        kind: opts.kind.as_str().into(),
+        dr_spider_name: opts.kind.dr_spider_name().into(),
+        split: opts.split.clone(),
+        source: file_name(&opts.bench),
+        seed: opts.seed,
+        samples: opts.samples,
+        sources,
+        summary: KindSummary::default(),
+        databases: Vec::new(),
+        skipped_databases: Vec::new(),
+        questions: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let mut out_tables: Vec<Json> = Vec::new();
+    let mut out_questions: Vec<Json> = Vec::new();
+    let mut carried: Vec<String> = Vec::new();
+    let mut unchanged: Vec<String> = Vec::new();
+    let mut pred_summary = PredictionSummary::default();
+    let mut original_kept: BTreeSet<usize> = BTreeSet::new();
+
+    let wanted: BTreeSet<&str> = opts.databases.iter().map(String::as_str).collect();
+    for db in bench.db_ids() {
+        if !wanted.is_empty() && !wanted.contains(db.as_str()) {
+            continue;
+        }
+        let skip = |reason: String| SkippedDatabase {
+            db_id: db.clone(),
+            reason,
+        };
+        let path = bench.sqlite_path(&db);
+        if !path.is_file() {
+            mapping.skipped_databases.push(skip(format!("database file missing: {}", path.display())));
+            continue;
+        }
+        let Some(schema) = schemas.get(&db) else {
+            mapping.skipped_databases.push(skip("not in tables.json".into()));
+            continue;
+        };
+        let actual = sqlite_schema_names(&path).map_err(|e| PerturbError::sqlite(&path, e.message))?;
+        let candidates = match opts.kind {
+            Kind::Synonym | Kind::Abbreviation => {
+                rename_candidates(dictionary.as_ref().expect("set for the kind"), &db, schema, &actual)
+            }
+            Kind::Renames => match renames.as_ref().and_then(|r| r.get(&db)) {
+                Some(r) => exact_renames(r, &actual),
+                None => Vec::new(),
+            },
+            Kind::Content => content_candidates(rules.as_ref().expect("set for the kind"), &path, schema, &actual)?,
+        };
+        if candidates.is_empty() {
+            mapping.skipped_databases.push(skip(format!("no column the {} perturbation applies to", opts.kind.as_str())));
+            continue;
+        }
+        let samples = if opts.kind == Kind::Renames {
+            vec![candidates
+                .iter()
+                .map(|c| match c {
+                    Candidate::Rename { table, column, names } => Planned::Rename {
+                        table: table.clone(),
+                        column: column.clone(),
+                        to: names[0].clone(),
+                    },
+                    Candidate::Content(c) => Planned::Content(c.clone()),
+                })
+                .collect()]
+        } else {
+            sample(&candidates, opts.samples, &mut Rng::new(opts.seed, &format!("{}/{db}", opts.kind.as_str())))
+        };
+        let questions: Vec<&sqlwitness_bench::Question> = bench.questions.iter().filter(|q| q.db_id == db).collect();
+        let mut original_results: HashMap<usize, Result<ResultSet, String>> = HashMap::new();
+        let mut wrote_any = false;
+        for (k, plan) in samples.iter().enumerate() {
+            let pid = format!("{db}_{k}");
+            let pdir = db_dir.join(&pid);
+            std::fs::create_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
+            let ppath = pdir.join(format!("{pid}.sqlite"));
+            std::fs::copy(&path, &ppath).map_err(|e| PerturbError::io(&ppath, e))?;
+            let (applied, failed) = apply(&ppath, plan)?;
+            let mut change = SchemaChange::new(actual.clone());
+            for p in &applied {
+                let (t, c) = p.column();
+                change.change(t, c, p.change());
+            }
+            let mut kept = Vec::new();
+            for q in &questions {
+                let rewritten = change.rewrite(&q.gold);
+                let (sql, touched) = match rewritten {
+                    Ok(r) if r.touched.is_empty() => continue,
+                    Ok(r) => (r.sql, r.touched),
+                    Err(e) => {
+                        if mentions_changed(&q.gold, &applied) {
+                            mapping.summary.affected += 1;
+                            let class = rewrite_class(&e);
+                            mapping.dropped.push(DroppedQuestion {
+                                original_id: q.id,
+                                db_id: pid.clone(),
+                                reason: format!("not rewritten: {e}"),
+                                class,
+                                gold: None,
+                            });
+                        }
+                        continue;
+                    }
+                };
+                mapping.summary.affected += 1;
+                mapping.summary.rewritten += 1;
+                let original = original_results
+                    .entry(q.id)
+                    .or_insert_with(|| {
+                        engine
+                            .execute(&Database::new(db.clone(), path.clone()), &q.gold, &limits)
+                            .map_err(|e| e.message)
+                    })
+                    .clone();
+                let verdict = match original {
+                    Err(e) => Err(("original gold fails on the original database".to_string(), e)),
+                    Ok(before) => match engine.execute(&Database::new(pid.clone(), ppath.clone()), &sql, &limits) {
+                        Err(e) => Err(("rewritten gold fails".to_string(), e.message)),
+                        Ok(after) => {
+                            let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
+                            let opts = CompareOptions {
+                                mode: CompareMode::Strict,
+                                ordered,
+                                column_order_any: false,
+                                float_rel_tol: 0.0,
+                            };
+                            let c = compare(&before, &after, &opts);
+                            if c.equal {
+                                Ok(())
+                            } else {
+                                let why = c.reason.map(|r| r.as_str()).unwrap_or("values");
+                                Err((format!("verification: results differ ({why})"), String::new()))
+                            }
+                        }
+                    },
+                };
+                match verdict {
+                    Ok(()) => kept.push((q, sql, touched)),
+                    Err((class, detail)) => mapping.dropped.push(DroppedQuestion {
+                        original_id: q.id,
+                        db_id: pid.clone(),
+                        reason: if detail.is_empty() { class.clone() } else { format!("{class}: {detail}") },
+                        class,
+                        gold: Some(sql),
+                    }),
+                }
+            }
+            if kept.is_empty() {
+                std::fs::remove_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
+                continue;
+            }
+            wrote_any = true;
+            mapping.summary.perturbed_databases += 1;
+            mapping.summary.verified += kept.len();
+            out_tables.push(perturbed_tables_entry(&raw_tables, &db, &pid, &applied, &ppath)?);
+            for (q, sql, touched) in &kept {
+                let id = mapping.questions.len();
+                original_kept.insert(q.id);
+                let mut entry = raw_questions.get(q.id).cloned().unwrap_or_else(|| json!({"question": q.question}));
+                if let Json::Object(o) = &mut entry {
+                    for stale in ["sql", "query_toks", "query_toks_no_value"] {
+                        o.remove(stale);
+                    }
+                    o.insert("db_id".into(), json!(pid));
+                    o.insert("query".into(), json!(sql));
+                }
+                out_questions.push(entry);
+                let mut status = None;
+                if let Some(preds) = &predictions {
+                    let pred = &preds[q.id];
+                    unchanged.push(pred.clone());
+                    let (text, st) = match change.rewrite(pred) {
+                        Ok(r) if r.touched.is_empty() => {
+                            pred_summary.unaffected += 1;
+                            (pred.clone(), "unaffected".to_string())
+                        }
+                        Ok(r) => {
+                            pred_summary.rewritten += 1;
+                            (r.sql, "rewritten".to_string())
+                        }
+                        Err(e) => {
+                            pred_summary.not_rewritten += 1;
+                            (pred.clone(), format!("not rewritten: {e}"))
+                        }
+                    };
+                    carried.push(text);
+                    status = Some(st);
+                }
+                mapping.questions.push(MappedQuestion {
+                    id,
+                    original_id: q.id,
+                    db_id: pid.clone(),
+                    original_db_id: db.clone(),
+                    changed_columns: touched.clone(),
+                    original_gold: q.gold.clone(),
+                    gold: sql.clone(),
+                    prediction: status,
+                });
+            }
+            mapping.databases.push(PerturbedDatabase {
+                db_id: pid.clone(),
+                original_db_id: db.clone(),
+                sample: k,
+                changes: applied.iter().map(Planned::applied).collect(),
+                failed_changes: failed,
+                questions: kept.len(),
+            });
+        }
+        if wrote_any {
+            mapping.summary.databases += 1;
+        }
+        progress(&format!("{db}: {} perturbed databases", mapping.databases.iter().filter(|d| d.original_db_id == db).count()));
+    }
+    mapping.summary.original_questions = original_kept.len();
+    for d in &mapping.dropped {
+        *mapping.summary.dropped.entry(d.class.clone()).or_default() += 1;
+    }
+    if predictions.is_some() {
+        mapping.summary.predictions = Some(pred_summary);
+    }
+    let write = |name: &str, bytes: Vec<u8>| -> Result<(), PerturbError> {
+        let p = opts.out.join(name);
+        std::fs::write(&p, bytes).map_err(|e| PerturbError::io(&p, e))
+    };
+    let pretty = |v: &Json| serde_json::to_vec_pretty(v).expect("JSON values serialise");
+    write("tables.json", pretty(&Json::Array(out_tables)))?;
+    write(&format!("{}.json", opts.split), pretty(&Json::Array(out_questions)))?;
+    let gold: String = mapping
+        .questions
+        .iter()
+        .map(|q| format!("{}\t{}\n", q.gold, q.db_id))
+        .collect();
+    write(&format!("{}_gold.sql", opts.split), gold.into_bytes())?;
+    if predictions.is_some() {
+        write("pred_carried.sql", lines(&carried).into_bytes())?;
+        write("pred_unchanged.sql", lines(&unchanged).into_bytes())?;
+    }
+    write("mapping.json", serde_json::to_vec_pretty(&mapping).expect("the mapping serialises"))?;
+    write("perturb.md", render_markdown(&mapping).into_bytes())?;
+    Ok(mapping)
+}
+
+fn lines(v: &[String]) -> String {
+    v.iter().map(|l| format!("{}\n", l.replace(['\n', '\r'], " "))).collect()
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+fn read_json_array(path: &Path) -> Result<Vec<Json>, PerturbError> {
+    let text = std::fs::read_to_string(path).map_err(|e| PerturbError::io(path, e))?;
+    match serde_json::from_str(&text) {
+        Ok(Json::Array(a)) => Ok(a),
+        Ok(_) => Err(PerturbError::format(path, "", "expected a JSON array")),
+        Err(e) => Err(PerturbError::format(path, &format!("line {}", e.line()), e.to_string())),
+    }
+}
+
+/// The exact name of `table` (and its columns) in the database file.
+fn actual_table<'a>(actual: &'a [(String, Vec<String>)], table: &str) -> Option<&'a (String, Vec<String>)> {
+    actual.iter().find(|(t, _)| t.eq_ignore_ascii_case(table))
+}
+
+fn rename_candidates(
+    dict: &Dictionary,
+    db: &str,
+    schema: &TableSchema,
+    actual: &[(String, Vec<String>)],
+) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for (ti, table) in schema.table_names_original.iter().enumerate() {
+        let Some((exact_t, cols)) = actual_table(actual, table) else {
+            continue;
+        };
+        for (_, column) in schema.columns_of(ti) {
+            let Some(exact_c) = cols.iter().find(|c| c.eq_ignore_ascii_case(column)) else {
+                continue;
+            };
+            let names: Vec<String> = dict
+                .candidates(db, exact_t, exact_c)
+                .into_iter()
+                .filter(|n| !is_reserved(n) && !cols.iter().any(|c| same_name(c, n)))
+                .collect();
+            if !names.is_empty() {
+                out.push(Candidate::Rename {
+                    table: exact_t.clone(),
+                    column: exact_c.clone(),
+                    names,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn exact_renames(renames: &BTreeMap<String, String>, actual: &[(String, Vec<String>)]) -> Vec<Candidate> {
+    renames
+        .iter()
+        .filter_map(|(tc, to)| {
+            let (t, c) = tc.split_once('.')?;
+            let (exact_t, cols) = actual_table(actual, t)?;
+            let exact_c = cols.iter().find(|x| x.eq_ignore_ascii_case(c))?;
+            Some(Candidate::Rename {
+                table: exact_t.clone(),
+                column: exact_c.clone(),
+                names: vec![to.clone()],
+            })
+        })
+        .collect()
+}
+
+fn content_candidates(
+    rules: &Rules,
+    path: &Path,
+    schema: &TableSchema,
+    actual: &[(String, Vec<String>)],
+) -> Result<Vec<Candidate>, PerturbError> {
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| PerturbError::sqlite(path, e))?;
+    // Key columns: tables.json's and the file's own (primary, foreign, both ends).
+    let mut keys: BTreeSet<(String, String)> = BTreeSet::new();
+    let col_name = |i: usize| -> Option<(String, String)> {
+        let (t, c) = schema.column_names_original.get(i)?;
+        let t = schema.table_names_original.get(usize::try_from(*t).ok()?)?;
+        Some((t.to_ascii_lowercase(), c.to_ascii_lowercase()))
+    };
+    for k in schema.primary_keys.iter().flat_map(|k| k.columns()) {
+        keys.extend(col_name(k));
+    }
+    for (a, b) in &schema.foreign_keys {
+        keys.extend(col_name(*a));
+        keys.extend(col_name(*b));
+    }
+    for (t, _) in actual {
+        let q = format!("SELECT name, pk FROM pragma_table_info({})", sql_str(t));
+        let mut stmt = conn.prepare(&q).map_err(|e| PerturbError::sqlite(path, e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(|e| PerturbError::sqlite(path, e))?;
+        for row in rows.flatten() {
+            if row.1 > 0 {
+                keys.insert((t.to_ascii_lowercase(), row.0.to_ascii_lowercase()));
+            }
+        }
+        let q = format!("SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list({})", sql_str(t));
+        let mut stmt = conn.prepare(&q).map_err(|e| PerturbError::sqlite(path, e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)))
+            .map_err(|e| PerturbError::sqlite(path, e))?;
+        for (parent, from, to) in rows.flatten() {
+            keys.insert((t.to_ascii_lowercase(), from.to_ascii_lowercase()));
+            if let Some(to) = to {
+                keys.insert((parent.to_ascii_lowercase(), to.to_ascii_lowercase()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (t, cols) in actual {
+        for c in cols {
+            if keys.contains(&(t.to_ascii_lowercase(), c.to_ascii_lowercase())) {
+                continue;
+            }
+            // A column whose data cannot be read as the rule needs is skipped.
+            if let Ok(Some(change)) = applicable(rules, &conn, t, c, cols) {
+                out.push(Candidate::Content(change));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn sql_str(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// Up to `rounds` distinct subsets of the candidates (each column in with
+/// probability ½, never none; a rename takes one of its names at random).
+fn sample(candidates: &[Candidate], rounds: usize, rng: &mut Rng) -> Vec<Vec<Planned>> {
+    let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
+    let mut out = Vec::new();
+    for _ in 0..rounds * 4 {
+        if out.len() == rounds {
+            break;
+        }
+        let mut chosen: Vec<usize> = (0..candidates.len()).filter(|_| rng.coin()).collect();
+        if chosen.is_empty() {
+            chosen.push(rng.below(candidates.len()));
+        }
+        let mut plan: Vec<Planned> = Vec::new();
+        for i in chosen {
+            let p = match &candidates[i] {
+                Candidate::Rename { table, column, names } => {
+                    let to = names[rng.below(names.len())].clone();
+                    // Two columns of one table never take the same name.
+                    let clash = plan.iter().any(|p| match p {
+                        Planned::Rename { table: t, to: o, .. } => t == table && same_name(o, &to),
+                        Planned::Content(_) => false,
+                    });
+                    if clash {
+                        continue;
+                    }
+                    Planned::Rename {
+                        table: table.clone(),
+                        column: column.clone(),
+                        to,
+                    }
+                }
+                Candidate::Content(c) => Planned::Content(c.clone()),
+            };
+            plan.push(p);
+        }
+        let key: Vec<String> = plan.iter().map(Planned::key).collect();
+        if seen.insert(key) {
+            out.push(plan);
+        }
+    }
+    out
+}
+
+/// Applies each change in its own savepoint; a change the database
+/// refuses is rolled back and reported. The file is vacuumed after.
+fn apply(path: &Path, plan: &[Planned]) -> Result<(Vec<Planned>, Vec<FailedChange>), PerturbError> {
+    let conn = Connection::open(path).map_err(|e| PerturbError::sqlite(path, e))?;
+    conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = OFF;")
+        .map_err(|e| PerturbError::sqlite(path, e))?;
+    let mut applied = Vec::new();
+    let mut failed = Vec::new();
+    for p in plan {
+        conn.execute_batch("SAVEPOINT change").map_err(|e| PerturbError::sqlite(path, e))?;
+        let result = p.sql().iter().try_for_each(|s| conn.execute_batch(s));
+        match result {
+            Ok(()) => {
+                conn.execute_batch("RELEASE change").map_err(|e| PerturbError::sqlite(path, e))?;
+                applied.push(p.clone());
+            }
+            Err(e) => {
+                conn.execute_batch("ROLLBACK TO change; RELEASE change")
+                    .map_err(|e| PerturbError::sqlite(path, e))?;
+                failed.push(FailedChange {
+                    change: p.applied(),
+                    reason: e.to_string(),
+                });
+            }
+        }
+    }
+    conn.execute_batch("VACUUM").map_err(|e| PerturbError::sqlite(path, e))?;
+    Ok((applied, failed))
+}
+
+/// The `tables.json` entry of a perturbed database: the original entry
+/// with the new names (natural-language `column_names` too) and, for
+/// replaced columns, the new columns at the end of their table (where the
+/// database has them), keys re-indexed.
+fn perturbed_tables_entry(
+    raw: &[Json],
+    db: &str,
+    pid: &str,
+    applied: &[Planned],
+    ppath: &Path,
+) -> Result<Json, PerturbError> {
+    let entry = raw
+        .iter()
+        .find(|e| e.get("db_id").and_then(Json::as_str) == Some(db))
+        .cloned()
+        .ok_or_else(|| PerturbError::Input(format!("{db}: not in tables.json")))?;
+    let tables: Vec<String> = entry
+        .get("table_names_original")
+        .and_then(Json::as_array)
+        .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let orig: Vec<(i64, String)> = serde_json::from_value(entry["column_names_original"].clone()).unwrap_or_default();
+    let natural: Vec<(i64, String)> =
+        serde_json::from_value(entry.get("column_names").cloned().unwrap_or(Json::Null)).unwrap_or_else(|_| orig.clone());
+    let types: Vec<String> = serde_json::from_value(entry["column_types"].clone()).unwrap_or_default();
+    let table_of = |ti: i64| usize::try_from(ti).ok().and_then(|i| tables.get(i));
+    let find = |ti: i64, name: &str| {
+        applied.iter().find(|p| {
+            let (t, c) = p.column();
+            table_of(ti).is_some_and(|tn| tn.eq_ignore_ascii_case(t)) && c.eq_ignore_ascii_case(name)
+        })
+    };
+    // New column list: (table, original name, natural name, type, old index).
+    let mut cols: Vec<(i64, String, String, String, Option<usize>)> = Vec::new();
+    let mut appended: BTreeMap<i64, Vec<(i64, String, String, String, Option<usize>)>> = BTreeMap::new();
+    for (i, (ti, name)) in orig.iter().enumerate() {
+        let nat = natural.get(i).map(|n| n.1.clone()).unwrap_or_else(|| name.clone());
+        let ty = types.get(i).cloned().unwrap_or_else(|| "text".into());
+        match find(*ti, name) {
+            Some(Planned::Rename { to, .. }) => {
+                cols.push((*ti, to.clone(), crate::names::words(to).join(" "), ty, Some(i)));
+            }
+            Some(Planned::Content(c)) => {
+                for (n, sql_ty, _) in &c.new_columns {
+                    let ty = if *sql_ty == "TEXT" { "text" } else { "number" };
+                    appended
+                        .entry(*ti)
+                        .or_default()
+                        .push((*ti, n.clone(), crate::names::words(n).join(" "), ty.into(), None));
+                }
+            }
+            None => cols.push((*ti, name.clone(), nat, ty, Some(i))),
+        }
+    }
+    // Appended columns go after the last column of their table.
+    for (ti, extra) in appended {
+        let pos = cols.iter().rposition(|c| c.0 == ti).map(|p| p + 1).unwrap_or(cols.len());
+        for (k, e) in extra.into_iter().enumerate() {
+            cols.insert(pos + k, e);
+        }
+    }
+    let new_index: HashMap<usize, usize> =
+        cols.iter().enumerate().filter_map(|(n, c)| c.4.map(|o| (o, n))).collect();
+    let remap = |v: &Json| -> Json {
+        match v {
+            Json::Number(n) => n
+                .as_u64()
+                .and_then(|o| new_index.get(&(o as usize)))
+                .map(|n| json!(n))
+                .unwrap_or(Json::Null),
+            Json::Array(a) => Json::Array(a.iter().map(|x| match x {
+                Json::Number(n) => n.as_u64().and_then(|o| new_index.get(&(o as usize))).map(|n| json!(n)).unwrap_or(Json::Null),
+                other => other.clone(),
+            }).collect()),
+            other => other.clone(),
+        }
+    };
+    let mut e = entry;
+    e["db_id"] = json!(pid);
+    e["column_names_original"] = json!(cols.iter().map(|c| json!([c.0, c.1])).collect::<Vec<_>>());
+    e["column_names"] = json!(cols.iter().map(|c| json!([c.0, c.2])).collect::<Vec<_>>());
+    e["column_types"] = json!(cols.iter().map(|c| c.3.clone()).collect::<Vec<_>>());
+    if let Some(pks) = e.get("primary_keys").and_then(Json::as_array).cloned() {
+        e["primary_keys"] = Json::Array(pks.iter().map(&remap).collect());
+    }
+    if let Some(fks) = e.get("foreign_keys").and_then(Json::as_array).cloned() {
+        e["foreign_keys"] = Json::Array(fks.iter().map(&remap).collect());
+    }
+    // The file must agree: every listed column exists in the database.
+    let actual = sqlite_schema_names(ppath).map_err(|err| PerturbError::sqlite(ppath, err.message))?;
+    for c in &cols {
+        let Some(t) = table_of(c.0) else { continue };
+        let present = actual_table(&actual, t).is_some_and(|(_, cs)| cs.iter().any(|x| x.eq_ignore_ascii_case(&c.1)));
+        if !present && c.4.is_none() {
+            return Err(PerturbError::sqlite(ppath, format!("new column {t}.{} missing after the change", c.1)));
+        }
+    }
+    Ok(e)
+}
+
+/// The gold names a changed column as a word (for golds that could not be
+/// parsed or resolved: counted as affected, dropped with the reason).
+fn mentions_changed(sql: &str, applied: &[Planned]) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    let words: BTreeSet<&str> = lower
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    applied.iter().any(|p| words.contains(p.column().1.to_ascii_lowercase().as_str()))
+}
+
+fn rewrite_class(e: &RewriteError) -> String {
+    match e {
+        RewriteError::Parse(_) => "not rewritten: does not parse".into(),
+        RewriteError::NotAQuery => "not rewritten: not a single query".into(),
+        RewriteError::Ambiguous(_) => "not rewritten: ambiguous column reference".into(),
+        RewriteError::Unsupported(m) => {
+            let head = m.split(" over ").next().unwrap_or(m);
+            let head = head.split(" (").next().unwrap_or(head);
+            format!("not rewritten: unsupported {head}")
+        }
+    }
+}
