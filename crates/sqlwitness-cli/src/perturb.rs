@@ -62,7 +62,9 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
         (None | Some("renames"), Some(_)) => Kind::Renames,
         (Some(k), None) => Kind::parse(k).expect("clap checked the value"),
         (Some(k), Some(_)) => {
-            anyhow::bail!(BadInput(format!("--renames goes with --kind renames, not --kind {k}")))
+            anyhow::bail!(BadInput(format!(
+                "--renames goes with --kind renames, not --kind {k}"
+            )))
         }
         (None, None) => anyhow::bail!(BadInput(
             "--kind synonym|abbreviation|content|renames (or --renames FILE) is required".into()
@@ -133,9 +135,10 @@ pub struct RobustnessArgs {
 
 pub fn robustness(a: &RobustnessArgs) -> Result<i32> {
     let bad = |m: String| anyhow::Error::new(BadInput(m));
-    let text = std::fs::read_to_string(&a.mapping).map_err(|e| bad(format!("{}: {e}", a.mapping.display())))?;
-    let mapping: Mapping =
-        serde_json::from_str(&text).map_err(|e| bad(format!("{}: line {}: {e}", a.mapping.display(), e.line())))?;
+    let text = std::fs::read_to_string(&a.mapping)
+        .map_err(|e| bad(format!("{}: {e}", a.mapping.display())))?;
+    let mapping: Mapping = serde_json::from_str(&text)
+        .map_err(|e| bad(format!("{}: line {}: {e}", a.mapping.display(), e.line())))?;
     let original = read_report(&a.original).map_err(|e| bad(e.to_string()))?;
     let mut runs = Vec::new();
     for spec in &a.perturbed {
@@ -153,12 +156,19 @@ pub fn robustness(a: &RobustnessArgs) -> Result<i32> {
         }
         runs.push((label.to_string(), report));
     }
-    let pairs: Vec<(usize, usize)> = mapping.questions.iter().map(|q| (q.id, q.original_id)).collect();
+    let pairs: Vec<(usize, usize)> = mapping
+        .questions
+        .iter()
+        .map(|q| (q.id, q.original_id))
+        .collect();
     let rows = robustness_rows(&original, &runs, &pairs);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print!("{}", render_robustness_markdown(&mapping.dr_spider_name, &rows));
+        print!(
+            "{}",
+            render_robustness_markdown(&mapping.dr_spider_name, &rows)
+        );
     }
     Ok(exit::OK)
 }

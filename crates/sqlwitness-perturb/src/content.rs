@@ -117,7 +117,7 @@ impl Rules {
                     }
                 }
                 "text_to_booleans" => {
-                    if !r.max_values.is_some_and(|m| m >= 2) {
+                    if r.max_values.is_none_or(|m| m < 2) {
                         return bad("text_to_booleans needs max_values >= 2");
                     }
                 }
@@ -162,7 +162,10 @@ impl ContentChange {
             .map(|(n, _, e)| format!("{} = {e}", quote(n)))
             .collect();
         out.push(format!("UPDATE {t} SET {}", sets.join(", ")));
-        out.push(format!("ALTER TABLE {t} DROP COLUMN {}", quote(&self.column)));
+        out.push(format!(
+            "ALTER TABLE {t} DROP COLUMN {}",
+            quote(&self.column)
+        ));
         out
     }
 
@@ -253,7 +256,12 @@ struct ColumnData {
     distinct: Vec<Stored>,
 }
 
-fn column_data(conn: &Connection, table: &str, column: &str, limit: usize) -> rusqlite::Result<ColumnData> {
+fn column_data(
+    conn: &Connection,
+    table: &str,
+    column: &str,
+    limit: usize,
+) -> rusqlite::Result<ColumnData> {
     let (t, c) = (quote(table), quote(column));
     let (non_null, non_int, non_text) = conn.query_row(
         &format!(
@@ -262,7 +270,13 @@ fn column_data(conn: &Connection, table: &str, column: &str, limit: usize) -> ru
              sum(CASE WHEN {c} IS NOT NULL AND typeof({c}) <> 'text' THEN 1 ELSE 0 END) FROM {t}"
         ),
         [],
-        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0), r.get::<_, Option<i64>>(2)?.unwrap_or(0))),
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                r.get::<_, Option<i64>>(2)?.unwrap_or(0),
+            ))
+        },
     )?;
     let mut stmt = conn.prepare(&format!(
         "SELECT DISTINCT {c} FROM {t} WHERE {c} IS NOT NULL AND typeof({c}) IN ('integer', 'text') ORDER BY 1 LIMIT {}",
@@ -272,7 +286,9 @@ fn column_data(conn: &Connection, table: &str, column: &str, limit: usize) -> ru
         .query_map([], |r| {
             Ok(match r.get_ref(0)? {
                 rusqlite::types::ValueRef::Integer(i) => Stored::Int(i),
-                other => Stored::Text(String::from_utf8_lossy(other.as_bytes().unwrap_or_default()).into_owned()),
+                other => Stored::Text(
+                    String::from_utf8_lossy(other.as_bytes().unwrap_or_default()).into_owned(),
+                ),
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
@@ -366,9 +382,15 @@ fn try_rule(
                 return Ok(None);
             };
             let (fill, template) = if scale == 1 {
-                (format!("{c} + {offset}"), format!("({{t}}{new} - {offset})"))
+                (
+                    format!("{c} + {offset}"),
+                    format!("({{t}}{new} - {offset})"),
+                )
             } else {
-                (format!("{offset} - {c}"), format!("({offset} - {{t}}{new})"))
+                (
+                    format!("{offset} - {c}"),
+                    format!("({offset} - {{t}}{new})"),
+                )
             };
             Ok(change(
                 vec![(new, "INTEGER", fill)],
@@ -405,7 +427,10 @@ fn try_rule(
             let second = format!("substr({c}, instr({c}, {s}) + length({s}))");
             let template = format!("{{t}}{} || {s} || {{t}}{}", names[0], names[1]);
             Ok(change(
-                vec![(names[0].clone(), "TEXT", first), (names[1].clone(), "TEXT", second)],
+                vec![
+                    (names[0].clone(), "TEXT", first),
+                    (names[1].clone(), "TEXT", second),
+                ],
                 ColumnChange::Replace {
                     template,
                     equal: Vec::new(),
@@ -422,7 +447,11 @@ fn try_rule(
             if values.iter().any(|v| v.len() > 30) {
                 return Ok(None);
             }
-            let used: Vec<&String> = if values.len() == 2 { vec![&values[0]] } else { values.iter().collect() };
+            let used: Vec<&String> = if values.len() == 2 {
+                vec![&values[0]]
+            } else {
+                values.iter().collect()
+            };
             let mut bools = Vec::new();
             let mut taken = taken.to_vec();
             for v in &used {
@@ -434,7 +463,8 @@ fn try_rule(
                     None if s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic()) => s,
                     None => return Ok(None),
                 };
-                let Some(n) = fresh(column, &format!("is {}", named.replace('_', " ")), &taken) else {
+                let Some(n) = fresh(column, &format!("is {}", named.replace('_', " ")), &taken)
+                else {
                     return Ok(None);
                 };
                 taken.push(n.clone());
@@ -447,7 +477,10 @@ fn try_rule(
                     (
                         n.clone(),
                         "INTEGER",
-                        format!("CASE WHEN {c} IS NULL THEN NULL WHEN {c} = {} THEN 1 ELSE 0 END", sql_text(v)),
+                        format!(
+                            "CASE WHEN {c} IS NULL THEN NULL WHEN {c} = {} THEN 1 ELSE 0 END",
+                            sql_text(v)
+                        ),
                     )
                 })
                 .collect();
@@ -456,10 +489,18 @@ fn try_rule(
                 let b = &bools[0];
                 for (stored, (eq, ne)) in d.distinct.iter().zip([("1", "0"), ("0", "1")]) {
                     for lit in stored.literals() {
-                        equal.push((lit, format!("{{t}}{b} = {eq}"), Some(format!("{{t}}{b} = {ne}"))));
+                        equal.push((
+                            lit,
+                            format!("{{t}}{b} = {eq}"),
+                            Some(format!("{{t}}{b} = {ne}")),
+                        ));
                     }
                 }
-                format!("CASE {{t}}{b} WHEN 1 THEN {} WHEN 0 THEN {} END", sql_text(&values[0]), sql_text(&values[1]))
+                format!(
+                    "CASE {{t}}{b} WHEN 1 THEN {} WHEN 0 THEN {} END",
+                    sql_text(&values[0]),
+                    sql_text(&values[1])
+                )
             } else {
                 let mut arms = String::new();
                 for (stored, b) in d.distinct.iter().zip(&bools) {
@@ -470,7 +511,10 @@ fn try_rule(
                 }
                 format!("CASE{arms} END")
             };
-            Ok(change(new_columns, ColumnChange::Replace { template, equal }))
+            Ok(change(
+                new_columns,
+                ColumnChange::Replace { template, equal },
+            ))
         }
         "boolean_to_text" => {
             let d = column_data(conn, table, column, 2)?;
@@ -478,19 +522,26 @@ fn try_rule(
                 return Ok(None);
             }
             // Every stored value in the pair; the pair's order gives true/false.
-            let Some(pair) = rule.pairs.iter().find(|p| d.distinct.iter().all(|v| p.contains(&v.text()))) else {
+            let Some(pair) = rule
+                .pairs
+                .iter()
+                .find(|p| d.distinct.iter().all(|v| p.contains(&v.text())))
+            else {
                 return Ok(None);
             };
             let storage_int = d.distinct.iter().all(|v| matches!(v, Stored::Int(_)));
             let stored = |s: &str| {
                 if storage_int {
-                    s.parse().map(Stored::Int).unwrap_or(Stored::Text(s.to_string()))
+                    s.parse()
+                        .map(Stored::Int)
+                        .unwrap_or(Stored::Text(s.to_string()))
                 } else {
                     Stored::Text(s.to_string())
                 }
             };
             let (t_val, f_val) = (stored(&pair[0]), stored(&pair[1]));
-            if storage_int && (matches!(t_val, Stored::Text(_)) || matches!(f_val, Stored::Text(_))) {
+            if storage_int && (matches!(t_val, Stored::Text(_)) || matches!(f_val, Stored::Text(_)))
+            {
                 return Ok(None);
             }
             if d.non_text > 0 && d.non_int > 0 {
@@ -500,16 +551,31 @@ fn try_rule(
                 return Ok(None);
             };
             let (yes, no) = (sql_text(&rule.labels[0]), sql_text(&rule.labels[1]));
-            let fill = format!("CASE {c} WHEN {} THEN {yes} WHEN {} THEN {no} END", t_val.sql(), f_val.sql());
-            let template = format!("CASE {{t}}{new} WHEN {yes} THEN {} WHEN {no} THEN {} END", t_val.sql(), f_val.sql());
+            let fill = format!(
+                "CASE {c} WHEN {} THEN {yes} WHEN {} THEN {no} END",
+                t_val.sql(),
+                f_val.sql()
+            );
+            let template = format!(
+                "CASE {{t}}{new} WHEN {yes} THEN {} WHEN {no} THEN {} END",
+                t_val.sql(),
+                f_val.sql()
+            );
             let mut equal = Vec::new();
             for (v, label, other) in [(&t_val, &yes, &no), (&f_val, &no, &yes)] {
                 let _ = other;
                 for lit in v.literals() {
-                    equal.push((lit, format!("{{t}}{new} = {label}"), Some(format!("{{t}}{new} <> {label}"))));
+                    equal.push((
+                        lit,
+                        format!("{{t}}{new} = {label}"),
+                        Some(format!("{{t}}{new} <> {label}")),
+                    ));
                 }
             }
-            Ok(change(vec![(new, "TEXT", fill)], ColumnChange::Replace { template, equal }))
+            Ok(change(
+                vec![(new, "TEXT", fill)],
+                ColumnChange::Replace { template, equal },
+            ))
         }
         _ => Ok(None),
     }
@@ -531,7 +597,9 @@ mod tests {
     }
 
     fn cols() -> Vec<String> {
-        ["id", "Name", "Age", "Sex", "Is_male", "title"].map(String::from).to_vec()
+        ["id", "Name", "Age", "Sex", "Is_male", "title"]
+            .map(String::from)
+            .to_vec()
     }
 
     fn run(c: &Connection, ch: &ContentChange) {
@@ -556,20 +624,29 @@ mod tests {
         ] {
             let c = db();
             let before: Vec<Option<String>> = c
-                .prepare(&format!("SELECT CAST({} AS TEXT) FROM people ORDER BY id", quote(col)))
+                .prepare(&format!(
+                    "SELECT CAST({} AS TEXT) FROM people ORDER BY id",
+                    quote(col)
+                ))
                 .unwrap()
                 .query_map([], |r| r.get(0))
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
-            let ch = applicable(&rules, &c, "people", col, &cols()).unwrap().expect(col);
+            let ch = applicable(&rules, &c, "people", col, &cols())
+                .unwrap()
+                .expect(col);
             let names: Vec<&str> = ch.new_columns.iter().map(|n| n.0.as_str()).collect();
             assert_eq!(names, expect_new, "{col}");
             run(&c, &ch);
-            let ColumnChange::Replace { template, .. } = &ch.change else { panic!() };
+            let ColumnChange::Replace { template, .. } = &ch.change else {
+                panic!()
+            };
             let expr = template.replace("{t}", "");
             let after: Vec<Option<String>> = c
-                .prepare(&format!("SELECT CAST(({expr}) AS TEXT) FROM people ORDER BY id"))
+                .prepare(&format!(
+                    "SELECT CAST(({expr}) AS TEXT) FROM people ORDER BY id"
+                ))
                 .unwrap()
                 .query_map([], |r| r.get(0))
                 .unwrap()
@@ -588,9 +665,16 @@ mod tests {
         )
         .unwrap();
         for col in ["Name", "Sex", "Is_male", "title"] {
-            assert!(applicable(&rules, &c, "people", col, &cols()).unwrap().is_none(), "{col}");
+            assert!(
+                applicable(&rules, &c, "people", col, &cols())
+                    .unwrap()
+                    .is_none(),
+                "{col}"
+            );
         }
         // Ages stay integers: still applies.
-        assert!(applicable(&rules, &c, "people", "Age", &cols()).unwrap().is_some());
+        assert!(applicable(&rules, &c, "people", "Age", &cols())
+            .unwrap()
+            .is_some());
     }
 }

@@ -58,7 +58,10 @@ impl Dictionary {
     /// The shipped dictionary of `kind` (`synonym` or `abbreviation`).
     pub fn shipped(kind: &str) -> Dictionary {
         let (name, text) = match kind {
-            "abbreviation" => ("data/perturb/schema_abbreviations.yaml", SHIPPED_ABBREVIATIONS),
+            "abbreviation" => (
+                "data/perturb/schema_abbreviations.yaml",
+                SHIPPED_ABBREVIATIONS,
+            ),
             _ => ("data/perturb/schema_synonyms.yaml", SHIPPED_SYNONYMS),
         };
         Dictionary::parse(Path::new(name), text).expect("the shipped dictionaries parse (tested)")
@@ -76,13 +79,17 @@ impl Dictionary {
             for c in cands {
                 let ok = !c.is_empty()
                     && c.split(' ').all(|w| {
-                        !w.is_empty() && w.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
+                        !w.is_empty()
+                            && w.chars()
+                                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
                     });
                 if !ok {
                     return Err(PerturbError::format(
                         path,
                         &key,
-                        format!("candidate {c:?}: lower-case words [a-z0-9] separated by single spaces"),
+                        format!(
+                            "candidate {c:?}: lower-case words [a-z0-9] separated by single spaces"
+                        ),
                     ));
                 }
             }
@@ -99,7 +106,10 @@ impl Dictionary {
                     ));
                 };
                 check(format!("columns.{db}.{tc}"), &cands)?;
-                columns.insert((db.clone(), t.to_ascii_lowercase(), c.to_ascii_lowercase()), cands);
+                columns.insert(
+                    (db.clone(), t.to_ascii_lowercase(), c.to_ascii_lowercase()),
+                    cands,
+                );
             }
         }
         for (w, cands) in &file.words {
@@ -109,7 +119,11 @@ impl Dictionary {
             kind: file.kind,
             sources: file.sources,
             columns,
-            words: file.words.into_iter().map(|(w, c)| (w.to_ascii_lowercase(), c)).collect(),
+            words: file
+                .words
+                .into_iter()
+                .map(|(w, c)| (w.to_ascii_lowercase(), c))
+                .collect(),
         })
     }
 
@@ -124,7 +138,11 @@ impl Dictionary {
     /// column: the database's own entries first, else word by word (the
     /// whole name with every known word replaced, then one word at a time).
     pub fn candidates(&self, db_id: &str, table: &str, column: &str) -> Vec<String> {
-        let key = (db_id.to_string(), table.to_ascii_lowercase(), column.to_ascii_lowercase());
+        let key = (
+            db_id.to_string(),
+            table.to_ascii_lowercase(),
+            column.to_ascii_lowercase(),
+        );
         let raw: Vec<String> = match self.columns.get(&key) {
             Some(c) => c.clone(),
             None => {
@@ -132,7 +150,13 @@ impl Dictionary {
                 let mut out = Vec::new();
                 let all: Vec<String> = ws
                     .iter()
-                    .map(|w| self.words.get(w).and_then(|c| c.first()).cloned().unwrap_or_else(|| w.clone()))
+                    .map(|w| {
+                        self.words
+                            .get(w)
+                            .and_then(|c| c.first())
+                            .cloned()
+                            .unwrap_or_else(|| w.clone())
+                    })
                     .collect();
                 out.push(all.join(" "));
                 for (i, w) in ws.iter().enumerate() {
@@ -168,15 +192,23 @@ pub type Renames = BTreeMap<String, BTreeMap<String, String>>;
 
 pub fn load_renames(path: &Path) -> Result<Renames, PerturbError> {
     let text = std::fs::read_to_string(path).map_err(|e| PerturbError::io(path, e))?;
-    let renames: Renames = serde_saphyr::from_str(&text)
-        .map_err(|e| PerturbError::format(path, "", e.to_string()))?;
+    let renames: Renames =
+        serde_saphyr::from_str(&text).map_err(|e| PerturbError::format(path, "", e.to_string()))?;
     for (db, cols) in &renames {
         for (tc, to) in cols {
             if !tc.contains('.') {
-                return Err(PerturbError::format(path, &format!("{db}.{tc}"), "expected <table>.<column>"));
+                return Err(PerturbError::format(
+                    path,
+                    &format!("{db}.{tc}"),
+                    "expected <table>.<column>",
+                ));
             }
             if to.is_empty() || to.contains('"') {
-                return Err(PerturbError::format(path, &format!("{db}.{tc}"), "a new name: not empty, no double quote"));
+                return Err(PerturbError::format(
+                    path,
+                    &format!("{db}.{tc}"),
+                    "a new name: not empty, no double quote",
+                ));
             }
         }
     }
@@ -204,14 +236,23 @@ mod tests {
             "kind: abbreviation\nsources: [{name: test}]\ncolumns:\n  wta:\n    players.Ranking_Points: [rank pts]\nwords:\n  points: [pts]\n  ranking: [rank]\n  number: [num, no]\n",
         )
         .unwrap();
-        assert_eq!(d.candidates("wta", "players", "Ranking_Points"), ["Rank_Pts"]);
+        assert_eq!(
+            d.candidates("wta", "players", "Ranking_Points"),
+            ["Rank_Pts"]
+        );
         assert_eq!(
             d.candidates("other", "t", "Ranking_Points"),
             ["Rank_Pts", "Rank_Points", "Ranking_Pts"]
         );
-        assert_eq!(d.candidates("other", "t", "phone_number"), ["phone_num", "phone_no"]);
+        assert_eq!(
+            d.candidates("other", "t", "phone_number"),
+            ["phone_num", "phone_no"]
+        );
         assert!(d.candidates("other", "t", "city").is_empty());
-        let bad = Dictionary::parse(Path::new("t.yaml"), "kind: x\nsources: []\nwords:\n  a: [Bad Name]\n");
+        let bad = Dictionary::parse(
+            Path::new("t.yaml"),
+            "kind: x\nsources: []\nwords:\n  a: [Bad Name]\n",
+        );
         assert!(bad.unwrap_err().to_string().contains("words.a"));
     }
 }

@@ -30,7 +30,9 @@ use std::time::Duration;
 
 pub use content::{ContentChange, Rule, Rules};
 pub use dictionary::{load_renames, Dictionary, Renames, SourceEntry};
-pub use output::{Mapping, MappedQuestion, DroppedQuestion, PerturbedDatabase, AppliedChange, KindSummary};
+pub use output::{
+    AppliedChange, DroppedQuestion, KindSummary, MappedQuestion, Mapping, PerturbedDatabase,
+};
 pub use run::perturb;
 
 /// Which perturbation.
@@ -128,7 +130,11 @@ impl PerturbError {
     pub(crate) fn format(path: &Path, at: &str, message: impl Into<String>) -> PerturbError {
         PerturbError::Format {
             path: path.to_path_buf(),
-            at: if at.is_empty() { "$".into() } else { at.to_string() },
+            at: if at.is_empty() {
+                "$".into()
+            } else {
+                at.to_string()
+            },
             message: message.into(),
         }
     }

@@ -6,18 +6,118 @@
 /// bare column name collides with in one of them). A new column name is
 /// never one of these: the perturbed sets must run unquoted everywhere.
 const RESERVED: &[&str] = &[
-    "add", "all", "alter", "analyze", "and", "any", "array", "as", "asc", "between", "both", "by",
-    "case", "cast", "check", "collate", "column", "constraint", "create", "cross", "current",
-    "current_date", "current_time", "current_timestamp", "current_user", "database", "default",
-    "delete", "desc", "distinct", "div", "drop", "else", "end", "escape", "except", "exists",
-    "false", "fetch", "for", "foreign", "from", "full", "grant", "group", "groups", "having", "if",
-    "in", "index", "inner", "insert", "intersect", "interval", "into", "is", "join", "key", "keys",
-    "lateral", "leading", "left", "like", "limit", "lines", "match", "mod", "natural", "not",
-    "null", "of", "offset", "on", "only", "or", "order", "outer", "over", "partition", "primary",
-    "range", "rank", "read", "recursive", "references", "regexp", "rename", "replace", "right",
-    "row", "rows", "select", "set", "show", "some", "table", "then", "to", "trailing", "true",
-    "union", "unique", "update", "usage", "user", "using", "values", "when", "where", "window",
-    "with", "year_month",
+    "add",
+    "all",
+    "alter",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "between",
+    "both",
+    "by",
+    "case",
+    "cast",
+    "check",
+    "collate",
+    "column",
+    "constraint",
+    "create",
+    "cross",
+    "current",
+    "current_date",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "database",
+    "default",
+    "delete",
+    "desc",
+    "distinct",
+    "div",
+    "drop",
+    "else",
+    "end",
+    "escape",
+    "except",
+    "exists",
+    "false",
+    "fetch",
+    "for",
+    "foreign",
+    "from",
+    "full",
+    "grant",
+    "group",
+    "groups",
+    "having",
+    "if",
+    "in",
+    "index",
+    "inner",
+    "insert",
+    "intersect",
+    "interval",
+    "into",
+    "is",
+    "join",
+    "key",
+    "keys",
+    "lateral",
+    "leading",
+    "left",
+    "like",
+    "limit",
+    "lines",
+    "match",
+    "mod",
+    "natural",
+    "not",
+    "null",
+    "of",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "outer",
+    "over",
+    "partition",
+    "primary",
+    "range",
+    "rank",
+    "read",
+    "recursive",
+    "references",
+    "regexp",
+    "rename",
+    "replace",
+    "right",
+    "row",
+    "rows",
+    "select",
+    "set",
+    "show",
+    "some",
+    "table",
+    "then",
+    "to",
+    "trailing",
+    "true",
+    "union",
+    "unique",
+    "update",
+    "usage",
+    "user",
+    "using",
+    "values",
+    "when",
+    "where",
+    "window",
+    "with",
+    "year_month",
 ];
 
 pub(crate) fn is_reserved(name: &str) -> bool {
@@ -58,7 +158,10 @@ pub(crate) fn words(name: &str) -> Vec<String> {
 /// (all upper, each word capitalised, first capitalised, all lower).
 pub(crate) fn styled(original: &str, candidate: &str) -> String {
     let ws: Vec<&str> = candidate.split_whitespace().collect();
-    let letters: Vec<char> = original.chars().filter(|c| c.is_ascii_alphabetic()).collect();
+    let letters: Vec<char> = original
+        .chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .collect();
     let all_upper = letters.len() > 1 && letters.iter().all(|c| c.is_ascii_uppercase());
     let camel = !original.contains('_')
         && original.chars().skip(1).any(|c| c.is_ascii_uppercase())
@@ -78,7 +181,13 @@ pub(crate) fn styled(original: &str, candidate: &str) -> String {
         return ws
             .iter()
             .enumerate()
-            .map(|(i, w)| if i == 0 && !first_upper { w.to_string() } else { cap(w) })
+            .map(|(i, w)| {
+                if i == 0 && !first_upper {
+                    w.to_string()
+                } else {
+                    cap(w)
+                }
+            })
             .collect();
     }
     let parts: Vec<&str> = original.split('_').filter(|p| !p.is_empty()).collect();

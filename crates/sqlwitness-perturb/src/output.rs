@@ -144,10 +144,18 @@ pub fn render_markdown(m: &Mapping) -> String {
     let _ = writeln!(out, "| | count |\n|---|---:|");
     let _ = writeln!(out, "| original databases perturbed | {} |", s.databases);
     let _ = writeln!(out, "| perturbed databases | {} |", s.perturbed_databases);
-    let _ = writeln!(out, "| questions affected (gold mentions a changed column) | {} |", s.affected);
+    let _ = writeln!(
+        out,
+        "| questions affected (gold mentions a changed column) | {} |",
+        s.affected
+    );
     let _ = writeln!(out, "| rewritten | {} |", s.rewritten);
     let _ = writeln!(out, "| verified (kept) | {} |", s.verified);
-    let _ = writeln!(out, "| distinct original questions kept | {} |", s.original_questions);
+    let _ = writeln!(
+        out,
+        "| distinct original questions kept | {} |",
+        s.original_questions
+    );
     for (reason, n) in &s.dropped {
         let _ = writeln!(out, "| dropped: {} | {n} |", reason.replace('|', "\\|"));
     }
@@ -164,18 +172,30 @@ pub fn render_markdown(m: &Mapping) -> String {
             let _ = writeln!(out, "- `{}`: {}", d.db_id, d.reason);
         }
     }
-    let _ = writeln!(out, "\n## Databases\n\n| database | from | changes | questions |\n|---|---|---|---:|");
+    let _ = writeln!(
+        out,
+        "\n## Databases\n\n| database | from | changes | questions |\n|---|---|---|---:|"
+    );
     for d in &m.databases {
         let changes: Vec<String> = d
             .changes
             .iter()
             .map(|c| match (&c.to, &c.expression) {
                 (Some(to), _) => format!("{}.{} → {to}", c.table, c.column),
-                (None, Some(e)) => format!("{}.{} → `{}`", c.table, c.column, e.replace('|', "\\|")),
+                (None, Some(e)) => {
+                    format!("{}.{} → `{}`", c.table, c.column, e.replace('|', "\\|"))
+                }
                 _ => format!("{}.{}", c.table, c.column),
             })
             .collect();
-        let _ = writeln!(out, "| {} | {} | {} | {} |", d.db_id, d.original_db_id, changes.join("; "), d.questions);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            d.db_id,
+            d.original_db_id,
+            changes.join("; "),
+            d.questions
+        );
     }
     let _ = writeln!(out, "\nSources of the dictionary or rules:\n");
     for src in &m.sources {

@@ -6,8 +6,12 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use serde_json::{json, Value as Json};
-use sqlwitness_bench::{load_benchmark, load_tables_json, BenchmarkFormat, TableSchema};
-use sqlwitness_core::{compare, CompareMode, CompareOptions, Database, Engine, QueryLimits, ResultSet};
+use sqlwitness_bench::{
+    load_benchmark, load_tables_json, BenchmarkFormat, PredictedSql, TableSchema,
+};
+use sqlwitness_core::{
+    compare, CompareMode, CompareOptions, Database, Engine, QueryLimits, ResultSet,
+};
 use sqlwitness_engines::{sqlite_schema_names, SqliteEngine};
 use sqlwitness_sql::{has_top_level_order_by, ColumnChange, RewriteError, SchemaChange};
 
@@ -15,8 +19,8 @@ use crate::content::{applicable, quote, ContentChange, Rules};
 use crate::dictionary::{load_renames, Dictionary};
 use crate::names::{is_reserved, same_name};
 use crate::output::{
-    render_markdown, AppliedChange, DroppedQuestion, FailedChange, KindSummary, Mapping,
-    MappedQuestion, PerturbedDatabase, PredictionSummary, SkippedDatabase, MAPPING_FORMAT,
+    render_markdown, AppliedChange, DroppedQuestion, FailedChange, KindSummary, MappedQuestion,
+    Mapping, PerturbedDatabase, PredictionSummary, SkippedDatabase, MAPPING_FORMAT,
 };
 use crate::rng::Rng;
 use crate::{Kind, Options, PerturbError, SourceEntry};
@@ -24,7 +28,11 @@ use crate::{Kind, Options, PerturbError, SourceEntry};
 /// One planned change of a column.
 #[derive(Debug, Clone)]
 enum Planned {
-    Rename { table: String, column: String, to: String },
+    Rename {
+        table: String,
+        column: String,
+        to: String,
+    },
     Content(ContentChange),
 }
 
@@ -90,7 +98,11 @@ impl Planned {
 /// candidate names; for content, one replacement.
 #[derive(Debug, Clone)]
 enum Candidate {
-    Rename { table: String, column: String, names: Vec<String> },
+    Rename {
+        table: String,
+        column: String,
+        names: Vec<String>,
+    },
     Content(ContentChange),
 }
 
@@ -101,7 +113,10 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
         return Err(PerturbError::Input("--samples must be at least 1".into()));
     }
     let bench = load_benchmark(&opts.bench, &opts.split)?;
-    if !matches!(bench.format, BenchmarkFormat::SpiderJson | BenchmarkFormat::SpiderGoldSql) {
+    if !matches!(
+        bench.format,
+        BenchmarkFormat::SpiderJson | BenchmarkFormat::SpiderGoldSql
+    ) {
         return Err(PerturbError::Input(format!(
             "{}: perturb needs a benchmark in the Spider layout (tables.json, database/, {}.json or {}_gold.sql)",
             opts.bench.display(),
@@ -116,16 +131,15 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
         BenchmarkFormat::SpiderJson => read_json_array(&bench.source_file)?,
         _ => Vec::new(),
     };
+    // Read exactly as `eval --pred` reads them.
     let predictions: Option<Vec<String>> = match &opts.predictions {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| PerturbError::io(p, e))?;
-            let lines: Vec<String> = text.lines().map(|l| l.split('\t').next().unwrap_or("").to_string()).collect();
-            if lines.len() != bench.questions.len() {
-                return Err(PerturbError::format(
-                    p,
-                    &format!("line {}", lines.len()),
-                    format!("{} predictions for {} questions of {}", lines.len(), bench.questions.len(), bench.source_file.display()),
-                ));
+            let preds = sqlwitness_bench::load_predictions(p, &bench)?;
+            let mut lines = vec![String::new(); bench.questions.len()];
+            for pr in preds {
+                if let (Some(slot), PredictedSql::Sql(sql)) = (lines.get_mut(pr.id), pr.sql) {
+                    *slot = sql;
+                }
             }
             Some(lines)
         }
@@ -225,33 +239,53 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
         };
         let path = bench.sqlite_path(&db);
         if !path.is_file() {
-            mapping.skipped_databases.push(skip(format!("database file missing: {}", path.display())));
+            mapping
+                .skipped_databases
+                .push(skip(format!("database file missing: {}", path.display())));
             continue;
         }
         let Some(schema) = schemas.get(&db) else {
-            mapping.skipped_databases.push(skip("not in tables.json".into()));
+            mapping
+                .skipped_databases
+                .push(skip("not in tables.json".into()));
             continue;
         };
-        let actual = sqlite_schema_names(&path).map_err(|e| PerturbError::sqlite(&path, e.message))?;
+        let actual =
+            sqlite_schema_names(&path).map_err(|e| PerturbError::sqlite(&path, e.message))?;
         let candidates = match opts.kind {
-            Kind::Synonym | Kind::Abbreviation => {
-                rename_candidates(dictionary.as_ref().expect("set for the kind"), &db, schema, &actual)
-            }
+            Kind::Synonym | Kind::Abbreviation => rename_candidates(
+                dictionary.as_ref().expect("set for the kind"),
+                &db,
+                schema,
+                &actual,
+            ),
             Kind::Renames => match renames.as_ref().and_then(|r| r.get(&db)) {
                 Some(r) => exact_renames(r, &actual),
                 None => Vec::new(),
             },
-            Kind::Content => content_candidates(rules.as_ref().expect("set for the kind"), &path, schema, &actual)?,
+            Kind::Content => content_candidates(
+                rules.as_ref().expect("set for the kind"),
+                &path,
+                schema,
+                &actual,
+            )?,
         };
         if candidates.is_empty() {
-            mapping.skipped_databases.push(skip(format!("no column the {} perturbation applies to", opts.kind.as_str())));
+            mapping.skipped_databases.push(skip(format!(
+                "no column the {} perturbation applies to",
+                opts.kind.as_str()
+            )));
             continue;
         }
         let samples = if opts.kind == Kind::Renames {
             vec![candidates
                 .iter()
                 .map(|c| match c {
-                    Candidate::Rename { table, column, names } => Planned::Rename {
+                    Candidate::Rename {
+                        table,
+                        column,
+                        names,
+                    } => Planned::Rename {
                         table: table.clone(),
                         column: column.clone(),
                         to: names[0].clone(),
@@ -260,9 +294,14 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                 })
                 .collect()]
         } else {
-            sample(&candidates, opts.samples, &mut Rng::new(opts.seed, &format!("{}/{db}", opts.kind.as_str())))
+            sample(
+                &candidates,
+                opts.samples,
+                &mut Rng::new(opts.seed, &format!("{}/{db}", opts.kind.as_str())),
+            )
         };
-        let questions: Vec<&sqlwitness_bench::Question> = bench.questions.iter().filter(|q| q.db_id == db).collect();
+        let questions: Vec<&sqlwitness_bench::Question> =
+            bench.questions.iter().filter(|q| q.db_id == db).collect();
         let mut original_results: HashMap<usize, Result<ResultSet, String>> = HashMap::new();
         let mut wrote_any = false;
         for (k, plan) in samples.iter().enumerate() {
@@ -309,8 +348,15 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                     })
                     .clone();
                 let verdict = match original {
-                    Err(e) => Err(("original gold fails on the original database".to_string(), e)),
-                    Ok(before) => match engine.execute(&Database::new(pid.clone(), ppath.clone()), &sql, &limits) {
+                    Err(e) => Err((
+                        "original gold fails on the original database".to_string(),
+                        e,
+                    )),
+                    Ok(before) => match engine.execute(
+                        &Database::new(pid.clone(), ppath.clone()),
+                        &sql,
+                        &limits,
+                    ) {
                         Err(e) => Err(("rewritten gold fails".to_string(), e.message)),
                         Ok(after) => {
                             let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
@@ -325,7 +371,10 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                                 Ok(())
                             } else {
                                 let why = c.reason.map(|r| r.as_str()).unwrap_or("values");
-                                Err((format!("verification: results differ ({why})"), String::new()))
+                                Err((
+                                    format!("verification: results differ ({why})"),
+                                    String::new(),
+                                ))
                             }
                         }
                     },
@@ -335,7 +384,11 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                     Err((class, detail)) => mapping.dropped.push(DroppedQuestion {
                         original_id: q.id,
                         db_id: pid.clone(),
-                        reason: if detail.is_empty() { class.clone() } else { format!("{class}: {detail}") },
+                        reason: if detail.is_empty() {
+                            class.clone()
+                        } else {
+                            format!("{class}: {detail}")
+                        },
                         class,
                         gold: Some(sql),
                     }),
@@ -348,11 +401,20 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
             wrote_any = true;
             mapping.summary.perturbed_databases += 1;
             mapping.summary.verified += kept.len();
-            out_tables.push(perturbed_tables_entry(&raw_tables, &db, &pid, &applied, &ppath)?);
+            out_tables.push(perturbed_tables_entry(
+                &raw_tables,
+                &db,
+                &pid,
+                &applied,
+                &ppath,
+            )?);
             for (q, sql, touched) in &kept {
                 let id = mapping.questions.len();
                 original_kept.insert(q.id);
-                let mut entry = raw_questions.get(q.id).cloned().unwrap_or_else(|| json!({"question": q.question}));
+                let mut entry = raw_questions
+                    .get(q.id)
+                    .cloned()
+                    .unwrap_or_else(|| json!({"question": q.question}));
                 if let Json::Object(o) = &mut entry {
                     for stale in ["sql", "query_toks", "query_toks_no_value"] {
                         o.remove(stale);
@@ -366,6 +428,10 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                     let pred = &preds[q.id];
                     unchanged.push(pred.clone());
                     let (text, st) = match change.rewrite(pred) {
+                        _ if pred.is_empty() => {
+                            pred_summary.unaffected += 1;
+                            (String::new(), "abstained".to_string())
+                        }
                         Ok(r) if r.touched.is_empty() => {
                             pred_summary.unaffected += 1;
                             (pred.clone(), "unaffected".to_string())
@@ -405,7 +471,14 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
         if wrote_any {
             mapping.summary.databases += 1;
         }
-        progress(&format!("{db}: {} perturbed databases", mapping.databases.iter().filter(|d| d.original_db_id == db).count()));
+        progress(&format!(
+            "{db}: {} perturbed databases",
+            mapping
+                .databases
+                .iter()
+                .filter(|d| d.original_db_id == db)
+                .count()
+        ));
     }
     mapping.summary.original_questions = original_kept.len();
     for d in &mapping.dropped {
@@ -420,7 +493,10 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
     };
     let pretty = |v: &Json| serde_json::to_vec_pretty(v).expect("JSON values serialise");
     write("tables.json", pretty(&Json::Array(out_tables)))?;
-    write(&format!("{}.json", opts.split), pretty(&Json::Array(out_questions)))?;
+    write(
+        &format!("{}.json", opts.split),
+        pretty(&Json::Array(out_questions)),
+    )?;
     let gold: String = mapping
         .questions
         .iter()
@@ -431,13 +507,18 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
         write("pred_carried.sql", lines(&carried).into_bytes())?;
         write("pred_unchanged.sql", lines(&unchanged).into_bytes())?;
     }
-    write("mapping.json", serde_json::to_vec_pretty(&mapping).expect("the mapping serialises"))?;
+    write(
+        "mapping.json",
+        serde_json::to_vec_pretty(&mapping).expect("the mapping serialises"),
+    )?;
     write("perturb.md", render_markdown(&mapping).into_bytes())?;
     Ok(mapping)
 }
 
 fn lines(v: &[String]) -> String {
-    v.iter().map(|l| format!("{}\n", l.replace(['\n', '\r'], " "))).collect()
+    v.iter()
+        .map(|l| format!("{}\n", l.replace(['\n', '\r'], " ")))
+        .collect()
 }
 
 fn file_name(p: &Path) -> String {
@@ -451,12 +532,19 @@ fn read_json_array(path: &Path) -> Result<Vec<Json>, PerturbError> {
     match serde_json::from_str(&text) {
         Ok(Json::Array(a)) => Ok(a),
         Ok(_) => Err(PerturbError::format(path, "", "expected a JSON array")),
-        Err(e) => Err(PerturbError::format(path, &format!("line {}", e.line()), e.to_string())),
+        Err(e) => Err(PerturbError::format(
+            path,
+            &format!("line {}", e.line()),
+            e.to_string(),
+        )),
     }
 }
 
 /// The exact name of `table` (and its columns) in the database file.
-fn actual_table<'a>(actual: &'a [(String, Vec<String>)], table: &str) -> Option<&'a (String, Vec<String>)> {
+fn actual_table<'a>(
+    actual: &'a [(String, Vec<String>)],
+    table: &str,
+) -> Option<&'a (String, Vec<String>)> {
     actual.iter().find(|(t, _)| t.eq_ignore_ascii_case(table))
 }
 
@@ -466,6 +554,17 @@ fn rename_candidates(
     schema: &TableSchema,
     actual: &[(String, Vec<String>)],
 ) -> Vec<Candidate> {
+    // A new name equal to another column's but for case takes that
+    // column's spelling: engines that fold or quote names (PostgreSQL)
+    // must not see two spellings of one name.
+    let spelling = |n: String| -> String {
+        actual
+            .iter()
+            .flat_map(|(_, cs)| cs)
+            .find(|c| c.eq_ignore_ascii_case(&n))
+            .cloned()
+            .unwrap_or(n)
+    };
     let mut out = Vec::new();
     for (ti, table) in schema.table_names_original.iter().enumerate() {
         let Some((exact_t, cols)) = actual_table(actual, table) else {
@@ -479,6 +578,7 @@ fn rename_candidates(
                 .candidates(db, exact_t, exact_c)
                 .into_iter()
                 .filter(|n| !is_reserved(n) && !cols.iter().any(|c| same_name(c, n)))
+                .map(spelling)
                 .collect();
             if !names.is_empty() {
                 out.push(Candidate::Rename {
@@ -492,7 +592,10 @@ fn rename_candidates(
     out
 }
 
-fn exact_renames(renames: &BTreeMap<String, String>, actual: &[(String, Vec<String>)]) -> Vec<Candidate> {
+fn exact_renames(
+    renames: &BTreeMap<String, String>,
+    actual: &[(String, Vec<String>)],
+) -> Vec<Candidate> {
     renames
         .iter()
         .filter_map(|(tc, to)| {
@@ -532,7 +635,9 @@ fn content_candidates(
     }
     for (t, _) in actual {
         let q = format!("SELECT name, pk FROM pragma_table_info({})", sql_str(t));
-        let mut stmt = conn.prepare(&q).map_err(|e| PerturbError::sqlite(path, e))?;
+        let mut stmt = conn
+            .prepare(&q)
+            .map_err(|e| PerturbError::sqlite(path, e))?;
         let rows = stmt
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
             .map_err(|e| PerturbError::sqlite(path, e))?;
@@ -541,10 +646,21 @@ fn content_candidates(
                 keys.insert((t.to_ascii_lowercase(), row.0.to_ascii_lowercase()));
             }
         }
-        let q = format!("SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list({})", sql_str(t));
-        let mut stmt = conn.prepare(&q).map_err(|e| PerturbError::sqlite(path, e))?;
+        let q = format!(
+            "SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list({})",
+            sql_str(t)
+        );
+        let mut stmt = conn
+            .prepare(&q)
+            .map_err(|e| PerturbError::sqlite(path, e))?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)))
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                ))
+            })
             .map_err(|e| PerturbError::sqlite(path, e))?;
         for (parent, from, to) in rows.flatten() {
             keys.insert((t.to_ascii_lowercase(), from.to_ascii_lowercase()));
@@ -588,11 +704,23 @@ fn sample(candidates: &[Candidate], rounds: usize, rng: &mut Rng) -> Vec<Vec<Pla
         let mut plan: Vec<Planned> = Vec::new();
         for i in chosen {
             let p = match &candidates[i] {
-                Candidate::Rename { table, column, names } => {
-                    let to = names[rng.below(names.len())].clone();
+                Candidate::Rename {
+                    table,
+                    column,
+                    names,
+                } => {
+                    let mut to = names[rng.below(names.len())].clone();
+                    // One spelling per name across the database's tables.
+                    if let Some(Planned::Rename { to: first, .. }) = plan.iter().find(|p| {
+                        matches!(p, Planned::Rename { to: o, .. } if o.eq_ignore_ascii_case(&to))
+                    }) {
+                        to = first.clone();
+                    }
                     // Two columns of one table never take the same name.
                     let clash = plan.iter().any(|p| match p {
-                        Planned::Rename { table: t, to: o, .. } => t == table && same_name(o, &to),
+                        Planned::Rename {
+                            table: t, to: o, ..
+                        } => t == table && same_name(o, &to),
                         Planned::Content(_) => false,
                     });
                     if clash {
@@ -625,11 +753,13 @@ fn apply(path: &Path, plan: &[Planned]) -> Result<(Vec<Planned>, Vec<FailedChang
     let mut applied = Vec::new();
     let mut failed = Vec::new();
     for p in plan {
-        conn.execute_batch("SAVEPOINT change").map_err(|e| PerturbError::sqlite(path, e))?;
+        conn.execute_batch("SAVEPOINT change")
+            .map_err(|e| PerturbError::sqlite(path, e))?;
         let result = p.sql().iter().try_for_each(|s| conn.execute_batch(s));
         match result {
             Ok(()) => {
-                conn.execute_batch("RELEASE change").map_err(|e| PerturbError::sqlite(path, e))?;
+                conn.execute_batch("RELEASE change")
+                    .map_err(|e| PerturbError::sqlite(path, e))?;
                 applied.push(p.clone());
             }
             Err(e) => {
@@ -642,8 +772,19 @@ fn apply(path: &Path, plan: &[Planned]) -> Result<(Vec<Planned>, Vec<FailedChang
             }
         }
     }
-    conn.execute_batch("VACUUM").map_err(|e| PerturbError::sqlite(path, e))?;
+    conn.execute_batch("VACUUM")
+        .map_err(|e| PerturbError::sqlite(path, e))?;
     Ok((applied, failed))
+}
+
+/// One column of a perturbed `tables.json` entry.
+struct ColEntry {
+    table: i64,
+    name: String,
+    natural: String,
+    ty: String,
+    /// Its index in the original entry (none for a new column).
+    old: Option<usize>,
 }
 
 /// The `tables.json` entry of a perturbed database: the original entry
@@ -665,50 +806,72 @@ fn perturbed_tables_entry(
     let tables: Vec<String> = entry
         .get("table_names_original")
         .and_then(Json::as_array)
-        .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
-    let orig: Vec<(i64, String)> = serde_json::from_value(entry["column_names_original"].clone()).unwrap_or_default();
+    let orig: Vec<(i64, String)> =
+        serde_json::from_value(entry["column_names_original"].clone()).unwrap_or_default();
     let natural: Vec<(i64, String)> =
-        serde_json::from_value(entry.get("column_names").cloned().unwrap_or(Json::Null)).unwrap_or_else(|_| orig.clone());
-    let types: Vec<String> = serde_json::from_value(entry["column_types"].clone()).unwrap_or_default();
+        serde_json::from_value(entry.get("column_names").cloned().unwrap_or(Json::Null))
+            .unwrap_or_else(|_| orig.clone());
+    let types: Vec<String> =
+        serde_json::from_value(entry["column_types"].clone()).unwrap_or_default();
     let table_of = |ti: i64| usize::try_from(ti).ok().and_then(|i| tables.get(i));
     let find = |ti: i64, name: &str| {
         applied.iter().find(|p| {
             let (t, c) = p.column();
-            table_of(ti).is_some_and(|tn| tn.eq_ignore_ascii_case(t)) && c.eq_ignore_ascii_case(name)
+            table_of(ti).is_some_and(|tn| tn.eq_ignore_ascii_case(t))
+                && c.eq_ignore_ascii_case(name)
         })
     };
-    // New column list: (table, original name, natural name, type, old index).
-    let mut cols: Vec<(i64, String, String, String, Option<usize>)> = Vec::new();
-    let mut appended: BTreeMap<i64, Vec<(i64, String, String, String, Option<usize>)>> = BTreeMap::new();
+    let mut cols: Vec<ColEntry> = Vec::new();
+    let mut appended: BTreeMap<i64, Vec<ColEntry>> = BTreeMap::new();
     for (i, (ti, name)) in orig.iter().enumerate() {
-        let nat = natural.get(i).map(|n| n.1.clone()).unwrap_or_else(|| name.clone());
+        let nat = natural
+            .get(i)
+            .map(|n| n.1.clone())
+            .unwrap_or_else(|| name.clone());
         let ty = types.get(i).cloned().unwrap_or_else(|| "text".into());
+        let entry = |name: &str, natural: String, ty: String, old| ColEntry {
+            table: *ti,
+            name: name.to_string(),
+            natural,
+            ty,
+            old,
+        };
         match find(*ti, name) {
             Some(Planned::Rename { to, .. }) => {
-                cols.push((*ti, to.clone(), crate::names::words(to).join(" "), ty, Some(i)));
+                cols.push(entry(to, crate::names::words(to).join(" "), ty, Some(i)));
             }
             Some(Planned::Content(c)) => {
                 for (n, sql_ty, _) in &c.new_columns {
                     let ty = if *sql_ty == "TEXT" { "text" } else { "number" };
-                    appended
-                        .entry(*ti)
-                        .or_default()
-                        .push((*ti, n.clone(), crate::names::words(n).join(" "), ty.into(), None));
+                    let e = entry(n, crate::names::words(n).join(" "), ty.into(), None);
+                    appended.entry(*ti).or_default().push(e);
                 }
             }
-            None => cols.push((*ti, name.clone(), nat, ty, Some(i))),
+            None => cols.push(entry(name, nat, ty, Some(i))),
         }
     }
     // Appended columns go after the last column of their table.
     for (ti, extra) in appended {
-        let pos = cols.iter().rposition(|c| c.0 == ti).map(|p| p + 1).unwrap_or(cols.len());
+        let pos = cols
+            .iter()
+            .rposition(|c| c.table == ti)
+            .map(|p| p + 1)
+            .unwrap_or(cols.len());
         for (k, e) in extra.into_iter().enumerate() {
             cols.insert(pos + k, e);
         }
     }
-    let new_index: HashMap<usize, usize> =
-        cols.iter().enumerate().filter_map(|(n, c)| c.4.map(|o| (o, n))).collect();
+    let new_index: HashMap<usize, usize> = cols
+        .iter()
+        .enumerate()
+        .filter_map(|(n, c)| c.old.map(|o| (o, n)))
+        .collect();
     let remap = |v: &Json| -> Json {
         match v {
             Json::Number(n) => n
@@ -716,18 +879,32 @@ fn perturbed_tables_entry(
                 .and_then(|o| new_index.get(&(o as usize)))
                 .map(|n| json!(n))
                 .unwrap_or(Json::Null),
-            Json::Array(a) => Json::Array(a.iter().map(|x| match x {
-                Json::Number(n) => n.as_u64().and_then(|o| new_index.get(&(o as usize))).map(|n| json!(n)).unwrap_or(Json::Null),
-                other => other.clone(),
-            }).collect()),
+            Json::Array(a) => Json::Array(
+                a.iter()
+                    .map(|x| match x {
+                        Json::Number(n) => n
+                            .as_u64()
+                            .and_then(|o| new_index.get(&(o as usize)))
+                            .map(|n| json!(n))
+                            .unwrap_or(Json::Null),
+                        other => other.clone(),
+                    })
+                    .collect(),
+            ),
             other => other.clone(),
         }
     };
     let mut e = entry;
     e["db_id"] = json!(pid);
-    e["column_names_original"] = json!(cols.iter().map(|c| json!([c.0, c.1])).collect::<Vec<_>>());
-    e["column_names"] = json!(cols.iter().map(|c| json!([c.0, c.2])).collect::<Vec<_>>());
-    e["column_types"] = json!(cols.iter().map(|c| c.3.clone()).collect::<Vec<_>>());
+    e["column_names_original"] = json!(cols
+        .iter()
+        .map(|c| json!([c.table, c.name]))
+        .collect::<Vec<_>>());
+    e["column_names"] = json!(cols
+        .iter()
+        .map(|c| json!([c.table, c.natural]))
+        .collect::<Vec<_>>());
+    e["column_types"] = json!(cols.iter().map(|c| c.ty.clone()).collect::<Vec<_>>());
     if let Some(pks) = e.get("primary_keys").and_then(Json::as_array).cloned() {
         e["primary_keys"] = Json::Array(pks.iter().map(&remap).collect());
     }
@@ -735,12 +912,17 @@ fn perturbed_tables_entry(
         e["foreign_keys"] = Json::Array(fks.iter().map(&remap).collect());
     }
     // The file must agree: every listed column exists in the database.
-    let actual = sqlite_schema_names(ppath).map_err(|err| PerturbError::sqlite(ppath, err.message))?;
+    let actual =
+        sqlite_schema_names(ppath).map_err(|err| PerturbError::sqlite(ppath, err.message))?;
     for c in &cols {
-        let Some(t) = table_of(c.0) else { continue };
-        let present = actual_table(&actual, t).is_some_and(|(_, cs)| cs.iter().any(|x| x.eq_ignore_ascii_case(&c.1)));
-        if !present && c.4.is_none() {
-            return Err(PerturbError::sqlite(ppath, format!("new column {t}.{} missing after the change", c.1)));
+        let Some(t) = table_of(c.table) else { continue };
+        let present = actual_table(&actual, t)
+            .is_some_and(|(_, cs)| cs.iter().any(|x| x.eq_ignore_ascii_case(&c.name)));
+        if !present && c.old.is_none() {
+            return Err(PerturbError::sqlite(
+                ppath,
+                format!("new column {t}.{} missing after the change", c.name),
+            ));
         }
     }
     Ok(e)
@@ -754,7 +936,9 @@ fn mentions_changed(sql: &str, applied: &[Planned]) -> bool {
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .collect();
-    applied.iter().any(|p| words.contains(p.column().1.to_ascii_lowercase().as_str()))
+    applied
+        .iter()
+        .any(|p| words.contains(p.column().1.to_ascii_lowercase().as_str()))
 }
 
 fn rewrite_class(e: &RewriteError) -> String {

@@ -2,6 +2,10 @@
 //! each perturbed question is paired with its original through the
 //! perturbation's mapping, and the run on the original split is read as
 //! pre-perturbation, each run on the perturbed split as post-perturbation.
+//! A side is correct by the tie-aware reading (the one the baseline gate
+//! uses): a `LIMIT` cutting through ties returns a different tied row from
+//! run to run on a server, and that is neither the model's nor the
+//! perturbation's doing.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -27,7 +31,10 @@ pub struct RobustnessRow {
 
 /// A verdict that says something about the model.
 fn scorable(v: Verdict) -> bool {
-    !matches!(v, Verdict::GoldError | Verdict::MissingDb | Verdict::EngineError)
+    !matches!(
+        v,
+        Verdict::GoldError | Verdict::MissingDb | Verdict::EngineError
+    )
 }
 
 /// `pairs`: `(perturbed question id, original question id)`.
@@ -58,7 +65,7 @@ pub fn robustness_rows(
                     unscorable += 1;
                     continue;
                 }
-                list.push((o.verdict == Verdict::Match, p.verdict == Verdict::Match));
+                list.push((o.passes_tie_aware(), p.passes_tie_aware()));
             }
             rows.push(RobustnessRow {
                 run: label.clone(),
@@ -77,7 +84,7 @@ pub fn render_robustness_markdown(kind: &str, rows: &[RobustnessRow]) -> String 
     let _ = writeln!(out, "# Robustness: {kind}\n");
     let _ = writeln!(
         out,
-        "Dr.Spider's metrics (seed 003 §4) over (original, perturbed) question pairs from the perturbation's mapping: `pre` = EX on the originals, `post` = EX on the perturbed questions, `relative` = correct on both ÷ correct before. Pairs whose gold failed on either side are left out.\n"
+        "Dr.Spider's metrics (seed 003 §4) over (original, perturbed) question pairs from the perturbation's mapping: `pre` = tie-aware EX on the originals, `post` = tie-aware EX on the perturbed questions, `relative` = correct on both ÷ correct before. Pairs whose gold failed on either side are left out.\n"
     );
     let _ = writeln!(out, "| run | engine | pairs | pre | post | relative robustness | left out |\n|---|---|---:|---:|---:|---:|---:|");
     for r in rows {

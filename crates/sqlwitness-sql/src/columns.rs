@@ -88,8 +88,7 @@ impl SchemaChange {
 
     /// Records a change of `table.column` (exact or any ASCII case).
     pub fn change(&mut self, table: &str, column: &str, change: ColumnChange) {
-        self.changes
-            .insert((lower(table), lower(column)), change);
+        self.changes.insert((lower(table), lower(column)), change);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -97,7 +96,9 @@ impl SchemaChange {
     }
 
     fn table(&self, name: &str) -> Option<&(String, Vec<String>)> {
-        self.tables.iter().find(|(t, _)| t.eq_ignore_ascii_case(name))
+        self.tables
+            .iter()
+            .find(|(t, _)| t.eq_ignore_ascii_case(name))
     }
 
     fn get(&self, table: &str, column: &str) -> Option<&ColumnChange> {
@@ -165,6 +166,9 @@ enum SourceKind {
 
 type Level = Vec<Source>;
 
+/// Output names of a query, before → after.
+type Outputs = Vec<(String, String)>;
+
 struct Walker<'a> {
     schema: &'a SchemaChange,
     touched: Vec<String>,
@@ -224,7 +228,7 @@ impl<'a> Walker<'a> {
         body: &mut SetExpr,
         outer: &[Level],
         keep_names: bool,
-    ) -> Result<(Vec<(String, String)>, Option<Level>), RewriteError> {
+    ) -> Result<(Outputs, Option<Level>), RewriteError> {
         match body {
             SetExpr::Select(s) => {
                 let (out, level) = self.select(s, outer, keep_names)?;
@@ -254,10 +258,10 @@ impl<'a> Walker<'a> {
         s: &mut Select,
         outer: &[Level],
         keep_names: bool,
-    ) -> Result<(Vec<(String, String)>, Level), RewriteError> {
+    ) -> Result<(Outputs, Level), RewriteError> {
         let mut level = Level::new();
         for twj in &mut s.from {
-            self.from_item(twj, outer, &mut level)?;
+            self.table_with_joins(twj, outer, &mut level)?;
         }
         let mut scopes = outer.to_vec();
         scopes.push(level.clone());
@@ -339,7 +343,7 @@ impl<'a> Walker<'a> {
         Ok((outputs, level))
     }
 
-    fn from_item(
+    fn table_with_joins(
         &mut self,
         twj: &mut TableWithJoins,
         outer: &[Level],
@@ -375,7 +379,10 @@ impl<'a> Walker<'a> {
                 subquery, alias, ..
             } => {
                 let outputs = self.query(subquery, outer, true)?;
-                let name = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or_default();
+                let name = alias
+                    .as_ref()
+                    .map(|a| a.name.value.clone())
+                    .unwrap_or_default();
                 level.push(Source {
                     name,
                     kind: SourceKind::Derived(outputs),
@@ -388,7 +395,7 @@ impl<'a> Walker<'a> {
                 if alias.is_some() {
                     return Err(RewriteError::Unsupported("aliased nested join".into()));
                 }
-                self.from_item(table_with_joins, outer, level)?;
+                self.table_with_joins(table_with_joins, outer, level)?;
                 for j in &table_with_joins.joins {
                     self.check_join(&j.join_operator, level)?;
                 }
@@ -418,10 +425,9 @@ impl<'a> Walker<'a> {
             }
             Some(JoinConstraint::Natural) => {
                 let any_change = level.iter().any(|s| match &s.kind {
-                    SourceKind::Base(t) => self
-                        .schema
-                        .table(t)
-                        .is_some_and(|(_, cols)| cols.iter().any(|c| self.schema.get(t, c).is_some())),
+                    SourceKind::Base(t) => self.schema.table(t).is_some_and(|(_, cols)| {
+                        cols.iter().any(|c| self.schema.get(t, c).is_some())
+                    }),
                     _ => false,
                 });
                 if any_change {
@@ -444,7 +450,10 @@ impl<'a> Walker<'a> {
     fn star(&self, src: &Source) -> Result<Vec<(String, String)>, RewriteError> {
         match &src.kind {
             SourceKind::Base(t) => {
-                let (_, cols) = self.schema.table(t).expect("a base source is in the schema");
+                let (_, cols) = self
+                    .schema
+                    .table(t)
+                    .expect("a base source is in the schema");
                 if cols
                     .iter()
                     .any(|c| matches!(self.schema.get(t, c), Some(ColumnChange::Replace { .. })))
@@ -498,7 +507,8 @@ impl<'a> Walker<'a> {
             }
             [q, col] => {
                 for level in scopes.iter().rev() {
-                    if let Some(src) = level.iter().find(|s| s.name.eq_ignore_ascii_case(&q.value)) {
+                    if let Some(src) = level.iter().find(|s| s.name.eq_ignore_ascii_case(&q.value))
+                    {
                         return Ok(Some(self.resolved(src, &col.value, level)));
                     }
                 }
@@ -553,7 +563,13 @@ impl<'a> Walker<'a> {
                                         .schema
                                         .new_names(ot)
                                         .iter()
-                                        .chain(self.schema.table(ot).map(|x| &x.1).into_iter().flatten())
+                                        .chain(
+                                            self.schema
+                                                .table(ot)
+                                                .map(|x| &x.1)
+                                                .into_iter()
+                                                .flatten(),
+                                        )
                                         .any(|c| c.eq_ignore_ascii_case(n)),
                                     SourceKind::Derived(outs) => {
                                         outs.iter().any(|(_, a)| a.eq_ignore_ascii_case(n))
@@ -572,13 +588,12 @@ impl<'a> Walker<'a> {
                 }
                 None => Resolved::Unchanged,
             },
-            SourceKind::Derived(outs) => match outs
-                .iter()
-                .find(|(b, _)| b.eq_ignore_ascii_case(column))
-            {
-                Some((b, a)) if b != a => Resolved::DerivedRename(a.clone()),
-                _ => Resolved::Unchanged,
-            },
+            SourceKind::Derived(outs) => {
+                match outs.iter().find(|(b, _)| b.eq_ignore_ascii_case(column)) {
+                    Some((b, a)) if b != a => Resolved::DerivedRename(a.clone()),
+                    _ => Resolved::Unchanged,
+                }
+            }
             SourceKind::Opaque => Resolved::Unchanged,
         }
     }
@@ -647,13 +662,16 @@ impl VisitorMut for ExprVisitor<'_, '_, '_> {
             };
             if let Some(Resolved::Changed(hit)) = resolved {
                 if let ColumnChange::Replace { equal, .. } = &hit.change {
-                    let form = equal.iter().find(|(l, _, _)| *l == lit).and_then(|(_, eq, ne)| {
-                        if negated {
-                            ne.clone()
-                        } else {
-                            Some(eq.clone())
-                        }
-                    });
+                    let form = equal
+                        .iter()
+                        .find(|(l, _, _)| *l == lit)
+                        .and_then(|(_, eq, ne)| {
+                            if negated {
+                                ne.clone()
+                            } else {
+                                Some(eq.clone())
+                            }
+                        });
                     if let Some(template) = form {
                         match instantiate(&template, &hit.qualifier) {
                             Ok(new) => {
@@ -821,7 +839,10 @@ fn is_output_alias(e: &Expr, body: &SetExpr) -> bool {
 /// `ORDER BY name` of a compound query: the renamed output's new name.
 fn rename_output_ref(e: &mut Expr, outputs: &[(String, String)]) {
     if let Expr::Identifier(i) = e {
-        if let Some((_, after)) = outputs.iter().find(|(b, _)| b.eq_ignore_ascii_case(&i.value)) {
+        if let Some((_, after)) = outputs
+            .iter()
+            .find(|(b, _)| b.eq_ignore_ascii_case(&i.value))
+        {
             if after != &i.value {
                 let to = after.clone();
                 set_last(e, &to);
@@ -858,11 +879,22 @@ mod tests {
         SchemaChange::new(vec![
             (
                 "singer".into(),
-                vec!["Singer_ID".into(), "Name".into(), "Country".into(), "Age".into(), "Is_male".into()],
+                vec![
+                    "Singer_ID".into(),
+                    "Name".into(),
+                    "Country".into(),
+                    "Age".into(),
+                    "Is_male".into(),
+                ],
             ),
             (
                 "concert".into(),
-                vec!["concert_ID".into(), "concert_Name".into(), "Stadium_ID".into(), "Year".into()],
+                vec![
+                    "concert_ID".into(),
+                    "concert_Name".into(),
+                    "Stadium_ID".into(),
+                    "Year".into(),
+                ],
             ),
             (
                 "singer_in_concert".into(),
@@ -897,7 +929,9 @@ mod tests {
     fn untouched_queries_report_nothing() {
         let mut s = singer();
         rename(&mut s, "singer", "Country", "Nation");
-        let r = s.rewrite("SELECT count(*) FROM concert WHERE Year = 2014").unwrap();
+        let r = s
+            .rewrite("SELECT count(*) FROM concert WHERE Year = 2014")
+            .unwrap();
         assert!(r.touched.is_empty());
     }
 
@@ -1014,7 +1048,9 @@ mod tests {
             Err(RewriteError::Unsupported(_))
         ));
         // count(*) is not a star over the columns.
-        assert!(s.rewrite("SELECT count(*) FROM singer WHERE age > 3").is_ok());
+        assert!(s
+            .rewrite("SELECT count(*) FROM singer WHERE age > 3")
+            .is_ok());
         let mut s = singer();
         rename(&mut s, "singer", "Singer_ID", "sid");
         assert!(matches!(

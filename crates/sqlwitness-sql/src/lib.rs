@@ -35,8 +35,8 @@ mod temporal;
 mod text;
 mod ties;
 
-pub use columns::{ColumnChange, Literal, RewriteError, Rewritten, SchemaChange};
 pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
+pub use columns::{ColumnChange, Literal, RewriteError, Rewritten, SchemaChange};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
 pub use guard::{check_length, guard, guard_with, GuardOptions, DEFAULT_MAX_SQL_BYTES};
 pub use identifiers::{resolve_identifiers, NameSet};

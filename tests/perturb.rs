@@ -1,0 +1,339 @@
+//! `sqlwitness perturb` and `sqlwitness robustness` end to end: Dr.Spider's
+//! database perturbations built from the shipped Spider example, every
+//! kept gold verified, the same seed giving the same bytes, exact renames,
+//! robustness of carried predictions, and the sets on the servers.
+
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use sqlwitness_testkit::{example_spider, server_args, servers, unique_name};
+
+fn sqlwitness(args: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[String]) -> String {
+    let out = sqlwitness(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "sqlwitness {args:?}: {stderr}");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn s(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+fn p(path: &Path) -> String {
+    path.to_str().unwrap().to_string()
+}
+
+fn read_json(path: &Path) -> Json {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every file under `dir`, relative path → bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(
+                    path.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&path).unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn perturb(kind: &str, seed: u64, out: &Path, extra: &[&str]) -> Json {
+    let mut args = s(&["perturb", "--bench"]);
+    args.push(p(&example_spider()));
+    args.extend(s(&[
+        "--split",
+        "dev",
+        "--kind",
+        kind,
+        "--samples",
+        "5",
+        "--seed",
+    ]));
+    args.push(seed.to_string());
+    args.push("--out".into());
+    args.push(p(out));
+    args.extend(s(&[
+        "-q",
+        "--db",
+        "concert_singer",
+        "--db",
+        "pets_1",
+        "--db",
+        "employee_hire_evaluation",
+        "--db",
+        "orchestra",
+    ]));
+    args.extend(s(extra));
+    ok(&args);
+    read_json(&out.join("mapping.json"))
+}
+
+#[test]
+fn every_kind_verifies_and_the_same_seed_gives_the_same_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    for kind in ["synonym", "abbreviation", "content"] {
+        let m = perturb(kind, 7, &tmp.path().join(kind), &[]);
+        let sum = &m["summary"];
+        let (rewritten, verified) = (
+            sum["rewritten"].as_u64().unwrap(),
+            sum["verified"].as_u64().unwrap(),
+        );
+        assert!(verified > 10, "{kind}: {sum}");
+        assert!(verified as f64 >= 0.98 * rewritten as f64, "{kind}: {sum}");
+        // Each kept question: its gold changed and runs on its database;
+        // the original gold does not (a changed column is gone).
+        let questions = m["questions"].as_array().unwrap();
+        assert_eq!(questions.len() as u64, verified);
+        let dev = read_json(&tmp.path().join(kind).join("dev.json"));
+        for (q, entry) in questions.iter().zip(dev.as_array().unwrap()) {
+            assert_ne!(q["gold"], q["original_gold"]);
+            assert_eq!(entry["query"], q["gold"]);
+            assert_eq!(entry["db_id"], q["db_id"]);
+            assert!(!q["changed_columns"].as_array().unwrap().is_empty());
+        }
+        // The databases number from 0 per original, at most 5 each.
+        for d in m["databases"].as_array().unwrap() {
+            let id = d["db_id"].as_str().unwrap();
+            let k: usize = id.rsplit('_').next().unwrap().parse().unwrap();
+            assert!(k < 5 && id.starts_with(d["original_db_id"].as_str().unwrap()));
+            assert!(tmp
+                .path()
+                .join(kind)
+                .join("database")
+                .join(id)
+                .join(format!("{id}.sqlite"))
+                .is_file());
+        }
+    }
+    // Same seed, same bytes (databases included); another seed, another set.
+    let again = perturb("synonym", 7, &tmp.path().join("again"), &[]);
+    assert_eq!(
+        files(&tmp.path().join("synonym")),
+        files(&tmp.path().join("again"))
+    );
+    let other = perturb("synonym", 8, &tmp.path().join("other"), &[]);
+    assert_ne!(again["databases"], other["databases"]);
+    // The set is an ordinary benchmark: its gold self-check matches everywhere.
+    let out = tmp.path().join("eval");
+    let mut args = s(&["eval", "--bench"]);
+    args.push(p(&tmp.path().join("content")));
+    args.extend(s(&["--split", "dev", "-q", "--out"]));
+    args.push(p(&out));
+    ok(&args);
+    let summary = &read_json(&out.join("report.json"))["summary"]["engines"]["sqlite"];
+    assert_eq!(summary["ex"], 1.0, "{summary}");
+}
+
+/// A one-database benchmark under a unique name (server namespaces of
+/// concurrent tests never meet), from the shipped concert_singer.
+fn mini_bench(dir: &Path, db: &str) -> PathBuf {
+    let src = example_spider();
+    let root = dir.join("bench");
+    std::fs::create_dir_all(root.join("database").join(db)).unwrap();
+    std::fs::copy(
+        src.join("database/concert_singer/concert_singer.sqlite"),
+        root.join("database").join(db).join(format!("{db}.sqlite")),
+    )
+    .unwrap();
+    let mut tables: Vec<Json> =
+        serde_json::from_value(read_json(&src.join("tables.json"))).unwrap();
+    tables.retain(|t| t["db_id"] == "concert_singer");
+    tables[0]["db_id"] = Json::from(db);
+    std::fs::write(
+        root.join("tables.json"),
+        serde_json::to_vec(&tables).unwrap(),
+    )
+    .unwrap();
+    let mut dev: Vec<Json> = serde_json::from_value(read_json(&src.join("dev.json"))).unwrap();
+    dev.retain(|q| q["db_id"] == "concert_singer");
+    for q in &mut dev {
+        q["db_id"] = Json::from(db);
+    }
+    std::fs::write(root.join("dev.json"), serde_json::to_vec(&dev).unwrap()).unwrap();
+    root
+}
+
+#[test]
+fn exact_renames_and_robustness_of_carried_predictions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = "pt_renames";
+    let bench = mini_bench(tmp.path(), db);
+    let renames = tmp.path().join("renames.yaml");
+    std::fs::write(
+        &renames,
+        format!("{db}:\n  singer.Country: Nation\n  stadium.Capacity: Seats\n"),
+    )
+    .unwrap();
+    // Predictions: the golds, with one question made wrong.
+    let dev = read_json(&bench.join("dev.json"));
+    let mut preds: Vec<String> = dev
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["query"].as_str().unwrap().to_string())
+        .collect();
+    preds[0] = "SELECT 42".into();
+    let pred_file = tmp.path().join("pred.sql");
+    std::fs::write(&pred_file, preds.join("\n") + "\n").unwrap();
+    let out = tmp.path().join("set");
+    let mut args = s(&["perturb", "--bench"]);
+    args.push(p(&bench));
+    args.extend(s(&["--renames"]));
+    args.push(p(&renames));
+    args.extend(s(&["--seed", "1", "-q", "--out"]));
+    args.push(p(&out));
+    args.push("--pred".into());
+    args.push(p(&pred_file));
+    ok(&args);
+    let m = read_json(&out.join("mapping.json"));
+    assert_eq!(m["kind"], "renames");
+    assert_eq!(m["databases"].as_array().unwrap().len(), 1);
+    let changes = &m["databases"][0]["changes"];
+    assert_eq!(changes[0]["to"], "Nation", "{changes}");
+    assert_eq!(changes[1]["to"], "Seats", "{changes}");
+    let tables = read_json(&out.join("tables.json"));
+    let cols = tables[0]["column_names_original"].to_string();
+    assert!(
+        cols.contains("\"Nation\"") && cols.contains("\"Seats\"") && !cols.contains("\"Country\""),
+        "{cols}"
+    );
+    // Runs: the original, and the perturbed set with the predictions
+    // carried by the same renames and unchanged.
+    let eval = |bench: &Path, pred: &Path, dir: &str| {
+        let o = tmp.path().join(dir);
+        let mut a = s(&["eval", "--bench"]);
+        a.push(p(bench));
+        a.extend(s(&["--split", "dev", "-q", "--pred"]));
+        a.push(p(pred));
+        a.push("--out".into());
+        a.push(p(&o));
+        ok(&a);
+        o.join("report.json")
+    };
+    let orig = eval(&bench, &pred_file, "e-orig");
+    let carried = eval(&out, &out.join("pred_carried.sql"), "e-carried");
+    let unchanged = eval(&out, &out.join("pred_unchanged.sql"), "e-unchanged");
+    let mut a = s(&["robustness", "--json", "--original"]);
+    a.push(p(&orig));
+    a.push("--perturbed".into());
+    a.push(format!("carried={}", p(&carried)));
+    a.push("--perturbed".into());
+    a.push(format!("unchanged={}", p(&unchanged)));
+    a.push("--mapping".into());
+    a.push(p(&out.join("mapping.json")));
+    let rows: Json = serde_json::from_str(&ok(&a)).unwrap();
+    let row = |run: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["run"] == run)
+            .unwrap()
+            .clone()
+    };
+    let (c, u) = (row("carried"), row("unchanged"));
+    assert_eq!(c["robustness"]["relative_robustness"], 1.0, "{c}");
+    assert!(c["robustness"]["pre_correct"].as_u64().unwrap() > 0);
+    assert!(
+        u["robustness"]["relative_robustness"].as_f64().unwrap() < 0.5,
+        "{u}"
+    );
+    // Markdown names both runs.
+    a.retain(|x| x != "--json");
+    let md = ok(&a);
+    assert!(
+        md.contains("| carried | sqlite |") && md.contains("| unchanged | sqlite |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn bad_input_names_the_file_and_the_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let renames = tmp.path().join("renames.yaml");
+    std::fs::write(&renames, "concert_singer:\n  singer_Country: Nation\n").unwrap();
+    let mut args = s(&["perturb", "--bench"]);
+    args.push(p(&example_spider()));
+    args.push("--renames".into());
+    args.push(p(&renames));
+    args.push("--out".into());
+    args.push(p(&tmp.path().join("out")));
+    let out = sqlwitness(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("renames.yaml") && stderr.contains("singer_Country"),
+        "{stderr}"
+    );
+    // No kind at all.
+    let out = sqlwitness(&s(&["perturb", "--bench", "x", "--out", "y"]));
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn perturbed_sets_migrate_and_verify_on_the_servers() {
+    let servers = servers();
+    if servers.is_empty() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let db = unique_name("ptc");
+    let bench = mini_bench(tmp.path(), &db);
+    let out = tmp.path().join("set");
+    let mut args = s(&[
+        "perturb",
+        "--kind",
+        "content",
+        "--samples",
+        "2",
+        "-q",
+        "--bench",
+    ]);
+    args.push(p(&bench));
+    args.push("--out".into());
+    args.push(p(&out));
+    ok(&args);
+    let engines: Vec<&str> = servers.iter().map(|(k, _)| k.as_str()).collect();
+    let mut a = s(&["migrate", "--split", "dev", "--bench"]);
+    a.push(p(&out));
+    a.push("--engines".into());
+    a.push(engines.join(","));
+    a.push("--log-dir".into());
+    a.push(p(&tmp.path().join("logs")));
+    a.extend(server_args(&servers));
+    ok(&a);
+    // The gold self-check on every engine.
+    let mut e = s(&["eval", "--split", "dev", "-q", "--bench"]);
+    e.push(p(&out));
+    e.push("--engines".into());
+    e.push(format!("sqlite,{}", engines.join(",")));
+    e.push("--out".into());
+    e.push(p(&tmp.path().join("eval")));
+    e.extend(server_args(&servers));
+    ok(&e);
+    let report = read_json(&tmp.path().join("eval/report.json"));
+    for engine in std::iter::once("sqlite").chain(engines.iter().copied()) {
+        let x = &report["summary"]["engines"][engine];
+        assert!(x["questions"].as_u64().unwrap() > 0, "{engine}: {x}");
+        assert_eq!(x["missing_db"], 0, "{engine}: {x}");
+        assert_eq!(x["engine_error"], 0, "{engine}: {x}");
+    }
+}
