@@ -157,7 +157,27 @@ pub(crate) fn words(name: &str) -> Vec<String> {
 /// of `original`: its separator (`_`, or none for CamelCase) and its case
 /// (all upper, each word capitalised, first capitalised, all lower).
 pub(crate) fn styled(original: &str, candidate: &str) -> String {
-    let ws: Vec<&str> = candidate.split_whitespace().collect();
+    // A word the original writes in capitals keeps them (`Stadium_ID` +
+    // "arena id" → `Arena_ID`).
+    let orig_words: Vec<&str> = original
+        .split(['_', ' '])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let kept: Vec<String> = candidate
+        .split_whitespace()
+        .map(|w| {
+            orig_words
+                .iter()
+                .find(|o| {
+                    o.eq_ignore_ascii_case(w)
+                        && o.len() > 1
+                        && o.chars().all(|c| c.is_ascii_uppercase())
+                })
+                .map(|o| o.to_string())
+                .unwrap_or_else(|| w.to_string())
+        })
+        .collect();
+    let ws: Vec<&str> = kept.iter().map(String::as_str).collect();
     let letters: Vec<char> = original
         .chars()
         .filter(|c| c.is_ascii_alphabetic())
@@ -236,6 +256,7 @@ mod tests {
     fn styles_follow_the_original() {
         assert_eq!(styled("Ranking_Points", "rank pts"), "Rank_Pts");
         assert_eq!(styled("Country", "nation"), "Nation");
+        assert_eq!(styled("Stadium_ID", "arena id"), "Arena_ID");
         assert_eq!(styled("country", "home nation"), "home_nation");
         assert_eq!(styled("Song_release_year", "song year"), "Song_year");
         assert_eq!(styled("CountryName", "nation name"), "NationName");

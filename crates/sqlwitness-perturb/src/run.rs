@@ -102,6 +102,10 @@ enum Candidate {
         table: String,
         column: String,
         names: Vec<String>,
+        /// Key columns of the same name joined to this one by a foreign
+        /// key: renamed with it, to the same name (a join reads `a.x = b.x`
+        /// before and after).
+        also: Vec<(String, String)>,
     },
     Content(ContentChange),
 }
@@ -285,6 +289,7 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                         table,
                         column,
                         names,
+                        ..
                     } => Planned::Rename {
                         table: table.clone(),
                         column: column.clone(),
@@ -565,6 +570,37 @@ fn rename_candidates(
             .cloned()
             .unwrap_or(n)
     };
+    // Foreign-key partners of the same name, by column index.
+    let name_of = |i: usize| -> Option<(String, String)> {
+        let (t, c) = schema.column_names_original.get(i)?;
+        let t = schema.table_names_original.get(usize::try_from(*t).ok()?)?;
+        let (exact_t, cols) = actual_table(actual, t)?;
+        let exact_c = cols.iter().find(|x| x.eq_ignore_ascii_case(c))?;
+        Some((exact_t.clone(), exact_c.clone()))
+    };
+    let mut partners: BTreeMap<(String, String), BTreeSet<(String, String)>> = BTreeMap::new();
+    for (a, b) in &schema.foreign_keys {
+        if let (Some(x), Some(y)) = (name_of(*a), name_of(*b)) {
+            if x != y && x.1.eq_ignore_ascii_case(&y.1) {
+                partners.entry(x.clone()).or_default().insert(y.clone());
+                partners.entry(y).or_default().insert(x);
+            }
+        }
+    }
+    // The whole group of a column (partners of partners).
+    let group = |start: &(String, String)| -> BTreeSet<(String, String)> {
+        let mut seen = BTreeSet::from([start.clone()]);
+        let mut todo = vec![start.clone()];
+        while let Some(x) = todo.pop() {
+            for y in partners.get(&x).into_iter().flatten() {
+                if seen.insert(y.clone()) {
+                    todo.push(y.clone());
+                }
+            }
+        }
+        seen
+    };
+    let mut grouped: BTreeSet<(String, String)> = BTreeSet::new();
     let mut out = Vec::new();
     for (ti, table) in schema.table_names_original.iter().enumerate() {
         let Some((exact_t, cols)) = actual_table(actual, table) else {
@@ -574,17 +610,32 @@ fn rename_candidates(
             let Some(exact_c) = cols.iter().find(|c| c.eq_ignore_ascii_case(column)) else {
                 continue;
             };
+            let me = (exact_t.clone(), exact_c.clone());
+            if grouped.contains(&me) {
+                continue;
+            }
+            let members = group(&me);
+            // Every member's table must take the name.
+            let fits = |n: &String| {
+                !is_reserved(n)
+                    && members.iter().all(|(t, _)| {
+                        actual_table(actual, t)
+                            .is_some_and(|(_, cs)| !cs.iter().any(|c| same_name(c, n)))
+                    })
+            };
             let names: Vec<String> = dict
                 .candidates(db, exact_t, exact_c)
                 .into_iter()
-                .filter(|n| !is_reserved(n) && !cols.iter().any(|c| same_name(c, n)))
+                .filter(fits)
                 .map(spelling)
                 .collect();
+            grouped.extend(members.iter().cloned());
             if !names.is_empty() {
                 out.push(Candidate::Rename {
                     table: exact_t.clone(),
                     column: exact_c.clone(),
                     names,
+                    also: members.into_iter().filter(|m| *m != me).collect(),
                 });
             }
         }
@@ -606,6 +657,7 @@ fn exact_renames(
                 table: exact_t.clone(),
                 column: exact_c.clone(),
                 names: vec![to.clone()],
+                also: Vec::new(),
             })
         })
         .collect()
@@ -703,11 +755,12 @@ fn sample(candidates: &[Candidate], rounds: usize, rng: &mut Rng) -> Vec<Vec<Pla
         }
         let mut plan: Vec<Planned> = Vec::new();
         for i in chosen {
-            let p = match &candidates[i] {
+            match &candidates[i] {
                 Candidate::Rename {
                     table,
                     column,
                     names,
+                    also,
                 } => {
                     let mut to = names[rng.below(names.len())].clone();
                     // One spelling per name across the database's tables.
@@ -716,25 +769,29 @@ fn sample(candidates: &[Candidate], rounds: usize, rng: &mut Rng) -> Vec<Vec<Pla
                     }) {
                         to = first.clone();
                     }
+                    let members: Vec<(&String, &String)> = std::iter::once((table, column))
+                        .chain(also.iter().map(|(t, c)| (t, c)))
+                        .collect();
                     // Two columns of one table never take the same name.
                     let clash = plan.iter().any(|p| match p {
                         Planned::Rename {
                             table: t, to: o, ..
-                        } => t == table && same_name(o, &to),
+                        } => members.iter().any(|(mt, _)| *mt == t) && same_name(o, &to),
                         Planned::Content(_) => false,
                     });
                     if clash {
                         continue;
                     }
-                    Planned::Rename {
-                        table: table.clone(),
-                        column: column.clone(),
-                        to,
+                    for (t, c) in members {
+                        plan.push(Planned::Rename {
+                            table: t.clone(),
+                            column: c.clone(),
+                            to: to.clone(),
+                        });
                     }
                 }
-                Candidate::Content(c) => Planned::Content(c.clone()),
-            };
-            plan.push(p);
+                Candidate::Content(c) => plan.push(Planned::Content(c.clone())),
+            }
         }
         let key: Vec<String> = plan.iter().map(Planned::key).collect();
         if seen.insert(key) {

@@ -586,7 +586,26 @@ impl<'a> Walker<'a> {
                         clash,
                     })
                 }
-                None => Resolved::Unchanged,
+                // Unchanged, but another source of the level now has a
+                // column of this name: a bare reference must be qualified.
+                None => {
+                    let now_clashes = level.iter().any(|o| {
+                        !std::ptr::eq(o, src)
+                            && match &o.kind {
+                                SourceKind::Base(ot) => self
+                                    .schema
+                                    .new_names(ot)
+                                    .iter()
+                                    .any(|c| c.eq_ignore_ascii_case(column)),
+                                _ => false,
+                            }
+                    });
+                    if now_clashes {
+                        Resolved::Qualify(src.name.clone())
+                    } else {
+                        Resolved::Unchanged
+                    }
+                }
             },
             SourceKind::Derived(outs) => {
                 match outs.iter().find(|(b, _)| b.eq_ignore_ascii_case(column)) {
@@ -611,6 +630,8 @@ enum Resolved {
     Changed(Hit),
     /// A derived table's output that was renamed inside it.
     DerivedRename(String),
+    /// An unchanged column whose bare name a rename made ambiguous.
+    Qualify(String),
 }
 
 struct ExprVisitor<'w, 'a, 's> {
@@ -700,6 +721,11 @@ impl VisitorMut for ExprVisitor<'_, '_, '_> {
         };
         match resolved {
             None | Some(Resolved::Unchanged) => {}
+            Some(Resolved::Qualify(q)) => {
+                if let [col] = parts.as_slice() {
+                    *expr = Expr::CompoundIdentifier(vec![ident(&q), col.clone()]);
+                }
+            }
             Some(Resolved::DerivedRename(to)) => set_last(expr, &to),
             Some(Resolved::Changed(hit)) => {
                 self.walker.touch(&hit);
@@ -1061,6 +1087,20 @@ mod tests {
             s.rewrite("SELECT singer_id FROM singer, singer_in_concert"),
             Err(RewriteError::Ambiguous(_))
         ));
+    }
+
+    #[test]
+    fn an_unchanged_name_a_rename_made_ambiguous_is_qualified() {
+        let mut s = singer();
+        rename(&mut s, "concert", "concert_Name", "Name");
+        let r = s
+            .rewrite("SELECT name, concert_name FROM singer JOIN concert ON singer.singer_id = concert.concert_id")
+            .unwrap();
+        assert!(
+            r.sql.starts_with("SELECT singer.name, concert.Name FROM"),
+            "{}",
+            r.sql
+        );
     }
 
     #[test]
