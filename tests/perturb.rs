@@ -337,3 +337,79 @@ fn perturbed_sets_migrate_and_verify_on_the_servers() {
         assert_eq!(x["engine_error"], 0, "{engine}: {x}");
     }
 }
+
+#[test]
+fn user_dictionaries_and_content_rules_extend_the_shipped_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = "pt_user";
+    let bench = mini_bench(tmp.path(), db);
+    let dict = tmp.path().join("dict.yaml");
+    std::fs::write(
+        &dict,
+        format!("kind: synonym\nsources: [{{name: a test}}]\ncolumns:\n  {db}:\n    singer.Country: [homeland]\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("syn");
+    let mut args = s(&[
+        "perturb",
+        "--kind",
+        "synonym",
+        "--samples",
+        "3",
+        "-q",
+        "--bench",
+    ]);
+    args.push(p(&bench));
+    args.push("--dictionary".into());
+    args.push(p(&dict));
+    args.push("--out".into());
+    args.push(p(&out));
+    ok(&args);
+    let m = read_json(&out.join("mapping.json"));
+    let changes = m["databases"].to_string();
+    assert!(changes.contains("\"Homeland\""), "{changes}");
+    assert!(m["sources"].to_string().contains("a test"));
+    // A user rule: stadium.Capacity stored as seats above 1000.
+    let rules = tmp.path().join("rules.yaml");
+    std::fs::write(
+        &rules,
+        "rules:\n  - name: capacity-above-1000\n    kind: affine\n    names: [capacity]\n    new_name: seats_above_1000\n    scale: 1\n    offset: -1000\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("content");
+    let mut args = s(&[
+        "perturb",
+        "--kind",
+        "content",
+        "--samples",
+        "5",
+        "-q",
+        "--bench",
+    ]);
+    args.push(p(&bench));
+    args.push("--content-rules".into());
+    args.push(p(&rules));
+    args.push("--out".into());
+    args.push(p(&out));
+    ok(&args);
+    let m = read_json(&out.join("mapping.json"));
+    let rules_used = m["databases"].to_string();
+    assert!(rules_used.contains("capacity-above-1000"), "{rules_used}");
+    assert_eq!(
+        m["summary"]["verified"], m["summary"]["rewritten"],
+        "{}",
+        m["summary"]
+    );
+    // A bad rule names the file and the rule.
+    std::fs::write(&rules, "rules:\n  - name: bad\n    kind: affine\n    names: [year]\n    new_name: x\n    scale: 2\n    offset: 0\n").unwrap();
+    let mut args = s(&["perturb", "--kind", "content", "-q", "--bench"]);
+    args.push(p(&bench));
+    args.push("--content-rules".into());
+    args.push(p(&rules));
+    args.push("--out".into());
+    args.push(p(&tmp.path().join("bad")));
+    let o = sqlwitness(&args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("rules.yaml") && err.contains("bad"), "{err}");
+}
