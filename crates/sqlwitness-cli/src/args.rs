@@ -72,7 +72,7 @@ pub struct BenchArgs {
     pub split: String,
 }
 
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ServerArgs {
     /// A server engine's administrative URL, `ENGINE=URL` (repeatable; else
     /// SQLWITNESS_<ENGINE>_URL): it migrates (PostgreSQL: a schema per
@@ -205,6 +205,8 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub servers: ServerArgs,
     #[command(flatten)]
+    pub containers: crate::containers::ContainerArgs,
+    #[command(flatten)]
     pub scoring: crate::scores::ScoringArgs,
     /// Test-suite folder written by `sqlwitness fuzz`: a prediction also has
     /// to match the gold on every instance of its database's suite.
@@ -248,4 +250,6 @@ pub struct MigrateArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub servers: ServerArgs,
+    #[command(flatten)]
+    pub containers: crate::containers::ContainerArgs,
 }

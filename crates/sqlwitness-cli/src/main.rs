@@ -2,6 +2,7 @@
 
 mod args;
 mod audit;
+mod containers;
 mod diff;
 mod eval;
 mod exit;
@@ -75,7 +76,16 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
             // this run's.
             eval::clear_outputs(&a.out)?;
             let _ = OUT.set(a.out.clone());
-            let plan = plan::eval_plan(a, plan::journal_args(argv))?;
+            let containers = containers::plans_from_env(
+                &a.containers,
+                &plan::parse_engines(&a.engines)?,
+                &a.servers,
+                !a.no_migrate,
+            )?;
+            let quiet = a.quiet;
+            let mut plan = plan::eval_plan(a, plan::journal_args(argv))?;
+            // Removed when this scope ends, whatever the outcome.
+            let _containers = containers::start(&containers, &mut plan.servers, quiet)?;
             eval::run(&plan)
         }
         args::Command::Merge(a) => {
@@ -84,7 +94,8 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
             merge::run(&a)
         }
         args::Command::Migrate(a) => {
-            let plan = plan::MigratePlan::from_args(a)?;
+            let mut plan = plan::MigratePlan::from_args(a)?;
+            let _containers = containers::start(&plan.containers, &mut plan.servers, plan.quiet)?;
             migrate::run(&plan)
         }
         args::Command::Diff(a) => diff::run(&a),
