@@ -73,7 +73,7 @@ const OUTPUTS: &[&str] = &[
 ];
 
 /// The files `sqlwitness audit` writes into its `--out`.
-pub const AUDIT_OUTPUTS: &[&str] = &["audit.json", "audit.md", "baseline-diff.md"];
+pub const AUDIT_OUTPUTS: &[&str] = &["audit.json", "audit.md", "audit.html", "baseline-diff.md"];
 
 /// Removes the report files of an earlier eval run from `out` (see
 /// [`OUTPUTS`]).
