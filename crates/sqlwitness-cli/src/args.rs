@@ -221,6 +221,12 @@ pub struct EvalArgs {
     /// suite's seed and the question id).
     #[arg(long, requires = "suite", default_value_t = 0)]
     pub hunt: usize,
+    /// An `audit.json` of the same benchmark and split (`sqlwitness
+    /// audit`): report.html shows each question's gold-audit findings,
+    /// links them into the audit.html beside it, and filters the audited
+    /// questions. The verdicts do not change.
+    #[arg(long, value_name = "AUDIT_JSON")]
+    pub audit: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -83,10 +83,14 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
                 !a.no_migrate,
             )?;
             let quiet = a.quiet;
+            let audit = match &a.audit {
+                Some(path) => Some(eval::audit_notes(path, &a.bench.split, &a.out)?),
+                None => None,
+            };
             let mut plan = plan::eval_plan(a, plan::journal_args(argv))?;
             // Removed when this scope ends, whatever the outcome.
             let _containers = containers::start(&containers, &mut plan.servers, quiet)?;
-            eval::run(&plan)
+            eval::run(&plan, audit.as_ref())
         }
         args::Command::Merge(a) => {
             eval::clear_outputs(&a.out)?;

@@ -231,7 +231,7 @@ pub fn journal_flags(
 /// (after its name), without those that do not change what it computes or
 /// that may carry secrets — `--out`, `--resume`, `--partition`, `-q`,
 /// `-j`, `--server`, `--reader`, `--containers`, `--baseline`,
-/// `--tolerance` (`--image` stays: the server's version can change
+/// `--tolerance`, `--audit` (`--image` stays: the server's version can change
 /// answers).
 pub fn journal_args(argv: &[String]) -> Vec<String> {
     const WITH_VALUE: &[&str] = &[
@@ -243,6 +243,7 @@ pub fn journal_args(argv: &[String]) -> Vec<String> {
         "--reader",
         "--baseline",
         "--tolerance",
+        "--audit",
     ];
     const ALONE: &[&str] = &["--resume", "-q", "--quiet", "--containers"];
     let mut out = Vec::new();

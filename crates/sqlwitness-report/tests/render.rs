@@ -59,18 +59,7 @@ fn report_html_renders_in_headless_chromium() {
 }
 
 fn chromium() -> Option<&'static str> {
-    let found = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new("sh")
-                .args(["-c", &format!("command -v {b}")])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        });
-    if found.is_none() {
-        sqlwitness_testkit::missing("no chromium installed");
-    }
-    found
+    sqlwitness_testkit::chromium()
 }
 
 /// The page's filters, run by Chromium: the query string selects engine
@@ -166,7 +155,10 @@ fn fixture() -> Report {
         ("concert_singer", ["match", "match", "mismatch", "match"]),
         ("pets_1", ["mismatch", "gold_error", "mismatch", "mismatch"]),
         ("car_1", ["match", "match", "match", "match"]),
-        ("concert_singer", ["pred_error", "pred_error", "match", "timeout"]),
+        (
+            "concert_singer",
+            ["pred_error", "pred_error", "match", "timeout"],
+        ),
         ("pets_1", ["match", "match", "match", "match"]),
         ("car_1", ["match", "mismatch", "match", "match"]),
     ];
@@ -252,7 +244,13 @@ fn order(dom: &str) -> Vec<usize> {
 
 /// An attribute the driver script put on `<body>`.
 fn body_attr(dom: &str, name: &str) -> String {
-    let body = dom.split("<body").nth(1).unwrap().split('>').next().unwrap();
+    let body = dom
+        .split("<body")
+        .nth(1)
+        .unwrap()
+        .split('>')
+        .next()
+        .unwrap();
     body.split(&format!("{name}=\""))
         .nth(1)
         .and_then(|s| s.split('"').next())
@@ -281,8 +279,11 @@ fn sort_filter_and_open_in_a_real_browser() {
     let r = fixture();
     let html = render_html(&r);
     let by_db = |desc: bool| {
-        let mut ids: Vec<(String, usize)> =
-            r.questions.iter().map(|q| (q.db_id.clone(), q.id)).collect();
+        let mut ids: Vec<(String, usize)> = r
+            .questions
+            .iter()
+            .map(|q| (q.db_id.clone(), q.id))
+            .collect();
         // Stable: ties keep question order in both directions.
         ids.sort_by(|a, b| {
             let o = a.0.cmp(&b.0);
@@ -295,7 +296,10 @@ fn sort_filter_and_open_in_a_real_browser() {
     let dom = dump(browser, &html, "?sort=db", note, 1400);
     assert_eq!(order(&dom), by_db(false));
     assert_eq!(order(&dom), [2, 5, 0, 3, 1, 4]);
-    assert!(dom.contains("data-s=\"db\" aria-sort=\"ascending\""), "{dom}");
+    assert!(
+        dom.contains("data-s=\"db\" aria-sort=\"ascending\""),
+        "{dom}"
+    );
     assert_eq!(body_attr(&dom, "data-url"), "?sort=db");
     // By an engine's verdict, descending: the order of the verdict list
     // (match … gold_error …) reversed, ties by question.
@@ -360,7 +364,10 @@ fn screenshots_at_900_and_1400_px_match_the_checked_in_ones() {
             width,
         );
         let sw: u32 = body_attr(&dom, "data-sw").parse().unwrap();
-        assert!(sw <= width, "the page is {sw} px wide in a {width} px window");
+        assert!(
+            sw <= width,
+            "the page is {sw} px wide in a {width} px window"
+        );
 
         let dir = tempfile::tempdir().unwrap();
         let page = dir.path().join("report.html");
@@ -374,7 +381,11 @@ fn screenshots_at_900_and_1400_px_match_the_checked_in_ones() {
             .arg(format!("{width},1400"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let (w, h, pixels) = decode(&png);
         // The size of the run's screenshots checked in beside them.
         let (rw, rh, _) = decode(&shots.join(format!("report-{width}.png")));
@@ -400,7 +411,10 @@ fn screenshots_at_900_and_1400_px_match_the_checked_in_ones() {
             .filter(|(a, b)| a.iter().zip(*b).any(|(x, y)| x.abs_diff(*y) > 16))
             .count();
         let share = differing as f64 / (w * h) as f64;
-        eprintln!("{width} px: {differing} pixels differ from {}", fixture.display());
+        eprintln!(
+            "{width} px: {differing} pixels differ from {}",
+            fixture.display()
+        );
         assert!(
             share <= 0.005,
             "{width} px: {differing} pixels ({:.2}%) differ from {}",

@@ -49,6 +49,23 @@ pub fn missing_docker(what: &str) {
     eprintln!("SKIPPED ({what})");
 }
 
+/// The Chromium of the browser tests (`chromium`, `chromium-browser` or
+/// `google-chrome` on PATH); `None` (after [`missing`]) without one.
+pub fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new("sh")
+                .args(["-c", &format!("command -v {b}")])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        missing("no chromium installed");
+    }
+    found
+}
+
 /// The administrative URL of a server engine, from
 /// `SQLWITNESS_<ENGINE>_URL`; `None` (after [`missing`]) when it is not
 /// set.
