@@ -9,6 +9,7 @@ mod audit;
 mod baseline;
 mod error;
 mod evidence;
+mod html;
 mod markdown;
 mod mechanism;
 mod model;
@@ -19,6 +20,7 @@ pub use audit::{audit_question, AuditOptions, AuditQuestion, DbAudit, Target, PL
 pub use baseline::{diff_audits, read_audit, AuditDiff};
 pub use error::AuditError;
 pub use evidence::{judge, Evidence, EVIDENCE_ROWS};
+pub use html::render_audit_html;
 pub use markdown::{render_markdown, write_audit};
 pub use mechanism::{compares_across_types, mechanism, mechanism_with};
 pub use model::{

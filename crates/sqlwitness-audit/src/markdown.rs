@@ -183,7 +183,7 @@ pub fn render_markdown(r: &AuditReport) -> String {
     o
 }
 
-/// Writes `audit.json` and `audit.md` into `dir`.
+/// Writes `audit.json`, `audit.md` and `audit.html` into `dir`.
 pub fn write_audit(dir: &Path, r: &AuditReport) -> Result<(), AuditError> {
     std::fs::create_dir_all(dir).map_err(|source| AuditError::Io {
         path: dir.to_path_buf(),
@@ -197,6 +197,10 @@ pub fn write_audit(dir: &Path, r: &AuditReport) -> Result<(), AuditError> {
         source,
     })?;
     write_atomic(&dir.join("audit.md"), render_markdown(r).as_bytes())?;
+    write_atomic(
+        &dir.join("audit.html"),
+        crate::render_audit_html(r).as_bytes(),
+    )?;
     write_atomic(&json, text.as_bytes())
 }
 

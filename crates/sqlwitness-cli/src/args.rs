@@ -81,7 +81,7 @@ pub struct BenchArgs {
     pub split: String,
 }
 
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ServerArgs {
     /// A server engine's administrative URL, `ENGINE=URL` (repeatable; else
     /// SQLWITNESS_<ENGINE>_URL): it migrates (PostgreSQL: a schema per
@@ -214,6 +214,8 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub servers: ServerArgs,
     #[command(flatten)]
+    pub containers: crate::containers::ContainerArgs,
+    #[command(flatten)]
     pub scoring: crate::scores::ScoringArgs,
     /// Test-suite folder written by `sqlwitness fuzz`: a prediction also has
     /// to match the gold on every instance of its database's suite.
@@ -228,6 +230,12 @@ pub struct EvalArgs {
     /// suite's seed and the question id).
     #[arg(long, requires = "suite", default_value_t = 0)]
     pub hunt: usize,
+    /// An `audit.json` of the same benchmark and split (`sqlwitness
+    /// audit`): report.html shows each question's gold-audit findings,
+    /// links them into the audit.html beside it, and filters the audited
+    /// questions. The verdicts do not change.
+    #[arg(long, value_name = "AUDIT_JSON")]
+    pub audit: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -257,4 +265,6 @@ pub struct MigrateArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub servers: ServerArgs,
+    #[command(flatten)]
+    pub containers: crate::containers::ContainerArgs,
 }

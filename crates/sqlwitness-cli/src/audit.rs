@@ -76,6 +76,8 @@ pub struct AuditArgs {
     pub partition: Option<String>,
     #[command(flatten)]
     pub servers: ServerArgs,
+    #[command(flatten)]
+    pub containers: crate::containers::ContainerArgs,
 }
 
 fn parse_fail_on(specs: &[String]) -> Result<Vec<(String, bool, usize)>> {
@@ -100,26 +102,45 @@ fn parse_fail_on(specs: &[String]) -> Result<Vec<(String, bool, usize)>> {
 
 pub fn run(a: AuditArgs, args: Vec<String>) -> Result<i32> {
     let started = Instant::now();
-    let plan = audit_plan(&a, args, false)?;
+    let containers = crate::containers::plans_from_env(
+        &a.containers,
+        &audit_engines(&a.engines)?,
+        &a.servers,
+        !a.no_migrate,
+    )?;
+    let mut plan = audit_plan(&a, args, false)?;
+    let _containers = crate::containers::start(&containers, &mut plan.servers, a.quiet)?;
     let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
     finish(&a, &plan, &report, started)
 }
 
-/// The validated plan of `a`; for `merge` (`merging`) no server is
-/// required.
-pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<AuditPlan> {
+/// The engines of `--engines`, the reference first.
+fn audit_engines(names: &[String]) -> Result<Vec<EngineKind>> {
     let mut engines = vec![EngineKind::REFERENCE];
-    for n in &a.engines {
+    for n in names {
         let k = EngineKind::parse(n)
             .ok_or_else(|| BadInput(format!("--engines: unknown engine `{n}`")))?;
         if !engines.contains(&k) {
             engines.push(k);
         }
     }
+    Ok(engines)
+}
+
+/// The validated plan of `a`; for `merge` (`merging`) no server is
+/// required.
+pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<AuditPlan> {
+    let engines = audit_engines(&a.engines)?;
     let servers = if merging {
         sqlwitness_eval::Servers::default()
     } else {
-        crate::plan::servers(a.servers.clone(), &engines, !a.no_migrate)?
+        // The engines in containers get their URLs when they start.
+        let given: Vec<EngineKind> = if a.containers.containers {
+            engines.iter().copied().filter(|k| !k.is_server()).collect()
+        } else {
+            engines.clone()
+        };
+        crate::plan::servers(a.servers.clone(), &given, !a.no_migrate)?
     };
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!(BadInput(format!(

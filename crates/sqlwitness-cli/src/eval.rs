@@ -2,18 +2,19 @@
 //! stderr, and gated (baseline, engine errors).
 
 use anyhow::Result;
+use std::path::Path;
 use std::time::Instant;
 
 use sqlwitness_eval::EvalPlan;
-use sqlwitness_report::write_report;
+use sqlwitness_report::{write_report_with, AuditNote, AuditNotes};
 
-use crate::exit;
+use crate::exit::{self, BadInput};
 use crate::progress::Bars;
 
-pub fn run(plan: &EvalPlan) -> Result<i32> {
+pub fn run(plan: &EvalPlan, audit: Option<&AuditNotes>) -> Result<i32> {
     let started = Instant::now();
     let report = sqlwitness_eval::evaluate(plan, &Bars { quiet: plan.quiet })?;
-    write_report(&plan.out, &report)?;
+    write_report_with(&plan.out, &report, audit)?;
     print_summary(&report);
     eprintln!(
         "report: {} ({:.2} s)",
@@ -73,7 +74,7 @@ const OUTPUTS: &[&str] = &[
 ];
 
 /// The files `sqlwitness audit` writes into its `--out`.
-pub const AUDIT_OUTPUTS: &[&str] = &["audit.json", "audit.md", "baseline-diff.md"];
+pub const AUDIT_OUTPUTS: &[&str] = &["audit.json", "audit.md", "audit.html", "baseline-diff.md"];
 
 /// Removes the report files of an earlier eval run from `out` (see
 /// [`OUTPUTS`]).
@@ -114,4 +115,75 @@ pub fn clear_files(out: &std::path::Path, names: &[&str]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--audit FILE`: the findings of an `audit.json` by question, for
+/// report.html, with the link from `out` to the audit.html beside it. The
+/// audit must be of `split` (question ids are indices in the split).
+pub fn audit_notes(path: &Path, split: &str, out: &Path) -> Result<AuditNotes> {
+    let audit =
+        sqlwitness_audit::read_audit(path).map_err(|e| BadInput(format!("--audit: {e}")))?;
+    if audit.run.split != split {
+        return Err(BadInput(format!(
+            "--audit {}: an audit of split `{}`, this run evaluates `{split}`",
+            path.display(),
+            audit.run.split
+        ))
+        .into());
+    }
+    let html = path.with_file_name("audit.html");
+    let href = if html.exists() {
+        Some(relative_href(out, &html)?)
+    } else {
+        None
+    };
+    let mut notes = AuditNotes {
+        href,
+        ..Default::default()
+    };
+    for (i, f) in audit.findings.iter().enumerate() {
+        notes.by_question.entry(f.id).or_default().push(AuditNote {
+            rule: f.rule.clone(),
+            status: match f.status {
+                sqlwitness_audit::Status::Proven => "proven",
+                sqlwitness_audit::Status::Latent => "latent",
+            }
+            .into(),
+            engines: f.engines.clone(),
+            anchor: format!("f{i}"),
+        });
+    }
+    Ok(notes)
+}
+
+/// The link from a page in folder `from` to the file `to` (`../audit/audit.html`).
+fn relative_href(from: &Path, to: &Path) -> Result<String> {
+    let from = std::path::absolute(from)?;
+    let to = std::path::absolute(to)?;
+    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".into(); f.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    Ok(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_href;
+    use std::path::Path;
+
+    #[test]
+    fn links_between_output_folders() {
+        let href = |a: &str, b: &str| relative_href(Path::new(a), Path::new(b)).unwrap();
+        assert_eq!(
+            href("/w/out/eval", "/w/out/audit/audit.html"),
+            "../audit/audit.html"
+        );
+        assert_eq!(href("/w/out", "/w/out/audit.html"), "audit.html");
+        assert_eq!(href("/a/b/c", "/x/audit.html"), "../../../x/audit.html");
+    }
 }

@@ -8,6 +8,7 @@
 //! | 3 | an engine could not be reached, or a migration failed verification |
 //! | 4 | regression: `eval --baseline` or `diff` found accuracy falling or new failures beyond `--tolerance` |
 //! | 5 | `audit --fail-on`: findings exceed a threshold |
+//! | 6 | `--containers`: no Docker daemon answers, or a container did not start or become healthy |
 //! | 130 | interrupted (SIGINT, SIGTERM): no report; the journal holds what finished (`--resume`) |
 
 use sqlwitness_bench::BenchError;
@@ -18,6 +19,7 @@ pub const BAD_INPUT: i32 = 2;
 pub const ENGINE: i32 = 3;
 pub const REGRESSION: i32 = 4;
 pub const FINDINGS_EXCEED: i32 = 5;
+pub const CONTAINERS: i32 = 6;
 pub const INTERRUPTED: i32 = 130;
 
 /// Marks an error as an engine problem (exit 3).
@@ -30,6 +32,17 @@ impl std::fmt::Display for EngineFailure {
     }
 }
 impl std::error::Error for EngineFailure {}
+
+/// Marks an error as a container problem (exit 6).
+#[derive(Debug)]
+pub struct ContainerFailure(pub String);
+
+impl std::fmt::Display for ContainerFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ContainerFailure {}
 
 /// Marks an error as bad input (exit 2).
 #[derive(Debug)]
@@ -47,6 +60,17 @@ pub fn code_for(err: &anyhow::Error) -> i32 {
         if cause.is::<BadInput>() || cause.is::<BenchError>() {
             return BAD_INPUT;
         }
+        if cause.is::<ContainerFailure>()
+            || matches!(
+                cause.downcast_ref::<sqlwitness_engines::EngineError>(),
+                Some(
+                    sqlwitness_engines::EngineError::NoDocker { .. }
+                        | sqlwitness_engines::EngineError::Container(_)
+                )
+            )
+        {
+            return CONTAINERS;
+        }
         if cause.is::<EngineFailure>() || cause.is::<sqlwitness_engines::EngineError>() {
             return ENGINE;
         }
@@ -63,4 +87,30 @@ pub fn code_for(err: &anyhow::Error) -> i32 {
         }
     }
     INTERNAL
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlwitness_engines::EngineError;
+
+    #[test]
+    fn container_errors_exit_6() {
+        let no_docker = anyhow::Error::new(EngineError::NoDocker {
+            host: "unix:///var/run/docker.sock".into(),
+            reason: "No such file or directory".into(),
+        });
+        assert_eq!(code_for(&no_docker), CONTAINERS);
+        let failed =
+            anyhow::Error::new(EngineError::Container("starting postgres".into())).context("eval");
+        assert_eq!(code_for(&failed), CONTAINERS);
+        assert_eq!(
+            code_for(&anyhow::Error::new(ContainerFailure("x".into()))),
+            CONTAINERS
+        );
+        let unreachable = anyhow::Error::new(EngineError::MissingUrl {
+            engine: sqlwitness_core::EngineKind::Postgres,
+        });
+        assert_eq!(code_for(&unreachable), ENGINE);
+    }
 }

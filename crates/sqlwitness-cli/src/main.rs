@@ -2,6 +2,7 @@
 
 mod args;
 mod audit;
+mod containers;
 mod diff;
 mod eval;
 mod exit;
@@ -76,8 +77,21 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
             // this run's.
             eval::clear_outputs(&a.out)?;
             let _ = OUT.set(a.out.clone());
-            let plan = plan::eval_plan(a, plan::journal_args(argv))?;
-            eval::run(&plan)
+            let containers = containers::plans_from_env(
+                &a.containers,
+                &plan::parse_engines(&a.engines)?,
+                &a.servers,
+                !a.no_migrate,
+            )?;
+            let quiet = a.quiet;
+            let audit = match &a.audit {
+                Some(path) => Some(eval::audit_notes(path, &a.bench.split, &a.out)?),
+                None => None,
+            };
+            let mut plan = plan::eval_plan(a, plan::journal_args(argv))?;
+            // Removed when this scope ends, whatever the outcome.
+            let _containers = containers::start(&containers, &mut plan.servers, quiet)?;
+            eval::run(&plan, audit.as_ref())
         }
         args::Command::Merge(a) => {
             eval::clear_outputs(&a.out)?;
@@ -85,7 +99,8 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
             merge::run(&a)
         }
         args::Command::Migrate(a) => {
-            let plan = plan::MigratePlan::from_args(a)?;
+            let mut plan = plan::MigratePlan::from_args(a)?;
+            let _containers = containers::start(&plan.containers, &mut plan.servers, plan.quiet)?;
             migrate::run(&plan)
         }
         args::Command::Diff(a) => diff::run(&a),

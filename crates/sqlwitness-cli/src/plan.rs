@@ -20,7 +20,7 @@ pub fn servers(a: ServerArgs, engines: &[EngineKind], migrate: bool) -> Result<S
     Ok(servers)
 }
 
-fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
+pub fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
     let mut out = Vec::new();
     for n in names {
         let kind = EngineKind::parse(n).ok_or_else(|| {
@@ -41,10 +41,23 @@ fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
 
 /// The validated plan of `eval`: every flag checked and every input file
 /// read.
+/// With `--containers` the server engines are left out of the check: they
+/// get their URLs when their containers start.
 pub fn eval_plan(a: EvalArgs, args: Vec<String>) -> Result<EvalPlan> {
     let engines = parse_engines(&a.engines)?;
-    let servers = servers(a.servers.clone(), &engines, !a.no_migrate)?;
+    let given = given_servers(&engines, a.containers.containers);
+    let servers = servers(a.servers.clone(), &given, !a.no_migrate)?;
     eval_plan_on(a, args, engines, servers)
+}
+
+/// The engines whose URLs come from flags or the environment: all, or
+/// with `--containers` none of the servers.
+fn given_servers(engines: &[EngineKind], containers: bool) -> Vec<EngineKind> {
+    engines
+        .iter()
+        .copied()
+        .filter(|k| !(containers && k.is_server()))
+        .collect()
 }
 
 /// The plan of a finished partitioned run's arguments (`merge`): no
@@ -217,7 +230,9 @@ pub fn journal_flags(
 /// The arguments of a command as the journal keeps them: the command's own
 /// (after its name), without those that do not change what it computes or
 /// that may carry secrets — `--out`, `--resume`, `--partition`, `-q`,
-/// `-j`, `--server`, `--reader`, `--baseline`, `--tolerance`.
+/// `-j`, `--server`, `--reader`, `--containers`, `--baseline`,
+/// `--tolerance`, `--audit` (`--image` stays: the server's version can change
+/// answers).
 pub fn journal_args(argv: &[String]) -> Vec<String> {
     const WITH_VALUE: &[&str] = &[
         "--out",
@@ -228,8 +243,9 @@ pub fn journal_args(argv: &[String]) -> Vec<String> {
         "--reader",
         "--baseline",
         "--tolerance",
+        "--audit",
     ];
-    const ALONE: &[&str] = &["--resume", "-q", "--quiet"];
+    const ALONE: &[&str] = &["--resume", "-q", "--quiet", "--containers"];
     let mut out = Vec::new();
     let mut it = argv.iter().skip(2);
     while let Some(arg) = it.next() {
@@ -249,6 +265,8 @@ pub fn journal_args(argv: &[String]) -> Vec<String> {
 }
 
 pub struct MigratePlan {
+    /// `--containers`: the servers to start before migrating.
+    pub containers: Vec<sqlwitness_engines::ContainerPlan>,
     pub bench: Benchmark,
     pub db_ids: Vec<String>,
     pub engines: Vec<EngineKind>,
@@ -267,7 +285,13 @@ impl MigratePlan {
                 "--engines: {k} is the source of a migration, not a target"
             )));
         }
-        let servers = servers(a.servers, &engines, true)?;
+        let containers =
+            crate::containers::plans_from_env(&a.containers, &engines, &a.servers, true)?;
+        let servers = servers(
+            a.servers,
+            &given_servers(&engines, a.containers.containers),
+            true,
+        )?;
         let bench = load_benchmark(&a.bench.bench, &a.bench.split)
             .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
         let db_ids = if a.all {
@@ -278,6 +302,7 @@ impl MigratePlan {
             a.dbs.clone()
         };
         Ok(MigratePlan {
+            containers,
             bench,
             db_ids,
             engines,

@@ -1,239 +1,611 @@
-//! Throw-away PostgreSQL / MySQL servers in Docker, driven through the
-//! `docker` command line (no Docker SDK).
+//! Throw-away PostgreSQL, MySQL and MariaDB servers in Docker, for
+//! `--containers`.
 //!
-//! A [`ContainerPlan`] is pure data: the `docker run` argv, the URL the
-//! server will answer on and the stop command, so it can be tested without
-//! Docker. [`ContainerPlan::start`] runs it, and only when
-//! `SQLWITNESS_DOCKER=1` is set and `docker info` answers.
+//! A [`ContainerPlan`] is pure data — the image, the environment, the
+//! port, the health check the launcher waits on, the login and the URL the
+//! server will answer on — so it is tested without Docker. Starting it
+//! ([`start`], [`docker_available`]) goes through the `testcontainers`
+//! crate and is compiled only with the `containers` feature.
+//!
+//! Every container:
+//! * publishes its server port on a port Docker picks, bound to
+//!   127.0.0.1 (to every interface only when `DOCKER_HOST` names a remote
+//!   daemon, where a loopback binding could not be reached);
+//! * has an administrative login `root` with a password fresh for the run
+//!   (never trust authentication: the port is reachable by every local
+//!   user) and an empty database `test`;
+//! * is ready when its health check — the server's own ping over TCP, so
+//!   the temporary server the images run while they initialise (it listens
+//!   on a socket only) does not count — passes;
+//! * carries the label [`LABEL`], so `docker rm -f $(docker ps -aq --filter
+//!   label=sqlwitness)` removes what a killed run (SIGKILL) left.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use sqlwitness_core::{Engine, EngineKind};
+use sqlwitness_core::EngineKind;
 
 use crate::EngineError;
 
-/// The server images the launcher knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContainerImage {
-    /// `postgres:16`, trust authentication, user `root`, database `test`.
-    Postgres16,
-    /// `mysql:8.0`, user `root` with an empty password, database `test`.
-    Mysql80,
-    /// `mariadb:10.11`, user `root` with an empty password, database `test`.
-    Mariadb1011,
+/// The label every container this module starts carries (value: the
+/// engine).
+pub const LABEL: &str = "sqlwitness";
+/// The label naming the run that started a container (see [`run_id`]):
+/// an interrupted run removes its containers by it, also one still
+/// starting.
+pub const RUN_LABEL: &str = "sqlwitness.run";
+
+/// The login and database every container is created with.
+pub const CONTAINER_USER: &str = "root";
+pub const CONTAINER_DATABASE: &str = "test";
+
+/// How long a container may take from start to healthy before the launch
+/// fails (MySQL initialising its data directory takes the longest, ~20 s
+/// on a small machine).
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// An image reference: `repository:tag`, the repository optionally with a
+/// registry (`registry.local:5000/library/postgres:15.20`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageRef {
+    pub repository: String,
+    pub tag: String,
 }
 
-impl ContainerImage {
-    pub fn for_engine(kind: EngineKind) -> Option<ContainerImage> {
-        match kind {
-            EngineKind::Postgres => Some(ContainerImage::Postgres16),
-            EngineKind::Mysql => Some(ContainerImage::Mysql80),
-            EngineKind::Mariadb => Some(ContainerImage::Mariadb1011),
-            EngineKind::Sqlite => None,
+impl ImageRef {
+    /// Parses `repository[:tag]` (`latest` when no tag is given). A digest
+    /// (`@sha256:…`) is refused: testcontainers takes a tag.
+    pub fn parse(s: &str) -> Result<ImageRef, EngineError> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err(EngineError::Container("empty image name".into()));
         }
+        if s.contains('@') {
+            return Err(EngineError::Container(format!(
+                "image `{s}`: digests are not supported, give a tag (`name:tag`)"
+            )));
+        }
+        if s.chars().any(char::is_whitespace) {
+            return Err(EngineError::Container(format!(
+                "image `{s}`: no spaces allowed"
+            )));
+        }
+        // A colon after the last slash separates the tag; one before it is
+        // a registry's port.
+        let last_slash = s.rfind('/').map_or(0, |i| i + 1);
+        let (repository, tag) = match s[last_slash..].rfind(':') {
+            Some(i) => (&s[..last_slash + i], &s[last_slash + i + 1..]),
+            None => (s, "latest"),
+        };
+        if repository.is_empty() || tag.is_empty() || repository.ends_with('/') {
+            return Err(EngineError::Container(format!(
+                "image `{s}`: expected `name:tag`"
+            )));
+        }
+        Ok(ImageRef {
+            repository: repository.to_string(),
+            tag: tag.to_string(),
+        })
     }
+}
 
-    pub fn engine(self) -> EngineKind {
-        match self {
-            ContainerImage::Postgres16 => EngineKind::Postgres,
-            ContainerImage::Mysql80 => EngineKind::Mysql,
-            ContainerImage::Mariadb1011 => EngineKind::Mariadb,
-        }
+impl std::fmt::Display for ImageRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.repository, self.tag)
     }
+}
 
-    pub fn image(self) -> &'static str {
-        match self {
-            ContainerImage::Postgres16 => "postgres:16",
-            ContainerImage::Mysql80 => "mysql:8.0",
-            ContainerImage::Mariadb1011 => "mariadb:10.11",
-        }
-    }
+/// The image an engine's container runs unless `--image` says otherwise:
+/// the versions the test suite runs against (docker/compose.yaml pins the
+/// same).
+pub fn default_image(kind: EngineKind) -> Option<ImageRef> {
+    let (repository, tag) = match kind {
+        EngineKind::Postgres => ("postgres", "15.20"),
+        EngineKind::Mysql => ("mysql", "9.7.4"),
+        EngineKind::Mariadb => ("mariadb", "10.11.19"),
+        EngineKind::Sqlite => return None,
+    };
+    Some(ImageRef {
+        repository: repository.into(),
+        tag: tag.into(),
+    })
+}
 
-    fn container_port(self) -> u16 {
-        match self {
-            ContainerImage::Postgres16 => 5432,
-            ContainerImage::Mysql80 | ContainerImage::Mariadb1011 => 3306,
-        }
-    }
-
-    fn env(self) -> &'static [&'static str] {
-        match self {
-            ContainerImage::Postgres16 => &[
-                "POSTGRES_HOST_AUTH_METHOD=trust",
-                "POSTGRES_USER=root",
-                "POSTGRES_DB=test",
-            ],
-            ContainerImage::Mysql80 => &[
-                "MYSQL_ALLOW_EMPTY_PASSWORD=yes",
-                "MYSQL_ROOT_HOST=%",
-                "MYSQL_DATABASE=test",
-            ],
-            ContainerImage::Mariadb1011 => &[
-                "MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=yes",
-                "MARIADB_ROOT_HOST=%",
-                "MARIADB_DATABASE=test",
-            ],
-        }
-    }
+/// The Docker health check of a container (`CMD` form).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthCheck {
+    /// The command, run inside the container; exit 0 is healthy.
+    pub command: Vec<String>,
+    pub interval: Duration,
+    pub timeout: Duration,
+    /// Failures, after `start_period`, before Docker calls it unhealthy.
+    pub retries: u32,
+    /// Failures in this first period do not count.
+    pub start_period: Duration,
+    /// How often the check runs in the start period (Docker 25 and later;
+    /// older daemons use `interval`).
+    pub start_interval: Duration,
 }
 
 /// How to start one server container.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContainerPlan {
-    pub image: ContainerImage,
-    /// Container name, always prefixed `sqlwitness-`.
-    pub name: String,
-    /// Host port mapped to the server port (bound on 127.0.0.1).
-    pub host_port: u16,
+    pub engine: EngineKind,
+    pub image: ImageRef,
+    /// The server's port inside the container.
+    pub container_port: u16,
+    /// The interface Docker binds the published port on.
+    pub bind_ip: String,
+    /// Environment of the container, in order.
+    pub env: Vec<(String, String)>,
+    pub health: HealthCheck,
+    pub startup_timeout: Duration,
+    /// The administrative login and its password (fresh for the run).
+    pub user: String,
+    pub password: String,
+    pub database: String,
+    /// Labels of the container (always [`LABEL`]).
+    pub labels: Vec<(String, String)>,
 }
 
 impl ContainerPlan {
-    /// A plan on a free host port with a unique name.
-    pub fn new(image: ContainerImage) -> Result<ContainerPlan, EngineError> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| EngineError::Container(format!("no free host port: {e}")))?
-            .port();
-        let name = format!("{}-{}-{port}", image.engine().as_str(), std::process::id());
-        Ok(ContainerPlan::with_port(image, &name, port))
-    }
-
-    /// A plan with a given name (prefixed `sqlwitness-` when it is not) and port.
-    pub fn with_port(image: ContainerImage, name: &str, host_port: u16) -> ContainerPlan {
-        let name = if name.starts_with("sqlwitness-") {
-            name.to_string()
-        } else {
-            format!("sqlwitness-{name}")
+    /// The plan of `kind`'s server in `image` (default: [`default_image`])
+    /// with `password` for the administrative login, for the Docker daemon
+    /// at `docker_host` (`DOCKER_HOST`; `None`: the local socket), labelled
+    /// with the run `run`.
+    pub fn new(
+        kind: EngineKind,
+        image: Option<ImageRef>,
+        password: &str,
+        docker_host: Option<&str>,
+        run: &str,
+    ) -> Result<ContainerPlan, EngineError> {
+        let image = match image.or_else(|| default_image(kind)) {
+            Some(i) => i,
+            None => {
+                return Err(EngineError::Container(format!(
+                    "{kind} is embedded; it runs in no container"
+                )))
+            }
         };
-        ContainerPlan {
-            image,
-            name,
-            host_port,
-        }
-    }
-
-    /// The `docker run` argv (program first).
-    pub fn run_args(&self) -> Vec<String> {
-        let mut args: Vec<String> = ["docker", "run", "--detach", "--rm", "--name"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        args.push(self.name.clone());
-        args.push("--publish".into());
-        args.push(format!(
-            "127.0.0.1:{}:{}",
-            self.host_port,
-            self.image.container_port()
-        ));
-        for e in self.image.env() {
-            args.push("--env".into());
-            args.push(e.to_string());
-        }
-        args.push(self.image.image().into());
-        args
-    }
-
-    /// The URL the server answers on once ready.
-    pub fn url(&self) -> String {
-        match self.image {
-            ContainerImage::Postgres16 => {
-                format!("postgres://root@127.0.0.1:{}/test", self.host_port)
-            }
-            ContainerImage::Mysql80 | ContainerImage::Mariadb1011 => {
-                format!("mysql://root@127.0.0.1:{}/test", self.host_port)
-            }
-        }
-    }
-
-    /// The argv that stops (and, with `--rm`, removes) the container.
-    pub fn stop_args(&self) -> Vec<String> {
-        vec!["docker".into(), "stop".into(), self.name.clone()]
-    }
-
-    /// Starts the container. Refuses unless `SQLWITNESS_DOCKER=1`, and fails
-    /// with a clear error when no Docker engine answers `docker info`.
-    pub fn start(&self) -> Result<RunningContainer, EngineError> {
-        if std::env::var("SQLWITNESS_DOCKER").as_deref() != Ok("1") {
+        if password.is_empty() || !password.chars().all(|c| c.is_ascii_alphanumeric()) {
             return Err(EngineError::Container(
-                "starting containers is disabled; set SQLWITNESS_DOCKER=1 to allow it".into(),
+                "the containers' password must be ASCII letters and digits".into(),
             ));
         }
-        run(&["docker".to_string(), "info".to_string()]).map_err(|e| {
-            EngineError::Container(format!("no Docker engine is running (`docker info`: {e})"))
-        })?;
-        run(&self.run_args())?;
-        Ok(RunningContainer {
-            plan: self.clone(),
-            stopped: false,
+        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let (port, env, command) = match kind {
+            EngineKind::Postgres => (
+                5432,
+                vec![
+                    kv("POSTGRES_USER", CONTAINER_USER),
+                    kv("POSTGRES_PASSWORD", password),
+                    kv("POSTGRES_DB", CONTAINER_DATABASE),
+                ],
+                // Over TCP: the server the entrypoint runs while it
+                // initialises listens on the socket only.
+                vec![
+                    "pg_isready",
+                    "-h",
+                    "127.0.0.1",
+                    "-U",
+                    CONTAINER_USER,
+                    "-d",
+                    CONTAINER_DATABASE,
+                ],
+            ),
+            EngineKind::Mysql => (
+                3306,
+                vec![
+                    kv("MYSQL_ROOT_PASSWORD", password),
+                    kv("MYSQL_ROOT_HOST", "%"),
+                    kv("MYSQL_DATABASE", CONTAINER_DATABASE),
+                ],
+                // `ping` exits 0 when the server answers, even when it
+                // refuses the (password-less) login; the initialising
+                // server runs with --skip-networking.
+                vec!["mysqladmin", "ping", "-h", "127.0.0.1", "--silent"],
+            ),
+            EngineKind::Mariadb => (
+                3306,
+                vec![
+                    kv("MARIADB_ROOT_PASSWORD", password),
+                    kv("MARIADB_ROOT_HOST", "%"),
+                    kv("MARIADB_DATABASE", CONTAINER_DATABASE),
+                ],
+                vec!["mariadb-admin", "ping", "-h", "127.0.0.1", "--silent"],
+            ),
+            EngineKind::Sqlite => unreachable!("no default image"),
+        };
+        Ok(ContainerPlan {
+            engine: kind,
+            image,
+            container_port: port,
+            bind_ip: bind_ip(docker_host).to_string(),
+            env,
+            health: HealthCheck {
+                command: command.into_iter().map(String::from).collect(),
+                interval: Duration::from_secs(1),
+                timeout: Duration::from_secs(5),
+                retries: 30,
+                start_period: STARTUP_TIMEOUT,
+                start_interval: Duration::from_secs(1),
+            },
+            startup_timeout: STARTUP_TIMEOUT,
+            user: CONTAINER_USER.into(),
+            password: password.into(),
+            database: CONTAINER_DATABASE.into(),
+            labels: vec![
+                (LABEL.into(), kind.as_str().into()),
+                (RUN_LABEL.into(), run.into()),
+            ],
         })
     }
-}
 
-/// A started container; stopped on [`RunningContainer::stop`] or drop.
-#[derive(Debug)]
-pub struct RunningContainer {
-    plan: ContainerPlan,
-    stopped: bool,
-}
-
-impl RunningContainer {
-    pub fn plan(&self) -> &ContainerPlan {
-        &self.plan
-    }
-
-    pub fn url(&self) -> String {
-        self.plan.url()
-    }
-
-    /// Connects until the server answers or `timeout` passes; returns the
-    /// connected engine.
-    pub fn wait_ready(&self, timeout: Duration) -> Result<Box<dyn Engine>, EngineError> {
-        let deadline = Instant::now() + timeout;
-        let url = self.url();
-        loop {
-            match crate::connect(self.plan.image.engine(), Some(&url)) {
-                Ok(engine) => return Ok(engine),
-                Err(e) if Instant::now() >= deadline => {
-                    return Err(EngineError::Container(format!(
-                        "{} not ready after {} s: {e}",
-                        self.plan.name,
-                        timeout.as_secs()
-                    )))
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(500)),
-            }
-        }
-    }
-
-    pub fn stop(mut self) -> Result<(), EngineError> {
-        self.stopped = true;
-        run(&self.plan.stop_args()).map(drop)
+    /// The administrative URL of the server once its port is published on
+    /// `host:port`.
+    pub fn url(&self, host: &str, port: u16) -> String {
+        let scheme = match self.engine {
+            EngineKind::Postgres => "postgres",
+            _ => "mysql",
+        };
+        format!(
+            "{scheme}://{}:{}@{host}:{port}/{}",
+            self.user, self.password, self.database
+        )
     }
 }
 
-impl Drop for RunningContainer {
-    fn drop(&mut self) {
-        if !self.stopped {
-            let _ = run(&self.plan.stop_args());
-        }
-    }
-}
-
-fn run(argv: &[String]) -> Result<String, EngineError> {
-    let out = Command::new(&argv[0])
-        .args(&argv[1..])
-        .output()
-        .map_err(|e| EngineError::Container(format!("cannot run `{}`: {e}", argv.join(" "))))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+/// Where published ports are bound: loopback, unless `docker_host` names
+/// a daemon on another machine (`tcp://ci-docker:2375`), whose loopback
+/// this machine cannot reach.
+pub fn bind_ip(docker_host: Option<&str>) -> &'static str {
+    let Some(h) = docker_host.map(str::trim).filter(|h| !h.is_empty()) else {
+        return "127.0.0.1";
+    };
+    let Some(rest) = h
+        .strip_prefix("tcp://")
+        .or_else(|| h.strip_prefix("http://"))
+        .or_else(|| h.strip_prefix("https://"))
+    else {
+        // unix://, npipe://: the daemon is on this machine.
+        return "127.0.0.1";
+    };
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    if matches!(host, "localhost" | "127.0.0.1" | "::1" | "") {
+        "127.0.0.1"
     } else {
-        Err(EngineError::Container(format!(
-            "`{}` failed ({}): {}",
-            argv.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )))
+        "0.0.0.0"
+    }
+}
+
+/// An identifier for one run's containers: the process id and 8 random
+/// hex digits.
+pub fn run_id() -> String {
+    format!("{}-{}", std::process::id(), &fresh_password()[..8])
+}
+
+/// A password for the containers of one run: 32 hex digits from the
+/// standard library's randomly keyed hasher (OS randomness), the process
+/// id and the time. It guards a throw-away server for the length of a
+/// run; it is not meant for anything else.
+pub fn fresh_password() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let half = |salt: u64| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(salt);
+        h.write_u128(now);
+        h.write_u32(std::process::id());
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
+}
+
+#[cfg(feature = "containers")]
+pub use launch::{docker_available, remove_run, start as start_container, StartedServer};
+
+#[cfg(feature = "containers")]
+mod launch {
+    use std::time::Duration;
+
+    use testcontainers::bollard::models::PortBinding;
+    use testcontainers::core::{IntoContainerPort, WaitFor};
+    use testcontainers::runners::SyncRunner;
+    use testcontainers::{Container, ContainerRequest, GenericImage, Healthcheck, ImageExt};
+
+    use super::ContainerPlan;
+    use crate::EngineError;
+
+    /// Asks the Docker daemon (`DOCKER_HOST`, else the local socket) for a
+    /// ping within `timeout`. The error says what to do.
+    pub fn docker_available(timeout: Duration) -> Result<(), EngineError> {
+        let host = std::env::var("DOCKER_HOST")
+            .ok()
+            .filter(|h| !h.trim().is_empty())
+            .unwrap_or_else(|| "unix:///var/run/docker.sock".into());
+        let tls = std::env::var_os("DOCKER_TLS_VERIFY").is_some();
+        ping(&host, tls, timeout)
+    }
+
+    /// [`docker_available`] for the daemon at `host`.
+    pub(crate) fn ping(host: &str, tls: bool, timeout: Duration) -> Result<(), EngineError> {
+        let fail = |why: String| EngineError::NoDocker {
+            host: host.to_string(),
+            reason: why,
+        };
+        // testcontainers is built without a TLS crypto provider (its
+        // default `ring` feature): refuse here rather than fail inside it.
+        if tls || host.starts_with("https://") {
+            return Err(fail(
+                "TLS connections to a Docker daemon are not supported by this build; use the \
+                 local socket or plain tcp://"
+                    .into(),
+            ));
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| fail(format!("no runtime: {e}")))?;
+        rt.block_on(async {
+            let docker = testcontainers::bollard::Docker::connect_with_host(host)
+                .map_err(|e| fail(e.to_string()))?;
+            match tokio::time::timeout(timeout, docker.ping()).await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(fail(e.to_string())),
+                Err(_) => Err(fail(format!("no answer within {} s", timeout.as_secs()))),
+            }
+        })
+    }
+
+    /// Removes (forcefully, with their volumes) every container labelled
+    /// [`RUN_LABEL`]` = run`; returns how many there were.
+    pub fn remove_run(run: &str, timeout: Duration) -> Result<usize, EngineError> {
+        use testcontainers::bollard::query_parameters::{
+            ListContainersOptions, RemoveContainerOptionsBuilder,
+        };
+        let fail = |why: String| EngineError::Container(format!("removing run {run}: {why}"));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| fail(e.to_string()))?;
+        let work = async {
+            let docker = testcontainers::bollard::Docker::connect_with_defaults()
+                .map_err(|e| fail(e.to_string()))?;
+            let filters = [(
+                "label".to_string(),
+                vec![format!("{}={run}", super::RUN_LABEL)],
+            )]
+            .into_iter()
+            .collect();
+            let found = docker
+                .list_containers(Some(ListContainersOptions {
+                    all: true,
+                    filters: Some(filters),
+                    ..Default::default()
+                }))
+                .await
+                .map_err(|e| fail(e.to_string()))?;
+            let mut removed = 0;
+            for c in found {
+                let Some(id) = c.id else { continue };
+                docker
+                    .remove_container(
+                        &id,
+                        Some(
+                            RemoveContainerOptionsBuilder::new()
+                                .force(true)
+                                .v(true)
+                                .build(),
+                        ),
+                    )
+                    .await
+                    .map_err(|e| fail(format!("{id}: {e}")))?;
+                removed += 1;
+            }
+            Ok(removed)
+        };
+        rt.block_on(async {
+            tokio::time::timeout(timeout, work)
+                .await
+                .unwrap_or_else(|_| Err(fail(format!("no answer within {} s", timeout.as_secs()))))
+        })
+    }
+
+    /// The testcontainers request of `plan`.
+    pub(crate) fn request(plan: &ContainerPlan) -> ContainerRequest<GenericImage> {
+        let port = plan.container_port.tcp();
+        let h = &plan.health;
+        let health = Healthcheck::cmd(h.command.iter().cloned())
+            .with_interval(h.interval)
+            .with_timeout(h.timeout)
+            .with_retries(h.retries)
+            .with_start_period(h.start_period)
+            .with_start_interval(h.start_interval);
+        let bind_ip = plan.bind_ip.clone();
+        let port_key = format!("{}/tcp", plan.container_port);
+        let mut req = GenericImage::new(plan.image.repository.as_str(), plan.image.tag.as_str())
+            .with_exposed_port(port)
+            .with_wait_for(WaitFor::healthcheck())
+            .with_health_check(health)
+            .with_startup_timeout(plan.startup_timeout)
+            // One binding, on `bind_ip`, host port chosen by Docker
+            // (testcontainers publishes every port on every interface).
+            .with_host_config_modifier(move |hc| {
+                hc.publish_all_ports = Some(false);
+                hc.port_bindings = Some(
+                    [(
+                        port_key.clone(),
+                        Some(vec![PortBinding {
+                            host_ip: Some(bind_ip.clone()),
+                            host_port: None,
+                        }]),
+                    )]
+                    .into_iter()
+                    .collect(),
+                );
+            });
+        for (k, v) in &plan.env {
+            req = req.with_env_var(k, v);
+        }
+        for (k, v) in &plan.labels {
+            req = req.with_label(k, v);
+        }
+        req
+    }
+
+    /// A started server; its container is removed by [`StartedServer::stop`]
+    /// or on drop.
+    pub struct StartedServer {
+        plan: ContainerPlan,
+        url: String,
+        container: Container<GenericImage>,
+    }
+
+    impl std::fmt::Debug for StartedServer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("StartedServer")
+                .field("engine", &self.plan.engine)
+                .field("image", &self.plan.image.to_string())
+                .field("id", &self.container.id())
+                .finish()
+        }
+    }
+
+    impl StartedServer {
+        pub fn plan(&self) -> &ContainerPlan {
+            &self.plan
+        }
+
+        /// The administrative URL (it holds the password: show it through
+        /// [`crate::mask_url`]).
+        pub fn url(&self) -> &str {
+            &self.url
+        }
+
+        pub fn id(&self) -> &str {
+            self.container.id()
+        }
+
+        /// Removes the container (forcefully, with its volumes).
+        pub fn stop(self) -> Result<(), EngineError> {
+            let id = self.container.id().to_string();
+            self.container
+                .rm()
+                .map_err(|e| EngineError::Container(format!("removing {id}: {e}")))
+        }
+    }
+
+    /// Starts `plan` and waits until its health check passes; the URL
+    /// names the published port.
+    pub fn start(plan: &ContainerPlan) -> Result<StartedServer, EngineError> {
+        let what = format!("{} ({})", plan.engine, plan.image);
+        let container = request(plan)
+            .start()
+            .map_err(|e| EngineError::Container(format!("starting {what}: {e}")))?;
+        let port = container
+            .get_host_port_ipv4(plan.container_port.tcp())
+            .map_err(|e| EngineError::Container(format!("{what}: no published port: {e}")))?;
+        let host = container
+            .get_host()
+            .map_err(|e| EngineError::Container(format!("{what}: no host: {e}")))?
+            .to_string();
+        // The port is bound on loopback; "localhost" may resolve to ::1.
+        let host = if host == "localhost" {
+            "127.0.0.1".to_string()
+        } else {
+            host
+        };
+        Ok(StartedServer {
+            url: plan.url(&host, port),
+            plan: plan.clone(),
+            container,
+        })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use sqlwitness_core::EngineKind;
+
+        #[test]
+        fn a_missing_daemon_is_a_clear_error() {
+            let dir = tempfile::tempdir().unwrap();
+            let host = format!("unix://{}/docker.sock", dir.path().display());
+            let e = ping(&host, false, Duration::from_secs(5)).unwrap_err();
+            assert!(matches!(e, EngineError::NoDocker { .. }), "{e:?}");
+            let msg = e.to_string();
+            assert!(msg.contains("no Docker daemon answers at unix://"), "{msg}");
+            assert!(msg.contains("--server ENGINE=URL"), "{msg}");
+            // Nothing listens on port 9 of loopback (discard).
+            let e = ping("tcp://127.0.0.1:9", false, Duration::from_secs(5)).unwrap_err();
+            assert!(matches!(e, EngineError::NoDocker { .. }), "{e:?}");
+            let e = ping("tcp://127.0.0.1:9", true, Duration::from_secs(5)).unwrap_err();
+            assert!(e.to_string().contains("TLS"), "{e}");
+        }
+
+        #[test]
+        fn the_request_carries_the_plan() {
+            let plan = ContainerPlan::new(
+                EngineKind::Mariadb,
+                Some(super::super::ImageRef::parse("registry.local:5000/mariadb:10.11").unwrap()),
+                "pw1",
+                None,
+                "run-7",
+            )
+            .unwrap();
+            let req = request(&plan);
+            assert_eq!(req.descriptor(), "registry.local:5000/mariadb:10.11");
+            let env: Vec<(String, String)> = req
+                .env_vars()
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            assert!(env.contains(&("MARIADB_ROOT_PASSWORD".into(), "pw1".into())));
+            assert_eq!(
+                req.labels().get("sqlwitness").map(String::as_str),
+                Some("mariadb")
+            );
+            assert_eq!(
+                req.labels().get("sqlwitness.run").map(String::as_str),
+                Some("run-7")
+            );
+            assert_eq!(req.startup_timeout(), Some(super::super::STARTUP_TIMEOUT));
+            let hc = req.health_check().expect("a health check");
+            assert_eq!(
+                hc.test(),
+                [
+                    "CMD",
+                    "mariadb-admin",
+                    "ping",
+                    "-h",
+                    "127.0.0.1",
+                    "--silent"
+                ]
+            );
+            assert_eq!(hc.retries(), Some(30));
+            assert!(req
+                .ready_conditions()
+                .iter()
+                .any(|w| matches!(w, WaitFor::Healthcheck(_))));
+            assert_eq!(req.expose_ports(), &[3306.tcp()]);
+            // The port binding: one, on loopback, host port left to Docker.
+            let mut hc = testcontainers::bollard::models::HostConfig {
+                publish_all_ports: Some(true),
+                ..Default::default()
+            };
+            (req.host_config_modifier().expect("a modifier"))(&mut hc);
+            assert_eq!(hc.publish_all_ports, Some(false));
+            let bindings = hc.port_bindings.unwrap();
+            assert_eq!(bindings.len(), 1);
+            let b = &bindings["3306/tcp"].as_ref().unwrap()[0];
+            assert_eq!(b.host_ip.as_deref(), Some("127.0.0.1"));
+            assert_eq!(b.host_port, None);
+        }
     }
 }
 
@@ -242,46 +614,152 @@ mod tests {
     use super::*;
 
     #[test]
-    fn postgres_plan() {
-        let p = ContainerPlan::with_port(ContainerImage::Postgres16, "pg-1", 55432);
-        assert_eq!(p.name, "sqlwitness-pg-1");
+    fn image_references() {
+        let p = |s| ImageRef::parse(s).map(|i| (i.repository, i.tag));
+        assert_eq!(p("postgres:15").unwrap(), ("postgres".into(), "15".into()));
+        assert_eq!(p("postgres").unwrap(), ("postgres".into(), "latest".into()));
         assert_eq!(
-            p.run_args().join(" "),
-            "docker run --detach --rm --name sqlwitness-pg-1 --publish 127.0.0.1:55432:5432 \
-             --env POSTGRES_HOST_AUTH_METHOD=trust --env POSTGRES_USER=root \
-             --env POSTGRES_DB=test postgres:16"
-        );
-        assert_eq!(p.url(), "postgres://root@127.0.0.1:55432/test");
-        assert_eq!(p.stop_args(), ["docker", "stop", "sqlwitness-pg-1"]);
-    }
-
-    #[test]
-    fn mysql_plan_on_a_free_port() {
-        let p = ContainerPlan::new(ContainerImage::Mysql80).unwrap();
-        assert!(p.name.starts_with("sqlwitness-mysql-"), "{}", p.name);
-        assert_ne!(p.host_port, 0);
-        let args = p.run_args();
-        assert!(args.contains(&"mysql:8.0".to_string()));
-        assert!(args.contains(&"MYSQL_ALLOW_EMPTY_PASSWORD=yes".to_string()));
-        assert!(args.contains(&format!("127.0.0.1:{}:3306", p.host_port)));
-        assert_eq!(
-            p.url(),
-            format!("mysql://root@127.0.0.1:{}/test", p.host_port)
+            p("registry.local:5000/lib/mysql:9.7").unwrap(),
+            ("registry.local:5000/lib/mysql".into(), "9.7".into())
         );
         assert_eq!(
-            ContainerImage::for_engine(EngineKind::Mysql),
-            Some(ContainerImage::Mysql80)
+            p("registry.local:5000/mysql").unwrap(),
+            ("registry.local:5000/mysql".into(), "latest".into())
         );
-        assert_eq!(ContainerImage::for_engine(EngineKind::Sqlite), None);
-    }
-
-    #[test]
-    fn start_is_gated() {
-        if std::env::var("SQLWITNESS_DOCKER").as_deref() == Ok("1") {
-            return;
+        for bad in [
+            "",
+            "postgres:",
+            ":15",
+            "postgres@sha256:abc",
+            "a b:1",
+            "reg/:1",
+        ] {
+            assert!(p(bad).is_err(), "{bad}");
         }
-        let p = ContainerPlan::with_port(ContainerImage::Postgres16, "x", 1);
-        let err = p.start().unwrap_err().to_string();
-        assert!(err.contains("SQLWITNESS_DOCKER=1"), "{err}");
+        assert!(ImageRef::parse("postgres@sha256:ab")
+            .unwrap_err()
+            .to_string()
+            .contains("digests are not supported"));
+        assert_eq!(
+            ImageRef::parse("registry.local/postgres:15")
+                .unwrap()
+                .to_string(),
+            "registry.local/postgres:15"
+        );
+    }
+
+    #[test]
+    fn postgres_plan() {
+        let p = ContainerPlan::new(EngineKind::Postgres, None, "s3cret", None, "r1").unwrap();
+        assert_eq!(p.image.to_string(), "postgres:15.20");
+        assert_eq!(p.container_port, 5432);
+        assert_eq!(p.bind_ip, "127.0.0.1");
+        assert_eq!(
+            p.env,
+            [
+                ("POSTGRES_USER", "root"),
+                ("POSTGRES_PASSWORD", "s3cret"),
+                ("POSTGRES_DB", "test")
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+        );
+        assert_eq!(
+            p.health.command,
+            ["pg_isready", "-h", "127.0.0.1", "-U", "root", "-d", "test"]
+        );
+        assert_eq!(p.user, "root");
+        assert_eq!(p.database, "test");
+        assert_eq!(
+            p.labels,
+            [
+                ("sqlwitness".to_string(), "postgres".to_string()),
+                ("sqlwitness.run".to_string(), "r1".to_string())
+            ]
+        );
+        assert_eq!(
+            p.url("127.0.0.1", 49153),
+            "postgres://root:s3cret@127.0.0.1:49153/test"
+        );
+        assert_eq!(
+            crate::mask_url(&p.url("127.0.0.1", 49153)),
+            "postgres://root:***@127.0.0.1:49153/test"
+        );
+    }
+
+    #[test]
+    fn mysql_and_mariadb_plans() {
+        let my = ContainerPlan::new(EngineKind::Mysql, None, "pw", None, "r1").unwrap();
+        assert_eq!(my.image.to_string(), "mysql:9.7.4");
+        assert_eq!(my.container_port, 3306);
+        assert!(my
+            .env
+            .contains(&("MYSQL_ROOT_PASSWORD".into(), "pw".into())));
+        assert!(my.env.contains(&("MYSQL_DATABASE".into(), "test".into())));
+        assert_eq!(my.health.command[0], "mysqladmin");
+        assert_eq!(my.url("127.0.0.1", 3), "mysql://root:pw@127.0.0.1:3/test");
+
+        let image = ImageRef::parse("registry.local/mariadb:10.11").unwrap();
+        let ma = ContainerPlan::new(EngineKind::Mariadb, Some(image), "pw", None, "r1").unwrap();
+        assert_eq!(ma.image.to_string(), "registry.local/mariadb:10.11");
+        assert!(ma
+            .env
+            .contains(&("MARIADB_ROOT_PASSWORD".into(), "pw".into())));
+        assert_eq!(ma.health.command[0], "mariadb-admin");
+        assert_eq!(ma.url("h", 3), "mysql://root:pw@h:3/test");
+        assert!(ma.startup_timeout >= Duration::from_secs(60));
+    }
+
+    #[test]
+    fn sqlite_has_no_container_and_passwords_are_checked() {
+        let e = ContainerPlan::new(EngineKind::Sqlite, None, "pw", None, "r1").unwrap_err();
+        assert!(e.to_string().contains("embedded"), "{e}");
+        assert!(ContainerPlan::new(EngineKind::Postgres, None, "a@b", None, "r1").is_err());
+        assert!(ContainerPlan::new(EngineKind::Postgres, None, "", None, "r1").is_err());
+    }
+
+    #[test]
+    fn ports_are_bound_on_loopback_unless_the_daemon_is_remote() {
+        for local in [
+            None,
+            Some(""),
+            Some("unix:///var/run/docker.sock"),
+            Some("unix:///run/user/1000/docker.sock"),
+            Some("tcp://127.0.0.1:2375"),
+            Some("tcp://localhost:2376"),
+            Some("tcp://[::1]:2375"),
+        ] {
+            assert_eq!(bind_ip(local), "127.0.0.1", "{local:?}");
+        }
+        for remote in [
+            "tcp://docker:2375",
+            "tcp://10.0.0.5:2376",
+            "https://ci:2376/",
+        ] {
+            assert_eq!(bind_ip(Some(remote)), "0.0.0.0", "{remote}");
+        }
+        let p = ContainerPlan::new(
+            EngineKind::Mysql,
+            None,
+            "pw",
+            Some("tcp://docker:2375"),
+            "r1",
+        )
+        .unwrap();
+        assert_eq!(p.bind_ip, "0.0.0.0");
+    }
+
+    #[test]
+    fn passwords_are_fresh_and_url_safe() {
+        let (a, b) = (fresh_password(), fresh_password());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 32);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert!(ContainerPlan::new(EngineKind::Postgres, None, &a, None, "r1").is_ok());
+        let run = run_id();
+        assert!(
+            run.starts_with(&format!("{}-", std::process::id())),
+            "{run}"
+        );
+        assert_ne!(run, run_id());
     }
 }

@@ -30,6 +30,9 @@ pub enum EngineError {
     /// Starting, probing or stopping a container failed.
     #[error("container: {0}")]
     Container(String),
+    /// `--containers` and no Docker daemon answers.
+    #[error("--containers: no Docker daemon answers at {host} ({reason}); start Docker (or set DOCKER_HOST to the daemon), or give the servers' URLs with --server ENGINE=URL instead")]
+    NoDocker { host: String, reason: String },
 }
 
 impl EngineError {

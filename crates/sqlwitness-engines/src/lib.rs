@@ -1,7 +1,8 @@
 //! sqlwitness-engines: the adapters that run read-only queries on SQLite
 //! (rusqlite, always built), PostgreSQL and MySQL/MariaDB (sqlx, behind the
-//! `postgres` and `mysql` features), plus a `docker run` launcher for
-//! throw-away servers.
+//! `postgres` and `mysql` features), plus throw-away servers in Docker
+//! (`container`; started through testcontainers with the `containers`
+//! feature).
 //!
 //! Every adapter implements the synchronous [`sqlwitness_core::Engine`]
 //! trait; the server adapters bridge to sqlx's async API once, inside, on a
@@ -18,7 +19,12 @@ mod reader;
 mod server;
 mod sqlite;
 
-pub use container::{ContainerImage, ContainerPlan, RunningContainer};
+pub use container::{
+    default_image, fresh_password, run_id, ContainerPlan, HealthCheck, ImageRef,
+    CONTAINER_DATABASE, CONTAINER_USER, LABEL as CONTAINER_LABEL, RUN_LABEL as CONTAINER_RUN_LABEL,
+};
+#[cfg(feature = "containers")]
+pub use container::{docker_available, remove_run, start_container, StartedServer};
 pub use error::{mask_url, EngineError};
 #[cfg(feature = "mysql")]
 pub use mysql::MysqlEngine;

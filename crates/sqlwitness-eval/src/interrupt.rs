@@ -2,8 +2,10 @@
 //! calls [`interrupt`], which marks the process interrupted and runs the
 //! hooks the running stages registered — in order: journals stop (nothing
 //! finished after this point is recorded: it may hold the errors of
-//! cancelled queries), then the servers cancel the queries in flight. The
-//! caller then exits (130) without writing a report.
+//! cancelled queries), then the servers cancel the queries in flight, and
+//! last the hooks registered with [`on_interrupt_last`] (the containers of
+//! `--containers` are removed). The caller then exits (130) without writing
+//! a report.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,7 +14,8 @@ type Hook = Arc<dyn Fn() + Send + Sync>;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static NEXT: AtomicU64 = AtomicU64::new(0);
-static HOOKS: Mutex<Vec<(u64, Hook)>> = Mutex::new(Vec::new());
+/// `(id, last, hook)`.
+static HOOKS: Mutex<Vec<(u64, bool, Hook)>> = Mutex::new(Vec::new());
 /// Held while the hooks run: [`settled`] waits on it.
 static RUNNING: Mutex<()> = Mutex::new(());
 
@@ -22,17 +25,19 @@ pub fn interrupted() -> bool {
 }
 
 /// Marks the process interrupted and runs every registered hook, in
-/// registration order.
+/// registration order, those of [`on_interrupt_last`] after the others.
 pub fn interrupt() {
     let _running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
     INTERRUPTED.store(true, Ordering::SeqCst);
-    let hooks: Vec<Hook> = HOOKS
+    let mut hooks: Vec<(bool, Hook)> = HOOKS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
-        .map(|(_, h)| h.clone())
+        .map(|(_, last, h)| (*last, h.clone()))
         .collect();
-    for h in hooks {
+    // Stable: registration order within each group.
+    hooks.sort_by_key(|(last, _)| *last);
+    for (_, h) in hooks {
         h();
     }
 }
@@ -68,11 +73,23 @@ pub struct OnInterrupt(u64);
 
 /// Registers `hook` to run on [`interrupt`] while the returned value lives.
 pub fn on_interrupt(hook: impl Fn() + Send + Sync + 'static) -> OnInterrupt {
+    register(false, Arc::new(hook))
+}
+
+/// Registers `hook` to run on [`interrupt`], after every hook registered
+/// with [`on_interrupt`] (whenever registered), while the returned value
+/// lives: what the other hooks still need — the servers whose queries
+/// they cancel — is torn down here.
+pub fn on_interrupt_last(hook: impl Fn() + Send + Sync + 'static) -> OnInterrupt {
+    register(true, Arc::new(hook))
+}
+
+fn register(last: bool, hook: Hook) -> OnInterrupt {
     let id = NEXT.fetch_add(1, Ordering::SeqCst);
     HOOKS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push((id, Arc::new(hook)));
+        .push((id, last, hook));
     OnInterrupt(id)
 }
 
@@ -81,6 +98,6 @@ impl Drop for OnInterrupt {
         HOOKS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .retain(|(id, _)| *id != self.0);
+            .retain(|(id, _, _)| *id != self.0);
     }
 }

@@ -77,6 +77,14 @@ impl Servers {
         Ok(())
     }
 
+    /// Makes `url` the administrative URL of `kind` (a server this run
+    /// started, `--containers`), replacing any given by a flag or the
+    /// environment; its reader URL is then derived from it.
+    pub fn set_started(&mut self, kind: EngineKind, url: &str) {
+        self.admin.insert(kind, url.to_string());
+        self.reader.remove(&kind);
+    }
+
     /// The administrative URL.
     pub fn url(&self, kind: EngineKind) -> Option<&str> {
         self.admin.get(&kind).map(String::as_str)

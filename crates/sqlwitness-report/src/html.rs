@@ -36,21 +36,41 @@ pre{background:#fafafa;border:1px solid #eee;padding:6px;white-space:pre-wrap;ma
 details{border-bottom:1px solid #eee;padding:3px 0}summary{cursor:pointer}\
 .eng{display:flex;gap:12px;flex-wrap:wrap}.eng>div{flex:1;min-width:300px;border:1px solid #eee;padding:6px}\
 .muted{color:#757575}.tw{overflow-x:auto;max-width:100%}tr.only td{background:#fff3e0}.b.light{color:#212121}\
-.filters select,.filters input{margin:0 6px 4px 2px}";
+.filters select,.filters input{margin:0 6px 4px 2px}\
+#qh th{cursor:pointer;user-select:none}#qh th[aria-sort=ascending]::after{content:' \\25B2'}#qh th[aria-sort=descending]::after{content:' \\25BC'}";
 
-/// The question filters: which questions (`fm`), engine, verdict, error
-/// class and database, and free text; each question carries
-/// `data-ev="engine:verdict:class;…"` and `data-db`. The page's query
-/// string sets them (`report.html?fe=postgres&fv=gold_error`: a link to a
-/// filtered view).
+/// The question filters and the sort. Filters: which questions (`fm`),
+/// engine, verdict, error class and database, and free text; each
+/// question carries `data-ev="engine:verdict:class;…"`, `data-db` and
+/// `data-id`. Sort: a click on a header of the table above the questions
+/// (`#`, database, an engine's verdict in the order of [`VERDICTS`]) sorts
+/// ascending, a second click descending; ties keep question order (stable).
+/// The query string holds both (`report.html?fe=postgres&fv=gold_error&sort=-db`:
+/// a link to a filtered, sorted view) and follows every change. A link to
+/// a question (`#q12`) opens it.
 const SCRIPT: &str = "function v(id){return document.getElementById(id).value;}\
+var FS=['fm','fe','fv','fc','fd','ft'],SORT='';\
+function sync(){var p=new URLSearchParams();FS.forEach(function(k){var x=v(k);if(x&&!(k=='fm'&&x=='all'))p.set(k,x);});if(SORT)p.set('sort',SORT);\
+try{history.replaceState(null,'',location.pathname+(p.toString()?'?'+p:'')+location.hash);}catch(e){}}\
 function f(){var m=v('fm'),t=v('ft').toLowerCase(),e=v('fe'),w=v('fv'),c=v('fc'),b=v('fd'),n=0;\
 document.querySelectorAll('details.q').forEach(function(d){\
 var ev=d.dataset.ev.split(';').some(function(x){var p=x.split(':');return (e==''||p[0]==e)&&(w==''||p[1]==w)&&(c==''||p[2]==c);});\
 var ok=(m=='all'||d.dataset[m]=='1')&&ev&&(b==''||d.dataset.db==b)&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);\
-d.style.display=ok?'':'none';if(ok)n++;});document.getElementById('fn').textContent=n;}\
+d.style.display=ok?'':'none';if(ok)n++;});document.getElementById('fn').textContent=n;sync();}\
+var VO=document.getElementById('qh').dataset.order.split(',');\
+function key(d,k){if(k=='id')return +d.dataset.id;if(k=='db')return d.dataset.db;\
+var x=d.dataset.ev.split(';').filter(function(p){return p.split(':')[0]==k.slice(2);})[0];var i=x?VO.indexOf(x.split(':')[1]):-1;return i<0?VO.length:i;}\
+function srt(s){var desc=s.charAt(0)=='-',k=desc?s.slice(1):s,box=document.getElementById('qs');\
+var th=document.querySelector('#qh th[data-s=\\''+k+'\\']');if(!th)return;SORT=s;\
+var ds=Array.prototype.slice.call(box.querySelectorAll('details.q'));\
+ds.sort(function(a,b){var x=key(a,k),y=key(b,k),r=x<y?-1:x>y?1:0;return (desc?-r:r)||(a.dataset.id-b.dataset.id);});\
+ds.forEach(function(d){box.appendChild(d);});\
+document.querySelectorAll('#qh th').forEach(function(h){h.setAttribute('aria-sort',h==th?(desc?'descending':'ascending'):'none');});sync();}\
+document.querySelectorAll('#qh th').forEach(function(h){h.addEventListener('click',function(){var k=h.dataset.s;srt(SORT==k?'-'+k:k);});});\
+function op(){var d=location.hash&&document.getElementById(location.hash.slice(1));if(d&&d.tagName=='DETAILS')d.open=true;}\
+window.addEventListener('hashchange',op);\
 document.addEventListener('DOMContentLoaded',function(){var p=new URLSearchParams(location.search),any=false;\
-['fm','fe','fv','fc','fd','ft'].forEach(function(k){if(p.has(k)){document.getElementById(k).value=p.get(k);any=true;}});if(any)f();});";
+FS.forEach(function(k){if(p.has(k)){document.getElementById(k).value=p.get(k);any=true;}});if(any)f();if(p.has('sort'))srt(p.get('sort'));op();});";
 
 /// A server's version as the summary shows it: up to the build details
 /// (`PostgreSQL 15.20 (Debian …) on x86_64 …` → `PostgreSQL 15.20`); the
@@ -82,7 +102,32 @@ fn color(v: Verdict) -> &'static str {
         .unwrap_or("#000")
 }
 
+/// A gold audit's findings on one question, as `report.html` shows them
+/// (`eval --audit`): the rule, `proven` or `latent`, the engines, and the
+/// finding's anchor in `audit.html` (`f12`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditNote {
+    pub rule: String,
+    pub status: String,
+    pub engines: Vec<String>,
+    pub anchor: String,
+}
+
+/// The audit findings of a run's questions, by question id, and where
+/// `audit.html` is relative to `report.html` (`None`: no link).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditNotes {
+    pub href: Option<String>,
+    pub by_question: BTreeMap<usize, Vec<AuditNote>>,
+}
+
 pub fn render_html(report: &Report) -> String {
+    render_html_with(report, None)
+}
+
+/// [`render_html`] with each question's gold-audit findings, a filter
+/// for the audited questions and links into `audit.html`.
+pub fn render_html_with(report: &Report, audit: Option<&AuditNotes>) -> String {
     let mut o = String::with_capacity(1 << 20);
     let run = &report.run;
     let _ = write!(
@@ -115,7 +160,7 @@ pub fn render_html(report: &Report) -> String {
     error_chart(&mut o, report);
     reliability_charts(&mut o, report);
     o.push_str("</div>");
-    drill_down(&mut o, report);
+    drill_down(&mut o, report, audit);
     let _ = writeln!(o, "<script>{SCRIPT}</script></body></html>");
     o
 }
@@ -476,7 +521,7 @@ fn reliability_diagram(o: &mut String, title: &str, series: &[(&str, &str, &[Bin
     o.push_str("</svg></div>");
 }
 
-fn drill_down(o: &mut String, r: &Report) {
+fn drill_down(o: &mut String, r: &Report, audit: Option<&AuditNotes>) {
     let options = |values: std::collections::BTreeSet<String>| -> String {
         values
             .into_iter()
@@ -501,7 +546,7 @@ fn drill_down(o: &mut String, r: &Report) {
          <select id=\"fm\" onchange=\"f()\"><option value=\"all\">all</option>\
          <option value=\"model\">the model's failures (mismatch, pred_error, timeout, suite)</option>\
          <option value=\"gold\">gold errors</option><option value=\"fail\">not matching somewhere</option>\
-         <option value=\"incons\">verdict differs across engines</option></select>\
+         <option value=\"incons\">verdict differs across engines</option>{}</select>\
          engine <select id=\"fe\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
          verdict <select id=\"fv\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
          error class <select id=\"fc\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
@@ -509,14 +554,34 @@ fn drill_down(o: &mut String, r: &Report) {
          containing <input id=\"ft\" oninput=\"f()\" placeholder=\"text, SQL…\"></p>",
         r.questions.len(),
         r.questions.len(),
+        if audit.is_some() {
+            "<option value=\"audit\">with gold-audit findings</option>"
+        } else {
+            ""
+        },
         options(engines),
         options(verdicts),
         options(classes),
         options(dbs)
     );
-    for q in &r.questions {
-        question(o, q);
+    let order: Vec<&str> = VERDICTS.iter().map(|(v, _)| v.as_str()).collect();
+    let _ = write!(
+        o,
+        "<table id=\"qh\" data-order=\"{}\"><tr><td class=\"muted\">sort by</td><th data-s=\"id\" aria-sort=\"none\" title=\"question number\">#</th><th data-s=\"db\" aria-sort=\"none\">database</th>",
+        order.join(",")
+    );
+    for e in r.summary.engines.keys() {
+        let _ = write!(
+            o,
+            "<th data-s=\"e:{0}\" aria-sort=\"none\" title=\"verdict on {0}\">{0}</th>",
+            esc(e)
+        );
     }
+    o.push_str("</tr></table><div id=\"qs\">");
+    for q in &r.questions {
+        question(o, q, audit);
+    }
+    o.push_str("</div>");
 }
 
 /// The error class of an outcome's failing side, if any.
@@ -540,7 +605,10 @@ fn shown(x: &EngineOutcome) -> (String, &'static str) {
     (x.verdict.as_str().to_string(), color(x.verdict))
 }
 
-fn question(o: &mut String, q: &QuestionReport) {
+fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>) {
+    let notes = audit
+        .and_then(|a| a.by_question.get(&q.id))
+        .map_or(&[][..], Vec::as_slice);
     let fail = q
         .engines
         .values()
@@ -568,8 +636,10 @@ fn question(o: &mut String, q: &QuestionReport) {
         .collect();
     let _ = write!(
         o,
-        "<details class=\"q\" id=\"q{}\" data-fail=\"{}\" data-incons=\"{}\" data-model=\"{}\" data-gold=\"{}\" data-db=\"{}\" data-ev=\"{}\"><summary><a href=\"#q{}\">#{}</a> <code>{}</code> ",
+        "<details class=\"q\" id=\"q{}\" data-id=\"{}\" data-audit=\"{}\" data-fail=\"{}\" data-incons=\"{}\" data-model=\"{}\" data-gold=\"{}\" data-db=\"{}\" data-ev=\"{}\"><summary><a href=\"#q{}\">#{}</a> <code>{}</code> ",
         q.id,
+        q.id,
+        u8::from(!notes.is_empty()),
         u8::from(fail),
         u8::from(incons),
         u8::from(model),
@@ -590,7 +660,31 @@ fn question(o: &mut String, q: &QuestionReport) {
             esc(&label)
         );
     }
+    if !notes.is_empty() {
+        let _ = write!(
+            o,
+            "<span class=\"b\" style=\"background:#5d4037\" title=\"gold-audit findings\">audit: {}</span>",
+            notes.len()
+        );
+    }
     let _ = write!(o, " {}</summary>", esc(&q.question));
+    if !notes.is_empty() {
+        o.push_str("<div class=\"audit\">Gold audit: ");
+        for (i, n) in notes.iter().enumerate() {
+            if i > 0 {
+                o.push_str("; ");
+            }
+            let rule = format!("<code>{}</code>", esc(&n.rule));
+            match audit.and_then(|a| a.href.as_deref()) {
+                Some(href) => {
+                    let _ = write!(o, "<a href=\"{}#{}\">{rule}</a>", esc(href), esc(&n.anchor));
+                }
+                None => o.push_str(&rule),
+            }
+            let _ = write!(o, " {} on {}", esc(&n.status), esc(&n.engines.join(", ")));
+        }
+        o.push_str("</div>");
+    }
     let _ = write!(
         o,
         "<div>gold:<pre>{}</pre>prediction:<pre>{}</pre><div class=\"eng\">",

@@ -15,7 +15,7 @@ mod summary;
 mod write;
 
 pub use diff::{diff_reports, render_diff_markdown, EngineDelta, ReportDiff, VerdictChange};
-pub use html::render_html;
+pub use html::{render_html, render_html_with, AuditNote, AuditNotes};
 pub use junit::render_junit;
 pub use markdown::render_markdown;
 pub use model::LegacyVerdicts;
@@ -26,4 +26,4 @@ pub use model::{
 };
 pub use robustness::{render_robustness_markdown, robustness_rows, RobustnessRow};
 pub use summary::{summarize, EngineSummary, ReferenceSummary, Summary, EX_DEFINITIONS};
-pub use write::{read_report, write_report, ReportError};
+pub use write::{read_report, write_report, write_report_with, ReportError};

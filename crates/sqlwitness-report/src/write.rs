@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{render_html, render_junit, render_markdown, Report, FORMAT_VERSION};
+use crate::{render_html_with, render_junit, render_markdown, AuditNotes, Report, FORMAT_VERSION};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -21,13 +21,25 @@ pub enum ReportError {
 /// each through a temporary file renamed into place, so a reader never sees
 /// half a report.
 pub fn write_report(dir: &Path, report: &Report) -> Result<(), ReportError> {
+    write_report_with(dir, report, None)
+}
+
+/// [`write_report`] with the gold audit's findings in `report.html`.
+pub fn write_report_with(
+    dir: &Path,
+    report: &Report,
+    audit: Option<&AuditNotes>,
+) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
     // report.json last: its presence means every file is complete.
     write_atomic(&dir.join("summary.md"), render_markdown(report).as_bytes())?;
-    write_atomic(&dir.join("report.html"), render_html(report).as_bytes())?;
+    write_atomic(
+        &dir.join("report.html"),
+        render_html_with(report, audit).as_bytes(),
+    )?;
     write_atomic(&dir.join("junit.xml"), render_junit(report).as_bytes())?;
     let json = serde_json::to_string_pretty(report).expect("report serializes");
     write_atomic(&dir.join("report.json"), json.as_bytes())?;

@@ -590,3 +590,34 @@ fn html_samples_show_columns_and_the_difference() {
         "<tr class=\"only\" title=\"not in the other side's rows shown\"><td>2</td><td>extra</td>"
     ));
 }
+
+/// With a gold audit (`eval --audit`): each audited question names its
+/// findings and links them into audit.html; a filter shows the audited
+/// questions; without one nothing changes.
+#[test]
+fn html_shows_gold_audit_findings_per_question() {
+    let r = report_with(&[["match", "match"], ["mismatch", "match"]]);
+    let mut notes = AuditNotes {
+        href: Some("../audit/audit.html".into()),
+        ..Default::default()
+    };
+    notes.by_question.insert(
+        1,
+        vec![AuditNote {
+            rule: "limit_tie_1".into(),
+            status: "proven".into(),
+            engines: vec!["sqlite".into(), "postgres".into()],
+            anchor: "f7".into(),
+        }],
+    );
+    let html = render_html_with(&r, Some(&notes));
+    assert!(html.contains("<option value=\"audit\">with gold-audit findings</option>"));
+    assert!(html.contains("id=\"q1\" data-id=\"1\" data-audit=\"1\""));
+    assert!(html.contains("id=\"q0\" data-id=\"0\" data-audit=\"0\""));
+    assert!(html.contains(
+        "Gold audit: <a href=\"../audit/audit.html#f7\"><code>limit_tie_1</code></a> proven on sqlite, postgres"
+    ), "{html}");
+    let plain = render_html(&r);
+    assert!(!plain.contains("Gold audit") && !plain.contains("value=\"audit\""));
+    assert!(plain.contains("data-audit=\"0\""));
+}

@@ -3,7 +3,9 @@
 //! * Gating in the open: a test that needs a server or the shared data asks
 //!   here. When it is missing the test prints `SKIPPED (…)` and returns —
 //!   unless `SQLWITNESS_REQUIRE_ENGINES=1` (CI sets it), when a missing
-//!   server or data set fails the test instead of passing silently.
+//!   server or data set fails the test instead of passing silently. A
+//!   Docker daemon (`--containers`) has its own switch,
+//!   `SQLWITNESS_REQUIRE_DOCKER=1` ([`missing_docker`]).
 //! * Every check on every engine: [`for_each_engine`] and
 //!   [`for_each_server`] run one case on each configured engine, so a test
 //!   states the expected agreement or the documented difference once.
@@ -31,6 +33,37 @@ pub fn missing(what: &str) {
         panic!("{what}, and {REQUIRE_ENV}=1");
     }
     eprintln!("SKIPPED ({what})");
+}
+
+/// The variable that turns a missing Docker daemon into a failure, for
+/// the tests of `--containers` only: CI that has the servers but no Docker
+/// sets [`REQUIRE_ENV`] without it.
+pub const REQUIRE_DOCKER_ENV: &str = "SQLWITNESS_REQUIRE_DOCKER";
+
+/// [`missing`] for Docker: panics under [`REQUIRE_DOCKER_ENV`], else
+/// prints `SKIPPED (…)` ([`REQUIRE_ENV`] does not apply).
+pub fn missing_docker(what: &str) {
+    if std::env::var(REQUIRE_DOCKER_ENV).as_deref() == Ok("1") {
+        panic!("{what}, and {REQUIRE_DOCKER_ENV}=1");
+    }
+    eprintln!("SKIPPED ({what})");
+}
+
+/// The Chromium of the browser tests (`chromium`, `chromium-browser` or
+/// `google-chrome` on PATH); `None` (after [`missing`]) without one.
+pub fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new("sh")
+                .args(["-c", &format!("command -v {b}")])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        missing("no chromium installed");
+    }
+    found
 }
 
 /// The administrative URL of a server engine, from
