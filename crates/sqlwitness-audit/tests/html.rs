@@ -2,8 +2,6 @@
 //! database from the query string, and writes a change back to it. Without
 //! Chromium: SKIPPED (a failure under SQLWITNESS_REQUIRE_ENGINES=1).
 
-use std::process::Command;
-
 use sqlwitness_audit::{render_audit_html, AuditReport, Finding, Status};
 
 fn finding(id: usize, db: &str, rule: &str, status: Status) -> Finding {
@@ -33,23 +31,11 @@ fn dump(browser: &str, html: &str, suffix: &str, driver: &str) -> String {
         &format!("<script>document.addEventListener('DOMContentLoaded',function(){{{driver}}});</script></body></html>"),
     );
     std::fs::write(&page, html).unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new("timeout")
-        .arg("60")
-        .arg(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            &format!("--user-data-dir={}", profile.path().display()),
-            "--dump-dom",
-            &format!("file://{}{suffix}", page.display()),
-        ])
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout).to_string();
+    let dom = sqlwitness_testkit::headless_dom(
+        browser,
+        &format!("file://{}{suffix}", page.display()),
+        None,
+    );
     assert!(dom.contains("<table id=\"index\""), "no page: {dom}");
     dom
 }

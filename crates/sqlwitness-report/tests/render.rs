@@ -97,23 +97,11 @@ fn the_filters_run_in_a_real_browser() {
     let html = dir.path().join("report.html");
     std::fs::write(&html, render_html(&report)).unwrap();
     let shown = |query: &str| -> (Vec<String>, String) {
-        let profile = tempfile::tempdir().unwrap();
-        let out = Command::new("timeout")
-            .arg("60")
-            .arg(browser)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                &format!("--user-data-dir={}", profile.path().display()),
-                "--dump-dom",
-                &format!("file://{}?{query}", html.display()),
-            ])
-            .output()
-            .unwrap();
-        let dom = String::from_utf8_lossy(&out.stdout).to_string();
+        let dom = sqlwitness_testkit::headless_dom(
+            browser,
+            &format!("file://{}?{query}", html.display()),
+            None,
+        );
         assert!(dom.contains("<details"), "no page from {browser}: {dom}");
         let visible = dom
             .split("<details ")
@@ -211,25 +199,11 @@ fn dump(browser: &str, html: &str, url_suffix: &str, driver: &str, width: u32) -
         &format!("<script>document.addEventListener('DOMContentLoaded',function(){{{driver}}});</script></body></html>"),
     );
     std::fs::write(&page, html).unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new("timeout")
-        .arg("60")
-        .arg(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--hide-scrollbars",
-            &format!("--window-size={width},1400"),
-            &format!("--user-data-dir={}", profile.path().display()),
-            "--dump-dom",
-            &format!("file://{}{url_suffix}", page.display()),
-        ])
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout).to_string();
+    let dom = sqlwitness_testkit::headless_dom(
+        browser,
+        &format!("file://{}{url_suffix}", page.display()),
+        Some(width),
+    );
     assert!(dom.contains("<details"), "no page from {browser}: {dom}");
     dom
 }

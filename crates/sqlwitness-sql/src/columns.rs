@@ -413,7 +413,10 @@ impl<'a> Walker<'a> {
     }
 
     fn check_join(&self, op: &JoinOperator, level: &Level) -> Result<(), RewriteError> {
-        match constraint(op) {
+        // One accessor for the constraint of every join kind (a copy: the
+        // check only reads).
+        let mut op = op.clone();
+        match constraint_mut(&mut op) {
             Some(JoinConstraint::Using(cols)) => {
                 for c in cols {
                     let c = last_part(c).unwrap_or_default();
@@ -874,16 +877,6 @@ fn rename_output_ref(e: &mut Expr, outputs: &[(String, String)]) {
                 set_last(e, &to);
             }
         }
-    }
-}
-
-fn constraint(op: &JoinOperator) -> Option<&JoinConstraint> {
-    use JoinOperator::*;
-    match op {
-        Join(c) | Inner(c) | Left(c) | LeftOuter(c) | Right(c) | RightOuter(c) | FullOuter(c)
-        | CrossJoin(c) | Semi(c) | LeftSemi(c) | RightSemi(c) | Anti(c) | LeftAnti(c)
-        | RightAnti(c) | StraightJoin(c) => Some(c),
-        _ => None,
     }
 }
 

@@ -66,6 +66,34 @@ pub fn chromium() -> Option<&'static str> {
     found
 }
 
+/// The DOM of `url` after headless `browser` loaded it and ran its
+/// scripts (`--dump-dom`, a fresh profile, at most 60 s), at `width` px
+/// when given.
+pub fn headless_dom(browser: &str, url: &str, width: Option<u32>) -> String {
+    let profile = tempfile::tempdir().expect("a temporary folder");
+    let mut args = vec![
+        "--headless".to_string(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+    ];
+    if let Some(w) = width {
+        args.push("--hide-scrollbars".into());
+        args.push(format!("--window-size={w},1400"));
+    }
+    args.push(format!("--user-data-dir={}", profile.path().display()));
+    args.push("--dump-dom".into());
+    args.push(url.to_string());
+    let out = std::process::Command::new("timeout")
+        .arg("60")
+        .arg(browser)
+        .args(&args)
+        .output()
+        .expect("timeout(1) runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The administrative URL of a server engine, from
 /// `SQLWITNESS_<ENGINE>_URL`; `None` (after [`missing`]) when it is not
 /// set.
