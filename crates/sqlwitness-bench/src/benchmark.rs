@@ -150,7 +150,7 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         gold_sources: BTreeMap::new(),
     };
     if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
-        let entries = crate::spider::read_json_array(&path)?;
+        let entries = crate::spider::read_json_array(&path, "questions")?;
         let is_bird = entries
             .first()
             .and_then(|e| e.as_object())

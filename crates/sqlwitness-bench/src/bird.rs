@@ -90,7 +90,7 @@ pub(crate) fn dialect_golds(
             if !path.is_file() {
                 continue;
             }
-            let entries = crate::spider::read_json_array(&path)?;
+            let entries = crate::spider::read_json_array(&path, "questions")?;
             sources.insert(kind, path.display().to_string());
             let source = |i: usize| entries[i].get("question_id").and_then(Json::as_u64);
             let aligned = entries.len() == questions.len()

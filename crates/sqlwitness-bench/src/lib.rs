@@ -22,4 +22,5 @@ pub use migrate::{
 };
 pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};
 pub use schema_db::build_schema_database;
+pub use spider::read_json_array;
 pub use tables::{load_tables_json, KeyColumns, TableSchema};

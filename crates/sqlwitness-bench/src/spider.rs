@@ -7,7 +7,9 @@ use serde_json::Value as Json;
 use crate::benchmark::read_text;
 use crate::{BenchError, Question};
 
-pub(crate) fn read_json_array(path: &Path) -> Result<Vec<Json>, BenchError> {
+/// The JSON array in `path`; an error names the file and the place
+/// (`what`: what the entries are, for the message — `questions`).
+pub fn read_json_array(path: &Path, what: &str) -> Result<Vec<Json>, BenchError> {
     let text = read_text(path)?;
     let value: Json = serde_json::from_str(&text).map_err(|e| {
         BenchError::format(
@@ -21,7 +23,7 @@ pub(crate) fn read_json_array(path: &Path) -> Result<Vec<Json>, BenchError> {
         other => Err(BenchError::format(
             path,
             "$",
-            format!("expected a JSON array of questions, found {}", kind(&other)),
+            format!("expected a JSON array of {what}, found {}", kind(&other)),
         )),
     }
 }

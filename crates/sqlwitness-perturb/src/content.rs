@@ -8,6 +8,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use serde::Deserialize;
+use sqlwitness_core::EngineKind;
 use sqlwitness_sql::{ColumnChange, Literal};
 
 use crate::names::{is_reserved, styled, words};
@@ -178,11 +179,15 @@ impl ContentChange {
     }
 }
 
+/// `name` quoted for SQLite, by the dialect's rule.
 pub(crate) fn quote(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
+    sqlwitness_dialect::shipped(EngineKind::Sqlite)
+        .identifiers
+        .quote(name)
 }
 
-fn sql_text(s: &str) -> String {
+/// `s` as an SQL string literal.
+pub(crate) fn sql_text(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 

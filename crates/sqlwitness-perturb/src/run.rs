@@ -7,7 +7,7 @@ use std::path::Path;
 use rusqlite::Connection;
 use serde_json::{json, Value as Json};
 use sqlwitness_bench::{
-    load_benchmark, load_tables_json, BenchmarkFormat, PredictedSql, TableSchema,
+    load_benchmark, load_tables_json, read_json_array, BenchmarkFormat, PredictedSql, TableSchema,
 };
 use sqlwitness_core::{
     compare, CompareMode, CompareOptions, Database, Engine, QueryLimits, ResultSet,
@@ -15,7 +15,7 @@ use sqlwitness_core::{
 use sqlwitness_engines::{sqlite_schema_names, SqliteEngine};
 use sqlwitness_sql::{has_top_level_order_by, ColumnChange, RewriteError, SchemaChange};
 
-use crate::content::{applicable, quote, ContentChange, Rules};
+use crate::content::{applicable, quote, sql_text, ContentChange, Rules};
 use crate::dictionary::{load_renames, Dictionary};
 use crate::names::{is_reserved, same_name};
 use crate::output::{
@@ -130,9 +130,9 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
     }
     let tables_path = opts.bench.join("tables.json");
     let schemas = load_tables_json(&tables_path)?;
-    let raw_tables = read_json_array(&tables_path)?;
+    let raw_tables = read_json_array(&tables_path, "schemas")?;
     let raw_questions: Vec<Json> = match bench.format {
-        BenchmarkFormat::SpiderJson => read_json_array(&bench.source_file)?,
+        BenchmarkFormat::SpiderJson => read_json_array(&bench.source_file, "questions")?,
         _ => Vec::new(),
     };
     // Read exactly as `eval --pred` reads them.
@@ -308,7 +308,7 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
         let questions: Vec<&sqlwitness_bench::Question> =
             bench.questions.iter().filter(|q| q.db_id == db).collect();
         let mut original_results: HashMap<usize, Result<ResultSet, String>> = HashMap::new();
-        let mut wrote_any = false;
+        let mut written = 0;
         for (k, plan) in samples.iter().enumerate() {
             let pid = format!("{db}_{k}");
             let pdir = db_dir.join(&pid);
@@ -344,46 +344,13 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                 };
                 mapping.summary.affected += 1;
                 mapping.summary.rewritten += 1;
-                let original = original_results
-                    .entry(q.id)
-                    .or_insert_with(|| {
-                        engine
-                            .execute(&Database::new(db.clone(), path.clone()), &q.gold, &limits)
-                            .map_err(|e| e.message)
-                    })
-                    .clone();
-                let verdict = match original {
-                    Err(e) => Err((
-                        "original gold fails on the original database".to_string(),
-                        e,
-                    )),
-                    Ok(before) => match engine.execute(
-                        &Database::new(pid.clone(), ppath.clone()),
-                        &sql,
-                        &limits,
-                    ) {
-                        Err(e) => Err(("rewritten gold fails".to_string(), e.message)),
-                        Ok(after) => {
-                            let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
-                            let opts = CompareOptions {
-                                mode: CompareMode::Strict,
-                                ordered,
-                                column_order_any: false,
-                                float_rel_tol: 0.0,
-                            };
-                            let c = compare(&before, &after, &opts);
-                            if c.equal {
-                                Ok(())
-                            } else {
-                                let why = c.reason.map(|r| r.as_str()).unwrap_or("values");
-                                Err((
-                                    format!("verification: results differ ({why})"),
-                                    String::new(),
-                                ))
-                            }
-                        }
-                    },
-                };
+                let original = original_results.entry(q.id).or_insert_with(|| {
+                    engine
+                        .execute(&Database::new(db.clone(), path.clone()), &q.gold, &limits)
+                        .map_err(|e| e.message)
+                });
+                let perturbed = Database::new(pid.clone(), ppath.clone());
+                let verdict = verify(&engine, &limits, &q.gold, original, &perturbed, &sql);
                 match verdict {
                     Ok(()) => kept.push((q, sql, touched)),
                     Err((class, detail)) => mapping.dropped.push(DroppedQuestion {
@@ -403,7 +370,7 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                 std::fs::remove_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
                 continue;
             }
-            wrote_any = true;
+            written += 1;
             mapping.summary.perturbed_databases += 1;
             mapping.summary.verified += kept.len();
             out_tables.push(perturbed_tables_entry(
@@ -432,20 +399,21 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                 if let Some(preds) = &predictions {
                     let pred = &preds[q.id];
                     unchanged.push(pred.clone());
-                    let (text, st) = match change.rewrite(pred) {
-                        _ if pred.is_empty() => {
+                    let rewritten = (!pred.is_empty()).then(|| change.rewrite(pred));
+                    let (text, st) = match rewritten {
+                        None => {
                             pred_summary.unaffected += 1;
                             (String::new(), "abstained".to_string())
                         }
-                        Ok(r) if r.touched.is_empty() => {
+                        Some(Ok(r)) if r.touched.is_empty() => {
                             pred_summary.unaffected += 1;
                             (pred.clone(), "unaffected".to_string())
                         }
-                        Ok(r) => {
+                        Some(Ok(r)) => {
                             pred_summary.rewritten += 1;
                             (r.sql, "rewritten".to_string())
                         }
-                        Err(e) => {
+                        Some(Err(e)) => {
                             pred_summary.not_rewritten += 1;
                             (pred.clone(), format!("not rewritten: {e}"))
                         }
@@ -473,17 +441,10 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                 questions: kept.len(),
             });
         }
-        if wrote_any {
+        if written > 0 {
             mapping.summary.databases += 1;
         }
-        progress(&format!(
-            "{db}: {} perturbed databases",
-            mapping
-                .databases
-                .iter()
-                .filter(|d| d.original_db_id == db)
-                .count()
-        ));
+        progress(&format!("{db}: {written} perturbed databases"));
     }
     mapping.summary.original_questions = original_kept.len();
     for d in &mapping.dropped {
@@ -520,6 +481,44 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
     Ok(mapping)
 }
 
+/// Whether `sql` on `perturbed` returns exactly `original` (the original
+/// gold's answer on the original database: strict comparison, float
+/// tolerance 0, row order where the gold orders); else the reason's class
+/// and its detail.
+fn verify(
+    engine: &SqliteEngine,
+    limits: &QueryLimits,
+    gold: &str,
+    original: &Result<ResultSet, String>,
+    perturbed: &Database,
+    sql: &str,
+) -> Result<(), (String, String)> {
+    let before = original.as_ref().map_err(|e| {
+        (
+            "original gold fails on the original database".to_string(),
+            e.clone(),
+        )
+    })?;
+    let after = engine
+        .execute(perturbed, sql, limits)
+        .map_err(|e| ("rewritten gold fails".to_string(), e.message))?;
+    let opts = CompareOptions {
+        mode: CompareMode::Strict,
+        ordered: has_top_level_order_by(gold).unwrap_or(true),
+        column_order_any: false,
+        float_rel_tol: 0.0,
+    };
+    let c = compare(before, &after, &opts);
+    if c.equal {
+        return Ok(());
+    }
+    let why = c.reason.map(|r| r.as_str()).unwrap_or("values");
+    Err((
+        format!("verification: results differ ({why})"),
+        String::new(),
+    ))
+}
+
 fn lines(v: &[String]) -> String {
     v.iter()
         .map(|l| format!("{}\n", l.replace(['\n', '\r'], " ")))
@@ -530,19 +529,6 @@ fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| p.display().to_string())
-}
-
-fn read_json_array(path: &Path) -> Result<Vec<Json>, PerturbError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PerturbError::io(path, e))?;
-    match serde_json::from_str(&text) {
-        Ok(Json::Array(a)) => Ok(a),
-        Ok(_) => Err(PerturbError::format(path, "", "expected a JSON array")),
-        Err(e) => Err(PerturbError::format(
-            path,
-            &format!("line {}", e.line()),
-            e.to_string(),
-        )),
-    }
 }
 
 /// The exact name of `table` (and its columns) in the database file.
@@ -686,7 +672,7 @@ fn content_candidates(
         keys.extend(col_name(*b));
     }
     for (t, _) in actual {
-        let q = format!("SELECT name, pk FROM pragma_table_info({})", sql_str(t));
+        let q = format!("SELECT name, pk FROM pragma_table_info({})", sql_text(t));
         let mut stmt = conn
             .prepare(&q)
             .map_err(|e| PerturbError::sqlite(path, e))?;
@@ -700,7 +686,7 @@ fn content_candidates(
         }
         let q = format!(
             "SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list({})",
-            sql_str(t)
+            sql_text(t)
         );
         let mut stmt = conn
             .prepare(&q)
@@ -734,10 +720,6 @@ fn content_candidates(
         }
     }
     Ok(out)
-}
-
-fn sql_str(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
 }
 
 /// Up to `rounds` distinct subsets of the candidates (each column in with

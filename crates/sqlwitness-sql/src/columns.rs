@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, Ident, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
+    BinaryOperator, Expr, Ident, Join, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
     OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement,
     TableFactor, TableWithJoins, Value, VisitMut, VisitorMut,
 };
@@ -159,7 +159,7 @@ enum SourceKind {
     /// A table of the schema (exact name).
     Base(String),
     /// A derived table: its output names, before → after.
-    Derived(Vec<(String, String)>),
+    Derived(Outputs),
     /// Anything else (a table not in the schema): never rewritten.
     Opaque,
 }
@@ -195,25 +195,23 @@ impl<'a> Walker<'a> {
         q: &mut Query,
         outer: &[Level],
         keep_names: bool,
-    ) -> Result<Vec<(String, String)>, RewriteError> {
+    ) -> Result<Outputs, RewriteError> {
         if q.with.is_some() {
             return Err(RewriteError::Unsupported("WITH".into()));
         }
         let (outputs, level) = self.set_expr(&mut q.body, outer, keep_names)?;
         if let Some(ob) = &mut q.order_by {
             if let OrderByKind::Expressions(items) = &mut ob.kind {
+                // A SELECT: its FROM and its output aliases; a compound
+                // query: ORDER BY names its outputs.
+                let scopes = level.map(|l| with_level(outer, l));
                 for item in items {
-                    match &level {
-                        // A SELECT: its FROM and its output aliases.
-                        Some(level) => {
-                            if is_output_alias(&item.expr, &q.body) {
-                                continue;
+                    match &scopes {
+                        Some(scopes) => {
+                            if !is_output_alias(&item.expr, &q.body) {
+                                self.expr(&mut item.expr, scopes)?;
                             }
-                            let mut scopes = outer.to_vec();
-                            scopes.push(level.clone());
-                            self.expr(&mut item.expr, &scopes)?;
                         }
-                        // A compound query: ORDER BY names its outputs.
                         None => rename_output_ref(&mut item.expr, &outputs),
                     }
                 }
@@ -263,14 +261,10 @@ impl<'a> Walker<'a> {
         for twj in &mut s.from {
             self.table_with_joins(twj, outer, &mut level)?;
         }
-        let mut scopes = outer.to_vec();
-        scopes.push(level.clone());
-        // USING / NATURAL over a changed column would change the join.
-        for twj in &s.from {
-            for j in &twj.joins {
-                self.check_join(&j.join_operator, &level)?;
-            }
+        for twj in &mut s.from {
+            self.check_joins(&mut twj.joins, &level)?;
         }
+        let scopes = with_level(outer, level.clone());
         let mut outputs = Vec::new();
         for item in &mut s.projection {
             match item {
@@ -282,15 +276,12 @@ impl<'a> Walker<'a> {
                         (Some(b), Some(a)) => outputs.push((b, a)),
                         (Some(b), None) => {
                             if keep_names {
-                                let expr = e.clone();
                                 *item = SelectItem::ExprWithAlias {
-                                    expr,
+                                    expr: e.clone(),
                                     alias: Ident::new(b.clone()),
                                 };
-                                outputs.push((b.clone(), b));
-                            } else {
-                                outputs.push((b.clone(), b));
                             }
+                            outputs.push((b.clone(), b));
                         }
                         _ => {
                             let text = e.to_string();
@@ -332,13 +323,8 @@ impl<'a> Walker<'a> {
         if let Some(e) = &mut s.having {
             self.expr(e, &scopes)?;
         }
-        // JOIN … ON conditions see the whole FROM level.
         for twj in &mut s.from {
-            for j in &mut twj.joins {
-                if let Some(JoinConstraint::On(e)) = constraint_mut(&mut j.join_operator) {
-                    self.expr(e, &scopes)?;
-                }
-            }
+            self.on_conditions(&mut twj.joins, &scopes)?;
         }
         Ok((outputs, level))
     }
@@ -396,28 +382,41 @@ impl<'a> Walker<'a> {
                     return Err(RewriteError::Unsupported("aliased nested join".into()));
                 }
                 self.table_with_joins(table_with_joins, outer, level)?;
-                for j in &table_with_joins.joins {
-                    self.check_join(&j.join_operator, level)?;
-                }
-                let mut scopes = outer.to_vec();
-                scopes.push(level.clone());
-                for j in &mut table_with_joins.joins {
-                    if let Some(JoinConstraint::On(e)) = constraint_mut(&mut j.join_operator) {
-                        self.expr(e, &scopes)?;
-                    }
-                }
+                self.check_joins(&mut table_with_joins.joins, level)?;
+                let scopes = with_level(outer, level.clone());
+                self.on_conditions(&mut table_with_joins.joins, &scopes)?;
             }
             _ => return Err(RewriteError::Unsupported("table factor".into())),
         }
         Ok(())
     }
 
-    fn check_join(&self, op: &JoinOperator, level: &Level) -> Result<(), RewriteError> {
-        // One accessor for the constraint of every join kind (a copy: the
-        // check only reads).
-        let mut op = op.clone();
-        match constraint_mut(&mut op) {
-            Some(JoinConstraint::Using(cols)) => {
+    /// `ON` conditions of `joins`, rewritten: they see the whole FROM
+    /// level (the last of `scopes`).
+    fn on_conditions(&mut self, joins: &mut [Join], scopes: &[Level]) -> Result<(), RewriteError> {
+        for j in joins {
+            if let Some(JoinConstraint::On(e)) = constraint_mut(&mut j.join_operator) {
+                self.expr(e, scopes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `USING` / `NATURAL` over a changed column would change the join:
+    /// refused. (`joins` is only read; the one constraint accessor takes
+    /// it mutably.)
+    fn check_joins(&self, joins: &mut [Join], level: &Level) -> Result<(), RewriteError> {
+        for j in joins {
+            if let Some(c) = constraint_mut(&mut j.join_operator) {
+                self.check_join(c, level)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_join(&self, c: &JoinConstraint, level: &Level) -> Result<(), RewriteError> {
+        match c {
+            JoinConstraint::Using(cols) => {
                 for c in cols {
                     let c = last_part(c).unwrap_or_default();
                     if level.iter().any(|s| self.changed_in(s, &c)) {
@@ -426,7 +425,7 @@ impl<'a> Walker<'a> {
                 }
                 Ok(())
             }
-            Some(JoinConstraint::Natural) => {
+            JoinConstraint::Natural => {
                 let any_change = level.iter().any(|s| match &s.kind {
                     SourceKind::Base(t) => self.schema.table(t).is_some_and(|(_, cols)| {
                         cols.iter().any(|c| self.schema.get(t, c).is_some())
@@ -450,7 +449,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The outputs of `*` over one source.
-    fn star(&self, src: &Source) -> Result<Vec<(String, String)>, RewriteError> {
+    fn star(&self, src: &Source) -> Result<Outputs, RewriteError> {
         match &src.kind {
             SourceKind::Base(t) => {
                 let (_, cols) = self
@@ -878,6 +877,13 @@ fn rename_output_ref(e: &mut Expr, outputs: &[(String, String)]) {
             }
         }
     }
+}
+
+/// `outer` with one more (innermost) level.
+fn with_level(outer: &[Level], level: Level) -> Vec<Level> {
+    let mut scopes = outer.to_vec();
+    scopes.push(level);
+    scopes
 }
 
 fn constraint_mut(op: &mut JoinOperator) -> Option<&mut JoinConstraint> {
