@@ -24,18 +24,7 @@ fn finding(id: usize, db: &str, rule: &str, status: Status) -> Finding {
 
 /// The DOM of `html` at `suffix` (query string), after `driver` ran.
 fn dump(browser: &str, html: &str, suffix: &str, driver: &str) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("audit.html");
-    let html = html.replace(
-        "</body></html>",
-        &format!("<script>document.addEventListener('DOMContentLoaded',function(){{{driver}}});</script></body></html>"),
-    );
-    std::fs::write(&page, html).unwrap();
-    let dom = sqlwitness_testkit::headless_dom(
-        browser,
-        &format!("file://{}{suffix}", page.display()),
-        None,
-    );
+    let dom = sqlwitness_testkit::driven_page_dom(browser, html, suffix, driver, None);
     assert!(dom.contains("<table id=\"index\""), "no page: {dom}");
     dom
 }

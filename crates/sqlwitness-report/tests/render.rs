@@ -192,18 +192,7 @@ fn fixture() -> Report {
 /// query string and fragment), with `driver` appended as a script that
 /// runs after the page's own; the DOM afterwards.
 fn dump(browser: &str, html: &str, url_suffix: &str, driver: &str, width: u32) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("report.html");
-    let html = html.replace(
-        "</body></html>",
-        &format!("<script>document.addEventListener('DOMContentLoaded',function(){{{driver}}});</script></body></html>"),
-    );
-    std::fs::write(&page, html).unwrap();
-    let dom = sqlwitness_testkit::headless_dom(
-        browser,
-        &format!("file://{}{url_suffix}", page.display()),
-        Some(width),
-    );
+    let dom = sqlwitness_testkit::driven_page_dom(browser, html, url_suffix, driver, Some(width));
     assert!(dom.contains("<details"), "no page from {browser}: {dom}");
     dom
 }

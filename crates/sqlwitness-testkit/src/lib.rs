@@ -94,6 +94,31 @@ pub fn headless_dom(browser: &str, url: &str, width: Option<u32>) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The DOM of the page `html` (written to a temporary file, opened at
+/// `url_suffix`: query string and fragment) after its own scripts and then
+/// `driver` (appended, run on `DOMContentLoaded`) ran in headless
+/// `browser` ([`headless_dom`]).
+pub fn driven_page_dom(
+    browser: &str,
+    html: &str,
+    url_suffix: &str,
+    driver: &str,
+    width: Option<u32>,
+) -> String {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let page = dir.path().join("page.html");
+    let html = html.replace(
+        "</body></html>",
+        &format!("<script>document.addEventListener('DOMContentLoaded',function(){{{driver}}});</script></body></html>"),
+    );
+    std::fs::write(&page, html).expect("the page is written");
+    headless_dom(
+        browser,
+        &format!("file://{}{url_suffix}", page.display()),
+        width,
+    )
+}
+
 /// The administrative URL of a server engine, from
 /// `SQLWITNESS_<ENGINE>_URL`; `None` (after [`missing`]) when it is not
 /// set.
