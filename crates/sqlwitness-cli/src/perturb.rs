@@ -70,9 +70,6 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
             "--kind synonym|abbreviation|content|renames (or --renames FILE) is required".into()
         )),
     };
-    if kind == Kind::Renames && a.renames.is_none() {
-        anyhow::bail!(BadInput("--kind renames needs --renames FILE".into()));
-    }
     let opts = Options {
         bench: a.bench.bench.clone(),
         split: a.bench.split.clone(),

@@ -567,8 +567,7 @@ fn try_rule(
                 f_val.sql()
             );
             let mut equal = Vec::new();
-            for (v, label, other) in [(&t_val, &yes, &no), (&f_val, &no, &yes)] {
-                let _ = other;
+            for (v, label) in [(&t_val, &yes), (&f_val, &no)] {
                 for lit in v.literals() {
                     equal.push((
                         lit,
