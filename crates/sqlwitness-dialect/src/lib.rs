@@ -10,7 +10,8 @@ mod model;
 
 pub use model::{
     Adapter, Capabilities, Dialect, DialectError, ErrorRule, FeatureSupport, FunctionRename,
-    Identifiers, Lexical, ServerIdentity, StrftimeRule, Support, Translations, TypeMap,
+    Identifiers, Lexical, NameCase, Namespaces, ServerIdentity, StrftimeRule, Support,
+    Translations, TypeMap,
 };
 
 use sqlwitness_core::EngineKind;
@@ -135,6 +136,37 @@ mod tests {
             ErrorClass::Syntax
         );
         assert!(lite.denies_function("LOAD_EXTENSION"));
+    }
+
+    #[test]
+    fn denied_families_and_allowed_functions() {
+        let pg = builtin(EngineKind::Postgres);
+        assert!(pg.denies_function("PG_LOGICAL_EMIT_MESSAGE"));
+        assert!(pg.denies_function("pg_stat_get_activity"));
+        assert!(pg.denies_function("dblink_exec"));
+        assert!(!pg.denies_function("pg_sleep"));
+        assert!(pg.allowed_functions.contains_key("pg_sleep"));
+        assert!(pg.denies_type("RegClass"));
+        let yaml = "name: x\nadapter: sqlite\nidentifiers: {quote: '\"', max_length: 9}\n\
+                    denied_function_prefixes: [Pg_]\nallowed_functions: {pg_sleep: waits}\n";
+        let err = Dialect::from_yaml("x.yaml", yaml).unwrap_err().to_string();
+        assert!(
+            err.contains("pg_sleep") && err.contains("denied too"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn names_compare_as_each_server_resolves_them() {
+        let pg = builtin(EngineKind::Postgres).identifiers;
+        assert!(pg.names("Car_1", false, "car_1"));
+        assert!(!pg.names("Car_1", true, "car_1"));
+        assert!(pg.names("Car_1", true, "Car_1"));
+        let my = builtin(EngineKind::Mysql).identifiers;
+        assert!(!my.names("Car_1", false, "car_1"));
+        assert!(my.names("car_1", true, "car_1"));
+        let lite = builtin(EngineKind::Sqlite).identifiers;
+        assert!(lite.names("MAIN", true, "main"));
     }
 
     #[test]

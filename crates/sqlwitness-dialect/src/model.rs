@@ -35,6 +35,10 @@ pub struct Dialect {
     pub server: ServerIdentity,
     /// How identifiers are quoted and how long a name may be.
     pub identifiers: Identifiers,
+    /// Names a migrated copy's namespace may never take (the server's own
+    /// schemas or databases).
+    #[serde(default)]
+    pub namespaces: Namespaces,
     /// The statement that limits the next statement's time, with `{millis}`
     /// or `{seconds}` for the limit; none where the adapter limits it
     /// itself.
@@ -56,6 +60,31 @@ pub struct Dialect {
     /// Functions a predicted query may not call (lower case).
     #[serde(default)]
     pub denied_functions: Vec<String>,
+    /// Name prefixes of function families a predicted query may not call
+    /// (lower case): extensions and loadable functions that the server the
+    /// list was derived from does not have installed.
+    #[serde(default)]
+    pub denied_function_prefixes: Vec<String>,
+    /// Functions the catalogue review flags (side effects, session or
+    /// server state) that stay allowed, each with the reason (lower-case
+    /// name → why). Nothing reads them at run time; the live catalogue
+    /// tests require every flagged function to be denied or listed here.
+    #[serde(default)]
+    pub allowed_functions: std::collections::BTreeMap<String, String>,
+    /// Schemas a qualified function call may name besides the question's
+    /// namespace (PostgreSQL `pg_catalog`).
+    #[serde(default)]
+    pub function_schemas: Vec<String>,
+    /// Prefixes of the system catalogue's relations, which an unqualified
+    /// table name reaches before the question's namespace (PostgreSQL
+    /// `pg_`): refused.
+    #[serde(default)]
+    pub catalog_relation_prefixes: Vec<String>,
+    /// Type names refused anywhere in a predicted query (lower case):
+    /// PostgreSQL's `reg*` types look up a name given as text
+    /// (`'other.t'::regclass`), out of the guard's sight.
+    #[serde(default)]
+    pub denied_types: Vec<String>,
     /// Functions that build a value whose size one argument states (lower
     /// case name → 1-based argument position): `repeat('x', 1000000000)`.
     /// The guard refuses a literal size over the result byte limit, so no
@@ -162,6 +191,10 @@ pub struct Capabilities {
     pub double_quotes_are_identifiers: bool,
     #[serde(default)]
     pub string_concat_operator: bool,
+    /// `t.f` calls the function `f(t)` when `t` has no column `f`
+    /// (PostgreSQL's attribute notation).
+    #[serde(default)]
+    pub attribute_calls: bool,
 }
 
 /// How the server's own lexer reads SQL text (the facts behind the guard's
@@ -206,6 +239,14 @@ pub struct Lexical {
     /// The server stops reading the text at a NUL byte (SQLite).
     #[serde(default)]
     pub nul_ends_text: bool,
+    /// `U&"…"` identifiers and `U&'…'` strings with `\XXXX` and
+    /// `\+XXXXXX` escapes, the escape character set by `UESCAPE '…'`
+    /// (PostgreSQL).
+    #[serde(default)]
+    pub unicode_escapes: bool,
+    /// `@@name` reads a server variable (MySQL, MariaDB).
+    #[serde(default)]
+    pub system_variables: bool,
 }
 
 fn default_line_comment_ends() -> String {
@@ -226,6 +267,8 @@ impl Default for Lexical {
             backtick_identifiers: false,
             bracket_identifiers: false,
             nul_ends_text: false,
+            unicode_escapes: false,
+            system_variables: false,
         }
     }
 }
@@ -277,10 +320,28 @@ pub struct Identifiers {
     /// (false: the engine reads the original files by their own names).
     #[serde(default = "yes")]
     pub rewrite: bool,
+    /// How a name written in a query finds a schema or table name.
+    #[serde(default)]
+    pub case: NameCase,
 }
 
 fn yes() -> bool {
     true
+}
+
+/// How the server compares a name written in a query with the name of a
+/// schema or table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameCase {
+    /// As written, quoted or not (MySQL and MariaDB on Linux:
+    /// `lower_case_table_names = 0`).
+    #[default]
+    Exact,
+    /// Unquoted names in lower case, quoted names as written (PostgreSQL).
+    FoldLower,
+    /// ASCII letters in any case (SQLite).
+    Insensitive,
 }
 
 impl Identifiers {
@@ -289,6 +350,44 @@ impl Identifiers {
         let q = self.quote;
         let doubled: String = [q, q].iter().collect();
         format!("{q}{}{q}", name.replace(q, &doubled))
+    }
+
+    /// True when `written` (quoted or not, its quotes removed) names
+    /// `name` on this server.
+    pub fn names(&self, written: &str, quoted: bool, name: &str) -> bool {
+        match self.case {
+            NameCase::Exact => written == name,
+            NameCase::FoldLower if quoted => written == name,
+            NameCase::FoldLower => written.to_ascii_lowercase() == name,
+            NameCase::Insensitive => written.eq_ignore_ascii_case(name),
+        }
+    }
+}
+
+/// The server's own namespaces: never dropped, created or written by a
+/// migration, whatever a benchmark calls its databases.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Namespaces {
+    /// Names compared case-insensitively (`mysql`, `pg_catalog`).
+    #[serde(default)]
+    pub reserved: Vec<String>,
+    /// Prefixes the server keeps for itself (`pg_`).
+    #[serde(default)]
+    pub reserved_prefixes: Vec<String>,
+}
+
+impl Namespaces {
+    /// Why `name` may not be a copy's namespace, if it may not.
+    pub fn refuses(&self, name: &str) -> Option<String> {
+        let lower = name.to_lowercase();
+        if let Some(r) = self.reserved.iter().find(|r| r.to_lowercase() == lower) {
+            return Some(format!("`{name}` is the server's own namespace `{r}`"));
+        }
+        self.reserved_prefixes
+            .iter()
+            .find(|p| lower.starts_with(&p.to_lowercase()))
+            .map(|p| format!("`{name}` starts with `{p}`, a prefix the server keeps for itself"))
     }
 }
 
@@ -406,8 +505,22 @@ impl Dialect {
                 serde_json::from_value(merged).map_err(|e| parse_err(e.to_string()))?
             }
         };
-        for f in &mut d.denied_functions {
+        for f in d
+            .denied_functions
+            .iter_mut()
+            .chain(&mut d.denied_function_prefixes)
+            .chain(&mut d.denied_types)
+        {
             *f = f.to_ascii_lowercase();
+        }
+        d.allowed_functions = std::mem::take(&mut d.allowed_functions)
+            .into_iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .collect();
+        if let Some(both) = d.allowed_functions.keys().find(|f| d.denies_function(f)) {
+            return Err(parse_err(format!(
+                "allowed_functions: `{both}` is denied too (denied_functions or denied_function_prefixes)"
+            )));
         }
         d.sized_functions = std::mem::take(&mut d.sized_functions)
             .into_iter()
@@ -490,9 +603,20 @@ impl Dialect {
             .unwrap_or(ErrorClass::Other)
     }
 
-    /// True when a predicted query may not call `name` on this engine.
+    /// True when a predicted query may not call `name` on this engine: a
+    /// denied function, or one of a denied family (any letter case).
     pub fn denies_function(&self, name: &str) -> bool {
         let name = name.to_ascii_lowercase();
         self.denied_functions.contains(&name)
+            || self
+                .denied_function_prefixes
+                .iter()
+                .any(|p| name.starts_with(p.as_str()))
+    }
+
+    /// True when `name` (any letter case) is a type a predicted query may
+    /// not name.
+    pub fn denies_type(&self, name: &str) -> bool {
+        self.denied_types.contains(&name.to_ascii_lowercase())
     }
 }

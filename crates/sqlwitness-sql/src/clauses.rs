@@ -1,6 +1,6 @@
-//! Sub-clauses of a query and the Q-MATCH of seed 002 (Appendix B,
-//! Algorithms 2 and 3), from which `sqlwitness-score` computes sub-clause
-//! frequencies.
+//! Sub-clauses of a query and the Q-MATCH of the SCF calibration paper
+//! (Appendix B, Algorithms 2 and 3), from which `sqlwitness-score` computes
+//! sub-clause frequencies.
 //!
 //! A query is read as a tree (Figure 5): its top-level set operation
 //! (`NONE`, `UNION`, `INTERSECT`, `EXCEPT`) and the two sub-queries below it
@@ -21,7 +21,7 @@ use sqlparser::ast::{
 };
 use sqlparser::dialect::SQLiteDialect;
 
-/// The sub-clause types of seed 002, Appendix B, in order.
+/// The sub-clause types of the SCF calibration paper, Appendix B, in order.
 pub const CLAUSE_TYPES: [&str; 9] = [
     "DISTINCT", "SELECT", "FROM", "ON", "WHERE", "GROUP BY", "HAVING", "ORDER BY", "LIMIT",
 ];

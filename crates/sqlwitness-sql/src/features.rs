@@ -1,4 +1,4 @@
-//! Dialect features a query uses (seed 004, OCTOPUS, Table 8 "SQL
+//! Dialect features a query uses (OCTOPUS, Table 8 "SQL
 //! function/method comparison across different database systems"), with
 //! their support on each engine (its dialect file's `features`).
 //!

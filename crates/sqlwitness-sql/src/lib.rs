@@ -3,7 +3,10 @@
 //! * [`SchemaChange`] — a query rewritten on its syntax tree for renamed or
 //!   replaced columns (Dr.Spider's database perturbations).
 //! * [`has_top_level_order_by`] — does the outermost query sort its rows?
-//! * [`guard`] — refuse predicted SQL that is not a single read-only query.
+//! * [`tokenize`] / [`parser_dialect`] / [`chain_operators`] — tokens with
+//!   their exact source text, the `sqlparser` dialect of an engine, and the
+//!   operator count that bounds a syntax tree's depth (the guard in
+//!   `sqlwitness-guard` reads SQL text with these).
 //! * [`NameSet`] / [`resolve_identifiers`] — rewrite identifiers to the exact
 //!   (quoted) names of the migrated schema, so SQLite's case-insensitive
 //!   resolution carries over to PostgreSQL and MySQL.
@@ -12,18 +15,17 @@
 //!   [`spider_order_matters`] — the Spider test-suite evaluator's text
 //!   preprocessing, emulated.
 //! * [`analyze`] — static nondeterminism rules with data probes
-//!   (seed 001 §5.1), on a [`SchemaInfo`] the caller builds.
-//! * [`tie_inclusive_rewrite`] — seed 001 §6.1's rewrites; [`translate`] —
-//!   SQLite SQL translated for another engine (rules in `dialects/*.yaml`).
+//!   (Pourreza & Rafiei §5.1), on a [`SchemaInfo`] the caller builds.
+//! * [`tie_inclusive_rewrite`] — Pourreza & Rafiei's §6.1 rewrites;
+//!   [`translate`] — SQLite SQL translated for another engine (rules in
+//!   `dialects/*.yaml`).
 //! * [`neighbors`] / [`gold_literals`] — neighbour queries of a gold (the
 //!   perturbations a distilled test suite must tell apart) and its literals.
 
 mod clauses;
 mod columns;
 mod features;
-mod guard;
 mod identifiers;
-mod lexer;
 mod neighbors;
 mod nondet;
 mod order;
@@ -38,7 +40,6 @@ mod ties;
 pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
 pub use columns::{ColumnChange, Literal, RewriteError, Rewritten, SchemaChange};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
-pub use guard::{check_length, guard, guard_with, GuardOptions, DEFAULT_MAX_SQL_BYTES};
 pub use identifiers::{resolve_identifiers, NameSet};
 pub use neighbors::{
     gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,
@@ -48,7 +49,7 @@ pub use nondet::{
     analyze, top_limit_probe, top_order_probe, NondetRule, ParseError, Probe, StaticFinding,
 };
 pub use order::has_top_level_order_by;
-pub use parse::{parse_bounded, BoundedParseError, MAX_CHAIN_OPERATORS};
+pub use parse::{chain_operators, parse_bounded, BoundedParseError, MAX_CHAIN_OPERATORS};
 pub use rewrite::{tie_inclusive_rewrite, translate, Rewrite, Translation};
 pub use schema::{ForeignKey, SchemaInfo, TableInfo};
 pub use spider_eval::{
@@ -56,6 +57,7 @@ pub use spider_eval::{
     spider_replace_cur_year,
 };
 pub use temporal::compares_temporal_with_text;
+pub use text::{is_blank, is_string_literal, parser_dialect, tokenize, SourceToken};
 pub use ties::{in_some_column_order, tie_aware_match, TieWindow, MAX_PERMUTED_COLUMNS};
 
 #[cfg(test)]

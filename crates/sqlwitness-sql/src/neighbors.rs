@@ -1,7 +1,7 @@
 //! Neighbour queries of a gold query: small, plausible perturbations that a
 //! test suite must tell apart from the gold (Zhong, Yu and Klein 2020,
 //! "Semantic evaluation for text-to-SQL with distilled test suites", §3;
-//! the perturbations of Dr.Spider, seed 003 §3.3).
+//! the perturbations of Dr.Spider, §3.3).
 //!
 //! Every neighbour differs from the gold by exactly one mutation, labelled
 //! with its [`MutationKind`]:

@@ -53,7 +53,7 @@ pub fn parse_bounded(
 
 /// The number of tokens that can extend an expression or set-operation
 /// chain: every symbol except punctuation, and the operator keywords.
-pub(crate) fn chain_operators<'a>(tokens: impl Iterator<Item = &'a Token>) -> usize {
+pub fn chain_operators<'a>(tokens: impl Iterator<Item = &'a Token>) -> usize {
     tokens.filter(|t| is_chain_operator(t)).count()
 }
 

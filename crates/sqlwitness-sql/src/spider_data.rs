@@ -1,6 +1,5 @@
 //! Test helper: the Spider dev questions shipped in `examples/spider-dev`
-//! (1,034 gold queries and `tables.json`, always in the repository), and
-//! the shared predictions beside it when they are there.
+//! (1,034 gold queries and `tables.json`, always in the repository).
 
 use std::path::PathBuf;
 
@@ -28,20 +27,4 @@ pub(crate) fn dev_gold() -> Option<Vec<(String, String)>> {
             })
             .collect(),
     )
-}
-
-/// The shared Spider dev prediction files (three models), when the shared
-/// data is there.
-pub(crate) fn predictions() -> Vec<PathBuf> {
-    let Some(dir) = sqlwitness_testkit::shared_data("spider/predictions") else {
-        return Vec::new();
-    };
-    [
-        "resdsql_natsql_3b.sql",
-        "c3sql_gpt35.sql",
-        "dts_sql_deepseek7b.sql",
-    ]
-    .iter()
-    .map(|f| dir.join(f))
-    .collect()
 }

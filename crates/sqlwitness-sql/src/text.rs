@@ -4,7 +4,7 @@ use sqlparser::dialect::Dialect;
 use sqlparser::tokenizer::{Token, Tokenizer, TokenizerError};
 
 /// A token and the slice of the source it came from.
-pub(crate) struct SourceToken<'a> {
+pub struct SourceToken<'a> {
     pub token: Token,
     pub text: &'a str,
     /// Byte offset of `text` in the source.
@@ -14,7 +14,7 @@ pub(crate) struct SourceToken<'a> {
 /// Tokenizes `sql` (whitespace and comments included, strings kept raw) and
 /// pairs each token with its exact source text, so that concatenating the
 /// texts gives `sql` back.
-pub(crate) fn tokenize<'a>(
+pub fn tokenize<'a>(
     dialect: &dyn Dialect,
     sql: &'a str,
 ) -> Result<Vec<SourceToken<'a>>, TokenizerError> {
@@ -55,7 +55,7 @@ pub(crate) fn tokenize<'a>(
 
 /// The `sqlparser` dialect for an engine, by the adapter its dialect file
 /// names (MariaDB parses as MySQL, its adapter).
-pub(crate) fn parser_dialect(adapter: sqlwitness_dialect::Adapter) -> Box<dyn Dialect> {
+pub fn parser_dialect(adapter: sqlwitness_dialect::Adapter) -> Box<dyn Dialect> {
     use sqlparser::dialect::{MySqlDialect, PostgreSqlDialect, SQLiteDialect};
     use sqlwitness_dialect::Adapter;
     match adapter {
@@ -67,7 +67,7 @@ pub(crate) fn parser_dialect(adapter: sqlwitness_dialect::Adapter) -> Box<dyn Di
 
 /// True for a string literal token of any kind (quoted, dollar-quoted,
 /// escaped, national, byte, raw, hex …).
-pub(crate) fn is_string_literal(t: &Token) -> bool {
+pub fn is_string_literal(t: &Token) -> bool {
     matches!(
         t,
         Token::SingleQuotedString(_)
@@ -93,7 +93,7 @@ pub(crate) fn is_string_literal(t: &Token) -> bool {
 }
 
 /// True for whitespace and comment tokens.
-pub(crate) fn is_blank(t: &Token) -> bool {
+pub fn is_blank(t: &Token) -> bool {
     matches!(t, Token::Whitespace(_))
 }
 

@@ -1,5 +1,5 @@
-//! Static nondeterminism rules on the parsed SQL (seed 001 §5.1), applied
-//! to every query block, subqueries included.
+//! Static nondeterminism rules on the parsed SQL (Pourreza & Rafiei §5.1),
+//! applied to every query block, subqueries included.
 //!
 //! | rule | fires when |
 //! |---|---|

@@ -1,4 +1,4 @@
-//! Tie-inclusive rewrites of nondeterministic gold (seed 001 §6.1):
+//! Tie-inclusive rewrites of nondeterministic gold (Pourreza & Rafiei §6.1):
 //!
 //! * `… ORDER BY x DESC LIMIT 1` → `… WHERE x = (SELECT max(x) FROM … WHERE …)`
 //!   (`min` for ascending), on the outermost block without GROUP BY;

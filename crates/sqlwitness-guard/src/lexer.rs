@@ -13,6 +13,8 @@
 
 use sqlwitness_dialect::Lexical;
 
+use crate::guard::Refusal;
+
 /// What a span of inert text is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SpanKind {
@@ -30,19 +32,15 @@ pub(crate) struct Span {
     pub end: usize,
 }
 
-/// Why the text is refused before any parser sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LexRefusal(pub String);
-
 /// The inert spans of `sql` as the server with `rules` reads it, or why
 /// the text must be refused: a NUL byte, an executable comment, a block
 /// comment inside a block comment (servers disagree on nesting), an
 /// unterminated comment or quote, or a non-ASCII space or format character
 /// outside quotes (servers read those as part of a name; some parsers as
 /// a space).
-pub(crate) fn inert_spans(sql: &str, rules: &Lexical) -> Result<Vec<Span>, LexRefusal> {
+pub(crate) fn inert_spans(sql: &str, rules: &Lexical) -> Result<Vec<Span>, Refusal> {
     if let Some(at) = sql.find('\0') {
-        return Err(LexRefusal(format!(
+        return Err(Refusal(format!(
             "a NUL byte at byte {at} (SQLite stops reading there, other engines do not)"
         )));
     }
@@ -64,7 +62,7 @@ pub(crate) fn inert_spans(sql: &str, rules: &Lexical) -> Result<Vec<Span>, LexRe
                 .iter()
                 .find(|p| body.starts_with(p.as_str()))
             {
-                return Err(LexRefusal(format!(
+                return Err(Refusal(format!(
                     "an executable comment `/*{prefix}` at byte {i} (the server runs or obeys its text)"
                 )));
             }
@@ -130,7 +128,7 @@ pub(crate) fn inert_spans(sql: &str, rules: &Lexical) -> Result<Vec<Span>, LexRe
         if c >= 0x80 {
             let ch = sql[i..].chars().next().expect("char boundary");
             if is_suspicious_space(ch) {
-                return Err(LexRefusal(format!(
+                return Err(Refusal(format!(
                     "the character U+{:04X} outside quotes at byte {i} (a space to some readers, part of a name to the servers)",
                     ch as u32
                 )));
@@ -155,8 +153,8 @@ fn escape_prefixed(b: &[u8], i: usize, rules: &Lexical) -> bool {
     i < 2 || !(b[i - 2].is_ascii_alphanumeric() || b[i - 2] == b'_' || b[i - 2] >= 0x80)
 }
 
-fn unterminated(what: &str, at: usize) -> LexRefusal {
-    LexRefusal(format!("an unterminated {what} starting at byte {at}"))
+fn unterminated(what: &str, at: usize) -> Refusal {
+    Refusal(format!("an unterminated {what} starting at byte {at}"))
 }
 
 fn memchr(b: &[u8], from: usize, needle: u8) -> Option<usize> {
@@ -170,7 +168,7 @@ fn memchr(b: &[u8], from: usize, needle: u8) -> Option<usize> {
 /// inside is refused whatever the server does with it: PostgreSQL nests
 /// comments, MySQL and SQLite do not, and some parsers follow one rule
 /// where the server follows the other.
-fn block_comment_end(b: &[u8], start: usize, rules: &Lexical) -> Result<usize, LexRefusal> {
+fn block_comment_end(b: &[u8], start: usize, rules: &Lexical) -> Result<usize, Refusal> {
     let mut i = start + 2;
     while i + 1 < b.len() {
         match (b[i], b[i + 1]) {
@@ -180,7 +178,7 @@ fn block_comment_end(b: &[u8], start: usize, rules: &Lexical) -> Result<usize, L
                 } else {
                     "this server does not nest comments, others do"
                 };
-                return Err(LexRefusal(format!(
+                return Err(Refusal(format!(
                     "`/*` at byte {i} inside the block comment starting at byte {start} ({how})"
                 )));
             }
@@ -194,7 +192,7 @@ fn block_comment_end(b: &[u8], start: usize, rules: &Lexical) -> Result<usize, L
 /// The end (exclusive) of the quoted text opened by `quote` at `start`: a
 /// doubled quote stands for itself, and with `backslash` a backslash
 /// escapes the next byte.
-fn quoted_end(b: &[u8], start: usize, quote: u8, backslash: bool) -> Result<usize, LexRefusal> {
+fn quoted_end(b: &[u8], start: usize, quote: u8, backslash: bool) -> Result<usize, Refusal> {
     let mut i = start + 1;
     while i < b.len() {
         let c = b[i];
@@ -221,7 +219,7 @@ fn quoted_end(b: &[u8], start: usize, quote: u8, backslash: bool) -> Result<usiz
 
 /// `$tag$ … $tag$` (PostgreSQL): `Some(end)` when a dollar quote starts at
 /// `start`, `None` when the `$` is something else (`$1`, an operator).
-fn dollar_quote_end(sql: &str, start: usize) -> Result<Option<usize>, LexRefusal> {
+fn dollar_quote_end(sql: &str, start: usize) -> Result<Option<usize>, Refusal> {
     let b = sql.as_bytes();
     let mut j = start + 1;
     if j < b.len() && b[j].is_ascii_digit() {
@@ -258,7 +256,7 @@ mod tests {
     use sqlwitness_core::EngineKind;
     use sqlwitness_dialect::builtin;
 
-    fn lex(kind: EngineKind, sql: &str) -> Result<Vec<Span>, LexRefusal> {
+    fn lex(kind: EngineKind, sql: &str) -> Result<Vec<Span>, Refusal> {
         inert_spans(sql, &builtin(kind).lexical)
     }
 

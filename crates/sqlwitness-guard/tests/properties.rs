@@ -85,7 +85,7 @@ proptest! {
         let dialect = sqlwitness_dialect::builtin(EngineKind::Sqlite);
         let db = Database::new("t", &path);
         for sql in &statements {
-            if sqlwitness_sql::guard(sql, &dialect).is_ok() {
+            if sqlwitness_guard::guard(sql, &dialect).is_ok() {
                 // Its own errors are fine; a change is not.
                 let _ = engine.execute(&db, sql, &QueryLimits::default());
             }
