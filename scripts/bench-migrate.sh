@@ -9,7 +9,7 @@
 #   RUNS=3                  runs per command (the median is reported)
 #   JOBS=4                  `sqlwitness migrate -j` (left out when the binary has no --jobs)
 #   SQLWITNESS_BIN=target/release/sqlwitness   (not built here)
-#   SPIDER=/work/shared/data/spider            Spider folder (dev.json, database/)
+#   SPIDER=../shared/data/spider               Spider folder (dev.json, database/)
 #   OUT_DIR=out/bench-migrate                  hyperfine JSON exports, pgloader and migrate logs
 #   SKIP_SQLWITNESS=1       measure pgloader only
 #   SKIP_PGLOADER=1         measure sqlwitness only
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 RUNS="${RUNS:-3}"
 JOBS="${JOBS:-4}"
 SQLWITNESS_BIN="${SQLWITNESS_BIN:-target/release/sqlwitness}"
-SPIDER="${SPIDER:-/work/shared/data/spider}"
+SPIDER="$(realpath -m "${SPIDER:-../shared/data/spider}")"
 OUT_DIR="${OUT_DIR:-out/bench-migrate}"
 SKIP_SQLWITNESS="${SKIP_SQLWITNESS:-0}"
 SKIP_PGLOADER="${SKIP_PGLOADER:-0}"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Measures issue 12's figures with one binary, in one session:
+# Measures the journal's cost and partitioned runs with one binary, back to back
+# (docs/measurements/runs.md):
 #  1. the journal's cost: the SQLite gold self-check of Spider dev, wall time
 #     (hyperfine), against an older binary without a journal when BASE_BIN is
 #     given;

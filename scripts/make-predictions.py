@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Make a synthetic but realistic prediction file from a Spider-layout gold.
 
-Used for sqlwitness's score and report demonstrations (reports/scores/). Each
-question gets the gold SQL, a neighbour mutation of it (seed 003 §3.3 style:
-ASC<->DESC, a changed literal, a comparison operator swap, a dropped WHERE
-conjunct, COUNT(DISTINCT) -> COUNT, LIMIT n -> n+1), a dialect rewrite of the
-kind an LLM trained on SQLite produces ('text' -> "text", IFNULL, a
-lower-cased LIKE pattern), or an abstention (sql null). Every line also has a
+Used for sqlwitness's score and report demonstrations (scripts/score-demo.sh,
+docs/measurements/scores.md). Each question gets the gold SQL, a neighbour
+mutation of it (Dr.Spider §3.3 style: ASC<->DESC, a changed literal, a
+comparison operator swap, a dropped WHERE conjunct, COUNT(DISTINCT) -> COUNT,
+LIMIT n -> n+1), a dialect rewrite of the kind an LLM trained on SQLite
+produces ('text' -> "text", IFNULL, a lower-cased LIKE pattern), or an
+abstention (sql null). Every line also has a
 `confidence` (overconfident: the model is not calibrated) and five `samples`
 (sampled alternatives: mostly the prediction itself for unmodified gold, a
 mix for mutated ones), so calibration, sub-clause frequencies and Platt

@@ -31,7 +31,7 @@ if [ ! -x "$root/usr/sbin/mysqld" ]; then
   fi
   log "debootstrap sid into $root"
   mkdir -p "$root"
-  debootstrap --variant=minbase sid "$root" http://deb.debian.org/debian >/dev/null
+  debootstrap --variant=minbase sid "$root" >/dev/null
   log "installing mysql-server-core and mysql-client in the chroot"
   chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
     --no-install-recommends mysql-server-core mysql-client >/dev/null

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The issue-5 demonstration on Spider dev, three engines: two runs of
+# The scores demonstration on Spider dev, three engines: two runs of
 # synthetic predictions (scripts/make-predictions.py), `eval --baseline`,
 # `sqlwitness diff`, strict vs Spider verdicts, and the HTML screenshot.
-# Copies the small outputs to reports/scores/ (see its README.md).
+# Every output stays in WORK_DIR; docs/measurements/scores.md has the
+# figures of a run. WORK_DIR/sample-40/report.json is the kind of report
+# crates/sqlwitness-report/tests/outputs/ holds for the schema test.
 #
 #   SQLWITNESS_POSTGRES_URL=… SQLWITNESS_MYSQL_URL=… scripts/score-demo.sh [WORK_DIR]
 set -uo pipefail
@@ -37,11 +39,4 @@ head -40 "$work/predA/predictions.jsonl" > "$work/predA40.jsonl"
     --infeasible "$work/predA/infeasible.ids" --calibrate-on "$work/predA/calibrate.ids" \
     --engines "$engines" --out "$work/sample-40" -q
 scripts/render-report.sh "$work/runA/report.html" "$work/runA.png" 1400,2000
-out=reports/scores
-mkdir -p "$out/sample-40"
-cp "$work/runA/summary.md" "$out/spider-dev-A.summary.md"
-cp "$work/runB/summary.md" "$out/spider-dev-B.summary.md"
-cp "$work/runB/baseline-diff.md" "$out/spider-dev-B.baseline-diff.md"
-cp "$work/diff-A-B.md" "$work/diff-A-strict-vs-spider.md" "$out/"
-cp "$work/sample-40/report.json" "$work/sample-40/summary.md" "$out/sample-40/"
-echo "outputs in $work; copied to $out"
+echo "outputs in $work"

@@ -2,7 +2,7 @@
 //! `--resume`, `--partition K/N` and `merge`, end to end on the shipped
 //! example (SQLite, and the configured PostgreSQL and MySQL servers).
 //! MariaDB is left out here: on its copies a LIMIT cutting through ties
-//! answers differently from run to run (issue 14), so two of its runs are
+//! answers differently from run to run, so two of its runs are
 //! not comparable verdict for verdict.
 
 use serde_json::Value as Json;

@@ -183,7 +183,11 @@ pub fn audit_question(
                     rows_evidence("shuffle", "original row order".into(), Some(q.gold.into()), &base),
                     rows_evidence(
                         "shuffle",
-                        format!("rows of every table physically reshuffled (seed {seed}): the answer changed ({m})"),
+                        format!(
+                            "rows of every table physically reshuffled (copy {} of {}): the answer changed ({m})",
+                            seed + 1,
+                            ctx.shuffled.len()
+                        ),
                         Some(q.gold.into()),
                         &rs,
                     ),

@@ -127,16 +127,30 @@ pub fn diff_audits(baseline: &AuditReport, new: &AuditReport) -> AuditDiff {
     }
 }
 
-/// Reads an `audit.json`.
+/// Reads an `audit.json` of format version [`AUDIT_FORMAT_VERSION_MIN`]
+/// to [`AUDIT_FORMAT_VERSION`] (version 1's summary names are read as
+/// version 2's), rejecting any other.
+///
+/// [`AUDIT_FORMAT_VERSION_MIN`]: crate::AUDIT_FORMAT_VERSION_MIN
+/// [`AUDIT_FORMAT_VERSION`]: crate::AUDIT_FORMAT_VERSION
 pub fn read_audit(path: &Path) -> Result<AuditReport, AuditError> {
     let text = std::fs::read_to_string(path).map_err(|source| AuditError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    serde_json::from_str(&text).map_err(|source| AuditError::Json {
+    let report: AuditReport = serde_json::from_str(&text).map_err(|source| AuditError::Json {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    if !(crate::AUDIT_FORMAT_VERSION_MIN..=crate::AUDIT_FORMAT_VERSION)
+        .contains(&report.format_version)
+    {
+        return Err(AuditError::FormatVersion {
+            path: path.to_path_buf(),
+            found: report.format_version,
+        });
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -215,5 +229,57 @@ mod tests {
         other.id = 6;
         let d = diff_audits(&run2, &audit(vec![finding(5, "limit_tie_1"), other]));
         assert_eq!(d.new.len(), 1);
+    }
+
+    /// An audit.json of format 1 (`table1`, `table1_proven`, `table4`) reads
+    /// as format 2 with the same counts; a version this build does not know
+    /// is refused, naming the file.
+    #[test]
+    fn format_1_reads_under_the_new_names_and_unknown_versions_are_refused() {
+        let mut current = audit(vec![
+            finding(1, "limit_tie_1"),
+            finding(2, "group_by_bare_column"),
+        ]);
+        current.summary = crate::summarize(&current.findings, 10, 10);
+        current.summary.dialect_failures.insert(
+            "postgres".into(),
+            [("undefined_column".to_string(), 3)].into(),
+        );
+        let written = serde_json::to_value(&current).unwrap();
+        let summary = written["summary"].as_object().unwrap();
+        assert!(summary.contains_key("ties") && !summary.contains_key("table1"));
+
+        let mut old = written.clone();
+        old["format_version"] = 1.into();
+        let s = old["summary"].as_object_mut().unwrap();
+        for (from, to) in [
+            ("ties", "table1"),
+            ("ties_proven", "table1_proven"),
+            ("dialect_failures", "table4"),
+        ] {
+            let v = s.remove(from).unwrap();
+            s.insert(to.into(), v);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.json");
+        std::fs::write(&path, old.to_string()).unwrap();
+        let read = read_audit(&path).unwrap();
+        assert_eq!(read.format_version, 1);
+        assert_eq!(read.summary, current.summary);
+        assert_eq!(read.summary.ties.limit_1, 1);
+        assert_eq!(read.summary.ties.group_by, 1);
+        assert!(diff_audits(&read, &current).new.is_empty());
+
+        let mut future = written;
+        future["format_version"] = (crate::AUDIT_FORMAT_VERSION + 1).into();
+        std::fs::write(&path, future.to_string()).unwrap();
+        let err = read_audit(&path).unwrap_err().to_string();
+        let expected = format!(
+            "audit.json format_version {} (this sqlwitness reads 1 to {})",
+            crate::AUDIT_FORMAT_VERSION + 1,
+            crate::AUDIT_FORMAT_VERSION
+        );
+        assert!(err.contains(&expected), "{err}");
+        assert!(err.starts_with(&path.display().to_string()), "{err}");
     }
 }

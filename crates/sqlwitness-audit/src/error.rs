@@ -22,4 +22,10 @@ pub enum AuditError {
         #[source]
         source: serde_json::Error,
     },
+    #[error(
+        "{path}: audit.json format_version {found} (this sqlwitness reads {} to {})",
+        crate::AUDIT_FORMAT_VERSION_MIN,
+        crate::AUDIT_FORMAT_VERSION
+    )]
+    FormatVersion { path: PathBuf, found: u32 },
 }

@@ -1,9 +1,10 @@
 //! sqlwitness-audit: the gold audit. For every gold query: is its answer
 //! well defined (static rules of `sqlwitness-sql`, proven on data by ties
-//! at the cut and by reruns on reshuffled copies — seed 001 §5.1), does it
-//! run on every engine (dialect failures by error class — seed 001 Table 4),
-//! and does it answer the same everywhere (mechanism named); plus the
-//! tie-inclusive rewrite (seed 001 §6.1), verified on every engine.
+//! at the cut and by reruns on reshuffled copies — Pourreza & Rafiei
+//! §5.1), does it run on every engine (dialect failures by error class —
+//! Pourreza & Rafiei, Table 4), and does it answer the same everywhere
+//! (mechanism named); plus the tie-inclusive rewrite (Pourreza & Rafiei
+//! §6.1), verified on every engine.
 
 mod audit;
 mod baseline;
@@ -25,7 +26,7 @@ pub use markdown::{render_markdown, write_audit};
 pub use mechanism::{compares_across_types, mechanism, mechanism_with};
 pub use model::{
     exceeded, summarize, AuditReport, AuditRun, AuditSummary, Finding, RewriteCheck, Status,
-    StatusCount, Table1Row, TranslationCheck, AUDIT_FORMAT_VERSION,
+    StatusCount, TieCounts, TranslationCheck, AUDIT_FORMAT_VERSION, AUDIT_FORMAT_VERSION_MIN,
 };
 pub use schema::read_schema;
 pub use shuffle::shuffled_copies;

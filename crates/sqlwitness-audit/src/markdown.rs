@@ -1,10 +1,10 @@
-//! `audit.md`: counts in the layout of seed 001's Tables 1 and 4, then one
-//! section per affected query.
+//! `audit.md`: counts in the layout of Pourreza & Rafiei's Tables 1 and 4,
+//! then one section per affected query.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::model::{AuditReport, Table1Row};
+use crate::model::{AuditReport, TieCounts};
 use crate::AuditError;
 
 fn pct(n: usize, of: usize) -> String {
@@ -15,7 +15,7 @@ fn pct(n: usize, of: usize) -> String {
     }
 }
 
-fn t1(out: &mut String, label: &str, r: &Table1Row, of: usize) {
+fn t1(out: &mut String, label: &str, r: &TieCounts, of: usize) {
     let _ = writeln!(
         out,
         "| {label} | {} | {} | {} | {} | {} |",
@@ -37,23 +37,23 @@ pub fn render_markdown(r: &AuditReport) -> String {
     let _ = writeln!(o, "# sqlwitness audit: {} ({})\n", r.run.bench, r.run.split);
     let _ = writeln!(
         o,
-        "{} questions, {} with a database; engines: {}; reshuffle seeds: {:?}; {} questions affected.\n",
+        "{} questions, {} with a database; engines: {}; reshuffled copies of each database: {}; {} questions affected.\n",
         s.questions,
         s.with_db,
         r.run.engines.join(", "),
-        r.run.shuffle_seeds,
+        r.run.shuffle_seeds.len(),
         s.affected_questions
     );
-    let _ = writeln!(o, "## Ties (layout of seed 001, Table 1)\n");
+    let _ = writeln!(o, "## Ties (layout of Pourreza & Rafiei, Table 1)\n");
     let _ = writeln!(
         o,
         "| | LIMIT 1 | LIMIT N | GROUP BY | ORDER BY | Total |\n|---|---|---|---|---|---|"
     );
-    t1(&mut o, "sqlwitness, proven + latent", &s.table1, s.with_db);
-    t1(&mut o, "sqlwitness, proven", &s.table1_proven, s.with_db);
+    t1(&mut o, "sqlwitness, proven + latent", &s.ties, s.with_db);
+    t1(&mut o, "sqlwitness, proven", &s.ties_proven, s.with_db);
     let _ = writeln!(
         o,
-        "\nLIMIT 1 = `limit_tie_1`; LIMIT N = `limit_tie_n` + `limit_without_order`; GROUP BY = `group_by_bare_column` + `aggregate_bare_column`; ORDER BY = `distinct_order_by`. Seed 001 reports for Spider dev 171 / 10 / 51 / 2 / 234 and for Spider train 989 / 106 / 254 / 10 / 1359.\n"
+        "\nLIMIT 1 = `limit_tie_1`; LIMIT N = `limit_tie_n` + `limit_without_order`; GROUP BY = `group_by_bare_column` + `aggregate_bare_column`; ORDER BY = `distinct_order_by`. Pourreza & Rafiei report for Spider dev 171 / 10 / 51 / 2 / 234 and for Spider train 989 / 106 / 254 / 10 / 1359.\n"
     );
     let _ = writeln!(
         o,
@@ -62,8 +62,11 @@ pub fn render_markdown(r: &AuditReport) -> String {
     for (rule, c) in &s.by_rule {
         let _ = writeln!(o, "| `{rule}` | {} | {} |", c.proven, c.latent);
     }
-    if !s.table4.is_empty() {
-        let _ = writeln!(o, "\n## Dialect failures (layout of seed 001, Table 4)\n");
+    if !s.dialect_failures.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n## Dialect failures (layout of Pourreza & Rafiei, Table 4)\n"
+        );
         let classes = [
             "syntax",
             "undefined_function",
@@ -76,14 +79,14 @@ pub fn render_markdown(r: &AuditReport) -> String {
             "other",
         ];
         let _ = writeln!(o, "| engine | SyntaxErr | UndFunc | UndCol | UndTable | TypeMismatch | Order By | Group By | Timeout | Other |\n|---|---|---|---|---|---|---|---|---|---|");
-        for (eng, by) in &s.table4 {
+        for (eng, by) in &s.dialect_failures {
             let row: Vec<String> = classes
                 .iter()
                 .map(|c| by.get(*c).copied().unwrap_or(0).to_string())
                 .collect();
             let _ = writeln!(o, "| {eng} | {} |", row.join(" | "));
         }
-        let _ = writeln!(o, "\nSeed 001, Spider dev on PostgreSQL: SyntaxErr 4, UndFunc 69, UndCol 211, Order By 2, Group By 51.");
+        let _ = writeln!(o, "\nPourreza & Rafiei, Spider dev on PostgreSQL: SyntaxErr 4, UndFunc 69, UndCol 211, Order By 2, Group By 51.");
     }
     if !s.cross_engine.is_empty() {
         let _ = writeln!(o, "\n## Different answers across engines (vs SQLite)\n\n| engine | mechanism | questions |\n|---|---|---|");

@@ -6,7 +6,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::Evidence;
 
-pub const AUDIT_FORMAT_VERSION: u32 = 1;
+/// The `format_version` this sqlwitness writes. Version 2 renamed the
+/// summary's `table1`, `table1_proven` and `table4` to `ties`,
+/// `ties_proven` and `dialect_failures`; [`crate::read_audit`] still reads
+/// version 1 (the findings are the same).
+pub const AUDIT_FORMAT_VERSION: u32 = 2;
+
+/// The oldest `format_version` [`crate::read_audit`] reads.
+pub const AUDIT_FORMAT_VERSION_MIN: u32 = 1;
 
 /// `proven`: the data shows it. `latent`: only the static rule fires (the
 /// data happens to hold no tie today; another instance would break it).
@@ -85,12 +92,12 @@ pub struct StatusCount {
     pub latent: usize,
 }
 
-/// Seed 001's Table 1 columns, counted in questions (a question counts once
-/// per column): LIMIT 1 = `limit_tie_1`; LIMIT N = `limit_tie_n` and
+/// Pourreza & Rafiei's Table 1 columns, counted in questions (a question
+/// counts once per column): LIMIT 1 = `limit_tie_1`; LIMIT N = `limit_tie_n` and
 /// `limit_without_order`; GROUP BY = `group_by_bare_column` and
 /// `aggregate_bare_column`; ORDER BY = `distinct_order_by`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Table1Row {
+pub struct TieCounts {
     pub limit_1: usize,
     pub limit_n: usize,
     pub group_by: usize,
@@ -103,12 +110,17 @@ pub struct AuditSummary {
     pub questions: usize,
     pub with_db: usize,
     pub by_rule: BTreeMap<String, StatusCount>,
-    /// Table 1 layout, any status.
-    pub table1: Table1Row,
-    /// Table 1 layout, proven findings only.
-    pub table1_proven: Table1Row,
-    /// Table 4 layout: per engine, questions whose gold fails, by class.
-    pub table4: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Questions whose answer depends on ties, by kind (Pourreza &
+    /// Rafiei's Table 1 layout), any status. `table1` in format 1.
+    #[serde(alias = "table1")]
+    pub ties: TieCounts,
+    /// The same, proven findings only. `table1_proven` in format 1.
+    #[serde(alias = "table1_proven")]
+    pub ties_proven: TieCounts,
+    /// Per engine, questions whose gold fails there, by error class
+    /// (Pourreza & Rafiei's Table 4 layout). `table4` in format 1.
+    #[serde(alias = "table4")]
+    pub dialect_failures: BTreeMap<String, BTreeMap<String, usize>>,
     /// Per engine, questions answering differently from SQLite, by mechanism.
     pub cross_engine: BTreeMap<String, BTreeMap<String, usize>>,
     pub affected_questions: usize,
@@ -139,7 +151,7 @@ pub struct AuditReport {
     pub findings: Vec<Finding>,
 }
 
-fn table1_column(rule: &str) -> Option<usize> {
+fn tie_column(rule: &str) -> Option<usize> {
     match rule {
         "limit_tie_1" => Some(0),
         "limit_tie_n" | "limit_without_order" => Some(1),
@@ -149,18 +161,18 @@ fn table1_column(rule: &str) -> Option<usize> {
     }
 }
 
-fn table1(findings: &[Finding], proven_only: bool) -> Table1Row {
+fn tie_counts(findings: &[Finding], proven_only: bool) -> TieCounts {
     let mut cols: [BTreeSet<usize>; 4] = Default::default();
     for f in findings {
         if proven_only && f.status != Status::Proven {
             continue;
         }
-        if let Some(c) = table1_column(&f.rule) {
+        if let Some(c) = tie_column(&f.rule) {
             cols[c].insert(f.id);
         }
     }
     let total: BTreeSet<usize> = cols.iter().flatten().copied().collect();
-    Table1Row {
+    TieCounts {
         limit_1: cols[0].len(),
         limit_n: cols[1].len(),
         group_by: cols[2].len(),
@@ -174,7 +186,7 @@ fn table1(findings: &[Finding], proven_only: bool) -> Table1Row {
 /// counts once, proven if any is).
 pub fn summarize(findings: &[Finding], questions: usize, with_db: usize) -> AuditSummary {
     let mut per_q: BTreeMap<(String, usize), Status> = BTreeMap::new();
-    let mut table4: BTreeMap<String, BTreeMap<String, BTreeSet<usize>>> = BTreeMap::new();
+    let mut dialect_failures: BTreeMap<String, BTreeMap<String, BTreeSet<usize>>> = BTreeMap::new();
     let mut cross: BTreeMap<String, BTreeMap<String, BTreeSet<usize>>> = BTreeMap::new();
     let mut rewritten: BTreeMap<usize, bool> = BTreeMap::new();
     let mut as_written: BTreeSet<usize> = BTreeSet::new();
@@ -197,7 +209,7 @@ pub fn summarize(findings: &[Finding], questions: usize, with_db: usize) -> Audi
         let mech = f.mechanism.clone().unwrap_or_else(|| "other".into());
         for eng in &f.engines {
             if f.rule.starts_with("dialect_") {
-                table4
+                dialect_failures
                     .entry(eng.clone())
                     .or_default()
                     .entry(mech.clone())
@@ -237,9 +249,9 @@ pub fn summarize(findings: &[Finding], questions: usize, with_db: usize) -> Audi
         questions,
         with_db,
         by_rule,
-        table1: table1(findings, false),
-        table1_proven: table1(findings, true),
-        table4: count(table4),
+        ties: tie_counts(findings, false),
+        ties_proven: tie_counts(findings, true),
+        dialect_failures: count(dialect_failures),
         cross_engine: count(cross),
         translations: count(translations),
         affected_questions: findings.iter().map(|f| f.id).collect::<BTreeSet<_>>().len(),

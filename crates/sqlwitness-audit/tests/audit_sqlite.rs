@@ -94,7 +94,7 @@ fn proves_ties_and_verifies_rewrites() {
     assert_eq!(f[0].evidence[0].kind, "spread");
 
     let s = summarize(&f, 1, 1);
-    assert_eq!(s.table1.group_by, 1);
+    assert_eq!(s.ties.group_by, 1);
     assert_eq!(s.by_rule["group_by_bare_column"].proven, 1);
 }
 

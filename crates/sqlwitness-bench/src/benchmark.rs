@@ -77,6 +77,9 @@ pub struct Benchmark {
     /// Where the dialect golds of each engine came from (a per-dialect file
     /// beside the split, or a `gold_<engine>` field of the split's file).
     pub gold_sources: BTreeMap<EngineKind, String>,
+    /// Prefix of every copy's namespace on a server (see
+    /// [`sqlwitness_core::namespace_for`]).
+    pub namespace_prefix: String,
 }
 
 impl Benchmark {
@@ -87,9 +90,10 @@ impl Benchmark {
             .join(format!("{db_id}.sqlite"))
     }
 
-    /// `db_id` as every engine addresses it; the namespace is the `db_id`.
+    /// `db_id` as every engine addresses it: its SQLite file, and on the
+    /// servers the namespace [`Benchmark::namespace_prefix`] + `db_id`.
     pub fn database(&self, db_id: &str) -> Database {
-        Database::new(db_id, self.sqlite_path(db_id))
+        Database::with_prefix(db_id, self.sqlite_path(db_id), &self.namespace_prefix)
     }
 
     pub fn db_exists(&self, db_id: &str) -> bool {
@@ -148,6 +152,7 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         questions,
         database_dir,
         gold_sources: BTreeMap::new(),
+        namespace_prefix: sqlwitness_core::DEFAULT_NAMESPACE_PREFIX.to_string(),
     };
     if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
         let entries = crate::spider::read_json_array(&path, "questions")?;

@@ -15,10 +15,11 @@ mod tables;
 pub use benchmark::{load_benchmark, Benchmark, BenchmarkFormat, Question};
 pub use error::BenchError;
 pub use migrate::{
-    drop_namespace, migrate_database, plan_migration, prepare_target, write_migration_log,
-    Coercion, Coercions, ColumnDecision, ForeignKeyReport, KeyReport, MigrateOptions,
-    MigrationReport, MigrationStatus, MigrationTarget, StorageCounts, TableReport, TargetKind,
-    CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
+    cache_dir, drop_namespace, migrate_database, plan_migration, prepare_target,
+    source_fingerprint, write_migration_log, Coercion, Coercions, ColumnDecision, ForeignKeyReport,
+    KeyReport, MigrateOptions, MigrationReport, MigrationStatus, MigrationTarget, StorageCounts,
+    TableReport, TargetKind, Verification, Verify, CACHE_DIR_ENV, CHECKSUM_METHOD,
+    COERCION_SAMPLE_CAP,
 };
 pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};
 pub use schema_db::build_schema_database;

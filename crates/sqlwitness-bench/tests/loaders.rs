@@ -97,7 +97,7 @@ fn spider_json_layout() {
     assert_eq!(b.all_database_ids(), vec!["a"]);
     assert!(b.db_exists("a") && !b.db_exists("b"));
     let db = b.database("a");
-    assert_eq!(db.namespace, "a");
+    assert_eq!(db.namespace, "sw_a");
     assert!(db.sqlite_path.ends_with("database/a/a.sqlite"));
 }
 

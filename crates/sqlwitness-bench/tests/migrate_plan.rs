@@ -143,7 +143,9 @@ fn report_round_trips_through_json() {
         tables,
         notes: vec![],
         checksum_method: sqlwitness_bench::CHECKSUM_METHOD.into(),
+        verification: sqlwitness_bench::Verification::Full,
         duration_ms: 1,
+        steps_ms: [("load".to_string(), 1u64)].into_iter().collect(),
     };
     let out = sqlwitness_bench::write_migration_log(dir.path(), &report).unwrap();
     assert!(out.ends_with("mysql/fixture.json"));

@@ -97,6 +97,58 @@ pub struct ServerArgs {
     /// SQLWITNESS_READER_PASSWORD).
     #[arg(long = "reader", value_name = "ENGINE=URL")]
     pub readers: Vec<String>,
+    /// Prefix of every benchmark copy's namespace on the servers:
+    /// `concert_singer` lives in the schema (PostgreSQL) or database
+    /// (MySQL, MariaDB) `sw_concert_singer`. Copies carry a stamp; a
+    /// namespace without one is never dropped, written or read.
+    #[arg(long, env = "SQLWITNESS_NAMESPACE_PREFIX", default_value = sqlwitness_core::DEFAULT_NAMESPACE_PREFIX)]
+    pub namespace_prefix: String,
+    /// How a migration checks its copy: `load` (the row counts the server
+    /// reports for the stream written, whose checksum the copy's stamp
+    /// keeps; a copy whose stamp matches is up to date without reading it)
+    /// or `full` (every row read back and hashed again, new and up-to-date
+    /// copies alike).
+    #[arg(long, value_enum, default_value_t = VerifyArg::Load)]
+    pub verify: VerifyArg,
+    /// Where source fingerprints and profiles are cached (default:
+    /// SQLWITNESS_CACHE_DIR, else $XDG_CACHE_HOME/sqlwitness, else
+    /// ~/.cache/sqlwitness).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum VerifyArg {
+    #[default]
+    Load,
+    Full,
+}
+
+impl ServerArgs {
+    /// The migration options these flags give.
+    pub fn migrate_options(&self, force: bool) -> sqlwitness_bench::MigrateOptions {
+        sqlwitness_bench::MigrateOptions {
+            force,
+            verify: match self.verify {
+                VerifyArg::Load => sqlwitness_bench::Verify::Load,
+                VerifyArg::Full => sqlwitness_bench::Verify::Full,
+            },
+            cache_dir: self.cache_dir.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The namespace prefix, checked: letters, digits and `_` only.
+    pub fn checked_prefix(&self) -> Result<String, crate::exit::BadInput> {
+        let p = &self.namespace_prefix;
+        if p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && p.len() <= 32 {
+            Ok(p.clone())
+        } else {
+            Err(crate::exit::BadInput(format!(
+                "--namespace-prefix `{p}`: use at most 32 ASCII letters, digits and `_`"
+            )))
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -176,7 +228,7 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 64)]
     pub max_result_mb: usize,
     /// Longer predicted SQL texts are refused unread.
-    #[arg(long, default_value_t = sqlwitness_sql::DEFAULT_MAX_SQL_BYTES)]
+    #[arg(long, default_value_t = sqlwitness_guard::DEFAULT_MAX_SQL_BYTES)]
     pub max_sql_bytes: usize,
     /// Worker threads (default: number of CPUs).
     #[arg(long, short = 'j')]

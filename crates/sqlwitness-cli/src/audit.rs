@@ -27,7 +27,7 @@ pub struct AuditArgs {
     /// Output folder for audit.json and audit.md.
     #[arg(long, default_value = "out/audit")]
     pub out: PathBuf,
-    /// Number of reshuffled copies of each database (seed 0 reverses the rows).
+    /// Number of reshuffled copies of each database (the first reverses the rows).
     #[arg(long, default_value_t = 3)]
     pub shuffles: u64,
     /// Only these question ids (0-based, comma separated).
@@ -149,8 +149,9 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         )));
     }
     parse_fail_on(&a.fail_on)?;
-    let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+    let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
         .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    bench.namespace_prefix = a.servers.checked_prefix()?;
     let mut selected: Vec<usize> = bench
         .questions
         .iter()
@@ -178,6 +179,7 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         rewrites: !a.no_rewrites,
         plan_variants: !a.no_plan_variants,
         migrate: !a.no_migrate,
+        migrate_options: a.servers.migrate_options(false),
         jobs,
         out: a.out.clone(),
         journal,
@@ -213,22 +215,22 @@ pub fn finish(
     write_audit(&a.out, report)?;
     let s = &report.summary;
     eprintln!(
-        "audit: {} questions ({} with a database), {} affected; Table 1: LIMIT 1 {}, LIMIT N {}, GROUP BY {}, ORDER BY {}, total {} (proven: {}, {}, {}, {}, {})",
+        "audit: {} questions ({} with a database), {} affected; ties: LIMIT 1 {}, LIMIT N {}, GROUP BY {}, ORDER BY {}, total {} (proven: {}, {}, {}, {}, {})",
         s.questions,
         s.with_db,
         s.affected_questions,
-        s.table1.limit_1,
-        s.table1.limit_n,
-        s.table1.group_by,
-        s.table1.order_by,
-        s.table1.total,
-        s.table1_proven.limit_1,
-        s.table1_proven.limit_n,
-        s.table1_proven.group_by,
-        s.table1_proven.order_by,
-        s.table1_proven.total
+        s.ties.limit_1,
+        s.ties.limit_n,
+        s.ties.group_by,
+        s.ties.order_by,
+        s.ties.total,
+        s.ties_proven.limit_1,
+        s.ties_proven.limit_n,
+        s.ties_proven.group_by,
+        s.ties_proven.order_by,
+        s.ties_proven.total
     );
-    for (engine, by) in &s.table4 {
+    for (engine, by) in &s.dialect_failures {
         eprintln!("  {engine} gold failures: {by:?}");
     }
     for (engine, by) in &s.cross_engine {

@@ -363,7 +363,7 @@ mod tests {
         assert!(bad(&args(&[]), "postgres", &none, false).contains("--no-migrate"));
         let given = ServerArgs {
             servers: vec!["postgres=postgres://x@h/db".into()],
-            readers: vec![],
+            ..ServerArgs::default()
         };
         assert!(bad(&args(&[]), "postgres", &given, true).contains("--server postgres"));
         assert!(bad(&args(&["mysql=mysql:9"]), "postgres", &none, true)
@@ -393,7 +393,7 @@ mod tests {
         // --server for an engine that is not containerised is fine.
         let given_mysql = ServerArgs {
             servers: vec!["mysql=mysql://x@h/db".into()],
-            readers: vec![],
+            ..ServerArgs::default()
         };
         let p = plans(
             &ContainerArgs {

@@ -26,7 +26,7 @@ pub struct FuzzArgs {
     /// (entries of other databases already there are kept).
     #[arg(long)]
     pub out: PathBuf,
-    /// Seed: the same seed writes byte-identical suites.
+    /// The random seed: the same seed writes byte-identical suites.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Candidate instances generated per database before distillation.

@@ -20,7 +20,7 @@ pub fn run(plan: &MigratePlan) -> Result<i32> {
         &plan.db_ids,
         &plan.engines,
         &plan.servers,
-        plan.force,
+        &plan.options,
         plan.jobs,
         &|_| pb.inc(1),
     );

@@ -24,6 +24,7 @@ pub struct PerturbArgs {
     /// Sampling rounds per database (duplicates removed).
     #[arg(long, default_value_t = 5)]
     pub samples: usize,
+    /// The random seed: the same seed writes the same bytes.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Output folder (new or empty): a benchmark in the Spider layout plus

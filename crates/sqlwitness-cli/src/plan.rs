@@ -85,8 +85,9 @@ fn eval_plan_on(
             a.float_tolerance
         )));
     }
-    let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+    let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
         .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    bench.namespace_prefix = a.servers.checked_prefix()?;
     for db in &a.dbs {
         if !bench.questions.iter().any(|q| &q.db_id == db) {
             bail!(BadInput(format!(
@@ -104,7 +105,6 @@ fn eval_plan_on(
     if let Some(n) = a.limit {
         selected.truncate(n);
     }
-    let mut bench = bench;
     let preds = stdin_predictions(&a.pred, &a.out)?;
     let inputs = sqlwitness_eval::dialect_inputs(&mut bench, &a.gold, &preds, &engines)?;
     let scoring = crate::scores::scoring_plan(a.scoring, &bench)?;
@@ -150,14 +150,16 @@ fn eval_plan_on(
             max_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
             ..QueryLimits::default()
         },
-        guard: sqlwitness_sql::GuardOptions {
+        guard: sqlwitness_guard::GuardOptions {
             max_sql_bytes: a.max_sql_bytes,
             max_value_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
+            namespace: None,
         },
         jobs,
         resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
         ties_aware: a.ties == crate::args::TiesArg::Aware,
         migrate: !a.no_migrate,
+        migrate_options: a.servers.migrate_options(false),
         quiet: a.quiet,
         scoring,
         suite,
@@ -236,6 +238,9 @@ pub fn journal_flags(
 pub fn journal_args(argv: &[String]) -> Vec<String> {
     const WITH_VALUE: &[&str] = &[
         "--out",
+        "--namespace-prefix",
+        "--verify",
+        "--cache-dir",
         "--partition",
         "-j",
         "--jobs",
@@ -272,7 +277,7 @@ pub struct MigratePlan {
     pub engines: Vec<EngineKind>,
     pub servers: Servers,
     pub log_dir: PathBuf,
-    pub force: bool,
+    pub options: sqlwitness_bench::MigrateOptions,
     pub jobs: usize,
     pub quiet: bool,
 }
@@ -287,13 +292,16 @@ impl MigratePlan {
         }
         let containers =
             crate::containers::plans_from_env(&a.containers, &engines, &a.servers, true)?;
+        let options = a.servers.migrate_options(a.force);
+        let prefix = a.servers.checked_prefix()?;
         let servers = servers(
             a.servers,
             &given_servers(&engines, a.containers.containers),
             true,
         )?;
-        let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+        let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
             .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+        bench.namespace_prefix = prefix;
         let db_ids = if a.all {
             bench.all_database_ids()
         } else if a.dbs.is_empty() {
@@ -308,7 +316,7 @@ impl MigratePlan {
             engines,
             servers,
             log_dir: a.log_dir,
-            force: a.force,
+            options,
             jobs: a
                 .jobs
                 .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get())),

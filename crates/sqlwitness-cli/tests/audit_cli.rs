@@ -59,7 +59,7 @@ fn audit_reports_proven_and_latent_with_rows() {
     assert_eq!(by_rule["limit_tie_1"]["proven"], 1);
     assert_eq!(by_rule["limit_tie_1"]["latent"], 1);
     assert_eq!(by_rule["group_by_bare_column"]["proven"], 1);
-    assert_eq!(r["summary"]["table1"]["limit_1"], 2);
+    assert_eq!(r["summary"]["ties"]["limit_1"], 2);
     let f0 = &r["findings"][0];
     assert_eq!(f0["id"], 0);
     assert_eq!(f0["status"], "proven");

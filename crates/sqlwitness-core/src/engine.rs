@@ -90,11 +90,40 @@ impl fmt::Display for EngineKind {
     }
 }
 
+/// The longest namespace every server accepts (PostgreSQL: 63 bytes; MySQL
+/// and MariaDB: 64 characters).
+pub const NAMESPACE_MAX_BYTES: usize = 63;
+
+/// The prefix of a benchmark copy's namespace unless one is chosen
+/// (`--namespace-prefix`): `concert_singer` lives in `sw_concert_singer`.
+pub const DEFAULT_NAMESPACE_PREFIX: &str = "sw_";
+
+/// The namespace of `db_id`'s copies: `prefix` + `db_id`; a name longer than
+/// [`NAMESPACE_MAX_BYTES`] is cut (at a character boundary) and ends with
+/// `_` and 8 hex digits of a hash of the whole, so that two long names
+/// never share one.
+pub fn namespace_for(prefix: &str, db_id: &str) -> String {
+    let full = format!("{prefix}{db_id}");
+    if full.len() <= NAMESPACE_MAX_BYTES {
+        return full;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in full.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut cut = NAMESPACE_MAX_BYTES - 9;
+    while !full.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}_{:08x}", &full[..cut], h as u32)
+}
+
 /// One benchmark database as every engine addresses it.
 ///
 /// SQLite opens `sqlite_path` read-only; PostgreSQL uses the schema named
 /// `namespace` (in the database of its URL); MySQL uses the database named
-/// `namespace`. `namespace` is the `db_id` for a benchmark's own databases.
+/// `namespace`. A benchmark's copies live in [`namespace_for`] its prefix
+/// and `db_id`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Database {
     pub db_id: String,
@@ -103,6 +132,7 @@ pub struct Database {
 }
 
 impl Database {
+    /// A database whose namespace is its `db_id` as written.
     pub fn new(db_id: impl Into<String>, sqlite_path: impl Into<PathBuf>) -> Self {
         let db_id = db_id.into();
         Database {
@@ -110,6 +140,37 @@ impl Database {
             db_id,
             sqlite_path: sqlite_path.into(),
         }
+    }
+
+    /// A database whose copies live in [`namespace_for`] `prefix` and its
+    /// `db_id`.
+    pub fn with_prefix(
+        db_id: impl Into<String>,
+        sqlite_path: impl Into<PathBuf>,
+        prefix: &str,
+    ) -> Self {
+        let db_id = db_id.into();
+        Database {
+            namespace: namespace_for(prefix, &db_id),
+            db_id,
+            sqlite_path: sqlite_path.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod namespace_tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_are_prefixed_and_bounded() {
+        assert_eq!(namespace_for("sw_", "concert_singer"), "sw_concert_singer");
+        let long = "é".repeat(40);
+        let a = namespace_for("sw_", &long);
+        assert!(a.len() <= NAMESPACE_MAX_BYTES, "{a}");
+        let b = namespace_for("sw_", &format!("{long}x"));
+        assert_ne!(a, b);
+        assert_eq!(a, namespace_for("sw_", &long));
     }
 }
 

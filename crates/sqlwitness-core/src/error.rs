@@ -19,7 +19,7 @@ pub enum ErrorClass {
     OrderBy,
     Timeout,
     /// The query was refused before it reached the engine because it is not a
-    /// single read-only query (see the guard in `sqlwitness-sql`), or the
+    /// single read-only query (see `sqlwitness-guard`), or the
     /// engine refused it for lack of privilege.
     Refused,
     /// The query's result or work exceeded a resource limit other than time

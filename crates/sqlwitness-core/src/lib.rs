@@ -8,12 +8,21 @@ mod error;
 mod result;
 mod value;
 mod verdict;
+mod write;
 
 pub mod compare;
 
 pub use compare::{compare, CompareMode, CompareOptions, Comparison, MismatchReason};
-pub use engine::{Database, Engine, EngineInfo, EngineKind, QueryLimits, DEFAULT_MAX_RESULT_BYTES};
+pub use engine::{
+    namespace_for, Database, Engine, EngineInfo, EngineKind, QueryLimits, DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_NAMESPACE_PREFIX, NAMESPACE_MAX_BYTES,
+};
 pub use error::{DbError, ErrorClass};
 pub use result::{canonical_cell, canonical_decimal, canonical_float, Column, ResultSet};
 pub use value::Value;
 pub use verdict::Verdict;
+pub use write::{
+    ColumnDef, ForeignKeyDef, KeyFn, Loaded, LossyCell, Migrator, Ownership, RowSource, ScanBatch,
+    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp, StampState, TableDef,
+    TargetKind, STAMP_FORMAT, STAMP_TABLE,
+};

@@ -1,20 +1,23 @@
-//! sqlwitness-engines: the adapters that run read-only queries on SQLite
-//! (rusqlite, always built), PostgreSQL and MySQL/MariaDB (sqlx, behind the
-//! `postgres` and `mysql` features), plus throw-away servers in Docker
+//! sqlwitness-engines: one backend per engine family — SQLite (rusqlite,
+//! always built), PostgreSQL and MySQL/MariaDB (sqlx, behind the
+//! `postgres` and `mysql` features) — each reading (the synchronous
+//! [`sqlwitness_core::Engine`]), writing (the [`sqlwitness_core::Migrator`]
+//! of migration; SQLite files are read as a [`sqlwitness_core::Source`])
+//! and managing its reader login; plus throw-away servers in Docker
 //! (`container`; started through testcontainers with the `containers`
 //! feature).
 //!
-//! Every adapter implements the synchronous [`sqlwitness_core::Engine`]
-//! trait; the server adapters bridge to sqlx's async API once, inside, on a
-//! small runtime they own.
+//! The server backends bridge to sqlx's async API once, inside, on a small
+//! runtime they own. [`open`], [`open_migrator`] and [`open_source`] are
+//! the registry: they pick the backend the engine's dialect file names.
 
 mod container;
 mod error;
+mod login;
 #[cfg(feature = "mysql")]
 mod mysql;
 #[cfg(feature = "postgres")]
 mod postgres;
-mod reader;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod server;
 mod sqlite;
@@ -26,20 +29,18 @@ pub use container::{
 #[cfg(feature = "containers")]
 pub use container::{docker_available, remove_run, start_container, StartedServer};
 pub use error::{mask_url, EngineError};
-#[cfg(feature = "mysql")]
-pub use mysql::MysqlEngine;
-#[cfg(feature = "postgres")]
-pub use postgres::PostgresEngine;
-#[cfg(feature = "mysql")]
-pub use reader::{ensure_reader_mysql, grant_database_mysql, grant_mysql, revoke_mysql};
-#[cfg(feature = "postgres")]
-pub use reader::{ensure_reader_postgres, grant_postgres, grant_schema_postgres};
-pub use reader::{
+pub use login::{
     reader_password, reader_url, DEFAULT_READER_PASSWORD, READER_LOGIN, READER_PASSWORD_ENV,
 };
-pub use sqlite::{sqlite_schema_names, sqlite_value, SqliteEngine, SQLITE_HEAP_LIMIT};
+#[cfg(feature = "mysql")]
+pub use mysql::{MysqlEngine, MysqlMigrator};
+#[cfg(feature = "postgres")]
+pub use postgres::{PgMigrator, PostgresEngine, PLANNER_SETTINGS};
+pub use sqlite::{
+    sqlite_schema_names, sqlite_value, SqliteEngine, SqliteSource, SQLITE_HEAP_LIMIT,
+};
 
-use sqlwitness_core::{Engine, EngineKind};
+use sqlwitness_core::{DbError, Engine, EngineKind, ErrorClass, Migrator, Source};
 use sqlwitness_dialect::Adapter;
 
 /// Default pool size used by [`connect`].
@@ -102,4 +103,42 @@ pub fn open(kind: EngineKind, url: Option<&str>, pool_size: u32) -> Result<Opene
 /// [`open`] with [`DEFAULT_MAX_CONNECTIONS`], the engine only.
 pub fn connect(kind: EngineKind, url: Option<&str>) -> Result<Box<dyn Engine>, EngineError> {
     open(kind, url, DEFAULT_MAX_CONNECTIONS).map(|o| o.engine)
+}
+
+/// The write side of `kind` over its administrative `url` (migration).
+/// An engine without a server backend in this build is an error of class
+/// `other` naming it.
+pub fn open_migrator(kind: EngineKind, url: &str) -> Result<Box<dyn Migrator>, DbError> {
+    let dialect = sqlwitness_dialect::builtin(kind);
+    let unsupported = || {
+        DbError::new(
+            ErrorClass::Other,
+            None,
+            format!("{kind}: no migration target in this build (not a server engine, or its cargo feature is off)"),
+        )
+    };
+    match dialect.adapter {
+        #[cfg(feature = "postgres")]
+        Adapter::Postgres => Ok(Box::new(PgMigrator::connect(dialect, url)?)),
+        #[cfg(feature = "mysql")]
+        Adapter::Mysql => Ok(Box::new(MysqlMigrator::connect(dialect, url)?)),
+        #[allow(unreachable_patterns)]
+        _ => {
+            let _ = url;
+            Err(unsupported())
+        }
+    }
+}
+
+/// A benchmark database file of `kind` opened read-only as a migration
+/// source.
+pub fn open_source(kind: EngineKind, path: &std::path::Path) -> Result<Box<dyn Source>, DbError> {
+    match sqlwitness_dialect::builtin(kind).adapter {
+        Adapter::Sqlite => Ok(Box::new(SqliteSource::open(path)?)),
+        _ => Err(DbError::new(
+            ErrorClass::Other,
+            None,
+            format!("{kind}: a database file of this engine cannot be read as a source"),
+        )),
+    }
 }

@@ -15,10 +15,12 @@ struct Fixture {
     rt: tokio::runtime::Runtime,
     admin: sqlx::MySqlPool,
     name: String,
+    kind: EngineKind,
+    url: String,
 }
 
 impl Fixture {
-    fn new(url: &str) -> Fixture {
+    fn new(kind: EngineKind, url: &str) -> Fixture {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -31,7 +33,13 @@ impl Fixture {
             )
             .unwrap();
         let name = unique_name("swt_eng");
-        let f = Fixture { rt, admin, name };
+        let f = Fixture {
+            rt,
+            admin,
+            name,
+            kind,
+            url: url.to_string(),
+        };
         let n = &f.name;
         f.exec(&format!(
             "CREATE DATABASE `{n}`;
@@ -41,10 +49,9 @@ impl Fixture {
                 (1, 'x', 1.5, 3.50, '2020-01-02', NULL, x'00ff', '2020-01-02 03:04:05', 18446744073709551615),
                 (2, 'y', 2.25, 10.00, '2021-12-31', 7, NULL, '2021-12-31 23:59:59.5', 5);"
         ));
-        f.rt.block_on(async {
-            let mut c = f.admin.acquire().await.unwrap();
-            sqlwitness_engines::grant_mysql(&mut c, n).await.unwrap();
-        });
+        let mut w = sqlwitness_engines::open_migrator(f.kind, &f.url).unwrap();
+        w.prepare_reader().unwrap();
+        w.grant_reader(n).unwrap();
         f
     }
 
@@ -85,13 +92,14 @@ impl Fixture {
 impl Drop for Fixture {
     fn drop(&mut self) {
         let sql = format!("DROP DATABASE IF EXISTS `{}`", self.name);
-        let _ = self.rt.block_on(async {
-            self.admin
-                .execute(sqlx::raw_sql(AssertSqlSafe(sql)))
-                .await?;
-            let mut c = self.admin.acquire().await?;
-            sqlwitness_engines::revoke_mysql(&mut c, &self.name).await
-        });
+        let _ = self
+            .rt
+            .block_on(self.admin.execute(sqlx::raw_sql(AssertSqlSafe(sql))));
+        // Gone: dropping it through the migrator only takes back the
+        // reader's grant (MySQL keeps it after DROP DATABASE).
+        if let Ok(mut w) = sqlwitness_engines::open_migrator(self.kind, &self.url) {
+            let _ = w.drop_namespace(&self.name);
+        }
     }
 }
 
@@ -110,7 +118,7 @@ fn mysql_engine_end_to_end() {
 
 fn end_to_end(kind: EngineKind, url: &str) {
     let url = url.to_string();
-    let fx = Fixture::new(&url);
+    let fx = Fixture::new(kind, &url);
     let engine = MysqlEngine::connect(kind, &reader_url(kind, &url).unwrap(), 2).unwrap();
     assert_eq!(engine.info().kind, kind);
     assert!(!engine.info().version.is_empty());
@@ -270,7 +278,7 @@ fn mysql_reader_login_contains_hostile_sql_without_the_guard() {
 
 fn hostile_sql(kind: EngineKind, url: &str) {
     let url = url.to_string();
-    let fx = Fixture::new(&url);
+    let fx = Fixture::new(kind, &url);
     // One connection: state left by a query would reach the next.
     let engine = MysqlEngine::connect(kind, &reader_url(kind, &url).unwrap(), 1).unwrap();
     let db = fx.db();

@@ -39,12 +39,11 @@ impl Fixture {
         ));
         // The reader login, as migrate creates it (a concurrent grant may
         // collide once).
-        f.rt.block_on(async {
-            let mut c = f.admin.acquire().await.unwrap();
-            if sqlwitness_engines::grant_postgres(&mut c, s).await.is_err() {
-                sqlwitness_engines::grant_postgres(&mut c, s).await.unwrap();
-            }
-        });
+        let mut w = sqlwitness_engines::open_migrator(EngineKind::Postgres, url).unwrap();
+        if w.prepare_reader().is_err() {
+            w.prepare_reader().unwrap();
+        }
+        w.grant_reader(s).unwrap();
         f
     }
 

@@ -31,7 +31,7 @@ pub struct AuditPlan {
     /// The reference engine first, then the servers.
     pub engines: Vec<EngineKind>,
     pub servers: Servers,
-    /// Reshuffled copies of each database (seed 0 reverses the rows).
+    /// Reshuffled copies of each database (the first reverses the rows).
     pub shuffles: u64,
     pub timeout: Duration,
     /// Try tie-inclusive rewrites.
@@ -40,6 +40,8 @@ pub struct AuditPlan {
     pub plan_variants: bool,
     /// Migrate missing databases to the servers first.
     pub migrate: bool,
+    /// How migrations check and cache their copies.
+    pub migrate_options: sqlwitness_bench::MigrateOptions,
     pub jobs: usize,
     /// The output folder (the journal's).
     pub out: PathBuf,
@@ -144,7 +146,15 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     // reader login the queries then run as.
     let mut unavailable: HashMap<(EngineKind, String), String> = HashMap::new();
     if plan.migrate {
-        let migrated = crate::migrate_many(bench, &db_ids, engines, servers, false, jobs, &|_| {});
+        let migrated = crate::migrate_many(
+            bench,
+            &db_ids,
+            engines,
+            servers,
+            &plan.migrate_options,
+            jobs,
+            &|_| {},
+        );
         for (id, kind, r) in migrated {
             if let Some(r) = r.filter(|r| !is_good(r)) {
                 unavailable.insert((kind, id), format!("{:?}", r.status));

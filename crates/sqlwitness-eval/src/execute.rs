@@ -95,15 +95,23 @@ pub(crate) fn sample_of(rows: &[Vec<Value>], unordered: bool) -> (Vec<Vec<String
     (sample, truncated)
 }
 
-/// `sql` through the guard, then on the engine within the plan's limits:
-/// how every query derived from a prediction runs.
+/// `sql` through the guard (in the namespace of `db`: a qualified table
+/// name must name it), then on the engine within the plan's limits: how
+/// every query derived from a prediction runs.
 pub(crate) fn run_guarded(
     plan: &EvalPlan,
     ctx: &EngineCtx,
     db: &Database,
     sql: &str,
 ) -> Result<ResultSet, DbError> {
-    sqlwitness_sql::guard_with(sql, &ctx.dialect, &plan.guard)
+    // On SQLite the question's database is the file itself, opened as `main`.
+    let namespace = if ctx.kind.is_server() {
+        db.namespace.as_str()
+    } else {
+        "main"
+    };
+    let options = plan.guard.in_namespace(namespace);
+    sqlwitness_guard::guard_with(sql, &ctx.dialect, &options)
         .and_then(|()| ctx.engine.execute(db, sql, &plan.limits))
 }
 

@@ -18,26 +18,7 @@ pub fn migrate_one(
     db_id: &str,
     kind: EngineKind,
     servers: &Servers,
-    force: bool,
-) -> Option<MigrationReport> {
-    migrate_one_with(
-        bench,
-        db_id,
-        kind,
-        servers,
-        MigrateOptions {
-            force,
-            ..Default::default()
-        },
-    )
-}
-
-fn migrate_one_with(
-    bench: &Benchmark,
-    db_id: &str,
-    kind: EngineKind,
-    servers: &Servers,
-    opts: MigrateOptions,
+    opts: &MigrateOptions,
 ) -> Option<MigrationReport> {
     if !bench.db_exists(db_id) {
         return None;
@@ -49,7 +30,7 @@ fn migrate_one_with(
         .to_string();
     let target = MigrationTarget::new(kind, url);
     Some(
-        migrate_database(&db, &target, &opts)
+        migrate_database(&db, &target, opts)
             .unwrap_or_else(|e| MigrationReport::failed(&db, kind, e.to_string())),
     )
 }
@@ -59,15 +40,16 @@ fn migrate_one_with(
 pub type Migrated = (String, EngineKind, Option<MigrationReport>);
 
 /// Migrates every database of `db_ids` to every engine of `engines` (server
-/// engines only), `jobs` at a time, each over its own connection; the reader
-/// login is made ready once per server first. `done` is called as each one
-/// finishes (progress); the result is in `db_ids` × `engines` order.
+/// engines only), `jobs` at a time, each over its own connection, with
+/// `opts` (its `reader_ready` is set here: the reader login is made ready
+/// once per server first). `done` is called as each one finishes
+/// (progress); the result is in `db_ids` × `engines` order.
 pub fn migrate_many(
     bench: &Benchmark,
     db_ids: &[String],
     engines: &[EngineKind],
     servers: &Servers,
-    force: bool,
+    opts: &MigrateOptions,
     jobs: usize,
     done: &(dyn Fn(&Migrated) + Sync),
 ) -> Vec<Migrated> {
@@ -93,13 +75,13 @@ pub fn migrate_many(
             .par_iter()
             .map(|&(db_id, kind)| {
                 let opts = MigrateOptions {
-                    force,
                     reader_ready: ready.contains(&kind),
+                    ..opts.clone()
                 };
                 let m = (
                     db_id.clone(),
                     kind,
-                    migrate_one_with(bench, db_id, kind, servers, opts),
+                    migrate_one(bench, db_id, kind, servers, &opts),
                 );
                 done(&m);
                 m
@@ -153,7 +135,7 @@ pub(crate) fn migrate_for(
             db_ids,
             &[kind],
             &plan.servers,
-            false,
+            &plan.migrate_options,
             plan.jobs,
             &|_| pb.inc(1),
         );

@@ -133,12 +133,14 @@ pub struct EvalPlan {
     pub keep_distinct: bool,
     pub limits: QueryLimits,
     /// What the guard refuses before reading a prediction.
-    pub guard: sqlwitness_sql::GuardOptions,
+    pub guard: sqlwitness_guard::GuardOptions,
     pub jobs: usize,
     pub resolve_identifiers: bool,
     /// `--ties aware`: mismatches that are valid answers under ties become `match_tie`.
     pub ties_aware: bool,
     pub migrate: bool,
+    /// How migrations check and cache their copies.
+    pub migrate_options: sqlwitness_bench::MigrateOptions,
     pub quiet: bool,
     pub scoring: ScoringPlan,
     /// `--suite`: the opened test-suite folder.

@@ -180,7 +180,7 @@ fn run_pred<'a>(
     };
     // Hostile input: a text over the limit is refused before any work on
     // it (identifier resolution, Spider-mode reading, parsing).
-    if let Err(err) = sqlwitness_sql::check_length(pred_sql, plan.guard.max_sql_bytes) {
+    if let Err(err) = sqlwitness_guard::check_length(pred_sql, plan.guard.max_sql_bytes) {
         let exec = failed_execution(&err, None, 0.0);
         return PredStage::Stopped(PredRun::Refused, Some(exec));
     }

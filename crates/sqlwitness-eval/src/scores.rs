@@ -133,8 +133,9 @@ pub(crate) fn legacy_verdicts(
     })
 }
 
-/// Sub-clause frequencies of `primary` among `samples` (seed 002 §4.3);
-/// `None` without samples. A primary that does not parse matches nothing.
+/// Sub-clause frequencies of `primary` among `samples` (the SCF calibration
+/// paper, §4.3); `None` without samples. A primary that does not parse
+/// matches nothing.
 fn scf(primary: &str, samples: &[String]) -> Option<Vec<f64>> {
     if samples.is_empty() {
         return None;

@@ -103,7 +103,7 @@ impl SuiteSet {
                     None
                 };
                 out.failure = Some(SuiteFailure {
-                    instance: format!("hunt #{i} of {n} (seed {seed}, question {question})"),
+                    instance: format!("hunt #{i} of {n} (random seed {seed}, question {question})"),
                     reason,
                     witness,
                 });

@@ -1,6 +1,6 @@
 //! sqlwitness-fuzz: distilled test suites for any benchmark (Zhong, Yu and
 //! Klein 2020, "Semantic evaluation for text-to-SQL with distilled test
-//! suites"; seed 001 §4).
+//! suites"; cited in Pourreza & Rafiei §4).
 //!
 //! * [`build_db_suite`] — generate database instances from a SQLite schema
 //!   ([`write_instance`], [`Pools`]), generate the gold queries' neighbours

@@ -1,5 +1,6 @@
 //! End-to-end: build a suite for a small database where every pet is a dog
-//! (seed 001 §4's example), check determinism, evaluation and witnesses.
+//! (Pourreza & Rafiei's §4 example), check determinism, evaluation and
+//! witnesses.
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! sqlwitness-perturb: Dr.Spider's database perturbations (seed 003 §3.1)
+//! sqlwitness-perturb: Dr.Spider's database perturbations (Chang et al., §3.1)
 //! built from any benchmark in the Spider layout.
 //!
 //! * **schema-synonym** / **schema-abbreviation**: a sampled subset of the

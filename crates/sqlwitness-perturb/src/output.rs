@@ -138,7 +138,7 @@ pub fn render_markdown(m: &Mapping) -> String {
     let _ = writeln!(out, "# Perturbed set: {} ({})\n", m.dr_spider_name, m.kind);
     let _ = writeln!(
         out,
-        "Split `{}` of `{}`, seed {}, up to {} sampling rounds per database. Every rewritten gold was run on its perturbed database and kept only if it returns exactly what the original gold returns on the original database.\n",
+        "Split `{}` of `{}`, random seed {}, up to {} sampling rounds per database. Every rewritten gold was run on its perturbed database and kept only if it returns exactly what the original gold returns on the original database.\n",
         m.split, m.source, m.seed, m.samples
     );
     let _ = writeln!(out, "| | count |\n|---|---:|");

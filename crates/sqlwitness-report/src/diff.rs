@@ -1,7 +1,7 @@
 //! Comparing two reports (`sqlwitness diff`, `eval --baseline`): accuracy
 //! deltas per engine, the questions whose verdict changed, new failures,
 //! and — reading the old report as pre-perturbation and the new one as
-//! post-perturbation — Dr.Spider's robustness (seed 003 §4).
+//! post-perturbation — Dr.Spider's robustness (Chang et al., §4).
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -217,7 +217,7 @@ pub fn render_diff_markdown(d: &ReportDiff, tolerance: f64, max_rows: usize) -> 
     let _ = writeln!(out, "# sqlwitness diff\n");
     let _ = writeln!(
         out,
-        "{} questions in both reports ({} only in the old, {} only in the new). `pre`, `post` and `relative robustness` read the old report as the pre-perturbation run and the new one as the post-perturbation run of the same questions (Dr.Spider, seed 003 §4): accuracy over the questions in both, and correct-on-both ÷ correct-before.\n",
+        "{} questions in both reports ({} only in the old, {} only in the new). `pre`, `post` and `relative robustness` read the old report as the pre-perturbation run and the new one as the post-perturbation run of the same questions (Dr.Spider, §4): accuracy over the questions in both, and correct-on-both ÷ correct-before.\n",
         d.common_questions, d.only_old, d.only_new
     );
     let _ = writeln!(out, "| engine | old EX | new EX | Δ | new failures | fixed | pre | post | relative robustness |");

@@ -233,7 +233,7 @@ fn scores_table(o: &mut String, r: &Report) {
     };
     let _ = write!(
         o,
-        "</table><p class=\"muted\">EX (scorable): correct / questions the engine can score (gold errors and missing databases left out). RS(c): TrustSQL's reliability score (seed 000, eq. 1) — +1 per correct answer or abstention on an infeasible question, 0 per abstention on a feasible one, −c per wrong answer or answer to an infeasible question, averaged; fractions, not percent.</p><p>Across engines: correct on every engine {:.4} ({}/{}), on at least one {:.4}. {consistency} {} question(s) marked infeasible.</p>",
+        "</table><p class=\"muted\">EX (scorable): correct / questions the engine can score (gold errors and missing databases left out). RS(c): TrustSQL's reliability score (Lee et al., eq. 1) — +1 per correct answer or abstention on an infeasible question, 0 per abstention on a feasible one, −c per wrong answer or answer to an infeasible question, averaged; fractions, not percent.</p><p>Across engines: correct on every engine {:.4} ({}/{}), on at least one {:.4}. {consistency} {} question(s) marked infeasible.</p>",
         s.across_engines.all.accuracy, s.across_engines.all.correct, s.across_engines.all.scored,
         s.across_engines.any.accuracy, s.infeasible
     );

@@ -1,7 +1,7 @@
 //! sqlwitness-report: the versioned report model (`report.json`), the
 //! summary computed from per-question verdicts, and the JSON, Markdown,
 //! HTML and JUnit writers, plus the diff of two reports. The format is
-//! documented in the README ("Report format") and by `report.schema.json`.
+//! documented in `docs/report-format.md` and by `report.schema.json`.
 
 mod diff;
 mod html;

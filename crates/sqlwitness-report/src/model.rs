@@ -199,8 +199,8 @@ pub struct ReferenceOutcome {
     pub gold_mechanism: Option<String>,
 }
 
-/// The legacy evaluators' verdicts (README "Scores, report outputs and CI
-/// gating"; mechanisms in `sqlwitness_score::mechanism`).
+/// The legacy evaluators' verdicts (`docs/report-format.md`, "Legacy
+/// verdicts"; mechanisms in `sqlwitness_score::mechanism`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LegacyVerdicts {
     /// Spider test-suite `result_eq` after its preprocessing (DISTINCT

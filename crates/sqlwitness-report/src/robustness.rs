@@ -1,4 +1,4 @@
-//! Dr.Spider's robustness of a model on a perturbed set (seed 003 §4):
+//! Dr.Spider's robustness of a model on a perturbed set (Chang et al., §4):
 //! each perturbed question is paired with its original through the
 //! perturbation's mapping, and the run on the original split is read as
 //! pre-perturbation, each run on the perturbed split as post-perturbation.
@@ -84,7 +84,7 @@ pub fn render_robustness_markdown(kind: &str, rows: &[RobustnessRow]) -> String 
     let _ = writeln!(out, "# Robustness: {kind}\n");
     let _ = writeln!(
         out,
-        "Dr.Spider's metrics (seed 003 §4) over (original, perturbed) question pairs from the perturbation's mapping: `pre` = tie-aware EX on the originals, `post` = tie-aware EX on the perturbed questions, `relative` = correct on both ÷ correct before. Pairs whose gold failed on either side are left out.\n"
+        "Dr.Spider's metrics (§4) over (original, perturbed) question pairs from the perturbation's mapping: `pre` = tie-aware EX on the originals, `post` = tie-aware EX on the perturbed questions, `relative` = correct on both ÷ correct before. Pairs whose gold failed on either side are left out.\n"
     );
     let _ = writeln!(out, "| run | engine | pairs | pre | post | relative robustness | left out |\n|---|---|---:|---:|---:|---:|---:|");
     for r in rows {

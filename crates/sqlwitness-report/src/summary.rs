@@ -12,15 +12,16 @@ pub struct Summary {
     /// Keyed by engine name.
     pub engines: BTreeMap<String, EngineSummary>,
     /// Accuracy variants, consistency, TrustSQL RS(c), calibration and
-    /// dialect features (README "Scores"); computed by the CLI, absent in
-    /// reports that predate them.
+    /// dialect features (`docs/report-format.md`); computed by the CLI,
+    /// absent in reports that predate them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scores: Option<sqlwitness_score::Scores>,
 }
 
 /// The names every output uses for an engine's accuracy, each with one
-/// definition (README "Accuracy: the names"): terminal, summary.md,
-/// report.json, report.html and junit.xml show the same three numbers.
+/// definition (`docs/report-format.md`, "Accuracy: the names"): terminal,
+/// summary.md, report.json, report.html and junit.xml show the same three
+/// numbers.
 pub const EX_DEFINITIONS: &str = "EX = match / questions with a database on the engine (a gold error counts as not matching); \
 EX (scorable) = match / questions the engine can score (gold errors and missing databases left out); \
 tie-aware EX = correct by the tie-aware reading / questions with a database (the baseline gate's)";

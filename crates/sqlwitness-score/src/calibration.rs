@@ -1,4 +1,5 @@
-//! Calibration of confidences (seed 002, §5.4 and Definition 1).
+//! Calibration of confidences (the SCF calibration paper, §5.4 and
+//! Definition 1).
 //!
 //! For scores `s(x) ∈ [0, 1]`, labels `Y ∈ {0, 1}` (1 = the prediction is
 //! correct) and bins `S_1 … S_k` partitioning the scores:

@@ -1,4 +1,4 @@
-//! Accuracy split by dialect feature (seed 004, OCTOPUS, Table 8: the
+//! Accuracy split by dialect feature (OCTOPUS, Table 8: the
 //! dialect-specific functions and constructs — string length, substring,
 //! null handling, string aggregation, paging, full join … — that differ
 //! between SQL dialects).

@@ -2,17 +2,19 @@
 //! reports, on plain per-question inputs (no report, no engine).
 //!
 //! One module a metric, each with its formula and source in the doc comment
-//! and unit tests on hand-computed cases:
+//! (papers cited by name, listed in `docs/references.md`) and unit tests on
+//! hand-computed cases:
 //!
 //! * [`accuracy`] — execution accuracy per engine and across engines;
 //! * [`consistency`] — cross-engine consistency and the agreement matrix;
-//! * [`reliability_score`] — TrustSQL's RS(c) (seed 000 §3.2, eq. 1);
-//! * [`robustness`] — Dr.Spider's pre/post/relative robustness (seed 003 §4);
-//! * [`calibration_metrics`] — ECE, ACE, Brier, AUC (seed 002 §5.4);
-//! * [`fit_platt`] — (multivariate) Platt scaling (seed 002 §4.1–4.2);
-//! * [`scf_signals`] — sub-clause frequencies (seed 002 §4.3, App. B);
+//! * [`reliability_score`] — TrustSQL's RS(c) (§3.2, eq. 1);
+//! * [`robustness`] — Dr.Spider's pre/post/relative robustness (§4);
+//! * [`calibration_metrics`] — ECE, ACE, Brier, AUC (the SCF calibration
+//!   paper, §5.4);
+//! * [`fit_platt`] — (multivariate) Platt scaling (same, §4.1–4.2);
+//! * [`scf_signals`] — sub-clause frequencies (same, §4.3, App. B);
 //! * [`legacy_summary`] — the Spider and BIRD evaluators' verdicts beside strict;
-//! * [`accuracy_by_feature`] — accuracy split by dialect feature (seed 004, Table 8);
+//! * [`accuracy_by_feature`] — accuracy split by dialect feature (OCTOPUS, Table 8);
 //! * [`compute_scores`] — all of the above for one run (`summary.scores`).
 
 mod accuracy;

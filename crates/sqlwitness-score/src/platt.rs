@@ -1,4 +1,5 @@
-//! (Multivariate) Platt scaling (seed 002, §4.1 eq. 4 and §4.2 eq. 5).
+//! (Multivariate) Platt scaling (the SCF calibration paper, §4.1 eq. 4 and
+//! §4.2 eq. 5).
 //!
 //! ```text
 //! PS:  s ↦ sigmoid(w0 + w1 · logit(s))

@@ -1,4 +1,4 @@
-//! TrustSQL's reliability score RS(c) (seed 000, Lee et al., §3.2, eq. 1).
+//! TrustSQL's reliability score RS(c) (Lee et al., §3.2, eq. 1).
 //!
 //! ```text
 //!          ⎧  1   x ∈ Q,  g(x) = 1, Acc(x) = 1   (I   correct answer)

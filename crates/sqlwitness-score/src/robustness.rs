@@ -1,4 +1,4 @@
-//! Dr.Spider's robustness metrics (seed 003, Chang et al., §4 "Evaluation
+//! Dr.Spider's robustness metrics (Chang et al., §4 "Evaluation
 //! metrics").
 //!
 //! Over parallel pre- and post-perturbation examples:

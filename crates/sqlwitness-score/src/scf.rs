@@ -1,4 +1,5 @@
-//! Sub-clause frequencies (seed 002, §4.3 and Appendix B, Algorithms 1–3).
+//! Sub-clause frequencies (the SCF calibration paper, §4.3 and Appendix B,
+//! Algorithms 1–3).
 //!
 //! The primary prediction `Q` is compared with each additional sample `Q'`
 //! by Q-MATCH, which yields 19 indicators: whether the set operation

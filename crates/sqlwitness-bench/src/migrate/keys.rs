@@ -1,30 +1,45 @@
-//! Key decisions, checked on the data: a PRIMARY KEY is carried over when
-//! its columns hold no NULL and no duplicate; a FOREIGN KEY when it refers
-//! to the parent's (carried-over) primary key with the same target types and
-//! every child row with non-null key columns has a parent. On MySQL a key
-//! column of text type becomes VARCHAR(n) (n: the longest value rounded up
-//! to a multiple of 64, at most 255) when every value fits (an index
-//! on TEXT needs a prefix length); otherwise the key is skipped. Every
-//! decision is recorded with its reason.
+//! The migration plan of a database: every column's decision (from its
+//! profile) and the key decisions, checked on the data.
+//!
+//! A PRIMARY KEY is carried over when its columns hold no NULL and no
+//! duplicate; a FOREIGN KEY when it refers to the parent's (carried-over)
+//! primary key with the same target kinds and every child row with
+//! non-null key columns has a parent. Values compare as they will be
+//! stored on the target (exactly). The checks run on the source, in bounded
+//! memory: where the source's own comparison is already exact (one storage
+//! class, values unchanged, a binary unique index) it answers directly (no
+//! duplicate can exist under a unique index; a foreign key is an index
+//! lookup), else through a key function over the converted values. On
+//! MySQL a key column of text type becomes VARCHAR(n) (n: the longest value
+//! rounded up to a multiple of 64, at most 255) when every value fits (an
+//! index on TEXT needs a prefix length); otherwise the key is skipped.
+//! Every decision is recorded with its reason.
 
 use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
 
-use sqlwitness_core::{canonical_cell, Value};
-use sqlwitness_dialect::Dialect;
+use sqlwitness_core::{
+    canonical_cell, ColumnDef, DbError, ForeignKeyDef, KeyFn, Source, SourceSchema, SourceTable,
+    TableDef, STAMP_TABLE,
+};
+use sqlwitness_dialect::{Dialect, TypeMap};
 
-use super::log::{Coercions, ColumnDecision, ForeignKeyReport, KeyReport, TargetKind};
-use super::plan::type_table;
-use super::source::SourceDb;
-use super::verify::checksum_rows;
+use super::fingerprint::{cache_get, cache_put};
+use super::log::{ColumnDecision, ForeignKeyReport, KeyReport, TargetKind};
+use super::plan::{column_decision, convert, is_exact};
+use super::profile::TableProfile;
 
 /// One table, ready to create, load and verify.
 pub(crate) struct TablePlan {
-    pub name: String,
+    /// The table as the source declares it (what is scanned).
+    pub source: SourceTable,
+    /// The table to create (every foreign key listed; only those with
+    /// `apply_fk` are added).
+    pub def: TableDef,
     pub columns: Vec<ColumnDecision>,
-    pub rows: Vec<Vec<Value>>,
-    pub coercions: Coercions,
-    /// Checksum of `rows` (the values as expected on the target).
-    pub checksum: String,
+    /// Rows in the source.
+    pub rows: u64,
     pub primary_key: KeyReport,
     /// Whether to add the primary key (the data allows it).
     pub apply_pk: bool,
@@ -34,7 +49,6 @@ pub(crate) struct TablePlan {
 
 pub(crate) struct DbPlan {
     pub tables: Vec<TablePlan>,
-    #[cfg_attr(not(any(feature = "postgres", feature = "mysql")), allow(dead_code))]
     pub notes: Vec<String>,
 }
 
@@ -45,115 +59,176 @@ fn find_ci(names: &[&str], want: &str) -> Option<usize> {
         .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(want)))
 }
 
-struct Resolved {
-    cols: Vec<usize>,
-    parent: usize,
-    pcols: Vec<usize>,
+/// A foreign key resolved to column indexes (SQLite names are
+/// case-insensitive).
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    pub cols: Vec<usize>,
+    pub parent: usize,
+    pub pcols: Vec<usize>,
 }
 
-fn key_of(row: &[Value], cols: &[usize]) -> Option<Vec<String>> {
-    cols.iter()
-        .map(|&c| match &row[c] {
-            Value::Null => None,
-            v => Some(canonical_cell(v)),
+/// Every foreign key of every table, resolved or with why not.
+pub(crate) fn resolve_foreign_keys(schema: &SourceSchema) -> Vec<Vec<Result<Resolved, String>>> {
+    let table_names: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
+    schema
+        .tables
+        .iter()
+        .map(|t| {
+            let cols: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+            t.foreign_keys
+                .iter()
+                .map(|fk| {
+                    let child: Vec<usize> = fk
+                        .columns
+                        .iter()
+                        .map(|c| {
+                            find_ci(&cols, c).ok_or(format!("child column `{c}` does not exist"))
+                        })
+                        .collect::<Result<_, _>>()?;
+                    let parent = find_ci(&table_names, &fk.parent_table)
+                        .ok_or(format!("parent table `{}` does not exist", fk.parent_table))?;
+                    let ptable = &schema.tables[parent];
+                    let pnames: Vec<&str> =
+                        ptable.columns.iter().map(|c| c.name.as_str()).collect();
+                    let pcols: Vec<usize> = if fk.parent_columns.iter().all(Option::is_none) {
+                        if ptable.primary_key.len() != child.len() {
+                            return Err("names no parent columns and the parent's primary key \
+                                        does not match"
+                                .to_string());
+                        }
+                        ptable.primary_key.clone()
+                    } else {
+                        fk.parent_columns
+                            .iter()
+                            .map(|c| {
+                                let c = c.as_deref().unwrap_or("");
+                                find_ci(&pnames, c)
+                                    .ok_or(format!("parent column `{c}` does not exist"))
+                            })
+                            .collect::<Result<_, _>>()?
+                    };
+                    Ok(Resolved {
+                        cols: child,
+                        parent,
+                        pcols,
+                    })
+                })
+                .collect()
         })
         .collect()
 }
 
-pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
-    let types = &dialect.types;
-    let mut tables: Vec<TablePlan> = src
+/// The columns of each table that take part in a key.
+pub(crate) fn key_columns(
+    schema: &SourceSchema,
+    resolved: &[Vec<Result<Resolved, String>>],
+) -> Vec<Vec<bool>> {
+    let mut out: Vec<Vec<bool>> = schema
         .tables
         .iter()
         .map(|t| {
-            let typed = type_table(t, types);
-            TablePlan {
-                name: t.name.clone(),
-                checksum: String::new(),
-                columns: typed.columns,
-                rows: typed.rows,
-                coercions: typed.coercions,
-                primary_key: KeyReport::default(),
-                apply_pk: false,
-                foreign_keys: Vec::new(),
-                apply_fk: Vec::new(),
+            let mut v = vec![false; t.columns.len()];
+            for &c in &t.primary_key {
+                v[c] = true;
             }
+            v
         })
-        .collect();
-    let table_names: Vec<&str> = src.tables.iter().map(|t| t.name.as_str()).collect();
-
-    // Resolve foreign keys to column indexes (SQLite names are case-insensitive).
-    let mut resolved: Vec<Vec<Result<Resolved, String>>> = Vec::new();
-    for t in &src.tables {
-        let cols: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
-        let mut out = Vec::new();
-        for fk in &t.foreign_keys {
-            out.push((|| {
-                let child: Vec<usize> = fk
-                    .columns
-                    .iter()
-                    .map(|c| find_ci(&cols, c).ok_or(format!("child column `{c}` does not exist")))
-                    .collect::<Result<_, _>>()?;
-                let parent = find_ci(&table_names, &fk.parent_table)
-                    .ok_or(format!("parent table `{}` does not exist", fk.parent_table))?;
-                let ptable = &src.tables[parent];
-                let pnames: Vec<&str> = ptable.columns.iter().map(|c| c.name.as_str()).collect();
-                let pcols: Vec<usize> = if fk.parent_columns.iter().all(Option::is_none) {
-                    if ptable.primary_key.len() != child.len() {
-                        return Err("names no parent columns and the parent's primary key does \
-                                    not match"
-                            .to_string());
-                    }
-                    ptable.primary_key.clone()
-                } else {
-                    fk.parent_columns
-                        .iter()
-                        .map(|c| {
-                            let c = c.as_deref().unwrap_or("");
-                            find_ci(&pnames, c).ok_or(format!("parent column `{c}` does not exist"))
-                        })
-                        .collect::<Result<_, _>>()?
-                };
-                Ok(Resolved {
-                    cols: child,
-                    parent,
-                    pcols,
-                })
-            })());
-        }
-        resolved.push(out);
-    }
-
-    // Columns that take part in a key, per table.
-    let mut key_cols: Vec<HashSet<usize>> = src
-        .tables
-        .iter()
-        .map(|t| t.primary_key.iter().copied().collect())
         .collect();
     for (ti, fks) in resolved.iter().enumerate() {
         for r in fks.iter().flatten() {
-            key_cols[ti].extend(r.cols.iter().copied());
-            key_cols[r.parent].extend(r.pcols.iter().copied());
+            for &c in &r.cols {
+                out[ti][c] = true;
+            }
+            for &c in &r.pcols {
+                out[r.parent][c] = true;
+            }
         }
     }
+    out
+}
+
+/// The canonical key of a value as stored on a target with `types`.
+fn key_fn(types: &TypeMap) -> Arc<KeyFn> {
+    let types = types.clone();
+    Arc::new(move |kind: TargetKind, v: &sqlwitness_core::Value| {
+        canonical_cell(&convert(v, kind, &types).0).into_bytes()
+    })
+}
+
+/// Where the key checks' answers are cached: the source's fingerprint and
+/// whether text loses NUL characters on the target (the one dialect fact
+/// that changes a comparison).
+pub(crate) struct KeyCache<'a> {
+    pub dir: Option<&'a Path>,
+    pub fingerprint: &'a str,
+}
+
+impl KeyCache<'_> {
+    fn key(&self, what: &str, types: &TypeMap) -> String {
+        format!(
+            "{}|{}|{what}",
+            self.fingerprint,
+            if types.text_rejects_nul {
+                "strip-nul"
+            } else {
+                "keep-nul"
+            }
+        )
+    }
+}
+
+/// Plans every table of `schema` for `dialect`, checking keys on `src`.
+pub(crate) fn plan_database(
+    src: &mut dyn Source,
+    schema: &SourceSchema,
+    profiles: &[TableProfile],
+    dialect: &Dialect,
+    cache: &KeyCache<'_>,
+) -> Result<DbPlan, DbError> {
+    let types = &dialect.types;
+    let key = key_fn(types);
+    let mut notes = schema.skipped.clone();
+    let mut tables: Vec<TablePlan> = Vec::new();
+    for (t, p) in schema.tables.iter().zip(profiles) {
+        let columns: Vec<ColumnDecision> = t
+            .columns
+            .iter()
+            .zip(&p.columns)
+            .map(|(c, cp)| column_decision(c, cp, types))
+            .collect();
+        tables.push(TablePlan {
+            source: t.clone(),
+            def: TableDef {
+                name: t.name.clone(),
+                columns: Vec::new(),
+                primary_key: Vec::new(),
+                foreign_keys: Vec::new(),
+            },
+            columns,
+            rows: p.rows,
+            primary_key: KeyReport::default(),
+            apply_pk: false,
+            foreign_keys: Vec::new(),
+            apply_fk: Vec::new(),
+        });
+    }
+    let resolved = resolve_foreign_keys(schema);
+    let key_cols = key_columns(schema, &resolved);
+
     // MySQL and MariaDB cannot index TEXT/BLOB without a prefix length.
     let mut unindexable: Vec<Vec<Option<String>>> =
         tables.iter().map(|t| vec![None; t.columns.len()]).collect();
     if let Some(key_varchar_max) = types.key_varchar_max {
         for (ti, t) in tables.iter_mut().enumerate() {
-            for &c in &key_cols[ti] {
+            for (c, is_key) in key_cols[ti].iter().enumerate() {
+                if !is_key {
+                    continue;
+                }
                 let col = &mut t.columns[c];
                 match col.kind {
                     TargetKind::Text => {
-                        let longest = t
-                            .rows
-                            .iter()
-                            .map(|r| match &r[c] {
-                                Value::Text(s) => s.chars().count(),
-                                _ => 0,
-                            })
-                            .max()
-                            .unwrap_or(0);
+                        let longest = profiles[ti].columns[c].max_chars as usize;
                         if longest <= key_varchar_max {
                             // Sized to the data (a multiple of 64) so that
                             // composite keys stay within InnoDB's 3072 bytes.
@@ -184,37 +259,59 @@ pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
             }
         }
     }
+    let exact = |ti: usize, c: usize, tables: &[TablePlan]| {
+        is_exact(tables[ti].columns[c].kind, &profiles[ti].columns[c], types)
+    };
 
     // Primary keys.
-    for (ti, t) in tables.iter_mut().enumerate() {
-        let pk = &src.tables[ti].primary_key;
-        let names: Vec<String> = pk.iter().map(|&c| t.columns[c].name.clone()).collect();
+    for ti in 0..tables.len() {
+        let src_t = &schema.tables[ti];
+        let pk = &src_t.primary_key;
+        let names: Vec<String> = pk
+            .iter()
+            .map(|&c| tables[ti].columns[c].name.clone())
+            .collect();
         let (apply, reason) = if pk.is_empty() {
             (false, "no primary key declared".to_string())
         } else if let Some(why) = pk.iter().find_map(|&c| unindexable[ti][c].clone()) {
             (false, why)
         } else {
-            let mut seen = HashSet::with_capacity(t.rows.len());
-            let (mut nulls, mut dups) = (0u64, 0u64);
-            for r in &t.rows {
-                match key_of(r, pk) {
-                    None => nulls += 1,
-                    Some(k) => {
-                        if !seen.insert(k) {
-                            dups += 1;
-                        }
+            let any_null = pk.iter().any(|&c| profiles[ti].columns[c].storage.null > 0);
+            let set: HashSet<usize> = pk.iter().copied().collect();
+            let unique_exact = !any_null
+                && pk.iter().all(|&c| exact(ti, c, &tables))
+                && src_t
+                    .unique
+                    .iter()
+                    .any(|u| u.len() == set.len() && u.iter().all(|c| set.contains(c)));
+            let (nulls, dups) = if unique_exact {
+                (0, 0)
+            } else {
+                let kinds: Vec<TargetKind> =
+                    pk.iter().map(|&c| tables[ti].columns[c].kind).collect();
+                let what = format!("pk|{}|{pk:?}|{kinds:?}", src_t.name);
+                match cache_get::<(u64, u64)>(cache.dir, "keys", &cache.key(&what, types)) {
+                    Some(v) => v,
+                    None => {
+                        let v = src.key_violations(src_t, pk, &kinds, &key)?;
+                        cache_put(cache.dir, "keys", &cache.key(&what, types), &v);
+                        v
                     }
                 }
-            }
+            };
             if nulls > 0 || dups > 0 {
                 (
                     false,
-                    format!("the data violates it: {nulls} rows with NULL key columns, {dups} duplicate rows"),
+                    format!(
+                        "the data violates it: {nulls} rows with NULL key columns, {dups} \
+                         duplicate rows"
+                    ),
                 )
             } else {
                 (true, "declared and satisfied by the data".to_string())
             }
         };
+        let t = &mut tables[ti];
         t.primary_key = KeyReport {
             columns: names,
             applied: false,
@@ -226,7 +323,7 @@ pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
     // Foreign keys.
     for (ti, fks) in resolved.into_iter().enumerate() {
         for (fi, r) in fks.into_iter().enumerate() {
-            let sfk = &src.tables[ti].foreign_keys[fi];
+            let sfk = &schema.tables[ti].foreign_keys[fi];
             let mut report = ForeignKeyReport {
                 columns: sfk.columns.clone(),
                 parent_table: sfk.parent_table.clone(),
@@ -245,32 +342,70 @@ pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
                     false
                 }
                 Ok(mut r) => {
-                    let parent = &tables[r.parent];
-                    let child = &tables[ti];
+                    let (parent, child) = (&tables[r.parent], &tables[ti]);
                     report.columns = r
                         .cols
                         .iter()
                         .map(|&c| child.columns[c].name.clone())
                         .collect();
-                    report.parent_table = parent.name.clone();
+                    report.parent_table = parent.def.name.clone();
                     report.parent_columns = r
                         .pcols
                         .iter()
                         .map(|&c| parent.columns[c].name.clone())
                         .collect();
-                    // Orphans: child rows with every key column non-null and no parent.
-                    let parent_keys: HashSet<Vec<String>> = parent
-                        .rows
+                    let kinds: Vec<TargetKind> =
+                        r.cols.iter().map(|&c| child.columns[c].kind).collect();
+                    // Kinds, not type names: VARCHAR widths may differ.
+                    let mismatch = r
+                        .cols
                         .iter()
-                        .filter_map(|row| key_of(row, &r.pcols))
-                        .collect();
-                    report.orphan_rows = child
-                        .rows
+                        .zip(&r.pcols)
+                        .find(|(&c, &p)| child.columns[c].kind != parent.columns[p].kind)
+                        .map(|(&c, &p)| (c, p));
+                    let pset: HashSet<usize> = r.pcols.iter().copied().collect();
+                    let parent_unique = schema.tables[r.parent]
+                        .unique
                         .iter()
-                        .filter_map(|row| key_of(row, &r.cols))
-                        .filter(|k| !parent_keys.contains(k))
-                        .count() as u64;
-                    let ppk = &src.tables[r.parent].primary_key;
+                        .any(|u| u.len() == pset.len() && u.iter().all(|c| pset.contains(c)));
+                    let exact_values = mismatch.is_none()
+                        && r.cols.iter().all(|&c| exact(ti, c, &tables))
+                        && r.pcols.iter().all(|&c| exact(r.parent, c, &tables));
+                    // Orphans: child rows with every key column non-null and
+                    // no parent (the child's kinds compare both sides). Where
+                    // the stored values are the target's, the profile pass
+                    // counted them; else the source counts them.
+                    let counted = profiles[ti].orphans.get(fi).copied().flatten();
+                    report.orphan_rows = match counted.filter(|_| exact_values) {
+                        Some(n) => n,
+                        None => {
+                            let exact_check = exact_values && parent_unique;
+                            let what = format!(
+                                "fk|{}|{:?}|{}|{:?}|{kinds:?}|{exact_check}",
+                                schema.tables[ti].name,
+                                r.cols,
+                                schema.tables[r.parent].name,
+                                r.pcols
+                            );
+                            match cache_get::<u64>(cache.dir, "keys", &cache.key(&what, types)) {
+                                Some(n) => n,
+                                None => {
+                                    let n = src.orphans(
+                                        &schema.tables[ti],
+                                        &r.cols,
+                                        &schema.tables[r.parent],
+                                        &r.pcols,
+                                        &kinds,
+                                        &key,
+                                        exact_check,
+                                    )?;
+                                    cache_put(cache.dir, "keys", &cache.key(&what, types), &n);
+                                    n
+                                }
+                            }
+                        }
+                    };
+                    let ppk = &schema.tables[r.parent].primary_key;
                     let same_set =
                         ppk.len() == r.pcols.len() && r.pcols.iter().all(|c| ppk.contains(c));
                     if same_set {
@@ -282,12 +417,7 @@ pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
                         r.cols = order.iter().map(|&i| r.cols[i]).collect();
                         r.pcols = ppk.clone();
                     }
-                    // Kinds, not type names: VARCHAR widths may differ.
-                    let mismatch = r
-                        .cols
-                        .iter()
-                        .zip(&r.pcols)
-                        .find(|(&c, &p)| child.columns[c].kind != parent.columns[p].kind);
+                    let (parent, child) = (&tables[r.parent], &tables[ti]);
                     let blocked = r
                         .cols
                         .iter()
@@ -304,7 +434,7 @@ pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
                             "the parent's primary key is not carried over ({})",
                             parent.primary_key.reason
                         )
-                    } else if let Some((&c, &p)) = mismatch {
+                    } else if let Some((c, p)) = mismatch {
                         format!(
                             "type mismatch: `{}` is {} but parent `{}` is {}",
                             child.columns[c].name,
@@ -319,11 +449,7 @@ pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
                     } else {
                         "every child row has a parent row".to_string()
                     };
-                    let ok = same_set
-                        && parent.apply_pk
-                        && mismatch.is_none()
-                        && report.orphan_rows == 0
-                        && report.reason == "every child row has a parent row";
+                    let ok = report.reason == "every child row has a parent row";
                     if ok {
                         report.columns = r
                             .cols
@@ -345,10 +471,39 @@ pub(crate) fn plan_database(src: &SourceDb, dialect: &Dialect) -> DbPlan {
     }
 
     for t in &mut tables {
-        t.checksum = checksum_rows(&t.rows).hex();
+        t.def.columns = t
+            .columns
+            .iter()
+            .map(|c| ColumnDef {
+                name: c.name.clone(),
+                kind: c.kind,
+                sql_type: c.target_type.clone(),
+                not_null: c.not_null,
+            })
+            .collect();
+        t.def.primary_key = if t.apply_pk {
+            t.primary_key.columns.clone()
+        } else {
+            Vec::new()
+        };
+        t.def.foreign_keys = t
+            .foreign_keys
+            .iter()
+            .map(|f| ForeignKeyDef {
+                columns: f.columns.clone(),
+                parent_table: f.parent_table.clone(),
+                parent_columns: f.parent_columns.clone(),
+            })
+            .collect();
     }
-    DbPlan {
-        tables,
-        notes: src.skipped.clone(),
+    // A table named like the stamp cannot be created beside it.
+    let before = tables.len();
+    tables.retain(|t| !t.def.name.eq_ignore_ascii_case(STAMP_TABLE));
+    if tables.len() < before {
+        notes.push(format!(
+            "table `{STAMP_TABLE}` is not migrated: the name is sqlwitness's own (the stamp that \
+             proves a copy is sqlwitness's)"
+        ));
     }
+    Ok(DbPlan { tables, notes })
 }

@@ -41,13 +41,36 @@ pub struct MigrationReport {
     pub notes: Vec<String>,
     /// How the checksums are computed (see [`CHECKSUM_METHOD`]).
     pub checksum_method: String,
+    /// What `verified` rests on: the row counts the server reported for
+    /// the stream whose checksum is `checksum_source` (`load`), or every
+    /// row read back and hashed again (`full`).
+    #[serde(default)]
+    pub verification: Verification,
     pub duration_ms: u64,
+    /// Where the time went, in milliseconds per step (`profile`, `plan`,
+    /// `load`, `foreign_keys`, `verify`), for a migration that ran.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub steps_ms: std::collections::BTreeMap<String, u64>,
 }
 
 /// Documented in the report itself so a reader can recompute it.
-pub const CHECKSUM_METHOD: &str = "per row: SHA-256 over sqlwitness_core::canonical_cell of each \
-cell followed by 0x1f; per table: the row hashes summed as 256-bit big-endian integers modulo 2^256 \
-(order-independent, duplicates count); dates as YYYY-MM-DD, timestamps as YYYY-MM-DD HH:MM:SS[.ffffff]";
+pub const CHECKSUM_METHOD: &str = "per row: XXH3-128 over each cell's typed encoding (a tag byte; \
+integers as 8 little-endian bytes, floats by their IEEE-754 bits with -0 as 0, text, bytes, \
+normalised decimals, dates as YYYY-MM-DD and timestamps as YYYY-MM-DD HH:MM:SS[.f] without \
+trailing zeros, each length-prefixed); per table: the row hashes summed as 128-bit integers \
+modulo 2^128 (order-independent, duplicates count), over the rows as written to the target";
+
+/// How a migration checked its copy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verification {
+    /// The checksum of the stream written, and the row count the server
+    /// reported for it.
+    #[default]
+    Load,
+    /// Every row read back from the target and hashed again.
+    Full,
+}
 
 impl MigrationReport {
     pub fn all_verified(&self) -> bool {
@@ -69,7 +92,9 @@ impl MigrationReport {
             tables: Vec::new(),
             notes: Vec::new(),
             checksum_method: CHECKSUM_METHOD.to_string(),
+            verification: Verification::Load,
             duration_ms: 0,
+            steps_ms: Default::default(),
         }
     }
 }
@@ -91,20 +116,15 @@ pub struct TableReport {
     pub coercions: Coercions,
     pub primary_key: KeyReport,
     pub foreign_keys: Vec<ForeignKeyReport>,
+    /// Milliseconds streaming the rows, and adding the primary key after
+    /// them (when it was not declared with the table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_ms: Option<u64>,
 }
 
-/// The kind of target type a column got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    Integer,
-    Real,
-    Numeric,
-    Text,
-    Blob,
-    Date,
-    Timestamp,
-}
+pub use sqlwitness_core::TargetKind;
 
 /// How many values of each SQLite storage class a column holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,41 +1,43 @@
-//! Migration of a SQLite database to PostgreSQL or MySQL, with verification.
+//! Migration of a benchmark's SQLite database to a server engine, with
+//! verification — the engine-independent sequence ([`sequence`]) over the
+//! backend each engine family provides in `sqlwitness-engines` (its
+//! [`sqlwitness_core::Migrator`], and SQLite's [`sqlwitness_core::Source`]).
 //!
-//! The source is read once, read-only ([`source`]); every column's type is
-//! decided from its declared type and stored values ([`plan`]); keys are
-//! checked on the data ([`keys`]); a driver ([`postgres`], [`mysql`])
-//! creates the namespace and tables, loads the data in bulk, adds the keys,
-//! and reads every table back to compare row counts and checksums
-//! ([`verify`]). Everything lands in a [`MigrationReport`] ([`log`]).
+//! The source is read as a stream, twice: once to profile it ([`profile`],
+//! cached by its content [`fingerprint`]), once per target to load it. Every
+//! column's type is decided from its declared type and stored values
+//! ([`plan`]); keys are checked on the data ([`keys`]); the rows are
+//! converted, hashed ([`verify`]) and streamed into the server's bulk load.
+//! A copy carries a stamp that proves sqlwitness made it and says what it
+//! holds, so that a copy already up to date costs a lookup and a namespace
+//! sqlwitness did not make is never touched. Everything lands in a
+//! [`MigrationReport`] ([`log`]).
 
+mod fingerprint;
 mod keys;
 mod log;
-#[cfg(feature = "mysql")]
-mod mysql;
 mod plan;
-#[cfg(feature = "postgres")]
-mod postgres;
-mod source;
+mod profile;
+mod sequence;
 mod temporal;
 mod verify;
 
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-mod run;
-
+pub use fingerprint::{cache_dir, source_fingerprint, CACHE_DIR_ENV};
 pub use log::{
     write_migration_log, Coercion, Coercions, ColumnDecision, ForeignKeyReport, KeyReport,
-    MigrationReport, MigrationStatus, StorageCounts, TableReport, TargetKind, CHECKSUM_METHOD,
-    COERCION_SAMPLE_CAP,
+    MigrationReport, MigrationStatus, StorageCounts, TableReport, TargetKind, Verification,
+    CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
 };
 
-use std::time::Instant;
+use std::path::PathBuf;
 
 use sqlwitness_core::{Database, EngineKind};
 
 use crate::BenchError;
 
 /// Where to migrate to: a server engine and its administrative URL. The
-/// engine's dialect file names the driver (its `adapter`): on PostgreSQL a
-/// schema named after the namespace in the URL's database, on MySQL and
+/// engine's dialect file names the backend (its `adapter`): on PostgreSQL
+/// a schema named after the namespace in the URL's database, on MySQL and
 /// MariaDB a database named after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MigrationTarget {
@@ -56,132 +58,144 @@ impl MigrationTarget {
     }
 }
 
+/// How a migration checks its copy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Verify {
+    /// The checksum of the stream written and the row counts the server
+    /// reports for it; an up-to-date copy is trusted by its stamp.
+    #[default]
+    Load,
+    /// Every row read back and hashed again, for new and up-to-date copies
+    /// alike (streaming: the client never holds a table).
+    Full,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MigrateOptions {
     /// Drop and recreate the namespace even when it is already up to date.
     pub force: bool,
     /// The reader login was made ready on this server ([`prepare_target`]):
     /// a migration only grants it read access to its namespace.
     pub reader_ready: bool,
+    pub verify: Verify,
+    /// Tables loaded at once, each over its own connection.
+    pub jobs: usize,
+    /// Where source fingerprints and profiles are cached (see
+    /// [`cache_dir`]); `None`: the default folder.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for MigrateOptions {
+    fn default() -> Self {
+        MigrateOptions {
+            force: false,
+            reader_ready: false,
+            verify: Verify::Load,
+            jobs: 2,
+            cache_dir: None,
+        }
+    }
 }
 
 /// Migrates `db` (its SQLite file, read-only) into the namespace
 /// `db.namespace` on `target`, then verifies every table.
 ///
-/// Synchronous: a single-threaded tokio runtime is created for the call, so
-/// do not call it from inside an async context.
+/// Synchronous (the backend bridges to its driver inside); do not call it
+/// from inside an async context.
 ///
-/// `Err` when the SQLite file cannot be read or the server cannot be
-/// reached or the namespace cannot be created; failures of single tables or
-/// keys are recorded in the report (status `failed` when a table does not
-/// verify) and the others go on.
+/// `Err` when the SQLite file cannot be read, the server cannot be
+/// reached, or the namespace is refused (the server's own, or one that
+/// sqlwitness did not create — it is left untouched); failures of single
+/// tables or keys are recorded in the report (status `failed` when a table
+/// does not verify) and the others go on.
 pub fn migrate_database(
     db: &Database,
     target: &MigrationTarget,
     opts: &MigrateOptions,
 ) -> Result<MigrationReport, BenchError> {
-    let started = Instant::now();
-    let engine = target.engine();
-    let src = source::read_source(&db.sqlite_path)?;
-    let plan = keys::plan_database(&src, sqlwitness_dialect::shipped(engine));
-    drop(src);
-    let mut report = run_target(db, target, opts, plan)?;
-    report.duration_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    sequence::run(db, target, opts)
+}
+
+fn target_error(target: &MigrationTarget, what: &str, e: impl std::fmt::Display) -> BenchError {
+    BenchError::Migration {
+        db_id: what.to_string(),
+        engine: target.engine().to_string(),
+        message: e.to_string(),
+    }
 }
 
 /// Creates or fixes the reader login on `target` (what every migration's
 /// grant would otherwise do, racing the others when databases migrate in
 /// parallel); returns notes.
 pub fn prepare_target(target: &MigrationTarget) -> Result<Vec<String>, BenchError> {
-    #[cfg(any(feature = "postgres", feature = "mysql"))]
-    {
-        run::prepare_target(target)
-    }
-    #[cfg(not(any(feature = "postgres", feature = "mysql")))]
-    {
-        let _ = target;
-        Ok(Vec::new())
-    }
+    let mut w = sqlwitness_engines::open_migrator(target.engine(), &target.url)
+        .map_err(|e| target_error(target, "", e))?;
+    w.prepare_reader().map_err(|e| target_error(target, "", e))
 }
 
-/// Drops the namespace (schema or database) `namespace` on `target`, if it
-/// exists.
+/// Drops the namespace (schema or database) `namespace` on `target` if it
+/// exists — only when sqlwitness created it (its stamp is there); a
+/// foreign one is an error naming it, and is left untouched.
 pub fn drop_namespace(target: &MigrationTarget, namespace: &str) -> Result<(), BenchError> {
-    drop_target(target, namespace)
-}
-
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-fn run_target(
-    db: &Database,
-    target: &MigrationTarget,
-    opts: &MigrateOptions,
-    plan: keys::DbPlan,
-) -> Result<MigrationReport, BenchError> {
-    run::run_target(db, target, opts, plan)
-}
-
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-fn drop_target(target: &MigrationTarget, namespace: &str) -> Result<(), BenchError> {
-    run::drop_target(target, namespace)
-}
-
-#[cfg(not(any(feature = "postgres", feature = "mysql")))]
-fn run_target(
-    db: &Database,
-    target: &MigrationTarget,
-    _opts: &MigrateOptions,
-    _plan: keys::DbPlan,
-) -> Result<MigrationReport, BenchError> {
-    Err(BenchError::Migration {
-        db_id: db.db_id.clone(),
-        engine: target.engine().to_string(),
-        message: "built without the `postgres` and `mysql` features".into(),
-    })
-}
-
-#[cfg(not(any(feature = "postgres", feature = "mysql")))]
-fn drop_target(target: &MigrationTarget, namespace: &str) -> Result<(), BenchError> {
-    Err(BenchError::Migration {
-        db_id: namespace.to_string(),
-        engine: target.engine().to_string(),
-        message: "built without the `postgres` and `mysql` features".into(),
-    })
+    let mut w = sqlwitness_engines::open_migrator(target.engine(), &target.url)
+        .map_err(|e| target_error(target, namespace, e))?;
+    w.lock(namespace)
+        .map_err(|e| target_error(target, namespace, e))?;
+    let r = w.drop_namespace(namespace);
+    w.unlock(namespace);
+    r.map_err(|e| target_error(target, namespace, e))
 }
 
 /// The migration decisions for `db` on `engine` without touching a server:
-/// one [`TableReport`] per table with the column decisions, coercions and
-/// key decisions (`applied` is false everywhere, `rows_target` empty).
+/// one [`TableReport`] per table with the column decisions, coercions,
+/// checksum and key decisions (`applied` is false everywhere, `rows_target`
+/// empty).
 pub fn plan_migration(db: &Database, engine: EngineKind) -> Result<Vec<TableReport>, BenchError> {
-    let src = source::read_source(&db.sqlite_path)?;
-    let plan = keys::plan_database(&src, sqlwitness_dialect::shipped(engine));
-    Ok(plan
-        .tables
-        .into_iter()
-        .map(|t| {
-            let mut r = table_report(&t);
-            r.primary_key.applied = false;
-            r
+    let sqlite_err = |e: sqlwitness_core::DbError| BenchError::Sqlite {
+        path: db.sqlite_path.clone(),
+        message: e.message,
+    };
+    let mut src =
+        sqlwitness_engines::open_source(EngineKind::Sqlite, &db.sqlite_path).map_err(sqlite_err)?;
+    let cache = cache_dir(None);
+    let fingerprint = source_fingerprint(&db.sqlite_path, cache.as_deref())?;
+    let dialect = sqlwitness_dialect::shipped(engine);
+    let (_, plan) = sequence::plan_source(
+        &mut *src,
+        dialect,
+        &fingerprint,
+        cache.as_deref(),
+        &mut Default::default(),
+    )
+    .map_err(sqlite_err)?;
+    let mut out = Vec::new();
+    for t in &plan.tables {
+        let mut r = sequence::table_report(t);
+        r.primary_key.applied = false;
+        // A dry conversion pass: the coercions and the checksum of the rows
+        // as they would be written.
+        let mut conv = plan::Converter::new(&t.columns, &dialect.types);
+        let mut sum = verify::Checksum::default();
+        let mut buf = Vec::new();
+        let mut row_no = 0u64;
+        src.scan(&t.source, &mut |batch, lossy| {
+            let start = row_no;
+            for &(row, c) in lossy {
+                if let Some(v) = batch.get((row - start) as usize) {
+                    conv.lossy(row, c, &v[c]);
+                }
+            }
+            for row in batch {
+                let v = conv.row(row_no, row);
+                sum.add_row(&v, &mut buf);
+                row_no += 1;
+            }
+            Ok(())
         })
-        .collect())
-}
-
-pub(crate) fn table_report(t: &keys::TablePlan) -> TableReport {
-    let mut primary_key = t.primary_key.clone();
-    if t.apply_pk {
-        primary_key.reason = format!("{} (to be applied)", primary_key.reason);
+        .map_err(sqlite_err)?;
+        r.coercions = conv.coercions;
+        r.checksum_source = sum.hex();
+        out.push(r);
     }
-    TableReport {
-        name: t.name.clone(),
-        rows_source: t.rows.len() as u64,
-        rows_target: None,
-        checksum_source: t.checksum.clone(),
-        checksum_target: None,
-        verified: false,
-        error: None,
-        columns: t.columns.clone(),
-        coercions: t.coercions.clone(),
-        primary_key,
-        foreign_keys: t.foreign_keys.clone(),
-    }
+    Ok(out)
 }

@@ -1,5 +1,6 @@
-//! The per-column type decision and the conversion of every value to the
-//! chosen type, with each value that changes recorded as a coercion.
+//! The per-column type decision (from the column's profile) and the
+//! conversion of every value to the chosen type as rows stream past, with
+//! each value that changes recorded as a coercion.
 //!
 //! The decision looks at the declared type (its SQLite affinity) *and* the
 //! storage classes actually present, because SQLite lets an INTEGER column
@@ -17,13 +18,11 @@
 //!    recorded; none below 2^53);
 //! 7. only integers: integer.
 
-use sqlwitness_core::Value;
+use sqlwitness_core::{SourceColumn, Value};
 use sqlwitness_dialect::TypeMap;
 
-use super::log::{
-    Coercion, Coercions, ColumnDecision, StorageCounts, TargetKind, COERCION_SAMPLE_CAP,
-};
-use super::source::{SourceColumn, SourceTable};
+use super::log::{Coercion, Coercions, ColumnDecision, TargetKind, COERCION_SAMPLE_CAP};
+use super::profile::ColumnProfile;
 use super::temporal::{date_text, datetime_text, parse_date, parse_datetime};
 
 /// SQLite's column affinity of a declared type (datatype3.html §3.1).
@@ -51,12 +50,12 @@ pub(crate) fn affinity(declared: &str) -> Affinity {
     }
 }
 
-fn is_temporal(declared: &str) -> bool {
+pub(crate) fn is_temporal(declared: &str) -> bool {
     let u = declared.to_ascii_uppercase();
     u.contains("DATE") || u.contains("TIMESTAMP")
 }
 
-fn is_boolean(declared: &str) -> bool {
+pub(crate) fn is_boolean(declared: &str) -> bool {
     declared.trim().to_ascii_uppercase().starts_with("BOOL")
 }
 
@@ -72,31 +71,12 @@ pub(crate) fn type_name(types: &TypeMap, kind: TargetKind) -> String {
     }
 }
 
-pub(crate) fn storage_counts(rows: &[Vec<Value>], col: usize) -> StorageCounts {
-    let mut c = StorageCounts::default();
-    for r in rows {
-        match &r[col] {
-            Value::Null => c.null += 1,
-            Value::Int(_) => c.integer += 1,
-            Value::Float(_) => c.real += 1,
-            Value::Text(_) => c.text += 1,
-            _ => c.blob += 1,
-        }
-    }
-    c
-}
-
 /// Decides one column's target kind and says why.
-pub(crate) fn decide(
-    col: &SourceColumn,
-    counts: &StorageCounts,
-    rows: &[Vec<Value>],
-    index: usize,
-) -> (TargetKind, String) {
-    let values = || rows.iter().map(move |r| &r[index]);
+pub(crate) fn decide(col: &SourceColumn, profile: &ColumnProfile) -> (TargetKind, String) {
+    let counts = &profile.storage;
     let decl = col.declared.as_str();
     let shown = if decl.is_empty() { "(none)" } else { decl };
-    let non_null = counts.integer + counts.real + counts.text + counts.blob;
+    let non_null = profile.non_null();
     if non_null == 0 {
         let kind = if is_temporal(decl) {
             if decl.to_ascii_uppercase().contains("TIME") {
@@ -135,19 +115,8 @@ pub(crate) fn decide(
     let mut note = String::new();
     if is_temporal(decl) {
         if counts.text == non_null {
-            let (mut dates, mut datetimes) = (0u64, 0u64);
-            let mut bad: Option<String> = None;
-            for v in values() {
-                if let Value::Text(s) = v {
-                    if parse_date(s).is_some() {
-                        dates += 1;
-                    } else if parse_datetime(s).is_some() {
-                        datetimes += 1;
-                    } else if bad.is_none() {
-                        bad = Some(s.chars().take(60).collect());
-                    }
-                }
-            }
+            let (dates, datetimes) = (profile.dates, profile.datetimes);
+            let bad = profile.first_bad.clone();
             if dates == non_null {
                 return (
                     TargetKind::Date,
@@ -171,17 +140,14 @@ pub(crate) fn decide(
         }
         note = format!("declared {shown} but holds non-text values; ");
     }
-    if is_boolean(decl) && counts.integer == non_null {
-        let only_01 = values().all(|v| matches!(v, Value::Null | Value::Int(0) | Value::Int(1)));
-        if only_01 {
-            return (
-                TargetKind::Integer,
-                format!(
-                    "declared {shown} holding only 0/1: kept integer so comparisons with 0/1 \
-                     behave as in SQLite"
-                ),
-            );
-        }
+    if is_boolean(decl) && counts.integer == non_null && profile.only_01 {
+        return (
+            TargetKind::Integer,
+            format!(
+                "declared {shown} holding only 0/1: kept integer so comparisons with 0/1 \
+                 behave as in SQLite"
+            ),
+        );
     }
     if counts.text > 0 {
         let numeric = counts.integer + counts.real;
@@ -309,10 +275,11 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, O
     (value, Some(out))
 }
 
-/// The decided columns and the converted rows of one table.
-pub(crate) struct TypedTable {
-    pub columns: Vec<ColumnDecision>,
-    pub rows: Vec<Vec<Value>>,
+/// Converts rows as they stream to the target, recording each value that
+/// changed (the exact count, and the first [`COERCION_SAMPLE_CAP`]).
+pub(crate) struct Converter<'a> {
+    columns: &'a [ColumnDecision],
+    types: &'a TypeMap,
     pub coercions: Coercions,
 }
 
@@ -326,71 +293,96 @@ fn clip(s: &str) -> String {
     }
 }
 
-fn push_coercion(list: &mut Coercions, c: Coercion) {
+fn push_coercion(list: &mut Coercions, c: impl FnOnce() -> Coercion) {
     list.count += 1;
     if list.sample.len() < COERCION_SAMPLE_CAP {
-        list.sample.push(c);
+        list.sample.push(c());
     }
 }
 
-pub(crate) fn type_table(table: &SourceTable, types: &TypeMap) -> TypedTable {
-    let mut columns = Vec::with_capacity(table.columns.len());
-    for (i, col) in table.columns.iter().enumerate() {
-        let counts = storage_counts(&table.rows, i);
-        let (kind, reason) = decide(col, &counts, &table.rows, i);
-        columns.push(ColumnDecision {
-            name: col.name.clone(),
-            declared_type: col.declared.clone(),
-            storage: counts,
-            kind,
-            target_type: type_name(types, kind),
-            not_null: col.not_null && counts.null == 0,
-            reason,
+impl<'a> Converter<'a> {
+    pub fn new(columns: &'a [ColumnDecision], types: &'a TypeMap) -> Converter<'a> {
+        Converter {
+            columns,
+            types,
+            coercions: Coercions::default(),
+        }
+    }
+
+    /// Records a text the source could read only with replacements.
+    pub fn lossy(&mut self, row: u64, col: usize, value: &Value) {
+        let name = &self.columns[col].name;
+        push_coercion(&mut self.coercions, || Coercion {
+            row,
+            column: name.clone(),
+            value: clip(&value.display()),
+            from: "text (invalid UTF-8)".into(),
+            to: "text (invalid bytes replaced by U+FFFD)".into(),
+            stored: None,
         });
     }
-    let mut coercions = Coercions::default();
-    for &(row, col) in &table.invalid_utf8 {
-        push_coercion(
-            &mut coercions,
-            Coercion {
-                row: row as u64,
-                column: table.columns[col].name.clone(),
-                value: clip(&table.rows[row][col].display()),
-                from: "text (invalid UTF-8)".into(),
-                to: "text (invalid bytes replaced by U+FFFD)".into(),
-                stored: None,
-            },
-        );
-    }
-    let mut rows = Vec::with_capacity(table.rows.len());
-    for (r, row) in table.rows.iter().enumerate() {
-        let mut out = Vec::with_capacity(row.len());
-        for (c, v) in row.iter().enumerate() {
-            let kind = columns[c].kind;
-            let (value, changed) = convert(v, kind, types);
+
+    /// Row `row` (0-based, in scan order) converted to the columns' kinds.
+    pub fn row(&mut self, row: u64, values: &[Value]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(values.len());
+        for (c, v) in values.iter().enumerate() {
+            let col = &self.columns[c];
+            let (value, changed) = convert(v, col.kind, self.types);
             if let Some(stored) = changed {
-                let shown = clip(&v.display());
-                let stored = clip(&stored);
-                push_coercion(
-                    &mut coercions,
+                push_coercion(&mut self.coercions, || {
+                    let shown = clip(&v.display());
+                    let stored = clip(&stored);
                     Coercion {
-                        row: r as u64,
-                        column: columns[c].name.clone(),
+                        row,
+                        column: col.name.clone(),
                         from: source_kind(v).into(),
-                        to: columns[c].target_type.clone(),
+                        to: col.target_type.clone(),
                         stored: (stored != shown).then_some(stored),
                         value: shown,
-                    },
-                );
+                    }
+                });
             }
             out.push(value);
         }
-        rows.push(out);
+        out
     }
-    TypedTable {
-        columns,
-        rows,
-        coercions,
+}
+
+/// The decided column: kind, target type, NOT NULL when declared and the
+/// data has no NULL.
+pub(crate) fn column_decision(
+    col: &SourceColumn,
+    profile: &ColumnProfile,
+    types: &TypeMap,
+) -> ColumnDecision {
+    let (kind, reason) = decide(col, profile);
+    ColumnDecision {
+        name: col.name.clone(),
+        declared_type: col.declared.clone(),
+        storage: profile.storage,
+        kind,
+        target_type: type_name(types, kind),
+        not_null: col.not_null && profile.storage.null == 0,
+        reason,
+    }
+}
+
+/// True when every value of the column reaches the target unchanged and
+/// of one storage class matching its kind, so that the source's own
+/// binary comparison of the column is the target's exact comparison.
+pub(crate) fn is_exact(kind: TargetKind, p: &ColumnProfile, types: &TypeMap) -> bool {
+    let n = p.non_null();
+    let s = &p.storage;
+    match kind {
+        TargetKind::Integer => s.integer == n,
+        TargetKind::Real => s.real == n,
+        TargetKind::Text => {
+            s.text == n && p.lossy == 0 && (p.nul_texts == 0 || !types.text_rejects_nul)
+        }
+        TargetKind::Blob => s.blob == n,
+        TargetKind::Date => s.text == n && p.dates == n,
+        TargetKind::Timestamp => s.text == n && p.datetimes == n && p.datetimes_changed == 0,
+        TargetKind::Numeric => n == 0,
     }
 }
 

@@ -1,7 +1,7 @@
 //! The MySQL / MariaDB adapter (sqlx, feature `mysql`).
 //!
 //! Queries run over a login that should have `SELECT` on the benchmark
-//! databases only (see [`crate::reader`]); the engine records what its
+//! databases only (see [`super::login`]); the engine records what its
 //! login may do beyond that ([`MysqlEngine::excess_privileges`]). Each query
 //! runs after `USE \`<namespace>\`` inside `START TRANSACTION READ ONLY`
 //! (and the session default is read-only too, so a DDL statement's implicit
@@ -102,7 +102,7 @@ impl MysqlEngine {
                 let user: String = sqlx::query_scalar("SELECT CAST(CURRENT_USER() AS CHAR)")
                     .fetch_one(&mut first)
                     .await?;
-                let excess = crate::reader::mysql_excess_privileges(&mut first).await?;
+                let excess = super::mysql_excess_privileges(&mut first).await?;
                 first.close().await?;
                 let pool_options = |n: u32| {
                     let session = session.clone();

@@ -1,7 +1,7 @@
 //! The PostgreSQL adapter (sqlx, feature `postgres`).
 //!
 //! Queries run over a login that should have read access only (see
-//! [`crate::reader`]): the engine records what its login may do beyond
+//! [`super::login`]): the engine records what its login may do beyond
 //! reading ([`PostgresEngine::excess_privileges`]) and callers refuse a
 //! privileged one. Each query runs in its own `BEGIN READ ONLY` transaction
 //! with `statement_timeout` and `search_path` set to the database's schema;
@@ -95,7 +95,7 @@ impl PostgresEngine {
                 let user: String = sqlx::query_scalar("SELECT current_user::text")
                     .fetch_one(&mut first)
                     .await?;
-                let excess = crate::reader::postgres_excess_privileges(&mut first).await?;
+                let excess = super::postgres_excess_privileges(&mut first).await?;
                 first.close().await?;
                 let options = |n: u32| {
                     let session = session.clone();

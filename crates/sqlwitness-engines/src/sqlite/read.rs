@@ -290,7 +290,7 @@ fn set_deadline(deadline: &Deadline, value: Option<Instant>) {
     *deadline.lock().unwrap_or_else(|e| e.into_inner()) = value;
 }
 
-fn open_read_only(path: &Path) -> Result<Connection, DbError> {
+pub(crate) fn open_read_only(path: &Path) -> Result<Connection, DbError> {
     if !path.is_file() {
         return Err(DbError::new(
             ErrorClass::Other,
@@ -386,7 +386,7 @@ fn sqlite_code(e: &rusqlite::Error) -> Option<String> {
     Some(name.to_string())
 }
 
-fn sqlite_error(dialect: &Dialect, e: rusqlite::Error, path: Option<&Path>) -> DbError {
+pub(crate) fn sqlite_error(dialect: &Dialect, e: rusqlite::Error, path: Option<&Path>) -> DbError {
     let code = sqlite_code(&e);
     let message = match &e {
         rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),

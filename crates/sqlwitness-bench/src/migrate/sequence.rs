@@ -1,0 +1,710 @@
+//! The engine-independent migration sequence over a backend's
+//! [`Migrator`]:
+//!
+//! 1. refuse a namespace the server keeps for itself;
+//! 2. under a server-side lock on the namespace, ask what it is: absent,
+//!    ours (a stamp sqlwitness wrote inside it) or foreign (never touched:
+//!    the migration fails naming it);
+//! 3. an up-to-date copy — its stamp names the same source content and the
+//!    same migration method — is a lookup: nothing is read or written;
+//! 4. else profile the source (one streaming pass, cached by the source's
+//!    fingerprint), decide every column and key, drop our old copy, create
+//!    the namespace with a stamp that says "loading", create the tables,
+//!    stream each table through conversion and hashing into the server's
+//!    bulk load (tables in parallel, each over its own connection), add the
+//!    keys, grant the reader, check the counts (or, with `--verify full`,
+//!    read every row back), and stamp the copy complete.
+//!
+//! Memory is bounded by a few batches of rows per table being loaded,
+//! whatever the database's size.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use sqlwitness_core::{
+    Database, DbError, EngineKind, Migrator, Ownership, RowSource, Source, SourceSchema, Stamp,
+    StampState, Value, STAMP_FORMAT,
+};
+use sqlwitness_dialect::Dialect;
+
+use super::fingerprint::{cache_dir, cache_get, cache_put, source_fingerprint};
+use super::keys::{key_columns, plan_database, resolve_foreign_keys, DbPlan, KeyCache, TablePlan};
+use super::log::{
+    Coercions, MigrationReport, MigrationStatus, TableReport, Verification, CHECKSUM_METHOD,
+};
+use super::plan::Converter;
+use super::profile::{profile, TableProfile, PROFILE_VERSION};
+use super::verify::Checksum;
+use super::{MigrateOptions, MigrationTarget, Verify};
+use crate::BenchError;
+
+/// The migration method's version: a copy made by another method is
+/// migrated again (it is part of the stamp's plan fingerprint).
+const METHOD_VERSION: u32 = 1;
+
+/// Batches of converted rows waiting for the loader, per table.
+const PIPELINE_DEPTH: usize = 4;
+
+/// Below this many source rows, a database loads over one connection.
+const PARALLEL_FROM_ROWS: u64 = 100_000;
+
+fn err(db: &Database, engine: EngineKind, e: impl std::fmt::Display) -> BenchError {
+    BenchError::Migration {
+        db_id: db.db_id.clone(),
+        engine: engine.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The migration's own fingerprint for `dialect`: the method version and
+/// the type map (a copy made with other target types is out of date).
+fn plan_fingerprint(dialect: &Dialect) -> String {
+    let types = &dialect.types;
+    format!(
+        "method {METHOD_VERSION}, stamp {STAMP_FORMAT}; types {} {} {} {} {} {} {} {}; key varchar {:?}; nul {}",
+        types.integer,
+        types.real,
+        types.numeric,
+        types.text,
+        types.blob,
+        types.boolean,
+        types.date,
+        types.timestamp,
+        types.key_varchar_max,
+        types.text_rejects_nul
+    )
+}
+
+pub(crate) fn table_report(t: &TablePlan) -> TableReport {
+    let mut primary_key = t.primary_key.clone();
+    if t.apply_pk {
+        primary_key.reason = format!("{} (to be applied)", primary_key.reason);
+    }
+    TableReport {
+        name: t.def.name.clone(),
+        rows_source: t.rows,
+        rows_target: None,
+        checksum_source: String::new(),
+        checksum_target: None,
+        verified: false,
+        error: None,
+        columns: t.columns.clone(),
+        coercions: Coercions::default(),
+        primary_key,
+        foreign_keys: t.foreign_keys.clone(),
+        load_ms: None,
+        key_ms: None,
+    }
+}
+
+/// The source's schema, profile (cached by `fingerprint`) and plan for
+/// `dialect`.
+pub(crate) fn plan_source(
+    src: &mut dyn Source,
+    dialect: &Dialect,
+    fingerprint: &str,
+    cache: Option<&std::path::Path>,
+    steps: &mut std::collections::BTreeMap<String, u64>,
+) -> Result<(SourceSchema, DbPlan), DbError> {
+    let started = Instant::now();
+    let schema = src.schema()?;
+    let profile_key = format!("{fingerprint}|profile {PROFILE_VERSION}");
+    let profiles: Vec<TableProfile> =
+        match cache_get::<Vec<TableProfile>>(cache, "profiles", &profile_key) {
+            Some(p) if p.len() == schema.tables.len() => p,
+            _ => {
+                let resolved = resolve_foreign_keys(&schema);
+                let p = profile(src, &schema, &resolved, &key_columns(&schema, &resolved))?;
+                cache_put(cache, "profiles", &profile_key, &p);
+                p
+            }
+        };
+    steps.insert("profile".into(), started.elapsed().as_millis() as u64);
+    let started = Instant::now();
+    let plan = plan_database(
+        src,
+        &schema,
+        &profiles,
+        dialect,
+        &KeyCache {
+            dir: cache,
+            fingerprint,
+        },
+    )?;
+    steps.insert("plan".into(), started.elapsed().as_millis() as u64);
+    Ok((schema, plan))
+}
+
+pub(crate) fn run(
+    db: &Database,
+    target: &MigrationTarget,
+    opts: &MigrateOptions,
+) -> Result<MigrationReport, BenchError> {
+    let started = Instant::now();
+    let engine = target.engine();
+    let dialect = sqlwitness_dialect::shipped(engine);
+    let ns = db.namespace.as_str();
+    if let Some(why) = dialect.namespaces.refuses(ns) {
+        return Err(err(
+            db,
+            engine,
+            format!(
+                "the namespace is refused: {why}; nothing was changed (set a namespace prefix)"
+            ),
+        ));
+    }
+    let cache = cache_dir(opts.cache_dir.as_deref());
+    let fingerprint = source_fingerprint(&db.sqlite_path, cache.as_deref())?;
+    let mut w =
+        sqlwitness_engines::open_migrator(engine, &target.url).map_err(|e| err(db, engine, e))?;
+    let server_version = w.server_version().map_err(|e| err(db, engine, e))?;
+    // MySQL and MariaDB speak one protocol: a URL that reaches the other
+    // engine migrates nothing.
+    if !dialect.server.matches(&server_version) {
+        return Err(err(
+            db,
+            engine,
+            format!("the server is not {engine} (it reports version `{server_version}`)"),
+        ));
+    }
+    if let Some(home) = w.home() {
+        if home.eq_ignore_ascii_case(ns) {
+            return Err(err(
+                db,
+                engine,
+                format!(
+                    "the namespace is refused: `{ns}` is the administrative URL's own database; \
+                     nothing was changed (set a namespace prefix)"
+                ),
+            ));
+        }
+    }
+    w.lock(ns).map_err(|e| err(db, engine, e))?;
+    let mut ctx = Ctx {
+        db,
+        target,
+        opts,
+        dialect,
+        cache: cache.as_deref(),
+        fingerprint: &fingerprint,
+        plan_fp: plan_fingerprint(dialect),
+        server_version,
+    };
+    let result = ctx.locked(&mut *w);
+    w.unlock(ns);
+    let mut report = result.map_err(|e| err(db, engine, e))?;
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+struct Ctx<'a> {
+    db: &'a Database,
+    target: &'a MigrationTarget,
+    opts: &'a MigrateOptions,
+    dialect: &'a Dialect,
+    cache: Option<&'a std::path::Path>,
+    fingerprint: &'a str,
+    plan_fp: String,
+    server_version: String,
+}
+
+/// What loading one table gave.
+#[derive(Default)]
+struct Load {
+    /// Rows the source gave, their checksum (as converted) and coercions.
+    scanned: u64,
+    checksum: String,
+    coercions: Coercions,
+    /// Rows the server stored.
+    stored: u64,
+    /// The primary key was declared with the table and held.
+    pk_inline: bool,
+    /// The primary key was added after the load: `Err` is the server's
+    /// refusal.
+    pk_added: Option<Result<(), String>>,
+    error: Option<String>,
+    load_ms: u64,
+    key_ms: Option<u64>,
+}
+
+/// Rows handed from the scanning thread to the loader.
+struct ChannelRows {
+    rx: Receiver<Result<Vec<Vec<Value>>, DbError>>,
+    current: Vec<Vec<Value>>,
+}
+
+impl RowSource for ChannelRows {
+    fn next_batch(&mut self) -> Result<Option<&[Vec<Value>]>, DbError> {
+        match self.rx.recv() {
+            Ok(Ok(batch)) => {
+                self.current = batch;
+                Ok(Some(&self.current))
+            }
+            Ok(Err(e)) => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+}
+
+impl Ctx<'_> {
+    fn ns(&self) -> &str {
+        &self.db.namespace
+    }
+
+    fn base_report(&self, tables: Vec<TableReport>, notes: Vec<String>) -> MigrationReport {
+        MigrationReport {
+            db_id: self.db.db_id.clone(),
+            engine: self.target.engine(),
+            namespace: self.db.namespace.clone(),
+            server_version: self.server_version.clone(),
+            collation: None,
+            status: MigrationStatus::Migrated,
+            tables,
+            notes,
+            checksum_method: CHECKSUM_METHOD.to_string(),
+            verification: match self.opts.verify {
+                Verify::Load => Verification::Load,
+                Verify::Full => Verification::Full,
+            },
+            duration_ms: 0,
+            steps_ms: Default::default(),
+        }
+    }
+
+    /// Grants the reader (making it ready first unless the caller did).
+    fn grant(&self, w: &mut dyn Migrator, notes: &mut Vec<String>) {
+        if !self.opts.reader_ready {
+            match w.prepare_reader() {
+                Ok(n) => notes.extend(n),
+                Err(e) => notes.push(format!("could not make the reader login ready: {e}")),
+            }
+        }
+        match w.grant_reader(self.ns()) {
+            Ok(n) => notes.extend(n),
+            Err(e) => notes.push(format!(
+                "could not grant read access to {}: {e}",
+                sqlwitness_engines::READER_LOGIN
+            )),
+        }
+    }
+
+    fn locked(&mut self, w: &mut dyn Migrator) -> Result<MigrationReport, DbError> {
+        let ns = self.ns().to_string();
+        let mut notes = Vec::new();
+        match w.ownership(&ns)? {
+            Ownership::Foreign { reason } => {
+                return Err(DbError::refused(format!(
+                    "{reason}; it was left untouched (drop it yourself if it is a leftover, or \
+                     set a namespace prefix)"
+                )))
+            }
+            Ownership::Ours(stamp) => {
+                if let Some(report) = self.up_to_date(w, &stamp)? {
+                    return Ok(report);
+                }
+                notes.push(
+                    "the namespace held an older or unfinished copy made by sqlwitness: \
+                            dropped and migrated again"
+                        .to_string(),
+                );
+                w.drop_namespace(&ns)?;
+            }
+            Ownership::Absent => {}
+        }
+        self.migrate(w, notes)
+    }
+
+    /// The report of a copy whose stamp says it is up to date (with
+    /// `--verify full`, after reading every table back), else `None`.
+    fn up_to_date(
+        &self,
+        w: &mut dyn Migrator,
+        stamp: &Stamp,
+    ) -> Result<Option<MigrationReport>, DbError> {
+        let current = stamp.state == StampState::Complete
+            && stamp.db_id == self.db.db_id
+            && stamp.source == self.fingerprint
+            && stamp.plan == self.plan_fp
+            && !self.opts.force;
+        let Some(mut report) = current
+            .then(|| stamp.report.clone())
+            .flatten()
+            .and_then(|v| serde_json::from_value::<MigrationReport>(v).ok())
+        else {
+            return Ok(None);
+        };
+        let want: BTreeSet<String> = report.tables.iter().map(|t| t.name.clone()).collect();
+        let have: BTreeSet<String> = w.tables(self.ns())?.into_iter().collect();
+        if want != have {
+            return Ok(None);
+        }
+        let mut notes = vec![
+            "up to date: the namespace's stamp names the same source content and migration \
+             method; nothing was read or written"
+                .to_string(),
+        ];
+        if self.opts.verify == Verify::Full {
+            for t in &mut report.tables {
+                let def = table_def_of(t);
+                let (rows, sum) = read_back(w, self.ns(), &def)?;
+                t.rows_target = Some(rows);
+                t.checksum_target = Some(sum.clone());
+                t.verified = rows == t.rows_source && sum == t.checksum_source;
+                if !t.verified {
+                    return Ok(None);
+                }
+            }
+            notes[0] = "up to date: the stamp matches and every row read back has the \
+                        checksum of the stream written"
+                .to_string();
+            report.verification = Verification::Full;
+        }
+        self.grant(w, &mut notes);
+        report.status = MigrationStatus::UpToDate;
+        report.notes.extend(notes);
+        report.server_version = self.server_version.clone();
+        Ok(Some(report))
+    }
+
+    fn migrate(
+        &self,
+        w: &mut dyn Migrator,
+        mut notes: Vec<String>,
+    ) -> Result<MigrationReport, DbError> {
+        let ns = self.ns().to_string();
+        let mut steps = std::collections::BTreeMap::new();
+        let mut src = sqlwitness_engines::open_source(EngineKind::Sqlite, &self.db.sqlite_path)?;
+        let (_schema, plan) = plan_source(
+            &mut *src,
+            self.dialect,
+            self.fingerprint,
+            self.cache,
+            &mut steps,
+        )?;
+        drop(src);
+        notes.extend(plan.notes.iter().cloned());
+        let mut report = self.base_report(plan.tables.iter().map(table_report).collect(), notes);
+        let started = Instant::now();
+
+        let stamp = Stamp::new(&self.db.db_id, self.fingerprint, &self.plan_fp);
+        w.create_namespace(&ns, &stamp)?;
+
+        // Every table first (a failure is that table's), then the loads.
+        let inline_keys = w.keys_before_load();
+        let mut created = vec![false; plan.tables.len()];
+        for (i, t) in plan.tables.iter().enumerate() {
+            match w.create_table(&ns, &t.def, inline_keys && t.apply_pk) {
+                Ok(()) => created[i] = true,
+                Err(e) => report.tables[i].error = Some(format!("create table: {}", e.message)),
+            }
+        }
+        let loads = self.load_all(w, &plan, &created, inline_keys);
+        steps.insert("load".into(), started.elapsed().as_millis() as u64);
+        let started = Instant::now();
+
+        for (i, (t, load)) in plan.tables.iter().zip(&loads).enumerate() {
+            let r = &mut report.tables[i];
+            r.checksum_source = load.checksum.clone();
+            r.coercions = load.coercions.clone();
+            r.load_ms = Some(load.load_ms);
+            r.key_ms = load.key_ms;
+            if let Some(e) = &load.error {
+                r.error = Some(e.clone());
+            }
+            if t.apply_pk {
+                if load.error.is_some() || !created[i] {
+                    r.primary_key.reason = "the table was not loaded".into();
+                } else if load.pk_inline {
+                    r.primary_key.applied = true;
+                    r.primary_key.reason = t.primary_key.reason.clone();
+                } else {
+                    match &load.pk_added {
+                        Some(Ok(())) => {
+                            r.primary_key.applied = true;
+                            r.primary_key.reason = t.primary_key.reason.clone();
+                        }
+                        Some(Err(e)) => {
+                            r.primary_key.reason = format!("the server refused it: {e}")
+                        }
+                        None => r.primary_key.reason = "the table was not loaded".into(),
+                    }
+                }
+            }
+        }
+        let loaded: Vec<bool> = loads
+            .iter()
+            .zip(&created)
+            .map(|(l, c)| *c && l.error.is_none())
+            .collect();
+        for (i, t) in plan.tables.iter().enumerate() {
+            for k in 0..t.foreign_keys.len() {
+                if !t.apply_fk[k] {
+                    continue;
+                }
+                let r = &mut report.tables[i].foreign_keys[k];
+                if !loaded[i] {
+                    r.reason = "the table was not loaded".into();
+                    continue;
+                }
+                match w.add_foreign_key(&ns, &t.def, k) {
+                    Ok(()) => r.applied = true,
+                    Err(e) => r.reason = format!("the server refused it: {}", e.message),
+                }
+            }
+        }
+        steps.insert("foreign_keys".into(), started.elapsed().as_millis() as u64);
+        let started = Instant::now();
+        let mut grant_notes = Vec::new();
+        self.grant(w, &mut grant_notes);
+        report.notes.extend(grant_notes);
+        report.collation = w.collation(&ns);
+
+        // Verification: the stream's row count against the server's, or
+        // every row read back.
+        let mut failed = Vec::new();
+        for (i, t) in plan.tables.iter().enumerate() {
+            let r = &mut report.tables[i];
+            if loaded[i] {
+                let load = &loads[i];
+                match self.opts.verify {
+                    Verify::Load => {
+                        r.rows_target = Some(load.stored);
+                        r.verified = load.stored == load.scanned && load.scanned == r.rows_source;
+                    }
+                    Verify::Full => match read_back(w, &ns, &t.def) {
+                        Ok((rows, sum)) => {
+                            r.rows_target = Some(rows);
+                            r.verified = rows == r.rows_source && sum == r.checksum_source;
+                            r.checksum_target = Some(sum);
+                        }
+                        Err(e) => r.error = Some(format!("read back: {}", e.message)),
+                    },
+                }
+            }
+            if !r.verified {
+                failed.push(r.name.clone());
+            }
+        }
+        steps.insert("verify".into(), started.elapsed().as_millis() as u64);
+        report.steps_ms = steps;
+        if failed.is_empty() {
+            let mut done = stamp;
+            done.state = StampState::Complete;
+            done.report = serde_json::to_value(&report).ok();
+            w.write_stamp(&ns, &done)?;
+        } else {
+            report.status = MigrationStatus::Failed {
+                reason: format!(
+                    "{} of {} tables did not verify: {}",
+                    failed.len(),
+                    plan.tables.len(),
+                    failed.join(", ")
+                ),
+            };
+        }
+        Ok(report)
+    }
+
+    /// Loads every created table, the largest first, over up to
+    /// `opts.jobs` connections (the first is `w`'s own when one suffices).
+    fn load_all(
+        &self,
+        w: &mut dyn Migrator,
+        plan: &DbPlan,
+        created: &[bool],
+        inline_keys: bool,
+    ) -> Vec<Load> {
+        let mut order: Vec<usize> = (0..plan.tables.len()).filter(|&i| created[i]).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(plan.tables[i].rows));
+        let total: u64 = plan.tables.iter().map(|t| t.rows).sum();
+        let workers = if total < PARALLEL_FROM_ROWS {
+            1
+        } else {
+            self.opts.jobs.max(1).min(order.len().max(1))
+        };
+        let results: Vec<Mutex<Option<Load>>> =
+            plan.tables.iter().map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        let work = |m: &mut dyn Migrator| loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&i) = order.get(k) else { break };
+            let load = self.load_table(m, &plan.tables[i], inline_keys && plan.tables[i].apply_pk);
+            *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(load);
+        };
+        if workers <= 1 {
+            work(w);
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..workers {
+                    s.spawn(|| {
+                        match sqlwitness_engines::open_migrator(
+                            self.target.engine(),
+                            &self.target.url,
+                        ) {
+                            Ok(mut m) => work(&mut *m),
+                            Err(e) => {
+                                // Leave the tables to the other workers; if
+                                // none could connect, each table says why.
+                                let _ = e;
+                            }
+                        }
+                    });
+                }
+            });
+            // Tables no worker took (every extra connection failed): load
+            // them over `w`.
+            work(w);
+        }
+        results
+            .into_iter()
+            .map(|m| {
+                m.into_inner()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// Streams one table: a scanning thread reads and converts the source's
+    /// rows (hashing them), the loader sends them; a declared key the
+    /// server refuses (a duplicate under its collation) loads the table
+    /// again without it and adds the key afterwards.
+    fn load_table(&self, m: &mut dyn Migrator, t: &TablePlan, inline_pk: bool) -> Load {
+        let ns = self.ns();
+        let started = Instant::now();
+        let mut load = self.stream_table(m, t);
+        if load.error.is_some() && inline_pk {
+            let retry = m
+                .drop_table(ns, &t.def.name)
+                .and_then(|()| m.create_table(ns, &t.def, false));
+            match retry {
+                Ok(()) => load = self.stream_table(m, t),
+                Err(e) => {
+                    load.error = Some(format!("recreate without the key: {}", e.message));
+                    return load;
+                }
+            }
+        } else if load.error.is_none() && inline_pk {
+            load.pk_inline = true;
+            load.load_ms = started.elapsed().as_millis() as u64;
+            return load;
+        }
+        load.load_ms = started.elapsed().as_millis() as u64;
+        if load.error.is_none() && t.apply_pk {
+            let started = Instant::now();
+            load.pk_added = Some(m.add_primary_key(ns, &t.def).map_err(|e| e.message));
+            load.key_ms = Some(started.elapsed().as_millis() as u64);
+        }
+        load
+    }
+
+    fn stream_table(&self, m: &mut dyn Migrator, t: &TablePlan) -> Load {
+        let types = &self.dialect.types;
+        let (tx, rx) = sync_channel::<Result<Vec<Vec<Value>>, DbError>>(PIPELINE_DEPTH);
+        std::thread::scope(|s| {
+            let scanner = s.spawn(move || {
+                let mut conv = Converter::new(&t.columns, types);
+                let mut sum = Checksum::default();
+                let mut buf = Vec::new();
+                let mut row_no = 0u64;
+                let scanned =
+                    sqlwitness_engines::open_source(EngineKind::Sqlite, &self.db.sqlite_path)
+                        .and_then(|mut src| {
+                            src.scan(&t.source, &mut |batch, lossy| {
+                                let start = row_no;
+                                for &(r, c) in lossy {
+                                    if let Some(row) = batch.get((r - start) as usize) {
+                                        conv.lossy(r, c, &row[c]);
+                                    }
+                                }
+                                let mut out = Vec::with_capacity(batch.len());
+                                for row in batch {
+                                    let v = conv.row(row_no, row);
+                                    sum.add_row(&v, &mut buf);
+                                    out.push(v);
+                                    row_no += 1;
+                                }
+                                tx.send(Ok(out)).map_err(|_| {
+                                    DbError::new(
+                                        sqlwitness_core::ErrorClass::Other,
+                                        None,
+                                        "the load stopped",
+                                    )
+                                })
+                            })
+                        });
+                if let Err(e) = &scanned {
+                    let _ = tx.send(Err(e.clone()));
+                }
+                drop(tx);
+                (scanned, sum, conv.coercions)
+            });
+            let mut rows = ChannelRows {
+                rx,
+                current: Vec::new(),
+            };
+            let stored = m.load(self.ns(), &t.def, &mut rows);
+            drop(rows);
+            let (scanned, sum, coercions) = scanner.join().unwrap_or_else(|_| {
+                (
+                    Err(DbError::new(
+                        sqlwitness_core::ErrorClass::Other,
+                        None,
+                        "the source reader panicked",
+                    )),
+                    Checksum::default(),
+                    Coercions::default(),
+                )
+            });
+            let mut load = Load {
+                checksum: sum.hex(),
+                coercions,
+                ..Load::default()
+            };
+            match (scanned, stored) {
+                (Ok(n), Ok(l)) => {
+                    load.scanned = n;
+                    load.stored = l.rows;
+                }
+                (Err(e), _) => load.error = Some(format!("read the source: {}", e.message)),
+                (_, Err(e)) => load.error = Some(format!("load: {}", e.message)),
+            }
+            load
+        })
+    }
+}
+
+/// The table as created, from its report (for reading an up-to-date copy
+/// back).
+fn table_def_of(t: &TableReport) -> sqlwitness_core::TableDef {
+    sqlwitness_core::TableDef {
+        name: t.name.clone(),
+        columns: t
+            .columns
+            .iter()
+            .map(|c| sqlwitness_core::ColumnDef {
+                name: c.name.clone(),
+                kind: c.kind,
+                sql_type: c.target_type.clone(),
+                not_null: c.not_null,
+            })
+            .collect(),
+        primary_key: Vec::new(),
+        foreign_keys: Vec::new(),
+    }
+}
+
+/// Every row of a table read back and hashed: `(rows, checksum)`.
+fn read_back(
+    w: &mut dyn Migrator,
+    ns: &str,
+    def: &sqlwitness_core::TableDef,
+) -> Result<(u64, String), DbError> {
+    let mut sum = Checksum::default();
+    let mut buf = Vec::new();
+    let rows = w.read_back(ns, def, &mut |row| sum.add_row(row, &mut buf))?;
+    Ok((rows, sum.hex()))
+}

@@ -1,0 +1,340 @@
+//! The write side of a backend, for migration: a [`Migrator`] creates a
+//! namespace it can later prove it owns, creates tables, loads rows as a
+//! stream, adds keys, reads tables back and grants the reader access.
+//!
+//! Every engine family implements it once (in `sqlwitness-engines`, beside
+//! its [`crate::Engine`]); the engine-independent migration sequence (in
+//! `sqlwitness-bench`) drives it. Errors are [`DbError`]s: the class says
+//! whether the server could not be reached (`connection`), refused a value
+//! or a name, or ran out of a resource.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{DbError, Value};
+
+/// The kind of target type a column gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    Integer,
+    Real,
+    Numeric,
+    Text,
+    Blob,
+    Date,
+    Timestamp,
+}
+
+/// One column of a table to create.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnDef {
+    pub name: String,
+    pub kind: TargetKind,
+    /// The target type exactly as created (`BIGINT`, `VARCHAR(64)` …).
+    pub sql_type: String,
+    pub not_null: bool,
+}
+
+/// A foreign key to add: child columns, parent table and columns (the
+/// parent's primary key, in its order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignKeyDef {
+    pub columns: Vec<String>,
+    pub parent_table: String,
+    pub parent_columns: Vec<String>,
+}
+
+/// A table to create and load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDef {
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+    /// The primary key to add after the load (empty: none).
+    pub primary_key: Vec<String>,
+    /// The foreign keys to add after every table is loaded.
+    pub foreign_keys: Vec<ForeignKeyDef>,
+}
+
+/// The name of the table inside every namespace sqlwitness creates that
+/// proves it created it ([`Stamp`]). A benchmark table of this name is
+/// refused.
+pub const STAMP_TABLE: &str = "__sqlwitness";
+
+/// The stamp's format; a stamp of another format is ours but out of date.
+pub const STAMP_FORMAT: u32 = 1;
+
+/// Whether a migration finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StampState {
+    /// Written with the namespace, before any table: a copy that stops here
+    /// (an interrupted migration) is never up to date.
+    Loading,
+    /// Every table loaded and verified.
+    Complete,
+}
+
+/// What sqlwitness writes inside a namespace it creates (the one row of
+/// [`STAMP_TABLE`]), in the same transaction as the namespace where the
+/// server allows it: the proof of ownership, and what the copy holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Always `sqlwitness`.
+    pub tool: String,
+    /// [`STAMP_FORMAT`].
+    pub format: u32,
+    /// The benchmark database this namespace copies.
+    pub db_id: String,
+    pub state: StampState,
+    /// The source's content fingerprint.
+    pub source: String,
+    /// The migration's own fingerprint (method version, target type map):
+    /// a copy made by another method is out of date.
+    pub plan: String,
+    /// The migration's report (JSON), kept so that an up-to-date copy can
+    /// say what it holds without reading it.
+    #[serde(default)]
+    pub report: Option<serde_json::Value>,
+}
+
+impl Stamp {
+    pub const TOOL: &'static str = "sqlwitness";
+
+    pub fn new(db_id: &str, source: &str, plan: &str) -> Stamp {
+        Stamp {
+            tool: Stamp::TOOL.to_string(),
+            format: STAMP_FORMAT,
+            db_id: db_id.to_string(),
+            state: StampState::Loading,
+            source: source.to_string(),
+            plan: plan.to_string(),
+            report: None,
+        }
+    }
+
+    /// The stamp as stored (one JSON text).
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads a stored stamp; `None` unless it is one of ours.
+    pub fn from_text(text: &str) -> Option<Stamp> {
+        let stamp: Stamp = serde_json::from_str(text).ok()?;
+        (stamp.tool == Stamp::TOOL).then_some(stamp)
+    }
+}
+
+/// What a namespace on a server is to sqlwitness.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ownership {
+    /// No schema or database of that name.
+    Absent,
+    /// Created by sqlwitness: it holds a readable stamp.
+    Ours(Box<Stamp>),
+    /// Something else: never dropped, altered or read. The reason names
+    /// what was found.
+    Foreign { reason: String },
+}
+
+/// Rows handed to [`Migrator::load`], batch by batch. A batch is a slice
+/// of rows of the table's column count, with values already of each
+/// column's [`TargetKind`] (or NULL).
+pub trait RowSource {
+    /// The next batch, or `None` at the end. An error stops the load (it
+    /// is the source's: a file that could not be read).
+    fn next_batch(&mut self) -> Result<Option<&[Vec<Value>]>, DbError>;
+}
+
+/// What a load wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// Rows the server says it stored.
+    pub rows: u64,
+}
+
+/// The write side of one backend over one administrative connection.
+/// Synchronous; a server backend bridges to its driver inside. Names are
+/// passed as written and quoted by the backend.
+pub trait Migrator: Send {
+    /// The server's version text (`SELECT version()`).
+    fn server_version(&mut self) -> Result<String, DbError>;
+
+    /// What the namespace `ns` is: absent, ours (with its stamp) or
+    /// foreign.
+    fn ownership(&mut self, ns: &str) -> Result<Ownership, DbError>;
+
+    /// Creates the namespace with `stamp` inside it. Fails when it exists.
+    fn create_namespace(&mut self, ns: &str, stamp: &Stamp) -> Result<(), DbError>;
+
+    /// Replaces the stamp of namespace `ns` (ours).
+    fn write_stamp(&mut self, ns: &str, stamp: &Stamp) -> Result<(), DbError>;
+
+    /// Drops namespace `ns` — only when it holds our stamp (checked again
+    /// here, on the server); a foreign one is an error naming it.
+    fn drop_namespace(&mut self, ns: &str) -> Result<(), DbError>;
+
+    /// Creates table `t`: its columns, and its primary key when
+    /// `with_primary_key` (see [`Migrator::keys_before_load`]); foreign
+    /// keys come after every load.
+    fn create_table(
+        &mut self,
+        ns: &str,
+        t: &TableDef,
+        with_primary_key: bool,
+    ) -> Result<(), DbError>;
+
+    /// Drops table `t` of namespace `ns` (ours), to load it again.
+    fn drop_table(&mut self, ns: &str, table: &str) -> Result<(), DbError>;
+
+    /// Streams the rows of `rows` into table `t` in the server's bulk
+    /// format.
+    fn load(&mut self, ns: &str, t: &TableDef, rows: &mut dyn RowSource)
+        -> Result<Loaded, DbError>;
+
+    /// Adds `t.primary_key` (nothing when the table was created with it).
+    fn add_primary_key(&mut self, ns: &str, t: &TableDef) -> Result<(), DbError>;
+
+    /// Adds foreign key `k` of `t`.
+    fn add_foreign_key(&mut self, ns: &str, t: &TableDef, k: usize) -> Result<(), DbError>;
+
+    /// The base tables of namespace `ns` (ours), by name.
+    fn tables(&mut self, ns: &str) -> Result<Vec<String>, DbError>;
+
+    /// Streams every row of table `t` back, decoded as each column's
+    /// [`TargetKind`], to `row`; returns the row count.
+    fn read_back(
+        &mut self,
+        ns: &str,
+        t: &TableDef,
+        row: &mut dyn FnMut(&[Value]),
+    ) -> Result<u64, DbError>;
+
+    /// Gives the reader role read access to namespace `ns` (and nothing
+    /// else); returns notes for the migration log.
+    fn grant_reader(&mut self, ns: &str) -> Result<Vec<String>, DbError>;
+
+    /// Serialises migrations of `ns` across processes (a lock on the
+    /// server, held until [`Migrator::unlock`] or the connection ends).
+    fn lock(&mut self, ns: &str) -> Result<(), DbError>;
+
+    fn unlock(&mut self, ns: &str);
+
+    /// Creates or fixes the reader login on this server (once per server,
+    /// before databases migrate in parallel); returns notes.
+    fn prepare_reader(&mut self) -> Result<Vec<String>, DbError>;
+
+    /// The namespace the administrative connection itself works in (MySQL:
+    /// the URL's database), which no copy may take.
+    fn home(&mut self) -> Option<String> {
+        None
+    }
+
+    /// The namespace's collation, where the engine has one per namespace.
+    fn collation(&mut self, ns: &str) -> Option<String> {
+        let _ = ns;
+        None
+    }
+
+    /// Whether the primary key is best declared with the table, before the
+    /// load (MySQL: InnoDB clusters rows by it, and adding it later
+    /// rebuilds the table), rather than added after it.
+    fn keys_before_load(&self) -> bool {
+        false
+    }
+}
+
+/// One column of a source table, as the source declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceColumn {
+    pub name: String,
+    /// The declared type as written (`varchar(20)`, `INTEGER`, or empty).
+    pub declared: String,
+    pub not_null: bool,
+}
+
+/// A foreign key as the source declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceForeignKey {
+    pub columns: Vec<String>,
+    pub parent_table: String,
+    /// `None` where the key names no parent column (the parent's primary
+    /// key).
+    pub parent_columns: Vec<Option<String>>,
+}
+
+/// One table of a source database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceTable {
+    pub name: String,
+    pub columns: Vec<SourceColumn>,
+    /// Primary-key column indexes, in key order.
+    pub primary_key: Vec<usize>,
+    pub foreign_keys: Vec<SourceForeignKey>,
+    /// Column sets the source itself keeps unique under exact (binary)
+    /// comparison: unique indexes with the binary collation, and the row
+    /// id (SQLite's `INTEGER PRIMARY KEY`).
+    pub unique: Vec<Vec<usize>>,
+}
+
+/// A source database's tables, and the objects that are not migrated.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceSchema {
+    pub tables: Vec<SourceTable>,
+    /// Views, virtual tables … that are not migrated, each with why.
+    pub skipped: Vec<String>,
+}
+
+/// The canonical key of a value as it will be stored on a target, for
+/// exact key checks (`kind` is the column's target kind).
+pub type KeyFn = dyn Fn(TargetKind, &Value) -> Vec<u8> + Send + Sync;
+
+/// A cell the source could not read exactly: `(row, column)` of a text
+/// that was not valid UTF-8 (read with U+FFFD replacements).
+pub type LossyCell = (u64, usize);
+
+/// Receives the rows of a [`Source::scan`], a batch at a time, with the
+/// batch's lossy cells.
+pub type ScanBatch<'a> = dyn FnMut(&[Vec<Value>], &[LossyCell]) -> Result<(), DbError> + 'a;
+
+/// A database to migrate from, read as a stream (the read side of a
+/// backend, for migration). Values come in the source's own storage
+/// (SQLite: integer, real, text, blob or NULL).
+pub trait Source: Send {
+    /// The tables, columns and keys.
+    fn schema(&mut self) -> Result<SourceSchema, DbError>;
+
+    /// Streams every row of `table` (columns in declared order), a batch
+    /// at a time, to `batch`; the lossy cells of each batch are given with
+    /// rows counted from the table's first row. Returns the row count.
+    fn scan(&mut self, table: &SourceTable, batch: &mut ScanBatch<'_>) -> Result<u64, DbError>;
+
+    /// How the rows of `table` violate a key on `cols` once their values
+    /// are stored as `kinds` (compared by `key`): rows with a NULL in a key
+    /// column, and rows that repeat another row's key. Bounded memory.
+    fn key_violations(
+        &mut self,
+        table: &SourceTable,
+        cols: &[usize],
+        kinds: &[TargetKind],
+        key: &Arc<KeyFn>,
+    ) -> Result<(u64, u64), DbError>;
+
+    /// Rows of `child` whose `cols` are all non-NULL and match no row of
+    /// `parent` on `pcols` (compared by `key` as `kinds`). With `exact`,
+    /// the source's own equality is exact for these columns (same storage,
+    /// binary collation, values unchanged by the migration) and the
+    /// parent's columns are unique, so no key function is needed.
+    #[allow(clippy::too_many_arguments)]
+    fn orphans(
+        &mut self,
+        child: &SourceTable,
+        cols: &[usize],
+        parent: &SourceTable,
+        pcols: &[usize],
+        kinds: &[TargetKind],
+        key: &Arc<KeyFn>,
+        exact: bool,
+    ) -> Result<u64, DbError>;
+}

@@ -1,0 +1,153 @@
+//! The reader login on MySQL and MariaDB: created for hosts `%` and
+//! `localhost`, granted `SELECT` on each migrated database; and what a
+//! connected login may do beyond `SELECT`.
+
+use crate::login::{literal, reader_password, READER_LOGIN};
+
+/// Grants the (ready) reader login `SELECT` on database `ns`, and nothing
+/// else.
+pub(crate) async fn grant_database_mysql(
+    conn: &mut sqlx::MySqlConnection,
+    ns: &str,
+) -> Result<Vec<String>, sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Executor};
+    let users = format!("'{READER_LOGIN}'@'%', '{READER_LOGIN}'@'localhost'");
+    let grant = format!("GRANT SELECT ON {}.* TO {users}", grant_db(ns));
+    conn.execute(sqlx::raw_sql(AssertSqlSafe(grant))).await?;
+    Ok(vec![format!(
+        "granted SELECT on the database to {READER_LOGIN}"
+    )])
+}
+
+/// Creates the reader login for hosts `%` and `localhost` when missing and
+/// sets its password.
+pub(crate) async fn ensure_reader_mysql(
+    conn: &mut sqlx::MySqlConnection,
+) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Executor};
+    let password = literal(&reader_password(), true);
+    for host in ["%", "localhost"] {
+        let create = format!(
+            "CREATE USER IF NOT EXISTS '{READER_LOGIN}'@'{host}' IDENTIFIED BY {password}; \
+             ALTER USER '{READER_LOGIN}'@'{host}' IDENTIFIED BY {password}"
+        );
+        conn.execute(sqlx::raw_sql(AssertSqlSafe(create))).await?;
+    }
+    Ok(())
+}
+
+/// Takes back the reader's grant on database `ns` (MySQL keeps
+/// database-level grants after `DROP DATABASE`). Missing grants are fine.
+pub(crate) async fn revoke_mysql(
+    conn: &mut sqlx::MySqlConnection,
+    ns: &str,
+) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Executor};
+    for host in ["%", "localhost"] {
+        let revoke = format!(
+            "REVOKE SELECT ON {}.* FROM '{READER_LOGIN}'@'{host}'",
+            grant_db(ns)
+        );
+        if let Err(e) = conn.execute(sqlx::raw_sql(AssertSqlSafe(revoke))).await {
+            // 1141: no such grant; 1269/1396: no such user.
+            let known = e
+                .as_database_error()
+                .and_then(|d| d.code())
+                .is_some_and(|c| matches!(c.as_ref(), "42000" | "HY000"));
+            if !known {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A database name as a database-level `GRANT` needs it: backquoted, with
+/// `_` and `%` (wildcards there) escaped so the grant names this database
+/// only.
+fn grant_db(ns: &str) -> String {
+    let db = ns
+        .replace('`', "``")
+        .replace('\\', "\\\\")
+        .replace('_', "\\_")
+        .replace('%', "\\%");
+    format!("`{db}`")
+}
+
+/// What the connected MySQL/MariaDB login may do beyond `SELECT` on
+/// databases: every grant line that names global or `mysql.*` privileges,
+/// anything but `SELECT`, a role, or `GRANT OPTION`. Empty for a
+/// least-privilege login.
+pub(crate) async fn mysql_excess_privileges(
+    conn: &mut sqlx::MySqlConnection,
+) -> Result<Vec<String>, sqlx::Error> {
+    use sqlx::Row;
+    let rows = sqlx::query("SHOW GRANTS").fetch_all(&mut *conn).await?;
+    let mut out = Vec::new();
+    for row in rows {
+        let line: String = row
+            .try_get::<String, _>(0)
+            .or_else(|_| {
+                row.try_get::<Vec<u8>, _>(0)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            })
+            .unwrap_or_default();
+        if let Some(reason) = grant_line_excess(&line) {
+            out.push(reason);
+        }
+    }
+    Ok(out)
+}
+
+/// Why one `SHOW GRANTS` line gives more than read access, if it does.
+fn grant_line_excess(line: &str) -> Option<String> {
+    let upper = line.to_ascii_uppercase();
+    let short: String = line.chars().take(120).collect();
+    if !upper.starts_with("GRANT ") {
+        return None;
+    }
+    if upper.contains("WITH GRANT OPTION") {
+        return Some(format!("GRANT OPTION: {short}"));
+    }
+    let Some(on) = upper.find(" ON ") else {
+        return Some(format!("a role: {short}"));
+    };
+    let privs = upper[6..on].trim();
+    let rest = &upper[on + 4..];
+    let object = rest.split(" TO ").next().unwrap_or("").trim();
+    if object == "*.*" {
+        return (privs != "USAGE").then(|| format!("global privileges: {short}"));
+    }
+    if object.starts_with("`MYSQL`.") || object.starts_with("MYSQL.") {
+        return Some(format!("access to the mysql schema: {short}"));
+    }
+    let only_select = privs.split(',').all(|p| p.trim() == "SELECT");
+    (!only_select).then(|| format!("more than SELECT: {short}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grant_lines_are_judged() {
+        let ok = [
+            "GRANT USAGE ON *.* TO `sqlwitness_reader`@`%` IDENTIFIED BY PASSWORD '*AB'",
+            "GRANT SELECT ON `concert\\_singer`.* TO `sqlwitness_reader`@`%`",
+        ];
+        for l in ok {
+            assert_eq!(grant_line_excess(l), None, "{l}");
+        }
+        let bad = [
+            "GRANT ALL PRIVILEGES ON *.* TO `root`@`127.0.0.1` WITH GRANT OPTION",
+            "GRANT FILE ON *.* TO `x`@`%`",
+            "GRANT SELECT ON `mysql`.* TO `x`@`%`",
+            "GRANT SELECT, INSERT ON `db`.* TO `x`@`%`",
+            "GRANT `admin_role` TO `x`@`%`",
+        ];
+        for l in bad {
+            assert!(grant_line_excess(l).is_some(), "{l}");
+        }
+        assert_eq!(grant_db("concert_singer"), "`concert\\_singer`");
+    }
+}

@@ -1,0 +1,12 @@
+//! The MySQL / MariaDB backend (sqlx, feature `mysql`): read-only queries
+//! ([`MysqlEngine`]), migration into it ([`MysqlMigrator`]) and the reader
+//! login ([`login`]). MySQL and MariaDB are two engines on this one
+//! backend, each with its dialect file.
+
+mod login;
+mod read;
+mod write;
+
+pub(crate) use login::mysql_excess_privileges;
+pub use read::MysqlEngine;
+pub use write::MysqlMigrator;

@@ -1,0 +1,11 @@
+//! The PostgreSQL backend (sqlx, feature `postgres`): read-only queries
+//! ([`PostgresEngine`]), migration into it ([`PgMigrator`]) and the reader
+//! login ([`login`]).
+
+mod login;
+mod read;
+mod write;
+
+pub(crate) use login::postgres_excess_privileges;
+pub use read::{PostgresEngine, PLANNER_SETTINGS};
+pub use write::PgMigrator;

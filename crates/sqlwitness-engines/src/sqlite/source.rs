@@ -1,0 +1,499 @@
+//! A SQLite file as a migration source: its schema from `sqlite_master` and
+//! the `pragma_*` table functions, its rows streamed exactly as stored
+//! (storage classes kept), and key checks run by SQLite itself so that
+//! memory stays bounded whatever the table's size (its sorter and
+//! ephemeral indexes spill to temporary files). The file is opened
+//! read-only; nothing is ever written to it.
+//!
+//! Tables are read `NOT INDEXED`: a file whose schema text was edited can
+//! list an index that holds no pages, and only a unique index the file
+//! really holds is used (to look a parent key up).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+use sqlwitness_core::{
+    DbError, EngineKind, KeyFn, LossyCell, ScanBatch, Source, SourceColumn, SourceForeignKey,
+    SourceSchema, SourceTable, TargetKind, Value,
+};
+
+use super::read::{open_read_only, sqlite_error};
+
+/// Rows handed over per batch by [`SqliteSource::scan`].
+const SCAN_BATCH: usize = 4096;
+
+/// The name of the key function registered on the source connection.
+const KEY_FUNCTION: &str = "sqlwitness_key";
+
+/// A SQLite database file opened read-only as a migration source.
+pub struct SqliteSource {
+    conn: Connection,
+    path: PathBuf,
+    /// The key function the registered SQL function calls.
+    key: Arc<std::sync::Mutex<Option<Arc<KeyFn>>>>,
+}
+
+impl std::fmt::Debug for SqliteSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteSource")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+fn kind_code(k: TargetKind) -> i64 {
+    match k {
+        TargetKind::Integer => 0,
+        TargetKind::Real => 1,
+        TargetKind::Numeric => 2,
+        TargetKind::Text => 3,
+        TargetKind::Blob => 4,
+        TargetKind::Date => 5,
+        TargetKind::Timestamp => 6,
+    }
+}
+
+fn kind_of(code: i64) -> TargetKind {
+    match code {
+        0 => TargetKind::Integer,
+        1 => TargetKind::Real,
+        2 => TargetKind::Numeric,
+        4 => TargetKind::Blob,
+        5 => TargetKind::Date,
+        6 => TargetKind::Timestamp,
+        _ => TargetKind::Text,
+    }
+}
+
+/// A stored value, with whether its text had to be read lossily.
+fn stored(v: ValueRef<'_>) -> (Value, bool) {
+    match v {
+        ValueRef::Null => (Value::Null, false),
+        ValueRef::Integer(i) => (Value::Int(i), false),
+        ValueRef::Real(f) => (Value::Float(f), false),
+        ValueRef::Text(b) => match std::str::from_utf8(b) {
+            Ok(s) => (Value::Text(s.to_string()), false),
+            Err(_) => (Value::Text(String::from_utf8_lossy(b).into_owned()), true),
+        },
+        ValueRef::Blob(b) => (Value::Bytes(b.to_vec()), false),
+    }
+}
+
+impl SqliteSource {
+    /// Opens `path` read-only.
+    pub fn open(path: &Path) -> Result<SqliteSource, DbError> {
+        let conn = open_read_only(path)?;
+        let key: Arc<std::sync::Mutex<Option<Arc<KeyFn>>>> = Arc::default();
+        let slot = Arc::clone(&key);
+        conn.create_scalar_function(
+            KEY_FUNCTION,
+            2,
+            FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+            move |ctx| {
+                let kind = kind_of(ctx.get::<i64>(0)?);
+                let (value, _) = stored(ctx.get_raw(1));
+                let f = slot.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                Ok(match f {
+                    Some(f) => f(kind, &value),
+                    None => Vec::new(),
+                })
+            },
+        )
+        .map_err(|e| self_error(path, e))?;
+        Ok(SqliteSource {
+            conn,
+            path: path.to_path_buf(),
+            key,
+        })
+    }
+
+    fn error(&self, e: rusqlite::Error) -> DbError {
+        self_error(&self.path, e)
+    }
+
+    fn count(&self, sql: &str) -> Result<u64, DbError> {
+        self.conn
+            .query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| self.error(e))
+    }
+
+    fn set_key(&self, key: Option<Arc<KeyFn>>) {
+        *self.key.lock().unwrap_or_else(|e| e.into_inner()) = key;
+    }
+
+    fn read_table(&self, name: &str) -> rusqlite::Result<SourceTable> {
+        let conn = &self.conn;
+        let mut stmt = conn.prepare(
+            "SELECT name, coalesce(type, ''), \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
+        )?;
+        let info: Vec<(String, String, bool, i64)> = stmt
+            .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut pk: Vec<(i64, usize)> = info
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.3 > 0)
+            .map(|(i, c)| (c.3, i))
+            .collect();
+        pk.sort();
+        let columns: Vec<SourceColumn> = info
+            .into_iter()
+            .map(|(name, declared, not_null, _)| SourceColumn {
+                name,
+                declared,
+                not_null,
+            })
+            .collect();
+
+        let mut stmt = conn.prepare(
+            "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
+        )?;
+        let fk_rows: Vec<(i64, String, String, Option<String>)> = stmt
+            .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut foreign_keys: Vec<SourceForeignKey> = Vec::new();
+        let mut last_id = None;
+        for (id, parent, from, to) in fk_rows {
+            if last_id != Some(id) {
+                foreign_keys.push(SourceForeignKey {
+                    columns: Vec::new(),
+                    parent_table: parent,
+                    parent_columns: Vec::new(),
+                });
+                last_id = Some(id);
+            }
+            if let Some(fk) = foreign_keys.last_mut() {
+                fk.columns.push(from);
+                fk.parent_columns.push(to);
+            }
+        }
+
+        // Unique column sets under binary comparison: full (not partial)
+        // unique indexes on plain columns whose collation is BINARY, and
+        // the row id when the primary key is its alias (no `pk` index).
+        let mut unique = Vec::new();
+        let mut stmt = conn.prepare(
+            "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?1) ORDER BY seq",
+        )?;
+        let indexes: Vec<(String, bool, String, bool)> = stmt
+            .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let pk_index = indexes.iter().any(|(_, _, origin, _)| origin == "pk");
+        // An index counts only when the file holds it: a schema text edited
+        // to declare a key SQLite never built lists an index with no pages.
+        let stored = |index: &str| -> rusqlite::Result<bool> {
+            conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1 \
+                 AND rootpage > 0",
+                [index],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+        };
+        for (index, is_unique, _, partial) in &indexes {
+            if !is_unique || *partial || !stored(index)? {
+                continue;
+            }
+            let mut stmt = conn.prepare(
+                "SELECT cid, coalesce(coll, 'BINARY') FROM pragma_index_xinfo(?1) \
+                 WHERE key = 1 ORDER BY seqno",
+            )?;
+            let cols: Vec<(i64, String)> = stmt
+                .query_map([index], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            if cols
+                .iter()
+                .all(|(cid, coll)| *cid >= 0 && coll.eq_ignore_ascii_case("BINARY"))
+            {
+                unique.push(cols.iter().map(|(cid, _)| *cid as usize).collect());
+            }
+        }
+        // The row id's alias: a single `INTEGER PRIMARY KEY` column (a
+        // declared key without an index and of another type is only a
+        // claim of the schema text, which a damaged or edited file can
+        // make: it is checked on the data instead).
+        if pk.len() == 1
+            && !pk_index
+            && columns[pk[0].1]
+                .declared
+                .trim()
+                .eq_ignore_ascii_case("INTEGER")
+        {
+            unique.push(vec![pk[0].1]);
+        }
+        Ok(SourceTable {
+            name: name.to_string(),
+            columns,
+            primary_key: pk.into_iter().map(|(_, i)| i).collect(),
+            foreign_keys,
+            unique,
+        })
+    }
+}
+
+fn self_error(path: &Path, e: rusqlite::Error) -> DbError {
+    sqlite_error(
+        sqlwitness_dialect::shipped(EngineKind::Sqlite),
+        e,
+        Some(path),
+    )
+}
+
+/// `a IS NOT NULL AND b IS NOT NULL` over `cols` of `t` (alias `alias`).
+fn not_null(alias: &str, t: &SourceTable, cols: &[usize]) -> String {
+    cols.iter()
+        .map(|&c| format!("{alias}.{} IS NOT NULL", quote(&t.columns[c].name)))
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+/// `sqlwitness_key(k, a), …` over `cols` of `t`.
+fn keys(alias: &str, t: &SourceTable, cols: &[usize], kinds: &[TargetKind]) -> String {
+    let parts: Vec<String> = cols
+        .iter()
+        .zip(kinds)
+        .map(|(&c, &k)| {
+            format!(
+                "{KEY_FUNCTION}({}, {alias}.{})",
+                kind_code(k),
+                quote(&t.columns[c].name)
+            )
+        })
+        .collect();
+    parts.join(", ")
+}
+
+impl Source for SqliteSource {
+    fn schema(&mut self) -> Result<SourceSchema, DbError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT name, type, coalesce(sql, '') FROM sqlite_master \
+                 WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' \
+                 ORDER BY rowid",
+            )
+            .map_err(|e| self.error(e))?;
+        let objects: Vec<(String, String, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.error(e))?;
+        drop(stmt);
+        let mut schema = SourceSchema::default();
+        for (name, kind, sql) in objects {
+            let virtual_table = sql
+                .trim_start()
+                .to_ascii_uppercase()
+                .starts_with("CREATE VIRTUAL");
+            if kind != "table" || virtual_table {
+                schema
+                    .skipped
+                    .push(format!("{kind} `{name}` is not migrated"));
+                continue;
+            }
+            let table = self.read_table(&name).map_err(|e| {
+                let mut err = self.error(e);
+                err.message = format!("table `{name}`: {}", err.message);
+                err
+            })?;
+            schema.tables.push(table);
+        }
+        Ok(schema)
+    }
+
+    fn scan(&mut self, table: &SourceTable, batch: &mut ScanBatch<'_>) -> Result<u64, DbError> {
+        let select = format!(
+            "SELECT {} FROM {}",
+            table
+                .columns
+                .iter()
+                .map(|c| quote(&c.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            quote(&table.name)
+        );
+        let mut stmt = self.conn.prepare(&select).map_err(|e| self.error(e))?;
+        let n = table.columns.len();
+        let mut rows: Vec<Vec<Value>> = Vec::with_capacity(SCAN_BATCH);
+        let mut lossy: Vec<LossyCell> = Vec::new();
+        let mut count = 0u64;
+        let mut q = stmt.query([]).map_err(|e| self_error(&self.path, e))?;
+        while let Some(r) = q.next().map_err(|e| self_error(&self.path, e))? {
+            let mut row = Vec::with_capacity(n);
+            for c in 0..n {
+                let v = r.get_ref(c).map_err(|e| self_error(&self.path, e))?;
+                let (value, was_lossy) = stored(v);
+                if was_lossy {
+                    lossy.push((count, c));
+                }
+                row.push(value);
+            }
+            rows.push(row);
+            count += 1;
+            if rows.len() == SCAN_BATCH {
+                batch(&rows, &lossy)?;
+                rows.clear();
+                lossy.clear();
+            }
+        }
+        if !rows.is_empty() {
+            batch(&rows, &lossy)?;
+        }
+        Ok(count)
+    }
+
+    fn key_violations(
+        &mut self,
+        table: &SourceTable,
+        cols: &[usize],
+        kinds: &[TargetKind],
+        key: &Arc<KeyFn>,
+    ) -> Result<(u64, u64), DbError> {
+        let t = quote(&table.name);
+        let nulls = format!(
+            "SELECT count(*) FROM {t} AS s NOT INDEXED WHERE NOT ({})",
+            not_null("s", table, cols)
+        );
+        let nulls = self.count(&nulls)?;
+        self.set_key(Some(Arc::clone(key)));
+        let dups = format!(
+            "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM {t} AS s NOT INDEXED \
+             WHERE {} GROUP BY {} HAVING count(*) > 1)",
+            not_null("s", table, cols),
+            keys("s", table, cols, kinds)
+        );
+        let dups = self.count(&dups);
+        self.set_key(None);
+        Ok((nulls, dups?))
+    }
+
+    fn orphans(
+        &mut self,
+        child: &SourceTable,
+        cols: &[usize],
+        parent: &SourceTable,
+        pcols: &[usize],
+        kinds: &[TargetKind],
+        key: &Arc<KeyFn>,
+        exact: bool,
+    ) -> Result<u64, DbError> {
+        let (c, p) = (quote(&child.name), quote(&parent.name));
+        if exact {
+            let matches: Vec<String> = cols
+                .iter()
+                .zip(pcols)
+                .map(|(&a, &b)| {
+                    format!(
+                        "p.{} = c.{}",
+                        quote(&parent.columns[b].name),
+                        quote(&child.columns[a].name)
+                    )
+                })
+                .collect();
+            return self.count(&format!(
+                "SELECT count(*) FROM {c} AS c NOT INDEXED WHERE {} AND NOT EXISTS \
+                 (SELECT 1 FROM {p} AS p WHERE {})",
+                not_null("c", child, cols),
+                matches.join(" AND ")
+            ));
+        }
+        self.set_key(Some(Arc::clone(key)));
+        let n = self.count(&format!(
+            "SELECT count(*) FROM {c} AS c NOT INDEXED WHERE {} AND ({}) NOT IN \
+             (SELECT {} FROM {p} AS p NOT INDEXED WHERE {})",
+            not_null("c", child, cols),
+            keys("c", child, cols, kinds),
+            keys("p", parent, pcols, kinds),
+            not_null("p", parent, pcols),
+        ));
+        self.set_key(None);
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db(sql: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+        (dir, path)
+    }
+
+    fn text_key() -> Arc<KeyFn> {
+        // Every value as its text: 1 and '1' collide, as on a TEXT target.
+        Arc::new(|_k: TargetKind, v: &Value| match v {
+            Value::Int(i) => i.to_string().into_bytes(),
+            Value::Text(s) => s.clone().into_bytes(),
+            other => format!("{other:?}").into_bytes(),
+        })
+    }
+
+    #[test]
+    fn schema_scan_and_keys() {
+        let (_d, path) = db("PRAGMA foreign_keys = OFF;
+             CREATE TABLE p (id INTEGER PRIMARY KEY, name TEXT UNIQUE);
+             CREATE TABLE c (x, pid INT REFERENCES p(id), PRIMARY KEY (x));
+             CREATE VIEW v AS SELECT 1;
+             INSERT INTO p VALUES (1, 'a'), (2, 'b');
+             INSERT INTO c VALUES ('1', 1), (1, 2), (NULL, 9), ('z', 2);");
+        let mut s = SqliteSource::open(&path).unwrap();
+        let schema = s.schema().unwrap();
+        assert_eq!(schema.skipped, ["view `v` is not migrated"]);
+        let (p, c) = (&schema.tables[0], &schema.tables[1]);
+        assert_eq!(p.primary_key, [0]);
+        assert!(p.unique.contains(&vec![0]) && p.unique.contains(&vec![1]));
+        assert_eq!(c.foreign_keys[0].parent_table, "p");
+        assert_eq!(c.unique, [vec![0]]);
+
+        let mut seen = Vec::new();
+        let n = s
+            .scan(c, &mut |rows, lossy| {
+                assert!(lossy.is_empty());
+                seen.extend(rows.iter().map(|r| r[0].clone()));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(seen[1], Value::Int(1));
+
+        // SQLite keeps '1' and 1 apart; stored as text they collide.
+        let key = text_key();
+        let v = s
+            .key_violations(c, &[0], &[TargetKind::Text], &key)
+            .unwrap();
+        assert_eq!(v, (1, 1));
+        // Orphans: pid 9 has no parent.
+        let exact = s
+            .orphans(c, &[1], p, &[0], &[TargetKind::Integer], &key, true)
+            .unwrap();
+        let keyed = s
+            .orphans(c, &[1], p, &[0], &[TargetKind::Integer], &key, false)
+            .unwrap();
+        assert_eq!((exact, keyed), (1, 1));
+    }
+
+    #[test]
+    fn lossy_text_is_flagged() {
+        let (_d, path) =
+            db("CREATE TABLE t (a TEXT); INSERT INTO t VALUES ('ok'), (CAST(x'ff41' AS TEXT));");
+        let mut s = SqliteSource::open(&path).unwrap();
+        let schema = s.schema().unwrap();
+        let mut all = Vec::new();
+        s.scan(&schema.tables[0], &mut |_, lossy| {
+            all.extend_from_slice(lossy);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(all, [(1, 0)]);
+    }
+}
