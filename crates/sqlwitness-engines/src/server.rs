@@ -88,6 +88,57 @@ impl Health {
     }
 }
 
+/// A result that came back only once the query's time limit had passed is
+/// a timeout, whatever it holds: MySQL's `BENCHMARK()` and an interrupted
+/// `SLEEP()` return a row when `max_execution_time` stops them.
+pub(crate) fn within_limit(
+    result: Result<ResultSet, DbError>,
+    started: Instant,
+    limit: Duration,
+) -> Result<ResultSet, DbError> {
+    let took = started.elapsed();
+    match result {
+        Ok(_) if took >= limit => Err(DbError::timeout(format!(
+            "stopped at its limit ({} ms) after {} ms; what it returned then is not its result",
+            limit.as_millis(),
+            took.as_millis()
+        ))),
+        other => other,
+    }
+}
+
+/// Judges a connection-level failure of a statement that was running on an
+/// established session. When the server still answers a fresh connection
+/// (`server_answers`), the session ended under the query itself (a
+/// statement that terminates its own backend, a killed connection): the
+/// fault follows the query and is its error, never an engine fault to be
+/// retried and left out of the score. Otherwise the failure stays a
+/// connection failure.
+pub(crate) async fn attribute_lost_session<F>(err: DbError, server_answers: F) -> DbError
+where
+    F: Future<Output = bool>,
+{
+    if err.class != ErrorClass::Connection {
+        return err;
+    }
+    if server_answers.await {
+        DbError::new(
+            ErrorClass::Other,
+            err.code,
+            format!(
+                "the query's own session ended while it ran, and the server still answers: \
+                 the query's doing ({})",
+                err.message
+            ),
+        )
+    } else {
+        err
+    }
+}
+
+/// How long the check that a server still answers may take.
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// The server-side ids (PostgreSQL backend pids, MySQL connection ids) of
 /// the queries an engine is running now, so that an interrupted run can
 /// stop them on the server instead of leaving them to their time limit.

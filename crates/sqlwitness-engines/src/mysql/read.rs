@@ -209,6 +209,15 @@ impl MysqlEngine {
         "still running after KILL QUERY and KILL CONNECTION"
     }
 
+    /// Whether the server answers a fresh session now.
+    async fn answers(&self) -> bool {
+        let probe = sqlx::query_scalar::<_, i64>("SELECT 1").fetch_one(&self.control);
+        matches!(
+            tokio::time::timeout(server::PROBE_TIMEOUT, probe).await,
+            Ok(Ok(1))
+        )
+    }
+
     async fn run(
         &self,
         db: &Database,
@@ -246,10 +255,11 @@ impl MysqlEngine {
         };
         // Session state a query can leave lives in user variables (`@x`).
         let tainted = sql.contains('@');
+        let began = Instant::now();
         match self.query(&mut guard, db, sql, limits).await {
             Ok(rs) => {
                 rollback(guard, tainted).await;
-                Ok(rs)
+                server::within_limit(Ok(rs), began, limits.timeout)
             }
             Err((err, true)) => {
                 rollback(guard, tainted).await;
@@ -258,7 +268,7 @@ impl MysqlEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
-                Err(err)
+                Err(server::attribute_lost_session(err, self.answers()).await)
             }
         }
     }

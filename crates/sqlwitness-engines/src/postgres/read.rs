@@ -206,10 +206,11 @@ impl PostgresEngine {
             guard.discard();
             return Err(server::closed_error());
         };
+        let began = Instant::now();
         match self.query(&mut guard, db, sql, limits).await {
             Ok(rs) => {
                 reset(guard).await;
-                Ok(rs)
+                server::within_limit(Ok(rs), began, limits.timeout)
             }
             Err((err, true)) => {
                 reset(guard).await;
@@ -218,7 +219,7 @@ impl PostgresEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_backend(pid.load(Ordering::Relaxed)).await;
-                Err(err)
+                Err(server::attribute_lost_session(err, self.answers()).await)
             }
         }
     }
@@ -254,6 +255,15 @@ impl PostgresEngine {
             rows.push(decode_row(&row));
         }
         Ok(ResultSet::new(columns, rows))
+    }
+
+    /// Whether the server answers a fresh session now.
+    async fn answers(&self) -> bool {
+        let probe = sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&self.control);
+        matches!(
+            tokio::time::timeout(server::PROBE_TIMEOUT, probe).await,
+            Ok(Ok(1))
+        )
     }
 
     /// A query error and whether the connection is still usable (not after

@@ -385,6 +385,14 @@ impl Migrator for PgMigrator {
         r.map(|_| ()).map_err(|e| self.error(e))
     }
 
+    fn analyze(&mut self, ns: &str, tables: &[&str]) -> Result<(), DbError> {
+        for chunk in tables.chunks(DROP_BATCH) {
+            let list: Vec<String> = chunk.iter().map(|t| qualified(ns, t)).collect();
+            self.exec(&format!("ANALYZE {}", list.join(", ")))?;
+        }
+        Ok(())
+    }
+
     fn drop_namespace(&mut self, ns: &str) -> Result<(), DbError> {
         match self.ownership(ns)? {
             Ownership::Absent => return Ok(()),
