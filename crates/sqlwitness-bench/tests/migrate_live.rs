@@ -207,3 +207,61 @@ fn a_key_the_server_collation_breaks_is_reported_and_the_rows_still_load() {
         }
     }
 }
+
+/// Two table names (and two column names) that are one name once
+/// PostgreSQL cuts names to 63 bytes: the later one is left out, naming the
+/// cause, and every other table still verifies. Servers that refuse long
+/// names (MySQL: 64 characters) report their own error for that table.
+#[test]
+fn names_equal_once_cut_to_the_limit_are_named_and_the_rest_verifies() {
+    let long = "t".repeat(63);
+    for target in targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(&format!(
+            "CREATE TABLE {long}_first_table (a INTEGER);
+             INSERT INTO {long}_first_table VALUES (1);
+             CREATE TABLE {long}_second_table (a INTEGER);
+             INSERT INTO {long}_second_table VALUES (2);
+             CREATE TABLE cols ({long}_column_one INTEGER, {long}_column_two INTEGER);
+             INSERT INTO cols VALUES (1, 2);
+             CREATE TABLE plain (a INTEGER);
+             INSERT INTO plain VALUES (3);"
+        ))
+        .unwrap();
+        drop(c);
+        let ns = common::unique_namespace("long");
+        let _cleanup = Cleanup(&target, ns.clone());
+        let db = Database {
+            db_id: "long".into(),
+            sqlite_path: path,
+            namespace: ns,
+        };
+        let r = migrate_database(&db, &target, &MigrateOptions::default()).unwrap();
+        let t = |name: &str| r.tables.iter().find(|t| t.name == name).unwrap();
+        assert!(t("plain").verified, "{:?}", t("plain"));
+        if !sqlwitness_dialect::shipped(target.engine)
+            .identifiers
+            .truncate
+        {
+            continue;
+        }
+        assert!(t(&format!("{long}_first_table")).verified);
+        let second = t(&format!("{long}_second_table"));
+        assert!(!second.verified);
+        let why = second.error.as_deref().unwrap_or_default();
+        assert!(why.contains("63-byte limit"), "{why}");
+        assert!(why.contains("_first_table"), "{why}");
+        let cols = t("cols");
+        assert!(!cols.verified);
+        assert!(
+            cols.error
+                .as_deref()
+                .unwrap_or_default()
+                .contains("column names"),
+            "{:?}",
+            cols.error
+        );
+    }
+}

@@ -193,6 +193,14 @@ pub trait Migrator: Send {
     fn load(&mut self, ns: &str, t: &TableDef, rows: &mut dyn RowSource)
         -> Result<Loaded, DbError>;
 
+    /// Gathers the planner's statistics for the loaded `tables` of `ns`, on
+    /// servers that do not gather them on their own soon enough (PostgreSQL:
+    /// a fresh copy's queries would otherwise be planned blind until
+    /// autovacuum gets to it). Nothing by default.
+    fn analyze(&mut self, _ns: &str, _tables: &[&str]) -> Result<(), DbError> {
+        Ok(())
+    }
+
     /// Adds `t.primary_key` (nothing when the table was created with it).
     fn add_primary_key(&mut self, ns: &str, t: &TableDef) -> Result<(), DbError>;
 

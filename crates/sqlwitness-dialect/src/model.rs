@@ -316,6 +316,11 @@ pub struct Identifiers {
     pub quote: char,
     /// The longest name in bytes (PostgreSQL 63, MySQL 64).
     pub max_length: usize,
+    /// Whether the server cuts a longer name to `max_length` silently
+    /// (PostgreSQL) instead of refusing it (MySQL): two long names may
+    /// then become one.
+    #[serde(default)]
+    pub truncate: bool,
     /// Whether a migrated benchmark's names are quoted as they are
     /// (false: the engine reads the original files by their own names).
     #[serde(default = "yes")]

@@ -395,7 +395,12 @@ impl Ctx<'_> {
         // Every table first (a failure is that table's), then the loads.
         let inline_keys = w.keys_before_load();
         let mut created = vec![false; plan.tables.len()];
+        let clashes = name_clashes(&plan.tables, &self.dialect.identifiers);
         for (i, t) in plan.tables.iter().enumerate() {
+            if let Some(why) = &clashes[i] {
+                report.tables[i].error = Some(why.clone());
+                continue;
+            }
             match w.create_table(&ns, &t.def, inline_keys && t.apply_pk) {
                 Ok(()) => created[i] = true,
                 Err(e) => report.tables[i].error = Some(format!("create table: {}", e.message)),
@@ -489,6 +494,12 @@ impl Ctx<'_> {
             }
         }
         steps.insert("verify".into(), started.elapsed().as_millis() as u64);
+        if failed.is_empty() {
+            let started = Instant::now();
+            let names: Vec<&str> = plan.tables.iter().map(|t| t.def.name.as_str()).collect();
+            w.analyze(&ns, &names)?;
+            steps.insert("analyze".into(), started.elapsed().as_millis() as u64);
+        }
         report.steps_ms = steps;
         if failed.is_empty() {
             let mut done = stamp;
@@ -679,6 +690,58 @@ impl Ctx<'_> {
 
 /// The table as created, from its report (for reading an up-to-date copy
 /// back).
+/// `name` as a server that cuts longer names (PostgreSQL: to 63 bytes, at
+/// a character boundary) stores it; as written where names are not cut.
+fn stored_name<'a>(name: &'a str, ids: &sqlwitness_dialect::Identifiers) -> &'a str {
+    if !ids.truncate || name.len() <= ids.max_length {
+        return name;
+    }
+    let mut end = ids.max_length;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+/// Per table, why it cannot be created as its own: its name, or one of its
+/// columns' names, is another's once the server cuts names to its limit
+/// (which would merge them or fail the load with a misleading message).
+/// The first of equal names keeps it; the others are left out, saying so.
+fn name_clashes(
+    tables: &[super::keys::TablePlan],
+    ids: &sqlwitness_dialect::Identifiers,
+) -> Vec<Option<String>> {
+    let limit = ids.max_length;
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    tables
+        .iter()
+        .map(|t| {
+            let name = t.def.name.as_str();
+            let stored = stored_name(name, ids);
+            if let Some(first) = seen.get(stored) {
+                return Some(format!(
+                    "not created: the table name `{name}` is `{first}` once cut to the server's \
+                     {limit}-byte limit for names"
+                ));
+            }
+            seen.insert(stored, name);
+            let mut columns: std::collections::HashMap<&str, &str> =
+                std::collections::HashMap::new();
+            for c in &t.def.columns {
+                let stored = stored_name(&c.name, ids);
+                if let Some(first) = columns.insert(stored, &c.name) {
+                    return Some(format!(
+                        "not created: the column names `{first}` and `{}` are one name once cut \
+                         to the server's {limit}-byte limit for names",
+                        c.name
+                    ));
+                }
+            }
+            None
+        })
+        .collect()
+}
+
 fn table_def_of(t: &TableReport) -> sqlwitness_core::TableDef {
     sqlwitness_core::TableDef {
         name: t.name.clone(),
