@@ -87,7 +87,12 @@ fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<crate::Header, EvalE
     ] {
         h.settings.insert(k.to_string(), v);
     }
-    crate::run::hash_inputs(&mut h, &plan.bench, &plan.selected)?;
+    crate::run::hash_inputs(
+        &mut h,
+        &plan.bench,
+        &plan.selected,
+        plan.migrate_options.cache_dir.as_deref(),
+    )?;
     h.engines = run.engine_versions.clone().into_iter().collect();
     h.extra = serde_json::to_value(run).expect("run information serializes");
     Ok(h)

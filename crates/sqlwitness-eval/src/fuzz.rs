@@ -57,7 +57,7 @@ fn fuzz_header(plan: &FuzzPlan) -> Result<crate::Header, EvalError> {
         .values()
         .flat_map(|gs| gs.iter().map(|g| g.question))
         .collect();
-    crate::run::hash_inputs(&mut h, &plan.bench, &selected)?;
+    crate::run::hash_inputs(&mut h, &plan.bench, &selected, None)?;
     Ok(h)
 }
 

@@ -261,13 +261,18 @@ pub(crate) fn in_partition(
         .collect()
 }
 
-/// Hashes of the questions (every field a verdict depends on) and of the
-/// SQLite file of every database `selected` uses, into `h.inputs`.
+/// Hashes of the questions (every field a verdict depends on) and the
+/// content fingerprint of the SQLite file of every database `selected`
+/// uses, into `h.inputs`. A fingerprint is read in a stream and cached by
+/// the file's identity in `cache` (see `sqlwitness_bench::cache_dir`), so
+/// a resumed or repeated run does not read its databases again.
 pub(crate) fn hash_inputs(
     h: &mut Header,
     bench: &sqlwitness_bench::Benchmark,
     selected: &[usize],
+    cache: Option<&std::path::Path>,
 ) -> Result<(), EvalError> {
+    let cache = sqlwitness_bench::cache_dir(cache);
     let mut q = String::new();
     for question in &bench.questions {
         q.push_str(&format!(
@@ -291,7 +296,7 @@ pub(crate) fn hash_inputs(
     for db in dbs {
         let path = bench.sqlite_path(db);
         let hash = if path.is_file() {
-            crate::file_sha256(&path)?
+            sqlwitness_bench::source_fingerprint(&path, cache.as_deref())?
         } else {
             "missing".into()
         };
@@ -347,7 +352,12 @@ fn header(plan: &EvalPlan, run: &RunInfo) -> Result<Header, EvalError> {
     for (engine, gold) in &run.golds {
         set(&format!("gold {engine}"), gold.clone());
     }
-    hash_inputs(&mut h, &plan.bench, &plan.selected)?;
+    hash_inputs(
+        &mut h,
+        &plan.bench,
+        &plan.selected,
+        plan.migrate_options.cache_dir.as_deref(),
+    )?;
     if let Some(p) = &plan.predictions {
         h.inputs.insert(
             "predictions".into(),
