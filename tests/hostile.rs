@@ -253,6 +253,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
     let questions = report["questions"].as_array().unwrap();
     assert_eq!(questions.len(), cases.len());
     let mut wrong = Vec::new();
+    let mut slowest = (0.0f64, String::new());
     for (c, q) in cases.iter().zip(questions) {
         for engine in &engines {
             let outcome = &q["engines"][engine];
@@ -266,6 +267,18 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
                 .or_else(|| c.expect.get(parent))
                 .or_else(|| c.expect.get("all"))
                 .unwrap_or_else(|| panic!("{}: no expectation for {engine}", c.name));
+            // A statement that ignores its limit (1 s) still ends within
+            // about the limit + 1 s; 3 s leaves room for a loaded machine.
+            let took = outcome["pred"]["duration_ms"].as_f64().unwrap_or(0.0);
+            if took > slowest.0 {
+                slowest = (took, format!("{}/{} on {engine}", c.class, c.name));
+            }
+            if took > 3000.0 {
+                wrong.push(format!(
+                    "{}/{} on {engine}: ran {took:.0} ms against a 1 s limit",
+                    c.class, c.name
+                ));
+            }
             if !allowed.contains(&got) {
                 wrong.push(format!(
                     "{}/{} on {engine}: {got} (allowed {allowed:?}): {}",
@@ -276,6 +289,10 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
             }
         }
     }
+    eprintln!(
+        "slowest prediction: {} ({:.0} ms, limit 1000 ms)",
+        slowest.1, slowest.0
+    );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 
     // Nothing happened.

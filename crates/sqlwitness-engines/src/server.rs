@@ -13,11 +13,13 @@ use sqlx::Database as SqlxDatabase;
 
 /// Time past the query's limit after which the client stops the statement
 /// itself (the server's own limit normally fires first).
-pub(crate) const CANCEL_MARGIN: Duration = Duration::from_millis(300);
+pub(crate) const CANCEL_MARGIN: Duration = Duration::from_millis(200);
 
 /// How long the client waits for a cancelled statement to stop before it
-/// escalates (cancel, then end the session).
-pub(crate) const CANCEL_WAIT: Duration = Duration::from_millis(1500);
+/// escalates (cancel, then end the session). Margin and both waits keep a
+/// statement that ignores its limit (a backend deep in one long string
+/// operation checks for interrupts rarely) within its limit + 1 s.
+pub(crate) const CANCEL_WAIT: Duration = Duration::from_millis(400);
 
 /// How long getting a pooled connection may take before it counts as a
 /// connection failure (and is retried).
