@@ -207,6 +207,20 @@ pub trait Migrator: Send {
     /// Adds foreign key `k` of `t`.
     fn add_foreign_key(&mut self, ns: &str, t: &TableDef, k: usize) -> Result<(), DbError>;
 
+    /// Adds the foreign keys `keys` of `t`: the outcome of each, in order.
+    /// One by one by default; a server that rebuilds a table for every
+    /// `ALTER TABLE` adds them in one statement where it can.
+    fn add_foreign_keys(
+        &mut self,
+        ns: &str,
+        t: &TableDef,
+        keys: &[usize],
+    ) -> Vec<Result<(), DbError>> {
+        keys.iter()
+            .map(|&k| self.add_foreign_key(ns, t, k))
+            .collect()
+    }
+
     /// The base tables of namespace `ns` (ours), by name.
     fn tables(&mut self, ns: &str) -> Result<Vec<String>, DbError>;
 

@@ -445,16 +445,21 @@ impl Ctx<'_> {
             .map(|(l, c)| *c && l.error.is_none())
             .collect();
         for (i, t) in plan.tables.iter().enumerate() {
-            for k in 0..t.foreign_keys.len() {
-                if !t.apply_fk[k] {
-                    continue;
+            let keys: Vec<usize> = (0..t.foreign_keys.len())
+                .filter(|&k| t.apply_fk[k])
+                .collect();
+            if !loaded[i] {
+                for &k in &keys {
+                    report.tables[i].foreign_keys[k].reason = "the table was not loaded".into();
                 }
+                continue;
+            }
+            if keys.is_empty() {
+                continue;
+            }
+            for (&k, outcome) in keys.iter().zip(w.add_foreign_keys(&ns, &t.def, &keys)) {
                 let r = &mut report.tables[i].foreign_keys[k];
-                if !loaded[i] {
-                    r.reason = "the table was not loaded".into();
-                    continue;
-                }
-                match w.add_foreign_key(&ns, &t.def, k) {
+                match outcome {
                     Ok(()) => r.applied = true,
                     Err(e) => r.reason = format!("the server refused it: {}", e.message),
                 }

@@ -140,6 +140,33 @@ fn decode(row: &MySqlRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Err
 }
 
 impl MysqlMigrator {
+    fn add_foreign_keys_at_once(
+        &mut self,
+        ns: &str,
+        t: &TableDef,
+        keys: &[usize],
+    ) -> Result<(), DbError> {
+        let clauses: Vec<String> = keys
+            .iter()
+            .map(|&k| {
+                let fk = &t.foreign_keys[k];
+                format!(
+                    "ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+                    quote(&fk_name(&t.name, k)),
+                    column_list(&fk.columns),
+                    qualified(ns, &fk.parent_table),
+                    column_list(&fk.parent_columns)
+                )
+            })
+            .collect();
+        self.exec(&format!(
+            "ALTER TABLE {} {}",
+            qualified(ns, &t.name),
+            clauses.join(", ")
+        ))
+        .map(|_| ())
+    }
+
     /// Connects to the administrative `url` and sets the migration session.
     pub fn connect(dialect: Dialect, url: &str) -> Result<MysqlMigrator, DbError> {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -432,16 +459,24 @@ impl Migrator for MysqlMigrator {
     }
 
     fn add_foreign_key(&mut self, ns: &str, t: &TableDef, k: usize) -> Result<(), DbError> {
-        let fk = &t.foreign_keys[k];
-        self.exec(&format!(
-            "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-            qualified(ns, &t.name),
-            quote(&fk_name(&t.name, k)),
-            column_list(&fk.columns),
-            qualified(ns, &fk.parent_table),
-            column_list(&fk.parent_columns)
-        ))
-        .map(|_| ())
+        self.add_foreign_keys_at_once(ns, t, &[k])
+    }
+
+    /// Every key in one `ALTER TABLE` (InnoDB builds the indexes the keys
+    /// need in one pass, not one table rebuild per key); when the server
+    /// refuses it, key by key, so that each refusal is its own key's.
+    fn add_foreign_keys(
+        &mut self,
+        ns: &str,
+        t: &TableDef,
+        keys: &[usize],
+    ) -> Vec<Result<(), DbError>> {
+        if keys.len() > 1 && self.add_foreign_keys_at_once(ns, t, keys).is_ok() {
+            return keys.iter().map(|_| Ok(())).collect();
+        }
+        keys.iter()
+            .map(|&k| self.add_foreign_keys_at_once(ns, t, &[k]))
+            .collect()
     }
 
     fn tables(&mut self, ns: &str) -> Result<Vec<String>, DbError> {
