@@ -2,7 +2,8 @@
 //! gold and to the prediction: the precedence as one pure function.
 //!
 //! `missing_db` (no database) before `engine_error` (the engine could not
-//! run the gold: nobody's answer is known) before `gold_error` before
+//! run the gold, the database is unusable or not migrated to it: nobody's
+//! answer is known) before `gold_error` before
 //! `abstained` before the prediction's own outcome: `engine_error` (the
 //! engine failed running it), `timeout`, `pred_error`, then
 //! `match` / `match_tie` / `mismatch`.
@@ -12,8 +13,13 @@ use sqlwitness_core::{ErrorClass, Verdict};
 /// What happened to the gold on the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GoldRun {
-    /// The database is not on this engine (its migration failed).
+    /// The database cannot be used on this engine: its file is unusable
+    /// (refused link, empty, corrupt …) or its migration failed ("not
+    /// migrated").
     Unavailable,
+    /// The gold failed because the engine could not read the database file
+    /// (SQLite: corrupt, not a database).
+    Unreadable,
     /// The gold failed with this class.
     Failed(ErrorClass),
     Ran,
@@ -29,6 +35,8 @@ pub enum PredRun {
     Refused,
     /// It ran and failed with this class.
     Failed(ErrorClass),
+    /// It failed because the engine could not read the database file.
+    Unreadable,
     /// Both ran: the comparison said `equal`; `tie`: the prediction is one
     /// of the gold's valid answers under ties (`--ties aware`).
     Compared { equal: bool, tie: bool },
@@ -41,15 +49,17 @@ pub fn decide(db_exists: bool, gold: GoldRun, pred: Option<PredRun>) -> Verdict 
         return Verdict::MissingDb;
     }
     match gold {
-        GoldRun::Failed(ErrorClass::Connection) => return Verdict::EngineError,
-        GoldRun::Failed(_) | GoldRun::Unavailable => return Verdict::GoldError,
+        GoldRun::Failed(ErrorClass::Connection) | GoldRun::Unavailable | GoldRun::Unreadable => {
+            return Verdict::EngineError
+        }
+        GoldRun::Failed(_) => return Verdict::GoldError,
         GoldRun::Ran => {}
     }
     match pred {
         None => Verdict::GoldError,
         Some(PredRun::Abstained) => Verdict::Abstained,
         Some(PredRun::Refused) => Verdict::PredError,
-        Some(PredRun::Failed(ErrorClass::Connection)) => Verdict::EngineError,
+        Some(PredRun::Failed(ErrorClass::Connection) | PredRun::Unreadable) => Verdict::EngineError,
         Some(PredRun::Failed(ErrorClass::Timeout)) => Verdict::Timeout,
         Some(PredRun::Failed(_)) => Verdict::PredError,
         Some(PredRun::Compared { equal: true, .. }) => Verdict::Match,
@@ -95,7 +105,16 @@ mod tests {
                 Verdict::GoldError
             );
         }
-        assert_eq!(decide(true, GoldRun::Unavailable, None), Verdict::GoldError);
+        // A database that is not on the engine (not migrated, unusable) or
+        // that the engine cannot read is nobody's answer.
+        assert_eq!(
+            decide(true, GoldRun::Unavailable, None),
+            Verdict::EngineError
+        );
+        assert_eq!(
+            decide(true, GoldRun::Unreadable, None),
+            Verdict::EngineError
+        );
     }
 
     #[test]
@@ -105,6 +124,7 @@ mod tests {
         assert_eq!(on(PredRun::Refused), Verdict::PredError);
         // A server fault is never charged to the model.
         assert_eq!(on(PredRun::Failed(Connection)), Verdict::EngineError);
+        assert_eq!(on(PredRun::Unreadable), Verdict::EngineError);
         assert_eq!(on(PredRun::Failed(Timeout)), Verdict::Timeout);
         for class in [Syntax, Refused, ResourceLimit, GroupBy, Other] {
             assert_eq!(on(PredRun::Failed(class)), Verdict::PredError);

@@ -5,5 +5,8 @@
 mod read;
 mod source;
 
-pub use read::{sqlite_schema_names, sqlite_value, SqliteEngine, SQLITE_HEAP_LIMIT};
+pub use read::{
+    is_unreadable_database, sqlite_probe, sqlite_schema_names, sqlite_value, SqliteEngine,
+    SQLITE_HEAP_LIMIT,
+};
 pub use source::SqliteSource;
