@@ -696,3 +696,92 @@ fn a_reserved_namespace_is_never_migrated() {
         );
     }
 }
+
+/// A file damaged past its schema (truncated, with a header SQLite does not
+/// trust for the size): the probe passes, queries that reach the missing
+/// pages fail with `SQLITE_CORRUPT`. Those questions are `engine_error` —
+/// the gold's or the prediction's failure alike — never `gold_error` or
+/// `pred_error`; the queries that do not reach them are judged. A server
+/// cannot get a copy of it: "not migrated" there.
+#[test]
+fn a_database_corrupt_past_its_schema_charges_nobody() {
+    let servers = sqlwitness_testkit::servers();
+    let engines = sqlwitness_testkit::engine_names(&servers);
+    let prefix = prefix("corrupt");
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    let qs = [
+        ("SELECT count(*) FROM small", "SELECT count(*) FROM small"),
+        ("SELECT count(*) FROM big", "SELECT count(*) FROM big"),
+        ("SELECT count(*) FROM small", "SELECT count(*) FROM big"),
+    ];
+    let entries: Vec<Json> = qs
+        .iter()
+        .enumerate()
+        .map(|(i, (gold, _))| entry("half", &format!("q{i}"), gold))
+        .collect();
+    spider(&bench, &entries);
+    let path = bench.join("database/half/half.sqlite");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE small (x INTEGER); INSERT INTO small VALUES (1), (2);
+         CREATE TABLE big (x INTEGER, t TEXT);
+         WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999)
+         INSERT INTO big SELECT i, printf('%.100c', 'x') FROM n;",
+    )
+    .unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 20 * 4096);
+    bytes.truncate(5 * 4096);
+    // The change counter no longer matches: SQLite sizes the file by its
+    // length, and `big`'s root page is there, its leaves are not.
+    bytes[92..96].copy_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+    std::fs::write(&path, bytes).unwrap();
+    let pred = dir.path().join("pred.sql");
+    let lines: Vec<&str> = qs.iter().map(|(_, p)| *p).collect();
+    std::fs::write(&pred, lines.join("\n") + "\n").unwrap();
+    let out = dir.path().join("out");
+    let mut args: Vec<String> = [
+        "eval",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--pred",
+        pred.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--namespace-prefix",
+        &prefix,
+        "--engines",
+        &engines.join(","),
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(sqlwitness_testkit::server_args(&servers));
+    let o = sqlwitness(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(verdict(&report, 0, "sqlite")["verdict"], "match");
+    let gold = verdict(&report, 1, "sqlite");
+    assert_eq!(gold["verdict"], "engine_error", "{gold}");
+    assert_eq!(gold["gold"]["error_code"], "SQLITE_CORRUPT", "{gold}");
+    let pred = verdict(&report, 2, "sqlite");
+    assert_eq!(pred["verdict"], "engine_error", "{pred}");
+    assert_eq!(pred["pred"]["error_code"], "SQLITE_CORRUPT", "{pred}");
+    for engine in &engines[1..] {
+        for i in 0..qs.len() {
+            let v = verdict(&report, i, engine);
+            assert_eq!(v["verdict"], "engine_error", "{engine} q{i}: {v}");
+            let message = v["gold"]["error"].as_str().unwrap_or("");
+            assert!(
+                message.starts_with("not migrated to"),
+                "{engine}: {message}"
+            );
+        }
+    }
+    drop_copies(&servers, &prefix, &["half"]);
+}
