@@ -785,3 +785,72 @@ fn a_database_corrupt_past_its_schema_charges_nobody() {
     }
     drop_copies(&servers, &prefix, &["half"]);
 }
+
+/// `audit` and `fuzz` go database by database too: the unusable ones are
+/// named and left out, the good one is audited (its suite built), the
+/// outputs are written, and the run exits 3.
+#[test]
+fn audit_and_fuzz_leave_unusable_databases_out_and_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let mut entries = vec![entry(
+        "good",
+        "How many singers?",
+        "SELECT count(*) FROM singer",
+    )];
+    for (id, _) in UNUSABLE {
+        entries.push(entry(id, &format!("{id}?"), "SELECT count(*) FROM singer"));
+    }
+    spider(&bench, &entries);
+    good_db(&bench, "good");
+    for (id, _) in UNUSABLE {
+        make_unusable(&bench, &outside, id);
+    }
+    let audit = dir.path().join("audit");
+    let o = sqlwitness(&[
+        "audit",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--out",
+        audit.to_str().unwrap(),
+        "--shuffles",
+        "1",
+        "-q",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    for (id, says) in UNUSABLE {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&format!("{id}: ")) && l.contains(says)),
+            "{id}: {err}"
+        );
+    }
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(audit.join("audit.json")).unwrap()).unwrap();
+    assert_eq!(report["summary"]["with_db"], 1, "{}", report["summary"]);
+    let suites = dir.path().join("suites");
+    let o = sqlwitness(&[
+        "fuzz",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--out",
+        suites.to_str().unwrap(),
+        "--candidates",
+        "5",
+        "-q",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    for (id, says) in UNUSABLE {
+        assert!(
+            err.contains(&format!("fuzz: {id}: database unusable")) && err.contains(says),
+            "{id}: {err}"
+        );
+    }
+    assert!(suites.join("manifest.json").is_file());
+    assert!(suites.join("database/good").is_dir());
+    assert_eq!(files_under(&outside), vec![outside.join("link.sqlite")]);
+}
