@@ -136,12 +136,6 @@ fn evaluate_question(
     }
 }
 
-/// The query failed because SQLite could not read the database file
-/// (corrupt pages, not a database): the file's fault, neither query's.
-fn unreadable(exec: &Execution) -> bool {
-    sqlwitness_engines::is_unreadable_database(exec.error_code.as_deref())
-}
-
 /// A query's text as the report keeps it (cut to its limit).
 fn shown(sql: &str) -> String {
     truncate_text(sql, MAX_TEXT_BYTES).unwrap_or_else(|| sql.to_string())
@@ -195,7 +189,6 @@ fn run_pred<'a>(
     let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
     match execute(plan, ctx, db, pred_sql, pred_run, unordered) {
         (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
-        (exec, None) if unreadable(&exec) => PredStage::Stopped(PredRun::Unreadable, Some(exec)),
         (exec, None) => {
             let class = exec.error_class.unwrap_or(ErrorClass::Other);
             PredStage::Stopped(PredRun::Failed(class), Some(exec))
@@ -241,10 +234,6 @@ pub(crate) fn evaluate_on(
     let (gold_exec, gold_rows) = execute(plan, ctx, db, gold, gold_run, !ordered);
     let Some(gold_rows) = gold_rows else {
         let class = gold_exec.error_class.unwrap_or(ErrorClass::Other);
-        if unreadable(&gold_exec) {
-            let o = outcome(GoldRun::Unreadable, None, Some(gold_exec), None);
-            return (o, Rows::default());
-        }
         let mut rows = Rows::default();
         let mut pred_exec = None;
         if pred_despite_gold && class != ErrorClass::Connection && pred.is_some() {

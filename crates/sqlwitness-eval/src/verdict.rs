@@ -17,9 +17,6 @@ pub enum GoldRun {
     /// (refused link, empty, corrupt …) or its migration failed ("not
     /// migrated").
     Unavailable,
-    /// The gold failed because the engine could not read the database file
-    /// (SQLite: corrupt, not a database).
-    Unreadable,
     /// The gold failed with this class.
     Failed(ErrorClass),
     Ran,
@@ -35,8 +32,6 @@ pub enum PredRun {
     Refused,
     /// It ran and failed with this class.
     Failed(ErrorClass),
-    /// It failed because the engine could not read the database file.
-    Unreadable,
     /// Both ran: the comparison said `equal`; `tie`: the prediction is one
     /// of the gold's valid answers under ties (`--ties aware`).
     Compared { equal: bool, tie: bool },
@@ -49,7 +44,7 @@ pub fn decide(db_exists: bool, gold: GoldRun, pred: Option<PredRun>) -> Verdict 
         return Verdict::MissingDb;
     }
     match gold {
-        GoldRun::Failed(ErrorClass::Connection) | GoldRun::Unavailable | GoldRun::Unreadable => {
+        GoldRun::Failed(ErrorClass::Connection) | GoldRun::Unavailable => {
             return Verdict::EngineError
         }
         GoldRun::Failed(_) => return Verdict::GoldError,
@@ -59,7 +54,7 @@ pub fn decide(db_exists: bool, gold: GoldRun, pred: Option<PredRun>) -> Verdict 
         None => Verdict::GoldError,
         Some(PredRun::Abstained) => Verdict::Abstained,
         Some(PredRun::Refused) => Verdict::PredError,
-        Some(PredRun::Failed(ErrorClass::Connection) | PredRun::Unreadable) => Verdict::EngineError,
+        Some(PredRun::Failed(ErrorClass::Connection)) => Verdict::EngineError,
         Some(PredRun::Failed(ErrorClass::Timeout)) => Verdict::Timeout,
         Some(PredRun::Failed(_)) => Verdict::PredError,
         Some(PredRun::Compared { equal: true, .. }) => Verdict::Match,
@@ -105,14 +100,11 @@ mod tests {
                 Verdict::GoldError
             );
         }
-        // A database that is not on the engine (not migrated, unusable) or
-        // that the engine cannot read is nobody's answer.
+        // A database that is not on the engine (not migrated, unusable) is
+        // nobody's answer; so is one the engine cannot read (SQLite's
+        // SQLITE_CORRUPT, SQLITE_NOTADB are of class `connection`).
         assert_eq!(
             decide(true, GoldRun::Unavailable, None),
-            Verdict::EngineError
-        );
-        assert_eq!(
-            decide(true, GoldRun::Unreadable, None),
             Verdict::EngineError
         );
     }
@@ -124,7 +116,6 @@ mod tests {
         assert_eq!(on(PredRun::Refused), Verdict::PredError);
         // A server fault is never charged to the model.
         assert_eq!(on(PredRun::Failed(Connection)), Verdict::EngineError);
-        assert_eq!(on(PredRun::Unreadable), Verdict::EngineError);
         assert_eq!(on(PredRun::Failed(Timeout)), Verdict::Timeout);
         for class in [Syntax, Refused, ResourceLimit, GroupBy, Other] {
             assert_eq!(on(PredRun::Failed(class)), Verdict::PredError);

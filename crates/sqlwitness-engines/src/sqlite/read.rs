@@ -429,16 +429,6 @@ pub fn sqlite_probe(path: &Path) -> Result<(), DbError> {
     Ok(())
 }
 
-/// True for the SQLite codes that say the database file itself cannot be
-/// read (corrupt, not a database, an I/O error, cannot be opened): the
-/// file's fault, never the query's.
-pub fn is_unreadable_database(code: Option<&str>) -> bool {
-    matches!(
-        code,
-        Some("SQLITE_CORRUPT" | "SQLITE_NOTADB" | "SQLITE_IOERR" | "SQLITE_CANTOPEN")
-    )
-}
-
 /// Table names and their column names, exactly as declared, in schema order
 /// (internal `sqlite_*` tables left out). Opens the file read-only.
 pub fn sqlite_schema_names(path: &Path) -> Result<Vec<(String, Vec<String>)>, DbError> {
