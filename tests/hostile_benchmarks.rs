@@ -854,3 +854,59 @@ fn audit_and_fuzz_leave_unusable_databases_out_and_exit_3() {
     assert!(suites.join("database/good").is_dir());
     assert_eq!(files_under(&outside), vec![outside.join("link.sqlite")]);
 }
+
+/// `perturb` leaves an unusable database out (named in mapping.json's
+/// skipped databases and on stderr), perturbs the others, and exits 3.
+#[test]
+fn perturb_leaves_unusable_databases_out_and_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    spider(
+        &bench,
+        &[
+            entry(
+                "concert_singer",
+                "Names of singers older than 30?",
+                "SELECT Name FROM singer WHERE Age > 30",
+            ),
+            entry("pets_1", "How many pets?", "SELECT count(*) FROM pets"),
+        ],
+    );
+    std::fs::copy(
+        repo().join("examples/spider-dev/tables.json"),
+        bench.join("tables.json"),
+    )
+    .unwrap();
+    good_db(&bench, "concert_singer");
+    std::fs::create_dir_all(bench.join("database/pets_1")).unwrap();
+    std::fs::write(bench.join("database/pets_1/pets_1.sqlite"), b"").unwrap();
+    let out = dir.path().join("perturbed");
+    let o = sqlwitness(&[
+        "perturb",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--kind",
+        "synonym",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("pets_1: database unusable"), "{err}");
+    let mapping: Json =
+        serde_json::from_str(&std::fs::read_to_string(out.join("mapping.json")).unwrap()).unwrap();
+    let skipped = mapping["skipped_databases"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|d| d["db_id"] == "pets_1"
+                && d["reason"].as_str().unwrap().contains("empty (0 bytes)")),
+        "{skipped:?}"
+    );
+    assert!(
+        mapping["summary"]["perturbed_databases"].as_u64().unwrap() > 0,
+        "{}",
+        mapping["summary"]
+    );
+}
