@@ -278,6 +278,13 @@ pub fn sqlite_file_problem(path: &Path) -> Option<String> {
         Ok(m) => m.len(),
         Err(e) => return Some(format!("{shown}: cannot read: {e}")),
     };
+    // A write-ahead log beside the file holds pages too (all of them, for
+    // a database never checkpointed): SQLite alone can judge the pair.
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return None;
+    }
     if len == 0 {
         return Some(format!(
             "{shown} is empty (0 bytes): not a database (a failed download?)"
@@ -375,4 +382,43 @@ fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
     (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sqlite_file_problem;
+
+    #[test]
+    fn a_file_is_judged_by_its_size_and_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a.sqlite");
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (x TEXT);
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999)
+             INSERT INTO t SELECT printf('%.100c', 'x') FROM n;",
+        )
+        .unwrap();
+        drop(conn);
+        assert_eq!(sqlite_file_problem(&db), None);
+        let bytes = std::fs::read(&db).unwrap();
+        let at = |name: &str, content: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, content).unwrap();
+            sqlite_file_problem(&p).unwrap_or_default()
+        };
+        assert!(at("zero.sqlite", b"").contains("empty (0 bytes)"));
+        assert!(at("short.sqlite", &bytes[..50]).contains("shorter than a SQLite header"));
+        assert!(at("text.sqlite", &[b'x'; 4096]).contains("no SQLite header"));
+        assert!(at("half.sqlite", &bytes[..bytes.len() / 2]).contains("truncated"));
+        // A size the header does not vouch for (the change counter differs
+        // from the version-valid-for number): SQLite sizes the file by its
+        // length, and so does this check.
+        let mut cut = bytes[..bytes.len() / 2].to_vec();
+        cut[92..96].copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(at("untrusted.sqlite", &cut), "");
+        // An empty file beside a write-ahead log is for SQLite to judge.
+        std::fs::write(dir.path().join("wal.sqlite-wal"), b"frames").unwrap();
+        assert_eq!(at("wal.sqlite", b""), "");
+    }
 }
