@@ -80,6 +80,10 @@ pub struct Benchmark {
     /// Prefix of every copy's namespace on a server (see
     /// [`sqlwitness_core::namespace_for`]).
     pub namespace_prefix: String,
+    /// Use a database file that is a link resolving outside
+    /// [`Benchmark::database_dir`] (`--allow-outside-links`); refused
+    /// otherwise (see [`Benchmark::db_unusable`]).
+    pub allow_outside_links: bool,
 }
 
 impl Benchmark {
@@ -100,6 +104,41 @@ impl Benchmark {
         self.sqlite_path(db_id).is_file()
     }
 
+    /// Why the database file of `db_id`, which exists, cannot be used
+    /// (`None`: nothing wrong is known before SQLite opens it):
+    ///
+    /// - it resolves (through links) outside the benchmark's database
+    ///   folder, unless [`Benchmark::allow_outside_links`] (the folder
+    ///   itself may be a link);
+    /// - it is empty (0 bytes: a failed download, not an empty database);
+    /// - it has no SQLite header, or is shorter than its header says
+    ///   (truncated).
+    ///
+    /// Such a database is never read: its questions get `engine_error` with
+    /// this reason, and its migrations fail with it.
+    pub fn db_unusable(&self, db_id: &str) -> Option<String> {
+        let path = self.sqlite_path(db_id);
+        if !self.allow_outside_links {
+            let inside = std::fs::canonicalize(&self.database_dir).and_then(|dir| {
+                std::fs::canonicalize(&path).map(|file| (file.starts_with(&dir), file))
+            });
+            match inside {
+                Ok((true, _)) => {}
+                Ok((false, file)) => {
+                    return Some(format!(
+                        "{} is a link to {}, outside the benchmark's database folder {}: \
+                         refused (--allow-outside-links to use it)",
+                        path.display(),
+                        file.display(),
+                        self.database_dir.display()
+                    ))
+                }
+                Err(e) => return Some(format!("{}: cannot resolve: {e}", path.display())),
+            }
+        }
+        sqlite_file_problem(&path)
+    }
+
     /// Distinct `db_id`s of the split's questions, sorted.
     pub fn db_ids(&self) -> Vec<String> {
         let set: BTreeSet<&str> = self.questions.iter().map(|q| q.db_id.as_str()).collect();
@@ -114,7 +153,7 @@ impl Benchmark {
         let mut ids: Vec<String> = entries
             .filter_map(|e| e.ok())
             .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|id| self.db_exists(id))
+            .filter(|id| crate::db_id_problem(id).is_none() && self.db_exists(id))
             .collect();
         ids.sort();
         ids
@@ -153,6 +192,7 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         database_dir,
         gold_sources: BTreeMap::new(),
         namespace_prefix: sqlwitness_core::DEFAULT_NAMESPACE_PREFIX.to_string(),
+        allow_outside_links: false,
     };
     if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
         let entries = crate::spider::read_json_array(&path, "questions")?;
@@ -226,9 +266,80 @@ fn require_tables_json(root: &Path) -> Result<(), BenchError> {
     crate::tables::load_tables_json(&path).map(|_| ())
 }
 
-/// The file's text; invalid UTF-8 is an error naming the line and column.
+/// What is wrong with the SQLite file at `path` from its size and its
+/// 100-byte header alone (`None`: nothing): empty, no SQLite header, or
+/// shorter than the database size its header states (when SQLite itself
+/// trusts that size: the change counter matches the version-valid-for
+/// number).
+pub fn sqlite_file_problem(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let shown = path.display();
+    let len = match std::fs::metadata(path) {
+        Ok(m) => m.len(),
+        Err(e) => return Some(format!("{shown}: cannot read: {e}")),
+    };
+    // A write-ahead log beside the file holds pages too (all of them, for
+    // a database never checkpointed): SQLite alone can judge the pair.
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return None;
+    }
+    if len == 0 {
+        return Some(format!(
+            "{shown} is empty (0 bytes): not a database (a failed download?)"
+        ));
+    }
+    let mut header = [0u8; 100];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header));
+    match read {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            return Some(format!(
+                "{shown}: {len} bytes, shorter than a SQLite header: not a database"
+            ))
+        }
+        Err(e) => return Some(format!("{shown}: cannot read: {e}")),
+    }
+    if &header[..16] != b"SQLite format 3\0" {
+        return Some(format!("{shown}: no SQLite header: not a SQLite database"));
+    }
+    let be32 = |at: usize| {
+        u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65_536u64,
+        n => u64::from(n),
+    };
+    let pages = u64::from(be32(28));
+    let trusted = pages > 0 && be32(24) == be32(92);
+    if trusted && page_size.is_power_of_two() && page_size >= 512 && pages * page_size > len {
+        return Some(format!(
+            "{shown} is truncated: its header states {pages} pages of {page_size} bytes \
+             ({} bytes), the file has {len}",
+            pages * page_size
+        ));
+    }
+    None
+}
+
+/// A UTF-8 byte order mark, which some editors write at the start of a
+/// file; Python's `utf-8-sig` reading skips it, and so does sqlwitness.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The file's bytes, without a leading UTF-8 byte order mark.
+fn read_without_bom(path: &Path) -> Result<Vec<u8>, BenchError> {
+    let mut bytes = std::fs::read(path).map_err(|e| BenchError::io(path, e))?;
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
+    Ok(bytes)
+}
+
+/// The file's text (a leading byte order mark skipped); invalid UTF-8 is an
+/// error naming the line and column.
 pub(crate) fn read_text(path: &Path) -> Result<String, BenchError> {
-    let bytes = std::fs::read(path).map_err(|e| BenchError::io(path, e))?;
+    let bytes = read_without_bom(path)?;
     String::from_utf8(bytes).map_err(|e| {
         let (line, column) = line_column(e.as_bytes(), e.utf8_error().valid_up_to());
         BenchError::format(
@@ -244,7 +355,7 @@ pub(crate) fn read_text(path: &Path) -> Result<String, BenchError> {
 /// listed, 1-based, with the byte offset of its first bad byte in the line,
 /// so that the line alone is that question's problem.
 pub(crate) fn read_lines_lossy(path: &Path) -> Result<(String, Vec<(usize, usize)>), BenchError> {
-    let bytes = std::fs::read(path).map_err(|e| BenchError::io(path, e))?;
+    let bytes = read_without_bom(path)?;
     if let Ok(text) = std::str::from_utf8(&bytes) {
         return Ok((text.to_string(), Vec::new()));
     }
@@ -271,4 +382,43 @@ fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
     (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sqlite_file_problem;
+
+    #[test]
+    fn a_file_is_judged_by_its_size_and_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a.sqlite");
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (x TEXT);
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999)
+             INSERT INTO t SELECT printf('%.100c', 'x') FROM n;",
+        )
+        .unwrap();
+        drop(conn);
+        assert_eq!(sqlite_file_problem(&db), None);
+        let bytes = std::fs::read(&db).unwrap();
+        let at = |name: &str, content: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, content).unwrap();
+            sqlite_file_problem(&p).unwrap_or_default()
+        };
+        assert!(at("zero.sqlite", b"").contains("empty (0 bytes)"));
+        assert!(at("short.sqlite", &bytes[..50]).contains("shorter than a SQLite header"));
+        assert!(at("text.sqlite", &[b'x'; 4096]).contains("no SQLite header"));
+        assert!(at("half.sqlite", &bytes[..bytes.len() / 2]).contains("truncated"));
+        // A size the header does not vouch for (the change counter differs
+        // from the version-valid-for number): SQLite sizes the file by its
+        // length, and so does this check.
+        let mut cut = bytes[..bytes.len() / 2].to_vec();
+        cut[92..96].copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(at("untrusted.sqlite", &cut), "");
+        // An empty file beside a write-ahead log is for SQLite to judge.
+        std::fs::write(dir.path().join("wal.sqlite-wal"), b"frames").unwrap();
+        assert_eq!(at("wal.sqlite", b""), "");
+    }
 }

@@ -11,6 +11,7 @@ use std::path::Path;
 use serde_json::Value as Json;
 use sqlwitness_core::EngineKind;
 
+use crate::names::{check_db_id, entry_place};
 use crate::spider::{kind, string_field};
 use crate::{BenchError, Question};
 
@@ -50,10 +51,17 @@ pub(crate) fn parse_bird(path: &Path, entries: &[Json]) -> Result<Vec<Question>,
                     )),
                 }
             };
+            let db_id = string_field(path, e, i, "db_id")?;
+            let question = string_field(path, e, i, "question")?;
+            check_db_id(
+                path,
+                &entry_place(format!("[{i}].db_id"), Some(&question)),
+                &db_id,
+            )?;
             Ok(Question {
                 id: i,
-                db_id: string_field(path, e, i, "db_id")?,
-                question: string_field(path, e, i, "question")?,
+                db_id,
+                question,
                 gold: string_field(path, e, i, "SQL")?,
                 evidence: optional("evidence")?,
                 source_id,

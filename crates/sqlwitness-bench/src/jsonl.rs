@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value as Json};
 
 use crate::benchmark::read_text;
+use crate::names::{check_db_id, entry_place};
 use crate::spider::kind;
 use crate::{BenchError, Question};
 
@@ -87,10 +88,14 @@ pub(crate) fn load_jsonl(path: &Path) -> Result<Vec<Question>, BenchError> {
                 golds.insert(kind, g);
             }
         }
+        let db_id = field("db_id", true)?.unwrap_or_default();
+        let question = field("question", false)?.unwrap_or_default();
+        let at = entry_place(format!("{place}: db_id"), Some(&question));
+        check_db_id(path, &at, &db_id)?;
         out.push(Question {
             id,
-            db_id: field("db_id", true)?.unwrap_or_default(),
-            question: field("question", false)?.unwrap_or_default(),
+            db_id,
+            question,
             gold: field("gold", true)?.unwrap_or_default(),
             golds,
             evidence: field("evidence", false)?,

@@ -7,12 +7,13 @@ mod bird;
 mod error;
 mod jsonl;
 mod migrate;
+mod names;
 mod predictions;
 mod schema_db;
 mod spider;
 mod tables;
 
-pub use benchmark::{load_benchmark, Benchmark, BenchmarkFormat, Question};
+pub use benchmark::{load_benchmark, sqlite_file_problem, Benchmark, BenchmarkFormat, Question};
 pub use error::BenchError;
 pub use migrate::{
     cache_dir, drop_namespace, migrate_database, plan_migration, prepare_target,
@@ -21,6 +22,7 @@ pub use migrate::{
     TableReport, TargetKind, Verification, Verify, CACHE_DIR_ENV, CHECKSUM_METHOD,
     COERCION_SAMPLE_CAP,
 };
+pub use names::db_id_problem;
 pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};
 pub use schema_db::build_schema_database;
 pub use spider::read_json_array;

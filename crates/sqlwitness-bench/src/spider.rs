@@ -5,6 +5,7 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 use crate::benchmark::read_text;
+use crate::names::{check_db_id, entry_place};
 use crate::{BenchError, Question};
 
 /// The JSON array in `path`; an error names the file and the place
@@ -76,10 +77,17 @@ pub(crate) fn parse_spider_json(
                     format!("expected an object, found {}", kind(e)),
                 ));
             }
+            let db_id = string_field(path, e, i, "db_id")?;
+            let question = string_field(path, e, i, "question")?;
+            check_db_id(
+                path,
+                &entry_place(format!("[{i}].db_id"), Some(&question)),
+                &db_id,
+            )?;
             Ok(Question {
                 id: i,
-                db_id: string_field(path, e, i, "db_id")?,
-                question: string_field(path, e, i, "question")?,
+                db_id,
+                question,
                 gold: string_field(path, e, i, "query")?,
                 ..Question::default()
             })
@@ -104,11 +112,12 @@ pub(crate) fn load_gold_sql(path: &Path) -> Result<Vec<Question>, BenchError> {
             ));
         };
         let db_id = db_id.trim();
-        if db_id.is_empty() || sql.trim().is_empty() {
+        check_db_id(path, &format!("line {}", n + 1), db_id)?;
+        if sql.trim().is_empty() {
             return Err(BenchError::format(
                 path,
                 format!("line {}", n + 1),
-                "empty SQL or db_id",
+                "empty SQL",
             ));
         }
         out.push(Question {

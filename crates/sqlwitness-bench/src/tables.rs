@@ -85,6 +85,7 @@ pub fn load_tables_json(path: &Path) -> Result<HashMap<String, TableSchema>, Ben
             .unwrap_or_default();
         let raw: RawSchema = serde_json::from_value(entry)
             .map_err(|e| BenchError::format(path, format!("[{i}]{db}"), e.to_string()))?;
+        crate::names::check_db_id(path, &format!("[{i}].db_id"), &raw.db_id)?;
         let n_cols = raw.column_names_original.len();
         if raw.column_types.len() != n_cols {
             return Err(BenchError::format(

@@ -243,6 +243,11 @@ pub struct EvalArgs {
     /// Do not migrate missing or stale databases before evaluating on servers.
     #[arg(long)]
     pub no_migrate: bool,
+    /// Use a database file that is a link resolving outside the benchmark's
+    /// database folder (refused by default: a benchmark may not make
+    /// sqlwitness read files elsewhere on the machine).
+    #[arg(long)]
+    pub allow_outside_links: bool,
     /// Only questions on these databases.
     #[arg(long = "db", value_delimiter = ',')]
     pub dbs: Vec<String>,
@@ -300,6 +305,11 @@ pub struct MigrateArgs {
     /// Migrate every database found in the benchmark's database folder.
     #[arg(long, conflicts_with = "dbs")]
     pub all: bool,
+    /// Use a database file that is a link resolving outside the benchmark's
+    /// database folder (refused by default: a benchmark may not make
+    /// sqlwitness read files elsewhere on the machine).
+    #[arg(long)]
+    pub allow_outside_links: bool,
     /// Target engines, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "postgres,mysql")]
     pub engines: Vec<String>,

@@ -36,6 +36,10 @@ pub struct AuditArgs {
     /// Only questions on these databases.
     #[arg(long = "db", value_delimiter = ',')]
     pub dbs: Vec<String>,
+    /// Use a database file that is a link resolving outside the benchmark's
+    /// database folder (refused by default).
+    #[arg(long)]
+    pub allow_outside_links: bool,
     /// Only the first N questions (after filtering).
     #[arg(long)]
     pub limit: Option<usize>,
@@ -152,6 +156,7 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
     let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
         .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
     bench.namespace_prefix = a.servers.checked_prefix()?;
+    bench.allow_outside_links = a.allow_outside_links;
     let mut selected: Vec<usize> = bench
         .questions
         .iter()
@@ -188,8 +193,39 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
     })
 }
 
-/// Writes the audit and its dialect golds, prints the summary, gates.
+/// Writes the audit and its dialect golds, prints the summary, gates: a
+/// database of the selection that cannot be used (its questions were not
+/// audited) exits 3, as in `eval`.
 pub fn finish(
+    a: &AuditArgs,
+    plan: &AuditPlan,
+    report: &sqlwitness_audit::AuditReport,
+    started: Instant,
+) -> Result<i32> {
+    let code = write_and_gate(a, plan, report, started)?;
+    let mut ids: Vec<&str> = plan
+        .selected
+        .iter()
+        .map(|&i| plan.bench.questions[i].db_id.as_str())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let unusable: Vec<&str> = ids
+        .into_iter()
+        .filter(|id| plan.bench.db_exists(id))
+        .filter(|id| sqlwitness_eval::unusable(&plan.bench, id).is_some())
+        .collect();
+    if !unusable.is_empty() {
+        eprintln!(
+            "sqlwitness: error: databases that cannot be used, their questions not audited: {}",
+            unusable.join(", ")
+        );
+        return Ok(exit::ENGINE);
+    }
+    Ok(code)
+}
+
+fn write_and_gate(
     a: &AuditArgs,
     plan: &AuditPlan,
     report: &sqlwitness_audit::AuditReport,

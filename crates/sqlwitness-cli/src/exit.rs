@@ -4,8 +4,8 @@
 //! |---|---|
 //! | 0 | the run finished and wrote its report (verdicts live in the report) |
 //! | 1 | internal error |
-//! | 2 | bad input: a flag, a benchmark or prediction file (the message names the file and the place) |
-//! | 3 | an engine could not be reached, or a migration failed verification |
+//! | 2 | bad input: a flag, a benchmark or prediction file (the message names the file and the place), a `db_id` that is not a name |
+//! | 3 | an engine could not be reached, a migration failed verification, or questions ended `engine_error` (a database file that cannot be used or was not migrated among them) |
 //! | 4 | regression: `eval --baseline` or `diff` found accuracy falling or new failures beyond `--tolerance` |
 //! | 5 | `audit --fail-on`: findings exceed a threshold |
 //! | 6 | `--containers`: no Docker daemon answers, or a container did not start or become healthy |

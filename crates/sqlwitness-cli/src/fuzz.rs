@@ -22,6 +22,10 @@ pub struct FuzzArgs {
     /// Only these databases (default: every database the split uses).
     #[arg(long = "db", value_delimiter = ',')]
     pub dbs: Vec<String>,
+    /// Use a database file that is a link resolving outside the benchmark's
+    /// database folder (refused by default).
+    #[arg(long)]
+    pub allow_outside_links: bool,
     /// Suite folder: `database/<db_id>/*.sqlite` and `manifest.json`
     /// (entries of other databases already there are kept).
     #[arg(long)]
@@ -69,8 +73,9 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
     if a.candidates == 0 {
         bail!(BadInput("--candidates: must be at least 1".into()));
     }
-    let bench = load_benchmark(&a.bench.bench, &a.bench.split)
+    let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
         .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    bench.allow_outside_links = a.allow_outside_links;
     let mut golds: BTreeMap<String, Vec<GoldQuery>> = BTreeMap::new();
     for q in &bench.questions {
         if a.dbs.is_empty() || a.dbs.contains(&q.db_id) {
@@ -95,6 +100,15 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
         .collect();
     for id in &missing {
         eprintln!("fuzz: {id}: no SQLite file, skipped");
+        golds.remove(id);
+    }
+    // A database that cannot be used is skipped, and the run exits 3.
+    let unusable: Vec<(String, String)> = golds
+        .keys()
+        .filter_map(|id| sqlwitness_eval::unusable(&bench, id).map(|why| (id.clone(), why)))
+        .collect();
+    for (id, why) in &unusable {
+        eprintln!("fuzz: {id}: database unusable, skipped: {why}");
         golds.remove(id);
     }
     if a.mutants {
@@ -145,7 +159,13 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
         a.out.join("manifest.json").display(),
         started.elapsed().as_secs_f64()
     );
-    Ok(if failed > 0 { exit::INTERNAL } else { exit::OK })
+    Ok(if failed > 0 {
+        exit::INTERNAL
+    } else if !unusable.is_empty() {
+        exit::ENGINE
+    } else {
+        exit::OK
+    })
 }
 
 fn write_mutants(a: &FuzzArgs, bench: &sqlwitness_bench::Benchmark) -> Result<i32> {

@@ -111,6 +111,20 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
         dropped,
         a.out.display()
     );
+    // Databases whose files cannot be used were skipped: named, exit 3.
+    let unusable: Vec<String> = mapping
+        .skipped_databases
+        .iter()
+        .filter(|d| d.reason.starts_with(sqlwitness_perturb::UNUSABLE))
+        .map(|d| format!("{}: {}", d.db_id, d.reason))
+        .collect();
+    if !unusable.is_empty() {
+        eprintln!(
+            "sqlwitness: error: databases that cannot be used, left out:\n  {}",
+            unusable.join("\n  ")
+        );
+        return Ok(exit::ENGINE);
+    }
     Ok(exit::OK)
 }
 

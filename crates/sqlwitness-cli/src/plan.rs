@@ -88,6 +88,7 @@ fn eval_plan_on(
     let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
         .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
     bench.namespace_prefix = a.servers.checked_prefix()?;
+    bench.allow_outside_links = a.allow_outside_links;
     for db in &a.dbs {
         if !bench.questions.iter().any(|q| &q.db_id == db) {
             bail!(BadInput(format!(
@@ -302,6 +303,12 @@ impl MigratePlan {
         let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
             .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
         bench.namespace_prefix = prefix;
+        bench.allow_outside_links = a.allow_outside_links;
+        for db in &a.dbs {
+            if let Some(problem) = sqlwitness_bench::db_id_problem(db) {
+                bail!(BadInput(format!("--db: {problem}")));
+            }
+        }
         let db_ids = if a.all {
             bench.all_database_ids()
         } else if a.dbs.is_empty() {

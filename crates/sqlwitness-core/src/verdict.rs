@@ -23,7 +23,9 @@ pub enum Verdict {
     MatchTie,
     /// The engine could not run the gold or the prediction: the server
     /// could not be reached or dropped the connection even after retries
-    /// (error class `connection`), or sqlwitness itself failed on the
+    /// (error class `connection`), the database is unusable (a link
+    /// outside the benchmark, an empty, truncated or corrupt file) or was
+    /// not migrated to this engine, or sqlwitness itself failed on the
     /// question. Never the model's fault: left out of every accuracy, and
     /// the run exits non-zero.
     EngineError,

@@ -37,7 +37,7 @@ pub use mysql::{MysqlEngine, MysqlMigrator};
 #[cfg(feature = "postgres")]
 pub use postgres::{PgMigrator, PostgresEngine, PLANNER_SETTINGS};
 pub use sqlite::{
-    sqlite_schema_names, sqlite_value, SqliteEngine, SqliteSource, SQLITE_HEAP_LIMIT,
+    sqlite_probe, sqlite_schema_names, sqlite_value, SqliteEngine, SqliteSource, SQLITE_HEAP_LIMIT,
 };
 
 use sqlwitness_core::{DbError, Engine, EngineKind, ErrorClass, Migrator, Source};

@@ -127,11 +127,19 @@ pub fn merge_audit(plan: &AuditPlan, parts: &[PathBuf]) -> Result<AuditReport, E
     })
 }
 
+/// The questions of `selected` whose database exists and can be used (see
+/// [`crate::unusable`]; each database checked once).
 fn with_database(plan: &AuditPlan, selected: &[usize]) -> Vec<usize> {
+    let mut usable: HashMap<&str, bool> = HashMap::new();
     selected
         .iter()
         .copied()
-        .filter(|&i| plan.bench.db_exists(&plan.bench.questions[i].db_id))
+        .filter(|&i| {
+            let id = plan.bench.questions[i].db_id.as_str();
+            *usable.entry(id).or_insert_with(|| {
+                plan.bench.db_exists(id) && crate::unusable(&plan.bench, id).is_none()
+            })
+        })
         .collect()
 }
 
@@ -140,6 +148,19 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     let started = Instant::now();
     let (bench, engines, servers, jobs) = (&plan.bench, &plan.engines, &plan.servers, plan.jobs);
     let mine = audit_selection(plan);
+    let unusable: Vec<(String, String)> = mine
+        .iter()
+        .map(|&i| bench.questions[i].db_id.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|id| bench.db_exists(id))
+        .filter_map(|id| crate::unusable(bench, &id).map(|why| (id, why)))
+        .collect();
+    for (id, why) in &unusable {
+        progress.note(&format!(
+            "{id}: database unusable, its questions are not audited: {why}"
+        ));
+    }
     let with_db = with_database(plan, &mine);
     let mut db_ids: Vec<String> = with_db
         .iter()
@@ -360,12 +381,8 @@ pub fn dialect_golds(
     plan: &AuditPlan,
     report: &AuditReport,
 ) -> std::collections::BTreeMap<EngineKind, Vec<Option<String>>> {
-    let audited: std::collections::BTreeSet<usize> = plan
-        .selected
-        .iter()
-        .copied()
-        .filter(|&i| plan.bench.db_exists(&plan.bench.questions[i].db_id))
-        .collect();
+    let audited: std::collections::BTreeSet<usize> =
+        with_database(plan, &plan.selected).into_iter().collect();
     // The findings that say an engine fails or answers otherwise, by
     // question.
     let mut differs_by_id: std::collections::BTreeMap<usize, Vec<&Finding>> = Default::default();

@@ -47,7 +47,7 @@ pub use journal::{
     assign_partitions, dir_sha256, file_sha256, read_journal, read_parts, sha256_hex, Header,
     Journal, JournalMode, Partition, JOURNAL_FILE,
 };
-pub use migrate::{is_good, migrate_many, migrate_one, problem, Migrated};
+pub use migrate::{is_good, migrate_many, migrate_one, problem, unusable, Migrated};
 pub use plan::{feasible_false, read_ids, EvalPlan, ScoringPlan, Servers};
 pub use progress::{Bar, Progress, Silent};
 pub use reference::{cell as reference_cell, same_answer};

@@ -24,6 +24,9 @@ pub fn migrate_one(
         return None;
     }
     let db = bench.database(db_id);
+    if let Some(why) = unusable(bench, db_id) {
+        return Some(MigrationReport::failed(&db, kind, why));
+    }
     let url = servers
         .url(kind)
         .expect("validated in the plan")
@@ -33,6 +36,25 @@ pub fn migrate_one(
         migrate_database(&db, &target, opts)
             .unwrap_or_else(|e| MigrationReport::failed(&db, kind, e.to_string())),
     )
+}
+
+/// Why the database file of `db_id` (which exists) cannot be used, or
+/// `None`: a link outside the benchmark, an empty, headerless or truncated
+/// file ([`Benchmark::db_unusable`]), or one SQLite cannot open, whose
+/// schema does not parse, or with a table it cannot read (a virtual table
+/// of an unknown module) ([`sqlwitness_engines::sqlite_probe`]). Such a
+/// database is never migrated and its questions are `engine_error`.
+pub fn unusable(bench: &Benchmark, db_id: &str) -> Option<String> {
+    if let Some(why) = bench.db_unusable(db_id) {
+        return Some(why);
+    }
+    let path = bench.sqlite_path(db_id);
+    sqlwitness_engines::sqlite_probe(&path)
+        .err()
+        .map(|e| match e.code {
+            Some(code) => format!("{} ({code})", e.message),
+            None => e.message,
+        })
 }
 
 /// One migration of [`migrate_many`]: the database, the engine, and the
@@ -142,7 +164,7 @@ pub(crate) fn migrate_for(
         for (id, _, r) in migrated {
             if let Some(r) = r {
                 if let Some(problem) = problem(&r) {
-                    unavailable.insert(id, problem);
+                    unavailable.insert(id, format!("not migrated to {kind}: {problem}"));
                 }
                 collations.extend(r.collation);
             }

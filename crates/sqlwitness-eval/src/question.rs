@@ -224,11 +224,7 @@ pub(crate) fn evaluate_on(
         ..EngineOutcome::new(decide(true, gold_run, pred_run))
     };
     if let Some(reason) = ctx.unavailable.get(&db.db_id) {
-        let err = DbError::new(
-            ErrorClass::Other,
-            None,
-            format!("database not available on this engine: {reason}"),
-        );
+        let err = DbError::new(ErrorClass::Other, None, reason.clone());
         let gold_exec = Some(failed_execution(&err, None, 0.0));
         return (
             outcome(GoldRun::Unavailable, None, gold_exec, None),

@@ -38,6 +38,21 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         ids.dedup();
         ids
     };
+    // A database that cannot be used is never read nor migrated: its
+    // questions are `engine_error` on every engine, the others are judged.
+    let unusable: BTreeMap<String, String> = db_ids
+        .iter()
+        .filter_map(|id| crate::unusable(&plan.bench, id).map(|why| (id.clone(), why)))
+        .collect();
+    for (id, why) in &unusable {
+        progress.note(&format!(
+            "{id}: database unusable, its questions are engine_error: {why}"
+        ));
+    }
+    let db_ids: Vec<String> = db_ids
+        .into_iter()
+        .filter(|id| !unusable.contains_key(id))
+        .collect();
     // Migrations first, over the administrative URLs: they also grant the
     // reader login the queries then run as.
     let (unavailable, collations): (Vec<HashMap<String, String>>, Vec<_>) = plan
@@ -50,11 +65,16 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     let ctxs: Vec<EngineCtx> = connected
         .into_iter()
         .zip(unavailable)
-        .map(|(c, unavailable)| EngineCtx {
-            kind: c.kind,
-            dialect: sqlwitness_dialect::builtin(c.kind),
-            engine: c.engine,
-            unavailable,
+        .map(|(c, mut unavailable)| {
+            for (id, why) in &unusable {
+                unavailable.insert(id.clone(), format!("database unusable: {why}"));
+            }
+            EngineCtx {
+                kind: c.kind,
+                dialect: sqlwitness_dialect::builtin(c.kind),
+                engine: c.engine,
+                unavailable,
+            }
         })
         .collect();
     let run = run_info(
@@ -87,18 +107,24 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         ));
     }
 
+    // The probe above read every schema; a database that fails here all the
+    // same (changed under the run) is resolved verbatim, and its queries
+    // meet the same failure as verdicts.
     let names: HashMap<String, NameSet> =
         if plan.resolve_identifiers && ctxs.iter().any(|c| c.kind.is_server()) {
             db_ids
                 .iter()
-                .map(|id| {
-                    let tables = sqlwitness_engines::sqlite_schema_names(
-                        &plan.bench.database(id).sqlite_path,
-                    )
-                    .map_err(|e| EvalError::Internal(format!("{id}: reading schema names: {e}")))?;
-                    Ok((id.clone(), NameSet::new(&tables)))
+                .filter_map(|id| {
+                    let path = plan.bench.database(id).sqlite_path;
+                    match sqlwitness_engines::sqlite_schema_names(&path) {
+                        Ok(tables) => Some((id.clone(), NameSet::new(&tables))),
+                        Err(e) => {
+                            progress.note(&format!("{id}: reading schema names: {e}"));
+                            None
+                        }
+                    }
                 })
-                .collect::<Result<_, EvalError>>()?
+                .collect()
         } else {
             HashMap::new()
         };
@@ -295,8 +321,11 @@ pub(crate) fn hash_inputs(
     dbs.dedup();
     for db in dbs {
         let path = bench.sqlite_path(db);
+        // An unreadable file is hashed as such: its questions' verdicts say
+        // why, and a resumed run must see the same state.
         let hash = if path.is_file() {
-            sqlwitness_bench::source_fingerprint(&path, cache.as_deref())?
+            sqlwitness_bench::source_fingerprint(&path, cache.as_deref())
+                .unwrap_or_else(|e| format!("unreadable: {e}"))
         } else {
             "missing".into()
         };

@@ -2,7 +2,8 @@
 //! gold and to the prediction: the precedence as one pure function.
 //!
 //! `missing_db` (no database) before `engine_error` (the engine could not
-//! run the gold: nobody's answer is known) before `gold_error` before
+//! run the gold, the database is unusable or not migrated to it: nobody's
+//! answer is known) before `gold_error` before
 //! `abstained` before the prediction's own outcome: `engine_error` (the
 //! engine failed running it), `timeout`, `pred_error`, then
 //! `match` / `match_tie` / `mismatch`.
@@ -12,7 +13,9 @@ use sqlwitness_core::{ErrorClass, Verdict};
 /// What happened to the gold on the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GoldRun {
-    /// The database is not on this engine (its migration failed).
+    /// The database cannot be used on this engine: its file is unusable
+    /// (refused link, empty, corrupt …) or its migration failed ("not
+    /// migrated").
     Unavailable,
     /// The gold failed with this class.
     Failed(ErrorClass),
@@ -41,8 +44,10 @@ pub fn decide(db_exists: bool, gold: GoldRun, pred: Option<PredRun>) -> Verdict 
         return Verdict::MissingDb;
     }
     match gold {
-        GoldRun::Failed(ErrorClass::Connection) => return Verdict::EngineError,
-        GoldRun::Failed(_) | GoldRun::Unavailable => return Verdict::GoldError,
+        GoldRun::Failed(ErrorClass::Connection) | GoldRun::Unavailable => {
+            return Verdict::EngineError
+        }
+        GoldRun::Failed(_) => return Verdict::GoldError,
         GoldRun::Ran => {}
     }
     match pred {
@@ -95,7 +100,13 @@ mod tests {
                 Verdict::GoldError
             );
         }
-        assert_eq!(decide(true, GoldRun::Unavailable, None), Verdict::GoldError);
+        // A database that is not on the engine (not migrated, unusable) is
+        // nobody's answer; so is one the engine cannot read (SQLite's
+        // SQLITE_CORRUPT, SQLITE_NOTADB are of class `connection`).
+        assert_eq!(
+            decide(true, GoldRun::Unavailable, None),
+            Verdict::EngineError
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use dictionary::{load_renames, Dictionary, Renames, SourceEntry};
 pub use output::{
     AppliedChange, DroppedQuestion, KindSummary, MappedQuestion, Mapping, PerturbedDatabase,
 };
-pub use run::perturb;
+pub use run::{perturb, UNUSABLE};
 
 /// Which perturbation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,6 +25,10 @@ use crate::output::{
 use crate::rng::Rng;
 use crate::{Kind, Options, PerturbError, SourceEntry};
 
+/// How a skipped database's reason begins when its file cannot be used
+/// (the CLI exits 3 for it).
+pub const UNUSABLE: &str = "database unusable: ";
+
 /// One planned change of a column.
 #[derive(Debug, Clone)]
 enum Planned {
@@ -246,6 +250,19 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
             mapping
                 .skipped_databases
                 .push(skip(format!("database file missing: {}", path.display())));
+            continue;
+        }
+        // A link outside the benchmark, an empty, truncated or corrupt file:
+        // never read (see `Benchmark::db_unusable`).
+        let unusable = bench.db_unusable(&db).or_else(|| {
+            sqlwitness_engines::sqlite_probe(&path)
+                .err()
+                .map(|e| e.to_string())
+        });
+        if let Some(why) = unusable {
+            mapping
+                .skipped_databases
+                .push(skip(format!("{UNUSABLE}{why}")));
             continue;
         }
         let Some(schema) = schemas.get(&db) else {

@@ -193,6 +193,11 @@ pub struct ForeignKeyReport {
 /// Writes `report` to `<dir>/<engine>/<db_id>.json` (pretty JSON) and
 /// returns the path.
 pub fn write_migration_log(dir: &Path, report: &MigrationReport) -> Result<PathBuf, BenchError> {
+    // The file name is made from the db_id: it must stay a name (the
+    // loaders refuse such db_ids already; this keeps any other caller in).
+    if let Some(problem) = crate::db_id_problem(&report.db_id) {
+        return Err(BenchError::format(dir, "migration log", problem));
+    }
     let sub = dir.join(report.engine.as_str());
     std::fs::create_dir_all(&sub).map_err(|e| BenchError::io(&sub, e))?;
     let path = sub.join(format!("{}.json", report.db_id));

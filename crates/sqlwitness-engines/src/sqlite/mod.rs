@@ -5,5 +5,5 @@
 mod read;
 mod source;
 
-pub use read::{sqlite_schema_names, sqlite_value, SqliteEngine, SQLITE_HEAP_LIMIT};
+pub use read::{sqlite_probe, sqlite_schema_names, sqlite_value, SqliteEngine, SQLITE_HEAP_LIMIT};
 pub use source::SqliteSource;

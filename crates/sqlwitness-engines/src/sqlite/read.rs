@@ -401,6 +401,34 @@ pub(crate) fn sqlite_error(dialect: &Dialect, e: rusqlite::Error, path: Option<&
     DbError::new(class, code, message)
 }
 
+/// Checks that SQLite can use the database at `path`, at a cost that does
+/// not grow with its data: it opens read-only, its schema parses, and
+/// every table (virtual ones included: their module must exist) can be
+/// prepared for reading. The error carries SQLite's code
+/// (`SQLITE_NOTADB`, `SQLITE_CORRUPT`, `SQLITE_CANTOPEN` …).
+pub fn sqlite_probe(path: &Path) -> Result<(), DbError> {
+    let dialect = sqlwitness_dialect::shipped(EngineKind::Sqlite);
+    let conn = open_read_only(path)?;
+    let err = |e| sqlite_error(dialect, e, Some(path));
+    let names: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
+        .map_err(err)?
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(err)?
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
+    for name in names {
+        let quoted = name.replace('"', "\"\"");
+        conn.prepare(&format!("SELECT * FROM \"{quoted}\" LIMIT 0"))
+            .map_err(|e| {
+                let mut e = sqlite_error(dialect, e, Some(path));
+                e.message = format!("table {name:?}: {}", e.message);
+                e
+            })?;
+    }
+    Ok(())
+}
+
 /// Table names and their column names, exactly as declared, in schema order
 /// (internal `sqlite_*` tables left out). Opens the file read-only.
 pub fn sqlite_schema_names(path: &Path) -> Result<Vec<(String, Vec<String>)>, DbError> {
