@@ -633,3 +633,174 @@ fn interrupt_stops_queries_on(kind: EngineKind, url: &str) {
         stopped.elapsed().as_millis()
     );
 }
+
+/// Runs `sql` (several statements) over the administrative login at `url`.
+fn admin_exec(url: &str, sql: &str) {
+    use sqlx::Executor;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        if url.starts_with("postgres") {
+            let pool = sqlx::postgres::PgPoolOptions::new()
+                .max_connections(1)
+                .connect(url)
+                .await
+                .unwrap();
+            pool.execute(sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())))
+                .await
+                .unwrap();
+        } else {
+            let pool = sqlx::mysql::MySqlPoolOptions::new()
+                .max_connections(1)
+                .connect(url)
+                .await
+                .unwrap();
+            pool.execute(sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())))
+                .await
+                .unwrap();
+        }
+    });
+}
+
+/// A benchmark whose `db_id` names a namespace sqlwitness did not create
+/// (an application's schema or database, here with its table `precious`)
+/// is refused on every server, naming it: `migrate` and `eval` leave it as
+/// it was, and report the database as not migrated. A server's own
+/// namespace (`information_schema`) as a `db_id` without a prefix is
+/// refused the same way.
+#[test]
+fn a_benchmark_never_drops_or_alters_a_namespace_it_did_not_create() {
+    let servers = sqlwitness_testkit::servers();
+    if servers.is_empty() {
+        return;
+    }
+    let victim = sqlwitness_testkit::unique_name("swt_victim");
+    for (kind, url) in &servers {
+        let create = match adapter(*kind) {
+            Adapter::Postgres => format!(
+                "CREATE SCHEMA \"{victim}\"; CREATE TABLE \"{victim}\".precious (x int); \
+                 INSERT INTO \"{victim}\".precious VALUES (1), (2)"
+            ),
+            _ => format!(
+                "CREATE DATABASE `{victim}`; CREATE TABLE `{victim}`.precious (x int); \
+                 INSERT INTO `{victim}`.precious VALUES (1), (2)"
+            ),
+        };
+        admin_exec(url, &create);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    let reserved = ["information_schema"];
+    let mut entries = Vec::new();
+    for db_id in std::iter::once(victim.as_str()).chain(reserved) {
+        let db_dir = bench.join("database").join(db_id);
+        std::fs::create_dir_all(&db_dir).unwrap();
+        std::fs::copy(
+            repo().join("examples/spider-dev/database/concert_singer/concert_singer.sqlite"),
+            db_dir.join(format!("{db_id}.sqlite")),
+        )
+        .unwrap();
+        entries.push(serde_json::json!({
+            "db_id": db_id, "question": "how many", "query": "SELECT count(*) FROM singer"
+        }));
+    }
+    std::fs::write(
+        bench.join("dev.json"),
+        serde_json::to_string(&entries).unwrap(),
+    )
+    .unwrap();
+    let tables: Vec<Json> = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("examples/spider-dev/tables.json")).unwrap(),
+    )
+    .unwrap();
+    let schema = tables
+        .iter()
+        .find(|t| t["db_id"] == "concert_singer")
+        .unwrap();
+    let tables: Vec<Json> = std::iter::once(victim.as_str())
+        .chain(reserved)
+        .map(|db_id| {
+            let mut t = schema.clone();
+            t["db_id"] = Json::from(db_id);
+            t
+        })
+        .collect();
+    std::fs::write(
+        bench.join("tables.json"),
+        serde_json::to_string(&tables).unwrap(),
+    )
+    .unwrap();
+    let engines: Vec<&str> = sqlwitness_testkit::engine_names(&servers)
+        .into_iter()
+        .filter(|e| *e != "sqlite")
+        .collect();
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sqlwitness"));
+        cmd.args(args)
+            .args(["--bench", bench.to_str().unwrap(), "--namespace-prefix", ""])
+            .args(sqlwitness_testkit::server_args(&servers))
+            .args(["--engines", &engines.join(",")]);
+        cmd.output().unwrap()
+    };
+    let logs = dir.path().join("logs");
+    let migrate = run(&[
+        "migrate",
+        "--all",
+        "--force",
+        "--log-dir",
+        logs.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&migrate.stdout).to_string()
+        + &String::from_utf8_lossy(&migrate.stderr);
+    assert_ne!(migrate.status.code(), Some(0), "{out}");
+    assert!(out.contains(&victim), "{out}");
+    let eval_out = dir.path().join("out");
+    let pred = dir.path().join("pred.sql");
+    std::fs::write(
+        &pred,
+        "SELECT count(*) FROM singer\nSELECT count(*) FROM singer\n",
+    )
+    .unwrap();
+    let eval = run(&[
+        "eval",
+        "--pred",
+        pred.to_str().unwrap(),
+        "--out",
+        eval_out.to_str().unwrap(),
+        "-q",
+    ]);
+    let eval_code = eval.status.code();
+    for (kind, url) in &servers {
+        let q = match adapter(*kind) {
+            Adapter::Postgres => format!("SELECT count(*) FROM \"{victim}\".precious"),
+            _ => format!("SELECT count(*) FROM `{victim}`.precious"),
+        };
+        assert_eq!(scalar(url, &q), 2, "{kind}: the foreign table changed");
+        let drop = match adapter(*kind) {
+            Adapter::Postgres => format!("DROP SCHEMA \"{victim}\" CASCADE"),
+            _ => format!("DROP DATABASE `{victim}`"),
+        };
+        admin_exec(url, &drop);
+    }
+    // Nothing of the reserved names was touched: their refusal is named.
+    for db_id in reserved {
+        assert!(out.contains(&format!("`{db_id}`")), "{db_id}: {out}");
+    }
+    // Not migrated is not the gold's fault: engine_error, exit 3.
+    assert_eq!(
+        eval_code,
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&eval.stderr)
+    );
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(eval_out.join("report.json")).unwrap())
+            .unwrap();
+    for q in report["questions"].as_array().unwrap() {
+        for engine in &engines {
+            assert_eq!(q["engines"][engine]["verdict"], "engine_error", "{q}");
+        }
+    }
+}
