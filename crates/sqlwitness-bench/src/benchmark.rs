@@ -195,7 +195,7 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         allow_outside_links: false,
     };
     if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
-        let entries = crate::spider::read_json_array(&path, "questions")?;
+        let entries = crate::spider::read_question_entries(&path)?;
         let is_bird = entries
             .first()
             .and_then(|e| e.as_object())

@@ -29,6 +29,147 @@ pub fn read_json_array(path: &Path, what: &str) -> Result<Vec<Json>, BenchError>
     }
 }
 
+/// Fields of a question entry that only Spider's own parser and tools read
+/// (its parse of the gold, token lists): a loader never holds them, so a
+/// file of millions of questions costs its questions, not their parses.
+const PARSE_ONLY_FIELDS: &[&str] = &["sql", "query_toks", "query_toks_no_value", "question_toks"];
+
+/// [`read_json_array`] of question entries without their
+/// [`PARSE_ONLY_FIELDS`], each entry dropped from the parse as it is read.
+pub(crate) fn read_question_entries(path: &Path) -> Result<Vec<Json>, BenchError> {
+    let text = read_text(path)?;
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let parsed = serde::Deserializer::deserialize_any(&mut de, EntriesVisitor)
+        .and_then(|v| de.end().map(|()| v));
+    let place = |e: &serde_json::Error| format!("line {} column {}", e.line(), e.column());
+    match parsed.map_err(|e| BenchError::format(path, place(&e), e.to_string()))? {
+        Ok(entries) => Ok(entries),
+        Err(found) => Err(BenchError::format(
+            path,
+            "$",
+            format!("expected a JSON array of questions, found {found}"),
+        )),
+    }
+}
+
+/// The top level: an array of entries, or what was found instead.
+struct EntriesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
+    type Value = Result<Vec<Json>, &'static str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON array of questions")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(entry) = seq.next_element_seed(EntrySeed)? {
+            out.push(entry);
+        }
+        Ok(Ok(out))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(Err("an object"))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Err("a string"))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Err("a boolean"))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Err("a number"))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Err("a number"))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Err("a number"))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Err("null"))
+    }
+}
+
+/// One entry: an object without its parse-only fields; anything else as
+/// it is (the loader says what it expected).
+struct EntrySeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for EntrySeed {
+    type Value = Json;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        d.deserialize_any(EntryVisitor)
+    }
+}
+
+struct EntryVisitor;
+
+impl<'de> serde::de::Visitor<'de> for EntryVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a question entry")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if PARSE_ONLY_FIELDS.contains(&key.as_str()) {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            } else {
+                let value = map.next_value::<Json>()?;
+                out.insert(key, value);
+            }
+        }
+        Ok(Json::Object(out))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element::<Json>()? {
+            out.push(v);
+        }
+        Ok(Json::Array(out))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_string()))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+}
+
 pub(crate) fn kind(v: &Json) -> &'static str {
     match v {
         Json::Null => "null",
