@@ -72,6 +72,14 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
             }
         }
     }
+    let unread = report
+        .questions
+        .iter()
+        .filter(|q| q.hardness_error.is_some())
+        .count();
+    if unread > 0 {
+        eprintln!("({unread} gold queries the Spider evaluator's parser cannot read have no hardness: they count in `all` only; `hardness_error` in report.json says why)");
+    }
 }
 
 /// The report files a run writes into `--out`. A run removes the ones a
