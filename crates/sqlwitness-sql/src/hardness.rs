@@ -763,6 +763,30 @@ mod tests {
             counts("SELECT count(*) FROM (SELECT a FROM t WHERE b = 1)"),
             (0, 0, 0)
         );
+        // A value that starts with a column swallows the rest up to the
+        // next AND: one condition, no OR (Spider dev's flight_2 golds).
+        assert_eq!(
+            counts("SELECT T1.a FROM x AS T1 JOIN y AS T2 ON T1.a = T2.b OR T1.a = T2.c"),
+            (1, 0, 0)
+        );
+        assert_eq!(
+            counts("SELECT a FROM t WHERE b = t.c OR d = 1 AND e LIKE 'x'"),
+            (2, 0, 1)
+        );
+        // `ORDER BY count(*) >= 5`: read up to the comparison, no LIMIT.
+        assert_eq!(
+            counts("SELECT a FROM t GROUP BY a ORDER BY count(*) >= 5 LIMIT 1"),
+            (2, 0, 0)
+        );
+        // SQLite runs `… LIMIT 3 INTERSECT …`, sqlparser does not; each
+        // side keeps its own ORDER BY and LIMIT, as the evaluator reads it.
+        assert_eq!(
+            counts(
+                "SELECT a FROM t GROUP BY b ORDER BY count(*) DESC LIMIT 3 \
+                 INTERSECT SELECT a FROM t GROUP BY c ORDER BY count(*) DESC LIMIT 3"
+            ),
+            (3, 1, 0)
+        );
         // Two aggregates in SELECT, two columns: others = 2.
         assert_eq!(
             counts("SELECT max(a), min(a) FROM t WHERE b LIKE '%x%' OR c = 2"),
