@@ -262,6 +262,17 @@ fn level_tables(o: &mut String, r: &Report) {
             }
         }
         o.push_str("</table></div>");
+        let unread = r
+            .questions
+            .iter()
+            .filter(|q| q.hardness_error.is_some())
+            .count();
+        if spider && unread > 0 {
+            let _ = write!(
+                o,
+                "<p class=\"muted\">{unread} gold queries have no hardness: the official evaluator's parser cannot read them (the reason is on each question); they count in <i>all</i> only.</p>"
+            );
+        }
     }
 }
 

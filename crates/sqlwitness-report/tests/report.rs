@@ -290,6 +290,7 @@ fn levels_follow_the_official_layouts() {
     );
     let html = render_html(&r);
     assert!(html.contains("By Spider hardness"));
+    assert!(html.contains("1 gold queries have no hardness"));
     assert!(html.contains("data-hd=\"easy\" data-df=\"simple\""));
     assert!(html.contains("<select id=\"fl\""));
 }
