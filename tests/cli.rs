@@ -72,6 +72,21 @@ fn gold_self_check_on_shipped_spider_dev_is_complete_on_sqlite() {
     assert_eq!(wta["engines"]["sqlite"]["verdict"], "missing_db");
     let md = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
     assert!(md.contains("| sqlite |"), "{md}");
+    // Spider hardness as the official evaluator counts it on dev, and the
+    // gold's Soft F1 against itself.
+    let h = &s["by_hardness"];
+    let counts: Vec<u64> = ["easy", "medium", "hard", "extra", "all"]
+        .iter()
+        .map(|l| h[l]["questions"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [248, 446, 174, 166, 1034], "{h}");
+    assert_eq!(h["all"]["ex"], 1.0);
+    assert_eq!(s["soft_f1"], 1.0);
+    assert_eq!(q0["hardness"], "easy");
+    assert!(
+        md.contains("| sqlite | count | 248 | 446 | 174 | 166 | 1034 |"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -344,6 +359,14 @@ fn bird_minidev_golds_and_predictions_run_each_on_its_engine() {
             s["gold_error"].as_u64().unwrap() * 5 < qs.len() as u64,
             "{engine}: {s}"
         );
+        // BIRD's levels, in every engine's summary.
+        let d = &s["by_difficulty"];
+        let total: u64 = ["simple", "moderate", "challenging"]
+            .iter()
+            .map(|l| d[l]["questions"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(total, qs.len() as u64, "{engine}: {d}");
+        assert_eq!(d["total"]["questions"], qs.len() as u64, "{engine}: {d}");
     }
     let q = &qs[0];
     for (kind, _) in &servers {

@@ -59,6 +59,27 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
         );
     }
     eprintln!("({})", sqlwitness_report::EX_DEFINITIONS);
+    // The official evaluators' tables: EX by Spider hardness, EX and Soft
+    // F1 by BIRD difficulty.
+    for (engine, s) in &report.summary.engines {
+        for (levels, spider, what) in [
+            (&s.by_hardness, true, "by Spider hardness"),
+            (&s.by_difficulty, false, "by BIRD difficulty"),
+        ] {
+            if !levels.is_empty() {
+                eprintln!("\n{engine} {what}:");
+                eprint!("{}", sqlwitness_report::official_table(levels, spider));
+            }
+        }
+    }
+    let unread = report
+        .questions
+        .iter()
+        .filter(|q| q.hardness_error.is_some())
+        .count();
+    if unread > 0 {
+        eprintln!("({unread} gold queries the Spider evaluator's parser cannot read have no hardness: they count in `all` only; `hardness_error` in report.json says why)");
+    }
 }
 
 /// The report files a run writes into `--out`. A run removes the ones a

@@ -65,12 +65,16 @@ pub(crate) fn evaluate_question_safely(
                 (ctx.kind.as_str().to_string(), outcome)
             })
             .collect();
+        let (hardness, hardness_error) = hardness(q);
         QuestionReport {
             id: q.id,
             db_id: q.db_id.clone(),
             question: q.question.clone(),
             gold_sql: q.gold.clone(),
             pred_sql: None,
+            hardness,
+            hardness_error,
+            difficulty: q.difficulty.clone(),
             engines,
         }
     })
@@ -126,13 +130,26 @@ fn evaluate_question(
         }
         engines.insert(ctx.kind.as_str().to_string(), outcome);
     }
+    let (hardness, hardness_error) = hardness(q);
     QuestionReport {
         id: q.id,
         db_id: q.db_id.clone(),
         question: q.question.clone(),
         gold_sql: q.gold.clone(),
         pred_sql: shown_pred.and_then(PredictedSql::as_sql).map(shown),
+        hardness,
+        hardness_error,
+        difficulty: q.difficulty.clone(),
         engines,
+    }
+}
+
+/// The Spider hardness of the benchmark's gold (the official evaluator's
+/// level), or why the evaluator cannot read it.
+pub(crate) fn hardness(q: &Question) -> (Option<String>, Option<String>) {
+    match sqlwitness_sql::spider_hardness(&q.gold) {
+        Ok((h, _)) => (Some(h.as_str().to_string()), None),
+        Err(why) => (None, Some(why)),
     }
 }
 
@@ -252,7 +269,11 @@ pub(crate) fn evaluate_on(
         match run_pred(plan, ctx, db, gold, pred, names, !ordered) {
             PredStage::Ran(sql, exec, rows) => (sql, exec, rows),
             PredStage::Stopped(run, exec) => {
-                let o = outcome(GoldRun::Ran, Some(run), Some(gold_exec), exec);
+                // BIRD's Soft F1 scores a prediction that gave no rows 0.
+                let o = EngineOutcome {
+                    soft_f1: Some(0.0),
+                    ..outcome(GoldRun::Ran, Some(run), Some(gold_exec), exec)
+                };
                 let rows = Rows {
                     gold: Some(gold_rows),
                     pred: None,
@@ -297,6 +318,7 @@ pub(crate) fn evaluate_on(
     };
     let o = EngineOutcome {
         reason: cmp.reason,
+        soft_f1: Some(sqlwitness_core::compare::soft_f1(&gold_rows, &pred_rows)),
         tie: !cmp.equal && standing.passes,
         // A luck-based answer, right or wrong this time.
         unstable: standing.unstable,

@@ -40,7 +40,8 @@ details{border-bottom:1px solid #eee;padding:3px 0}summary{cursor:pointer}\
 #qh th{cursor:pointer;user-select:none}#qh th[aria-sort=ascending]::after{content:' \\25B2'}#qh th[aria-sort=descending]::after{content:' \\25BC'}";
 
 /// The question filters and the sort. Filters: which questions (`fm`),
-/// engine, verdict, error class and database, and free text; each
+/// engine, verdict, error class, database and level (Spider hardness or
+/// BIRD difficulty: `data-hd`, `data-df`), and free text; each
 /// question carries `data-ev="engine:verdict:class;…"`, `data-db` and
 /// `data-id`. Sort: a click on a header of the table above the questions
 /// (`#`, database, an engine's verdict in the order of [`VERDICTS`]) sorts
@@ -48,17 +49,18 @@ details{border-bottom:1px solid #eee;padding:3px 0}summary{cursor:pointer}\
 /// The query string holds both (`report.html?fe=postgres&fv=gold_error&sort=-db`:
 /// a link to a filtered, sorted view) and follows every change. A link to
 /// a question (`#q12`) opens it.
-const SCRIPT: &str = "function v(id){return document.getElementById(id).value;}\
-var FS=['fm','fe','fv','fc','fd','ft'],SORT='';\
+const SCRIPT: &str = "function v(id){var e=document.getElementById(id);return e?e.value:'';}\
+var FS=['fm','fe','fv','fc','fd','fl','ft'],SORT='';\
 function sync(){var p=new URLSearchParams();FS.forEach(function(k){var x=v(k);if(x&&!(k=='fm'&&x=='all'))p.set(k,x);});if(SORT)p.set('sort',SORT);\
 try{history.replaceState(null,'',location.pathname+(p.toString()?'?'+p:'')+location.hash);}catch(e){}}\
-function f(){var m=v('fm'),t=v('ft').toLowerCase(),e=v('fe'),w=v('fv'),c=v('fc'),b=v('fd'),n=0;\
+function f(){var m=v('fm'),t=v('ft').toLowerCase(),e=v('fe'),w=v('fv'),c=v('fc'),b=v('fd'),l=v('fl'),n=0;\
 document.querySelectorAll('details.q').forEach(function(d){\
 var ev=d.dataset.ev.split(';').some(function(x){var p=x.split(':');return (e==''||p[0]==e)&&(w==''||p[1]==w)&&(c==''||p[2]==c);});\
-var ok=(m=='all'||d.dataset[m]=='1')&&ev&&(b==''||d.dataset.db==b)&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);\
+var ok=(m=='all'||d.dataset[m]=='1')&&ev&&(b==''||d.dataset.db==b)&&(l==''||d.dataset.hd==l||d.dataset.df==l)&&(!t||d.textContent.toLowerCase().indexOf(t)>=0);\
 d.style.display=ok?'':'none';if(ok)n++;});document.getElementById('fn').textContent=n;sync();}\
 var VO=document.getElementById('qh').dataset.order.split(',');\
-function key(d,k){if(k=='id')return +d.dataset.id;if(k=='db')return d.dataset.db;\
+var LV=['easy','medium','hard','extra','simple','moderate','challenging',''];\
+function key(d,k){if(k=='id')return +d.dataset.id;if(k=='db')return d.dataset.db;if(k=='lv')return LV.indexOf(d.dataset.df||d.dataset.hd||'');\
 var x=d.dataset.ev.split(';').filter(function(p){return p.split(':')[0]==k.slice(2);})[0];var i=x?VO.indexOf(x.split(':')[1]):-1;return i<0?VO.length:i;}\
 function srt(s){var desc=s.charAt(0)=='-',k=desc?s.slice(1):s,box=document.getElementById('qs');\
 var th=document.querySelector('#qh th[data-s=\\''+k+'\\']');if(!th)return;SORT=s;\
@@ -70,7 +72,7 @@ document.querySelectorAll('#qh th').forEach(function(h){h.addEventListener('clic
 function op(){var d=location.hash&&document.getElementById(location.hash.slice(1));if(d&&d.tagName=='DETAILS')d.open=true;}\
 window.addEventListener('hashchange',op);\
 document.addEventListener('DOMContentLoaded',function(){var p=new URLSearchParams(location.search),any=false;\
-FS.forEach(function(k){if(p.has(k)){document.getElementById(k).value=p.get(k);any=true;}});if(any)f();if(p.has('sort'))srt(p.get('sort'));op();});";
+FS.forEach(function(k){if(p.has(k)&&document.getElementById(k)){document.getElementById(k).value=p.get(k);any=true;}});if(any)f();if(p.has('sort'))srt(p.get('sort'));op();});";
 
 /// A server's version as the summary shows it: up to the build details
 /// (`PostgreSQL 15.20 (Debian …) on x86_64 …` → `PostgreSQL 15.20`); the
@@ -208,6 +210,70 @@ fn summary_table(o: &mut String, r: &Report) {
         "</table></div><p class=\"muted\">{}.</p>",
         esc(crate::EX_DEFINITIONS)
     );
+    level_tables(o, r);
+}
+
+/// How a level table row renders one level.
+type Cell = fn(&crate::LevelSummary) -> String;
+
+/// EX (and Soft F1) by Spider hardness and by BIRD difficulty, in the
+/// official evaluators' layout: a count row and a score row per engine,
+/// one column per level and the all/total column.
+fn level_tables(o: &mut String, r: &Report) {
+    for spider in [true, false] {
+        let pick = |s: &crate::EngineSummary| {
+            if spider {
+                s.by_hardness.clone()
+            } else {
+                s.by_difficulty.clone()
+            }
+        };
+        if r.summary.engines.values().all(|s| pick(s).is_empty()) {
+            continue;
+        }
+        let cols = crate::level_columns(spider);
+        let _ = write!(
+            o,
+            "<h2>{}</h2><div class=\"tw\"><table><tr><th>engine</th><th></th>",
+            if spider {
+                "By Spider hardness (test-suite evaluator's layout)"
+            } else {
+                "By BIRD difficulty (mini-dev evaluator's layout)"
+            }
+        );
+        for c in &cols {
+            let _ = write!(o, "<th>{c}</th>");
+        }
+        o.push_str("</tr>");
+        for (name, s) in &r.summary.engines {
+            let levels = pick(s);
+            let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
+            let rows: [(&str, Cell); 3] = [
+                ("count", |l| l.questions.to_string()),
+                ("EX", |l| format!("{:.3}", l.ex)),
+                ("Soft F1", |l| format!("{:.3}", l.soft_f1)),
+            ];
+            for (label, f) in rows.iter() {
+                let _ = write!(o, "<tr><td>{}</td><td>{label}</td>", esc(name));
+                for c in &cols {
+                    let _ = write!(o, "<td class=n>{}</td>", f(&get(c)));
+                }
+                o.push_str("</tr>");
+            }
+        }
+        o.push_str("</table></div>");
+        let unread = r
+            .questions
+            .iter()
+            .filter(|q| q.hardness_error.is_some())
+            .count();
+        if spider && unread > 0 {
+            let _ = write!(
+                o,
+                "<p class=\"muted\">{unread} gold queries have no hardness: the official evaluator's parser cannot read them (the reason is on each question); they count in <i>all</i> only.</p>"
+            );
+        }
+    }
 }
 
 fn scores_table(o: &mut String, r: &Report) {
@@ -540,6 +606,13 @@ fn drill_down(o: &mut String, r: &Report, audit: Option<&AuditNotes>) {
         .flat_map(|q| q.engines.values().filter_map(error_class))
         .collect();
     let dbs = r.questions.iter().map(|q| q.db_id.clone()).collect();
+    // The level filter and column only where some question has a level.
+    let levels = level_options(r);
+    let level_filter = if levels.is_empty() {
+        String::new()
+    } else {
+        format!("level <select id=\"fl\" onchange=\"f()\"><option value=\"\">any</option>{levels}</select>")
+    };
     let _ = write!(
         o,
         "<h2>Questions (<span id=\"fn\">{}</span> of {})</h2><p class=\"filters\">Show \
@@ -550,7 +623,7 @@ fn drill_down(o: &mut String, r: &Report, audit: Option<&AuditNotes>) {
          engine <select id=\"fe\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
          verdict <select id=\"fv\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
          error class <select id=\"fc\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
-         database <select id=\"fd\" onchange=\"f()\"><option value=\"\">any</option>{}</select>\
+         database <select id=\"fd\" onchange=\"f()\"><option value=\"\">any</option>{}</select>{}\
          containing <input id=\"ft\" oninput=\"f()\" placeholder=\"text, SQL…\"></p>",
         r.questions.len(),
         r.questions.len(),
@@ -562,13 +635,19 @@ fn drill_down(o: &mut String, r: &Report, audit: Option<&AuditNotes>) {
         options(engines),
         options(verdicts),
         options(classes),
-        options(dbs)
+        options(dbs),
+        level_filter
     );
     let order: Vec<&str> = VERDICTS.iter().map(|(v, _)| v.as_str()).collect();
     let _ = write!(
         o,
-        "<table id=\"qh\" data-order=\"{}\"><tr><td class=\"muted\">sort by</td><th data-s=\"id\" aria-sort=\"none\" title=\"question number\">#</th><th data-s=\"db\" aria-sort=\"none\">database</th>",
-        order.join(",")
+        "<table id=\"qh\" data-order=\"{}\"><tr><td class=\"muted\">sort by</td><th data-s=\"id\" aria-sort=\"none\" title=\"question number\">#</th><th data-s=\"db\" aria-sort=\"none\">database</th>{}",
+        order.join(","),
+        if levels.is_empty() {
+            ""
+        } else {
+            "<th data-s=\"lv\" aria-sort=\"none\" title=\"Spider hardness or BIRD difficulty\">level</th>"
+        }
     );
     for e in r.summary.engines.keys() {
         let _ = write!(
@@ -582,6 +661,24 @@ fn drill_down(o: &mut String, r: &Report, audit: Option<&AuditNotes>) {
         question(o, q, audit);
     }
     o.push_str("</div>");
+}
+
+/// The level filter's options in the evaluators' order: the Spider
+/// hardness and BIRD difficulty levels some question has.
+fn level_options(r: &Report) -> String {
+    let mut o = String::new();
+    for l in crate::HARDNESS_LEVELS
+        .iter()
+        .chain(crate::DIFFICULTY_LEVELS.iter())
+    {
+        if r.questions
+            .iter()
+            .any(|q| q.hardness.as_deref() == Some(*l) || q.difficulty.as_deref() == Some(*l))
+        {
+            let _ = write!(o, "<option>{}</option>", esc(l));
+        }
+    }
+    o
 }
 
 /// The error class of an outcome's failing side, if any.
@@ -603,6 +700,26 @@ fn shown(x: &EngineOutcome) -> (String, &'static str) {
         );
     }
     (x.verdict.as_str().to_string(), color(x.verdict))
+}
+
+/// The question's level as a tag: BIRD difficulty, else Spider hardness
+/// (its reason in the title when the evaluator cannot read the gold).
+fn level_tag(q: &QuestionReport) -> String {
+    match (&q.difficulty, &q.hardness, &q.hardness_error) {
+        (Some(d), _, _) => format!(
+            "<span class=\"muted\" title=\"BIRD difficulty\">{}</span> ",
+            esc(d)
+        ),
+        (None, Some(h), _) => format!(
+            "<span class=\"muted\" title=\"Spider hardness\">{}</span> ",
+            esc(h)
+        ),
+        (None, None, Some(e)) => format!(
+            "<span class=\"muted\" title=\"Spider hardness: {}\">no hardness</span> ",
+            esc(e)
+        ),
+        _ => String::new(),
+    }
 }
 
 fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>) {
@@ -636,7 +753,7 @@ fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>) {
         .collect();
     let _ = write!(
         o,
-        "<details class=\"q\" id=\"q{}\" data-id=\"{}\" data-audit=\"{}\" data-fail=\"{}\" data-incons=\"{}\" data-model=\"{}\" data-gold=\"{}\" data-db=\"{}\" data-ev=\"{}\"><summary><a href=\"#q{}\">#{}</a> <code>{}</code> ",
+        "<details class=\"q\" id=\"q{}\" data-id=\"{}\" data-audit=\"{}\" data-fail=\"{}\" data-incons=\"{}\" data-model=\"{}\" data-gold=\"{}\" data-db=\"{}\" data-hd=\"{}\" data-df=\"{}\" data-ev=\"{}\"><summary><a href=\"#q{}\">#{}</a> <code>{}</code> {}",
         q.id,
         q.id,
         u8::from(!notes.is_empty()),
@@ -645,10 +762,13 @@ fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>) {
         u8::from(model),
         u8::from(gold),
         esc(&q.db_id),
+        esc(q.hardness.as_deref().unwrap_or("")),
+        esc(q.difficulty.as_deref().unwrap_or("")),
         esc(&ev.join(";")),
         q.id,
         q.id,
-        esc(&q.db_id)
+        esc(&q.db_id),
+        level_tag(q)
     );
     for (e, x) in &q.engines {
         let (label, background) = shown(x);

@@ -49,12 +49,32 @@ pub fn render_junit(report: &Report) -> String {
             s.questions
         );
         // The accuracies under the names every output uses.
+        // By level: `hardness.easy.count`, `hardness.easy.ex`,
+        // `difficulty.simple.soft_f1`, … in the evaluators' column order.
+        let mut levels = String::new();
+        for (kind, map, spider) in [
+            ("hardness", &s.by_hardness, true),
+            ("difficulty", &s.by_difficulty, false),
+        ] {
+            if map.is_empty() {
+                continue;
+            }
+            for c in crate::level_columns(spider) {
+                let l = map.get(c).cloned().unwrap_or_default();
+                let _ = write!(
+                    levels,
+                    "<property name=\"{kind}.{c}.count\" value=\"{}\"/><property name=\"{kind}.{c}.ex\" value=\"{:.4}\"/><property name=\"{kind}.{c}.soft_f1\" value=\"{:.4}\"/>",
+                    l.questions, l.ex, l.soft_f1
+                );
+            }
+        }
         let _ = writeln!(
             suites,
-            "    <properties><property name=\"ex\" value=\"{:.4}\"/><property name=\"ex_scorable\" value=\"{:.4}\"/><property name=\"ex_tie_aware\" value=\"{:.4}\"/></properties>",
+            "    <properties><property name=\"ex\" value=\"{:.4}\"/><property name=\"ex_scorable\" value=\"{:.4}\"/><property name=\"ex_tie_aware\" value=\"{:.4}\"/><property name=\"soft_f1\" value=\"{:.4}\"/>{levels}</properties>",
             s.ex,
             report.summary.ex_scorable(engine).unwrap_or(0.0),
-            s.ex_tie_aware
+            s.ex_tie_aware,
+            s.soft_f1
         );
         for q in &report.questions {
             let Some(o) = q.engines.get(engine) else {

@@ -6,6 +6,7 @@
 mod diff;
 mod html;
 mod junit;
+mod levels;
 mod markdown;
 mod model;
 mod robustness;
@@ -17,6 +18,10 @@ mod write;
 pub use diff::{diff_reports, render_diff_markdown, EngineDelta, ReportDiff, VerdictChange};
 pub use html::{render_html, render_html_with, AuditNote, AuditNotes};
 pub use junit::render_junit;
+pub use levels::{
+    level_columns, official_table, LevelSummary, DIFFICULTY_ALL, DIFFICULTY_LEVELS, HARDNESS_ALL,
+    HARDNESS_LEVELS,
+};
 pub use markdown::render_markdown;
 pub use model::LegacyVerdicts;
 pub use model::{

@@ -88,6 +88,18 @@ pub struct QuestionReport {
     /// The predicted SQL; `None` when abstained or in the self-check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pred_sql: Option<String>,
+    /// Spider's hardness of the gold (`easy`, `medium`, `hard`, `extra`),
+    /// as the official test-suite evaluator computes it; `null` when its
+    /// parser cannot read the gold (`hardness_error` says why).
+    #[serde(default)]
+    pub hardness: Option<String>,
+    /// Why `hardness` is `null`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardness_error: Option<String>,
+    /// BIRD's `difficulty` (`simple`, `moderate`, `challenging`), as the
+    /// benchmark gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<String>,
     /// Keyed by engine name (`sqlite`, `postgres`, `mysql`).
     pub engines: BTreeMap<String, EngineOutcome>,
 }
@@ -104,6 +116,11 @@ pub struct EngineOutcome {
     /// `pred_sql` (`eval --pred ENGINE=FILE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pred_sql: Option<String>,
+    /// BIRD mini-dev's Soft F1 of the prediction's rows against the
+    /// gold's (`evaluation_f1.py`): 0 when the prediction failed, timed
+    /// out or abstained; absent when the gold did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_f1: Option<f64>,
     /// Why a `mismatch` is one (row count, values, order …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<MismatchReason>,
@@ -164,6 +181,7 @@ impl EngineOutcome {
             verdict,
             gold_sql: None,
             pred_sql: None,
+            soft_f1: None,
             reason: None,
             ordered: false,
             tie: false,

@@ -101,6 +101,19 @@ pub struct EngineSummary {
     /// engine_error)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_ex: Option<f64>,
+    /// Mean Soft F1 (BIRD mini-dev) over the questions with a database;
+    /// a question without a value (gold error) counts 0.
+    #[serde(default)]
+    pub soft_f1: f64,
+    /// Questions, matches, EX and Soft F1 by Spider hardness (`easy`,
+    /// `medium`, `hard`, `extra`, and `all`); absent when no gold has a
+    /// hardness.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_hardness: BTreeMap<String, crate::LevelSummary>,
+    /// The same by BIRD difficulty (`simple`, `moderate`, `challenging`,
+    /// and `total`); absent when no question has a difficulty.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_difficulty: BTreeMap<String, crate::LevelSummary>,
     /// `eval --reference`: the prediction against the reference gold's
     /// answer (absent on the reference engine itself and without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -226,6 +239,32 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
             0.0
         } else {
             s.tie_aware_correct as f64 / with_db as f64
+        };
+    }
+    for (engine, s) in engines.iter_mut() {
+        s.by_hardness = crate::levels::by_level(
+            questions,
+            engine,
+            |q| q.hardness.as_deref(),
+            crate::HARDNESS_ALL,
+        );
+        s.by_difficulty = crate::levels::by_level(
+            questions,
+            engine,
+            |q| q.difficulty.as_deref(),
+            crate::DIFFICULTY_ALL,
+        );
+        let with_db = s.questions - s.missing_db - s.engine_error;
+        let total: f64 = questions
+            .iter()
+            .filter_map(|q| q.engines.get(engine))
+            .filter(|o| !matches!(o.verdict, Verdict::MissingDb | Verdict::EngineError))
+            .map(|o| o.soft_f1.unwrap_or(0.0))
+            .sum();
+        s.soft_f1 = if with_db == 0 {
+            0.0
+        } else {
+            total / with_db as f64
         };
     }
     Summary {

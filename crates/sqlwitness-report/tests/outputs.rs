@@ -564,7 +564,7 @@ fn html_supports_triage() {
     assert!(html.contains("<option value=\"model\">") && html.contains("<option value=\"gold\">"));
     assert!(html.contains("id=\"q1\"") && html.contains("href=\"#q1\""));
     assert!(html.contains(
-        "data-model=\"0\" data-gold=\"1\" data-db=\"concert_singer\" data-ev=\"postgres:gold_error:undefined_column;sqlite:match:\""
+        "data-model=\"0\" data-gold=\"1\" data-db=\"concert_singer\" data-hd=\"\" data-df=\"\" data-ev=\"postgres:gold_error:undefined_column;sqlite:match:\""
     ), "{html}");
     assert!(html.contains("data-model=\"1\" data-gold=\"0\""));
     // A light badge gets dark text.

@@ -51,6 +51,12 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                     verdict: *v,
                     gold_sql: None,
                     pred_sql: None,
+                    soft_f1: match v {
+                        Verdict::Match => Some(1.0),
+                        Verdict::Mismatch => Some(0.5),
+                        Verdict::PredError | Verdict::Timeout | Verdict::Abstained => Some(0.0),
+                        _ => None,
+                    },
                     reason: (*v == Verdict::Mismatch).then_some(MismatchReason::Values),
                     ordered: false,
                     tie: false,
@@ -70,6 +76,11 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
         question: "q?".into(),
         gold_sql: "SELECT 1".into(),
         pred_sql: Some("SELECT 1".into()),
+        // Questions 0–3 easy, medium, hard, extra; 4 unreadable.
+        hardness: HARDNESS_LEVELS.get(id).map(|h| h.to_string()),
+        hardness_error: (id >= 4).then(|| "a column alias (`AS` in SELECT)".into()),
+        // Questions 0, 1 simple; 2–4 challenging.
+        difficulty: Some(if id < 2 { "simple" } else { "challenging" }.into()),
         engines,
     }
 }
@@ -205,4 +216,81 @@ fn written_report_reads_back_and_other_versions_are_rejected() {
     std::fs::write(&path, other.to_string()).unwrap();
     let err = read_report(&path).unwrap_err().to_string();
     assert!(err.contains("old.json") && err.contains("99"), "{err}");
+}
+
+#[test]
+fn levels_follow_the_official_layouts() {
+    let r = sample_report();
+    let lite = &r.summary.engines["sqlite"];
+    // sqlite: q0 match (easy, simple), q1 mismatch (medium, simple), q2
+    // pred_error (hard), q3 missing_db (extra), q4 abstained (no hardness).
+    let h = &lite.by_hardness;
+    assert_eq!(
+        HARDNESS_LEVELS.map(|l| (h[l].questions, h[l].matched)),
+        [(1, 1), (1, 0), (1, 0), (1, 0)]
+    );
+    assert_eq!((h["all"].questions, h["all"].matched), (5, 1));
+    assert!((h["all"].ex - 0.25).abs() < 1e-12);
+    // Missing database: no EX denominator at that level.
+    assert_eq!(h["extra"].ex, 0.0);
+    // Soft F1: 1 + 0.5 + 0 + 0 over the four questions with a database.
+    assert!((h["all"].soft_f1 - 0.375).abs() < 1e-12);
+    assert!((lite.soft_f1 - 0.375).abs() < 1e-12);
+    let d = &lite.by_difficulty;
+    assert_eq!((d["simple"].questions, d["simple"].matched), (2, 1));
+    assert!((d["simple"].soft_f1 - 0.75).abs() < 1e-12);
+    assert_eq!(d["challenging"].questions, 3);
+    assert_eq!(d["total"].questions, 5);
+    assert!(!d.contains_key("moderate"));
+
+    let text = official_table(h, true);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["easy", "medium", "hard", "extra", "all"]
+    );
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["count", "1", "1", "1", "1", "5"]
+    );
+    assert_eq!(
+        lines[3].split_whitespace().collect::<Vec<_>>(),
+        ["execution", "1.000", "0.000", "0.000", "0.000", "0.250"]
+    );
+    let bird = official_table(d, false);
+    assert!(
+        bird.contains("simple               moderate             challenging          total"),
+        "{bird}"
+    );
+    assert!(
+        bird.contains("Soft-F1              75.00                0.00                 0.00"),
+        "{bird}"
+    );
+
+    let md = render_markdown(&r);
+    assert!(md.contains("## By Spider hardness"), "{md}");
+    assert!(
+        md.contains("| engine | | easy | medium | hard | extra | all |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| sqlite | EX | 1.000 | 0.000 | 0.000 | 0.000 | 0.250 |"),
+        "{md}"
+    );
+    assert!(md.contains("## By BIRD difficulty"), "{md}");
+    assert!(md.contains("1 gold queries have no hardness"), "{md}");
+    let junit = render_junit(&r);
+    assert!(
+        junit.contains("<property name=\"hardness.easy.ex\" value=\"1.0000\"/>"),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<property name=\"difficulty.total.count\" value=\"5\"/>"),
+        "{junit}"
+    );
+    let html = render_html(&r);
+    assert!(html.contains("By Spider hardness"));
+    assert!(html.contains("1 gold queries have no hardness"));
+    assert!(html.contains("data-hd=\"easy\" data-df=\"simple\""));
+    assert!(html.contains("<select id=\"fl\""));
 }

@@ -14,6 +14,8 @@
 //!   [`spider_remove_distinct`], [`spider_replace_cur_year`],
 //!   [`spider_order_matters`] — the Spider test-suite evaluator's text
 //!   preprocessing, emulated.
+//! * [`spider_hardness`] — Spider's hardness level of a gold query, as the
+//!   official test-suite evaluator computes it.
 //! * [`analyze`] — static nondeterminism rules with data probes
 //!   (Pourreza & Rafiei §5.1), on a [`SchemaInfo`] the caller builds.
 //! * [`tie_inclusive_rewrite`] — Pourreza & Rafiei's §6.1 rewrites;
@@ -25,6 +27,7 @@
 mod clauses;
 mod columns;
 mod features;
+mod hardness;
 mod identifiers;
 mod neighbors;
 mod nondet;
@@ -40,6 +43,7 @@ mod ties;
 pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
 pub use columns::{ColumnChange, Literal, RewriteError, Rewritten, SchemaChange};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
+pub use hardness::{spider_hardness, Hardness, HardnessCounts};
 pub use identifiers::{resolve_identifiers, NameSet};
 pub use neighbors::{
     gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,

@@ -71,6 +71,7 @@
 
 mod bird;
 mod pyvalue;
+mod soft_f1;
 mod spider;
 mod strict;
 
@@ -79,6 +80,7 @@ use serde::{Deserialize, Serialize};
 use crate::ResultSet;
 
 pub use pyvalue::python_str;
+pub use soft_f1::soft_f1;
 
 /// At most this many column permutations are tried by the strict mode's
 /// column-permutation search.

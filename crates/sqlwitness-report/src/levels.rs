@@ -1,0 +1,216 @@
+//! The tables the official evaluators print: execution accuracy (and Soft
+//! F1) by Spider hardness (the test-suite evaluator's `print_scores`:
+//! easy, medium, hard, extra, all) and by BIRD difficulty (mini-dev's
+//! `print_data`: simple, moderate, challenging, total).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::{QuestionReport, Verdict};
+
+/// Spider's hardness levels, in the evaluator's column order.
+pub const HARDNESS_LEVELS: [&str; 4] = ["easy", "medium", "hard", "extra"];
+/// The Spider evaluator's name for the column of every question.
+pub const HARDNESS_ALL: &str = "all";
+/// BIRD's difficulty levels, in the evaluator's column order.
+pub const DIFFICULTY_LEVELS: [&str; 3] = ["simple", "moderate", "challenging"];
+/// BIRD's name for the column of every question.
+pub const DIFFICULTY_ALL: &str = "total";
+
+/// One level of one engine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LevelSummary {
+    /// Questions at this level (the evaluators' `count` row).
+    pub questions: usize,
+    /// Questions whose verdict is `match`.
+    #[serde(rename = "match")]
+    pub matched: usize,
+    /// `match / (questions − missing_db − engine_error)`, as the engine's
+    /// `ex` (the evaluators' execution row, as a fraction).
+    pub ex: f64,
+    /// Mean Soft F1 over the same questions (a question without a value
+    /// counts 0, as BIRD's script counts an error).
+    pub soft_f1: f64,
+}
+
+#[derive(Default)]
+struct Acc {
+    questions: usize,
+    matched: usize,
+    with_db: usize,
+    soft_f1: f64,
+}
+
+/// Per level of `level(q)` for `engine`, plus `all` (every question of the
+/// engine, whatever its level); empty when no question has a level.
+pub(crate) fn by_level(
+    questions: &[QuestionReport],
+    engine: &str,
+    level: impl Fn(&QuestionReport) -> Option<&str>,
+    all: &str,
+) -> BTreeMap<String, LevelSummary> {
+    let mut acc: BTreeMap<String, Acc> = BTreeMap::new();
+    let mut any = false;
+    for q in questions {
+        let Some(o) = q.engines.get(engine) else {
+            continue;
+        };
+        let l = level(q);
+        any |= l.is_some();
+        for key in l.into_iter().chain([all]) {
+            let a = acc.entry(key.to_string()).or_default();
+            a.questions += 1;
+            a.matched += usize::from(o.verdict == Verdict::Match);
+            if !matches!(o.verdict, Verdict::MissingDb | Verdict::EngineError) {
+                a.with_db += 1;
+                a.soft_f1 += o.soft_f1.unwrap_or(0.0);
+            }
+        }
+    }
+    if !any {
+        return BTreeMap::new();
+    }
+    acc.into_iter()
+        .map(|(k, a)| {
+            let div = |x: f64| {
+                if a.with_db == 0 {
+                    0.0
+                } else {
+                    x / a.with_db as f64
+                }
+            };
+            let s = LevelSummary {
+                questions: a.questions,
+                matched: a.matched,
+                ex: div(a.matched as f64),
+                soft_f1: div(a.soft_f1),
+            };
+            (k, s)
+        })
+        .collect()
+}
+
+/// The columns of a level table in the evaluator's order: its levels, then
+/// the all/total column.
+pub fn level_columns(spider: bool) -> Vec<&'static str> {
+    let (named, all): (&[&'static str], _) = if spider {
+        (&HARDNESS_LEVELS, HARDNESS_ALL)
+    } else {
+        (&DIFFICULTY_LEVELS, DIFFICULTY_ALL)
+    };
+    named.iter().copied().chain([all]).collect()
+}
+
+/// The table as the official evaluator prints it, for one engine: Spider's
+/// `count` and `execution` rows (3 decimals, fractions), or BIRD's `count`
+/// and metric rows (2 decimals, percentages), here with an EX and a Soft F1
+/// row.
+pub fn official_table(levels: &BTreeMap<String, LevelSummary>, spider: bool) -> String {
+    let cols = level_columns(spider);
+    let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
+    let mut out = String::new();
+    let _ = write!(out, "{:20}", "");
+    for c in &cols {
+        let _ = write!(out, " {c:20}");
+    }
+    let _ = write!(out, "\n{:20}", "count");
+    for c in &cols {
+        let _ = write!(out, " {:<20}", get(c).questions);
+    }
+    out.push('\n');
+    if spider {
+        let _ = writeln!(
+            out,
+            "=====================   EXECUTION ACCURACY     ====================="
+        );
+        let _ = write!(out, "{:20}", "execution");
+        for c in &cols {
+            let _ = write!(out, " {:<20.3}", get(c).ex);
+        }
+        out.push('\n');
+    } else {
+        for (metric, f) in [
+            ("EX", (|s: &LevelSummary| s.ex) as fn(&LevelSummary) -> f64),
+            ("Soft-F1", |s: &LevelSummary| s.soft_f1),
+        ] {
+            let _ = writeln!(
+                out,
+                "======================================    {metric}    ====================================="
+            );
+            let _ = write!(out, "{metric:20}");
+            for c in &cols {
+                let _ = write!(out, " {:<20.2}", f(&get(c)) * 100.0);
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The level tables of a report as Markdown (`summary.md`): one table per
+/// kind of level, a count, an EX and a Soft F1 row per engine.
+pub(crate) fn render_markdown_levels(report: &crate::Report, out: &mut String) {
+    for spider in [true, false] {
+        fn pick(s: &crate::EngineSummary, spider: bool) -> &BTreeMap<String, LevelSummary> {
+            if spider {
+                &s.by_hardness
+            } else {
+                &s.by_difficulty
+            }
+        }
+        let engines = &report.summary.engines;
+        if engines.values().all(|s| pick(s, spider).is_empty()) {
+            continue;
+        }
+        let cols = level_columns(spider);
+        let _ = writeln!(
+            out,
+            "\n## {}\n",
+            if spider {
+                "By Spider hardness (the test-suite evaluator's layout)"
+            } else {
+                "By BIRD difficulty (the mini-dev evaluator's layout)"
+            }
+        );
+        let _ = write!(out, "| engine | |");
+        for c in &cols {
+            let _ = write!(out, " {c} |");
+        }
+        let _ = write!(out, "\n|---|---|");
+        for _ in &cols {
+            out.push_str("--:|");
+        }
+        out.push('\n');
+        for (name, s) in engines {
+            let levels = pick(s, spider);
+            let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
+            let _ = write!(out, "| {name} | count |");
+            for c in &cols {
+                let _ = write!(out, " {} |", get(c).questions);
+            }
+            let _ = write!(out, "\n| {name} | EX |");
+            for c in &cols {
+                let _ = write!(out, " {:.3} |", get(c).ex);
+            }
+            let _ = write!(out, "\n| {name} | Soft F1 |");
+            for c in &cols {
+                let _ = write!(out, " {:.3} |", get(c).soft_f1);
+            }
+            out.push('\n');
+        }
+        if spider {
+            let unread = report
+                .questions
+                .iter()
+                .filter(|q| q.hardness_error.is_some())
+                .count();
+            if unread > 0 {
+                let _ = writeln!(
+                    out,
+                    "\n{unread} gold queries have no hardness: the official evaluator's parser cannot read them (`hardness_error` in `report.json`); they count in `all` only."
+                );
+            }
+        }
+    }
+}
