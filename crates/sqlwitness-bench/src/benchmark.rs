@@ -84,6 +84,9 @@ pub struct Benchmark {
     /// [`Benchmark::database_dir`] (`--allow-outside-links`); refused
     /// otherwise (see [`Benchmark::db_unusable`]).
     pub allow_outside_links: bool,
+    /// What the loader accepted but the user should know (a key an entry
+    /// repeats), each naming the file and the entry.
+    pub warnings: Vec<String>,
 }
 
 impl Benchmark {
@@ -193,9 +196,10 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         gold_sources: BTreeMap::new(),
         namespace_prefix: sqlwitness_core::DEFAULT_NAMESPACE_PREFIX.to_string(),
         allow_outside_links: false,
+        warnings: Vec::new(),
     };
     if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
-        let entries = crate::spider::read_question_entries(&path)?;
+        let (entries, warnings) = crate::spider::read_question_entries(&path)?;
         let is_bird = entries
             .first()
             .and_then(|e| e.as_object())
@@ -211,12 +215,15 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
             };
             let mut b = bench(BenchmarkFormat::Bird, path, questions, dir);
             b.gold_sources = sources;
+            b.warnings = warnings;
             return Ok(b);
         }
         let questions = crate::spider::parse_spider_json(&path, &entries)?;
         require_tables_json(root)?;
         let dir = root.join("database");
-        return Ok(bench(BenchmarkFormat::SpiderJson, path, questions, dir));
+        let mut b = bench(BenchmarkFormat::SpiderJson, path, questions, dir);
+        b.warnings = warnings;
+        return Ok(b);
     }
     let gold = root.join(format!("{split}_gold.sql"));
     if gold.is_file() {

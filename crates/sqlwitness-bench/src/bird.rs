@@ -98,7 +98,7 @@ pub(crate) fn dialect_golds(
             if !path.is_file() {
                 continue;
             }
-            let entries = crate::spider::read_question_entries(&path)?;
+            let (entries, _) = crate::spider::read_question_entries(&path)?;
             sources.insert(kind, path.display().to_string());
             let source = |i: usize| entries[i].get("question_id").and_then(Json::as_u64);
             let aligned = entries.len() == questions.len()

@@ -35,15 +35,28 @@ pub fn read_json_array(path: &Path, what: &str) -> Result<Vec<Json>, BenchError>
 const PARSE_ONLY_FIELDS: &[&str] = &["sql", "query_toks", "query_toks_no_value", "question_toks"];
 
 /// [`read_json_array`] of question entries without their
-/// [`PARSE_ONLY_FIELDS`], each entry dropped from the parse as it is read.
-pub(crate) fn read_question_entries(path: &Path) -> Result<Vec<Json>, BenchError> {
+/// [`PARSE_ONLY_FIELDS`], each entry dropped from the parse as it is read;
+/// with a warning for every key an entry repeats (the last value is used,
+/// as Python's `json` does).
+pub(crate) fn read_question_entries(path: &Path) -> Result<(Vec<Json>, Vec<String>), BenchError> {
     let text = read_text(path)?;
     let mut de = serde_json::Deserializer::from_str(&text);
-    let parsed = serde::Deserializer::deserialize_any(&mut de, EntriesVisitor)
+    let repeated = std::cell::RefCell::new(Vec::new());
+    let parsed = serde::Deserializer::deserialize_any(&mut de, EntriesVisitor(&repeated))
         .and_then(|v| de.end().map(|()| v));
     let place = |e: &serde_json::Error| format!("line {} column {}", e.line(), e.column());
+    let warnings = repeated
+        .into_inner()
+        .into_iter()
+        .map(|(i, key)| {
+            format!(
+                "{}: [{i}].{key}: the key appears more than once in the entry; its last value is used",
+                path.display()
+            )
+        })
+        .collect();
     match parsed.map_err(|e| BenchError::format(path, place(&e), e.to_string()))? {
-        Ok(entries) => Ok(entries),
+        Ok(entries) => Ok((entries, warnings)),
         Err(found) => Err(BenchError::format(
             path,
             "$",
@@ -52,10 +65,13 @@ pub(crate) fn read_question_entries(path: &Path) -> Result<Vec<Json>, BenchError
     }
 }
 
-/// The top level: an array of entries, or what was found instead.
-struct EntriesVisitor;
+/// Keys an entry repeats: (entry index, key).
+type Repeated = std::cell::RefCell<Vec<(usize, String)>>;
 
-impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
+/// The top level: an array of entries, or what was found instead.
+struct EntriesVisitor<'a>(&'a Repeated);
+
+impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'_> {
     type Value = Result<Vec<Json>, &'static str>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -64,7 +80,7 @@ impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(entry) = seq.next_element_seed(EntrySeed)? {
+        while let Some(entry) = seq.next_element_seed(EntrySeed(out.len(), self.0))? {
             out.push(entry);
         }
         Ok(Ok(out))
@@ -105,19 +121,19 @@ impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
 
 /// One entry: an object without its parse-only fields; anything else as
 /// it is (the loader says what it expected).
-struct EntrySeed;
+struct EntrySeed<'a>(usize, &'a Repeated);
 
-impl<'de> serde::de::DeserializeSeed<'de> for EntrySeed {
+impl<'de> serde::de::DeserializeSeed<'de> for EntrySeed<'_> {
     type Value = Json;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
-        d.deserialize_any(EntryVisitor)
+        d.deserialize_any(EntryVisitor(self.0, self.1))
     }
 }
 
-struct EntryVisitor;
+struct EntryVisitor<'a>(usize, &'a Repeated);
 
-impl<'de> serde::de::Visitor<'de> for EntryVisitor {
+impl<'de> serde::de::Visitor<'de> for EntryVisitor<'_> {
     type Value = Json;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -131,6 +147,9 @@ impl<'de> serde::de::Visitor<'de> for EntryVisitor {
                 map.next_value::<serde::de::IgnoredAny>()?;
             } else {
                 let value = map.next_value::<Json>()?;
+                if out.contains_key(&key) {
+                    self.1.borrow_mut().push((self.0, key.clone()));
+                }
                 out.insert(key, value);
             }
         }

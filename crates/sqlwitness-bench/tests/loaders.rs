@@ -508,3 +508,23 @@ fn the_shared_minidev_loads() {
     let mysql = root.join("predictions/predict_mini_dev_gpt-4-turbo_mysql.json");
     assert_eq!(load_predictions(&mysql, &b).unwrap().len(), 500);
 }
+
+/// A key an entry repeats takes its last value, as Python's `json` does,
+/// and is named in a warning; Spider's parse-only fields are not kept.
+#[test]
+fn repeated_keys_are_named_and_parse_only_fields_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dev.json",
+        r#"[{"db_id": "a", "question": "q0", "query": "SELECT 1", "query": "SELECT 2",
+             "sql": {"select": [false, []]}, "query_toks": ["SELECT", "1"]},
+            {"db_id": "a", "question": "q1", "query": "SELECT 3"}]"#,
+    );
+    write(dir.path(), "tables.json", "[]");
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(b.questions[0].gold, "SELECT 2");
+    assert_eq!(b.warnings.len(), 1, "{:?}", b.warnings);
+    assert!(b.warnings[0].contains("[0].query"), "{:?}", b.warnings);
+    assert!(b.warnings[0].contains("dev.json"), "{:?}", b.warnings);
+}

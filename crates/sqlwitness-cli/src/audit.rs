@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sqlwitness_audit::{exceeded, write_audit};
-use sqlwitness_bench::load_benchmark;
 use sqlwitness_core::EngineKind;
 use sqlwitness_eval::AuditPlan;
 
@@ -153,8 +152,7 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         )));
     }
     parse_fail_on(&a.fail_on)?;
-    let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
-        .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    let mut bench = crate::plan::open_benchmark(&a.bench)?;
     bench.namespace_prefix = a.servers.checked_prefix()?;
     bench.allow_outside_links = a.allow_outside_links;
     let mut selected: Vec<usize> = bench

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sqlwitness_bench::load_benchmark;
 use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan};
 use sqlwitness_fuzz::{FuzzOptions, GoldQuery, Stress};
 
@@ -73,8 +72,7 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
     if a.candidates == 0 {
         bail!(BadInput("--candidates: must be at least 1".into()));
     }
-    let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
-        .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    let mut bench = crate::plan::open_benchmark(&a.bench)?;
     bench.allow_outside_links = a.allow_outside_links;
     let mut golds: BTreeMap<String, Vec<GoldQuery>> = BTreeMap::new();
     for q in &bench.questions {

@@ -52,6 +52,16 @@ pub fn eval_plan(a: EvalArgs, args: Vec<String>) -> Result<EvalPlan> {
 
 /// The engines whose URLs come from flags or the environment: all, or
 /// with `--containers` none of the servers.
+/// The benchmark `args` name, its loader's warnings on stderr.
+pub(crate) fn open_benchmark(args: &crate::args::BenchArgs) -> Result<Benchmark> {
+    let bench = load_benchmark(&args.bench, &args.split)
+        .with_context(|| format!("loading benchmark {}", args.bench.display()))?;
+    for w in &bench.warnings {
+        eprintln!("sqlwitness: warning: {w}");
+    }
+    Ok(bench)
+}
+
 fn given_servers(engines: &[EngineKind], containers: bool) -> Vec<EngineKind> {
     engines
         .iter()
@@ -85,8 +95,7 @@ fn eval_plan_on(
             a.float_tolerance
         )));
     }
-    let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
-        .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+    let mut bench = open_benchmark(&a.bench)?;
     bench.namespace_prefix = a.servers.checked_prefix()?;
     bench.allow_outside_links = a.allow_outside_links;
     for db in &a.dbs {
@@ -300,8 +309,7 @@ impl MigratePlan {
             &given_servers(&engines, a.containers.containers),
             true,
         )?;
-        let mut bench = load_benchmark(&a.bench.bench, &a.bench.split)
-            .with_context(|| format!("loading benchmark {}", a.bench.bench.display()))?;
+        let mut bench = open_benchmark(&a.bench)?;
         bench.namespace_prefix = prefix;
         bench.allow_outside_links = a.allow_outside_links;
         for db in &a.dbs {
