@@ -39,7 +39,8 @@ const PROGRESS_STEPS: i32 = 1000;
 /// (`resource_limit`) instead of exhausting the machine.
 pub const SQLITE_HEAP_LIMIT: i64 = 1 << 30;
 
-/// PRAGMAs a query may run: they only read schema information.
+/// PRAGMAs a query may run: they only read schema information (not
+/// `database_list`, which names the database file's path on the machine).
 const READ_ONLY_PRAGMAS: &[&str] = &[
     "table_info",
     "table_xinfo",
@@ -49,7 +50,6 @@ const READ_ONLY_PRAGMAS: &[&str] = &[
     "index_xinfo",
     "foreign_key_list",
     "collation_list",
-    "database_list",
 ];
 
 type Deadline = Arc<Mutex<Option<Instant>>>;
