@@ -60,6 +60,11 @@ pub struct Dialect {
     /// Functions a predicted query may not call (lower case).
     #[serde(default)]
     pub denied_functions: Vec<String>,
+    /// Functions the server calls when their name is written bare, without
+    /// parentheses (lower case: `current_user`); the guard checks such a
+    /// name, unquoted and unqualified, as a call.
+    #[serde(default)]
+    pub niladic_functions: Vec<String>,
     /// Name prefixes of function families a predicted query may not call
     /// (lower case): extensions and loadable functions that the server the
     /// list was derived from does not have installed.

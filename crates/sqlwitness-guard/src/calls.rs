@@ -32,7 +32,18 @@ pub(crate) fn check(
         }
         let called = sigs.get(i + 1).is_some_and(|n| n.is(&Token::LParen));
         let after_dot = i > 0 && sigs[i - 1].is(&Token::Period);
-        if called {
+        let before_dot = sigs.get(i + 1).is_some_and(|n| n.is(&Token::Period));
+        if !called
+            && !after_dot
+            && !before_dot
+            && !name.quoted
+            && dialect
+                .niladic_functions
+                .contains(&name.value.to_ascii_lowercase())
+        {
+            // `CURRENT_USER` on MySQL: a call without parentheses.
+            check_call(&[name], dialect, options)?;
+        } else if called {
             if name.keyword == Keyword::OPERATOR && !after_dot {
                 return Err(Refusal(
                     "`OPERATOR(…)`: an operator named by its schema runs a function the guard does not see".into(),
@@ -292,6 +303,28 @@ mod tests {
             "to_regclass",
         );
         refused(Postgres, "SELECT 1 OPERATOR(pg_catalog.=) 1", "OPERATOR");
+    }
+
+    #[test]
+    fn bare_niladic_calls_are_calls() {
+        for sql in [
+            "SELECT CURRENT_USER",
+            "SELECT current_user FROM singer",
+            "SELECT a FROM t WHERE current_user = 'x'",
+        ] {
+            let err = check(Mysql, sql).unwrap_err();
+            assert!(
+                err.to_lowercase().contains("denied function `current_user`"),
+                "{sql}: {err}"
+            );
+        }
+        // A quoted or qualified name is a column.
+        for sql in [
+            "SELECT `current_user` FROM t",
+            "SELECT t.current_user FROM t",
+        ] {
+            assert!(check(Mysql, sql).is_ok(), "{sql}");
+        }
     }
 
     #[test]
