@@ -314,7 +314,8 @@ mod tests {
         ] {
             let err = check(Mysql, sql).unwrap_err();
             assert!(
-                err.to_lowercase().contains("denied function `current_user`"),
+                err.to_lowercase()
+                    .contains("denied function `current_user`"),
                 "{sql}: {err}"
             );
         }

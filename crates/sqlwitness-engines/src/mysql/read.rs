@@ -40,7 +40,7 @@ use sqlx::{
     TypeInfo, ValueRef,
 };
 
-use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT};
+use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT, END_WAIT};
 use crate::EngineError;
 
 /// Runs queries on a MySQL 8 or MariaDB server, one database per namespace.
@@ -190,15 +190,19 @@ impl MysqlEngine {
             .map(|n| n > 0)
             .unwrap_or(true)
         };
-        for (kill, outcome) in [
-            ("KILL QUERY", "killed on the server"),
-            ("KILL CONNECTION", "its connection killed on the server"),
+        for (kill, outcome, wait) in [
+            ("KILL QUERY", "killed on the server", CANCEL_WAIT),
+            (
+                "KILL CONNECTION",
+                "its connection killed on the server",
+                END_WAIT,
+            ),
         ] {
             let _ = self
                 .control
                 .execute(sqlx::raw_sql(AssertSqlSafe(format!("{kill} {id}"))))
                 .await;
-            let until = Instant::now() + CANCEL_WAIT;
+            let until = Instant::now() + wait;
             while Instant::now() < until {
                 if !running(id).await {
                     return outcome;

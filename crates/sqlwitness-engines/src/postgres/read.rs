@@ -36,7 +36,7 @@ use sqlx::{
     ValueRef,
 };
 
-use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT};
+use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT, END_WAIT};
 use crate::EngineError;
 
 /// Resets what a rolled-back transaction leaves in a PostgreSQL session.
@@ -290,18 +290,19 @@ impl PostgresEngine {
             .await
             .unwrap_or(true)
         };
-        for (signal, outcome) in [
-            ("pg_cancel_backend", "cancelled on the server"),
+        for (signal, outcome, wait) in [
+            ("pg_cancel_backend", "cancelled on the server", CANCEL_WAIT),
             (
                 "pg_terminate_backend",
                 "its session terminated on the server",
+                END_WAIT,
             ),
         ] {
             let _ = sqlx::query(AssertSqlSafe(format!("SELECT {signal}($1)")))
                 .bind(pid)
                 .execute(&self.control)
                 .await;
-            let until = Instant::now() + CANCEL_WAIT;
+            let until = Instant::now() + wait;
             while Instant::now() < until {
                 if !active(pid).await {
                     return outcome;
