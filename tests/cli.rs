@@ -628,4 +628,41 @@ fn several_accepted_golds_the_first_match_wins() {
         (Some(3), Some(1)),
         "{s}"
     );
+
+    // On the servers too, judged against the SQLite reference: the
+    // reference judges against the first gold's answer.
+    let servers = sqlwitness_testkit::servers();
+    if servers.is_empty() {
+        return;
+    }
+    let engines = sqlwitness_testkit::engine_names(&servers);
+    let out = dir.path().join("out-servers");
+    let mut args = owned(&[
+        "eval",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--split",
+        "dev",
+        "--pred",
+        dir.path().join("p.sql").to_str().unwrap(),
+        "--engines",
+        &engines.join(","),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    args.extend(sqlwitness_testkit::server_args(&servers));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_ok(&args);
+    let report = read_json(&out.join("report.json"));
+    for engine in &engines {
+        let e = &report["questions"][0]["engines"][engine];
+        assert_eq!(e["verdict"], "match", "{engine}: {e}");
+        assert_eq!(e["gold_index"], 1, "{engine}: {e}");
+        if *engine != "sqlite" {
+            assert_eq!(e["reference"]["verdict"], "mismatch", "{engine}: {e}");
+        }
+        let e = &report["questions"][1]["engines"][engine];
+        assert_eq!(e["verdict"], "mismatch", "{engine}: {e}");
+    }
 }

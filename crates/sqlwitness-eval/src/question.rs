@@ -183,6 +183,8 @@ fn with_alternatives<'a>(
         let (mut o, _) = evaluate_on(plan, ctx, db, alt, pred, names, false);
         if matched(o.verdict) {
             o.gold_index = Some(i + 1);
+            // The reference judges against the first gold's answer only.
+            o.reference = outcome.reference.take();
             return (o, alt);
         }
     }
