@@ -549,3 +549,120 @@ fn audit_dialect_golds_feed_eval() {
         );
     }
 }
+
+/// A gold field given as a list: a prediction matching any accepted gold
+/// is a match, and the report says which; one matching none is judged
+/// against the first.
+#[test]
+fn several_accepted_golds_the_first_match_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    std::fs::create_dir_all(bench.join("database/concert_singer")).unwrap();
+    let shipped = repo().join("examples/spider-dev");
+    std::fs::copy(
+        shipped.join("database/concert_singer/concert_singer.sqlite"),
+        bench.join("database/concert_singer/concert_singer.sqlite"),
+    )
+    .unwrap();
+    std::fs::copy(shipped.join("tables.json"), bench.join("tables.json")).unwrap();
+    let golds = serde_json::json!([
+        "SELECT name FROM stadium ORDER BY stadium_id",
+        "SELECT name FROM singer ORDER BY singer_id",
+    ]);
+    let entry = |query: &Json| serde_json::json!({"db_id": "concert_singer", "question": "which names?", "query": query});
+    let single = Json::String("SELECT name FROM singer ORDER BY singer_id".into());
+    let dev = Json::Array(vec![
+        entry(&golds),
+        entry(&golds),
+        entry(&golds),
+        entry(&single),
+    ]);
+    std::fs::write(bench.join("dev.json"), dev.to_string()).unwrap();
+    let preds = [
+        // Only the second gold's answer.
+        "SELECT name FROM singer ORDER BY singer_id",
+        // Neither gold's (it runs: a mismatch, not an error).
+        "SELECT concert_name FROM concert ORDER BY concert_id",
+        // The first gold's.
+        "SELECT name FROM stadium ORDER BY stadium_id",
+        // A single gold, matched.
+        "SELECT name FROM singer ORDER BY singer_id",
+    ];
+    std::fs::write(dir.path().join("p.sql"), preds.join("\n") + "\n").unwrap();
+    let out = dir.path().join("out");
+    run_ok(&[
+        "eval",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--split",
+        "dev",
+        "--pred",
+        dir.path().join("p.sql").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let report = read_json(&out.join("report.json"));
+    let on = |i: usize| report["questions"][i]["engines"]["sqlite"].clone();
+    // The second gold matched: recorded, with the text that matched.
+    assert_eq!(on(0)["verdict"], "match", "{}", on(0));
+    assert_eq!(on(0)["gold_index"], 1, "{}", on(0));
+    assert_eq!(on(0)["gold_sql"], golds[1], "{}", on(0));
+    assert_eq!(report["questions"][0]["gold_sql"], golds[0]);
+    // None matched: the verdict against the first gold, no index.
+    assert_eq!(on(1)["verdict"], "mismatch", "{}", on(1));
+    assert!(on(1).get("gold_index").is_none(), "{}", on(1));
+    assert!(on(1).get("gold_sql").is_none(), "{}", on(1));
+    // The first gold's rows: the stadiums (9), not the singers (6).
+    assert_eq!(on(1)["gold"]["row_count"], 9, "{}", on(1));
+    assert_eq!(on(0)["gold"]["row_count"], 6, "{}", on(0));
+    // The first gold matched: index 0, the alternatives never ran.
+    assert_eq!(on(2)["verdict"], "match", "{}", on(2));
+    assert_eq!(on(2)["gold_index"], 0, "{}", on(2));
+    // One gold: the report is as it always was.
+    assert_eq!(on(3)["verdict"], "match", "{}", on(3));
+    assert!(on(3).get("gold_index").is_none(), "{}", on(3));
+    let s = &report["summary"]["engines"]["sqlite"];
+    assert_eq!(
+        (s["match"].as_u64(), s["mismatch"].as_u64()),
+        (Some(3), Some(1)),
+        "{s}"
+    );
+
+    // On the servers too, judged against the SQLite reference: the
+    // reference judges against the first gold's answer.
+    let servers = sqlwitness_testkit::servers();
+    if servers.is_empty() {
+        return;
+    }
+    let engines = sqlwitness_testkit::engine_names(&servers);
+    let out = dir.path().join("out-servers");
+    let mut args = owned(&[
+        "eval",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--split",
+        "dev",
+        "--pred",
+        dir.path().join("p.sql").to_str().unwrap(),
+        "--engines",
+        &engines.join(","),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    args.extend(sqlwitness_testkit::server_args(&servers));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_ok(&args);
+    let report = read_json(&out.join("report.json"));
+    for engine in &engines {
+        let e = &report["questions"][0]["engines"][engine];
+        assert_eq!(e["verdict"], "match", "{engine}: {e}");
+        assert_eq!(e["gold_index"], 1, "{engine}: {e}");
+        if *engine != "sqlite" {
+            assert_eq!(e["reference"]["verdict"], "mismatch", "{engine}: {e}");
+        }
+        let e = &report["questions"][1]["engines"][engine];
+        assert_eq!(e["verdict"], "mismatch", "{engine}: {e}");
+    }
+}

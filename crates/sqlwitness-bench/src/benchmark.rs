@@ -16,6 +16,10 @@ pub struct Question {
     pub question: String,
     /// The gold as the benchmark writes it for its own engine (SQLite).
     pub gold: String,
+    /// Further accepted answers to the benchmark's gold, in order (its gold
+    /// field given as a list of SQL strings: the first is `gold`, the rest
+    /// are these). A prediction matching any of them is correct.
+    pub alternatives: Vec<String>,
     /// Golds written for other engines (BIRD mini-dev's per-dialect
     /// files, a JSONL `gold_<engine>` field, `eval --gold ENGINE=FILE`).
     pub golds: BTreeMap<EngineKind, String>,

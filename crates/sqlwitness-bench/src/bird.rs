@@ -58,11 +58,13 @@ pub(crate) fn parse_bird(path: &Path, entries: &[Json]) -> Result<Vec<Question>,
                 &entry_place(format!("[{i}].db_id"), Some(&question)),
                 &db_id,
             )?;
+            let (gold, alternatives) = crate::spider::gold_field(path, e, i, "SQL")?;
             Ok(Question {
                 id: i,
                 db_id,
                 question,
-                gold: string_field(path, e, i, "SQL")?,
+                gold,
+                alternatives,
                 evidence: optional("evidence")?,
                 source_id,
                 difficulty: optional("difficulty")?,

@@ -1,6 +1,8 @@
 //! The plain JSONL layout: `<split>.jsonl`, one question a line:
 //! `{"id"?: int, "db_id": str, "question"?: str, "gold": str, "evidence"?: str,
-//! "gold_<engine>"?: str}` (`gold_mysql`: the gold MySQL runs).
+//! "gold_<engine>"?: str}` (`gold_mysql`: the gold MySQL runs). `gold` may be
+//! a list of SQL strings: the first is the gold, the rest accepted
+//! alternatives.
 
 use std::path::Path;
 
@@ -92,11 +94,22 @@ pub(crate) fn load_jsonl(path: &Path) -> Result<Vec<Question>, BenchError> {
         let question = field("question", false)?.unwrap_or_default();
         let at = entry_place(format!("{place}: db_id"), Some(&question));
         check_db_id(path, &at, &db_id)?;
+        let (gold, alternatives) = match obj.get("gold") {
+            Some(v) => crate::spider::gold_value(path, &format!("{place}: gold"), v)?,
+            None => {
+                return Err(BenchError::format(
+                    path,
+                    format!("{place}: gold"),
+                    "missing field",
+                ))
+            }
+        };
         out.push(Question {
             id,
             db_id,
             question,
-            gold: field("gold", true)?.unwrap_or_default(),
+            gold,
+            alternatives,
             golds,
             evidence: field("evidence", false)?,
             ..Question::default()

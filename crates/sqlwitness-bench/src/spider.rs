@@ -222,6 +222,65 @@ pub(crate) fn string_field(
     }
 }
 
+/// A gold field: one SQL string, or a non-empty list of SQL strings (the
+/// first is the gold, the rest accepted alternatives). `place` names the
+/// field in errors.
+pub(crate) fn gold_value(
+    path: &Path,
+    place: &str,
+    value: &Json,
+) -> Result<(String, Vec<String>), BenchError> {
+    match value {
+        Json::String(s) => Ok((s.clone(), Vec::new())),
+        Json::Array(items) => {
+            let mut golds = Vec::with_capacity(items.len());
+            for (n, item) in items.iter().enumerate() {
+                match item {
+                    Json::String(s) => golds.push(s.clone()),
+                    other => {
+                        return Err(BenchError::format(
+                            path,
+                            format!("{place}[{n}]"),
+                            format!("expected a string, found {}", kind(other)),
+                        ))
+                    }
+                }
+            }
+            if golds.is_empty() {
+                return Err(BenchError::format(
+                    path,
+                    place,
+                    "expected a string or a non-empty list of strings, found an empty list",
+                ));
+            }
+            let first = golds.remove(0);
+            Ok((first, golds))
+        }
+        other => Err(BenchError::format(
+            path,
+            place,
+            format!(
+                "expected a string or a list of strings, found {}",
+                kind(other)
+            ),
+        )),
+    }
+}
+
+/// The gold field `key` of entry `index` (see [`gold_value`]).
+pub(crate) fn gold_field(
+    path: &Path,
+    entry: &Json,
+    index: usize,
+    key: &str,
+) -> Result<(String, Vec<String>), BenchError> {
+    let place = format!("[{index}].{key}");
+    match entry.get(key) {
+        Some(v) => gold_value(path, &place, v),
+        None => Err(BenchError::format(path, place, "missing field")),
+    }
+}
+
 pub(crate) fn parse_spider_json(
     path: &Path,
     entries: &[Json],
@@ -244,11 +303,13 @@ pub(crate) fn parse_spider_json(
                 &entry_place(format!("[{i}].db_id"), Some(&question)),
                 &db_id,
             )?;
+            let (gold, alternatives) = gold_field(path, e, i, "query")?;
             Ok(Question {
                 id: i,
                 db_id,
                 question,
-                gold: string_field(path, e, i, "query")?,
+                gold,
+                alternatives,
                 ..Question::default()
             })
         })

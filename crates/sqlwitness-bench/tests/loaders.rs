@@ -528,3 +528,84 @@ fn repeated_keys_are_named_and_parse_only_fields_dropped() {
     assert!(b.warnings[0].contains("[0].query"), "{:?}", b.warnings);
     assert!(b.warnings[0].contains("dev.json"), "{:?}", b.warnings);
 }
+
+#[test]
+fn a_gold_field_may_list_several_accepted_golds() {
+    let several = |q: &sqlwitness_bench::Question| (q.gold.clone(), q.alternatives.clone());
+    let listed = (
+        "SELECT 1".to_string(),
+        vec!["SELECT 2".to_string(), "SELECT 3".to_string()],
+    );
+    // Spider: `query`.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "tables.json", "[]");
+    write(
+        dir.path(),
+        "dev.json",
+        r#"[{"db_id": "a", "question": "q0", "query": ["SELECT 1", "SELECT 2", "SELECT 3"]},
+            {"db_id": "a", "question": "q1", "query": "SELECT 4"}]"#,
+    );
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(several(&b.questions[0]), listed);
+    assert!(b.questions[1].alternatives.is_empty());
+    // A one-element list is a single gold.
+    write(
+        dir.path(),
+        "one.json",
+        r#"[{"db_id": "a", "question": "q", "query": ["SELECT 1"]}]"#,
+    );
+    let b = load_benchmark(dir.path(), "one").unwrap();
+    assert_eq!(several(&b.questions[0]), ("SELECT 1".into(), vec![]));
+    // An empty list and a list with a non-string name the place.
+    write(
+        dir.path(),
+        "empty.json",
+        r#"[{"db_id": "a", "question": "q", "query": []}]"#,
+    );
+    let e = load_benchmark(dir.path(), "empty").unwrap_err().to_string();
+    assert!(
+        e.contains("empty.json") && e.contains("[0].query") && e.contains("empty list"),
+        "{e}"
+    );
+    write(
+        dir.path(),
+        "mixed.json",
+        r#"[{"db_id": "a", "question": "q", "query": ["SELECT 1", 2]}]"#,
+    );
+    let e = load_benchmark(dir.path(), "mixed").unwrap_err().to_string();
+    assert!(e.contains("[0].query[1]") && e.contains("number"), "{e}");
+
+    // BIRD: `SQL`.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dev.json",
+        r#"[{"question_id": 0, "db_id": "x", "question": "q", "evidence": "",
+             "SQL": ["SELECT 1", "SELECT 2", "SELECT 3"]}]"#,
+    );
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::Bird);
+    assert_eq!(several(&b.questions[0]), listed);
+
+    // JSONL: `gold`.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "dev.jsonl",
+        "{\"db_id\": \"a\", \"gold\": [\"SELECT 1\", \"SELECT 2\", \"SELECT 3\"]}\n{\"db_id\": \"a\", \"gold\": \"SELECT 4\"}\n",
+    );
+    let b = load_benchmark(dir.path(), "dev").unwrap();
+    assert_eq!(b.format, BenchmarkFormat::Jsonl);
+    assert_eq!(several(&b.questions[0]), listed);
+    assert!(b.questions[1].alternatives.is_empty());
+    write(
+        dir.path(),
+        "bad.jsonl",
+        "{\"db_id\": \"a\", \"gold\": {}}\n",
+    );
+    let e = load_benchmark(dir.path(), "bad").unwrap_err().to_string();
+    assert!(
+        e.contains("line 1: gold") && e.contains("list of strings"),
+        "{e}"
+    );
+}

@@ -107,7 +107,7 @@ fn evaluate_question(
     order.sort_by_key(|c| Some(c.kind) != plan.reference);
     let mut reference: Option<Reference> = None;
     for ctx in order {
-        let gold = q.gold_for(ctx.kind);
+        let mut gold = q.gold_for(ctx.kind);
         let pred = plan.prediction(ctx.kind, q.id);
         let judged = plan.reference.is_some_and(|r| r != ctx.kind);
         let mut outcome = if !db_exists {
@@ -120,6 +120,9 @@ fn evaluate_question(
             } else if let (true, Some(r)) = (judged, &reference) {
                 outcome.reference = Some(r.judge(&db, &outcome, &rows, plan, facts.schema));
             }
+            let (outcome, accepted) =
+                with_alternatives(plan, ctx, &db, q, gold, pred, names, outcome);
+            gold = accepted;
             crate::suite::with_suite(plan, ctx.engine.as_ref(), q, gold, pred, names, outcome)
         };
         if gold != q.gold {
@@ -142,6 +145,50 @@ fn evaluate_question(
         difficulty: q.difficulty.clone(),
         engines,
     }
+}
+
+/// The question's further accepted golds (its gold field was a list):
+/// when the engine runs the benchmark's gold and the prediction did not
+/// match it, each alternative in order, the first match winning; with none
+/// matching, the outcome against the first gold stands. Returns the outcome
+/// and the gold it was judged against. The alternatives run only when the
+/// first gold did not match, so a single-gold cost stays a single-gold cost.
+#[allow(clippy::too_many_arguments)]
+fn with_alternatives<'a>(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    q: &'a Question,
+    gold: &'a str,
+    pred: Option<&PredictedSql>,
+    names: Option<&NameSet>,
+    mut outcome: EngineOutcome,
+) -> (EngineOutcome, &'a str) {
+    // A dialect gold has no alternatives: they answer the benchmark's gold.
+    if q.alternatives.is_empty() || q.dialect_gold(ctx.kind).is_some() {
+        return (outcome, gold);
+    }
+    let matched = |v: Verdict| matches!(v, Verdict::Match | Verdict::MatchTie);
+    if matched(outcome.verdict) {
+        outcome.gold_index = Some(0);
+        return (outcome, gold);
+    }
+    // Only a prediction that ran against a gold that ran (or a gold that
+    // failed) can match another gold; an error, a timeout, an abstention
+    // is the same against all of them.
+    if !matches!(outcome.verdict, Verdict::Mismatch | Verdict::GoldError) {
+        return (outcome, gold);
+    }
+    for (i, alt) in q.alternatives.iter().enumerate() {
+        let (mut o, _) = evaluate_on(plan, ctx, db, alt, pred, names, false);
+        if matched(o.verdict) {
+            o.gold_index = Some(i + 1);
+            // The reference judges against the first gold's answer only.
+            o.reference = outcome.reference.take();
+            return (o, alt);
+        }
+    }
+    (outcome, gold)
 }
 
 /// The Spider hardness of the benchmark's gold (the official evaluator's

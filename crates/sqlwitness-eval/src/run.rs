@@ -302,7 +302,7 @@ pub(crate) fn hash_inputs(
     let mut q = String::new();
     for question in &bench.questions {
         q.push_str(&format!(
-            "{}\u{1}{}\u{1}{}\u{1}{}\u{1}{:?}\u{1}{:?}\u{2}",
+            "{}\u{1}{}\u{1}{}\u{1}{}\u{1}{:?}\u{1}{:?}",
             question.id,
             question.db_id,
             question.question,
@@ -310,6 +310,12 @@ pub(crate) fn hash_inputs(
             question.golds,
             question.evidence
         ));
+        // Alternatives only when there are some: a single-gold benchmark
+        // hashes as before, so its journals still resume.
+        if !question.alternatives.is_empty() {
+            q.push_str(&format!("\u{1}{:?}", question.alternatives));
+        }
+        q.push('\u{2}');
     }
     h.inputs
         .insert("questions".into(), sha256_hex(q.as_bytes()));
@@ -497,4 +503,42 @@ fn peak_rss_bytes() -> Option<u64> {
         .parse()
         .ok()?;
     Some(kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlwitness_bench::{Benchmark, BenchmarkFormat, Question};
+
+    fn questions_hash(alternatives: Vec<String>) -> String {
+        let bench = Benchmark {
+            root: "b".into(),
+            split: "dev".into(),
+            format: BenchmarkFormat::Jsonl,
+            source_file: "b/dev.jsonl".into(),
+            questions: vec![Question {
+                db_id: "a".into(),
+                gold: "SELECT 1".into(),
+                alternatives,
+                ..Question::default()
+            }],
+            database_dir: "b/database".into(),
+            gold_sources: Default::default(),
+            namespace_prefix: "sw_".into(),
+            allow_outside_links: false,
+            warnings: Vec::new(),
+        };
+        let mut h = Header::new("eval", Vec::new(), None);
+        hash_inputs(&mut h, &bench, &[], None).unwrap();
+        h.inputs["questions"].clone()
+    }
+
+    #[test]
+    fn the_questions_hash_covers_the_accepted_golds() {
+        let one = questions_hash(Vec::new());
+        let two = questions_hash(vec!["SELECT 2".into()]);
+        let other = questions_hash(vec!["SELECT 3".into()]);
+        assert_ne!(one, two);
+        assert_ne!(two, other);
+    }
 }

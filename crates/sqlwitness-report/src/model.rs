@@ -112,6 +112,11 @@ pub struct EngineOutcome {
     /// `eval --gold ENGINE=FILE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold_sql: Option<String>,
+    /// Which accepted gold the prediction matched, 0-based (0: the first),
+    /// where the question lists several; absent with a single gold or when
+    /// none matched (the verdict is then the one against the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_index: Option<usize>,
     /// The prediction this engine ran, where it is not the question's
     /// `pred_sql` (`eval --pred ENGINE=FILE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,6 +185,7 @@ impl EngineOutcome {
         EngineOutcome {
             verdict,
             gold_sql: None,
+            gold_index: None,
             pred_sql: None,
             soft_f1: None,
             reason: None,

@@ -50,6 +50,7 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                 EngineOutcome {
                     verdict: *v,
                     gold_sql: None,
+                    gold_index: None,
                     pred_sql: None,
                     soft_f1: match v {
                         Verdict::Match => Some(1.0),
