@@ -203,13 +203,9 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
         warnings: Vec::new(),
     };
     if let Some(path) = json_candidates.into_iter().find(|p| p.is_file()) {
-        let (entries, warnings) = crate::spider::read_question_entries(&path)?;
-        let is_bird = entries
-            .first()
-            .and_then(|e| e.as_object())
-            .is_some_and(|o| o.contains_key("SQL"));
+        let (questions, is_bird, warnings) = crate::spider::read_questions(&path)?;
         if is_bird {
-            let mut questions = crate::bird::parse_bird(&path, &entries)?;
+            let mut questions = questions;
             let sources = crate::bird::dialect_golds(root, split, &mut questions)?;
             let own = root.join(format!("{split}_databases"));
             let dir = if own.is_dir() {
@@ -222,7 +218,6 @@ pub fn load_benchmark(root: &Path, split: &str) -> Result<Benchmark, BenchError>
             b.warnings = warnings;
             return Ok(b);
         }
-        let questions = crate::spider::parse_spider_json(&path, &entries)?;
         require_tables_json(root)?;
         let dir = root.join("database");
         let mut b = bench(BenchmarkFormat::SpiderJson, path, questions, dir);

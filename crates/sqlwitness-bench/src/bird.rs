@@ -15,63 +15,58 @@ use crate::names::{check_db_id, entry_place};
 use crate::spider::{kind, string_field};
 use crate::{BenchError, Question};
 
-pub(crate) fn parse_bird(path: &Path, entries: &[Json]) -> Result<Vec<Question>, BenchError> {
-    entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            if !e.is_object() {
-                return Err(BenchError::format(
-                    path,
-                    format!("[{i}]"),
-                    format!("expected an object, found {}", kind(e)),
-                ));
-            }
-            // `question_id` is optional and any number (mini-dev starts at
-            // 1471 and lists 137 and 138 twice); the question's id is its
-            // position.
-            let source_id = match e.get("question_id") {
-                None | Some(Json::Null) => None,
-                Some(qid) => Some(qid.as_u64().ok_or_else(|| {
-                    BenchError::format(
-                        path,
-                        format!("[{i}].question_id"),
-                        format!("expected a non-negative integer, found {qid}"),
-                    )
-                })?),
-            };
-            let optional = |key: &str| -> Result<Option<String>, BenchError> {
-                match e.get(key) {
-                    None | Some(Json::Null) => Ok(None),
-                    Some(Json::String(s)) => Ok(Some(s.clone())),
-                    Some(other) => Err(BenchError::format(
-                        path,
-                        format!("[{i}].{key}"),
-                        format!("expected a string, found {}", kind(other)),
-                    )),
-                }
-            };
-            let db_id = string_field(path, e, i, "db_id")?;
-            let question = string_field(path, e, i, "question")?;
-            check_db_id(
+/// Entry `i` of a BIRD question file as its question.
+pub(crate) fn bird_entry(path: &Path, i: usize, e: &Json) -> Result<Question, BenchError> {
+    if !e.is_object() {
+        return Err(BenchError::format(
+            path,
+            format!("[{i}]"),
+            format!("expected an object, found {}", kind(e)),
+        ));
+    }
+    // `question_id` is optional and any number (mini-dev starts at
+    // 1471 and lists 137 and 138 twice); the question's id is its
+    // position.
+    let source_id = match e.get("question_id") {
+        None | Some(Json::Null) => None,
+        Some(qid) => Some(qid.as_u64().ok_or_else(|| {
+            BenchError::format(
                 path,
-                &entry_place(format!("[{i}].db_id"), Some(&question)),
-                &db_id,
-            )?;
-            let (gold, alternatives) = crate::spider::gold_field(path, e, i, "SQL")?;
-            Ok(Question {
-                id: i,
-                db_id,
-                question,
-                gold,
-                alternatives,
-                evidence: optional("evidence")?,
-                source_id,
-                difficulty: optional("difficulty")?,
-                ..Question::default()
-            })
-        })
-        .collect()
+                format!("[{i}].question_id"),
+                format!("expected a non-negative integer, found {qid}"),
+            )
+        })?),
+    };
+    let optional = |key: &str| -> Result<Option<String>, BenchError> {
+        match e.get(key) {
+            None | Some(Json::Null) => Ok(None),
+            Some(Json::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(BenchError::format(
+                path,
+                format!("[{i}].{key}"),
+                format!("expected a string, found {}", kind(other)),
+            )),
+        }
+    };
+    let db_id = string_field(path, e, i, "db_id")?;
+    let question = string_field(path, e, i, "question")?;
+    check_db_id(
+        path,
+        &entry_place(format!("[{i}].db_id"), Some(&question)),
+        &db_id,
+    )?;
+    let (gold, alternatives) = crate::spider::gold_field(path, e, i, "SQL")?;
+    Ok(Question {
+        id: i,
+        db_id,
+        question,
+        gold,
+        alternatives,
+        evidence: optional("evidence")?,
+        source_id,
+        difficulty: optional("difficulty")?,
+        ..Question::default()
+    })
 }
 
 /// The dialect gold files beside a BIRD split (`<split>_<dialect>.json`

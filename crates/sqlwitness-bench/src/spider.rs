@@ -39,11 +39,56 @@ const PARSE_ONLY_FIELDS: &[&str] = &["sql", "query_toks", "query_toks_no_value",
 /// with a warning for every key an entry repeats (the last value is used,
 /// as Python's `json` does).
 pub(crate) fn read_question_entries(path: &Path) -> Result<(Vec<Json>, Vec<String>), BenchError> {
+    let mut entries = Vec::new();
+    let warnings = stream_question_entries(path, |_, e| {
+        entries.push(e);
+        Ok(())
+    })?;
+    Ok((entries, warnings))
+}
+
+/// The questions of a Spider or BIRD question file (BIRD's when its first
+/// entry has `SQL`), each entry turned into its question as it is parsed:
+/// a file of millions of questions never holds their JSON at once. With
+/// [`read_question_entries`]'s warnings.
+pub(crate) fn read_questions(
+    path: &Path,
+) -> Result<(Vec<Question>, bool, Vec<String>), BenchError> {
+    let mut questions = Vec::new();
+    let mut bird = None;
+    let warnings = stream_question_entries(path, |i, e| {
+        let is_bird =
+            *bird.get_or_insert_with(|| e.as_object().is_some_and(|o| o.contains_key("SQL")));
+        questions.push(if is_bird {
+            crate::bird::bird_entry(path, i, &e)?
+        } else {
+            spider_entry(path, i, &e)?
+        });
+        Ok(())
+    })?;
+    Ok((questions, bird.unwrap_or(false), warnings))
+}
+
+/// Parses the question file at `path`, handing each entry (without its
+/// [`PARSE_ONLY_FIELDS`]) to `sink` with its index; the warnings.
+fn stream_question_entries(
+    path: &Path,
+    mut sink: impl FnMut(usize, Json) -> Result<(), BenchError>,
+) -> Result<Vec<String>, BenchError> {
     let text = read_text(path)?;
     let mut de = serde_json::Deserializer::from_str(&text);
     let repeated = std::cell::RefCell::new(Vec::new());
-    let parsed = serde::Deserializer::deserialize_any(&mut de, EntriesVisitor(&repeated))
-        .and_then(|v| de.end().map(|()| v));
+    let failed = std::cell::RefCell::new(None);
+    let visitor = EntriesVisitor {
+        repeated: &repeated,
+        failed: &failed,
+        sink: &mut sink,
+    };
+    let parsed =
+        serde::Deserializer::deserialize_any(&mut de, visitor).and_then(|v| de.end().map(|()| v));
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
     let place = |e: &serde_json::Error| format!("line {} column {}", e.line(), e.column());
     let warnings = repeated
         .into_inner()
@@ -56,7 +101,7 @@ pub(crate) fn read_question_entries(path: &Path) -> Result<(Vec<Json>, Vec<Strin
         })
         .collect();
     match parsed.map_err(|e| BenchError::format(path, place(&e), e.to_string()))? {
-        Ok(entries) => Ok((entries, warnings)),
+        Ok(()) => Ok(warnings),
         Err(found) => Err(BenchError::format(
             path,
             "$",
@@ -68,22 +113,33 @@ pub(crate) fn read_question_entries(path: &Path) -> Result<(Vec<Json>, Vec<Strin
 /// Keys an entry repeats: (entry index, key).
 type Repeated = std::cell::RefCell<Vec<(usize, String)>>;
 
+/// What takes each entry; its first error stops the parse.
+type Sink<'a> = &'a mut dyn FnMut(usize, Json) -> Result<(), BenchError>;
+
 /// The top level: an array of entries, or what was found instead.
-struct EntriesVisitor<'a>(&'a Repeated);
+struct EntriesVisitor<'a> {
+    repeated: &'a Repeated,
+    failed: &'a std::cell::RefCell<Option<BenchError>>,
+    sink: Sink<'a>,
+}
 
 impl<'de> serde::de::Visitor<'de> for EntriesVisitor<'_> {
-    type Value = Result<Vec<Json>, &'static str>;
+    type Value = Result<(), &'static str>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON array of questions")
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(entry) = seq.next_element_seed(EntrySeed(out.len(), self.0))? {
-            out.push(entry);
+        let mut i = 0;
+        while let Some(entry) = seq.next_element_seed(EntrySeed(i, self.repeated))? {
+            if let Err(e) = (self.sink)(i, entry) {
+                *self.failed.borrow_mut() = Some(e);
+                return Err(serde::de::Error::custom("the entry is not a question"));
+            }
+            i += 1;
         }
-        Ok(Ok(out))
+        Ok(Ok(()))
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -281,39 +337,31 @@ pub(crate) fn gold_field(
     }
 }
 
-pub(crate) fn parse_spider_json(
-    path: &Path,
-    entries: &[Json],
-) -> Result<Vec<Question>, BenchError> {
-    entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            if !e.is_object() {
-                return Err(BenchError::format(
-                    path,
-                    format!("[{i}]"),
-                    format!("expected an object, found {}", kind(e)),
-                ));
-            }
-            let db_id = string_field(path, e, i, "db_id")?;
-            let question = string_field(path, e, i, "question")?;
-            check_db_id(
-                path,
-                &entry_place(format!("[{i}].db_id"), Some(&question)),
-                &db_id,
-            )?;
-            let (gold, alternatives) = gold_field(path, e, i, "query")?;
-            Ok(Question {
-                id: i,
-                db_id,
-                question,
-                gold,
-                alternatives,
-                ..Question::default()
-            })
-        })
-        .collect()
+/// Entry `i` of a Spider question file as its question.
+pub(crate) fn spider_entry(path: &Path, i: usize, e: &Json) -> Result<Question, BenchError> {
+    if !e.is_object() {
+        return Err(BenchError::format(
+            path,
+            format!("[{i}]"),
+            format!("expected an object, found {}", kind(e)),
+        ));
+    }
+    let db_id = string_field(path, e, i, "db_id")?;
+    let question = string_field(path, e, i, "question")?;
+    check_db_id(
+        path,
+        &entry_place(format!("[{i}].db_id"), Some(&question)),
+        &db_id,
+    )?;
+    let (gold, alternatives) = gold_field(path, e, i, "query")?;
+    Ok(Question {
+        id: i,
+        db_id,
+        question,
+        gold,
+        alternatives,
+        ..Question::default()
+    })
 }
 
 /// `SQL<TAB>db_id` a line; blank lines are skipped (they are not questions).
