@@ -910,3 +910,78 @@ fn perturb_leaves_unusable_databases_out_and_exits_3() {
         mapping["summary"]
     );
 }
+
+/// A copy the migration had to change — NULs a PostgreSQL text cannot hold,
+/// a column of blobs and texts that became binary — names the change as
+/// the cause of the gold's cross-engine difference (`nul_stripped`,
+/// `mixed_storage`), for the table the gold reads, not `collation`/`other`.
+#[test]
+fn differences_the_migration_caused_are_named_after_it() {
+    let servers = sqlwitness_testkit::servers();
+    if servers.is_empty() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    spider(
+        &bench,
+        &[
+            entry("changed", "nul", "SELECT name FROM t WHERE id = 1"),
+            entry("changed", "mixed", "SELECT v FROM m WHERE id = 2"),
+        ],
+    );
+    let db_dir = bench.join("database/changed");
+    std::fs::create_dir_all(&db_dir).unwrap();
+    let c = rusqlite::Connection::open(db_dir.join("changed.sqlite")).unwrap();
+    c.execute_batch(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT);
+         INSERT INTO t VALUES (1, 'a' || char(0) || 'b'), (2, 'plain');
+         CREATE TABLE m (id INTEGER PRIMARY KEY, v TEXT);
+         INSERT INTO m VALUES (1, x'00ff'), (2, 'text');",
+    )
+    .unwrap();
+    drop(c);
+    let prefix = prefix("caveats");
+    let out = dir.path().join("out");
+    let mut args: Vec<String> = [
+        "eval",
+        "--bench",
+        bench.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--namespace-prefix",
+        &prefix,
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(sqlwitness_testkit::server_args(&servers));
+    let mut engines = vec!["sqlite"];
+    engines.extend(sqlwitness_testkit::engine_names(&servers));
+    engines.dedup();
+    args.extend(["--engines".to_string(), engines.join(",")]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = sqlwitness(&args);
+    drop_copies(&servers, &prefix, &["changed"]);
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{e}: {}", stderr(&run)));
+    for (kind, _) in &servers {
+        let engine = kind.as_str();
+        let mechanism = |i: usize| {
+            report["questions"][i]["engines"][engine]["reference"]["gold_mechanism"]
+                .as_str()
+                .map(str::to_string)
+        };
+        // Only PostgreSQL refuses NULs in text.
+        let nul = (*kind == EngineKind::Postgres).then(|| "nul_stripped".to_string());
+        assert_eq!(mechanism(0), nul, "{engine}: {}", report["questions"][0]);
+        assert_eq!(
+            mechanism(1).as_deref(),
+            Some("mixed_storage"),
+            "{engine}: {}",
+            report["questions"][1]
+        );
+    }
+}

@@ -138,18 +138,29 @@ pub fn is_good(r: &MigrationReport) -> bool {
     problem(r).is_none()
 }
 
+/// What the migrations of one engine left for the evaluation to know.
+#[derive(Default)]
+pub(crate) struct Migrations {
+    /// The databases that could not be migrated, with the reason.
+    pub unavailable: HashMap<String, String>,
+    /// The collations the copies use (MySQL, MariaDB: the server's default
+    /// for utf8mb4, a documented choice the report records).
+    pub collations: std::collections::BTreeSet<String>,
+    /// Per database, what its copy changed that can make the engine answer
+    /// differently (see `MigrationReport::caveats`).
+    pub caveats: HashMap<String, Vec<(String, &'static str)>>,
+}
+
 /// Migrates (or verifies) what a server engine needs, through the same code
-/// as `sqlwitness migrate`; the databases that could not be migrated, with
-/// the reason, and the collations the copies use (MySQL, MariaDB: the
-/// server's default for utf8mb4, a documented choice the report records).
+/// as `sqlwitness migrate`.
 pub(crate) fn migrate_for(
     plan: &EvalPlan,
     kind: EngineKind,
     db_ids: &[String],
     progress: &dyn Progress,
-) -> (HashMap<String, String>, std::collections::BTreeSet<String>) {
-    let mut unavailable = HashMap::new();
-    let mut collations = std::collections::BTreeSet::new();
+) -> Migrations {
+    let mut out = Migrations::default();
+    let (unavailable, collations) = (&mut out.unavailable, &mut out.collations);
     if kind.is_server() && plan.migrate {
         let pb = progress.bar(db_ids.len() as u64, "migrate");
         let migrated = migrate_many(
@@ -163,6 +174,10 @@ pub(crate) fn migrate_for(
         );
         for (id, _, r) in migrated {
             if let Some(r) = r {
+                let caveats = r.caveats();
+                if !caveats.is_empty() {
+                    out.caveats.insert(id.clone(), caveats);
+                }
                 if let Some(problem) = problem(&r) {
                     unavailable.insert(id, format!("not migrated to {kind}: {problem}"));
                 }
@@ -171,5 +186,5 @@ pub(crate) fn migrate_for(
         }
         pb.finish();
     }
-    (unavailable, collations)
+    out
 }

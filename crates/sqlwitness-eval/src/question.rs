@@ -22,6 +22,9 @@ pub(crate) struct EngineCtx {
     pub dialect: Dialect,
     /// Databases that could not be migrated to this engine, with the reason.
     pub unavailable: HashMap<String, String>,
+    /// Per database, what its copy on this engine changed that can make the
+    /// engine answer differently (`nul_stripped`, `mixed_storage`).
+    pub caveats: HashMap<String, Vec<(String, &'static str)>>,
 }
 
 /// What the evaluation knows of a question's database: its names (for
@@ -118,7 +121,9 @@ fn evaluate_question(
             if Some(ctx.kind) == plan.reference {
                 reference = rows.gold.map(|g| Reference::new(ctx, gold, g));
             } else if let (true, Some(r)) = (judged, &reference) {
-                outcome.reference = Some(r.judge(&db, &outcome, &rows, plan, facts.schema));
+                let caveats = ctx.caveats.get(&q.db_id).map_or(&[][..], Vec::as_slice);
+                outcome.reference =
+                    Some(r.judge(&db, &outcome, &rows, plan, facts.schema, caveats));
             }
             let (outcome, accepted) =
                 with_alternatives(plan, ctx, &db, q, gold, pred, names, outcome);

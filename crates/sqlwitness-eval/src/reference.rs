@@ -61,6 +61,7 @@ impl<'a> Reference<'a> {
         rows: &Rows,
         plan: &EvalPlan,
         schema: Option<&sqlwitness_sql::SchemaInfo>,
+        caveats: &[(String, &'static str)],
     ) -> ReferenceOutcome {
         let (ref_gold, ref_gold_sql) = (&self.rows, self.sql);
         let any_order = plan.compare.any_column_order();
@@ -105,6 +106,15 @@ impl<'a> Reference<'a> {
                     )
                     .unwrap_or("other")
                 };
+                // A difference nothing in the queries explains, on a copy the
+                // migration changed: named after what it changed.
+                let m = match m {
+                    "collation" | "other" => caveats
+                        .iter()
+                        .find(|(table, _)| mentions(ref_gold_sql, table))
+                        .map_or(m, |(_, caveat)| caveat),
+                    _ => m,
+                };
                 (Some(false), Some(m.to_string()))
             }
             None => (None, None),
@@ -116,6 +126,18 @@ impl<'a> Reference<'a> {
             gold_mechanism,
         }
     }
+}
+
+/// Whether `sql` names `table` (as a whole word, in any letter case).
+fn mentions(sql: &str, table: &str) -> bool {
+    let sql = sql.to_lowercase();
+    let table = table.to_lowercase();
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    sql.match_indices(&table).any(|(i, _)| {
+        let before = sql[..i].chars().next_back();
+        let after = sql[i + table.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
 }
 
 /// True when `b` answers as `a` across engines (see the module

@@ -55,17 +55,19 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         .collect();
     // Migrations first, over the administrative URLs: they also grant the
     // reader login the queries then run as.
-    let (unavailable, collations): (Vec<HashMap<String, String>>, Vec<_>) = plan
+    let migrations: Vec<crate::migrate::Migrations> = plan
         .engines
         .iter()
         .map(|&kind| migrate_for(plan, kind, &db_ids, progress))
-        .unzip();
+        .collect();
+    let collations: Vec<_> = migrations.iter().map(|m| m.collations.clone()).collect();
     crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
     let connected = crate::connect(&plan.engines, &plan.servers, plan.jobs as u32 + 1)?;
     let ctxs: Vec<EngineCtx> = connected
         .into_iter()
-        .zip(unavailable)
-        .map(|(c, mut unavailable)| {
+        .zip(migrations)
+        .map(|(c, m)| {
+            let mut unavailable = m.unavailable;
             for (id, why) in &unusable {
                 unavailable.insert(id.clone(), format!("database unusable: {why}"));
             }
@@ -74,6 +76,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
                 dialect: sqlwitness_dialect::builtin(c.kind),
                 engine: c.engine,
                 unavailable,
+                caveats: m.caveats,
             }
         })
         .collect();

@@ -206,3 +206,34 @@ pub fn write_migration_log(dir: &Path, report: &MigrationReport) -> Result<PathB
     std::fs::write(&path, text + "\n").map_err(|e| BenchError::io(&path, e))?;
     Ok(path)
 }
+
+impl MigrationReport {
+    /// What the copy changed that can make an engine answer differently
+    /// from SQLite, per table: `nul_stripped` (a text held NUL characters
+    /// the server cannot store; they were removed) and `mixed_storage` (a
+    /// column holding blobs and other values became binary, so its text
+    /// values are bytes on the server).
+    pub fn caveats(&self) -> Vec<(String, &'static str)> {
+        let mut out = Vec::new();
+        for t in &self.tables {
+            // A text that stays text changes only by losing its NULs.
+            let nul = t.coercions.sample.iter().any(|c| {
+                c.from == "text"
+                    && t.columns
+                        .iter()
+                        .any(|d| d.name == c.column && d.kind == TargetKind::Text)
+            });
+            if nul {
+                out.push((t.name.clone(), "nul_stripped"));
+            }
+            let mixed = t.columns.iter().any(|c| {
+                c.kind == TargetKind::Blob
+                    && c.storage.text + c.storage.integer + c.storage.real > 0
+            });
+            if mixed {
+                out.push((t.name.clone(), "mixed_storage"));
+            }
+        }
+        out
+    }
+}
