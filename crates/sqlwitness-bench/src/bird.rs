@@ -11,19 +11,12 @@ use std::path::Path;
 use serde_json::Value as Json;
 use sqlwitness_core::EngineKind;
 
-use crate::names::{check_db_id, entry_place};
 use crate::spider::{kind, string_field};
 use crate::{BenchError, Question};
 
 /// Entry `i` of a BIRD question file as its question.
 pub(crate) fn bird_entry(path: &Path, i: usize, e: &Json) -> Result<Question, BenchError> {
-    if !e.is_object() {
-        return Err(BenchError::format(
-            path,
-            format!("[{i}]"),
-            format!("expected an object, found {}", kind(e)),
-        ));
-    }
+    let (db_id, question) = crate::spider::entry_names(path, i, e)?;
     // `question_id` is optional and any number (mini-dev starts at
     // 1471 and lists 137 and 138 twice); the question's id is its
     // position.
@@ -48,13 +41,6 @@ pub(crate) fn bird_entry(path: &Path, i: usize, e: &Json) -> Result<Question, Be
             )),
         }
     };
-    let db_id = string_field(path, e, i, "db_id")?;
-    let question = string_field(path, e, i, "question")?;
-    check_db_id(
-        path,
-        &entry_place(format!("[{i}].db_id"), Some(&question)),
-        &db_id,
-    )?;
     let (gold, alternatives) = crate::spider::gold_field(path, e, i, "SQL")?;
     Ok(Question {
         id: i,

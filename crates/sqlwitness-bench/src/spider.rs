@@ -337,8 +337,9 @@ pub(crate) fn gold_field(
     }
 }
 
-/// Entry `i` of a Spider question file as its question.
-pub(crate) fn spider_entry(path: &Path, i: usize, e: &Json) -> Result<Question, BenchError> {
+/// What every question file's entry `i` holds: an object with a valid
+/// `db_id` and a `question`.
+pub(crate) fn entry_names(path: &Path, i: usize, e: &Json) -> Result<(String, String), BenchError> {
     if !e.is_object() {
         return Err(BenchError::format(
             path,
@@ -353,6 +354,12 @@ pub(crate) fn spider_entry(path: &Path, i: usize, e: &Json) -> Result<Question, 
         &entry_place(format!("[{i}].db_id"), Some(&question)),
         &db_id,
     )?;
+    Ok((db_id, question))
+}
+
+/// Entry `i` of a Spider question file as its question.
+pub(crate) fn spider_entry(path: &Path, i: usize, e: &Json) -> Result<Question, BenchError> {
+    let (db_id, question) = entry_names(path, i, e)?;
     let (gold, alternatives) = gold_field(path, e, i, "query")?;
     Ok(Question {
         id: i,
