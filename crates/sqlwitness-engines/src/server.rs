@@ -143,7 +143,17 @@ where
 }
 
 /// How long the check that a server still answers may take.
-pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Whether the server behind `pool` answers a fresh session now.
+pub(crate) async fn answers<DB: SqlxDatabase>(pool: &sqlx::Pool<DB>) -> bool
+where
+    for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
+{
+    use sqlx::Executor;
+    let probe = pool.execute(sqlx::raw_sql(sqlx::AssertSqlSafe("SELECT 1")));
+    matches!(tokio::time::timeout(PROBE_TIMEOUT, probe).await, Ok(Ok(_)))
+}
 
 /// The server-side ids (PostgreSQL backend pids, MySQL connection ids) of
 /// the queries an engine is running now, so that an interrupted run can

@@ -213,15 +213,6 @@ impl MysqlEngine {
         "still running after KILL QUERY and KILL CONNECTION"
     }
 
-    /// Whether the server answers a fresh session now.
-    async fn answers(&self) -> bool {
-        let probe = sqlx::query_scalar::<_, i64>("SELECT 1").fetch_one(&self.control);
-        matches!(
-            tokio::time::timeout(server::PROBE_TIMEOUT, probe).await,
-            Ok(Ok(1))
-        )
-    }
-
     async fn run(
         &self,
         db: &Database,
@@ -272,7 +263,7 @@ impl MysqlEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
-                Err(server::attribute_lost_session(err, self.answers()).await)
+                Err(server::attribute_lost_session(err, server::answers(&self.control)).await)
             }
         }
     }

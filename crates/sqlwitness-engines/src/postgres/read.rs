@@ -219,7 +219,7 @@ impl PostgresEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_backend(pid.load(Ordering::Relaxed)).await;
-                Err(server::attribute_lost_session(err, self.answers()).await)
+                Err(server::attribute_lost_session(err, server::answers(&self.control)).await)
             }
         }
     }
@@ -255,15 +255,6 @@ impl PostgresEngine {
             rows.push(decode_row(&row));
         }
         Ok(ResultSet::new(columns, rows))
-    }
-
-    /// Whether the server answers a fresh session now.
-    async fn answers(&self) -> bool {
-        let probe = sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&self.control);
-        matches!(
-            tokio::time::timeout(server::PROBE_TIMEOUT, probe).await,
-            Ok(Ok(1))
-        )
     }
 
     /// A query error and whether the connection is still usable (not after
