@@ -138,6 +138,32 @@ pub enum Ownership {
     Foreign { reason: String },
 }
 
+impl Ownership {
+    /// What an existing namespace is, from reading its stamp table:
+    /// `what` names it for the reason (`schema "x"`, `` database `x` ``).
+    pub fn of_stamp(what: &str, read: Result<Option<String>, DbError>) -> Ownership {
+        match read {
+            Ok(Some(text)) => match Stamp::from_text(&text) {
+                Some(stamp) => Ownership::Ours(Box::new(stamp)),
+                None => Ownership::Foreign {
+                    reason: format!(
+                        "{what} has a {STAMP_TABLE} table that is not sqlwitness's stamp"
+                    ),
+                },
+            },
+            Ok(None) => Ownership::Foreign {
+                reason: format!("{what} has an empty {STAMP_TABLE} table"),
+            },
+            Err(e) => Ownership::Foreign {
+                reason: format!(
+                    "{what}: its {STAMP_TABLE} table cannot be read ({})",
+                    e.message
+                ),
+            },
+        }
+    }
+}
+
 /// Rows handed to [`Migrator::load`], batch by batch. A batch is a slice
 /// of rows of the table's column count, with values already of each
 /// column's [`TargetKind`] (or NULL).

@@ -333,27 +333,7 @@ impl Migrator for PgMigrator {
             });
         }
         let text = self.read_stamp(ns);
-        Ok(match text {
-            Ok(Some(text)) => match Stamp::from_text(&text) {
-                Some(stamp) => Ownership::Ours(Box::new(stamp)),
-                None => Ownership::Foreign {
-                    reason: format!(
-                        "schema {} has a {STAMP_TABLE} table that is not sqlwitness's stamp",
-                        quote(ns)
-                    ),
-                },
-            },
-            Ok(None) => Ownership::Foreign {
-                reason: format!("schema {} has an empty {STAMP_TABLE} table", quote(ns)),
-            },
-            Err(e) => Ownership::Foreign {
-                reason: format!(
-                    "schema {}: its {STAMP_TABLE} table cannot be read ({})",
-                    quote(ns),
-                    e.message
-                ),
-            },
-        })
+        Ok(Ownership::of_stamp(&format!("schema {}", quote(ns)), text))
     }
 
     fn create_namespace(&mut self, ns: &str, stamp: &Stamp) -> Result<(), DbError> {
