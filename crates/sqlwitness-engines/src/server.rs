@@ -113,48 +113,6 @@ pub(crate) fn within_limit(
     }
 }
 
-/// Judges a connection-level failure of a statement that was running on an
-/// established session. When the server still answers a fresh connection
-/// (`server_answers`), the session ended under the query itself (a
-/// statement that terminates its own backend, a killed connection): the
-/// fault follows the query and is its error, never an engine fault to be
-/// retried and left out of the score. Otherwise the failure stays a
-/// connection failure.
-pub(crate) async fn attribute_lost_session<F>(err: DbError, server_answers: F) -> DbError
-where
-    F: Future<Output = bool>,
-{
-    if err.class != ErrorClass::Connection {
-        return err;
-    }
-    if server_answers.await {
-        DbError::new(
-            ErrorClass::Other,
-            err.code,
-            format!(
-                "the query's own session ended while it ran, and the server still answers: \
-                 the query's doing ({})",
-                err.message
-            ),
-        )
-    } else {
-        err
-    }
-}
-
-/// How long the check that a server still answers may take.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Whether the server behind `pool` answers a fresh session now.
-pub(crate) async fn answers<DB: SqlxDatabase>(pool: &sqlx::Pool<DB>) -> bool
-where
-    for<'c> &'c sqlx::Pool<DB>: sqlx::Executor<'c, Database = DB>,
-{
-    use sqlx::Executor;
-    let probe = pool.execute(sqlx::raw_sql(sqlx::AssertSqlSafe("SELECT 1")));
-    matches!(tokio::time::timeout(PROBE_TIMEOUT, probe).await, Ok(Ok(_)))
-}
-
 /// The server-side ids (PostgreSQL backend pids, MySQL connection ids) of
 /// the queries an engine is running now, so that an interrupted run can
 /// stop them on the server instead of leaving them to their time limit.

@@ -263,7 +263,7 @@ impl MysqlEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
-                Err(server::attribute_lost_session(err, server::answers(&self.control)).await)
+                Err(err)
             }
         }
     }

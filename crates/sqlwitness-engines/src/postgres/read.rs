@@ -219,7 +219,7 @@ impl PostgresEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_backend(pid.load(Ordering::Relaxed)).await;
-                Err(server::attribute_lost_session(err, server::answers(&self.control)).await)
+                Err(err)
             }
         }
     }
