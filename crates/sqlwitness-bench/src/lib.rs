@@ -4,6 +4,7 @@
 
 mod benchmark;
 mod bird;
+mod dump;
 mod error;
 mod jsonl;
 mod migrate;
@@ -14,6 +15,10 @@ mod spider;
 mod tables;
 
 pub use benchmark::{load_benchmark, sqlite_file_problem, Benchmark, BenchmarkFormat, Question};
+pub use dump::{
+    check_dump, dump_dialect, export_sqlite, import_dump, map_type, ColumnMapping, DatabaseImport,
+    DumpDatabase, DumpDialect, DumpNote, ImportOptions, ImportReport, Storage, TableExport,
+};
 pub use error::BenchError;
 pub use migrate::{
     cache_dir, drop_namespace, migrate_database, plan_migration, prepare_target,

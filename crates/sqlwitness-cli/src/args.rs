@@ -44,6 +44,11 @@ pub enum Command {
     /// (`tables.json`, BIRD's `dev_tables.json`) when the real ones are not
     /// available: declared types and keys, a few synthetic rows.
     StandIns(StandInArgs),
+    /// Load a benchmark database shipped as a PostgreSQL or MySQL/MariaDB
+    /// dump with its own engine (under a login confined to a namespace made
+    /// for it) and write it as SQLite files in the benchmark's layout,
+    /// verified, with every type decision reported.
+    Import(crate::import::ImportArgs),
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod diff;
 mod eval;
 mod exit;
 mod fuzz;
+mod import;
 mod merge;
 mod migrate;
 mod perturb;
@@ -104,6 +105,7 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
             migrate::run(&plan)
         }
         args::Command::Diff(a) => diff::run(&a),
+        args::Command::Import(a) => import::run(&a),
         args::Command::Perturb(a) => perturb::run(&a),
         args::Command::Robustness(a) => perturb::robustness(&a),
         args::Command::Fuzz(a) => {

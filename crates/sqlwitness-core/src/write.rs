@@ -386,3 +386,38 @@ pub trait Source: Send {
         exact: bool,
     ) -> Result<u64, DbError>;
 }
+
+/// A namespace sqlwitness created on a server to load a SQL dump into, with
+/// a login of its own that may change that namespace and nothing else (no
+/// superuser, no server files or programs, no roles): the dump runs as that
+/// login, statement by statement, each within a time limit; the loaded
+/// namespace is then read as a [`Source`] (by the administrative login).
+/// [`DumpNamespace::close`] drops the namespace (after checking its stamp
+/// again) and the login.
+pub trait DumpNamespace: Source {
+    /// The server's version text.
+    fn server_version(&mut self) -> Result<String, DbError>;
+
+    /// Runs one statement of the dump as the loader login. A statement
+    /// still running at `limit` is cancelled, and is an error of class
+    /// `timeout`.
+    fn run(&mut self, sql: &str, limit: std::time::Duration) -> Result<(), DbError>;
+
+    /// Runs `COPY … FROM stdin` (`sql`) as the loader login with the data
+    /// `data` hands out chunk by chunk (`None` at the end); the rows
+    /// loaded. Servers without `COPY` refuse it.
+    fn copy_in(
+        &mut self,
+        sql: &str,
+        data: &mut dyn FnMut() -> Result<Option<Vec<u8>>, DbError>,
+        limit: std::time::Duration,
+    ) -> Result<u64, DbError>;
+
+    /// Objects of the loaded namespace that are not base tables (views,
+    /// triggers, routines …), as `kind name`.
+    fn other_objects(&mut self) -> Result<Vec<String>, DbError>;
+
+    /// Drops the namespace (only while it still holds sqlwitness's stamp)
+    /// and the loader login.
+    fn close(&mut self) -> Result<(), DbError>;
+}

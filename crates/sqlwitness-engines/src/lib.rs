@@ -33,14 +33,16 @@ pub use login::{
     reader_password, reader_url, DEFAULT_READER_PASSWORD, READER_LOGIN, READER_PASSWORD_ENV,
 };
 #[cfg(feature = "mysql")]
-pub use mysql::{MysqlEngine, MysqlMigrator};
+pub use mysql::{MysqlDumpNamespace, MysqlEngine, MysqlMigrator};
 #[cfg(feature = "postgres")]
-pub use postgres::{PgMigrator, PostgresEngine, PLANNER_SETTINGS};
+pub use postgres::{PgDumpNamespace, PgMigrator, PostgresEngine, PLANNER_SETTINGS};
 pub use sqlite::{
     sqlite_probe, sqlite_schema_names, sqlite_value, SqliteEngine, SqliteSource, SQLITE_HEAP_LIMIT,
 };
 
-use sqlwitness_core::{DbError, Engine, EngineKind, ErrorClass, Migrator, Source};
+use sqlwitness_core::{
+    DbError, DumpNamespace, Engine, EngineKind, ErrorClass, Migrator, Source, Stamp,
+};
 use sqlwitness_dialect::Adapter;
 
 /// Default pool size used by [`connect`].
@@ -126,6 +128,35 @@ pub fn open_migrator(kind: EngineKind, url: &str) -> Result<Box<dyn Migrator>, D
         _ => {
             let _ = url;
             Err(unsupported())
+        }
+    }
+}
+
+/// A namespace `ns` on the server of `kind` (administrative `url`) made to
+/// load a SQL dump into, stamped with `stamp`, with a loader login of its
+/// own ([`DumpNamespace`]).
+pub fn open_dump_namespace(
+    kind: EngineKind,
+    url: &str,
+    ns: &str,
+    stamp: &Stamp,
+) -> Result<Box<dyn DumpNamespace>, DbError> {
+    let dialect = sqlwitness_dialect::builtin(kind);
+    match dialect.adapter {
+        #[cfg(feature = "postgres")]
+        Adapter::Postgres => Ok(Box::new(PgDumpNamespace::create(url, ns, stamp)?)),
+        #[cfg(feature = "mysql")]
+        Adapter::Mysql => Ok(Box::new(MysqlDumpNamespace::create(
+            dialect, url, ns, stamp,
+        )?)),
+        #[allow(unreachable_patterns)]
+        _ => {
+            let _ = (url, ns, stamp);
+            Err(DbError::new(
+                ErrorClass::Other,
+                None,
+                format!("{kind}: dumps of this engine cannot be loaded (not a server engine, or its cargo feature is off)"),
+            ))
         }
     }
 }

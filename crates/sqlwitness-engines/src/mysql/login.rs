@@ -65,7 +65,7 @@ pub(crate) async fn revoke_mysql(
 /// A database name as a database-level `GRANT` needs it: backquoted, with
 /// `_` and `%` (wildcards there) escaped so the grant names this database
 /// only.
-fn grant_db(ns: &str) -> String {
+pub(crate) fn grant_db(ns: &str) -> String {
     let db = ns
         .replace('`', "``")
         .replace('\\', "\\\\")

@@ -3,10 +3,12 @@
 //! login ([`login`]). MySQL and MariaDB are two engines on this one
 //! backend, each with its dialect file.
 
+mod dump;
 mod login;
 mod read;
 mod write;
 
+pub use dump::MysqlDumpNamespace;
 pub(crate) use login::mysql_excess_privileges;
 pub use read::MysqlEngine;
 pub use write::MysqlMigrator;

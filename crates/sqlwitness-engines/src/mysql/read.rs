@@ -394,7 +394,7 @@ fn decode_row(row: &MySqlRow) -> Vec<Value> {
     (0..row.len()).map(|i| decode_cell(row, i)).collect()
 }
 
-fn decode_cell(row: &MySqlRow, i: usize) -> Value {
+pub(crate) fn decode_cell(row: &MySqlRow, i: usize) -> Value {
     let raw = match row.try_get_raw(i) {
         Ok(raw) => raw,
         Err(e) => return Value::Text(format!("<undecodable: {e}>")),

@@ -2,10 +2,12 @@
 //! ([`PostgresEngine`]), migration into it ([`PgMigrator`]) and the reader
 //! login ([`login`]).
 
+mod dump;
 mod login;
 mod read;
 mod write;
 
+pub use dump::PgDumpNamespace;
 pub(crate) use login::postgres_excess_privileges;
 pub use read::{PostgresEngine, PLANNER_SETTINGS};
 pub use write::PgMigrator;

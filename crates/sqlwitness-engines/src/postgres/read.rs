@@ -397,7 +397,7 @@ fn decode_row(row: &PgRow) -> Vec<Value> {
     (0..row.len()).map(|i| decode_cell(row, i)).collect()
 }
 
-fn decode_cell(row: &PgRow, i: usize) -> Value {
+pub(crate) fn decode_cell(row: &PgRow, i: usize) -> Value {
     let raw = match row.try_get_raw(i) {
         Ok(raw) => raw,
         Err(e) => return Value::Text(format!("<undecodable: {e}>")),

@@ -1,0 +1,634 @@
+//! Writing a loaded dump's tables into a SQLite database file, streaming,
+//! with the type map from server types to SQLite (every column carried with
+//! a stated rendering or refused by name) and a verification of what was
+//! written: the rows read back from the file hash to the rows written.
+//!
+//! The type map (docs/dumps.md has the table with the reasons):
+//!
+//! | source type | SQLite declared type | stored as |
+//! |---|---|---|
+//! | integers (`smallint` … `bigint`, MySQL `tinyint` … `bigint [unsigned]`, `year`, MySQL `bit(n)`) | as declared | INTEGER (an unsigned value past 2⁶³−1: TEXT, reported) |
+//! | `boolean` | `BOOLEAN` | INTEGER 0/1 |
+//! | `real`, `double precision`, `float`, `double` | as declared | REAL |
+//! | `numeric(p,s)`, `decimal(p,s)` | as declared | REAL when the value round-trips through a double exactly, else TEXT (reported) |
+//! | character types (`char`, `varchar`, `text`, `nvarchar`, MySQL `*text`) | as declared when SQLite reads it as text, else `TEXT` | TEXT |
+//! | `enum`, `set`, `json`, `jsonb`, `uuid`, network types, `xml`, PostgreSQL `bit`/`varbit`, enum and other named types | `TEXT` | the server's text rendering |
+//! | `bytea`, `blob`s, `binary`, `varbinary` | as declared | BLOB |
+//! | `date` / `time` / `timestamp`, `datetime` | `DATE` / `TIME` / `TIMESTAMP`, `DATETIME` | TEXT `YYYY-MM-DD`, `HH:MM:SS[.ffffff]`, `YYYY-MM-DD HH:MM:SS[.ffffff]` |
+//! | `timestamp with time zone` | `TIMESTAMP` | TEXT, the instant in UTC (the offset is not kept; reported) |
+//! | arrays, `interval`, `time with time zone`, ranges, geometric and spatial types, `money`, full-text types | — | refused: the table is not written, the column named |
+
+use std::path::Path;
+
+use rusqlite::types::Value as Sql;
+use serde::Serialize;
+use sqlwitness_core::{DbError, Source, SourceTable, Value};
+
+/// How a column's values are stored in SQLite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Storage {
+    Integer,
+    Real,
+    /// REAL when exact, else TEXT.
+    Decimal,
+    Text,
+    Blob,
+}
+
+/// The decision for one column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ColumnMapping {
+    pub column: String,
+    pub source_type: String,
+    pub sqlite_type: String,
+    pub storage: Storage,
+    /// What the rendering loses or changes, when anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One table written (or refused).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TableExport {
+    pub table: String,
+    pub columns: Vec<ColumnMapping>,
+    pub rows: u64,
+    /// Values stored in another form than the column's (a decimal kept as
+    /// TEXT, an unsigned integer past SQLite's range), counted.
+    pub coerced: u64,
+    /// Why the table was not written (a refused column type, a name SQLite
+    /// cannot tell from another's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// The rows read back from the file hash to the rows written.
+    pub verified: bool,
+}
+
+/// SQLite's type affinity of a declared type (its documented rules).
+fn affinity(declared: &str) -> Storage {
+    let t = declared.to_ascii_uppercase();
+    if t.contains("INT") {
+        Storage::Integer
+    } else if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") {
+        Storage::Text
+    } else if t.contains("BLOB") || t.is_empty() {
+        Storage::Blob
+    } else if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") {
+        Storage::Real
+    } else {
+        Storage::Decimal
+    }
+}
+
+/// The SQLite column for a source column of declared type `declared`, or
+/// why it is refused.
+pub fn map_type(declared: &str) -> Result<(String, Storage, Option<String>), String> {
+    let t = declared.trim().to_ascii_lowercase();
+    let base = t.split('(').next().unwrap_or("").trim().to_string();
+    let base = base
+        .strip_suffix(" unsigned")
+        .unwrap_or(&base)
+        .trim()
+        .to_string();
+    // A declared type as SQLite reads one: words, then at most one
+    // parenthesised list at the end (`bigint(20) unsigned` → `bigint
+    // unsigned`).
+    let sqlite_decl = match (declared.find('('), declared.rfind(')')) {
+        (Some(open), Some(close)) if !declared[close + 1..].trim().is_empty() => format!(
+            "{} {}",
+            declared[..open].trim(),
+            declared[close + 1..].trim()
+        ),
+        _ => declared.trim().to_string(),
+    };
+    let keep = |storage: Storage| -> (String, Storage, Option<String>) {
+        (sqlite_decl.clone(), storage, None)
+    };
+    if t.ends_with("[]") || t.starts_with('_') {
+        return Err("arrays have no SQLite form".into());
+    }
+    const REFUSED: [&str; 24] = [
+        "interval",
+        "point",
+        "line",
+        "lseg",
+        "box",
+        "path",
+        "polygon",
+        "circle",
+        "tsvector",
+        "tsquery",
+        "money",
+        "geometry",
+        "geography",
+        "linestring",
+        "multipoint",
+        "multilinestring",
+        "multipolygon",
+        "geometrycollection",
+        "geomcollection",
+        "time with time zone",
+        "timetz",
+        "txid_snapshot",
+        "pg_lsn",
+        "pg_snapshot",
+    ];
+    if REFUSED.contains(&base.as_str()) || base.ends_with("range") {
+        return Err(format!("{base} has no SQLite form that keeps its meaning"));
+    }
+    let integer = [
+        "smallint",
+        "integer",
+        "int",
+        "bigint",
+        "int2",
+        "int4",
+        "int8",
+        "tinyint",
+        "mediumint",
+        "serial",
+        "bigserial",
+        "smallserial",
+        "year",
+    ];
+    if integer.contains(&base.as_str()) {
+        if base == "bigint" && t.contains("unsigned") {
+            // SQLite's INTEGER affinity would turn a value past 2^63-1 into
+            // a REAL: declared without a type, each value stays as stored.
+            return Ok((
+                String::new(),
+                Storage::Integer,
+                Some("declared without a type: a value past 2^63-1 is stored as its exact TEXT (counted as coerced)".into()),
+            ));
+        }
+        return Ok(keep(Storage::Integer));
+    }
+    if base == "bit" && !t.contains("varying") {
+        // MySQL's bit(n) is read as its unsigned number; PostgreSQL's as
+        // its text of bits (below, when it reads as text).
+        return Ok(keep(Storage::Integer));
+    }
+    if matches!(base.as_str(), "boolean" | "bool") {
+        return Ok((
+            "BOOLEAN".into(),
+            Storage::Integer,
+            Some("true/false stored as 1/0".into()),
+        ));
+    }
+    if matches!(
+        base.as_str(),
+        "real" | "double precision" | "float" | "double" | "float4" | "float8"
+    ) {
+        return Ok(keep(Storage::Real));
+    }
+    if matches!(base.as_str(), "numeric" | "decimal" | "dec" | "fixed") {
+        // SQLite's NUMERIC affinity turns a numeric text into a REAL even
+        // past a double's 15 significant digits: a column whose values may
+        // have more is declared without a type, so that each value stays
+        // as stored (REAL when exact, else its exact TEXT).
+        let precision: Option<u32> = t
+            .split_once('(')
+            .and_then(|(_, r)| r.split([',', ')']).next())
+            .and_then(|p| p.trim().parse().ok());
+        return Ok(match precision {
+            Some(p) if p <= 15 => (
+                sqlite_decl.clone(),
+                Storage::Decimal,
+                Some("stored as REAL where the value round-trips through a double exactly, else as TEXT".into()),
+            ),
+            _ => (
+                String::new(),
+                Storage::Decimal,
+                Some("declared without a type (SQLite's NUMERIC affinity would round values past 15 digits): REAL where exact, else the exact TEXT".into()),
+            ),
+        });
+    }
+    let text_types = [
+        "char",
+        "character",
+        "varchar",
+        "character varying",
+        "text",
+        "nvarchar",
+        "nchar",
+        "tinytext",
+        "mediumtext",
+        "longtext",
+        "citext",
+        "bpchar",
+        "national character",
+        "national char",
+        "national character varying",
+        "nvarchar2",
+        "clob",
+    ];
+    if text_types.contains(&base.as_str()) {
+        return Ok(if affinity(declared) == Storage::Text {
+            keep(Storage::Text)
+        } else {
+            ("TEXT".into(), Storage::Text, None)
+        });
+    }
+    let blob_types = [
+        "bytea",
+        "blob",
+        "tinyblob",
+        "mediumblob",
+        "longblob",
+        "binary",
+        "varbinary",
+    ];
+    if blob_types.contains(&base.as_str()) {
+        return Ok(keep(Storage::Blob));
+    }
+    match base.as_str() {
+        "date" => return Ok(("DATE".into(), Storage::Text, None)),
+        "time" | "time without time zone" => return Ok(("TIME".into(), Storage::Text, None)),
+        "timestamp" | "timestamp without time zone" => {
+            return Ok(("TIMESTAMP".into(), Storage::Text, None))
+        }
+        "datetime" => return Ok(("DATETIME".into(), Storage::Text, None)),
+        "timestamp with time zone" | "timestamptz" => {
+            return Ok((
+                "TIMESTAMP".into(),
+                Storage::Text,
+                Some("the instant in UTC; the offset it was written with is not kept".into()),
+            ))
+        }
+        _ => {}
+    }
+    let note = match base.as_str() {
+        "enum" | "set" => "its labels as text",
+        "json" | "jsonb" => "the server's JSON text (jsonb: normalised by the server)",
+        "uuid" => "its canonical text",
+        _ => "the server's text rendering of the value",
+    };
+    Ok(("TEXT".into(), Storage::Text, Some(note.into())))
+}
+
+/// Whether the decimal text `d` is exactly the double `f` (so storing `f`
+/// loses nothing).
+fn exact_double(d: &str) -> Option<f64> {
+    let f: f64 = d.trim().parse().ok()?;
+    if !f.is_finite() {
+        return None;
+    }
+    let norm = |s: &str| -> String {
+        let s = s.trim().trim_start_matches('+');
+        let (neg, s) = match s.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, s),
+        };
+        let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+        let int = int.trim_start_matches('0');
+        let frac = frac.trim_end_matches('0');
+        let body = format!("{}.{}", if int.is_empty() { "0" } else { int }, frac);
+        if neg && body != "0." {
+            format!("-{body}")
+        } else {
+            body
+        }
+    };
+    // `{}` prints the shortest text that reads back as the same double; a
+    // decimal that is that text (up to zeros) is the double exactly enough
+    // to be read back unchanged.
+    let shortest = format!("{f}");
+    (norm(&shortest) == norm(d)).then_some(f)
+}
+
+/// The SQLite value for `v` in a column stored as `storage`, and whether
+/// it had to be stored in another form.
+fn to_sqlite(storage: Storage, v: &Value) -> (Sql, bool) {
+    match (storage, v) {
+        (_, Value::Null) => (Sql::Null, false),
+        (Storage::Integer, Value::Int(i)) => (Sql::Integer(*i), false),
+        (Storage::Integer, Value::Bool(b)) => (Sql::Integer(i64::from(*b)), false),
+        (Storage::Integer | Storage::Decimal | Storage::Real, Value::Decimal(d)) => {
+            match exact_double(d) {
+                Some(f) if storage != Storage::Integer => (Sql::Real(f), false),
+                _ => (Sql::Text(d.clone()), true),
+            }
+        }
+        (Storage::Real | Storage::Decimal, Value::Float(f)) => (Sql::Real(*f), false),
+        (Storage::Real, Value::Int(i)) => (Sql::Real(*i as f64), false),
+        (Storage::Decimal, Value::Int(i)) => (Sql::Integer(*i), false),
+        (Storage::Blob, Value::Bytes(b)) => (Sql::Blob(b.clone()), false),
+        (Storage::Blob, Value::Text(s)) => (Sql::Blob(s.as_bytes().to_vec()), false),
+        (Storage::Text, Value::Bool(b)) => {
+            (Sql::Text(if *b { "true" } else { "false" }.into()), false)
+        }
+        (Storage::Text, Value::Int(i)) => (Sql::Text(i.to_string()), false),
+        (Storage::Text, Value::Float(f)) => (Sql::Text(format!("{f}")), false),
+        (
+            Storage::Text,
+            Value::Text(s)
+            | Value::Decimal(s)
+            | Value::Date(s)
+            | Value::Time(s)
+            | Value::Timestamp(s),
+        ) => (Sql::Text(s.clone()), false),
+        (_, Value::Bytes(b)) => (Sql::Blob(b.clone()), true),
+        (_, other) => (Sql::Text(text_of(other)), true),
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => format!("{f}"),
+        Value::Bool(b) => if *b { "1" } else { "0" }.to_string(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Decimal(s)
+        | Value::Text(s)
+        | Value::Date(s)
+        | Value::Time(s)
+        | Value::Timestamp(s) => s.clone(),
+    }
+}
+
+fn hash_value(h: &mut xxhash_rust::xxh3::Xxh3, v: &Sql) {
+    match v {
+        Sql::Null => h.update(&[0]),
+        Sql::Integer(i) => {
+            h.update(&[1]);
+            h.update(&i.to_le_bytes());
+        }
+        Sql::Real(f) => {
+            h.update(&[2]);
+            h.update(&f.to_bits().to_le_bytes());
+        }
+        Sql::Text(s) => {
+            h.update(&[3]);
+            h.update(&(s.len() as u64).to_le_bytes());
+            h.update(s.as_bytes());
+        }
+        Sql::Blob(b) => {
+            h.update(&[4]);
+            h.update(&(b.len() as u64).to_le_bytes());
+            h.update(b);
+        }
+    }
+}
+
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+fn sqlite_err(path: &Path, e: rusqlite::Error) -> DbError {
+    DbError::new(
+        sqlwitness_core::ErrorClass::Other,
+        None,
+        format!("{}: {e}", path.display()),
+    )
+}
+
+/// Writes `tables` of `src` into a new SQLite file at `out` (which must not
+/// exist); one [`TableExport`] per table. Foreign keys are declared where
+/// their parent is written too.
+pub fn export_sqlite(
+    src: &mut dyn Source,
+    tables: &[SourceTable],
+    out: &Path,
+) -> Result<Vec<TableExport>, DbError> {
+    if out.exists() {
+        return Err(DbError::refused(format!(
+            "{}: exists; a dump is written into a new file only",
+            out.display()
+        )));
+    }
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            DbError::new(
+                sqlwitness_core::ErrorClass::Other,
+                None,
+                format!("{}: {e}", dir.display()),
+            )
+        })?;
+    }
+    let mut db = rusqlite::Connection::open(out).map_err(|e| sqlite_err(out, e))?;
+    // Foreign keys are declared, not enforced while loading (tables come
+    // in name order, parents not always first).
+    db.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF;",
+    )
+    .map_err(|e| sqlite_err(out, e))?;
+    let mut results = Vec::new();
+    let mut written: Vec<String> = Vec::new();
+    for t in tables {
+        let mut columns = Vec::new();
+        let mut refused = None;
+        for c in &t.columns {
+            match map_type(&c.declared) {
+                Ok((sqlite_type, storage, note)) => columns.push(ColumnMapping {
+                    column: c.name.clone(),
+                    source_type: c.declared.clone(),
+                    sqlite_type,
+                    storage,
+                    note,
+                }),
+                Err(why) => {
+                    refused.get_or_insert(format!("column {} ({}): {why}", c.name, c.declared));
+                }
+            }
+        }
+        if refused.is_none() && written.iter().any(|w| w.eq_ignore_ascii_case(&t.name)) {
+            refused = Some("SQLite does not tell table names apart by case, and a table of this name is already written".into());
+        }
+        let mut report = TableExport {
+            table: t.name.clone(),
+            columns,
+            rows: 0,
+            coerced: 0,
+            refused,
+            verified: false,
+        };
+        if report.refused.is_some() {
+            results.push(report);
+            continue;
+        }
+        let mut defs: Vec<String> = report
+            .columns
+            .iter()
+            .zip(&t.columns)
+            .map(|(m, c)| {
+                format!(
+                    "{} {}{}",
+                    quote(&m.column),
+                    m.sqlite_type,
+                    if c.not_null { " NOT NULL" } else { "" }
+                )
+            })
+            .collect();
+        if !t.primary_key.is_empty() {
+            let cols: Vec<String> = t
+                .primary_key
+                .iter()
+                .map(|&i| quote(&t.columns[i].name))
+                .collect();
+            defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
+        }
+        for fk in &t.foreign_keys {
+            let exported = tables.iter().any(|p| p.name == fk.parent_table);
+            if !exported || fk.parent_columns.iter().any(Option::is_none) {
+                continue;
+            }
+            let cols: Vec<String> = fk.columns.iter().map(|c| quote(c)).collect();
+            let pcols: Vec<String> = fk
+                .parent_columns
+                .iter()
+                .flatten()
+                .map(|c| quote(c))
+                .collect();
+            defs.push(format!(
+                "FOREIGN KEY ({}) REFERENCES {} ({})",
+                cols.join(", "),
+                quote(&fk.parent_table),
+                pcols.join(", ")
+            ));
+        }
+        db.execute_batch(&format!(
+            "CREATE TABLE {} (\n  {}\n)",
+            quote(&t.name),
+            defs.join(",\n  ")
+        ))
+        .map_err(|e| sqlite_err(out, e))?;
+        let storages: Vec<Storage> = report.columns.iter().map(|c| c.storage).collect();
+        let affinities: Vec<Storage> = report
+            .columns
+            .iter()
+            .map(|c| affinity(&c.sqlite_type))
+            .collect();
+        let insert = format!(
+            "INSERT INTO {} VALUES ({})",
+            quote(&t.name),
+            vec!["?"; t.columns.len()].join(", ")
+        );
+        // Order-independent: the sum of the rows' hashes (SQLite returns a
+        // table with an integer primary key in key order, not load order).
+        let mut written_sum = 0u128;
+        let tx = db.transaction().map_err(|e| sqlite_err(out, e))?;
+        let mut coerced = 0u64;
+        let rows = {
+            let mut stmt = tx.prepare(&insert).map_err(|e| sqlite_err(out, e))?;
+            src.scan(t, &mut |batch, _lossy| {
+                for row in batch {
+                    let vals: Vec<Sql> = row
+                        .iter()
+                        .zip(&storages)
+                        .map(|(v, &s)| {
+                            let (sql, c) = to_sqlite(s, v);
+                            coerced += u64::from(c);
+                            sql
+                        })
+                        .collect();
+                    stmt.execute(rusqlite::params_from_iter(vals.iter()))
+                        .map_err(|e| sqlite_err(out, e))?;
+                    // What SQLite stores after its column affinity.
+                    let mut h = xxhash_rust::xxh3::Xxh3::new();
+                    for (v, &a) in vals.iter().zip(&affinities) {
+                        hash_value(&mut h, &stored(v, a));
+                    }
+                    written_sum = written_sum.wrapping_add(h.digest128());
+                }
+                Ok(())
+            })?
+        };
+        tx.commit().map_err(|e| sqlite_err(out, e))?;
+        // Read back, in insertion order (rowid), and hash again.
+        let mut read_sum = 0u128;
+        let mut read_rows = 0u64;
+        {
+            let mut stmt = db
+                .prepare(&format!("SELECT * FROM {}", quote(&t.name)))
+                .map_err(|e| sqlite_err(out, e))?;
+            let n = t.columns.len();
+            let mut q = stmt.query([]).map_err(|e| sqlite_err(out, e))?;
+            while let Some(r) = q.next().map_err(|e| sqlite_err(out, e))? {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                for i in 0..n {
+                    let v: Sql = r.get(i).map_err(|e| sqlite_err(out, e))?;
+                    hash_value(&mut h, &v);
+                }
+                read_sum = read_sum.wrapping_add(h.digest128());
+                read_rows += 1;
+            }
+        }
+        report.rows = rows;
+        report.coerced = coerced;
+        report.verified = read_rows == rows && read_sum == written_sum;
+        written.push(t.name.clone());
+        results.push(report);
+    }
+    Ok(results)
+}
+
+/// `v` as SQLite stores it in a column of affinity `a` (its numeric
+/// conversions: an integral REAL becomes INTEGER under INTEGER and NUMERIC
+/// affinity, an INTEGER becomes REAL under REAL affinity); used for the
+/// hash of what was written, so that the read-back compares equal exactly
+/// when SQLite stored what was meant.
+fn stored(v: &Sql, a: Storage) -> Sql {
+    match (a, v) {
+        (Storage::Integer | Storage::Decimal, Sql::Real(f))
+            if f.fract() == 0.0 && f.abs() < 9.2e18 =>
+        {
+            Sql::Integer(*f as i64)
+        }
+        (Storage::Real, Sql::Integer(i)) => Sql::Real(*i as f64),
+        _ => v.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_map_carries_or_refuses_by_name() {
+        assert_eq!(map_type("integer").unwrap().1, Storage::Integer);
+        assert_eq!(map_type("bigint unsigned").unwrap().1, Storage::Integer);
+        assert_eq!(map_type("int(10) unsigned").unwrap().0, "int unsigned");
+        assert_eq!(map_type("numeric(10,2)").unwrap().0, "numeric(10,2)");
+        assert_eq!(map_type("numeric(30,10)").unwrap().0, "");
+        assert_eq!(map_type("numeric").unwrap().0, "");
+        assert_eq!(
+            map_type("character varying(40)").unwrap().0,
+            "character varying(40)"
+        );
+        assert_eq!(map_type("name").unwrap().0, "TEXT");
+        assert_eq!(map_type("enum('a','b')").unwrap().0, "TEXT");
+        assert_eq!(
+            map_type("timestamp without time zone").unwrap().0,
+            "TIMESTAMP"
+        );
+        assert_eq!(map_type("bytea").unwrap().1, Storage::Blob);
+        assert_eq!(map_type("jsonb").unwrap().1, Storage::Text);
+        for refused in [
+            "integer[]",
+            "interval",
+            "point",
+            "geometry",
+            "int4range",
+            "time with time zone",
+            "money",
+        ] {
+            assert!(map_type(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn decimals_are_real_only_when_exact() {
+        assert_eq!(exact_double("0.99"), Some(0.99));
+        assert_eq!(exact_double("10.00"), Some(10.0));
+        assert_eq!(exact_double("-0.50"), Some(-0.5));
+        assert_eq!(exact_double("12345678901234567890.12"), None);
+        assert_eq!(exact_double("0.1000000000000000055511151231257827"), None);
+        let (v, coerced) = to_sqlite(
+            Storage::Decimal,
+            &Value::Decimal("123456789012345678.5".into()),
+        );
+        assert!(coerced && matches!(v, Sql::Text(_)));
+    }
+}

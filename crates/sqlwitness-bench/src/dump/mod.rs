@@ -1,0 +1,372 @@
+//! Benchmarks whose databases ship as SQL dumps of PostgreSQL or MySQL /
+//! MariaDB: the dump is loaded by its own engine — the only faithful reader
+//! of its dialect — into a namespace sqlwitness creates, under a login that
+//! may change that namespace only ([`sqlwitness_core::DumpNamespace`]),
+//! statement by statement within a time limit; what would reach outside is
+//! refused before anything runs ([`policy`]). The loaded tables are then
+//! written, streaming and verified, into SQLite database files in the
+//! benchmark's layout ([`export`]) — one per `db_id`, the whole dump or the
+//! tables a mapping gives each — from where every engine gets its copy by
+//! the usual migration.
+
+mod export;
+mod policy;
+mod split;
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use sqlwitness_core::{DumpNamespace, EngineKind, Stamp};
+
+pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport};
+use policy::{classify, classify_command, Context, Decision};
+pub use split::DumpDialect;
+use split::{Item, Splitter};
+
+use crate::BenchError;
+
+/// A database to write from a dump: its `db_id` and the dump's tables it
+/// holds (`None`: all of them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DumpDatabase {
+    pub db_id: String,
+    pub tables: Option<Vec<String>>,
+}
+
+/// What to import, and how.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// The engine whose dump this is (PostgreSQL, MySQL or MariaDB) and
+    /// its administrative URL.
+    pub engine: EngineKind,
+    pub url: String,
+    pub dump: PathBuf,
+    /// The benchmark's database folder: each database is written to
+    /// `<out>/<db_id>/<db_id>.sqlite`.
+    pub out: PathBuf,
+    pub databases: Vec<DumpDatabase>,
+    /// The time one statement of the dump may take.
+    pub statement_limit: Duration,
+}
+
+/// A statement not run, or an object listed, with its line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DumpNote {
+    pub line: usize,
+    pub statement: String,
+    pub note: String,
+}
+
+/// One database written from the dump.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DatabaseImport {
+    pub db_id: String,
+    pub path: PathBuf,
+    pub tables: Vec<TableExport>,
+    /// Tables the mapping names that the dump does not hold.
+    pub missing_tables: Vec<String>,
+    pub rows: u64,
+    pub seconds: f64,
+    /// Every table written and verified.
+    pub complete: bool,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImportReport {
+    pub dump: PathBuf,
+    pub engine: String,
+    pub server_version: String,
+    /// Statements run (and `COPY` blocks).
+    pub statements: u64,
+    /// Rows loaded through `COPY`.
+    pub copied_rows: u64,
+    pub load_seconds: f64,
+    /// Statements not run, with why (the dump's own `CREATE DATABASE`,
+    /// owners and grants …).
+    pub skipped: Vec<DumpNote>,
+    /// Views and code the dump defines, not created.
+    pub not_created: Vec<DumpNote>,
+    pub databases: Vec<DatabaseImport>,
+}
+
+impl ImportReport {
+    pub fn complete(&self) -> bool {
+        self.databases.iter().all(|d| d.complete)
+    }
+}
+
+/// The dump dialect of an engine's dumps.
+pub fn dump_dialect(engine: EngineKind) -> Option<DumpDialect> {
+    match sqlwitness_dialect::shipped(engine).adapter {
+        sqlwitness_dialect::Adapter::Postgres => Some(DumpDialect::Postgres),
+        sqlwitness_dialect::Adapter::Mysql => Some(DumpDialect::Mysql),
+        _ => None,
+    }
+}
+
+/// A statement's start, on one line, for messages.
+fn head(text: &str) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > 100 {
+        format!("{}…", one.chars().take(100).collect::<String>())
+    } else {
+        one
+    }
+}
+
+fn open(path: &Path) -> Result<BufReader<File>, BenchError> {
+    File::open(path)
+        .map(|f| BufReader::with_capacity(1 << 16, f))
+        .map_err(|source| BenchError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+fn format_error(path: &Path, line: usize, message: String) -> BenchError {
+    BenchError::Format {
+        path: path.to_path_buf(),
+        place: format!("line {line}"),
+        message,
+    }
+}
+
+/// The loader's decision on every piece of the dump, read once before
+/// anything runs: the first refusal is an error naming its line.
+pub fn check_dump(
+    path: &Path,
+    dialect: DumpDialect,
+) -> Result<(Vec<DumpNote>, Vec<DumpNote>), BenchError> {
+    let mut ctx = Context::default();
+    let mut skipped = Vec::new();
+    let mut listed = Vec::new();
+    for item in Splitter::new(open(path)?, dialect) {
+        let item = item.map_err(|e| format_error(path, e.line, e.message))?;
+        let (line, text, decision) = match &item {
+            Item::Statement { line, text } => (*line, text, classify(dialect, &mut ctx, text)),
+            Item::Command { line, text } => {
+                (*line, text, classify_command(dialect, &mut ctx, text))
+            }
+            _ => continue,
+        };
+        let note = |note: String| DumpNote {
+            line,
+            statement: head(text),
+            note,
+        };
+        match decision {
+            Decision::Run => {}
+            Decision::Skip(why) => skipped.push(note(why)),
+            Decision::List { kind, name } => {
+                listed.push(note(format!("{kind} {name}: not created")))
+            }
+            Decision::Refuse(why) => {
+                return Err(format_error(
+                    path,
+                    line,
+                    format!("refused: {why} (`{}`); nothing was loaded", head(text)),
+                ))
+            }
+        }
+    }
+    Ok((skipped, listed))
+}
+
+/// Loads the dump into a fresh namespace and writes each database of
+/// `opts.databases` into a SQLite file; the namespace and its login are
+/// dropped at the end, whatever happened.
+pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
+    let dialect = dump_dialect(opts.engine).ok_or_else(|| BenchError::Migration {
+        db_id: String::new(),
+        engine: opts.engine.to_string(),
+        message: "dumps are loaded by PostgreSQL, MySQL or MariaDB".into(),
+    })?;
+    for d in &opts.databases {
+        if let Some(problem) = crate::db_id_problem(&d.db_id) {
+            return Err(BenchError::Migration {
+                db_id: d.db_id.clone(),
+                engine: opts.engine.to_string(),
+                message: problem,
+            });
+        }
+        let path = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
+        if path.exists() {
+            return Err(BenchError::Migration {
+                db_id: d.db_id.clone(),
+                engine: opts.engine.to_string(),
+                message: format!("{}: exists; remove it to import again", path.display()),
+            });
+        }
+    }
+    let (skipped, not_created) = check_dump(&opts.dump, dialect)?;
+    let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
+        db_id: opts.dump.display().to_string(),
+        engine: opts.engine.to_string(),
+        message: e.message,
+    };
+    let ns_name = format!("sw_dump_{}", &sqlwitness_engines::fresh_password()[..16]);
+    let stamp_db = opts
+        .databases
+        .iter()
+        .map(|d| d.db_id.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let stamp = Stamp::new(&stamp_db, "dump", "dump-load");
+    let mut ns = sqlwitness_engines::open_dump_namespace(opts.engine, &opts.url, &ns_name, &stamp)
+        .map_err(server_err)?;
+    let result = load_and_export(&mut *ns, dialect, opts, skipped, not_created);
+    let closed = ns.close();
+    let report = result?;
+    closed.map_err(server_err)?;
+    Ok(report)
+}
+
+fn load_and_export(
+    ns: &mut dyn DumpNamespace,
+    dialect: DumpDialect,
+    opts: &ImportOptions,
+    skipped: Vec<DumpNote>,
+    not_created: Vec<DumpNote>,
+) -> Result<ImportReport, BenchError> {
+    let path = &opts.dump;
+    let fail = |line: usize, text: &str, e: sqlwitness_core::DbError| BenchError::Migration {
+        db_id: format!("{}: line {line}", path.display()),
+        engine: opts.engine.to_string(),
+        message: format!(
+            "`{}`: {}{}",
+            head(text),
+            e.message,
+            e.code.map(|c| format!(" (code {c})")).unwrap_or_default()
+        ),
+    };
+    let server_version = ns
+        .server_version()
+        .map_err(|e| fail(0, "SELECT version()", e))?;
+    let started = Instant::now();
+    let mut ctx = Context::default();
+    let mut statements = 0u64;
+    let mut copied_rows = 0u64;
+    let mut items = Splitter::new(open(path)?, dialect).peekable();
+    while let Some(item) = items.next() {
+        let item = item.map_err(|e| format_error(path, e.line, e.message))?;
+        match item {
+            Item::Command { text, .. } => {
+                // Checked before the load: only skips remain.
+                let _ = classify_command(dialect, &mut ctx, &text);
+            }
+            Item::Statement { line, text } => match classify(dialect, &mut ctx, &text) {
+                Decision::Run => {
+                    statements += 1;
+                    let copy = matches!(
+                        items.peek(),
+                        Some(Ok(Item::CopyData(_) | Item::CopyEnd { .. }))
+                    );
+                    if copy {
+                        let mut source_error = None;
+                        let rows = ns.copy_in(
+                            &text,
+                            &mut || match items.next() {
+                                Some(Ok(Item::CopyData(chunk))) => Ok(Some(chunk)),
+                                Some(Ok(_)) | None => Ok(None),
+                                Some(Err(e)) => {
+                                    source_error = Some(e.clone());
+                                    Err(sqlwitness_core::DbError::new(
+                                        sqlwitness_core::ErrorClass::Other,
+                                        None,
+                                        e.message,
+                                    ))
+                                }
+                            },
+                            opts.statement_limit,
+                        );
+                        if let Some(e) = source_error {
+                            return Err(format_error(path, e.line, e.message));
+                        }
+                        copied_rows += rows.map_err(|e| fail(line, &text, e))?;
+                    } else {
+                        ns.run(&text, opts.statement_limit)
+                            .map_err(|e| fail(line, &text, e))?;
+                    }
+                }
+                Decision::Refuse(why) => {
+                    // The check before the load refuses these: a dump that
+                    // changed under it is refused here.
+                    return Err(format_error(path, line, format!("refused: {why}")));
+                }
+                Decision::Skip(_) | Decision::List { .. } => {}
+            },
+            Item::CopyData(_) | Item::CopyEnd { .. } => {}
+        }
+    }
+    let load_seconds = started.elapsed().as_secs_f64();
+    let mut not_created = not_created;
+    for o in ns
+        .other_objects()
+        .map_err(|e| fail(0, "the dump's other objects", e))?
+    {
+        if !not_created.iter().any(|n| n.note.contains(&o)) {
+            not_created.push(DumpNote {
+                line: 0,
+                statement: String::new(),
+                note: format!("{o}: in the loaded namespace, not carried"),
+            });
+        }
+    }
+    let schema = ns.schema().map_err(|e| fail(0, "the dump's tables", e))?;
+    let mut databases = Vec::new();
+    for d in &opts.databases {
+        let started = Instant::now();
+        let mut missing_tables = Vec::new();
+        let tables: Vec<sqlwitness_core::SourceTable> = match &d.tables {
+            None => schema.tables.clone(),
+            Some(names) => names
+                .iter()
+                .filter_map(|n| {
+                    let found = schema.tables.iter().find(|t| &t.name == n).or_else(|| {
+                        schema
+                            .tables
+                            .iter()
+                            .find(|t| t.name.eq_ignore_ascii_case(n))
+                    });
+                    if found.is_none() {
+                        missing_tables.push(n.clone());
+                    }
+                    found.cloned()
+                })
+                .collect(),
+        };
+        let file = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
+        let written = export_sqlite(ns, &tables, &file).map_err(|e| BenchError::Migration {
+            db_id: d.db_id.clone(),
+            engine: "sqlite".into(),
+            message: e.message,
+        })?;
+        let rows = written.iter().map(|t| t.rows).sum();
+        let complete =
+            missing_tables.is_empty() && written.iter().all(|t| t.refused.is_none() && t.verified);
+        databases.push(DatabaseImport {
+            db_id: d.db_id.clone(),
+            path: file,
+            tables: written,
+            missing_tables,
+            rows,
+            seconds: started.elapsed().as_secs_f64(),
+            complete,
+        });
+    }
+    Ok(ImportReport {
+        dump: path.clone(),
+        engine: opts.engine.to_string(),
+        server_version,
+        statements,
+        copied_rows,
+        load_seconds,
+        skipped,
+        not_created,
+        databases,
+    })
+}

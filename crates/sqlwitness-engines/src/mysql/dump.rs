@@ -1,0 +1,468 @@
+//! Loading a MySQL or MariaDB dump ([`MysqlDumpNamespace`]): a database
+//! created and stamped as every migrated copy is ([`MysqlMigrator`]), and a
+//! fresh login granted everything on that database and nothing else — no
+//! global privilege, so no `FILE` (`LOAD DATA INFILE`, `INTO OUTFILE`), no
+//! `SUPER`, no user or grant changes; its `DEFINER`s cannot name another
+//! account. The dump runs over that login; the loaded database is read as
+//! a [`Source`] by the administrative login, then dropped with the login.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use sqlwitness_core::{
+    DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch, Source, SourceColumn,
+    SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind, STAMP_TABLE,
+};
+use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
+use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
+
+use super::login::grant_db;
+use super::read::decode_cell;
+use super::write::{quote, MysqlMigrator};
+use crate::login::literal;
+
+/// Rows per scan batch.
+const SCAN_BATCH: usize = 1000;
+
+/// A MySQL/MariaDB database made for one dump, with its loader login.
+pub struct MysqlDumpNamespace {
+    rt: tokio::runtime::Runtime,
+    migrator: MysqlMigrator,
+    admin: MySqlConnection,
+    loader: Option<MySqlConnection>,
+    loader_id: u64,
+    database: String,
+    user: String,
+    closed: bool,
+}
+
+impl std::fmt::Debug for MysqlDumpNamespace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MysqlDumpNamespace")
+            .field("database", &self.database)
+            .finish_non_exhaustive()
+    }
+}
+
+fn my_error(e: sqlx::Error) -> DbError {
+    match e.as_database_error() {
+        Some(db) => {
+            let code = db
+                .try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()
+                .map(|m| m.number().to_string());
+            let class = match code.as_deref() {
+                // Access denied (command, database, table, global privilege).
+                Some("1044" | "1045" | "1142" | "1143" | "1227" | "1370") => ErrorClass::Refused,
+                Some("1317" | "3024") => ErrorClass::Timeout,
+                _ => ErrorClass::Other,
+            };
+            DbError::new(class, code, db.message().to_string())
+        }
+        None => crate::server::driver_error(e),
+    }
+}
+
+impl MysqlDumpNamespace {
+    /// Creates database `database` stamped with `stamp` (an existing one
+    /// only when sqlwitness made it; anything else is refused and left
+    /// untouched) and its loader login; connects both.
+    pub fn create(
+        dialect: sqlwitness_dialect::Dialect,
+        admin_url: &str,
+        database: &str,
+        stamp: &Stamp,
+    ) -> Result<Self, DbError> {
+        let mut migrator = MysqlMigrator::connect(dialect, admin_url)?;
+        migrator.lock(database)?;
+        migrator.drop_namespace(database)?;
+        migrator.create_namespace(database, stamp)?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let base: MySqlConnectOptions = admin_url
+            .parse()
+            .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(admin_url))))?;
+        let admin = rt
+            .block_on(base.connect())
+            .map_err(|e| DbError::connection(e.to_string()))?;
+        let user = format!("sw_load_{}", &crate::fresh_password()[..16]);
+        let mut ns = MysqlDumpNamespace {
+            rt,
+            migrator,
+            admin,
+            loader: None,
+            loader_id: 0,
+            database: database.to_string(),
+            user,
+            closed: false,
+        };
+        if let Err(e) = ns.prepare(&base) {
+            let _ = ns.close();
+            return Err(e);
+        }
+        Ok(ns)
+    }
+
+    fn prepare(&mut self, base: &MySqlConnectOptions) -> Result<(), DbError> {
+        let password = crate::fresh_password();
+        for host in ["%", "localhost"] {
+            let sql = format!(
+                "CREATE USER '{u}'@'{host}' IDENTIFIED BY {p} WITH MAX_USER_CONNECTIONS 2; \
+                 GRANT ALL ON {db}.* TO '{u}'@'{host}'",
+                u = self.user,
+                p = literal(&password, true),
+                db = grant_db(&self.database),
+            );
+            self.rt
+                .block_on(self.admin.execute(sqlx::raw_sql(AssertSqlSafe(sql))))
+                .map_err(my_error)?;
+        }
+        let opts = base
+            .clone()
+            .username(&self.user)
+            .password(&password)
+            .database(&self.database);
+        let mut loader = self
+            .rt
+            .block_on(opts.connect())
+            .map_err(|e| DbError::connection(format!("the loader login cannot connect: {e}")))?;
+        self.loader_id = self
+            .rt
+            .block_on(sqlx::query_scalar("SELECT CONNECTION_ID()").fetch_one(&mut loader))
+            .map_err(my_error)?;
+        self.loader = Some(loader);
+        Ok(())
+    }
+
+    fn stop_loader(&mut self) {
+        let id = self.loader_id;
+        let _ = self
+            .rt
+            .block_on(self.admin.execute(AssertSqlSafe(format!("KILL {id}"))));
+        self.loader = None;
+    }
+
+    fn qualified(&self, table: &str) -> String {
+        format!("{}.{}", quote(&self.database), quote(table))
+    }
+
+    fn count(&mut self, sql: String) -> Result<u64, DbError> {
+        let n: Option<i64> = self
+            .rt
+            .block_on(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(&mut self.admin))
+            .map_err(my_error)?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    /// The expression a column is read with: types the driver does not
+    /// decode into a typed value are read as their text or number.
+    fn read_expr(c: &SourceColumn) -> String {
+        let t = c.declared.to_ascii_lowercase();
+        let q = quote(&c.name);
+        if t.starts_with("bit") {
+            format!("CAST({q} AS UNSIGNED)")
+        } else if t.starts_with("enum") || t.starts_with("set") || t == "json" {
+            format!("CAST({q} AS CHAR)")
+        } else {
+            q
+        }
+    }
+}
+
+impl Source for MysqlDumpNamespace {
+    fn schema(&mut self) -> Result<SourceSchema, DbError> {
+        let db = self.database.clone();
+        let tables: Vec<String> = self
+            .rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES \
+                     WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' AND TABLE_NAME <> ? \
+                     ORDER BY TABLE_NAME",
+                )
+                .bind(&db)
+                .bind(STAMP_TABLE)
+                .fetch_all(&mut self.admin),
+            )
+            .map_err(my_error)?;
+        let mut out = SourceSchema::default();
+        for name in tables {
+            let cols = self
+                .rt
+                .block_on(
+                    sqlx::query(
+                        "SELECT CAST(COLUMN_NAME AS CHAR), CAST(COLUMN_TYPE AS CHAR), \
+                           CAST(IS_NULLABLE AS CHAR) FROM information_schema.COLUMNS \
+                         WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+                    )
+                    .bind(&db)
+                    .bind(&name)
+                    .fetch_all(&mut self.admin),
+                )
+                .map_err(my_error)?;
+            let columns: Vec<SourceColumn> = cols
+                .iter()
+                .map(|r| SourceColumn {
+                    name: r.get(0),
+                    declared: r.get(1),
+                    not_null: r.get::<String, _>(2) == "NO",
+                })
+                .collect();
+            let keys = self
+                .rt
+                .block_on(
+                    sqlx::query(
+                        "SELECT CAST(k.CONSTRAINT_NAME AS CHAR), CAST(t.CONSTRAINT_TYPE AS CHAR), \
+                           CAST(k.COLUMN_NAME AS CHAR), CAST(k.REFERENCED_TABLE_NAME AS CHAR), \
+                           CAST(k.REFERENCED_COLUMN_NAME AS CHAR) \
+                         FROM information_schema.KEY_COLUMN_USAGE k \
+                         JOIN information_schema.TABLE_CONSTRAINTS t \
+                           ON t.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND t.TABLE_NAME = k.TABLE_NAME \
+                          AND t.CONSTRAINT_NAME = k.CONSTRAINT_NAME \
+                         WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? \
+                         ORDER BY t.CONSTRAINT_TYPE, k.CONSTRAINT_NAME, k.ORDINAL_POSITION",
+                    )
+                    .bind(&db)
+                    .bind(&name)
+                    .fetch_all(&mut self.admin),
+                )
+                .map_err(my_error)?;
+            let mut table = SourceTable {
+                name: name.clone(),
+                columns,
+                primary_key: Vec::new(),
+                foreign_keys: Vec::new(),
+                unique: Vec::new(),
+            };
+            let mut current: Option<(String, String)> = None;
+            let mut unique: Vec<usize> = Vec::new();
+            let flush_unique =
+                |table: &mut SourceTable, kind: &Option<(String, String)>, u: &mut Vec<usize>| {
+                    if let Some((_, k)) = kind {
+                        if k == "UNIQUE" && !u.is_empty() {
+                            table.unique.push(std::mem::take(u));
+                        }
+                    }
+                    u.clear();
+                };
+            for k in keys {
+                let cname: String = k.get(0);
+                let kind: String = k.get(1);
+                let col: String = k.get(2);
+                let ci = table.columns.iter().position(|c| c.name == col);
+                if current.as_ref().map(|c| &c.0) != Some(&cname) {
+                    flush_unique(&mut table, &current, &mut unique);
+                    current = Some((cname.clone(), kind.clone()));
+                    if kind == "FOREIGN KEY" {
+                        let parent: Option<String> = k.get(3);
+                        table.foreign_keys.push(SourceForeignKey {
+                            columns: Vec::new(),
+                            parent_table: parent.unwrap_or_default(),
+                            parent_columns: Vec::new(),
+                        });
+                    }
+                }
+                match kind.as_str() {
+                    "PRIMARY KEY" => table.primary_key.extend(ci),
+                    "UNIQUE" => unique.extend(ci),
+                    "FOREIGN KEY" => {
+                        if let Some(fk) = table.foreign_keys.last_mut() {
+                            fk.columns.push(col);
+                            fk.parent_columns.push(k.get(4));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            flush_unique(&mut table, &current, &mut unique);
+            if !table.primary_key.is_empty() {
+                table.unique.push(table.primary_key.clone());
+            }
+            out.tables.push(table);
+        }
+        Ok(out)
+    }
+
+    fn scan(&mut self, table: &SourceTable, batch: &mut ScanBatch<'_>) -> Result<u64, DbError> {
+        let list = table
+            .columns
+            .iter()
+            .map(Self::read_expr)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!("SELECT {list} FROM {}", self.qualified(&table.name));
+        let rt = &self.rt;
+        let conn = &mut self.admin;
+        rt.block_on(async {
+            let mut rows = sqlx::raw_sql(AssertSqlSafe(sql)).fetch(&mut *conn);
+            let mut buf: Vec<Vec<sqlwitness_core::Value>> = Vec::with_capacity(SCAN_BATCH);
+            let mut n = 0u64;
+            while let Some(row) = rows.try_next().await.map_err(my_error)? {
+                buf.push((0..row.len()).map(|i| decode_cell(&row, i)).collect());
+                n += 1;
+                if buf.len() == SCAN_BATCH {
+                    batch(&buf, &[])?;
+                    buf.clear();
+                }
+            }
+            if !buf.is_empty() {
+                batch(&buf, &[])?;
+            }
+            Ok(n)
+        })
+    }
+
+    /// Counted on the server with its own equality.
+    fn key_violations(
+        &mut self,
+        table: &SourceTable,
+        cols: &[usize],
+        _kinds: &[TargetKind],
+        _key: &Arc<KeyFn>,
+    ) -> Result<(u64, u64), DbError> {
+        let names: Vec<String> = cols
+            .iter()
+            .map(|&c| quote(&table.columns[c].name))
+            .collect();
+        let any_null = names
+            .iter()
+            .map(|n| format!("{n} IS NULL"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let t = self.qualified(&table.name);
+        let nulls = self.count(format!(
+            "SELECT CAST(COUNT(*) AS SIGNED) FROM {t} WHERE {any_null}"
+        ))?;
+        let dups = self.count(format!(
+            "SELECT CAST(COALESCE(SUM(n - 1), 0) AS SIGNED) FROM (SELECT COUNT(*) n FROM {t} \
+             WHERE NOT ({any_null}) GROUP BY {} HAVING COUNT(*) > 1) d",
+            names.join(", ")
+        ))?;
+        Ok((nulls, dups))
+    }
+
+    fn orphans(
+        &mut self,
+        child: &SourceTable,
+        cols: &[usize],
+        parent: &SourceTable,
+        pcols: &[usize],
+        _kinds: &[TargetKind],
+        _key: &Arc<KeyFn>,
+        _exact: bool,
+    ) -> Result<u64, DbError> {
+        let not_null = cols
+            .iter()
+            .map(|&i| format!("c.{} IS NOT NULL", quote(&child.columns[i].name)))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let matches = cols
+            .iter()
+            .zip(pcols)
+            .map(|(&i, &j)| {
+                format!(
+                    "p.{} = c.{}",
+                    quote(&parent.columns[j].name),
+                    quote(&child.columns[i].name)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let (c, p) = (self.qualified(&child.name), self.qualified(&parent.name));
+        self.count(format!(
+            "SELECT CAST(COUNT(*) AS SIGNED) FROM {c} c WHERE {not_null} \
+             AND NOT EXISTS (SELECT 1 FROM {p} p WHERE {matches})"
+        ))
+    }
+}
+
+impl DumpNamespace for MysqlDumpNamespace {
+    fn server_version(&mut self) -> Result<String, DbError> {
+        self.migrator.server_version()
+    }
+
+    fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
+        let rt = &self.rt;
+        let loader = self
+            .loader
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the loader's session has ended"))?;
+        let done = rt.block_on(async {
+            tokio::time::timeout(
+                limit,
+                loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string()))),
+            )
+            .await
+        });
+        match done {
+            Ok(r) => r.map(|_| ()).map_err(my_error),
+            Err(_) => {
+                self.stop_loader();
+                Err(DbError::timeout(format!(
+                    "the statement ran past the limit of {} s and was cancelled",
+                    limit.as_secs_f64()
+                )))
+            }
+        }
+    }
+
+    fn copy_in(
+        &mut self,
+        _sql: &str,
+        _data: &mut dyn FnMut() -> Result<Option<Vec<u8>>, DbError>,
+        _limit: Duration,
+    ) -> Result<u64, DbError> {
+        Err(DbError::refused(
+            "COPY is PostgreSQL's: not a MySQL statement",
+        ))
+    }
+
+    fn other_objects(&mut self) -> Result<Vec<String>, DbError> {
+        let db = self.database.clone();
+        self.rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT CAST(CONCAT('view ', TABLE_NAME) AS CHAR) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? \
+                     UNION ALL SELECT CAST(CONCAT('trigger ', TRIGGER_NAME) AS CHAR) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? \
+                     UNION ALL SELECT CAST(CONCAT(LOWER(ROUTINE_TYPE), ' ', ROUTINE_NAME) AS CHAR) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ? \
+                     UNION ALL SELECT CAST(CONCAT('event ', EVENT_NAME) AS CHAR) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?",
+                )
+                .bind(&db)
+                .bind(&db)
+                .bind(&db)
+                .bind(&db)
+                .fetch_all(&mut self.admin),
+            )
+            .map_err(my_error)
+    }
+
+    fn close(&mut self) -> Result<(), DbError> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        if let Some(l) = self.loader.take() {
+            let _ = self.rt.block_on(l.close());
+        }
+        let mut first_error = self.migrator.drop_namespace(&self.database).err();
+        self.migrator.unlock(&self.database);
+        for host in ["%", "localhost"] {
+            let sql = format!("DROP USER IF EXISTS '{}'@'{host}'", self.user);
+            if let Err(e) = self.rt.block_on(self.admin.execute(AssertSqlSafe(sql))) {
+                first_error.get_or_insert(my_error(e));
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for MysqlDumpNamespace {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}

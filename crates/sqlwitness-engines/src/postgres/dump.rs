@@ -1,0 +1,679 @@
+//! Loading a PostgreSQL dump ([`PgDumpNamespace`]): a database of its own,
+//! created and stamped by the administrative login, whose `public` schema a
+//! fresh login owns — no superuser, no database or role creation, no
+//! server files or programs (`COPY … PROGRAM` and `COPY` from a server file
+//! need roles it is not given), a connection limit of its own. The dump runs
+//! over that login; the loaded database is read back as a [`Source`] by the
+//! administrative login, then dropped with the login.
+//!
+//! A database rather than a schema: a dump names its schemas (`public.t`,
+//! `CREATE SCHEMA app`), and in a database of its own every schema it names
+//! is its own; nothing it writes can reach the databases beside it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use sqlwitness_core::{
+    DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, Source, SourceColumn, SourceForeignKey,
+    SourceSchema, SourceTable, Stamp, TargetKind,
+};
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
+
+use super::read::decode_cell;
+use super::write::quote;
+use crate::login::literal;
+
+/// The schema of the dump's database that holds sqlwitness's stamp, owned by
+/// the administrative login (the loader cannot drop it).
+const STAMP_SCHEMA: &str = "sqlwitness";
+/// Rows per scan batch.
+const SCAN_BATCH: usize = 1000;
+
+/// A loaded table: where it is on the server.
+#[derive(Debug, Clone)]
+struct Located {
+    schema: String,
+    relation: String,
+    /// Per column: read as text on the server (`::text`), for types the
+    /// driver does not decode (json, uuid, enums, network types …).
+    as_text: Vec<bool>,
+}
+
+/// A PostgreSQL database made for one dump, with its loader login.
+pub struct PgDumpNamespace {
+    rt: tokio::runtime::Runtime,
+    admin: PgConnection,
+    /// The administrative login inside the dump's database (stamp, catalog,
+    /// reads).
+    inside: Option<PgConnection>,
+    loader: Option<PgConnection>,
+    loader_pid: i32,
+    database: String,
+    role: String,
+    located: std::collections::HashMap<String, Located>,
+}
+
+impl std::fmt::Debug for PgDumpNamespace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgDumpNamespace")
+            .field("database", &self.database)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) fn pg_error(e: sqlx::Error) -> DbError {
+    match e.as_database_error() {
+        Some(db) => {
+            let code = db.code().map(|c| c.into_owned());
+            let class = match code.as_deref() {
+                Some("42501") => ErrorClass::Refused,
+                Some("57014") => ErrorClass::Timeout,
+                _ => ErrorClass::Other,
+            };
+            DbError::new(class, code, db.message().to_string())
+        }
+        None => crate::server::driver_error(e),
+    }
+}
+
+impl PgDumpNamespace {
+    /// Creates database `database` (refused when it exists and is not a
+    /// leftover of sqlwitness's own) stamped with `stamp`, and its loader
+    /// login; connects both.
+    pub fn create(admin_url: &str, database: &str, stamp: &Stamp) -> Result<Self, DbError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let base: PgConnectOptions = admin_url
+            .parse()
+            .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(admin_url))))?;
+        let mut admin = rt.block_on(base.connect()).map_err(|e| {
+            DbError::connection(format!(
+                "cannot connect to {}: {e}",
+                crate::mask_url(admin_url)
+            ))
+        })?;
+        let exists: Option<i32> = rt
+            .block_on(
+                sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+                    .bind(database)
+                    .fetch_optional(&mut admin),
+            )
+            .map_err(pg_error)?;
+        if exists.is_some() {
+            // Only a database holding sqlwitness's stamp is dropped.
+            let opts = base.clone().database(database);
+            let ours = rt.block_on(async {
+                let mut c = opts.connect().await.ok()?;
+                let text: Option<String> = sqlx::query_scalar(AssertSqlSafe(format!(
+                    "SELECT stamp FROM {}.{} LIMIT 1",
+                    quote(STAMP_SCHEMA),
+                    quote(sqlwitness_core::STAMP_TABLE)
+                )))
+                .fetch_optional(&mut c)
+                .await
+                .ok()
+                .flatten();
+                let _ = c.close().await;
+                text.and_then(|t| Stamp::from_text(&t))
+            });
+            if ours.is_none() {
+                return Err(DbError::refused(format!(
+                    "database \"{database}\" exists and was not made by sqlwitness: it is left untouched"
+                )));
+            }
+            rt.block_on(admin.execute(AssertSqlSafe(format!(
+                "DROP DATABASE {} WITH (FORCE)",
+                quote(database)
+            ))))
+            .map_err(pg_error)?;
+        }
+        let role = format!("sw_load_{}", &crate::fresh_password()[..16]);
+        let password = crate::fresh_password();
+        let setup = format!(
+            "CREATE ROLE {r} LOGIN PASSWORD {p} NOSUPERUSER NOCREATEDB NOCREATEROLE \
+             NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 2",
+            r = quote(&role),
+            p = literal(&password, false)
+        );
+        rt.block_on(admin.execute(AssertSqlSafe(setup)))
+            .map_err(pg_error)?;
+        let mut ns = PgDumpNamespace {
+            rt,
+            admin,
+            inside: None,
+            loader: None,
+            loader_pid: 0,
+            database: database.to_string(),
+            role: role.clone(),
+            located: Default::default(),
+        };
+        if let Err(e) = ns.prepare(&base, stamp, &password) {
+            let _ = ns.close();
+            return Err(e);
+        }
+        Ok(ns)
+    }
+
+    fn prepare(
+        &mut self,
+        base: &PgConnectOptions,
+        stamp: &Stamp,
+        password: &str,
+    ) -> Result<(), DbError> {
+        let db = quote(&self.database);
+        let role = quote(&self.role);
+        for sql in [
+            format!("CREATE DATABASE {db} TEMPLATE template0 ENCODING 'UTF8'"),
+            format!("REVOKE ALL ON DATABASE {db} FROM PUBLIC"),
+            format!("GRANT CONNECT, TEMPORARY, CREATE ON DATABASE {db} TO {role}"),
+        ] {
+            self.rt
+                .block_on(self.admin.execute(AssertSqlSafe(sql)))
+                .map_err(pg_error)?;
+        }
+        let mut inside = self
+            .rt
+            .block_on(base.clone().database(&self.database).connect())
+            .map_err(|e| DbError::connection(e.to_string()))?;
+        let stamp_sql = format!(
+            "CREATE SCHEMA {s}; REVOKE ALL ON SCHEMA {s} FROM PUBLIC; \
+             CREATE TABLE {s}.{t} (stamp text NOT NULL); \
+             INSERT INTO {s}.{t} VALUES ({v}); \
+             ALTER SCHEMA public OWNER TO {role}",
+            s = quote(STAMP_SCHEMA),
+            t = quote(sqlwitness_core::STAMP_TABLE),
+            v = literal(&stamp.to_text(), false),
+        );
+        self.rt
+            .block_on(inside.execute(sqlx::raw_sql(AssertSqlSafe(stamp_sql))))
+            .map_err(pg_error)?;
+        self.inside = Some(inside);
+        let opts = base
+            .clone()
+            .database(&self.database)
+            .username(&self.role)
+            .password(password)
+            .application_name("sqlwitness dump loader");
+        let mut loader = self
+            .rt
+            .block_on(opts.connect())
+            .map_err(|e| DbError::connection(format!("the loader login cannot connect: {e}")))?;
+        self.loader_pid = self
+            .rt
+            .block_on(sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(&mut loader))
+            .map_err(pg_error)?;
+        self.loader = Some(loader);
+        Ok(())
+    }
+
+    /// Cancels the loader's statement, then ends its session.
+    fn stop_loader(&mut self) {
+        let pid = self.loader_pid;
+        let _ = self.rt.block_on(
+            sqlx::query("SELECT pg_cancel_backend($1), pg_terminate_backend($1)")
+                .bind(pid)
+                .execute(&mut self.admin),
+        );
+        self.loader = None;
+    }
+
+    fn located(&self, t: &SourceTable) -> Result<Located, DbError> {
+        self.located
+            .get(&t.name)
+            .cloned()
+            .ok_or_else(|| DbError::new(ErrorClass::Other, None, format!("no table {}", t.name)))
+    }
+
+    fn count(&mut self, sql: String) -> Result<u64, DbError> {
+        let rt = &self.rt;
+        let conn = self
+            .inside
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        let n: Option<i64> = rt
+            .block_on(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(conn))
+            .map_err(pg_error)?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+}
+
+/// Whether the driver decodes a column of this type (by `typname` of its
+/// base type) into a typed value; the rest are read as their text.
+fn decodes(typname: &str) -> bool {
+    matches!(
+        typname,
+        "int2"
+            | "int4"
+            | "int8"
+            | "float4"
+            | "float8"
+            | "numeric"
+            | "bytea"
+            | "bool"
+            | "date"
+            | "time"
+            | "timestamp"
+            | "timestamptz"
+            | "text"
+            | "varchar"
+            | "bpchar"
+            | "name"
+    )
+}
+
+/// The indexes of the columns named `names`.
+fn positions(columns: &[SourceColumn], names: &[String]) -> Vec<usize> {
+    names
+        .iter()
+        .filter_map(|n| columns.iter().position(|c| &c.name == n))
+        .collect()
+}
+
+fn qualified(l: &Located) -> String {
+    format!("{}.{}", quote(&l.schema), quote(&l.relation))
+}
+
+impl Source for PgDumpNamespace {
+    fn schema(&mut self) -> Result<SourceSchema, DbError> {
+        let rt = &self.rt;
+        let conn = self
+            .inside
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        let tables = rt
+            .block_on(
+                sqlx::query(
+                    "SELECT c.oid::int8, n.nspname::text, c.relname::text FROM pg_class c \
+                     JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition \
+                       AND n.nspname NOT IN ('pg_catalog', 'information_schema', $1) \
+                       AND n.nspname NOT LIKE 'pg\\_%' \
+                     ORDER BY n.nspname = 'public' DESC, n.nspname, c.relname",
+                )
+                .bind(STAMP_SCHEMA)
+                .fetch_all(&mut *conn),
+            )
+            .map_err(pg_error)?;
+        let mut out = SourceSchema::default();
+        let mut located = std::collections::HashMap::new();
+        for t in tables {
+            let oid: i64 = t.get(0);
+            let schema: String = t.get(1);
+            let relation: String = t.get(2);
+            if located.contains_key(&relation) {
+                out.skipped.push(format!(
+                    "table {schema}.{relation}: a table of that name in another schema comes first"
+                ));
+                continue;
+            }
+            let cols = rt
+                .block_on(
+                    sqlx::query(
+                        "SELECT a.attname::text, \
+                           format_type(COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid), \
+                             CASE WHEN ty.typtype = 'd' THEN ty.typtypmod ELSE a.atttypmod END), \
+                           a.attnotnull, \
+                           (SELECT b.typname::text FROM pg_type b \
+                             WHERE b.oid = COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid)) \
+                         FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid \
+                         WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped \
+                         ORDER BY a.attnum",
+                    )
+                    .bind(oid)
+                    .fetch_all(&mut *conn),
+                )
+                .map_err(pg_error)?;
+            let mut columns = Vec::new();
+            let mut as_text = Vec::new();
+            for c in &cols {
+                let typname: String = c.get(3);
+                columns.push(SourceColumn {
+                    name: c.get(0),
+                    declared: c.get(1),
+                    not_null: c.get(2),
+                });
+                as_text.push(!decodes(&typname));
+            }
+            let keys = rt
+                .block_on(
+                    sqlx::query(
+                        "SELECT k.contype::text, \
+                           ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY u(n, o) \
+                                 JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o), \
+                           (SELECT p.relname::text FROM pg_class p WHERE p.oid = k.confrelid), \
+                           ARRAY(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY u(n, o) \
+                                 JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o) \
+                         FROM pg_constraint k WHERE k.conrelid = $1::oid AND k.contype IN ('p', 'u', 'f') \
+                         ORDER BY k.contype, k.conname",
+                    )
+                    .bind(oid)
+                    .fetch_all(&mut *conn),
+                )
+                .map_err(pg_error)?;
+            let mut table = SourceTable {
+                name: relation.clone(),
+                columns,
+                primary_key: Vec::new(),
+                foreign_keys: Vec::new(),
+                unique: Vec::new(),
+            };
+            for k in keys {
+                let kind: String = k.get(0);
+                let cols: Vec<String> = k.get(1);
+                match kind.as_str() {
+                    "p" => {
+                        table.primary_key = positions(&table.columns, &cols);
+                        table.unique.push(table.primary_key.clone());
+                    }
+                    "u" => table.unique.push(positions(&table.columns, &cols)),
+                    _ => {
+                        let parent: Option<String> = k.get(2);
+                        let pcols: Vec<String> = k.get(3);
+                        table.foreign_keys.push(SourceForeignKey {
+                            columns: cols,
+                            parent_table: parent.unwrap_or_default(),
+                            parent_columns: pcols.into_iter().map(Some).collect(),
+                        });
+                    }
+                }
+            }
+            located.insert(
+                relation.clone(),
+                Located {
+                    schema,
+                    relation,
+                    as_text,
+                },
+            );
+            out.tables.push(table);
+        }
+        self.located = located;
+        Ok(out)
+    }
+
+    fn scan(&mut self, table: &SourceTable, batch: &mut ScanBatch<'_>) -> Result<u64, DbError> {
+        let l = self.located(table)?;
+        let list = table
+            .columns
+            .iter()
+            .zip(&l.as_text)
+            .map(|(c, &text)| {
+                if text {
+                    format!("{}::text", quote(&c.name))
+                } else {
+                    quote(&c.name)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!("SELECT {list} FROM {}", qualified(&l));
+        let rt = &self.rt;
+        let conn = self
+            .inside
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        rt.block_on(async {
+            let mut rows = sqlx::query(AssertSqlSafe(sql)).fetch(&mut *conn);
+            let mut buf: Vec<Vec<sqlwitness_core::Value>> = Vec::with_capacity(SCAN_BATCH);
+            let mut n = 0u64;
+            while let Some(row) = rows.try_next().await.map_err(pg_error)? {
+                buf.push((0..row.len()).map(|i| decode_cell(&row, i)).collect());
+                n += 1;
+                if buf.len() == SCAN_BATCH {
+                    batch(&buf, &[])?;
+                    buf.clear();
+                }
+            }
+            if !buf.is_empty() {
+                batch(&buf, &[])?;
+            }
+            Ok(n)
+        })
+    }
+
+    /// Counted on the server with its own equality (the key function is
+    /// not needed: values are read as the server stores them).
+    fn key_violations(
+        &mut self,
+        table: &SourceTable,
+        cols: &[usize],
+        _kinds: &[TargetKind],
+        _key: &Arc<KeyFn>,
+    ) -> Result<(u64, u64), DbError> {
+        let l = self.located(table)?;
+        let names: Vec<String> = cols
+            .iter()
+            .map(|&c| quote(&table.columns[c].name))
+            .collect();
+        let any_null = names
+            .iter()
+            .map(|n| format!("{n} IS NULL"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let nulls = self.count(format!(
+            "SELECT count(*) FROM {} WHERE {any_null}",
+            qualified(&l)
+        ))?;
+        let dups = self.count(format!(
+            "SELECT COALESCE(sum(n - 1), 0)::int8 FROM (SELECT count(*) n FROM {} \
+             WHERE NOT ({any_null}) GROUP BY {} HAVING count(*) > 1) d",
+            qualified(&l),
+            names.join(", ")
+        ))?;
+        Ok((nulls, dups))
+    }
+
+    fn orphans(
+        &mut self,
+        child: &SourceTable,
+        cols: &[usize],
+        parent: &SourceTable,
+        pcols: &[usize],
+        _kinds: &[TargetKind],
+        _key: &Arc<KeyFn>,
+        _exact: bool,
+    ) -> Result<u64, DbError> {
+        let c = self.located(child)?;
+        let p = self.located(parent)?;
+        let not_null = cols
+            .iter()
+            .map(|&i| format!("c.{} IS NOT NULL", quote(&child.columns[i].name)))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let matches = cols
+            .iter()
+            .zip(pcols)
+            .map(|(&i, &j)| {
+                format!(
+                    "p.{} = c.{}",
+                    quote(&parent.columns[j].name),
+                    quote(&child.columns[i].name)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        self.count(format!(
+            "SELECT count(*) FROM {} c WHERE {not_null} AND NOT EXISTS (SELECT 1 FROM {} p WHERE {matches})",
+            qualified(&c),
+            qualified(&p)
+        ))
+    }
+}
+
+impl DumpNamespace for PgDumpNamespace {
+    fn server_version(&mut self) -> Result<String, DbError> {
+        self.rt
+            .block_on(sqlx::query_scalar("SELECT version()").fetch_one(&mut self.admin))
+            .map_err(pg_error)
+    }
+
+    fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
+        let rt = &self.rt;
+        let loader = self
+            .loader
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the loader's session has ended"))?;
+        let done = rt.block_on(async {
+            tokio::time::timeout(
+                limit,
+                loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string()))),
+            )
+            .await
+        });
+        match done {
+            Ok(r) => r.map(|_| ()).map_err(pg_error),
+            Err(_) => {
+                self.stop_loader();
+                Err(DbError::timeout(format!(
+                    "the statement ran past the limit of {} s and was cancelled",
+                    limit.as_secs_f64()
+                )))
+            }
+        }
+    }
+
+    fn copy_in(
+        &mut self,
+        sql: &str,
+        data: &mut dyn FnMut() -> Result<Option<Vec<u8>>, DbError>,
+        limit: Duration,
+    ) -> Result<u64, DbError> {
+        let rt = &self.rt;
+        let loader = self
+            .loader
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the loader's session has ended"))?;
+        let done = rt.block_on(async {
+            tokio::time::timeout(limit, async {
+                let mut copy = loader.copy_in_raw(sql).await.map_err(pg_error)?;
+                loop {
+                    match data() {
+                        Ok(Some(chunk)) => {
+                            if let Err(e) = copy.send(chunk).await {
+                                return Err(pg_error(e));
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let _ = copy.abort(e.message.clone()).await;
+                            return Err(e);
+                        }
+                    }
+                }
+                copy.finish().await.map_err(pg_error)
+            })
+            .await
+        });
+        match done {
+            Ok(r) => r,
+            Err(_) => {
+                self.stop_loader();
+                Err(DbError::timeout(format!(
+                    "the COPY ran past the limit of {} s and was cancelled",
+                    limit.as_secs_f64()
+                )))
+            }
+        }
+    }
+
+    fn other_objects(&mut self) -> Result<Vec<String>, DbError> {
+        let rt = &self.rt;
+        let conn = self
+            .inside
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        let rows: Vec<String> = rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT CASE c.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' \
+                       ELSE 'foreign table ' END || n.nspname || '.' || c.relname \
+                     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relkind IN ('v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') \
+                     UNION ALL \
+                     SELECT 'trigger ' || t.tgname || ' on ' || t.tgrelid::regclass::text FROM pg_trigger t WHERE NOT t.tgisinternal \
+                     UNION ALL \
+                     SELECT CASE p.prokind WHEN 'p' THEN 'procedure ' ELSE 'function ' END || n.nspname || '.' || p.proname \
+                     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+                     WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') \
+                     ORDER BY 1",
+                )
+                .fetch_all(conn),
+            )
+            .map_err(pg_error)?;
+        Ok(rows)
+    }
+
+    fn close(&mut self) -> Result<(), DbError> {
+        if let Some(l) = self.loader.take() {
+            let _ = self.rt.block_on(l.close());
+        }
+        // The stamp is checked again before the database is dropped.
+        let ours = match self.inside.take() {
+            Some(mut c) => {
+                let text: Option<String> = self
+                    .rt
+                    .block_on(
+                        sqlx::query_scalar(AssertSqlSafe(format!(
+                            "SELECT stamp FROM {}.{} LIMIT 1",
+                            quote(STAMP_SCHEMA),
+                            quote(sqlwitness_core::STAMP_TABLE)
+                        )))
+                        .fetch_optional(&mut c),
+                    )
+                    .ok()
+                    .flatten();
+                let _ = self.rt.block_on(c.close());
+                text.and_then(|t| Stamp::from_text(&t)).is_some()
+            }
+            None => false,
+        };
+        let db = quote(&self.database);
+        let role = quote(&self.role);
+        let mut first_error = None;
+        let exists: Option<i32> = self
+            .rt
+            .block_on(
+                sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+                    .bind(&self.database)
+                    .fetch_optional(&mut self.admin),
+            )
+            .map_err(pg_error)?;
+        if exists.is_some() {
+            if ours {
+                if let Err(e) = self.rt.block_on(
+                    self.admin
+                        .execute(AssertSqlSafe(format!("DROP DATABASE {db} WITH (FORCE)"))),
+                ) {
+                    first_error = Some(pg_error(e));
+                }
+            } else {
+                first_error = Some(DbError::refused(format!(
+                    "database \"{}\" no longer holds sqlwitness's stamp: it is left in place",
+                    self.database
+                )));
+            }
+        }
+        if let Err(e) = self.rt.block_on(
+            self.admin
+                .execute(AssertSqlSafe(format!("DROP ROLE IF EXISTS {role}"))),
+        ) {
+            first_error.get_or_insert(pg_error(e));
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for PgDumpNamespace {
+    fn drop(&mut self) {
+        if self.loader.is_some() || self.inside.is_some() {
+            let _ = self.close();
+        }
+    }
+}
