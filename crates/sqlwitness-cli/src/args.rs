@@ -44,6 +44,18 @@ pub enum Command {
     /// (`tables.json`, BIRD's `dev_tables.json`) when the real ones are not
     /// available: declared types and keys, a few synthetic rows.
     StandIns(StandInArgs),
+    /// The Spider test-suite evaluator's command line (`evaluation.py
+    /// --gold --pred --db --table --etype exec`): its table of execution
+    /// accuracy by hardness on standard output, sqlwitness's verdicts
+    /// (`--compare spider`) behind it, other engines with `--engines`.
+    #[command(name = "spider-eval")]
+    SpiderEval(crate::dropin::SpiderEvalArgs),
+    /// BIRD's evaluator's command line (`evaluation_ex.py
+    /// --predicted_sql_path --ground_truth_path --db_root_path
+    /// --diff_json_path --sql_dialect`): its table of EX by difficulty on
+    /// standard output (`--compare bird`), other engines with `--engines`.
+    #[command(name = "bird-eval")]
+    BirdEval(crate::dropin::BirdEvalArgs),
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod args;
 mod audit;
 mod containers;
 mod diff;
+mod dropin;
 mod eval;
 mod exit;
 mod fuzz;
@@ -168,30 +169,44 @@ fn install_interrupt_handler() {
     }
 }
 
+/// `eval` up to the run: the outputs of an earlier run removed (before
+/// anything can fail: an older report must not pass for this run's), the
+/// plan validated and given to `adjust`, the containers of `--containers`
+/// started (removed when the returned guard drops).
+pub(crate) fn prepare_eval(
+    a: args::EvalArgs,
+    journal: Vec<String>,
+    adjust: impl FnOnce(&mut sqlwitness_eval::EvalPlan) -> anyhow::Result<()>,
+) -> anyhow::Result<(sqlwitness_eval::EvalPlan, containers::Started)> {
+    eval::clear_outputs(&a.out)?;
+    set_out(&a.out);
+    let containers = containers::plans_from_env(
+        &a.containers,
+        &plan::parse_engines(&a.engines)?,
+        &a.servers,
+        !a.no_migrate,
+    )?;
+    let quiet = a.quiet;
+    let mut plan = plan::eval_plan(a, journal)?;
+    adjust(&mut plan)?;
+    let started = containers::start(&containers, &mut plan.servers, quiet)?;
+    Ok((plan, started))
+}
+
 fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
     *OUT.lock().unwrap_or_else(|e| e.into_inner()) = None;
     match cli.command {
         args::Command::Eval(a) => {
-            // Before anything can fail: an older report must not pass for
-            // this run's.
-            eval::clear_outputs(&a.out)?;
-            set_out(&a.out);
-            let containers = containers::plans_from_env(
-                &a.containers,
-                &plan::parse_engines(&a.engines)?,
-                &a.servers,
-                !a.no_migrate,
-            )?;
-            let quiet = a.quiet;
             let audit = match &a.audit {
                 Some(path) => Some(eval::audit_notes(path, &a.bench.split, &a.out)?),
                 None => None,
             };
-            let mut plan = plan::eval_plan(a, plan::journal_args(argv))?;
             // Removed when this scope ends, whatever the outcome.
-            let _containers = containers::start(&containers, &mut plan.servers, quiet)?;
+            let (plan, _containers) = prepare_eval(a, plan::journal_args(argv), |_| Ok(()))?;
             eval::run(&plan, audit.as_ref())
         }
+        args::Command::SpiderEval(a) => dropin::spider_eval(a),
+        args::Command::BirdEval(a) => dropin::bird_eval(a),
         args::Command::Merge(a) => {
             eval::clear_outputs(&a.out)?;
             set_out(&a.out);
