@@ -1,5 +1,5 @@
 """The official evaluators' command lines in the wheel: `spider-eval` against the
-numbers the Spider test-suite evaluator printed (data/official-spider-eval.json), and
+numbers the Spider test-suite evaluator printed (python/tests/data/official-spider-eval.json), and
 `bird-eval`'s layout."""
 
 from __future__ import annotations
