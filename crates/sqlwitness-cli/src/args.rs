@@ -49,6 +49,18 @@ pub enum Command {
     /// for it) and write it as SQLite files in the benchmark's layout,
     /// verified, with every type decision reported.
     Import(crate::import::ImportArgs),
+    /// The Spider test-suite evaluator's command line (`evaluation.py
+    /// --gold --pred --db --table --etype exec`): its table of execution
+    /// accuracy by hardness on standard output, sqlwitness's verdicts
+    /// (`--compare spider`) behind it, other engines with `--engines`.
+    #[command(name = "spider-eval")]
+    SpiderEval(crate::dropin::SpiderEvalArgs),
+    /// BIRD's evaluator's command line (`evaluation_ex.py
+    /// --predicted_sql_path --ground_truth_path --db_root_path
+    /// --diff_json_path --sql_dialect`): its table of EX by difficulty on
+    /// standard output (`--compare bird`), other engines with `--engines`.
+    #[command(name = "bird-eval")]
+    BirdEval(crate::dropin::BirdEvalArgs),
 }
 
 #[derive(Debug, Args)]

@@ -42,6 +42,13 @@ pub fn interrupt() {
     }
 }
 
+/// Clears the mark of an earlier [`interrupt`], for a host process (the
+/// Python API) that goes on after an interrupted run and starts another.
+pub fn clear_interrupt() {
+    let _running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    INTERRUPTED.store(false, Ordering::SeqCst);
+}
+
 /// Waits until the hooks of an [`interrupt`] have run (a thread that saw
 /// [`interrupted`] must not exit the process while queries are still being
 /// cancelled).

@@ -41,7 +41,7 @@ pub use execute::{prepare_pred, prepare_sql};
 pub use fuzz::{build_suites, merge_suites, mutant_predictions, tables_json_keys, FuzzPlan};
 pub use inputs::{dialect_inputs, reference_engine, DialectInputs};
 pub use interrupt::{
-    interrupt, interrupted, on_interrupt, on_interrupt_last, settled, OnInterrupt,
+    clear_interrupt, interrupt, interrupted, on_interrupt, on_interrupt_last, settled, OnInterrupt,
 };
 pub use journal::{
     assign_partitions, dir_sha256, file_sha256, read_journal, read_parts, sha256_hex, Header,

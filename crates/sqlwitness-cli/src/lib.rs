@@ -1,0 +1,251 @@
+//! The `sqlwitness` command line: parse flags, build a validated plan, then
+//! run. The binary (`main.rs`) and the Python package's `sqlwitness`
+//! command call [`main_with`]; the Python API calls [`run_embedded`], the
+//! same commands without the process-wide signal handler.
+
+mod args;
+mod audit;
+mod containers;
+mod diff;
+mod dropin;
+mod eval;
+mod exit;
+mod fuzz;
+mod import;
+mod merge;
+mod migrate;
+mod perturb;
+mod plan;
+mod progress;
+mod scores;
+
+use clap::Parser;
+
+pub use exit::{
+    BAD_INPUT, CONTAINERS, ENGINE, FINDINGS_EXCEED, INTERNAL, INTERRUPTED, OK, REGRESSION,
+};
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// The output folder of the running command, for the interrupt handler.
+static OUT: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+fn set_out(out: &std::path::Path) {
+    *OUT.lock().unwrap_or_else(|e| e.into_inner()) = Some(out.to_path_buf());
+}
+
+fn out_folder() -> Option<PathBuf> {
+    OUT.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// The command line as the binary runs it: `argv` parsed (with the program
+/// name first), SIGINT/SIGTERM handled (cancel, exit 130), errors printed
+/// on stderr; returns the exit code (see the README's table).
+pub fn main_with<I, T>(argv: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    let cli = match args::Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version are not errors (exit 0); usage errors exit 2.
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    install_interrupt_handler();
+    let argv = lossy(&argv);
+    match run(cli, &argv) {
+        Ok(code) => code,
+        Err(err) => {
+            let code = exit::code_for(&err);
+            if code == exit::INTERRUPTED {
+                // The signal handler is cancelling the servers' queries and
+                // exits when it is done.
+                sqlwitness_eval::settled();
+                if let Some(out) = out_folder() {
+                    eval::remove_unfinished(&out);
+                }
+            } else {
+                eprintln!("sqlwitness: error: {err:#}");
+            }
+            code
+        }
+    }
+}
+
+/// A command that ended in an error: its exit code (2 bad input, 3 engine,
+/// 6 containers, 130 interrupted, 1 otherwise) and the message the command
+/// line prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// One command run inside a host process (the Python API): the same
+/// parsing, plan and run as [`main_with`], but no signal handler is
+/// installed and nothing exits the process. `Ok` is the exit code of a
+/// command that finished (0, or 3/4/5 with its report written); a flag
+/// error, a failed run or an interrupt is a [`Failure`]. The host
+/// interrupts a run with [`interrupt`].
+pub fn run_embedded<I, T>(argv: I) -> Result<i32, Failure>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+    let cli = args::Cli::try_parse_from(&argv).map_err(|e| Failure {
+        code: e.exit_code(),
+        message: e.to_string().trim_end().to_string(),
+    })?;
+    let argv = lossy(&argv);
+    // A new run starts uninterrupted (an earlier run in this process may
+    // have been).
+    sqlwitness_eval::clear_interrupt();
+    run(cli, &argv).map_err(|err| {
+        let code = exit::code_for(&err);
+        if code == exit::INTERRUPTED {
+            sqlwitness_eval::settled();
+            if let Some(out) = out_folder() {
+                eval::remove_unfinished(&out);
+            }
+        }
+        Failure {
+            code,
+            message: format!("{err:#}"),
+        }
+    })
+}
+
+/// Interrupts the run in progress as SIGINT does on the command line: the
+/// journal stops, the queries in flight are cancelled, and the run returns
+/// exit code 130 without a report.
+pub fn interrupt() {
+    sqlwitness_eval::interrupt();
+}
+
+fn lossy(argv: &[OsString]) -> Vec<String> {
+    argv.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// SIGINT, SIGTERM (and SIGHUP): stop the journals and the servers' queries
+/// in flight ([`sqlwitness_eval::interrupt`]), remove what a report writer
+/// left half-written, exit 130. A second signal while this runs exits at
+/// once.
+fn install_interrupt_handler() {
+    let result = ctrlc::set_handler(|| {
+        if sqlwitness_eval::interrupted() {
+            std::process::exit(exit::INTERRUPTED);
+        }
+        sqlwitness_eval::interrupt();
+        if let Some(out) = out_folder() {
+            eval::remove_unfinished(&out);
+            eprintln!(
+                "\nsqlwitness: interrupted; no report written. {} holds what finished: rerun \
+                 with --resume to continue",
+                out.join(sqlwitness_eval::JOURNAL_FILE).display()
+            );
+        } else {
+            eprintln!("\nsqlwitness: interrupted");
+        }
+        std::process::exit(exit::INTERRUPTED);
+    });
+    if let Err(e) = result {
+        eprintln!("sqlwitness: warning: no interrupt handler ({e}); an interrupted run may leave queries running until their time limit");
+    }
+}
+
+/// `eval` up to the run: the outputs of an earlier run removed (before
+/// anything can fail: an older report must not pass for this run's), the
+/// plan validated and given to `adjust`, the containers of `--containers`
+/// started (removed when the returned guard drops).
+pub(crate) fn prepare_eval(
+    a: args::EvalArgs,
+    journal: Vec<String>,
+    adjust: impl FnOnce(&mut sqlwitness_eval::EvalPlan) -> anyhow::Result<()>,
+) -> anyhow::Result<(sqlwitness_eval::EvalPlan, containers::Started)> {
+    eval::clear_outputs(&a.out)?;
+    set_out(&a.out);
+    let containers = containers::plans_from_env(
+        &a.containers,
+        &plan::parse_engines(&a.engines)?,
+        &a.servers,
+        !a.no_migrate,
+    )?;
+    let quiet = a.quiet;
+    let mut plan = plan::eval_plan(a, journal)?;
+    adjust(&mut plan)?;
+    let started = containers::start(&containers, &mut plan.servers, quiet)?;
+    Ok((plan, started))
+}
+
+fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
+    *OUT.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    match cli.command {
+        args::Command::Eval(a) => {
+            let audit = match &a.audit {
+                Some(path) => Some(eval::audit_notes(path, &a.bench.split, &a.out)?),
+                None => None,
+            };
+            // Removed when this scope ends, whatever the outcome.
+            let (plan, _containers) = prepare_eval(a, plan::journal_args(argv), |_| Ok(()))?;
+            eval::run(&plan, audit.as_ref())
+        }
+        args::Command::SpiderEval(a) => dropin::spider_eval(a),
+        args::Command::BirdEval(a) => dropin::bird_eval(a),
+        args::Command::Merge(a) => {
+            eval::clear_outputs(&a.out)?;
+            set_out(&a.out);
+            merge::run(&a)
+        }
+        args::Command::Migrate(a) => {
+            let mut plan = plan::MigratePlan::from_args(a)?;
+            let _containers = containers::start(&plan.containers, &mut plan.servers, plan.quiet)?;
+            migrate::run(&plan)
+        }
+        args::Command::Diff(a) => diff::run(&a),
+        args::Command::Import(a) => import::run(&a),
+        args::Command::Perturb(a) => perturb::run(&a),
+        args::Command::Robustness(a) => perturb::robustness(&a),
+        args::Command::Fuzz(a) => {
+            set_out(&a.out);
+            fuzz::run(&a, plan::journal_args(argv))
+        }
+        args::Command::StandIns(a) => {
+            let schemas = sqlwitness_bench::load_tables_json(&a.tables)?;
+            for schema in schemas.values() {
+                sqlwitness_bench::build_schema_database(schema, &a.out, a.rows)?;
+            }
+            eprintln!("{} databases in {}", schemas.len(), a.out.display());
+            Ok(exit::OK)
+        }
+        args::Command::Audit(a) => {
+            eval::clear_files(&a.out, eval::AUDIT_OUTPUTS)?;
+            let golds: Vec<String> = sqlwitness_core::EngineKind::ALL
+                .iter()
+                .map(|k| format!("gold_{k}.sql"))
+                .collect();
+            eval::clear_files(
+                &a.out,
+                &golds.iter().map(String::as_str).collect::<Vec<_>>(),
+            )?;
+            set_out(&a.out);
+            audit::run(a, plan::journal_args(argv))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+"""The Python API on the shipped example (SQLite only)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sqlwitness
+from conftest import example_questions
+
+
+def test_the_gold_self_check_of_the_shipped_example(example: Path, tmp_path: Path) -> None:
+    report = sqlwitness.evaluate(example, "dev", out=tmp_path / "r")
+    s = report.summary["engines"]["sqlite"]
+    # The README's main job: 972 match, 62 missing_db (wta_1 is not shipped).
+    assert (s["questions"], s["match"], s["missing_db"]) == (1034, 972, 62)
+    assert report.exit_code == 0 and report.ok
+    assert report.ex("sqlite") == 1.0
+    assert set(report.files) >= {"report.json", "summary.md", "report.html", "junit.xml"}
+    assert report.summary["engines"]["sqlite"]["by_hardness"]["all"]["questions"] == 1034
+    rows = report.outcomes()
+    assert len(rows) == 1034
+    assert {r["verdict"] for r in rows} == {"match", "missing_db"}
+    assert rows[0]["engine"] == "sqlite" and rows[0]["hardness"] in {"easy", "medium", "hard", "extra"}
+
+
+def test_predictions_as_a_list(example: Path) -> None:
+    golds = [q["query"] for q in example_questions()[:20]]
+    preds: list = list(golds)
+    preds[0] = "SELECT 1"  # wrong
+    preds[1] = None  # abstains
+    preds[2] = "SELEC nonsense"  # does not run
+    report = sqlwitness.evaluate(example, "dev", preds, limit=20, compare="spider")
+    verdicts = [r["verdict"] for r in report.outcomes()]
+    assert verdicts[:3] == ["mismatch", "abstained", "pred_error"]
+    assert verdicts[3:] == ["match"] * 17
+    assert report.data["run"]["compare"] == "spider"
+    # The predictions are kept beside the report, named by it.
+    assert Path(report.data["run"]["predictions"]).is_file()
+
+
+def test_options_become_flags(example: Path) -> None:
+    report = sqlwitness.evaluate(example, "dev", db=["concert_singer"], timeout=5, jobs=1)
+    assert {q["db_id"] for q in report.questions} == {"concert_singer"}
+
+
+def test_dataframes_when_installed(example: Path) -> None:
+    report = sqlwitness.evaluate(example, "dev", limit=5)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install pandas"):
+            report.to_pandas()
+    else:
+        assert len(report.to_pandas()) == 5
+
+
+def test_bad_input_is_an_exception_with_its_exit_code(tmp_path: Path) -> None:
+    with pytest.raises(sqlwitness.BadInputError) as e:
+        sqlwitness.evaluate(tmp_path / "no-such-benchmark", "dev")
+    assert e.value.exit_code == 2
+    assert isinstance(e.value, sqlwitness.SqlwitnessError)
+    assert isinstance(e.value, ValueError)
+    assert "no-such-benchmark" in str(e.value)
+    # A flag clap refuses is bad input too.
+    with pytest.raises(sqlwitness.BadInputError):
+        sqlwitness.evaluate(tmp_path, "dev", compare="nonsense")
+
+
+def test_run_any_command(example: Path, tmp_path: Path) -> None:
+    assert sqlwitness.run("eval", "--bench", str(example), "--limit", "3", "--out", str(tmp_path), "-q") == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["summary"]["engines"]["sqlite"]["questions"] == 3
+
+
+def test_audit(example: Path) -> None:
+    audit = sqlwitness.audit(example, "dev", db=["concert_singer"])
+    assert audit.exit_code == 0
+    assert "audit.json" in audit.files
+    assert isinstance(audit.findings, list)
+
+
+def sqlwitness_command() -> str:
+    """The `sqlwitness` script the wheel installed beside this interpreter."""
+    script = Path(sys.executable).parent / "sqlwitness"
+    assert script.is_file(), f"{script}: the wheel's command is not installed"
+    return str(script)
+
+
+def test_the_command_in_the_wheel(example: Path, tmp_path: Path) -> None:
+    command = sqlwitness_command()
+    out = subprocess.run(
+        [command, "eval", "--bench", str(example), "--limit", "5", "--out", str(tmp_path), "-q"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "report.json").is_file()
+    version = subprocess.run([command, "--version"], capture_output=True, text=True)
+    assert version.stdout.strip() == f"sqlwitness {sqlwitness.__version__}"
+    bad = subprocess.run([command, "eval", "--bench", str(tmp_path / "none")], capture_output=True, text=True)
+    assert bad.returncode == 2
+    # python -m sqlwitness is the same command.
+    mod = subprocess.run([sys.executable, "-m", "sqlwitness", "--version"], capture_output=True, text=True)
+    assert mod.returncode == 0 and "sqlwitness" in mod.stdout
