@@ -190,7 +190,9 @@ pub(crate) fn summarize_ves(questions: &[QuestionReport], engine: &str) -> Optio
                     / n
             })
             .collect();
-        let (_, stdev) = mean_std(&scores).unwrap_or((0.0, 0.0));
+        let Some((_, stdev)) = mean_std(&scores) else {
+            return Spread::default();
+        };
         Spread {
             min: scores.iter().copied().fold(f64::INFINITY, f64::min),
             max: scores.iter().copied().fold(f64::NEG_INFINITY, f64::max),
