@@ -85,8 +85,9 @@ fn ves_runs_time_correct_predictions_only() {
             assert!(v["ratio_min"].as_f64().unwrap() <= v["ratio_max"].as_f64().unwrap());
             let ves = v["ves"].as_f64().unwrap();
             assert!((ves - ratio.sqrt() * 100.0).abs() < 1e-6, "{v}");
-            assert!([25.0, 50.0, 75.0, 100.0, 125.0]
-                .contains(&(v["reward"].as_f64().unwrap() * 100.0)));
+            assert!(
+                [25.0, 50.0, 75.0, 100.0, 125.0].contains(&(v["reward"].as_f64().unwrap() * 100.0))
+            );
             assert!(v.get("error").is_none(), "{v}");
         } else {
             assert!(o.get("ves").is_none(), "only a match is timed: {q}");
@@ -103,14 +104,23 @@ fn ves_runs_time_correct_predictions_only() {
         .iter()
         .filter_map(|q| q["engines"]["sqlite"]["ves"]["ves"].as_f64())
         .sum();
-    assert!((s["ves"].as_f64().unwrap() - terms / 6.0).abs() < 1e-6, "{s}");
+    assert!(
+        (s["ves"].as_f64().unwrap() - terms / 6.0).abs() < 1e-6,
+        "{s}"
+    );
     let r_ves = s["r_ves"].as_f64().unwrap();
-    assert!(r_ves > 0.0 && r_ves <= 125f64.sqrt() * 10.0 * 4.0 / 6.0 + 1e-9, "{s}");
+    assert!(
+        r_ves > 0.0 && r_ves <= 125f64.sqrt() * 10.0 * 4.0 / 6.0 + 1e-9,
+        "{s}"
+    );
     let spread = &s["ves_spread"];
     assert!(spread["min"].as_f64().unwrap() <= spread["max"].as_f64().unwrap());
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("## Efficiency: VES and R-VES"), "{md}");
-    assert!(md.contains("| sqlite | sqlite_steps | 2 | 4 of 6 |"), "{md}");
+    assert!(
+        md.contains("| sqlite | sqlite_steps | 2 | 4 of 6 |"),
+        "{md}"
+    );
 
     // Without the flag: no timing, no field.
     let plain = tmp.path().join("plain");

@@ -174,7 +174,8 @@ pub(crate) fn summarize_ves(questions: &[QuestionReport], engine: &str) -> Optio
             .filter(|_| o.verdict == Verdict::Match)
             .map_or(0.0, f)
     };
-    let score = |f: fn(&VesOutcome) -> f64| outcomes.iter().map(|(_, o)| term(o, f)).sum::<f64>() / n;
+    let score =
+        |f: fn(&VesOutcome) -> f64| outcomes.iter().map(|(_, o)| term(o, f)).sum::<f64>() / n;
     // The score of run `i` alone, per run.
     let per_run = |f: fn(f64) -> f64| -> Spread {
         let scores: Vec<f64> = (0..runs)
@@ -202,7 +203,11 @@ pub(crate) fn summarize_ves(questions: &[QuestionReport], engine: &str) -> Optio
     let mut by_difficulty: BTreeMap<String, VesLevel> = BTreeMap::new();
     if outcomes.iter().any(|(q, _)| q.difficulty.is_some()) {
         for (q, o) in &outcomes {
-            let keys = q.difficulty.as_deref().into_iter().chain([crate::DIFFICULTY_ALL]);
+            let keys = q
+                .difficulty
+                .as_deref()
+                .into_iter()
+                .chain([crate::DIFFICULTY_ALL]);
             for key in keys {
                 let l = by_difficulty.entry(key.to_string()).or_default();
                 l.questions += 1;
@@ -252,6 +257,9 @@ pub struct EfficiencyContrast {
     pub factor: f64,
 }
 
+/// A time ratio with its smallest and largest run ratio.
+type Ratios = (f64, f64, f64);
+
 /// The questions whose prediction is efficient on one engine and slow on
 /// another ([`EfficiencyContrast`]), largest factor first.
 pub fn efficiency_contrasts(questions: &[QuestionReport]) -> Vec<EfficiencyContrast> {
@@ -266,7 +274,7 @@ pub fn efficiency_contrasts(questions: &[QuestionReport]) -> Vec<EfficiencyContr
                 Some((e.clone(), (v.time_ratio?, v.ratio_min, v.ratio_max)))
             })
             .collect();
-        let by = |f: fn(&(f64, f64, f64), &(f64, f64, f64)) -> bool| {
+        let by = |f: fn(&Ratios, &Ratios) -> bool| {
             ratios
                 .iter()
                 .reduce(|a, b| if f(a.1, b.1) { a } else { b })
@@ -356,7 +364,11 @@ pub fn ves_official_table(v: &VesSummary) -> String {
 
 /// The cross-engine efficiency section of summary.md: up to `max`
 /// contrasts, each with every engine's ratio and its run range.
-pub fn contrasts_markdown(contrasts: &[EfficiencyContrast], engines: &[&str], max: usize) -> String {
+pub fn contrasts_markdown(
+    contrasts: &[EfficiencyContrast],
+    engines: &[&str],
+    max: usize,
+) -> String {
     let mut out = String::new();
     let _ = write!(out, "| question | db |");
     for e in engines {
@@ -456,6 +468,9 @@ mod tests {
             vec![1.0],
             Some("timeout".into()),
         );
-        assert_eq!((failed.time_ratio, failed.ves, failed.r_ves), (None, 0.0, 0.0));
+        assert_eq!(
+            (failed.time_ratio, failed.ves, failed.r_ves),
+            (None, 0.0, 0.0)
+        );
     }
 }

@@ -501,21 +501,6 @@ fn explain_analyze_ms(tree: &str) -> Option<f64> {
     Some(last * loops)
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn explain_analyze_time_is_the_roots() {
-        let tree = "-> Limit: 2 row(s)  (cost=135..135 rows=2) (actual time=0.125..0.5 rows=2 loops=1)\n    -> Sort  (actual time=0.124..0.124 rows=2 loops=1)\n";
-        assert_eq!(super::explain_analyze_ms(tree), Some(0.5));
-        let tiny = "-> Rows fetched before execution  (cost=0..0 rows=1) (actual time=40e-6..80e-6 rows=1 loops=1)\n";
-        assert_eq!(super::explain_analyze_ms(tiny), Some(80e-6));
-        assert_eq!(
-            super::explain_analyze_ms("-> Table scan (never executed)"),
-            None
-        );
-    }
-}
-
 /// The bytes a row's values will take once decoded (as
 /// [`Value::heap_size`] counts them), from the raw cells.
 fn raw_row_size(row: &MySqlRow) -> usize {
@@ -588,4 +573,19 @@ fn decode_cell(row: &MySqlRow, i: usize) -> Value {
         let bytes = row.try_get_unchecked::<Vec<u8>, _>(i).ok();
         Value::Text(server::fallback_text(&type_name, bytes.as_deref()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn explain_analyze_time_is_the_roots() {
+        let tree = "-> Limit: 2 row(s)  (cost=135..135 rows=2) (actual time=0.125..0.5 rows=2 loops=1)\n    -> Sort  (actual time=0.124..0.124 rows=2 loops=1)\n";
+        assert_eq!(super::explain_analyze_ms(tree), Some(0.5));
+        let tiny = "-> Rows fetched before execution  (cost=0..0 rows=1) (actual time=40e-6..80e-6 rows=1 loops=1)\n";
+        assert_eq!(super::explain_analyze_ms(tiny), Some(80e-6));
+        assert_eq!(
+            super::explain_analyze_ms("-> Table scan (never executed)"),
+            None
+        );
+    }
 }
