@@ -304,6 +304,13 @@ pub struct EvalArgs {
     /// suite's seed and the question id).
     #[arg(long, requires = "suite", default_value_t = 0)]
     pub hunt: usize,
+    /// Time every correct prediction and its gold N times on every engine
+    /// (on the engine's own clock: SQLite's step time, PostgreSQL's and
+    /// MySQL's EXPLAIN ANALYZE, MariaDB's session profile) and report
+    /// BIRD's VES and mini-dev's R-VES with their spread across the runs
+    /// (0: no timing).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub ves_runs: usize,
     /// An `audit.json` of the same benchmark and split (`sqlwitness
     /// audit`): report.html shows each question's gold-audit findings,
     /// links them into the audit.html beside it, and filters the audited

@@ -72,6 +72,30 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
             }
         }
     }
+    // `--ves-runs`: VES and R-VES per engine, with their spread across runs.
+    let ves: Vec<(&str, &sqlwitness_report::VesSummary)> = report
+        .summary
+        .engines
+        .iter()
+        .filter_map(|(e, s)| s.ves.as_ref().map(|v| (e.as_str(), v)))
+        .collect();
+    if !ves.is_empty() {
+        eprintln!("\nEfficiency (VES, R-VES; per run: the score of each run alone):");
+        eprint!("{}", sqlwitness_report::ves_table(&ves));
+        for (engine, v) in &ves {
+            if !v.by_difficulty.is_empty() {
+                eprintln!("\n{engine} VES by BIRD difficulty:");
+                eprint!("{}", sqlwitness_report::ves_official_table(v));
+            }
+        }
+        let contrasts = sqlwitness_report::efficiency_contrasts(&report.questions);
+        if ves.len() > 1 {
+            eprintln!(
+                "({} correct predictions are at least twice as efficient on one engine as on another, beyond the runs' spread: summary.md lists them)",
+                contrasts.len()
+            );
+        }
+    }
     let unread = report
         .questions
         .iter()

@@ -175,6 +175,7 @@ fn eval_plan_on(
         suite,
         suite_witness: !a.no_witness,
         hunt: a.hunt,
+        ves_runs: a.ves_runs,
         journal,
         partition,
         args,

@@ -233,6 +233,73 @@ pub struct EngineInfo {
     pub login: Option<String>,
 }
 
+/// How an engine measured a query's time for efficiency scores (VES):
+/// on the server where it can, never counting the network or decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimingMethod {
+    /// SQLite: the time spent stepping the prepared statement to its last
+    /// row (`sqlite3_step`), without preparing it or reading its values.
+    SqliteSteps,
+    /// PostgreSQL: `EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON)`'s
+    /// `Execution Time` (the statement runs to completion on the server; no
+    /// row is sent; planning is not counted).
+    PostgresExplainAnalyze,
+    /// MySQL 8.0.18 and later: `EXPLAIN ANALYZE`'s actual time of the root
+    /// iterator's last row (the statement runs to completion on the server;
+    /// no row is sent; parsing and optimising are not counted).
+    MysqlExplainAnalyze,
+    /// MariaDB: the statement's duration in the session's profile
+    /// (`SET profiling = 1`, `information_schema.PROFILING`), the server's
+    /// own clock from parse to end, writing the rows into the network
+    /// buffer included.
+    MariadbProfile,
+    /// The client's wall time around the whole execution (network and
+    /// decoding included): the fallback where the server gives no time.
+    ClientWall,
+}
+
+impl TimingMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimingMethod::SqliteSteps => "sqlite_steps",
+            TimingMethod::PostgresExplainAnalyze => "postgres_explain_analyze",
+            TimingMethod::MysqlExplainAnalyze => "mysql_explain_analyze",
+            TimingMethod::MariadbProfile => "mariadb_profile",
+            TimingMethod::ClientWall => "client_wall",
+        }
+    }
+}
+
+impl fmt::Display for TimingMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One timed execution: milliseconds, and how they were measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timed {
+    pub ms: f64,
+    pub method: TimingMethod,
+}
+
+/// [`Engine::time`] by the client's wall time around [`Engine::execute`]
+/// ([`TimingMethod::ClientWall`]).
+pub fn time_by_client<E: Engine + ?Sized>(
+    engine: &E,
+    db: &Database,
+    sql: &str,
+    limits: &QueryLimits,
+) -> Result<Timed, DbError> {
+    let started = std::time::Instant::now();
+    engine.execute(db, sql, limits)?;
+    Ok(Timed {
+        ms: started.elapsed().as_secs_f64() * 1000.0,
+        method: TimingMethod::ClientWall,
+    })
+}
+
 /// A database engine that runs read-only queries.
 ///
 /// Implementations are synchronous and thread-safe: callers run many
@@ -248,6 +315,14 @@ pub trait Engine: Send + Sync {
     /// Runs `sql` read-only against `db`, within `limits`.
     fn execute(&self, db: &Database, sql: &str, limits: &QueryLimits)
         -> Result<ResultSet, DbError>;
+
+    /// Runs `sql` like [`Engine::execute`] — the same session, read-only
+    /// transaction, login and limits — and returns how long it took by the
+    /// engine's [`TimingMethod`] instead of its rows. The default measures
+    /// the client's wall time around [`Engine::execute`].
+    fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
+        time_by_client(self, db, sql, limits)
+    }
 
     /// Stops, on the server, every query this engine is running now (an
     /// interrupted run: nothing it started outlives it). The queries return

@@ -44,6 +44,10 @@ pub struct Dialect {
     /// itself.
     #[serde(default)]
     pub time_limit: Option<String>,
+    /// How the adapter times a query for efficiency scores (VES): on the
+    /// server where the engine can; absent: the client's wall time.
+    #[serde(default)]
+    pub timing: Option<sqlwitness_core::TimingMethod>,
     /// Where the engine departs from SQLite on the detected dialect
     /// features (`sqlwitness_sql::feature_table`): every other feature runs
     /// as written.

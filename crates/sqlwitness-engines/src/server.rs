@@ -202,6 +202,9 @@ pub(crate) fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
+/// How every query text [`keyed_sql`] sends begins.
+pub(crate) const KEY_MARK: &str = "/* sqlwitness ns=";
+
 /// The query text as sent: prefixed with a comment naming the namespace, so
 /// that the driver's per-connection prepared-statement cache (keyed by the
 /// text) never reuses a statement prepared against another schema/database
@@ -217,7 +220,7 @@ pub(crate) fn keyed_sql(namespace: &str, sql: &str) -> String {
             }
         })
         .collect();
-    format!("/* sqlwitness ns={tag} */ {sql}")
+    format!("{KEY_MARK}{tag} */ {sql}")
 }
 
 /// Holds a pooled connection while a query runs. If the query's future is

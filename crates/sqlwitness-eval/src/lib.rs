@@ -9,7 +9,9 @@
 //! 3. compare (`sqlwitness_core::compare`), then the tie judgment
 //!    (`--ties aware`) and the official evaluators' verdicts (`--legacy`);
 //! 4. the verdict, by one precedence ([`decide`]);
-//! 5. the suite judgment (`--suite`) for a prediction that matched.
+//! 5. the timed runs of a prediction that matched (`--ves-runs`: VES,
+//!    R-VES);
+//! 6. the suite judgment (`--suite`) for a prediction that matched.
 //!
 //! A run: migrate what the servers need, [`connect`] over the reader
 //! logins, evaluate every question in parallel (a panic is that question's
@@ -33,6 +35,7 @@ mod scores;
 mod suite;
 mod ties;
 mod verdict;
+mod ves;
 
 pub use audit::{audit, dialect_golds, gold_file_text, merge_audit, AuditPlan};
 pub use connect::{connect, Connected};

@@ -149,6 +149,9 @@ pub struct EvalPlan {
     pub suite_witness: bool,
     /// `--hunt N`: extra generated instances for suite passes (0: none).
     pub hunt: usize,
+    /// `--ves-runs N`: time each correct prediction and its gold N times
+    /// on every engine for VES and R-VES (0: no timing).
+    pub ves_runs: usize,
     /// Whether the run keeps a journal in `out` and continues one
     /// (`--resume`).
     pub journal: crate::JournalMode,

@@ -128,6 +128,7 @@ fn evaluate_question(
             let (outcome, accepted) =
                 with_alternatives(plan, ctx, &db, q, gold, pred, names, outcome);
             gold = accepted;
+            let outcome = crate::ves::with_ves(plan, ctx, &db, gold, pred, names, outcome);
             crate::suite::with_suite(plan, ctx.engine.as_ref(), q, gold, pred, names, outcome)
         };
         if gold != q.gold {

@@ -387,6 +387,9 @@ fn header(plan: &EvalPlan, run: &RunInfo) -> Result<Header, EvalError> {
     }
     set("suite_witness", plan.suite_witness.to_string());
     set("hunt", plan.hunt.to_string());
+    if plan.ves_runs > 0 {
+        set("ves_runs", plan.ves_runs.to_string());
+    }
     for (engine, gold) in &run.golds {
         set(&format!("gold {engine}"), gold.clone());
     }
@@ -461,6 +464,7 @@ fn run_info(
         keep_distinct: plan.keep_distinct,
         float_tolerance: plan.compare.float_rel_tol,
         timeout_ms: plan.limits.timeout.as_millis() as u64,
+        ves_runs: plan.ves_runs,
         identifiers: if plan.resolve_identifiers {
             "sqlite"
         } else {

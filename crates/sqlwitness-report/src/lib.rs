@@ -13,6 +13,7 @@ mod robustness;
 mod score_inputs;
 mod scores_md;
 mod summary;
+mod ves;
 mod write;
 
 pub use diff::{diff_reports, render_diff_markdown, EngineDelta, ReportDiff, VerdictChange};
@@ -31,4 +32,8 @@ pub use model::{
 };
 pub use robustness::{render_robustness_markdown, robustness_rows, RobustnessRow};
 pub use summary::{summarize, EngineSummary, ReferenceSummary, Summary, EX_DEFINITIONS};
+pub use ves::{
+    contrasts_markdown, efficiency_contrasts, ves_official_table, ves_table, EfficiencyContrast,
+    Spread, VesLevel, VesOutcome, VesSummary,
+};
 pub use write::{read_report, write_report, write_report_with, ReportError};

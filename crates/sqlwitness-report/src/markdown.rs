@@ -72,6 +72,7 @@ pub fn render_markdown(report: &Report) -> String {
     }
 
     crate::levels::render_markdown_levels(report, &mut out);
+    crate::ves::render_markdown_ves(report, &mut out);
     crate::scores_md::render_scores(report, &mut out);
 
     let classes: BTreeSet<&String> = report

@@ -63,6 +63,9 @@ pub struct RunInfo {
     pub float_tolerance: f64,
     /// Per-query time limit in milliseconds.
     pub timeout_ms: u64,
+    /// `--ves-runs`: timed runs per correct prediction (0: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ves_runs: usize,
     /// How identifiers were resolved on PostgreSQL/MySQL: `sqlite` (case
     /// resolved against the schema as SQLite does) or `verbatim`.
     pub identifiers: String,
@@ -165,6 +168,10 @@ pub struct EngineOutcome {
     /// engine, to show where they differ from the strict one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy: Option<LegacyVerdicts>,
+    /// `eval --ves-runs N`, a `match` only: the prediction's and the gold's
+    /// timed runs and their efficiency (BIRD's VES, mini-dev's R-VES).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ves: Option<crate::VesOutcome>,
 }
 
 impl EngineOutcome {
@@ -197,6 +204,7 @@ impl EngineOutcome {
             suite: None,
             reference: None,
             legacy: None,
+            ves: None,
         }
     }
 }
@@ -354,4 +362,8 @@ pub fn truncate_cell(cell: &str) -> Option<String> {
         &cell[..cut],
         cell.chars().count()
     ))
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

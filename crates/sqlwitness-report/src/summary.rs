@@ -114,6 +114,11 @@ pub struct EngineSummary {
     /// and `total`); absent when no question has a difficulty.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by_difficulty: BTreeMap<String, crate::LevelSummary>,
+    /// `eval --ves-runs N`: BIRD's VES and mini-dev's R-VES of the correct
+    /// predictions, their spread across runs and by difficulty (absent
+    /// without timed runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ves: Option<crate::VesSummary>,
     /// `eval --reference`: the prediction against the reference gold's
     /// answer (absent on the reference engine itself and without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,6 +266,7 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
             .filter(|o| !matches!(o.verdict, Verdict::MissingDb | Verdict::EngineError))
             .map(|o| o.soft_f1.unwrap_or(0.0))
             .sum();
+        s.ves = crate::ves::summarize_ves(questions, engine);
         s.soft_f1 = if with_db == 0 {
             0.0
         } else {

@@ -67,6 +67,7 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                     suite: None,
                     legacy: None,
                     reference: None,
+                    ves: None,
                 },
             )
         })
@@ -136,6 +137,7 @@ fn sample_report() -> Report {
             keep_distinct: false,
             float_tolerance: 1e-9,
             timeout_ms: 30_000,
+            ves_runs: 0,
             identifiers: "sqlite".into(),
             engines: vec![EngineInfo {
                 kind: EngineKind::Postgres,

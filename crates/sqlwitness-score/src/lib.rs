@@ -15,6 +15,8 @@
 //! * [`scf_signals`] — sub-clause frequencies (same, §4.3, App. B);
 //! * [`legacy_summary`] — the Spider and BIRD evaluators' verdicts beside strict;
 //! * [`accuracy_by_feature`] — accuracy split by dialect feature (OCTOPUS, Table 8);
+//! * [`ves_scores`] — BIRD's VES and BIRD mini-dev's R-VES (efficiency of
+//!   correct predictions);
 //! * [`compute_scores`] — all of the above for one run (`summary.scores`).
 
 mod accuracy;
@@ -28,6 +30,7 @@ mod reliability;
 mod robustness;
 mod scf;
 mod scores;
+mod ves;
 
 pub use accuracy::{accuracy, across_engines, Accuracy, AcrossEngines};
 pub use calibration::{
@@ -44,4 +47,8 @@ pub use robustness::{robustness, Robustness};
 pub use scf::{scf_signals, SCF_NAMES, SCF_SIGNALS};
 pub use scores::{
     compute_scores, EngineCalibration, PlattReport, QuestionInput, ScoreOptions, Scores,
+};
+pub use ves::{
+    clean_abnormal, mean_std, r_ves_of, r_ves_reward, run_ratio, time_ratio, ves_of, ves_scores,
+    MIN_TIME_MS,
 };

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use futures_util::TryStreamExt;
 use sqlwitness_core::{
     Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
-    Value,
+    Timed, TimingMethod, Value,
 };
 use sqlwitness_dialect::Dialect;
 use sqlx::mysql::{MySqlConnectOptions, MySqlDatabaseError, MySqlPool, MySqlPoolOptions, MySqlRow};
@@ -213,19 +213,29 @@ impl MysqlEngine {
         "still running after KILL QUERY and KILL CONNECTION"
     }
 
+    /// Runs `sql` in `db`'s namespace within `limits`. With `profile`, the
+    /// session profiles its statements (`SET profiling = 1`) and the
+    /// statement's duration in milliseconds is stored there (as `f64`
+    /// bits); the connection is then closed, not returned to the pool.
     async fn run(
         &self,
         db: &Database,
         sql: &str,
         limits: &QueryLimits,
         conn_id: &AtomicU64,
+        profile: Option<&AtomicU64>,
     ) -> Result<ResultSet, DbError> {
         let conn = self.pool.acquire().await.map_err(|e| self.db_error(e))?;
         let mut guard = ConnGuard::new(conn);
         let setup = format!(
-            "USE {}; {}; START TRANSACTION READ ONLY",
+            "USE {}; {}; {}START TRANSACTION READ ONLY",
             self.dialect.identifiers.quote(&db.namespace),
-            self.time_limit_sql(limits.timeout)
+            self.time_limit_sql(limits.timeout),
+            if profile.is_some() {
+                "SET SESSION profiling = 1; "
+            } else {
+                ""
+            }
         );
         let setup = async {
             guard
@@ -248,12 +258,24 @@ impl MysqlEngine {
             guard.discard();
             return Err(server::closed_error());
         };
-        // Session state a query can leave lives in user variables (`@x`).
-        let tainted = sql.contains('@');
+        // Session state a query can leave lives in user variables (`@x`);
+        // a profiled session keeps its profile.
+        let tainted = sql.contains('@') || profile.is_some();
         let began = Instant::now();
         match self.query(&mut guard, db, sql, limits).await {
             Ok(rs) => {
+                let profiled = match profile {
+                    Some(out) => match self.profiled_ms(&mut guard).await {
+                        Ok(ms) => {
+                            out.store(ms.to_bits(), Ordering::Relaxed);
+                            Ok(())
+                        }
+                        Err(e) => Err(e),
+                    },
+                    None => Ok(()),
+                };
                 rollback(guard, tainted).await;
+                profiled?;
                 server::within_limit(Ok(rs), began, limits.timeout)
             }
             Err((err, true)) => {
@@ -307,6 +329,37 @@ impl MysqlEngine {
         Ok(ResultSet::new(columns, rows))
     }
 
+    /// The duration of the session's last profiled statement that carries
+    /// the query key ([`server::keyed_sql`]), in milliseconds.
+    async fn profiled_ms(&self, guard: &mut ConnGuard<sqlx::MySql>) -> Result<f64, DbError> {
+        let rows = guard
+            .conn()
+            .fetch_all(sqlx::raw_sql("SHOW PROFILES"))
+            .await
+            .map_err(|e| self.db_error(e))?;
+        rows.iter()
+            .rev()
+            .find_map(|r| {
+                let query = r.try_get_unchecked::<String, _>(2).ok()?;
+                if !query.contains(server::KEY_MARK) {
+                    return None;
+                }
+                let seconds = r
+                    .try_get_unchecked::<String, _>(1)
+                    .ok()
+                    .and_then(|d| d.parse::<f64>().ok())
+                    .or_else(|| r.try_get_unchecked::<f64, _>(1).ok())?;
+                Some(seconds * 1000.0)
+            })
+            .ok_or_else(|| {
+                DbError::new(
+                    ErrorClass::Other,
+                    None,
+                    "the session's profile does not show the statement",
+                )
+            })
+    }
+
     /// A query error and whether the connection is still usable.
     fn query_error(&self, e: sqlx::Error) -> (DbError, bool) {
         let err = self.db_error(e);
@@ -356,11 +409,67 @@ impl Engine for MysqlEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
+        self.execute_profiled(db, sql, limits, None)
+    }
+
+    fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
+        let limit_ms = limits.timeout.as_secs_f64() * 1000.0;
+        let ms = match self.dialect.timing {
+            Some(TimingMethod::MysqlExplainAnalyze) => {
+                // The same guarded, read-only, time-limited run; EXPLAIN
+                // ANALYZE executes the statement to its end on the server
+                // and sends only the plan with its times.
+                let rs = self.execute(db, &format!("EXPLAIN ANALYZE\n{sql}"), limits)?;
+                rs.rows
+                    .first()
+                    .and_then(|r| r.first())
+                    .and_then(|v| match v {
+                        Value::Text(t) => explain_analyze_ms(t),
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        DbError::new(
+                            ErrorClass::Other,
+                            None,
+                            "EXPLAIN ANALYZE gave no actual time",
+                        )
+                    })?
+            }
+            Some(TimingMethod::MariadbProfile) => {
+                let out = AtomicU64::new(0);
+                self.execute_profiled(db, sql, limits, Some(&out))?;
+                f64::from_bits(out.load(Ordering::Relaxed))
+            }
+            _ => return sqlwitness_core::time_by_client(self, db, sql, limits),
+        };
+        // MySQL's time limit ends EXPLAIN ANALYZE early without an error.
+        if ms >= limit_ms {
+            return Err(DbError::timeout(format!(
+                "the statement ran {ms:.0} ms (limit {limit_ms:.0} ms)"
+            )));
+        }
+        Ok(Timed {
+            ms,
+            method: self.dialect.timing.unwrap_or(TimingMethod::ClientWall),
+        })
+    }
+}
+
+impl MysqlEngine {
+    /// [`Engine::execute`], with `profile` as [`MysqlEngine::run`] takes it.
+    fn execute_profiled(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        profile: Option<&AtomicU64>,
+    ) -> Result<ResultSet, DbError> {
         let deadline = limits.timeout + CANCEL_MARGIN;
         self.rt.block_on(self.health.retry(|| async {
             let conn_id = AtomicU64::new(0);
             let started = Instant::now();
-            match tokio::time::timeout(deadline, self.run(db, sql, limits, &conn_id)).await {
+            let run = self.run(db, sql, limits, &conn_id, profile);
+            match tokio::time::timeout(deadline, run).await {
                 Ok(r) => r,
                 Err(_) => {
                     let how = self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
@@ -374,6 +483,22 @@ impl Engine for MysqlEngine {
             }
         }))
     }
+}
+
+/// The root iterator's time in milliseconds from `EXPLAIN ANALYZE`'s tree:
+/// the end of the first `(actual time=FIRST..LAST rows=R loops=L)`, times
+/// its loops.
+fn explain_analyze_ms(tree: &str) -> Option<f64> {
+    let at = tree.find("actual time=")? + "actual time=".len();
+    let rest = &tree[at..];
+    let end = rest.find(')')?;
+    let mut fields = rest[..end].split_whitespace();
+    let last: f64 = fields.next()?.split("..").nth(1)?.parse().ok()?;
+    let loops: f64 = fields
+        .find_map(|f| f.strip_prefix("loops="))
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(1.0);
+    Some(last * loops)
 }
 
 /// The bytes a row's values will take once decoded (as
@@ -448,4 +573,19 @@ pub(crate) fn decode_cell(row: &MySqlRow, i: usize) -> Value {
         let bytes = row.try_get_unchecked::<Vec<u8>, _>(i).ok();
         Value::Text(server::fallback_text(&type_name, bytes.as_deref()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn explain_analyze_time_is_the_roots() {
+        let tree = "-> Limit: 2 row(s)  (cost=135..135 rows=2) (actual time=0.125..0.5 rows=2 loops=1)\n    -> Sort  (actual time=0.124..0.124 rows=2 loops=1)\n";
+        assert_eq!(super::explain_analyze_ms(tree), Some(0.5));
+        let tiny = "-> Rows fetched before execution  (cost=0..0 rows=1) (actual time=40e-6..80e-6 rows=1 loops=1)\n";
+        assert_eq!(super::explain_analyze_ms(tiny), Some(80e-6));
+        assert_eq!(
+            super::explain_analyze_ms("-> Table scan (never executed)"),
+            None
+        );
+    }
 }

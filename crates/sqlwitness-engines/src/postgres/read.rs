@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use futures_util::TryStreamExt;
 use sqlwitness_core::{
     Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
-    Value,
+    Timed, TimingMethod, Value,
 };
 use sqlwitness_dialect::Dialect;
 use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
@@ -334,6 +334,37 @@ impl Engine for PostgresEngine {
         self.execute_with_settings(db, sql, limits, &[])
     }
 
+    fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
+        if self.dialect.timing != Some(TimingMethod::PostgresExplainAnalyze) {
+            return sqlwitness_core::time_by_client(self, db, sql, limits);
+        }
+        // The same guarded, read-only, time-limited run; EXPLAIN ANALYZE
+        // executes the statement to its end on the server and sends only
+        // the plan. TIMING OFF: no clock reads per plan node, the
+        // statement's own time is still measured.
+        let explain = format!("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON)\n{sql}");
+        let rs = self.execute(db, &explain, limits)?;
+        let ms = rs
+            .rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|v| match v {
+                Value::Text(t) => explain_execution_ms(t),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                DbError::new(
+                    ErrorClass::Other,
+                    None,
+                    "EXPLAIN ANALYZE gave no execution time",
+                )
+            })?;
+        Ok(Timed {
+            ms,
+            method: TimingMethod::PostgresExplainAnalyze,
+        })
+    }
+
     fn execute_with_settings(
         &self,
         db: &Database,
@@ -359,6 +390,13 @@ impl Engine for PostgresEngine {
             }
         }))
     }
+}
+
+/// `Execution Time` (milliseconds) of `EXPLAIN (ANALYZE, FORMAT JSON)`'s
+/// output: `[{"Plan": …, "Execution Time": 0.123}]`.
+fn explain_execution_ms(json: &str) -> Option<f64> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    v.get(0)?.get("Execution Time")?.as_f64()
 }
 
 /// Planner settings `execute_with_settings` accepts (values `on`/`off`).
@@ -510,6 +548,14 @@ mod tests {
             b.extend_from_slice(&w.to_be_bytes());
         }
         b
+    }
+
+    #[test]
+    fn explain_time_is_read() {
+        let out = r#"[{"Plan": {"Node Type": "Seq Scan"}, "Planning Time": 0.2, "Triggers": [], "Execution Time": 1.25}]"#;
+        assert_eq!(explain_execution_ms(out), Some(1.25));
+        assert_eq!(explain_execution_ms("[{}]"), None);
+        assert_eq!(explain_execution_ms("not json"), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
@@ -25,7 +25,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, InterruptHandle, OpenFlags};
 use sqlwitness_core::{
     Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
-    Value,
+    Timed, TimingMethod, Value,
 };
 use sqlwitness_dialect::Dialect;
 
@@ -149,7 +149,15 @@ impl SqliteEngine {
         sqlite_error(&self.dialect, e, path)
     }
 
-    fn run(&self, pc: &PooledConn, sql: &str, limits: &QueryLimits) -> Result<ResultSet, DbError> {
+    /// Runs `sql` on `pc`: its rows, and the time spent stepping the
+    /// statement (`sqlite3_step`, to the last row), without preparing it or
+    /// reading its values.
+    fn run(
+        &self,
+        pc: &PooledConn,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<(ResultSet, Duration), DbError> {
         let length = i32::try_from(limits.max_bytes.max(1 << 20)).unwrap_or(i32::MAX);
         pc.conn
             .set_limit(Limit::SQLITE_LIMIT_LENGTH, length)
@@ -164,7 +172,14 @@ impl SqliteEngine {
         let mut rows = stmt.query([]).map_err(|e| self.db_error(e, None))?;
         let mut out = Vec::new();
         let mut bytes = 0usize;
-        while let Some(row) = rows.next().map_err(|e| self.db_error(e, None))? {
+        let mut stepping = Duration::ZERO;
+        loop {
+            let step = Instant::now();
+            let next = rows.next();
+            stepping += step.elapsed();
+            let Some(row) = next.map_err(|e| self.db_error(e, None))? else {
+                break;
+            };
             let mut values = Vec::with_capacity(ncol);
             for i in 0..ncol {
                 let v = row.get_ref(i).map_err(|e| self.db_error(e, None))?;
@@ -176,7 +191,27 @@ impl SqliteEngine {
             }
             out.push(values);
         }
-        Ok(ResultSet::new(columns, out))
+        Ok((ResultSet::new(columns, out), stepping))
+    }
+
+    /// [`SqliteEngine::run`] on a pooled connection of `db`'s file under
+    /// the deadline of `limits`.
+    fn run_limited(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<(ResultSet, Duration), DbError> {
+        let path = db.sqlite_path.as_path();
+        let pc = self.take(path)?;
+        let deadline = Instant::now() + limits.timeout;
+        set_deadline(&pc.deadline, Some(deadline));
+        let ticket = watchdog().arm(deadline, pc.conn.get_interrupt_handle());
+        let result = self.run(&pc, sql, limits);
+        watchdog().disarm(ticket);
+        set_deadline(&pc.deadline, None);
+        self.give_back(path, pc);
+        result
     }
 }
 
@@ -191,16 +226,15 @@ impl Engine for SqliteEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
-        let path = db.sqlite_path.as_path();
-        let pc = self.take(path)?;
-        let deadline = Instant::now() + limits.timeout;
-        set_deadline(&pc.deadline, Some(deadline));
-        let ticket = watchdog().arm(deadline, pc.conn.get_interrupt_handle());
-        let result = self.run(&pc, sql, limits);
-        watchdog().disarm(ticket);
-        set_deadline(&pc.deadline, None);
-        self.give_back(path, pc);
-        result
+        self.run_limited(db, sql, limits).map(|(rs, _)| rs)
+    }
+
+    fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
+        let (_, stepping) = self.run_limited(db, sql, limits)?;
+        Ok(Timed {
+            ms: stepping.as_secs_f64() * 1000.0,
+            method: TimingMethod::SqliteSteps,
+        })
     }
 }
 
