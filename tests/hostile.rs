@@ -12,6 +12,9 @@
 //! `timeout`, `match`, `mismatch`, `abstained`. `engine_error` is never
 //! allowed: no hostile text may pass for a server fault.
 
+#[path = "common/admin.rs"]
+mod admin;
+
 use serde_json::Value as Json;
 use sqlwitness_core::EngineKind;
 use sqlwitness_dialect::Adapter;
@@ -634,36 +637,6 @@ fn interrupt_stops_queries_on(kind: EngineKind, url: &str) {
     );
 }
 
-/// Runs `sql` (several statements) over the administrative login at `url`.
-fn admin_exec(url: &str, sql: &str) {
-    use sqlx::Executor;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        if url.starts_with("postgres") {
-            let pool = sqlx::postgres::PgPoolOptions::new()
-                .max_connections(1)
-                .connect(url)
-                .await
-                .unwrap();
-            pool.execute(sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())))
-                .await
-                .unwrap();
-        } else {
-            let pool = sqlx::mysql::MySqlPoolOptions::new()
-                .max_connections(1)
-                .connect(url)
-                .await
-                .unwrap();
-            pool.execute(sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())))
-                .await
-                .unwrap();
-        }
-    });
-}
-
 /// A benchmark whose `db_id` names a namespace sqlwitness did not create
 /// (an application's schema or database, here with its table `precious`)
 /// is refused on every server, naming it: `migrate` and `eval` leave it as
@@ -688,7 +661,7 @@ fn a_benchmark_never_drops_or_alters_a_namespace_it_did_not_create() {
                  INSERT INTO `{victim}`.precious VALUES (1), (2)"
             ),
         };
-        admin_exec(url, &create);
+        admin::exec(url, &create);
     }
     let dir = tempfile::tempdir().unwrap();
     let bench = dir.path().join("bench");
@@ -782,7 +755,7 @@ fn a_benchmark_never_drops_or_alters_a_namespace_it_did_not_create() {
             Adapter::Postgres => format!("DROP SCHEMA \"{victim}\" CASCADE"),
             _ => format!("DROP DATABASE `{victim}`"),
         };
-        admin_exec(url, &drop);
+        admin::exec(url, &drop);
     }
     // Nothing of the reserved names was touched: their refusal is named.
     for db_id in reserved {

@@ -38,6 +38,15 @@ pub enum BenchError {
     MissingFile { path: PathBuf, why: String },
     #[error("{}: sqlite: {message}", path.display())]
     Sqlite { path: PathBuf, message: String },
+    /// A dump's statement failed on the engine loading it (`line` 0: the
+    /// load itself, not one statement).
+    #[error("{}: line {line}: loading with {engine}: {message}", path.display())]
+    DumpLoad {
+        path: PathBuf,
+        line: usize,
+        engine: String,
+        message: String,
+    },
     #[error("migration of `{db_id}` to {engine}: {message}")]
     Migration {
         db_id: String,

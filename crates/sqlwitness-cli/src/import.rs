@@ -47,6 +47,11 @@ pub struct ImportArgs {
     /// Where the report goes (default OUT/import-report.json).
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Writes the databases' entries of a Spider `tables.json` (tables,
+    /// columns, Spider's column types, keys) into FILE, replacing entries
+    /// of the same db_id and keeping the others.
+    #[arg(long, value_name = "FILE")]
+    pub spider_tables: Option<PathBuf>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
@@ -109,7 +114,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
     };
     let report = match sqlwitness_bench::import_dump(&opts) {
         Ok(r) => r,
-        Err(e @ BenchError::Migration { .. }) => {
+        Err(e @ (BenchError::Migration { .. } | BenchError::DumpLoad { .. })) => {
             return Err(exit::EngineFailure(e.to_string()).into())
         }
         Err(e) => return Err(e.into()),
@@ -121,6 +126,9 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
     let text = serde_json::to_string_pretty(&report)?;
     std::fs::write(&report_path, text + "\n")
         .with_context(|| format!("{}: cannot write the report", report_path.display()))?;
+    if let Some(path) = &a.spider_tables {
+        write_spider_tables(path, &report)?;
+    }
     if !a.quiet {
         eprintln!(
             "{}: loaded by {} ({} statements, {} rows by COPY) in {:.1} s; {} skipped, {} not created",
@@ -171,4 +179,26 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
     } else {
         exit::ENGINE
     })
+}
+
+/// Merges the import's databases into the Spider `tables.json` at `path`.
+fn write_spider_tables(
+    path: &std::path::Path,
+    report: &sqlwitness_bench::ImportReport,
+) -> anyhow::Result<()> {
+    let mut entries: Vec<serde_json::Value> = match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            exit::BadInput(format!("{}: not a tables.json array: {e}", path.display()))
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),
+    };
+    for d in &report.databases {
+        entries.retain(|e| e["db_id"] != d.db_id.as_str());
+        entries.push(d.spider_tables.clone());
+    }
+    let text = serde_json::to_string_pretty(&entries)?;
+    std::fs::write(path, text + "\n")
+        .with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
 }

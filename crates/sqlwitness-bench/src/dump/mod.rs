@@ -72,6 +72,85 @@ pub struct DatabaseImport {
     pub seconds: f64,
     /// Every table written and verified.
     pub complete: bool,
+    /// The database's entry of a Spider `tables.json` (the written
+    /// tables, their columns, keys and foreign keys).
+    #[serde(skip)]
+    pub spider_tables: serde_json::Value,
+}
+
+/// Spider's column type words (`tables.json`'s `column_types`) for a
+/// SQLite column of `storage` and declared type `sqlite_type`.
+fn spider_type(storage: Storage, sqlite_type: &str) -> &'static str {
+    let t = sqlite_type.to_ascii_uppercase();
+    if t == "BOOLEAN" {
+        "boolean"
+    } else if t.starts_with("DATE") || t.starts_with("TIME") {
+        "time"
+    } else {
+        match storage {
+            Storage::Integer | Storage::Real | Storage::Decimal => "number",
+            Storage::Text => "text",
+            Storage::Blob => "others",
+        }
+    }
+}
+
+/// The Spider `tables.json` entry of `db_id` for the tables written.
+fn spider_tables(
+    db_id: &str,
+    tables: &[(sqlwitness_core::SourceTable, TableExport)],
+) -> serde_json::Value {
+    let readable = |s: &str| s.replace('_', " ").to_lowercase();
+    let mut column_names_original = vec![serde_json::json!([-1, "*"])];
+    let mut column_names = vec![serde_json::json!([-1, "*"])];
+    let mut column_types = vec!["text".to_string()];
+    let mut first_column = Vec::new();
+    for (ti, (t, e)) in tables.iter().enumerate() {
+        first_column.push(column_types.len());
+        for m in &e.columns {
+            column_names_original.push(serde_json::json!([ti, m.column]));
+            column_names.push(serde_json::json!([ti, readable(&m.column)]));
+            column_types.push(spider_type(m.storage, &m.sqlite_type).to_string());
+        }
+        let _ = t;
+    }
+    let index = |table: &str, column: &str| -> Option<usize> {
+        let ti = tables.iter().position(|(t, _)| t.name == table)?;
+        let ci = tables[ti].0.columns.iter().position(|c| c.name == column)?;
+        Some(first_column[ti] + ci)
+    };
+    let mut primary_keys = Vec::new();
+    let mut foreign_keys = Vec::new();
+    for (t, _) in tables {
+        match t.primary_key.as_slice() {
+            [] => {}
+            [one] => primary_keys.push(serde_json::json!(index(&t.name, &t.columns[*one].name))),
+            many => primary_keys.push(serde_json::json!(many
+                .iter()
+                .filter_map(|&c| index(&t.name, &t.columns[c].name))
+                .collect::<Vec<_>>())),
+        }
+        for fk in &t.foreign_keys {
+            for (c, p) in fk.columns.iter().zip(&fk.parent_columns) {
+                if let (Some(c), Some(Some(p))) = (
+                    index(&t.name, c),
+                    p.as_ref().map(|p| index(&fk.parent_table, p)),
+                ) {
+                    foreign_keys.push(serde_json::json!([c, p]));
+                }
+            }
+        }
+    }
+    serde_json::json!({
+        "db_id": db_id,
+        "table_names_original": tables.iter().map(|(t, _)| t.name.clone()).collect::<Vec<_>>(),
+        "table_names": tables.iter().map(|(t, _)| readable(&t.name)).collect::<Vec<_>>(),
+        "column_names_original": column_names_original,
+        "column_names": column_names,
+        "column_types": column_types,
+        "primary_keys": primary_keys,
+        "foreign_keys": foreign_keys,
+    })
 }
 
 /// What an import did.
@@ -233,8 +312,9 @@ fn load_and_export(
     not_created: Vec<DumpNote>,
 ) -> Result<ImportReport, BenchError> {
     let path = &opts.dump;
-    let fail = |line: usize, text: &str, e: sqlwitness_core::DbError| BenchError::Migration {
-        db_id: format!("{}: line {line}", path.display()),
+    let fail = |line: usize, text: &str, e: sqlwitness_core::DbError| BenchError::DumpLoad {
+        path: path.clone(),
+        line,
         engine: opts.engine.to_string(),
         message: format!(
             "`{}`: {}{}",
@@ -345,6 +425,13 @@ fn load_and_export(
             engine: "sqlite".into(),
             message: e.message,
         })?;
+        let kept: Vec<(sqlwitness_core::SourceTable, TableExport)> = tables
+            .iter()
+            .zip(&written)
+            .filter(|(_, e)| e.refused.is_none())
+            .map(|(t, e)| (t.clone(), e.clone()))
+            .collect();
+        let spider = spider_tables(&d.db_id, &kept);
         let rows = written.iter().map(|t| t.rows).sum();
         let complete =
             missing_tables.is_empty() && written.iter().all(|t| t.refused.is_none() && t.verified);
@@ -356,6 +443,7 @@ fn load_and_export(
             rows,
             seconds: started.elapsed().as_secs_f64(),
             complete,
+            spider_tables: spider,
         });
     }
     Ok(ImportReport {

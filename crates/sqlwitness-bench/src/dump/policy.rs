@@ -260,20 +260,17 @@ pub fn classify(dialect: DumpDialect, ctx: &mut Context, text: &str) -> Decision
             "{first} {second}: roles and logins are not the dump's to change"
         ));
     }
-    if matches!(first, "CREATE" | "DROP" | "ALTER") && matches!(second, "DATABASE" | "SCHEMA") {
-        if dialect == DumpDialect::Mysql || second == "DATABASE" {
-            if first == "ALTER" {
-                return refuse(&format!(
-                    "ALTER {second}: server-level settings are not the dump's"
-                ));
-            }
-            return own_database(
-                ctx,
-                dialect,
-                after(&w, second),
-                &format!("{first} {second}"),
-            );
-        }
+    // A MySQL schema is a database; a PostgreSQL one is inside the dump's.
+    let database = second == "DATABASE" || (dialect == DumpDialect::Mysql && second == "SCHEMA");
+    if matches!(first, "CREATE" | "DROP" | "ALTER") && database {
+        // The dump's own database: sqlwitness's namespace, created with its
+        // own settings (an `ALTER DATABASE` of it is skipped too).
+        return own_database(
+            ctx,
+            dialect,
+            after(&w, second),
+            &format!("{first} {second}"),
+        );
     }
     match dialect {
         DumpDialect::Postgres => classify_postgres(&w, first, second),
