@@ -484,11 +484,19 @@ mod tests {
             "ALTER SYSTEM SET work_mem = '1TB'",
             "CREATE TABLESPACE t LOCATION '/tmp'",
             "LOAD 'plugin'",
-            "DROP DATABASE other",
             "CREATE SERVER s FOREIGN DATA WRAPPER postgres_fdw",
         ] {
             assert!(refused(&pg(s)), "{s}");
         }
+        // Once the dump's own database is known, any other is refused.
+        let mut ctx = Context {
+            own_database: Some("shop".into()),
+        };
+        assert!(refused(&classify(
+            DumpDialect::Postgres,
+            &mut ctx,
+            "DROP DATABASE other"
+        )));
         assert_eq!(pg("COPY public.t (a, b) FROM stdin"), Decision::Run);
         assert!(matches!(
             pg("ALTER TABLE public.t OWNER TO postgres"),
