@@ -13,6 +13,8 @@
 
 mod container;
 mod error;
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+mod keysql;
 mod login;
 #[cfg(feature = "mysql")]
 mod mysql;

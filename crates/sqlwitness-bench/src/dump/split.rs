@@ -253,43 +253,22 @@ impl<R: BufRead> Splitter<R> {
                     i += 1;
                 }
                 Lex::Single(escapes) => {
-                    if escapes && b[i] == b'\\' {
-                        i += 2;
-                    } else if b[i] == b'\'' {
-                        if b.get(i + 1) == Some(&b'\'') {
-                            i += 2;
-                        } else {
-                            self.lex = Lex::Normal;
-                            i += 1;
-                        }
-                    } else {
-                        i += 1;
+                    let (next, closed) = in_quotes(b, i, b'\'', escapes);
+                    i = next;
+                    if closed {
+                        self.lex = Lex::Normal;
                     }
                 }
-                Lex::Double => {
-                    if self.dialect == DumpDialect::Mysql && b[i] == b'\\' {
-                        i += 2;
-                    } else if b[i] == b'"' {
-                        if b.get(i + 1) == Some(&b'"') {
-                            i += 2;
-                        } else {
-                            self.lex = Lex::Normal;
-                            i += 1;
-                        }
+                Lex::Double | Lex::Backtick => {
+                    let (q, escapes) = if self.lex == Lex::Double {
+                        (b'"', self.dialect == DumpDialect::Mysql)
                     } else {
-                        i += 1;
-                    }
-                }
-                Lex::Backtick => {
-                    if b[i] == b'`' {
-                        if b.get(i + 1) == Some(&b'`') {
-                            i += 2;
-                        } else {
-                            self.lex = Lex::Normal;
-                            i += 1;
-                        }
-                    } else {
-                        i += 1;
+                        (b'`', false)
+                    };
+                    let (next, closed) = in_quotes(b, i, q, escapes);
+                    i = next;
+                    if closed {
+                        self.lex = Lex::Normal;
                     }
                 }
                 Lex::Block(depth) => {
@@ -398,6 +377,23 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 }
             }
         }
+    }
+}
+
+/// One step inside a string or quoted name closed by `q` (doubled `q` is
+/// the character itself; with `escapes`, a backslash escapes the next byte):
+/// the next position, and whether the quote closed there.
+fn in_quotes(b: &[u8], i: usize, q: u8, escapes: bool) -> (usize, bool) {
+    if escapes && b[i] == b'\\' {
+        (i + 2, false)
+    } else if b[i] == q {
+        if b.get(i + 1) == Some(&q) {
+            (i + 2, false)
+        } else {
+            (i + 1, true)
+        }
+    } else {
+        (i + 1, false)
     }
 }
 

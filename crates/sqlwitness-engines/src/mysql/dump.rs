@@ -20,10 +20,17 @@ use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 use super::login::grant_db;
 use super::read::decode_cell;
 use super::write::{quote, MysqlMigrator};
+use crate::keysql::KeySql;
 use crate::login::literal;
 
 /// Rows per scan batch.
 const SCAN_BATCH: usize = 1000;
+
+/// Key checks in MySQL's SQL.
+const KEY_SQL: KeySql = KeySql {
+    quote,
+    int: |e| format!("CAST({e} AS SIGNED)"),
+};
 
 /// A MySQL/MariaDB database made for one dump, with its loader login.
 pub struct MysqlDumpNamespace {
@@ -322,25 +329,8 @@ impl Source for MysqlDumpNamespace {
         _kinds: &[TargetKind],
         _key: &Arc<KeyFn>,
     ) -> Result<(u64, u64), DbError> {
-        let names: Vec<String> = cols
-            .iter()
-            .map(|&c| quote(&table.columns[c].name))
-            .collect();
-        let any_null = names
-            .iter()
-            .map(|n| format!("{n} IS NULL"))
-            .collect::<Vec<_>>()
-            .join(" OR ");
-        let t = self.qualified(&table.name);
-        let nulls = self.count(format!(
-            "SELECT CAST(COUNT(*) AS SIGNED) FROM {t} WHERE {any_null}"
-        ))?;
-        let dups = self.count(format!(
-            "SELECT CAST(COALESCE(SUM(n - 1), 0) AS SIGNED) FROM (SELECT COUNT(*) n FROM {t} \
-             WHERE NOT ({any_null}) GROUP BY {} HAVING COUNT(*) > 1) d",
-            names.join(", ")
-        ))?;
-        Ok((nulls, dups))
+        let (nulls, dups) = KEY_SQL.violations(&self.qualified(&table.name), table, cols);
+        Ok((self.count(nulls)?, self.count(dups)?))
     }
 
     fn orphans(
@@ -353,28 +343,8 @@ impl Source for MysqlDumpNamespace {
         _key: &Arc<KeyFn>,
         _exact: bool,
     ) -> Result<u64, DbError> {
-        let not_null = cols
-            .iter()
-            .map(|&i| format!("c.{} IS NOT NULL", quote(&child.columns[i].name)))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        let matches = cols
-            .iter()
-            .zip(pcols)
-            .map(|(&i, &j)| {
-                format!(
-                    "p.{} = c.{}",
-                    quote(&parent.columns[j].name),
-                    quote(&child.columns[i].name)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" AND ");
         let (c, p) = (self.qualified(&child.name), self.qualified(&parent.name));
-        self.count(format!(
-            "SELECT CAST(COUNT(*) AS SIGNED) FROM {c} c WHERE {not_null} \
-             AND NOT EXISTS (SELECT 1 FROM {p} p WHERE {matches})"
-        ))
+        self.count(KEY_SQL.orphans((&c, child), cols, (&p, parent), pcols))
     }
 }
 

@@ -23,6 +23,7 @@ use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
 use super::read::decode_cell;
 use super::write::quote;
+use crate::keysql::KeySql;
 use crate::login::literal;
 
 /// The schema of the dump's database that holds sqlwitness's stamp, owned by
@@ -30,6 +31,12 @@ use crate::login::literal;
 const STAMP_SCHEMA: &str = "sqlwitness";
 /// Rows per scan batch.
 const SCAN_BATCH: usize = 1000;
+
+/// Key checks in PostgreSQL's SQL.
+const KEY_SQL: KeySql = KeySql {
+    quote,
+    int: |e| format!("({e})::int8"),
+};
 
 /// A loaded table: where it is on the server.
 #[derive(Debug, Clone)]
@@ -61,6 +68,21 @@ impl std::fmt::Debug for PgDumpNamespace {
             .field("database", &self.database)
             .finish_non_exhaustive()
     }
+}
+
+/// The stamp of the dump database `c` is connected to, when it holds
+/// sqlwitness's.
+async fn read_stamp(c: &mut PgConnection) -> Option<Stamp> {
+    let text: Option<String> = sqlx::query_scalar(AssertSqlSafe(format!(
+        "SELECT stamp FROM {}.{} LIMIT 1",
+        quote(STAMP_SCHEMA),
+        quote(sqlwitness_core::STAMP_TABLE)
+    )))
+    .fetch_optional(c)
+    .await
+    .ok()
+    .flatten();
+    text.and_then(|t| Stamp::from_text(&t))
 }
 
 pub(crate) fn pg_error(e: sqlx::Error) -> DbError {
@@ -108,17 +130,9 @@ impl PgDumpNamespace {
             let opts = base.clone().database(database);
             let ours = rt.block_on(async {
                 let mut c = opts.connect().await.ok()?;
-                let text: Option<String> = sqlx::query_scalar(AssertSqlSafe(format!(
-                    "SELECT stamp FROM {}.{} LIMIT 1",
-                    quote(STAMP_SCHEMA),
-                    quote(sqlwitness_core::STAMP_TABLE)
-                )))
-                .fetch_optional(&mut c)
-                .await
-                .ok()
-                .flatten();
+                let stamp = read_stamp(&mut c).await;
                 let _ = c.close().await;
-                text.and_then(|t| Stamp::from_text(&t))
+                stamp
             });
             if ours.is_none() {
                 return Err(DbError::refused(format!(
@@ -445,26 +459,8 @@ impl Source for PgDumpNamespace {
         _key: &Arc<KeyFn>,
     ) -> Result<(u64, u64), DbError> {
         let l = self.located(table)?;
-        let names: Vec<String> = cols
-            .iter()
-            .map(|&c| quote(&table.columns[c].name))
-            .collect();
-        let any_null = names
-            .iter()
-            .map(|n| format!("{n} IS NULL"))
-            .collect::<Vec<_>>()
-            .join(" OR ");
-        let nulls = self.count(format!(
-            "SELECT count(*) FROM {} WHERE {any_null}",
-            qualified(&l)
-        ))?;
-        let dups = self.count(format!(
-            "SELECT COALESCE(sum(n - 1), 0)::int8 FROM (SELECT count(*) n FROM {} \
-             WHERE NOT ({any_null}) GROUP BY {} HAVING count(*) > 1) d",
-            qualified(&l),
-            names.join(", ")
-        ))?;
-        Ok((nulls, dups))
+        let (nulls, dups) = KEY_SQL.violations(&qualified(&l), table, cols);
+        Ok((self.count(nulls)?, self.count(dups)?))
     }
 
     fn orphans(
@@ -477,29 +473,12 @@ impl Source for PgDumpNamespace {
         _key: &Arc<KeyFn>,
         _exact: bool,
     ) -> Result<u64, DbError> {
-        let c = self.located(child)?;
-        let p = self.located(parent)?;
-        let not_null = cols
-            .iter()
-            .map(|&i| format!("c.{} IS NOT NULL", quote(&child.columns[i].name)))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        let matches = cols
-            .iter()
-            .zip(pcols)
-            .map(|(&i, &j)| {
-                format!(
-                    "p.{} = c.{}",
-                    quote(&parent.columns[j].name),
-                    quote(&child.columns[i].name)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        self.count(format!(
-            "SELECT count(*) FROM {} c WHERE {not_null} AND NOT EXISTS (SELECT 1 FROM {} p WHERE {matches})",
-            qualified(&c),
-            qualified(&p)
+        let (c, p) = (self.located(child)?, self.located(parent)?);
+        self.count(KEY_SQL.orphans(
+            (&qualified(&c), child),
+            cols,
+            (&qualified(&p), parent),
+            pcols,
         ))
     }
 }
@@ -614,20 +593,9 @@ impl DumpNamespace for PgDumpNamespace {
         // The stamp is checked again before the database is dropped.
         let ours = match self.inside.take() {
             Some(mut c) => {
-                let text: Option<String> = self
-                    .rt
-                    .block_on(
-                        sqlx::query_scalar(AssertSqlSafe(format!(
-                            "SELECT stamp FROM {}.{} LIMIT 1",
-                            quote(STAMP_SCHEMA),
-                            quote(sqlwitness_core::STAMP_TABLE)
-                        )))
-                        .fetch_optional(&mut c),
-                    )
-                    .ok()
-                    .flatten();
+                let stamp = self.rt.block_on(read_stamp(&mut c));
                 let _ = self.rt.block_on(c.close());
-                text.and_then(|t| Stamp::from_text(&t)).is_some()
+                stamp.is_some()
             }
             None => false,
         };
