@@ -135,36 +135,6 @@ fn sha(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
-fn scalar(url: &str, sql: &str) -> i64 {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        if url.starts_with("postgres") {
-            let pool = sqlx::postgres::PgPoolOptions::new()
-                .max_connections(1)
-                .connect(url)
-                .await
-                .unwrap();
-            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()))
-                .fetch_one(&pool)
-                .await
-                .unwrap()
-        } else {
-            let pool = sqlx::mysql::MySqlPoolOptions::new()
-                .max_connections(1)
-                .connect(url)
-                .await
-                .unwrap();
-            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.to_string()))
-                .fetch_one(&pool)
-                .await
-                .unwrap()
-        }
-    })
-}
-
 #[test]
 fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
     let servers = sqlwitness_testkit::servers();
@@ -320,7 +290,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
     for (kind, url) in &servers {
         let running = match adapter(*kind) {
             Adapter::Postgres => {
-                let locks = scalar(
+                let locks = admin::count(
                     url,
                     &format!(
                         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' \
@@ -328,7 +298,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
                     ),
                 );
                 assert_eq!(locks, 0, "{kind}: advisory lock left");
-                scalar(
+                admin::count(
                     url,
                     &format!(
                         "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' \
@@ -336,7 +306,7 @@ fn hostile_corpus_gets_a_verdict_and_leaves_no_trace() {
                     ),
                 )
             }
-            Adapter::Mysql => scalar(
+            Adapter::Mysql => admin::count(
                 url,
                 &format!(
                     "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
@@ -600,7 +570,7 @@ fn interrupt_stops_queries_on(kind: EngineKind, url: &str) {
              AND INFO LIKE '%{marker}%' AND ID <> CONNECTION_ID()"
         ),
     };
-    let running = || scalar(url, &sql);
+    let running = || admin::count(url, &sql);
     let mut child = Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
         .current_dir(repo())
         .args(&args)
@@ -750,7 +720,11 @@ fn a_benchmark_never_drops_or_alters_a_namespace_it_did_not_create() {
             Adapter::Postgres => format!("SELECT count(*) FROM \"{victim}\".precious"),
             _ => format!("SELECT count(*) FROM `{victim}`.precious"),
         };
-        assert_eq!(scalar(url, &q), 2, "{kind}: the foreign table changed");
+        assert_eq!(
+            admin::count(url, &q),
+            2,
+            "{kind}: the foreign table changed"
+        );
         let drop = match adapter(*kind) {
             Adapter::Postgres => format!("DROP SCHEMA \"{victim}\" CASCADE"),
             _ => format!("DROP DATABASE `{victim}`"),

@@ -71,6 +71,20 @@ fn sqlwitness(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Runs sqlwitness with `args` and `--server ENGINE=URL` for each of
+/// `servers`.
+fn sqlwitness_on(args: &[&str], servers: &[(EngineKind, String)]) -> Output {
+    let servers = sqlwitness_testkit::server_args(servers);
+    let mut all = args.to_vec();
+    all.extend(servers.iter().map(String::as_str));
+    sqlwitness(&all)
+}
+
+/// The report.json a run wrote into `out`.
+fn report_in(out: &Path) -> Json {
+    serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap()
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -354,9 +368,7 @@ fn a_byte_order_mark_is_accepted() {
             "-q",
         ]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let report: Json =
-            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
-                .unwrap();
+        let report = report_in(&out);
         assert_eq!(
             report["questions"][0]["engines"]["sqlite"]["verdict"],
             "match"
@@ -451,27 +463,24 @@ fn unusable_databases_are_engine_errors_and_the_good_ones_are_judged() {
         .map(|p| (p.clone(), std::fs::read(&p).unwrap_or_default()))
         .collect();
     let out = dir.path().join("out");
-    let mut args: Vec<String> = [
-        "eval",
-        "--bench",
-        bench.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--namespace-prefix",
-        &prefix,
-        "--engines",
-        &engines.join(","),
-        "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(sqlwitness_testkit::server_args(&servers));
-    let o = sqlwitness(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = sqlwitness_on(
+        &[
+            "eval",
+            "--bench",
+            bench.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--namespace-prefix",
+            &prefix,
+            "--engines",
+            &engines.join(","),
+            "-q",
+        ],
+        &servers,
+    );
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
-    let report: Json =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report = report_in(&out);
     let last = entries.len() - 1;
     for engine in &engines {
         for i in [0, last] {
@@ -512,23 +521,21 @@ fn unusable_databases_are_engine_errors_and_the_good_ones_are_judged() {
     // their logs under --log-dir only.
     if !servers.is_empty() {
         let logs = dir.path().join("logs");
-        let mut args: Vec<String> = [
-            "migrate",
-            "--bench",
-            bench.to_str().unwrap(),
-            "--log-dir",
-            logs.to_str().unwrap(),
-            "--namespace-prefix",
-            &prefix,
-            "--engines",
-            &engines[1..].join(","),
-            "-q",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        args.extend(sqlwitness_testkit::server_args(&servers));
-        let o = sqlwitness(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let o = sqlwitness_on(
+            &[
+                "migrate",
+                "--bench",
+                bench.to_str().unwrap(),
+                "--log-dir",
+                logs.to_str().unwrap(),
+                "--namespace-prefix",
+                &prefix,
+                "--engines",
+                &engines[1..].join(","),
+                "-q",
+            ],
+            &servers,
+        );
         let stdout = String::from_utf8_lossy(&o.stdout);
         assert_eq!(o.status.code(), Some(3), "{stdout}{}", stderr(&o));
         for (id, says) in UNUSABLE {
@@ -554,8 +561,7 @@ fn unusable_databases_are_engine_errors_and_the_good_ones_are_judged() {
         "-q",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let report: Json =
-        serde_json::from_str(&std::fs::read_to_string(out2.join("report.json")).unwrap()).unwrap();
+    let report = report_in(&out2);
     for q in report["questions"].as_array().unwrap() {
         assert_eq!(q["engines"]["sqlite"]["verdict"], "match", "{q}");
     }
@@ -596,27 +602,24 @@ fn a_database_not_migrated_is_named_so_and_exits_3() {
     .unwrap();
     drop(conn);
     let out = dir.path().join("out");
-    let mut args: Vec<String> = [
-        "eval",
-        "--bench",
-        bench.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--namespace-prefix",
-        &prefix,
-        "--engines",
-        &engines.join(","),
-        "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(sqlwitness_testkit::server_args(&servers));
-    let o = sqlwitness(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = sqlwitness_on(
+        &[
+            "eval",
+            "--bench",
+            bench.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--namespace-prefix",
+            &prefix,
+            "--engines",
+            &engines.join(","),
+            "-q",
+        ],
+        &servers,
+    );
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
-    let report: Json =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report = report_in(&out);
     assert_eq!(verdict(&report, 1, "sqlite")["verdict"], "match");
     for engine in &engines[1..] {
         assert_eq!(verdict(&report, 0, engine)["verdict"], "match", "{engine}");
@@ -663,28 +666,24 @@ fn a_reserved_namespace_is_never_migrated() {
         );
         good_db(&bench, &db_id);
         let out = dir.path().join("out");
-        let mut args: Vec<String> = [
-            "eval",
-            "--bench",
-            bench.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--namespace-prefix",
-            "",
-            "--engines",
-            &format!("sqlite,{kind}"),
-            "-q",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        args.extend(sqlwitness_testkit::server_args(&[(*kind, url.clone())]));
-        let o = sqlwitness(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let o = sqlwitness_on(
+            &[
+                "eval",
+                "--bench",
+                bench.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--namespace-prefix",
+                "",
+                "--engines",
+                &format!("sqlite,{kind}"),
+                "-q",
+            ],
+            &[(*kind, url.clone())],
+        );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(3), "{kind}: {err}");
-        let report: Json =
-            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
-                .unwrap();
+        let report = report_in(&out);
         assert_eq!(verdict(&report, 0, "sqlite")["verdict"], "match", "{kind}");
         let v = verdict(&report, 0, kind.as_str());
         assert_eq!(v["verdict"], "engine_error", "{kind}: {v}");
@@ -743,28 +742,25 @@ fn a_database_corrupt_past_its_schema_charges_nobody() {
     let lines: Vec<&str> = qs.iter().map(|(_, p)| *p).collect();
     std::fs::write(&pred, lines.join("\n") + "\n").unwrap();
     let out = dir.path().join("out");
-    let mut args: Vec<String> = [
-        "eval",
-        "--bench",
-        bench.to_str().unwrap(),
-        "--pred",
-        pred.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--namespace-prefix",
-        &prefix,
-        "--engines",
-        &engines.join(","),
-        "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(sqlwitness_testkit::server_args(&servers));
-    let o = sqlwitness(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = sqlwitness_on(
+        &[
+            "eval",
+            "--bench",
+            bench.to_str().unwrap(),
+            "--pred",
+            pred.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--namespace-prefix",
+            &prefix,
+            "--engines",
+            &engines.join(","),
+            "-q",
+        ],
+        &servers,
+    );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let report: Json =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report = report_in(&out);
     assert_eq!(verdict(&report, 0, "sqlite")["verdict"], "match");
     let gold = verdict(&report, 1, "sqlite");
     assert_eq!(gold["verdict"], "engine_error", "{gold}");

@@ -12,9 +12,9 @@
 //! the registry: they pick the backend the engine's dialect file names.
 
 mod container;
-mod error;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
-mod keysql;
+mod dump;
+mod error;
 mod login;
 #[cfg(feature = "mysql")]
 mod mysql;

@@ -102,6 +102,22 @@ pub fn level_columns(spider: bool) -> Vec<&'static str> {
     named.iter().copied().chain([all]).collect()
 }
 
+/// The first two lines of an official evaluator's table: the level
+/// columns, then the `count` row (`count` of each level), without a final
+/// newline.
+pub(crate) fn official_head(cols: &[&str], count: impl Fn(&str) -> usize) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "{:20}", "");
+    for c in cols {
+        let _ = write!(out, " {c:20}");
+    }
+    let _ = write!(out, "\n{:20}", "count");
+    for c in cols {
+        let _ = write!(out, " {:<20}", count(c));
+    }
+    out
+}
+
 /// The table as the official evaluator prints it, for one engine: Spider's
 /// `count` and `execution` rows (3 decimals, fractions), or BIRD's `count`
 /// and metric rows (2 decimals, percentages), here with an EX and a Soft F1
@@ -109,15 +125,7 @@ pub fn level_columns(spider: bool) -> Vec<&'static str> {
 pub fn official_table(levels: &BTreeMap<String, LevelSummary>, spider: bool) -> String {
     let cols = level_columns(spider);
     let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
-    let mut out = String::new();
-    let _ = write!(out, "{:20}", "");
-    for c in &cols {
-        let _ = write!(out, " {c:20}");
-    }
-    let _ = write!(out, "\n{:20}", "count");
-    for c in &cols {
-        let _ = write!(out, " {:<20}", get(c).questions);
-    }
+    let mut out = official_head(&cols, |c| get(c).questions);
     out.push('\n');
     if spider {
         let _ = writeln!(

@@ -340,15 +340,7 @@ pub fn ves_table(engines: &[(&str, &VesSummary)]) -> String {
 pub fn ves_official_table(v: &VesSummary) -> String {
     let cols = crate::level_columns(false);
     let get = |c: &str| v.by_difficulty.get(c).cloned().unwrap_or_default();
-    let mut out = String::new();
-    let _ = write!(out, "{:20}", "");
-    for c in &cols {
-        let _ = write!(out, " {c:20}");
-    }
-    let _ = write!(out, "\n{:20}", "count");
-    for c in &cols {
-        let _ = write!(out, " {:<20}", get(c).questions);
-    }
+    let mut out = crate::levels::official_head(&cols, |c| get(c).questions);
     for (name, f) in [
         ("VES", (|l: &VesLevel| l.ves) as fn(&VesLevel) -> f64),
         ("R-VES", |l: &VesLevel| l.r_ves),

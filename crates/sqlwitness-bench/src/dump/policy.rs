@@ -12,7 +12,7 @@
 //! would run at load time or later (triggers, functions, procedures,
 //! events, rules) and views are listed, not created.
 
-use super::split::DumpDialect;
+use super::split::{past_quoted, DumpDialect};
 
 /// The loader's decision on one statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,38 +79,12 @@ pub(crate) fn words(dialect: DumpDialect, text: &str) -> Vec<String> {
         } else if c == b'\'' || (c == b'"' && dialect == DumpDialect::Mysql) {
             let backslash =
                 dialect == DumpDialect::Mysql || (i > 0 && matches!(b[i - 1], b'e' | b'E'));
-            i += 1;
-            while i < b.len() {
-                if backslash && b[i] == b'\\' {
-                    i += 2;
-                } else if b[i] == c {
-                    if b.get(i + 1) == Some(&c) {
-                        i += 2;
-                    } else {
-                        i += 1;
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
+            i = past_quoted(b, i, c, backslash);
             out.push("'".to_string());
         } else if c == b'"' || c == b'`' {
             let start = i;
-            i += 1;
-            while i < b.len() {
-                if b[i] == c {
-                    if b.get(i + 1) == Some(&c) {
-                        i += 2;
-                    } else {
-                        i += 1;
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-            out.push(text[start..i.min(text.len())].to_string());
+            i = past_quoted(b, i, c, false);
+            out.push(text[start..i].to_string());
         } else if c == b'$' && dialect == DumpDialect::Postgres {
             // A dollar-quoted body is a string here.
             let mut j = i + 1;

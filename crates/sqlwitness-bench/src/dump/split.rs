@@ -397,6 +397,20 @@ fn in_quotes(b: &[u8], i: usize, q: u8, escapes: bool) -> (usize, bool) {
     }
 }
 
+/// The position just past the string or quoted name opened by the quote
+/// `q` at `i` (the end of `b` when it never closes).
+pub(super) fn past_quoted(b: &[u8], i: usize, q: u8, escapes: bool) -> usize {
+    let mut i = i + 1;
+    while i < b.len() {
+        let (next, closed) = in_quotes(b, i, q, escapes);
+        if closed {
+            return next;
+        }
+        i = next;
+    }
+    b.len()
+}
+
 fn trim_eol(b: &[u8]) -> &[u8] {
     let b = b.strip_suffix(b"\n").unwrap_or(b);
     b.strip_suffix(b"\r").unwrap_or(b)

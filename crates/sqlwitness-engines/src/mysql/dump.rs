@@ -20,7 +20,7 @@ use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 use super::login::grant_db;
 use super::read::decode_cell;
 use super::write::{quote, MysqlMigrator};
-use crate::keysql::KeySql;
+use crate::dump::{open, past_limit, within, KeySql, LOADER_ENDED};
 use crate::login::literal;
 
 /// Rows per scan batch.
@@ -355,25 +355,13 @@ impl DumpNamespace for MysqlDumpNamespace {
 
     fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
-        let loader = self
-            .loader
-            .as_mut()
-            .ok_or_else(|| DbError::connection("the loader's session has ended"))?;
-        let done = rt.block_on(async {
-            tokio::time::timeout(
-                limit,
-                loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string()))),
-            )
-            .await
-        });
-        match done {
-            Ok(r) => r.map(|_| ()).map_err(my_error),
-            Err(_) => {
+        let loader = open(&mut self.loader, LOADER_ENDED)?;
+        let work = loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string())));
+        match within(rt, limit, work) {
+            Some(r) => r.map(|_| ()).map_err(my_error),
+            None => {
                 self.stop_loader();
-                Err(DbError::timeout(format!(
-                    "the statement ran past the limit of {} s and was cancelled",
-                    limit.as_secs_f64()
-                )))
+                Err(past_limit("statement", limit))
             }
         }
     }

@@ -23,7 +23,7 @@ use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
 use super::read::decode_cell;
 use super::write::quote;
-use crate::keysql::KeySql;
+use crate::dump::{open, past_limit, within, KeySql, LOADER_ENDED, NAMESPACE_CLOSED};
 use crate::login::literal;
 
 /// The schema of the dump's database that holds sqlwitness's stamp, owned by
@@ -68,6 +68,16 @@ impl std::fmt::Debug for PgDumpNamespace {
             .field("database", &self.database)
             .finish_non_exhaustive()
     }
+}
+
+/// Whether the server has a database named `name`.
+async fn database_exists(admin: &mut PgConnection, name: &str) -> Result<bool, DbError> {
+    let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(name)
+        .fetch_optional(admin)
+        .await
+        .map_err(pg_error)?;
+    Ok(found.is_some())
 }
 
 /// The stamp of the dump database `c` is connected to, when it holds
@@ -118,14 +128,7 @@ impl PgDumpNamespace {
                 crate::mask_url(admin_url)
             ))
         })?;
-        let exists: Option<i32> = rt
-            .block_on(
-                sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
-                    .bind(database)
-                    .fetch_optional(&mut admin),
-            )
-            .map_err(pg_error)?;
-        if exists.is_some() {
+        if rt.block_on(database_exists(&mut admin, database))? {
             // Only a database holding sqlwitness's stamp is dropped.
             let opts = base.clone().database(database);
             let ours = rt.block_on(async {
@@ -244,10 +247,7 @@ impl PgDumpNamespace {
 
     fn count(&mut self, sql: String) -> Result<u64, DbError> {
         let rt = &self.rt;
-        let conn = self
-            .inside
-            .as_mut()
-            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
         let n: Option<i64> = rt
             .block_on(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(conn))
             .map_err(pg_error)?;
@@ -294,10 +294,7 @@ fn qualified(l: &Located) -> String {
 impl Source for PgDumpNamespace {
     fn schema(&mut self) -> Result<SourceSchema, DbError> {
         let rt = &self.rt;
-        let conn = self
-            .inside
-            .as_mut()
-            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
         let tables = rt
             .block_on(
                 sqlx::query(
@@ -426,10 +423,7 @@ impl Source for PgDumpNamespace {
             .join(", ");
         let sql = format!("SELECT {list} FROM {}", qualified(&l));
         let rt = &self.rt;
-        let conn = self
-            .inside
-            .as_mut()
-            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
         rt.block_on(async {
             let mut rows = sqlx::query(AssertSqlSafe(sql)).fetch(&mut *conn);
             let mut buf: Vec<Vec<sqlwitness_core::Value>> = Vec::with_capacity(SCAN_BATCH);
@@ -492,25 +486,13 @@ impl DumpNamespace for PgDumpNamespace {
 
     fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
-        let loader = self
-            .loader
-            .as_mut()
-            .ok_or_else(|| DbError::connection("the loader's session has ended"))?;
-        let done = rt.block_on(async {
-            tokio::time::timeout(
-                limit,
-                loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string()))),
-            )
-            .await
-        });
-        match done {
-            Ok(r) => r.map(|_| ()).map_err(pg_error),
-            Err(_) => {
+        let loader = open(&mut self.loader, LOADER_ENDED)?;
+        let work = loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string())));
+        match within(rt, limit, work) {
+            Some(r) => r.map(|_| ()).map_err(pg_error),
+            None => {
                 self.stop_loader();
-                Err(DbError::timeout(format!(
-                    "the statement ran past the limit of {} s and was cancelled",
-                    limit.as_secs_f64()
-                )))
+                Err(past_limit("statement", limit))
             }
         }
     }
@@ -522,49 +504,37 @@ impl DumpNamespace for PgDumpNamespace {
         limit: Duration,
     ) -> Result<u64, DbError> {
         let rt = &self.rt;
-        let loader = self
-            .loader
-            .as_mut()
-            .ok_or_else(|| DbError::connection("the loader's session has ended"))?;
-        let done = rt.block_on(async {
-            tokio::time::timeout(limit, async {
-                let mut copy = loader.copy_in_raw(sql).await.map_err(pg_error)?;
-                loop {
-                    match data() {
-                        Ok(Some(chunk)) => {
-                            if let Err(e) = copy.send(chunk).await {
-                                return Err(pg_error(e));
-                            }
-                        }
-                        Ok(None) => break,
-                        Err(e) => {
-                            let _ = copy.abort(e.message.clone()).await;
-                            return Err(e);
+        let loader = open(&mut self.loader, LOADER_ENDED)?;
+        let work = async {
+            let mut copy = loader.copy_in_raw(sql).await.map_err(pg_error)?;
+            loop {
+                match data() {
+                    Ok(Some(chunk)) => {
+                        if let Err(e) = copy.send(chunk).await {
+                            return Err(pg_error(e));
                         }
                     }
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = copy.abort(e.message.clone()).await;
+                        return Err(e);
+                    }
                 }
-                copy.finish().await.map_err(pg_error)
-            })
-            .await
-        });
-        match done {
-            Ok(r) => r,
-            Err(_) => {
+            }
+            copy.finish().await.map_err(pg_error)
+        };
+        match within(rt, limit, work) {
+            Some(r) => r,
+            None => {
                 self.stop_loader();
-                Err(DbError::timeout(format!(
-                    "the COPY ran past the limit of {} s and was cancelled",
-                    limit.as_secs_f64()
-                )))
+                Err(past_limit("COPY", limit))
             }
         }
     }
 
     fn other_objects(&mut self) -> Result<Vec<String>, DbError> {
         let rt = &self.rt;
-        let conn = self
-            .inside
-            .as_mut()
-            .ok_or_else(|| DbError::connection("the dump's database is closed"))?;
+        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
         let rows: Vec<String> = rt
             .block_on(
                 sqlx::query_scalar(
@@ -602,15 +572,10 @@ impl DumpNamespace for PgDumpNamespace {
         let db = quote(&self.database);
         let role = quote(&self.role);
         let mut first_error = None;
-        let exists: Option<i32> = self
+        if self
             .rt
-            .block_on(
-                sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
-                    .bind(&self.database)
-                    .fetch_optional(&mut self.admin),
-            )
-            .map_err(pg_error)?;
-        if exists.is_some() {
+            .block_on(database_exists(&mut self.admin, &self.database))?
+        {
             if ours {
                 if let Err(e) = self.rt.block_on(
                     self.admin

@@ -1,11 +1,49 @@
-//! The SQL that checks a loaded table's keys on its own server (a dump's
-//! namespace read as a [`sqlwitness_core::Source`]): rows with a NULL key
-//! column, rows repeating another's key, children without a parent. The
-//! server's own equality decides; `quote` quotes a name in its dialect and
-//! `int` makes an expression a 64-bit integer the driver reads as `i64`.
+//! What the PostgreSQL and MySQL dump namespaces
+//! ([`sqlwitness_core::DumpNamespace`]) share: a statement run within its
+//! time limit, the connections that may have ended, and the SQL that checks
+//! a loaded table's keys on its own server.
 
-use sqlwitness_core::SourceTable;
+use std::future::Future;
+use std::time::Duration;
 
+use sqlwitness_core::{DbError, SourceTable};
+
+/// The loader login's session, once stopped or closed.
+pub(crate) const LOADER_ENDED: &str = "the loader's session has ended";
+/// The administrative session inside the dump's namespace, once closed.
+pub(crate) const NAMESPACE_CLOSED: &str = "the dump's database is closed";
+
+/// The connection in `slot`, or a connection error saying it `ended`.
+pub(crate) fn open<'a, C>(slot: &'a mut Option<C>, ended: &str) -> Result<&'a mut C, DbError> {
+    slot.as_mut().ok_or_else(|| DbError::connection(ended))
+}
+
+/// Runs `work` on `rt`: its output, or `None` when it is still running at
+/// `limit` (the caller then stops the loader's session, see
+/// [`past_limit`]).
+pub(crate) fn within<F: Future>(
+    rt: &tokio::runtime::Runtime,
+    limit: Duration,
+    work: F,
+) -> Option<F::Output> {
+    // The timer is made inside the runtime (it needs its clock).
+    rt.block_on(async { tokio::time::timeout(limit, work).await })
+        .ok()
+}
+
+/// The error of a `what` (`statement`, `COPY`) stopped at `limit`.
+pub(crate) fn past_limit(what: &str, limit: Duration) -> DbError {
+    DbError::timeout(format!(
+        "the {what} ran past the limit of {} s and was cancelled",
+        limit.as_secs_f64()
+    ))
+}
+
+/// The SQL that checks a loaded table's keys on its own server: rows with a
+/// NULL key column, rows repeating another's key, children without a
+/// parent. The server's own equality decides; `quote` quotes a name in its
+/// dialect and `int` makes an expression a 64-bit integer the driver reads
+/// as `i64`.
 pub(crate) struct KeySql {
     pub quote: fn(&str) -> String,
     pub int: fn(&str) -> String,
