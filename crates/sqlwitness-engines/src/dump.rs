@@ -6,7 +6,8 @@
 use std::future::Future;
 use std::time::Duration;
 
-use sqlwitness_core::{DbError, SourceTable};
+use futures_util::{Stream, TryStreamExt};
+use sqlwitness_core::{DbError, ScanBatch, SourceTable, Value};
 
 /// The loader login's session, once stopped or closed.
 pub(crate) const LOADER_ENDED: &str = "the loader's session has ended";
@@ -37,6 +38,31 @@ pub(crate) fn past_limit(what: &str, limit: Duration) -> DbError {
         "the {what} ran past the limit of {} s and was cancelled",
         limit.as_secs_f64()
     ))
+}
+
+/// Rows of a table scan handed to `batch` a batch of `size` at a time,
+/// each decoded by `decode`; the row count. `err` classes a driver error.
+pub(crate) async fn scan_in_batches<R>(
+    mut rows: impl Stream<Item = Result<R, sqlx::Error>> + Unpin,
+    decode: impl Fn(&R) -> Vec<Value>,
+    err: fn(sqlx::Error) -> DbError,
+    size: usize,
+    batch: &mut ScanBatch<'_>,
+) -> Result<u64, DbError> {
+    let mut buf: Vec<Vec<Value>> = Vec::with_capacity(size);
+    let mut n = 0u64;
+    while let Some(row) = rows.try_next().await.map_err(err)? {
+        buf.push(decode(&row));
+        n += 1;
+        if buf.len() == size {
+            batch(&buf, &[])?;
+            buf.clear();
+        }
+    }
+    if !buf.is_empty() {
+        batch(&buf, &[])?;
+    }
+    Ok(n)
 }
 
 /// The SQL that checks a loaded table's keys on its own server: rows with a

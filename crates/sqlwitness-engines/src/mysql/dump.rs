@@ -9,7 +9,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::TryStreamExt;
 use sqlwitness_core::{
     DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch, Source, SourceColumn,
     SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind, STAMP_TABLE,
@@ -18,9 +17,9 @@ use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
 use super::login::grant_db;
-use super::read::decode_cell;
+use super::read::decode_row;
 use super::write::{quote, MysqlMigrator};
-use crate::dump::{open, past_limit, within, KeySql, LOADER_ENDED};
+use crate::dump::{open, past_limit, scan_in_batches, within, KeySql, LOADER_ENDED};
 use crate::login::literal;
 
 /// Rows per scan batch.
@@ -302,23 +301,10 @@ impl Source for MysqlDumpNamespace {
         let sql = format!("SELECT {list} FROM {}", self.qualified(&table.name));
         let rt = &self.rt;
         let conn = &mut self.admin;
-        rt.block_on(async {
-            let mut rows = sqlx::raw_sql(AssertSqlSafe(sql)).fetch(&mut *conn);
-            let mut buf: Vec<Vec<sqlwitness_core::Value>> = Vec::with_capacity(SCAN_BATCH);
-            let mut n = 0u64;
-            while let Some(row) = rows.try_next().await.map_err(my_error)? {
-                buf.push((0..row.len()).map(|i| decode_cell(&row, i)).collect());
-                n += 1;
-                if buf.len() == SCAN_BATCH {
-                    batch(&buf, &[])?;
-                    buf.clear();
-                }
-            }
-            if !buf.is_empty() {
-                batch(&buf, &[])?;
-            }
-            Ok(n)
-        })
+        let rows = sqlx::raw_sql(AssertSqlSafe(sql)).fetch(&mut *conn);
+        rt.block_on(scan_in_batches(
+            rows, decode_row, my_error, SCAN_BATCH, batch,
+        ))
     }
 
     /// Counted on the server with its own equality.

@@ -515,11 +515,11 @@ fn raw_row_size(row: &MySqlRow) -> usize {
         .sum()
 }
 
-fn decode_row(row: &MySqlRow) -> Vec<Value> {
+pub(crate) fn decode_row(row: &MySqlRow) -> Vec<Value> {
     (0..row.len()).map(|i| decode_cell(row, i)).collect()
 }
 
-pub(crate) fn decode_cell(row: &MySqlRow, i: usize) -> Value {
+fn decode_cell(row: &MySqlRow, i: usize) -> Value {
     let raw = match row.try_get_raw(i) {
         Ok(raw) => raw,
         Err(e) => return Value::Text(format!("<undecodable: {e}>")),

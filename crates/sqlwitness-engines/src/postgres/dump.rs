@@ -13,7 +13,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::TryStreamExt;
 use sqlwitness_core::{
     DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, Source, SourceColumn, SourceForeignKey,
     SourceSchema, SourceTable, Stamp, TargetKind,
@@ -21,9 +20,11 @@ use sqlwitness_core::{
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
-use super::read::decode_cell;
+use super::read::decode_row;
 use super::write::quote;
-use crate::dump::{open, past_limit, within, KeySql, LOADER_ENDED, NAMESPACE_CLOSED};
+use crate::dump::{
+    open, past_limit, scan_in_batches, within, KeySql, LOADER_ENDED, NAMESPACE_CLOSED,
+};
 use crate::login::literal;
 
 /// The schema of the dump's database that holds sqlwitness's stamp, owned by
@@ -424,23 +425,10 @@ impl Source for PgDumpNamespace {
         let sql = format!("SELECT {list} FROM {}", qualified(&l));
         let rt = &self.rt;
         let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
-        rt.block_on(async {
-            let mut rows = sqlx::query(AssertSqlSafe(sql)).fetch(&mut *conn);
-            let mut buf: Vec<Vec<sqlwitness_core::Value>> = Vec::with_capacity(SCAN_BATCH);
-            let mut n = 0u64;
-            while let Some(row) = rows.try_next().await.map_err(pg_error)? {
-                buf.push((0..row.len()).map(|i| decode_cell(&row, i)).collect());
-                n += 1;
-                if buf.len() == SCAN_BATCH {
-                    batch(&buf, &[])?;
-                    buf.clear();
-                }
-            }
-            if !buf.is_empty() {
-                batch(&buf, &[])?;
-            }
-            Ok(n)
-        })
+        let rows = sqlx::query(AssertSqlSafe(sql)).fetch(&mut *conn);
+        rt.block_on(scan_in_batches(
+            rows, decode_row, pg_error, SCAN_BATCH, batch,
+        ))
     }
 
     /// Counted on the server with its own equality (the key function is
