@@ -40,7 +40,8 @@
 # Options:
 #   --sizes LIST        row counts, e.g. 1M,4M,16M or 500K (default 1M,4M,16M)
 #   --sw-sizes LIST     sizes at which the sqlwitness steps run (default: all)
-#   --engines LIST      server engines among postgres,mariadb,mysql (default: all three)
+#   --engines LIST      server engines among postgres,mariadb,mysql (default: all three;
+#                       '' for none: only eval, audit and fuzz on SQLite)
 #   --steps LIST        among floor,pgloader,migrate,migrate_again,eval,eval_no_migrate,
 #                       audit,fuzz (default: all)
 #   --out DIR           results.csv, results.md, scale.png, logs/ (default out/bench-scale)

@@ -9,6 +9,8 @@ use sqlwitness_sql::{
 use crate::evidence::{judge, Evidence, EVIDENCE_ROWS};
 use crate::mechanism::{mechanism, mechanism_with};
 use crate::model::{Finding, RewriteCheck, Status, TranslationCheck};
+use crate::shuffle::Reshuffles;
+use crate::AuditError;
 
 /// The gold query to audit.
 pub struct AuditQuestion<'a> {
@@ -32,8 +34,44 @@ pub struct Target<'a> {
 pub struct DbAudit {
     pub db: Database,
     pub schema: SchemaInfo,
-    /// `(seed, copy)` pairs.
-    pub shuffled: Vec<(u64, Database)>,
+    /// The reshuffled copies the golds' reruns go to.
+    pub shuffles: Reshuffles,
+}
+
+impl DbAudit {
+    /// Reads the schema of `db` and builds under `dir` the reshuffled
+    /// copies (one per seed) that reruns of `golds` — and of their
+    /// tie-inclusive rewrites, with `rewrites` — need: only the tables they
+    /// read, and none where those tables keep their order whatever the
+    /// shuffle ([`Reshuffles::build`]).
+    pub fn prepare(
+        db: Database,
+        dir: &std::path::Path,
+        seeds: &[u64],
+        golds: &[&str],
+        rewrites: bool,
+    ) -> Result<DbAudit, AuditError> {
+        let schema = crate::read_schema(&db.sqlite_path)?;
+        let rewritten: Vec<String> = if rewrites {
+            golds
+                .iter()
+                .filter_map(|g| tie_inclusive_rewrite(g, &schema).map(|rw| rw.sql))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let queries: Vec<&str> = golds
+            .iter()
+            .copied()
+            .chain(rewritten.iter().map(String::as_str))
+            .collect();
+        let shuffles = Reshuffles::build(&db, dir, seeds, &queries)?;
+        Ok(DbAudit {
+            db,
+            schema,
+            shuffles,
+        })
+    }
 }
 
 pub struct AuditOptions {
@@ -173,7 +211,7 @@ pub fn audit_question(
 
     // Reruns on reshuffled copies.
     let mut shuffle_ev: Option<(Vec<Evidence>, &'static str)> = None;
-    for (seed, copy) in &ctx.shuffled {
+    for (seed, copy) in ctx.shuffles.reruns(q.gold) {
         let Ok(rs) = sqlite.execute(copy, q.gold, &opts.limits) else {
             continue;
         };
@@ -184,9 +222,9 @@ pub fn audit_question(
                     rows_evidence(
                         "shuffle",
                         format!(
-                            "rows of every table physically reshuffled (copy {} of {}): the answer changed ({m})",
+                            "rows of the tables it reads physically reshuffled (copy {} of {}): the answer changed ({m})",
                             seed + 1,
-                            ctx.shuffled.len()
+                            ctx.shuffles.seeds().len()
                         ),
                         Some(q.gold.into()),
                         &rs,
@@ -492,13 +530,15 @@ fn verify_rewrite(
         notes.push(format!(
             "runs on {} engine(s) with the same answer everywhere; the reshuffled copies are {}",
             targets.len() + 1,
-            if ctx.shuffled.is_empty() {
+            if ctx.shuffles.seeds().is_empty() {
                 "not checked"
             } else {
                 "checked"
             }
         ));
-        for (_, copy) in &ctx.shuffled {
+        // Copies that would be the original for every table the rewrite
+        // reads are not rerun: they answer as the original.
+        for (_, copy) in ctx.shuffles.reruns(sql) {
             match (sqlite.execute(copy, sql, &opts.limits), &first) {
                 (Ok(b), Ok(a)) if mechanism(a, &b, ordered, false, sql).is_none() => {}
                 _ => {

@@ -14,6 +14,7 @@ mod html;
 mod markdown;
 mod mechanism;
 mod model;
+mod reads;
 mod schema;
 mod shuffle;
 
@@ -29,5 +30,5 @@ pub use model::{
     StatusCount, TieCounts, TranslationCheck, AUDIT_FORMAT_VERSION, AUDIT_FORMAT_VERSION_MIN,
 };
 pub use schema::read_schema;
-pub use shuffle::shuffled_copies;
+pub use shuffle::{shuffled_copies, Reshuffles};
 pub use sqlwitness_sql::tie_aware_match;

@@ -54,15 +54,25 @@ fn proves_ties_and_verifies_rewrites() {
         vec!["singer_id".to_string()]
     );
     let copies = shuffled_copies(&path, dir.path(), &[0, 1]).unwrap();
-    let ctx = DbAudit {
-        db: Database::new("music", &path),
-        schema,
-        shuffled: copies
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| (i as u64, Database::new("music", p)))
-            .collect(),
-    };
+    assert_eq!(copies.len(), 2);
+    let ctx = DbAudit::prepare(
+        Database::new("music", &path),
+        dir.path(),
+        &[0, 1],
+        &[
+            "SELECT name FROM singer ORDER BY age DESC LIMIT 1",
+            "SELECT name FROM singer ORDER BY age LIMIT 1",
+            "SELECT name FROM singer ORDER BY singer_id LIMIT 1",
+            "SELECT country, name FROM singer GROUP BY country",
+        ],
+        true,
+    )
+    .unwrap();
+    assert_eq!(ctx.schema.tables.len(), schema.tables.len());
+    // singer's rows are stored in key order (INTEGER PRIMARY KEY): a
+    // reshuffle cannot change them, so no copy is made.
+    assert!(ctx.shuffles.copies().is_empty());
+    assert_eq!(ctx.shuffles.seeds(), &[0, 1]);
 
     // Ann and Bob tie on age 30: proven, with the tied rows shown.
     let f = audit("SELECT name FROM singer ORDER BY age DESC LIMIT 1", &ctx);
@@ -178,4 +188,64 @@ fn tie_aware_membership() {
     assert!(tie_aware_match(&e, &db, g, &bob_first, true, &l));
     let dee = [vec![Value::Int(25), Value::Text("Dee".into())]];
     assert!(!tie_aware_match(&e, &db, g, &dee, true, &l));
+}
+
+#[test]
+fn reshuffled_copy_of_the_tables_read_proves_a_tie() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture(dir.path());
+    // A big table the gold does not read: it is not copied.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE unrelated (k TEXT, v INT);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+             INSERT INTO unrelated SELECT 'k' || i, i % 7 FROM n;",
+        )
+        .unwrap();
+    let before = std::fs::read(&path).unwrap();
+    // 'x' and 'y' tie on sales 10 in song, a table without an INTEGER
+    // PRIMARY KEY: reversing its rows changes which one LIMIT 1 keeps.
+    let gold = "SELECT title FROM song ORDER BY sales DESC LIMIT 1";
+    let ctx = DbAudit::prepare(
+        Database::new("music", &path),
+        dir.path(),
+        &[0, 1],
+        &[gold],
+        true,
+    )
+    .unwrap();
+    let held: Vec<&str> = ctx
+        .shuffles
+        .tables()
+        .unwrap()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(held, ["song"]);
+    let f = audit(gold, &ctx);
+    assert_eq!(f[0].rule, "limit_tie_1", "{f:?}");
+    assert_eq!(f[0].status, Status::Proven);
+    let shuffle: Vec<_> = f[0]
+        .evidence
+        .iter()
+        .filter(|e| e.kind == "shuffle")
+        .collect();
+    assert_eq!(shuffle.len(), 2, "{f:?}");
+    assert_eq!(shuffle[0].rows, [["x"]]);
+    assert_eq!(shuffle[1].rows, [["y"]]);
+    assert!(
+        shuffle[1].note.contains("copy 1 of 2"),
+        "{}",
+        shuffle[1].note
+    );
+    // The rewrite is checked on the same copies.
+    let rw = f[0].rewrite.as_ref().unwrap();
+    assert!(rw.verified, "{rw:?}");
+    assert!(
+        rw.note.contains("reshuffled copies are checked"),
+        "{}",
+        rw.note
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 }

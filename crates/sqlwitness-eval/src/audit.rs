@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sqlwitness_audit::{
-    audit_question, read_schema, shuffled_copies, summarize, AuditOptions, AuditQuestion,
-    AuditReport, AuditRun, DbAudit, Finding, Target, AUDIT_FORMAT_VERSION,
+    audit_question, summarize, AuditOptions, AuditQuestion, AuditReport, AuditRun, DbAudit,
+    Finding, Target, AUDIT_FORMAT_VERSION,
 };
 use sqlwitness_bench::Benchmark;
-use sqlwitness_core::{Database, EngineKind, QueryLimits};
+use sqlwitness_core::{EngineKind, QueryLimits};
 use sqlwitness_sql::NameSet;
 
 use crate::{is_good, EvalError, Progress, Servers};
@@ -189,55 +189,11 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     }
     let connected = crate::connect(engines, servers, jobs as u32 + 1)?;
 
-    // Schema facts and reshuffled copies, per database.
-    let tmp =
-        tempfile::tempdir().map_err(|e| EvalError::io("creating a temporary directory", e))?;
     let seeds: Vec<u64> = (0..plan.shuffles).collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
-    let pb = progress.bar(db_ids.len() as u64, "prepare");
-    let dbs: HashMap<String, (DbAudit, NameSet)> = pool.install(|| {
-        db_ids
-            .par_iter()
-            .map(|id| -> Result<(String, (DbAudit, NameSet)), EvalError> {
-                let db = bench.database(id);
-                let failed =
-                    |e: sqlwitness_audit::AuditError| EvalError::Internal(format!("{id}: {e}"));
-                let schema = read_schema(&db.sqlite_path).map_err(failed)?;
-                let dir = tmp.path().join(id);
-                std::fs::create_dir_all(&dir)
-                    .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
-                let shuffled = shuffled_copies(&db.sqlite_path, &dir, &seeds)
-                    .map_err(failed)?
-                    .into_iter()
-                    .zip(&seeds)
-                    .map(|(p, s)| (*s, Database::new(id.clone(), p)))
-                    .collect();
-                let names = NameSet::new(
-                    &schema
-                        .tables
-                        .iter()
-                        .map(|t| (t.name.clone(), t.columns.clone()))
-                        .collect::<Vec<_>>(),
-                );
-                pb.inc(1);
-                Ok((
-                    id.clone(),
-                    (
-                        DbAudit {
-                            db,
-                            schema,
-                            shuffled,
-                        },
-                        names,
-                    ),
-                ))
-            })
-            .collect::<Result<_, EvalError>>()
-    })?;
-    pb.finish();
 
     let sqlite = connected
         .iter()
@@ -274,7 +230,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
             .iter()
             .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
             .collect(),
-        shuffle_seeds: seeds,
+        shuffle_seeds: seeds.clone(),
         duration_ms: 0,
     };
     let header = audit_header(plan, &run)?;
@@ -294,6 +250,48 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
             todo.len()
         ));
     }
+    // Schema facts and reshuffled copies, per database: only the tables
+    // the golds still to audit read, and only where a reshuffle can
+    // reorder them.
+    let tmp =
+        tempfile::tempdir().map_err(|e| EvalError::io("creating a temporary directory", e))?;
+    let mut golds: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for &i in &todo {
+        let q = &bench.questions[i];
+        golds
+            .entry(q.db_id.as_str())
+            .or_default()
+            .push(q.gold.as_str());
+    }
+    let pb = progress.bar(golds.len() as u64, "prepare");
+    let dbs: HashMap<String, (DbAudit, NameSet)> = pool.install(|| {
+        golds
+            .par_iter()
+            .map(
+                |(id, golds)| -> Result<(String, (DbAudit, NameSet)), EvalError> {
+                    let failed =
+                        |e: sqlwitness_audit::AuditError| EvalError::Internal(format!("{id}: {e}"));
+                    let dir = tmp.path().join(id);
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
+                    let ctx =
+                        DbAudit::prepare(bench.database(id), &dir, &seeds, golds, plan.rewrites)
+                            .map_err(failed)?;
+                    let names = NameSet::new(
+                        &ctx.schema
+                            .tables
+                            .iter()
+                            .map(|t| (t.name.clone(), t.columns.clone()))
+                            .collect::<Vec<_>>(),
+                    );
+                    pb.inc(1);
+                    Ok((id.to_string(), (ctx, names)))
+                },
+            )
+            .collect::<Result<_, EvalError>>()
+    })?;
+    pb.finish();
+
     let pb = progress.bar(todo.len() as u64, "audit");
     let fresh: Vec<Vec<Finding>> = pool.install(|| {
         todo.par_iter()

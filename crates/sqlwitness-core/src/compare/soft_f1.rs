@@ -25,11 +25,12 @@ pub fn soft_f1(gold: &ResultSet, pred: &ResultSet) -> f64 {
     let g = dedup(gold);
     let p = dedup(pred);
     let (mut tp, mut fp, mut fn_) = (0.0, 0.0, 0.0);
-    for (i, gr) in g.iter().enumerate() {
-        let Some(pr) = p.get(i) else {
+    for (i, &gi) in g.iter().enumerate() {
+        let Some(&pi) = p.get(i) else {
             fn_ += 1.0;
             continue;
         };
+        let (gr, pr) = (key(&gold.rows[gi]), key(&pred.rows[pi]));
         let n = gr.len() as f64;
         if gr.is_empty() {
             return 0.0;
@@ -49,18 +50,22 @@ pub fn soft_f1(gold: &ResultSet, pred: &ResultSet) -> f64 {
     }
 }
 
-/// `list(dict.fromkeys(rows))`: rows as Python keys, duplicates dropped,
-/// first occurrences in order.
-fn dedup(rs: &ResultSet) -> Vec<Vec<PyKey>> {
+/// `list(dict.fromkeys(rows))`: the indices of the rows left when
+/// duplicates (as Python keys) are dropped, first occurrences in order.
+fn dedup(rs: &ResultSet) -> Vec<usize> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for row in &rs.rows {
-        let key: Vec<PyKey> = row.iter().map(|v| PyValue::from_value(v).key()).collect();
-        if seen.insert(key.clone()) {
-            out.push(key);
+    for (i, row) in rs.rows.iter().enumerate() {
+        if seen.insert(key(row)) {
+            out.push(i);
         }
     }
     out
+}
+
+/// A row as Python keys.
+fn key(row: &[crate::Value]) -> Vec<PyKey> {
+    row.iter().map(|v| PyValue::from_value(v).key()).collect()
 }
 
 #[cfg(test)]

@@ -420,3 +420,53 @@ fn reasons_serialize_snake_case() {
         r#""spider""#
     );
 }
+
+/// Large results are grouped by a hash of each row's coarse key: a
+/// reversed copy is equal as a multiset, and one changed cell, one changed
+/// duplicate count or one number past the tolerance is found.
+#[test]
+fn large_multisets_by_hashed_groups() {
+    let row = |i: i64| {
+        vec![
+            Int(i),
+            t(&format!("n{}", i % 97)),
+            Float(i as f64 / 7.0),
+            t("x"),
+        ]
+    };
+    let rows: Vec<Vec<Value>> = (0..20_000).map(row).collect();
+    let mut reversed = rows.clone();
+    reversed.reverse();
+    let g = rs(4, rows.clone());
+    assert_eq!(strict(false, &g, &rs(4, reversed.clone())), EQ);
+    assert_eq!(
+        strict(true, &g, &rs(4, reversed.clone())),
+        differ(MismatchReason::Order)
+    );
+    let mut text = reversed.clone();
+    text[500][1] = t("n-other");
+    assert_eq!(
+        strict(false, &g, &rs(4, text)),
+        differ(MismatchReason::Values)
+    );
+    let mut number = reversed.clone();
+    number[700][2] = Float(1e9);
+    assert_eq!(
+        strict(false, &g, &rs(4, number)),
+        differ(MismatchReason::Values)
+    );
+    // Text-only rows with duplicates: the counts must agree.
+    let dup = |a: usize, b: usize| {
+        rs(
+            1,
+            std::iter::repeat_n(vec![t("a")], a)
+                .chain(std::iter::repeat_n(vec![t("b")], b))
+                .collect(),
+        )
+    };
+    assert_eq!(strict(false, &dup(3, 2), &dup(3, 2)), EQ);
+    assert_eq!(
+        strict(false, &dup(3, 2), &dup(2, 3)),
+        differ(MismatchReason::Values)
+    );
+}
