@@ -202,7 +202,7 @@ fn with_alternatives<'a>(
 pub(crate) fn hardness(q: &Question) -> (Option<String>, Option<String>) {
     match sqlwitness_sql::spider_hardness(&q.gold) {
         Ok((h, _)) => (Some(h.as_str().to_string()), None),
-        Err(why) => (None, Some(why)),
+        Err(why) => (None, Some(why.to_string())),
     }
 }
 

@@ -210,11 +210,16 @@ pub struct Stress {
     pub duplicates: bool,
 }
 
+/// A stress name that is not one of [`Stress::NAMES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown stress `{0}` (one of nulls, orphans, empty, duplicates)")]
+pub struct UnknownStress(pub String);
+
 impl Stress {
     pub const NAMES: [&'static str; 4] = ["nulls", "orphans", "empty", "duplicates"];
 
     /// From a comma-separated list of [`Stress::NAMES`].
-    pub fn parse(list: &str) -> Result<Stress, String> {
+    pub fn parse(list: &str) -> Result<Stress, UnknownStress> {
         let mut s = Stress::default();
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             match name {
@@ -222,12 +227,7 @@ impl Stress {
                 "orphans" => s.orphans = true,
                 "empty" => s.empty = true,
                 "duplicates" => s.duplicates = true,
-                other => {
-                    return Err(format!(
-                        "unknown stress `{other}` (one of {})",
-                        Stress::NAMES.join(", ")
-                    ))
-                }
+                other => return Err(UnknownStress(other.to_string())),
             }
         }
         Ok(s)

@@ -28,7 +28,7 @@ mod suite;
 
 pub use distill::{build_db_suite, suite_db_dir, FuzzOptions, GoldQuery};
 pub use error::FuzzError;
-pub use generate::{write_instance, InstanceSizes, Pools, Stress};
+pub use generate::{write_instance, InstanceSizes, Pools, Stress, UnknownStress};
 pub use hunt::{hunt_rng, HuntOutcome};
 pub use manifest::{
     Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, Manifest, NeighborEntry,

@@ -103,9 +103,28 @@ pub struct HardnessCounts {
     pub others: usize,
 }
 
+/// Why the official Spider evaluator's parser cannot read a query: the
+/// construct it stops at, in words (`"WITH"`, `"the operator ~ in a
+/// condition"`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unreadable(String);
+
+impl From<&str> for Unreadable {
+    fn from(s: &str) -> Self {
+        Unreadable(s.to_string())
+    }
+}
+
+impl From<String> for Unreadable {
+    fn from(s: String) -> Self {
+        Unreadable(s)
+    }
+}
+
 /// The hardness of a gold query with its counts, or why the official
 /// evaluator's parser cannot read it.
-pub fn spider_hardness(sql: &str) -> Result<(Hardness, HardnessCounts), String> {
+pub fn spider_hardness(sql: &str) -> Result<(Hardness, HardnessCounts), Unreadable> {
     check_tokens(sql)?;
     let counts = match crate::parse_bounded(&SQLiteDialect {}, sql) {
         Ok(stmts) => {
@@ -123,7 +142,7 @@ pub fn spider_hardness(sql: &str) -> Result<(Hardness, HardnessCounts), String> 
 /// runs it), but the evaluator does: each side is a query with its own
 /// ORDER BY and LIMIT. Cut at the first set operator outside parentheses
 /// and read both sides; `None` when there is none.
-fn split_set_operation(sql: &str) -> Option<Result<HardnessCounts, String>> {
+fn split_set_operation(sql: &str) -> Option<Result<HardnessCounts, Unreadable>> {
     use sqlparser::keywords::Keyword;
     let tokens = crate::tokenize(&SQLiteDialect {}, sql).ok()?;
     let mut depth = 0i32;
@@ -153,7 +172,7 @@ fn split_set_operation(sql: &str) -> Option<Result<HardnessCounts, String>> {
 }
 
 /// What the evaluator's tokenizer rejects or misreads before parsing.
-fn check_tokens(sql: &str) -> Result<(), String> {
+fn check_tokens(sql: &str) -> Result<(), Unreadable> {
     let tokens = crate::tokenize(&SQLiteDialect {}, sql).map_err(|e| e.to_string())?;
     for t in &tokens {
         match &t.token {
@@ -234,7 +253,7 @@ impl Block {
 /// set operation's right-hand side nested in it. `top` is false for a
 /// subquery, where the evaluator needs the closing parenthesis right after
 /// its clauses (no `OFFSET`).
-fn query(q: &Query, top: bool) -> Result<Block, String> {
+fn query(q: &Query, top: bool) -> Result<Block, Unreadable> {
     if q.with.is_some() {
         return Err("WITH".into());
     }
@@ -298,7 +317,7 @@ fn query(q: &Query, top: bool) -> Result<Block, String> {
 
 /// The leftmost `SELECT` of a set-operation chain; every other one must be
 /// readable too.
-fn set_operation(body: &SetExpr) -> Result<Block, String> {
+fn set_operation(body: &SetExpr) -> Result<Block, Unreadable> {
     match body {
         SetExpr::Select(s) => select(s),
         SetExpr::SetOperation {
@@ -318,7 +337,7 @@ fn set_operation(body: &SetExpr) -> Result<Block, String> {
     }
 }
 
-fn select(s: &Select) -> Result<Block, String> {
+fn select(s: &Select) -> Result<Block, Unreadable> {
     if s.top.is_some()
         || s.into.is_some()
         || !s.lateral_views.is_empty()
@@ -393,7 +412,7 @@ fn select(s: &Select) -> Result<Block, String> {
     Ok(b)
 }
 
-fn table_factor(t: &TableFactor) -> Result<(), String> {
+fn table_factor(t: &TableFactor) -> Result<(), Unreadable> {
     match t {
         TableFactor::Table {
             name,
@@ -420,17 +439,17 @@ fn table_factor(t: &TableFactor) -> Result<(), String> {
     }
 }
 
-fn plain_name(name: &ObjectName) -> Result<(), String> {
+fn plain_name(name: &ObjectName) -> Result<(), Unreadable> {
     match name.0.as_slice() {
         [ObjectNamePart::Identifier(i)] => unquoted(i),
         _ => Err("a qualified table name".into()),
     }
 }
 
-fn unquoted(i: &Ident) -> Result<(), String> {
+fn unquoted(i: &Ident) -> Result<(), Unreadable> {
     match i.quote_style {
         None => Ok(()),
-        Some(_) => Err(format!("the quoted identifier {i}")),
+        Some(_) => Err(format!("the quoted identifier {i}").into()),
     }
 }
 
@@ -439,7 +458,7 @@ fn unquoted(i: &Ident) -> Result<(), String> {
 /// the text up to the next `AND`, `,`, `)` or clause keyword (the
 /// evaluator's value scan does not stop at `OR`): in `a = T2.b OR c = 1`
 /// it reads one condition and no `OR`.
-fn conds(e: &Expr, c: &mut Conds) -> Result<(), String> {
+fn conds(e: &Expr, c: &mut Conds) -> Result<(), Unreadable> {
     let mut items = Vec::new();
     flatten(e, None, &mut items);
     let mut i = 0;
@@ -487,12 +506,12 @@ enum Val {
 
 /// One condition: `val_unit [NOT] op value [AND value]`; what its last
 /// value is.
-fn cond_unit(e: &Expr, c: &mut Conds) -> Result<Val, String> {
+fn cond_unit(e: &Expr, c: &mut Conds) -> Result<Val, Unreadable> {
     let last = match e {
         Expr::BinaryOp { left, op, right } => {
             use BinaryOperator::*;
             if !matches!(op, Eq | Gt | Lt | GtEq | LtEq | NotEq) {
-                return Err(format!("the operator {op} in a condition"));
+                return Err(format!("the operator {op} in a condition").into());
             }
             val_unit(left)?;
             value(right)?
@@ -547,7 +566,7 @@ fn cond_unit(e: &Expr, c: &mut Conds) -> Result<Val, String> {
             return Err("IS [NOT] NULL (the evaluator reads NULL as a column)".into())
         }
         Expr::Exists { .. } => return Err("EXISTS".into()),
-        _ => return Err(format!("the condition `{e}`")),
+        _ => return Err(format!("the condition `{e}`").into()),
     };
     c.nested += usize::from(last == Val::Subquery);
     Ok(last)
@@ -556,12 +575,12 @@ fn cond_unit(e: &Expr, c: &mut Conds) -> Result<Val, String> {
 /// The right-hand side of a condition. After a leading column the
 /// evaluator skips the rest of the value (`a > b + 1` reads as `a > b`);
 /// after a leading literal it does not.
-fn value(e: &Expr) -> Result<Val, String> {
+fn value(e: &Expr) -> Result<Val, Unreadable> {
     match e {
         Expr::Subquery(q) => query(q, false).map(|_| Val::Subquery),
         // The column scan starts at the `(` and stops before the `)`.
         Expr::Nested(inner) => match value(inner)? {
-            Val::Column => Err(format!("the parenthesised column value `{e}`")),
+            Val::Column => Err(format!("the parenthesised column value `{e}`").into()),
             v => Ok(v),
         },
         // sqlparser reads `"text"` as a quoted identifier; the evaluator,
@@ -571,7 +590,7 @@ fn value(e: &Expr) -> Result<Val, String> {
             Value::Number(..) | Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) => {
                 Ok(Val::Literal)
             }
-            other => Err(format!("the value {other}")),
+            other => Err(format!("the value {other}").into()),
         },
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
@@ -586,10 +605,10 @@ fn value(e: &Expr) -> Result<Val, String> {
 
 /// A value read as a column. The scan for it stops at the first `)`, so an
 /// aggregate call (`= max(x)`) loses its closing parenthesis and fails.
-fn value_column(col: &Expr, whole: &Expr) -> Result<Val, String> {
+fn value_column(col: &Expr, whole: &Expr) -> Result<Val, Unreadable> {
     match col {
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) => col_unit(col).map(|_| Val::Column),
-        _ => Err(format!("the value `{whole}`")),
+        _ => Err(format!("the value `{whole}`").into()),
     }
 }
 
@@ -607,7 +626,7 @@ fn is_arithmetic(op: &BinaryOperator) -> bool {
 
 /// A SELECT column: `agg(val_unit)` or a `val_unit`; `true` when it is an
 /// aggregate call (what the evaluator counts for SELECT).
-fn select_item(e: &Expr) -> Result<bool, String> {
+fn select_item(e: &Expr) -> Result<bool, Unreadable> {
     if let Some(arg) = aggregate(e)? {
         match arg {
             None => Ok(true),
@@ -619,7 +638,7 @@ fn select_item(e: &Expr) -> Result<bool, String> {
 }
 
 /// `col_unit [op col_unit]`; the number of aggregate column units in it.
-fn val_unit(e: &Expr) -> Result<usize, String> {
+fn val_unit(e: &Expr) -> Result<usize, Unreadable> {
     match e {
         Expr::Nested(inner) => val_unit(inner),
         Expr::BinaryOp { left, op, right } if is_arithmetic(op) => {
@@ -631,7 +650,7 @@ fn val_unit(e: &Expr) -> Result<usize, String> {
 
 /// A column, `*`, or one of the five aggregates over one; `true` for an
 /// aggregate.
-fn col_unit(e: &Expr) -> Result<bool, String> {
+fn col_unit(e: &Expr) -> Result<bool, Unreadable> {
     match e {
         Expr::Nested(inner) => col_unit(inner),
         Expr::Identifier(i) => unquoted(i).map(|_| false),
@@ -640,7 +659,7 @@ fn col_unit(e: &Expr) -> Result<bool, String> {
             _ => Err("a column name of more than two parts".into()),
         },
         Expr::Function(_) => match aggregate(e)? {
-            None => Err(format!("the function `{e}`")),
+            None => Err(format!("the function `{e}`").into()),
             Some(None) => Ok(true),
             Some(Some(arg)) => col_unit(arg).and_then(|agg| {
                 if agg {
@@ -650,14 +669,14 @@ fn col_unit(e: &Expr) -> Result<bool, String> {
                 }
             }),
         },
-        _ => Err(format!("`{e}` where the evaluator expects a column")),
+        _ => Err(format!("`{e}` where the evaluator expects a column").into()),
     }
 }
 
 /// `Some(arg)` when `e` is a call of `max`, `min`, `count`, `sum` or `avg`
 /// with one argument (`None` inside for `*`); `None` for any other
 /// expression.
-fn aggregate(e: &Expr) -> Result<Option<Option<&Expr>>, String> {
+fn aggregate(e: &Expr) -> Result<Option<Option<&Expr>>, Unreadable> {
     let Expr::Function(f) = e else {
         return Ok(None);
     };
@@ -666,13 +685,13 @@ fn aggregate(e: &Expr) -> Result<Option<Option<&Expr>>, String> {
         _ => return Ok(None),
     };
     if !matches!(name.as_str(), "max" | "min" | "count" | "sum" | "avg") {
-        return Err(format!("the function `{e}`"));
+        return Err(format!("the function `{e}`").into());
     }
     if f.filter.is_some() || f.over.is_some() || !f.within_group.is_empty() {
-        return Err(format!("`{e}` (FILTER, OVER or WITHIN GROUP)"));
+        return Err(format!("`{e}` (FILTER, OVER or WITHIN GROUP)").into());
     }
     let FunctionArguments::List(list) = &f.args else {
-        return Err(format!("`{e}`"));
+        return Err(format!("`{e}`").into());
     };
     match list.args.as_slice() {
         [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if list.clauses.is_empty() => {
@@ -681,7 +700,7 @@ fn aggregate(e: &Expr) -> Result<Option<Option<&Expr>>, String> {
         [FunctionArg::Unnamed(FunctionArgExpr::Expr(a))] if list.clauses.is_empty() => {
             Ok(Some(Some(a)))
         }
-        _ => Err(format!("`{e}`: not one argument")),
+        _ => Err(format!("`{e}`: not one argument").into()),
     }
 }
 

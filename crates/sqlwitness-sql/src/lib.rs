@@ -43,7 +43,7 @@ mod ties;
 pub use clauses::{q_match, query_clauses, Leaf, QueryClauses, CLAUSE_TYPES, QMATCH_SIGNALS};
 pub use columns::{ColumnChange, Literal, RewriteError, Rewritten, SchemaChange};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
-pub use hardness::{spider_hardness, Hardness, HardnessCounts};
+pub use hardness::{spider_hardness, Hardness, HardnessCounts, Unreadable};
 pub use identifiers::{resolve_identifiers, NameSet};
 pub use neighbors::{
     gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,
