@@ -32,8 +32,26 @@ fn adapter(kind: EngineKind) -> Adapter {
     sqlwitness_dialect::shipped(kind).adapter
 }
 
-/// Runs `sqlwitness import`; the exit code and stderr.
+/// Runs `sqlwitness import`; the exit code and stderr. The copies it makes
+/// on the dump's own engine take a namespace prefix of the test's own and
+/// are dropped afterwards.
 fn import(kind: EngineKind, url: &str, dump: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_dc"));
+    let r = import_with_copies(kind, url, dump, out, extra, &prefix);
+    drop_source_copies(kind, url, out);
+    r
+}
+
+/// Runs `sqlwitness import` with the copies on the dump's own engine
+/// under `prefix` (left in place: see [`drop_source_copies`]).
+fn import_with_copies(
+    kind: EngineKind,
+    url: &str,
+    dump: &Path,
+    out: &Path,
+    extra: &[&str],
+    prefix: &str,
+) -> (i32, String) {
     let o = bin()
         .args([
             "import",
@@ -41,6 +59,8 @@ fn import(kind: EngineKind, url: &str, dump: &Path, out: &Path, extra: &[&str]) 
             kind.as_str(),
             "--server",
             url,
+            "--namespace-prefix",
+            prefix,
             "--out",
         ])
         .arg(out)
@@ -52,6 +72,21 @@ fn import(kind: EngineKind, url: &str, dump: &Path, out: &Path, extra: &[&str]) 
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     eprintln!("{kind}: {stderr}");
     (o.status.code().unwrap_or(-1), stderr)
+}
+
+/// Drops the copies on the dump's own engine that the import report in
+/// `out` lists (only ones sqlwitness made: the stamp is checked).
+fn drop_source_copies(kind: EngineKind, url: &str, out: &Path) {
+    let Ok(bytes) = std::fs::read(out.join("import-report.json")) else {
+        return;
+    };
+    let report: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+    for d in report["databases"].as_array().into_iter().flatten() {
+        if let Some(ns) = d["source_copy"]["namespace"].as_str() {
+            sqlwitness_bench::drop_namespace(&target, ns).unwrap();
+        }
+    }
 }
 
 /// Every table of a SQLite file, by a name without case and underscores
@@ -237,6 +272,15 @@ fn every_type_is_carried_with_its_rendering_or_refused_by_name() {
         let tables = rep["databases"][0]["tables"].as_array().unwrap();
         let carried = tables.iter().find(|t| t["table"] == "carried").unwrap();
         assert_eq!(carried["verified"], true, "{kind}");
+        // The copy on the dump's own engine keeps every table, those SQLite
+        // has no form for included, with the same rows on both sides.
+        let copy = &rep["databases"][0]["source_copy"];
+        assert_eq!(copy["faithful"], true, "{kind}: {copy}");
+        assert_eq!(
+            copy["tables"].as_array().unwrap().len(),
+            tables.len(),
+            "{kind}: {copy}"
+        );
         let listed: Vec<String> = rep["not_created"]
             .as_array()
             .unwrap()
@@ -284,6 +328,8 @@ fn every_type_is_carried_with_its_rendering_or_refused_by_name() {
                     all.contains(&"2024-02-29 10:00:00".to_string()),
                     "timestamptz in UTC: {all:?}"
                 );
+                // bit(n): its text of bits, leading zeros kept.
+                assert!(all.contains(&"0011".to_string()), "bit(4): {all:?}");
             }
             _ => {
                 assert!(all.contains(&"18446744073709551615".to_string()), "{all:?}");
@@ -487,4 +533,631 @@ fn one_dump_of_several_databases_is_split_by_its_tables_json() {
         assert_eq!(cs["foreign_keys"], serde_json::json!([[4, 1]]));
         assert_eq!(cs["column_types"][3], "number");
     });
+}
+
+/// Runs `sqlwitness eval` on the benchmark `bench` with `engine`'s own gold
+/// file `gold` as the reference; the report.
+fn eval_with_reference(
+    bench: &Path,
+    kind: EngineKind,
+    url: &str,
+    gold: &Path,
+    prefix: &str,
+    out: &Path,
+) -> serde_json::Value {
+    let o = bin()
+        .args(["eval", "--bench"])
+        .arg(bench)
+        .args([
+            "--engines",
+            &format!("sqlite,{kind}"),
+            "--reference",
+            kind.as_str(),
+            "--gold",
+            &format!("{kind}={}", gold.display()),
+            "--server",
+            &format!("{kind}={url}"),
+            "--namespace-prefix",
+            prefix,
+            "-q",
+            "--out",
+        ])
+        .arg(out)
+        .output()
+        .unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    // Exit 0 unless a database could not be used on the engine.
+    let usable = report["questions"][0]["engines"][kind.as_str()]["verdict"] != "engine_error";
+    assert_eq!(
+        o.status.success(),
+        usable,
+        "{kind}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    report
+}
+
+/// The verdicts of question `i`: the engine's own, and SQLite's against
+/// the engine's gold answer (the reference).
+fn verdicts(report: &serde_json::Value, i: usize, kind: EngineKind) -> (String, String) {
+    let q = &report["questions"][i]["engines"];
+    (
+        q[kind.as_str()]["verdict"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+        q["sqlite"]["reference"]["verdict"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+    )
+}
+
+/// A benchmark shipped as a dump is judged by the dump's own types: import
+/// copies each database on the dump's engine with its own column types and
+/// keys, `eval --reference ENGINE` runs that engine's golds on that copy —
+/// and keeps it (even with `--force`) instead of migrating the SQLite file,
+/// whose round trip changes the types a gold depends on.
+#[test]
+fn the_source_engine_judges_with_the_dumps_own_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = sqlwitness_testkit::for_each_server(None, |kind, url| {
+        let pg = adapter(kind) == Adapter::Postgres;
+        let bench = dir.path().join(kind.as_str());
+        let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_src"));
+        let dump = fixture(if pg {
+            "prices_postgres.sql"
+        } else {
+            "prices_mysql.sql"
+        });
+        let out = bench.join("database");
+        let (code, stderr) =
+            import_with_copies(kind, url, &dump, &out, &["--db-id", "shop"], &prefix);
+        let copy = report(&out)["databases"][0]["source_copy"].clone();
+        let guard = DropCopies(kind, url.to_string(), out.clone());
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(copy["faithful"], true, "{kind}: {copy}");
+        let item = &copy["tables"][0];
+        assert_eq!(item["name"], "item");
+        let types: Vec<&str> = item["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["sql_type"].as_str().unwrap())
+            .collect();
+        let ns = copy["namespace"].as_str().unwrap();
+        assert_eq!(ns, format!("{prefix}shop"));
+        if pg {
+            assert_eq!(
+                types,
+                [
+                    "integer",
+                    "integer",
+                    "character varying(20)",
+                    "numeric(10,2)",
+                    "date",
+                    &format!("\"{ns}\".\"grade\""),
+                ]
+            );
+        } else {
+            assert_eq!(&types[3], &"decimal(10,2)", "{kind}");
+            assert!(types[2].starts_with("varchar(20)"), "{kind}: {types:?}");
+            assert_eq!(types[4], "date", "{kind}");
+            assert!(
+                types[5].starts_with(r"enum('low','mid','high','it''s \\ odd')"),
+                "{kind}: {types:?}"
+            );
+            // The dump's own collation: a binary city.
+            let shop = &copy["tables"][1]["columns"][1]["sql_type"];
+            assert!(
+                shop.as_str().unwrap().ends_with("COLLATE utf8mb4_bin"),
+                "{shop}"
+            );
+        }
+        // The same questions: SQLite's gold, and the engine's own.
+        std::fs::write(
+            bench.join("dev.jsonl"),
+            [
+                r#"{"db_id": "shop", "question": "average price", "gold": "SELECT round(avg(price), 2) FROM item"}"#,
+                r#"{"db_id": "shop", "question": "shops in lyon, as written", "gold": "SELECT count(*) FROM shop WHERE city = 'lyon'"}"#,
+                r#"{"db_id": "shop", "question": "items by grade", "gold": "SELECT name FROM item WHERE grade = 'mid' AND sold >= '2024-01-01'"}"#,
+            ]
+            .join("\n"),
+        )
+        .unwrap();
+        let gold = bench.join("gold_engine.sql");
+        std::fs::write(
+            &gold,
+            // PostgreSQL's round(numeric, int): it has no round(double
+            // precision, int).
+            "SELECT round(avg(price), 2) FROM item\n\
+             SELECT count(*) FROM shop WHERE city = 'lyon'\n\
+             SELECT name FROM item WHERE grade = 'mid' AND sold >= DATE '2024-01-01'\n",
+        )
+        .unwrap();
+        let faithful = eval_with_reference(&bench, kind, url, &gold, &prefix, &bench.join("out"));
+        for i in 0..3 {
+            assert_eq!(
+                verdicts(&faithful, i, kind),
+                ("match".to_string(), "match".to_string()),
+                "{kind}: question {i}"
+            );
+        }
+        // The copy was the import's, kept: its stamp still names the dump.
+        let count_sql = if pg {
+            format!(
+                "SELECT count(*)::int8 FROM information_schema.columns WHERE table_schema = '{ns}' \
+                 AND table_name = 'item' AND column_name = 'price' AND data_type = 'numeric' \
+                 AND numeric_precision = 10 AND numeric_scale = 2"
+            )
+        } else {
+            format!(
+                "SELECT CAST(COUNT(*) AS SIGNED) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '{ns}' \
+                 AND TABLE_NAME = 'item' AND COLUMN_NAME = 'price' AND COLUMN_TYPE = 'decimal(10,2)'"
+            )
+        };
+        assert_eq!(admin::count(url, &count_sql), 1, "{kind}");
+        // The enum's labels as the dump wrote them, a quote and a backslash
+        // included.
+        let label_sql = if pg {
+            format!(
+                "SELECT count(*)::int8 FROM pg_enum e JOIN pg_type t ON t.oid = e.enumtypid \
+                 JOIN pg_namespace n ON n.oid = t.typnamespace \
+                 WHERE n.nspname = '{ns}' AND e.enumlabel = 'it''s \\ odd'"
+            )
+        } else {
+            format!(
+                "SELECT CAST(COUNT(*) AS SIGNED) FROM information_schema.COLUMNS \
+                 WHERE TABLE_SCHEMA = '{ns}' AND TABLE_NAME = 'item' AND COLUMN_NAME = 'grade' \
+                 AND LOCATE(CONCAT('it', CHAR(39), CHAR(39), 's ', CHAR(92), CHAR(92), ' odd'), COLUMN_TYPE) > 0"
+            )
+        };
+        assert_eq!(admin::count(url, &label_sql), 1, "{kind}");
+        // `migrate --force` keeps it too.
+        let o = bin()
+            .args(["migrate", "--bench"])
+            .arg(&bench)
+            .args([
+                "--all",
+                "--engines",
+                kind.as_str(),
+                "--force",
+                "--namespace-prefix",
+                &prefix,
+                "--server",
+                &format!("{kind}={url}"),
+                "-q",
+                "--log-dir",
+            ])
+            .arg(bench.join("log"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let log: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(bench.join("log").join(kind.as_str()).join("shop.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(log["status"], "up_to_date", "{kind}: {log}");
+        assert_eq!(admin::count(url, &count_sql), 1, "{kind}");
+        // The copy migrated from the SQLite file instead (another prefix)
+        // answers differently: a double has no round(…, 2) on PostgreSQL,
+        // and MySQL's default collation finds 'Lyon' for 'lyon'.
+        let other = format!("{}_", sqlwitness_testkit::unique_name("swt_mig"));
+        let migrated = eval_with_reference(
+            &bench,
+            kind,
+            url,
+            &gold,
+            &other,
+            &bench.join("out_migrated"),
+        );
+        sqlwitness_bench::drop_namespace(
+            &sqlwitness_bench::MigrationTarget::new(kind, url),
+            &format!("{other}shop"),
+        )
+        .unwrap();
+        if pg {
+            assert_eq!(verdicts(&migrated, 0, kind).0, "gold_error", "{kind}");
+        } else {
+            assert_eq!(
+                verdicts(&migrated, 1, kind).1,
+                "mismatch",
+                "{kind}: {}",
+                migrated["questions"][1]
+            );
+        }
+        // The SQLite file changes: the copy no longer matches it, and is
+        // kept rather than replaced; the engine's questions say why.
+        rusqlite::Connection::open(out.join("shop/shop.sqlite"))
+            .unwrap()
+            .execute_batch("INSERT INTO shop VALUES (3, 'Oslo')")
+            .unwrap();
+        let stale =
+            eval_with_reference(&bench, kind, url, &gold, &prefix, &bench.join("out_stale"));
+        assert!(
+            stale.to_string().contains("import the dump again"),
+            "{kind}: {}",
+            stale["questions"][0]
+        );
+        assert_eq!(admin::count(url, &count_sql), 1, "{kind}");
+        drop(guard);
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}
+
+/// Drops the copies an import made when the test ends, passed or not.
+struct DropCopies(EngineKind, String, PathBuf);
+
+impl Drop for DropCopies {
+    fn drop(&mut self) {
+        drop_source_copies(self.0, &self.1, &self.2);
+    }
+}
+
+/// BIRD mini-dev's layout: one PostgreSQL dump holding several databases
+/// (a stand-in of two of its eleven, `tests/dumps/bird_minidev_postgres.sql`),
+/// imported with their `dev_tables.json` entries, then evaluated as it
+/// ships — each engine's own gold (`mini_dev_postgresql.json`,
+/// `mini_dev_mysql.json`) — with PostgreSQL's answer, on the copy with the
+/// dump's own types, as the reference.
+#[test]
+fn bird_minidev_from_its_postgres_dump_judged_by_its_postgres_golds() {
+    let Some(shared) = sqlwitness_testkit::shared_data("bird_minidev") else {
+        return;
+    };
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
+        .cloned()
+    else {
+        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    for f in [
+        "mini_dev_sqlite.json",
+        "mini_dev_mysql.json",
+        "mini_dev_postgresql.json",
+    ] {
+        std::fs::copy(shared.join(f), bench.join(f)).unwrap();
+    }
+    // The stand-in dump holds two of the eleven databases: their entries.
+    let ids = ["debit_card_specializing", "student_club"];
+    let all: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(shared.join("dev_tables.json")).unwrap()).unwrap();
+    let two: Vec<&serde_json::Value> = all
+        .iter()
+        .filter(|d| ids.contains(&d["db_id"].as_str().unwrap()))
+        .collect();
+    let tables = bench.join("dev_tables.json");
+    std::fs::write(&tables, serde_json::to_string(&two).unwrap()).unwrap();
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_bird"));
+    let out = bench.join("dev_databases");
+    let (code, stderr) = import_with_copies(
+        pg,
+        &pg_url,
+        &fixture("bird_minidev_postgres.sql"),
+        &out,
+        &["--tables", tables.to_str().unwrap()],
+        &prefix,
+    );
+    let _guard = DropCopies(pg, pg_url.clone(), out.clone());
+    assert_eq!(code, 0, "{stderr}");
+    for d in report(&out)["databases"].as_array().unwrap() {
+        assert_eq!(d["source_copy"]["faithful"], true, "{d}");
+    }
+    let engines = sqlwitness_testkit::engine_names(&servers);
+    let o = bin()
+        .args(["eval", "--bench"])
+        .arg(bench)
+        .args([
+            "--split",
+            "mini_dev",
+            "--db",
+            &ids.join(","),
+            "--engines",
+            &engines.join(","),
+            "--reference",
+            pg.as_str(),
+            "--namespace-prefix",
+            &prefix,
+            "-q",
+            "--out",
+        ])
+        .arg(bench.join("out"))
+        .args(sqlwitness_testkit::server_args(&servers))
+        .output()
+        .unwrap();
+    // The copies migrated from the SQLite files to the other servers.
+    for (kind, url) in servers.iter().filter(|(k, _)| *k != pg) {
+        for id in ids {
+            sqlwitness_bench::drop_namespace(
+                &sqlwitness_bench::MigrationTarget::new(*kind, url),
+                &format!("{prefix}{id}"),
+            )
+            .unwrap();
+        }
+    }
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bench.join("out/report.json")).unwrap()).unwrap();
+    let n = report["questions"].as_array().unwrap().len() as u64;
+    assert!(n > 50, "{n}");
+    assert!(report["run"]["golds"][pg.as_str()]
+        .as_str()
+        .unwrap()
+        .ends_with("mini_dev_postgresql.json"));
+    for e in &engines {
+        let s = &report["summary"]["engines"][e];
+        assert_eq!(s["engine_error"], 0, "{e}: {s}");
+        assert_eq!(s["missing_db"], 0, "{e}: {s}");
+        if *e == pg.as_str() {
+            // Every PostgreSQL gold runs on the copy with the dump's types.
+            assert_eq!(s["gold_error"], 0, "{e}: {s}");
+        } else {
+            // Each question scored against PostgreSQL's answer, but where
+            // the engine's own gold fails (MariaDB: MySQL's golds' GROUP BY).
+            let scored = s["reference"]["scored"].as_u64().unwrap();
+            assert_eq!(scored + s["gold_error"].as_u64().unwrap(), n, "{e}: {s}");
+        }
+    }
+}
+
+/// A benchmark shipped as two dumps of the same databases (BIRD mini-dev:
+/// PostgreSQL and MySQL): the first writes the SQLite files, the second
+/// (`--copy-only`) adds its engine's copy with its own types, stamped with
+/// those files — so either engine can be the reference on its own types. A
+/// dump of other tables is refused, and a copy already made is kept.
+#[test]
+fn a_second_dump_of_the_same_databases_adds_its_engines_copy() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
+        .cloned()
+    else {
+        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+        return;
+    };
+    let mysqls: Vec<(EngineKind, String)> = servers
+        .iter()
+        .filter(|(k, _)| adapter(*k) == Adapter::Mysql)
+        .cloned()
+        .collect();
+    if mysqls.is_empty() {
+        assert!(!sqlwitness_testkit::required(), "MySQL is required");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let out = bench.join("database");
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_two"));
+    let (code, stderr) = import_with_copies(
+        pg,
+        &pg_url,
+        &fixture("prices_postgres.sql"),
+        &out,
+        &["--db-id", "shop"],
+        &prefix,
+    );
+    let _guard = DropCopies(pg, pg_url.clone(), out.clone());
+    assert_eq!(code, 0, "{stderr}");
+    let ns = format!("{prefix}shop");
+    let mut results = Vec::new();
+    for (kind, url) in &mysqls {
+        let report_path = bench.join(format!("{kind}-report.json"));
+        let (code, stderr) = import_with_copies(
+            *kind,
+            url,
+            &fixture("prices_mysql.sql"),
+            &out,
+            &[
+                "--db-id",
+                "shop",
+                "--copy-only",
+                "--report",
+                report_path.to_str().unwrap(),
+            ],
+            &prefix,
+        );
+        // Another database's dump: refused, the copy kept.
+        let (bad, bad_err) = import_with_copies(
+            *kind,
+            url,
+            &fixture("types_mysql.sql"),
+            &out,
+            &[
+                "--db-id",
+                "shop",
+                "--copy-only",
+                "--report",
+                bench.join("bad.json").to_str().unwrap(),
+            ],
+            &prefix,
+        );
+        results.push((*kind, code, stderr, bad, bad_err));
+    }
+    let gold = bench.join("gold_mysql.sql");
+    std::fs::write(
+        &gold,
+        "SELECT round(avg(price), 2) FROM item\n\
+         SELECT count(*) FROM shop WHERE city = 'lyon'\n\
+         SELECT name FROM item WHERE grade = 'mid' AND sold >= DATE '2024-01-01'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        [
+            r#"{"db_id": "shop", "gold": "SELECT round(avg(price), 2) FROM item"}"#,
+            r#"{"db_id": "shop", "gold": "SELECT count(*) FROM shop WHERE city = 'lyon'"}"#,
+            r#"{"db_id": "shop", "gold": "SELECT name FROM item WHERE grade = 'mid' AND sold >= '2024-01-01'"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let mut reports = Vec::new();
+    for (kind, url) in &mysqls {
+        reports.push(eval_with_reference(
+            bench,
+            *kind,
+            url,
+            &gold,
+            &prefix,
+            &bench.join(format!("out_{kind}")),
+        ));
+    }
+    for (kind, url) in &mysqls {
+        sqlwitness_bench::drop_namespace(&sqlwitness_bench::MigrationTarget::new(*kind, url), &ns)
+            .unwrap();
+    }
+    for ((kind, code, stderr, bad, bad_err), report) in results.into_iter().zip(reports) {
+        assert_eq!(code, 0, "{kind}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{kind} copy with the dump's own types: {ns}")),
+            "{kind}: {stderr}"
+        );
+        assert_eq!(bad, 3, "{kind}: {bad_err}");
+        assert!(
+            bad_err.contains("not the same database"),
+            "{kind}: {bad_err}"
+        );
+        // The binary collation of the MySQL dump answers as SQLite does.
+        for i in 0..3 {
+            assert_eq!(
+                verdicts(&report, i, kind),
+                ("match".to_string(), "match".to_string()),
+                "{kind}: question {i}: {}",
+                report["questions"][i]
+            );
+        }
+    }
+}
+
+/// A benchmark folder whose `dumps.json` names the dumps its databases ship
+/// as: `eval` imports them by itself (the SQLite files, the copy on each
+/// dump's engine), then runs; a second run finds them there.
+#[test]
+fn eval_imports_the_dumps_a_benchmark_names() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, _)) = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
+        .cloned()
+    else {
+        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+        return;
+    };
+    let my = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Mysql)
+        .cloned();
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    std::fs::create_dir_all(bench.join("dumps")).unwrap();
+    for f in ["prices_postgres.sql", "prices_mysql.sql"] {
+        std::fs::copy(fixture(f), bench.join("dumps").join(f)).unwrap();
+    }
+    let mut manifest = vec![
+        serde_json::json!({"dump": "dumps/prices_postgres.sql", "engine": pg.as_str(), "db_id": "shop"}),
+    ];
+    if let Some((kind, _)) = &my {
+        manifest.push(serde_json::json!({"dump": "dumps/prices_mysql.sql", "engine": kind.as_str(), "db_id": "shop", "copy_only": true}));
+    }
+    std::fs::write(
+        bench.join("dumps.json"),
+        serde_json::to_string(&manifest).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        [
+            r#"{"db_id": "shop", "gold": "SELECT round(avg(price), 2) FROM item"}"#,
+            r#"{"db_id": "shop", "gold": "SELECT count(*) FROM shop WHERE city = 'lyon'"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let gold = bench.join("gold_postgres.sql");
+    std::fs::write(
+        &gold,
+        "SELECT round(avg(price), 2) FROM item\nSELECT count(*) FROM shop WHERE city = 'lyon'\n",
+    )
+    .unwrap();
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_man"));
+    let used: Vec<(EngineKind, String)> = servers
+        .iter()
+        .filter(|(k, _)| *k == pg || my.as_ref().is_some_and(|(m, _)| m == k))
+        .cloned()
+        .collect();
+    let engines = sqlwitness_testkit::engine_names(&used);
+    let run = |out: &str| {
+        bin()
+            .args(["eval", "--bench"])
+            .arg(bench)
+            .args([
+                "--engines",
+                &engines.join(","),
+                "--reference",
+                pg.as_str(),
+                "--gold",
+                &format!("{pg}={}", gold.display()),
+                "--namespace-prefix",
+                &prefix,
+                "--out",
+            ])
+            .arg(bench.join(out))
+            .args(sqlwitness_testkit::server_args(&used))
+            .output()
+            .unwrap()
+    };
+    let first = run("out1");
+    let second = run("out2");
+    for (kind, url) in &used {
+        sqlwitness_bench::drop_namespace(
+            &sqlwitness_bench::MigrationTarget::new(*kind, url),
+            &format!("{prefix}shop"),
+        )
+        .unwrap();
+    }
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{stderr}");
+    assert!(stderr.contains("imported"), "{stderr}");
+    assert!(bench.join("database/shop/shop.sqlite").is_file());
+    let copy: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(bench.join("database/import-report-0.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        copy["databases"][0]["source_copy"]["faithful"], true,
+        "{copy}"
+    );
+    if my.is_some() {
+        let copy: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(bench.join("database/import-report-1.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            copy["databases"][0]["source_copy"]["faithful"], true,
+            "{copy}"
+        );
+    }
+    let second_err = String::from_utf8_lossy(&second.stderr);
+    assert!(second.status.success(), "{second_err}");
+    assert!(!second_err.contains("imported"), "{second_err}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bench.join("out2/report.json")).unwrap()).unwrap();
+    for e in &engines {
+        for i in 0..2 {
+            let q = &report["questions"][i]["engines"][e];
+            assert_eq!(q["verdict"], "match", "{e}: question {i}: {q}");
+            if *e != pg.as_str() {
+                // Each engine's copy is its dump's own: MySQL's binary
+                // collation answers as SQLite and PostgreSQL do.
+                assert_eq!(q["reference"]["verdict"], "match", "{e}: question {i}: {q}");
+            }
+        }
+    }
 }

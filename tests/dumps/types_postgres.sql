@@ -33,7 +33,8 @@ CREATE TABLE public.carried (
     stamp timestamp without time zone,
     stamp_tz timestamp with time zone,
     bits bit varying(8),
-    addr inet
+    addr inet,
+    mask bit(4)
 );
 
 ALTER TABLE public.carried OWNER TO postgres;
@@ -65,9 +66,9 @@ $$;
 CREATE VIEW public.happy AS
  SELECT carried.id FROM public.carried WHERE (carried.feeling = 'happy'::public.mood);
 
-COPY public.carried (id, small, big, flag, amount, huge, ratio, label, fixed, body, feeling, cost, doc, raw, ident, blob, day, at_time, stamp, stamp_tz, bits, addr) FROM stdin;
-1	-3	9007199254740993	t	19.99	12345678901234567890.0123456789	0.1	tab	ab	line1\nline2\ttabbed \\ back	happy	10.50	{"b": [1, 2], "a": 1}	{"z":1}	a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11	\\x00ff10	2024-02-29	23:59:59.5	2024-02-29 12:00:00	2024-02-29 12:00:00+02	1011	192.168.0.1/24
-2	\N	\N	f	1.00	0	-1e+300	\N	\N	\N	sad	0.00	null	[]	\N	\\x	1970-01-01	00:00:00	1970-01-01 00:00:00	1970-01-01 00:00:00+00	\N	\N
+COPY public.carried (id, small, big, flag, amount, huge, ratio, label, fixed, body, feeling, cost, doc, raw, ident, blob, day, at_time, stamp, stamp_tz, bits, addr, mask) FROM stdin;
+1	-3	9007199254740993	t	19.99	12345678901234567890.0123456789	0.1	tab	ab	line1\nline2\ttabbed \\ back	happy	10.50	{"b": [1, 2], "a": 1}	{"z":1}	a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11	\\x00ff10	2024-02-29	23:59:59.5	2024-02-29 12:00:00	2024-02-29 12:00:00+02	1011	192.168.0.1/24	0011
+2	\N	\N	f	1.00	0	-1e+300	\N	\N	\N	sad	0.00	null	[]	\N	\\x	1970-01-01	00:00:00	1970-01-01 00:00:00	1970-01-01 00:00:00+00	\N	\N	\N
 \.
 
 COPY public.with_array (id, tags) FROM stdin;

@@ -52,6 +52,24 @@ pub struct ImportArgs {
     /// of the same db_id and keeping the others.
     #[arg(long, value_name = "FILE")]
     pub spider_tables: Option<PathBuf>,
+    /// Prefix of the namespace of each database's copy on the dump's own
+    /// engine (as `eval`'s and `migrate`'s --namespace-prefix): the copy
+    /// with the dump's own column types and keys, which they then use on
+    /// that engine instead of migrating the SQLite file.
+    #[arg(long, env = "SQLWITNESS_NAMESPACE_PREFIX", default_value = sqlwitness_core::DEFAULT_NAMESPACE_PREFIX)]
+    pub namespace_prefix: String,
+    /// Write the SQLite files only: no copy on the dump's own engine (the
+    /// engine's copy is then migrated from the SQLite file, with the types
+    /// migration chooses).
+    #[arg(long)]
+    pub no_source_copy: bool,
+    /// The SQLite files exist in OUT, written from another dump of the same
+    /// databases (BIRD mini-dev ships a PostgreSQL and a MySQL dump): only
+    /// the copies on this engine with this dump's own types are made,
+    /// stamped with those files' fingerprints once each table's row count
+    /// matches the file's.
+    #[arg(long, conflicts_with_all = ["no_source_copy", "spider_tables"])]
+    pub copy_only: bool,
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
@@ -80,6 +98,17 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
         return Err(
             exit::BadInput("--statement-timeout: a positive number of seconds".into()).into(),
         );
+    }
+    let prefix = &a.namespace_prefix;
+    if !(prefix
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && prefix.len() <= 32)
+    {
+        return Err(exit::BadInput(format!(
+            "--namespace-prefix `{prefix}`: use at most 32 ASCII letters, digits and `_`"
+        ))
+        .into());
     }
     let databases = match &a.tables {
         Some(path) => sqlwitness_bench::load_tables_json(path)?
@@ -111,6 +140,8 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
         out: a.out.clone(),
         databases,
         statement_limit: Duration::from_secs_f64(a.statement_timeout),
+        source_copy_prefix: (!a.no_source_copy).then(|| prefix.clone()),
+        copy_only: a.copy_only,
     };
     let report = match sqlwitness_bench::import_dump(&opts) {
         Ok(r) => r,
@@ -152,16 +183,20 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
                 .filter(|t| t.refused.is_none() && !t.verified)
                 .map(|t| t.table.as_str())
                 .collect();
-            eprintln!(
-                "  {}: {} tables, {} rows in {:.1} s ({:.0} rows/s) → {}{}",
-                d.db_id,
-                d.tables.len() - refused.len(),
-                d.rows,
-                d.seconds,
-                d.rows as f64 / d.seconds.max(1e-9),
-                d.path.display(),
-                if d.complete { "" } else { "  INCOMPLETE" }
-            );
+            if a.copy_only {
+                eprintln!("  {}: the SQLite file kept: {}", d.db_id, d.path.display());
+            } else {
+                eprintln!(
+                    "  {}: {} tables, {} rows in {:.1} s ({:.0} rows/s) → {}{}",
+                    d.db_id,
+                    d.tables.len() - refused.len(),
+                    d.rows,
+                    d.seconds,
+                    d.rows as f64 / d.seconds.max(1e-9),
+                    d.path.display(),
+                    if d.complete { "" } else { "  INCOMPLETE" }
+                );
+            }
             for r in &refused {
                 eprintln!("    refused {r}");
             }
@@ -170,6 +205,21 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             }
             if !d.missing_tables.is_empty() {
                 eprintln!("    not in the dump: {}", d.missing_tables.join(", "));
+            }
+            if let Some(c) = &d.source_copy {
+                match (&c.error, c.faithful) {
+                    (None, true) => eprintln!(
+                        "    {} copy with the dump's own types: {} ({} tables)",
+                        c.engine,
+                        c.namespace,
+                        c.tables.len()
+                    ),
+                    (error, _) => eprintln!(
+                        "    NO {} copy with the dump's own types: {}",
+                        c.engine,
+                        error.as_deref().unwrap_or("a table did not verify")
+                    ),
+                }
             }
         }
         eprintln!("report: {}", report_path.display());
@@ -200,5 +250,139 @@ fn write_spider_tables(
     let text = serde_json::to_string_pretty(&entries)?;
     std::fs::write(path, text + "\n")
         .with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(())
+}
+
+/// The file in a benchmark's folder naming the dumps its databases ship as,
+/// which `eval` imports by itself before it runs.
+pub const MANIFEST: &str = "dumps.json";
+
+/// One dump of a benchmark's [`MANIFEST`]: paths relative to the
+/// benchmark's folder.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestEntry {
+    /// The dump file.
+    dump: PathBuf,
+    /// postgres, mysql or mariadb.
+    engine: String,
+    /// The db_id of a dump of one database (default: the file's stem).
+    #[serde(default)]
+    db_id: Option<String>,
+    /// A Spider or BIRD tables.json saying which tables each db_id holds.
+    #[serde(default)]
+    tables: Option<PathBuf>,
+    /// A second dump of databases an earlier entry writes: only its
+    /// engine's copy with its own types (`import --copy-only`).
+    #[serde(default)]
+    copy_only: bool,
+}
+
+/// Imports the dumps a benchmark's [`MANIFEST`] names whose databases have
+/// no SQLite file yet (and the `copy_only` entries after an entry that
+/// ran), as `sqlwitness import` would, into the benchmark's database
+/// folder, with the copies on each dump's engine under `prefix`; `url`
+/// gives an engine's administrative URL. Nothing when there is no
+/// manifest or every database is there.
+pub fn from_manifest(
+    bench: &sqlwitness_bench::Benchmark,
+    prefix: &str,
+    url: &dyn Fn(EngineKind) -> Option<String>,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let path = bench.root.join(MANIFEST);
+    let text = match std::fs::read(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),
+    };
+    let entries: Vec<ManifestEntry> = serde_json::from_slice(&text)
+        .map_err(|e| exit::BadInput(format!("{}: {e}", path.display())))?;
+    let mut ran = false;
+    for (i, entry) in entries.iter().enumerate() {
+        let place = format!("{} entry {i}", path.display());
+        let engine = EngineKind::parse(&entry.engine)
+            .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
+            .ok_or_else(|| {
+                exit::BadInput(format!(
+                    "{place}: engine `{}`: a dump is loaded by postgres, mysql or mariadb",
+                    entry.engine
+                ))
+            })?;
+        let dump = bench.root.join(&entry.dump);
+        let databases = match &entry.tables {
+            Some(tables) => sqlwitness_bench::load_tables_json(&bench.root.join(tables))?
+                .into_values()
+                .map(|s| DumpDatabase {
+                    db_id: s.db_id,
+                    tables: Some(s.table_names_original),
+                })
+                .collect::<Vec<_>>(),
+            None => vec![DumpDatabase {
+                db_id: entry.db_id.clone().unwrap_or_else(|| {
+                    dump.file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                }),
+                tables: None,
+            }],
+        };
+        let missing = databases
+            .iter()
+            .filter(|d| !bench.sqlite_path(&d.db_id).exists())
+            .count();
+        if !entry.copy_only && missing > 0 && missing < databases.len() {
+            return Err(exit::BadInput(format!(
+                "{place}: {missing} of the {} databases of {} have no SQLite file and the others \
+                 have one: remove them to import the dump again, or import it by hand",
+                databases.len(),
+                dump.display()
+            ))
+            .into());
+        }
+        let needed = if entry.copy_only { ran } else { missing > 0 };
+        if !needed {
+            continue;
+        }
+        let url = url(engine).ok_or_else(|| {
+            exit::BadInput(format!(
+                "{place}: the {engine} dump is imported by that engine: give --server \
+                 {engine}=URL or {}",
+                engine.url_env()
+            ))
+        })?;
+        let opts = ImportOptions {
+            engine,
+            url,
+            dump: dump.clone(),
+            out: bench.database_dir.clone(),
+            databases,
+            statement_limit: Duration::from_secs(600),
+            source_copy_prefix: Some(prefix.to_string()),
+            copy_only: entry.copy_only,
+        };
+        let report = sqlwitness_bench::import_dump(&opts)
+            .map_err(|e| exit::EngineFailure(format!("{place}: {e}")))?;
+        let report_path = bench.database_dir.join(format!("import-report-{i}.json"));
+        std::fs::write(&report_path, serde_json::to_string_pretty(&report)? + "\n")
+            .with_context(|| format!("{}: cannot write the report", report_path.display()))?;
+        if !quiet {
+            eprintln!(
+                "imported {} ({engine}{}): {} databases; report: {}",
+                dump.display(),
+                if entry.copy_only { ", copies only" } else { "" },
+                report.databases.len(),
+                report_path.display()
+            );
+        }
+        if !report.complete() {
+            return Err(exit::EngineFailure(format!(
+                "{place}: the import is incomplete; see {}",
+                report_path.display()
+            ))
+            .into());
+        }
+        ran = true;
+    }
     Ok(())
 }

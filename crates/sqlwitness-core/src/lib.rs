@@ -22,7 +22,7 @@ pub use result::{canonical_cell, canonical_decimal, canonical_float, Column, Res
 pub use value::Value;
 pub use verdict::Verdict;
 pub use write::{
-    ColumnDef, DumpNamespace, ForeignKeyDef, KeyFn, Loaded, LossyCell, Migrator, Ownership,
-    RowSource, ScanBatch, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp,
-    StampState, TableDef, TargetKind, STAMP_FORMAT, STAMP_TABLE,
+    ColumnDef, CopiedColumn, CopiedTable, DumpNamespace, ForeignKeyDef, KeyFn, Loaded, LossyCell,
+    Migrator, Ownership, RowSource, ScanBatch, Source, SourceColumn, SourceForeignKey,
+    SourceSchema, SourceTable, Stamp, StampState, TableDef, TargetKind, STAMP_FORMAT, STAMP_TABLE,
 };

@@ -387,6 +387,44 @@ pub trait Source: Send {
     ) -> Result<u64, DbError>;
 }
 
+/// One column of a table copied on its dump's own server
+/// ([`DumpNamespace::copy_table`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopiedColumn {
+    pub name: String,
+    /// The type as created: the dump's own (`numeric(10,2)`,
+    /// `character varying(20)`, `enum('a','b')`, an enum type recreated in
+    /// the copy's namespace …).
+    pub sql_type: String,
+    pub not_null: bool,
+}
+
+/// A table of a loaded dump copied, with its own column types, into a
+/// namespace of a migrated copy on the same server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopiedTable {
+    pub name: String,
+    pub columns: Vec<CopiedColumn>,
+    pub rows_source: u64,
+    pub rows_target: u64,
+    /// An order-independent checksum of the rows as the server renders them
+    /// as text, in the loaded dump and in the copy.
+    pub checksum_source: String,
+    pub checksum_target: String,
+    /// Whether the primary key was added (`false` when the table has none).
+    pub primary_key: bool,
+    /// Keys the server refused, and other things the copy does not keep.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl CopiedTable {
+    /// The same rows, by count and checksum, on both sides.
+    pub fn verified(&self) -> bool {
+        self.rows_source == self.rows_target && self.checksum_source == self.checksum_target
+    }
+}
+
 /// A namespace sqlwitness created on a server to load a SQL dump into, with
 /// a login of its own that may change that namespace and nothing else (no
 /// superuser, no server files or programs, no roles): the dump runs as that
@@ -416,6 +454,20 @@ pub trait DumpNamespace: Source {
     /// Objects of the loaded namespace that are not base tables (views,
     /// triggers, routines …), as `kind name`.
     fn other_objects(&mut self) -> Result<Vec<String>, DbError>;
+
+    /// Copies `table` of the loaded dump into a table of the same name in
+    /// namespace `ns` on the same server — a namespace sqlwitness created
+    /// for a benchmark copy ([`Migrator::create_namespace`] over the same
+    /// administrative URL) — with the dump's own column types, its rows, its
+    /// primary key and its unique keys, then checks both sides hold the
+    /// same rows. A column whose type has no form outside the dump's
+    /// namespace (a type the dump defined, other than an enum) is an error
+    /// naming it.
+    fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError>;
+
+    /// Adds foreign key `k` of `table` to its copy in `ns` (after every
+    /// table is copied).
+    fn copy_foreign_key(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<(), DbError>;
 
     /// Drops the namespace (only while it still holds sqlwitness's stamp)
     /// and the loader login.

@@ -6,8 +6,12 @@
 //! The YAML files are embedded at build time so the binary works from any
 //! directory; [`Dialect::load_file`] reads an edited copy instead.
 
+mod dump_types;
 mod model;
 
+pub use dump_types::{
+    DumpCarry, DumpTypeDecision, DumpTypeRule, DumpTypes, DumpWide, SqliteDeclared, SqliteStorage,
+};
 pub use model::{
     Adapter, Capabilities, Dialect, DialectError, ErrorRule, FeatureSupport, FunctionRename,
     Identifiers, Lexical, NameCase, Namespaces, ServerIdentity, StrftimeRule, Support,
@@ -179,5 +183,51 @@ mod tests {
         .to_string();
         assert!(err.contains("x.yaml"), "{err}");
         assert!(err.contains("bogus"), "{err}");
+    }
+
+    #[test]
+    fn dump_types_are_validated_naming_the_key() {
+        let head = "name: x\nadapter: mysql\nidentifiers: {quote: '`', max_length: 9}\n\
+                    dump_types:\n  default: {sqlite: TEXT, storage: text}\n  rules:\n";
+        let err = |rules: &str| {
+            Dialect::from_yaml("x.yaml", &format!("{head}{rules}"))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("    a: {types: [int], sqlite: as_declared, storage: integer, bogus: 1}\n");
+        assert!(e.contains("x.yaml") && e.contains("bogus"), "{e}");
+        let e = err("    a: {types: [int], sqlite: TEXT, storage: text, refuse: no}\n");
+        assert!(
+            e.contains("dump_types.rules.a") && e.contains("both"),
+            "{e}"
+        );
+        let e = err("    a: {types: [int], storage: text}\n");
+        assert!(
+            e.contains("dump_types.rules.a") && e.contains("needs"),
+            "{e}"
+        );
+        let e = err("    a: {types: [Int], sqlite: TEXT, storage: text}\n    b: {types: [int], refuse: no}\n");
+        assert!(
+            e.contains("dump_types.rules.b.types") && e.contains("`a`"),
+            "{e}"
+        );
+        let e = err("    a: {types: [int], sqlite: TEXT, storage: text, fallback: TEXT}\n");
+        assert!(e.contains("dump_types.rules.a.fallback"), "{e}");
+        let e = err("    a: {types: [int], sqlite: '', storage: text}\n");
+        assert!(e.contains("dump_types.rules.a.sqlite"), "{e}");
+        let e = err("    a: {types: [int], sqlite: TEXT, storage: string}\n");
+        assert!(e.contains("x.yaml") && e.contains("string"), "{e}");
+    }
+
+    #[test]
+    fn mariadb_adds_a_dump_type_rule_to_mysqls() {
+        let my = builtin(EngineKind::Mysql).dump_types.unwrap();
+        let maria = builtin(EngineKind::Mariadb).dump_types.unwrap();
+        assert!(!my.rules.contains_key("uuid"));
+        assert_eq!(maria.rules.len(), my.rules.len() + 1);
+        assert!(matches!(maria.decide("uuid"), DumpTypeDecision::Carry(_)));
+        assert!(matches!(maria.decide("point"), DumpTypeDecision::Refuse(_)));
+        assert!(matches!(my.decide("uuid"), DumpTypeDecision::Default(_)));
+        assert!(builtin(EngineKind::Sqlite).dump_types.is_none());
     }
 }

@@ -111,6 +111,10 @@ pub struct Dialect {
     /// How SQLite SQL is translated for this engine (`sqlwitness audit`).
     #[serde(default)]
     pub translations: Translations,
+    /// How `sqlwitness import` carries this engine's dump column types into
+    /// SQLite; absent: its dumps are not imported.
+    #[serde(default)]
+    pub dump_types: Option<crate::DumpTypes>,
 }
 
 /// SQLite → this engine: which translations apply, and the function tables.
@@ -540,6 +544,10 @@ impl Dialect {
             .into_iter()
             .map(|(k, v)| (k.to_ascii_lowercase(), v))
             .collect();
+        if let Some(map) = &mut d.dump_types {
+            map.validate()
+                .map_err(|(key, message)| parse_err(format!("{key}: {message}")))?;
+        }
         for rule in &d.errors {
             if rule.code.is_none() && rule.contains.is_none() {
                 return Err(DialectError::Parse {

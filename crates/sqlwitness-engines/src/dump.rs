@@ -7,7 +7,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use futures_util::{Stream, TryStreamExt};
-use sqlwitness_core::{DbError, ScanBatch, SourceTable, Value};
+use sqlwitness_core::{CopiedColumn, DbError, ScanBatch, SourceTable, Value};
 
 /// The loader login's session, once stopped or closed.
 pub(crate) const LOADER_ENDED: &str = "the loader's session has ended";
@@ -30,6 +30,91 @@ pub(crate) fn within<F: Future>(
     // The timer is made inside the runtime (it needs its clock).
     rt.block_on(async { tokio::time::timeout(limit, work).await })
         .ok()
+}
+
+/// The quoted names of `table`'s columns at positions `cols`, comma-separated.
+pub(crate) fn column_list(
+    table: &SourceTable,
+    cols: &[usize],
+    quote: impl Fn(&str) -> String,
+) -> String {
+    cols.iter()
+        .map(|&c| quote(&table.columns[c].name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The column definitions of a copy's `CREATE TABLE`: name, the source's
+/// own type, `NOT NULL` or else `nullable` (MySQL's copies say `NULL` so
+/// that a timestamp column takes no implicit default).
+pub(crate) fn column_defs(
+    columns: &[CopiedColumn],
+    quote: impl Fn(&str) -> String,
+    nullable: &str,
+) -> String {
+    columns
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                quote(&c.name),
+                c.sql_type,
+                if c.not_null { " NOT NULL" } else { nullable }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Adds `table`'s unique keys other than its primary key to the copy
+/// `target` with `exec`; a key the server refuses is a note, not an error.
+pub(crate) fn add_unique_keys(
+    table: &SourceTable,
+    target: &str,
+    quote: impl Fn(&str) -> String,
+    mut exec: impl FnMut(String) -> Result<(), DbError>,
+    notes: &mut Vec<String>,
+) {
+    for u in table.unique.iter().filter(|u| **u != table.primary_key) {
+        let key = column_list(table, u, &quote);
+        if let Err(e) = exec(format!("ALTER TABLE {target} ADD UNIQUE ({key})")) {
+            notes.push(format!("unique key ({key}) not added: {}", e.message));
+        }
+    }
+}
+
+/// `ALTER TABLE ns.table ADD FOREIGN KEY (…) REFERENCES ns.parent (…)` for
+/// foreign key `k` of `table` in the copy `ns`, names quoted with `quote`.
+/// A key that names no parent column references the parent's primary key
+/// where the server allows it (`parent_columns_needed` false), else it is
+/// refused.
+pub(crate) fn foreign_key_sql(
+    ns: &str,
+    table: &SourceTable,
+    k: usize,
+    quote: impl Fn(&str) -> String,
+    parent_columns_needed: bool,
+) -> Result<String, DbError> {
+    let fk = &table.foreign_keys[k];
+    let list = |cols: &mut dyn Iterator<Item = &String>| {
+        cols.map(|c| quote(c)).collect::<Vec<_>>().join(", ")
+    };
+    let parent_cols: Option<Vec<&String>> = fk.parent_columns.iter().map(Option::as_ref).collect();
+    let parent = match parent_cols {
+        Some(p) if !p.is_empty() => format!(" ({})", list(&mut p.into_iter())),
+        _ if parent_columns_needed => {
+            return Err(DbError::refused("the key names no parent column"))
+        }
+        _ => String::new(),
+    };
+    Ok(format!(
+        "ALTER TABLE {}.{} ADD FOREIGN KEY ({}) REFERENCES {}.{}{parent}",
+        quote(ns),
+        quote(&table.name),
+        list(&mut fk.columns.iter()),
+        quote(ns),
+        quote(&fk.parent_table)
+    ))
 }
 
 /// The error of a `what` (`statement`, `COPY`) stopped at `limit`.

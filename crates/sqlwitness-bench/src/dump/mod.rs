@@ -6,11 +6,15 @@
 //! refused before anything runs ([`policy`]). The loaded tables are then
 //! written, streaming and verified, into SQLite database files in the
 //! benchmark's layout ([`export`]) — one per `db_id`, the whole dump or the
-//! tables a mapping gives each — from where every engine gets its copy by
-//! the usual migration.
+//! tables a mapping gives each — from where every other engine gets its
+//! copy by the usual migration. The dump's own engine gets a copy of each
+//! database with the dump's own column types and keys, made on the server
+//! from the loaded tables ([`source_copy`]): the reference answer of a
+//! benchmark shipped as a dump comes from the types it was written for.
 
 mod export;
 mod policy;
+mod source_copy;
 mod split;
 
 use std::fs::File;
@@ -23,6 +27,7 @@ use sqlwitness_core::{DumpNamespace, EngineKind, Stamp};
 
 pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport};
 use policy::{classify, classify_command, Context, Decision};
+pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
 pub use split::DumpDialect;
 use split::{Item, Splitter};
 
@@ -50,6 +55,16 @@ pub struct ImportOptions {
     pub databases: Vec<DumpDatabase>,
     /// The time one statement of the dump may take.
     pub statement_limit: Duration,
+    /// Copy each database on the dump's own engine too, with the dump's own
+    /// column types, into the namespace this prefix gives it
+    /// ([`sqlwitness_core::namespace_for`]) — the copy `migrate` and `eval`
+    /// then use on that engine. `None`: no such copy.
+    pub source_copy_prefix: Option<String>,
+    /// The SQLite files exist, written from another dump of the same
+    /// databases (BIRD mini-dev ships a PostgreSQL and a MySQL dump): only
+    /// the copies on this engine are made, stamped with those files'
+    /// fingerprints once each table's row count matches the file's.
+    pub copy_only: bool,
 }
 
 /// A statement not run, or an object listed, with its line.
@@ -72,6 +87,10 @@ pub struct DatabaseImport {
     pub seconds: f64,
     /// Every table written and verified.
     pub complete: bool,
+    /// The copy on the dump's own engine with the dump's own types, when
+    /// one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_copy: Option<SourceCopy>,
     /// The database's entry of a Spider `tables.json` (the written
     /// tables, their columns, keys and foreign keys).
     #[serde(skip)]
@@ -173,8 +192,12 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
+    /// Every database written and verified, and its copy on the dump's own
+    /// engine made, where one was asked for.
     pub fn complete(&self) -> bool {
-        self.databases.iter().all(|d| d.complete)
+        self.databases
+            .iter()
+            .all(|d| d.complete && d.source_copy.as_ref().is_none_or(|c| c.faithful))
     }
 }
 
@@ -273,7 +296,25 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
             });
         }
         let path = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
-        if path.exists() {
+        if opts.copy_only {
+            if opts.source_copy_prefix.is_none() {
+                return Err(BenchError::Migration {
+                    db_id: d.db_id.clone(),
+                    engine: opts.engine.to_string(),
+                    message: "copying only needs the copies on the dump's engine".into(),
+                });
+            }
+            if !path.is_file() {
+                return Err(BenchError::Migration {
+                    db_id: d.db_id.clone(),
+                    engine: opts.engine.to_string(),
+                    message: format!(
+                        "{}: does not exist; import a dump of the database first",
+                        path.display()
+                    ),
+                });
+            }
+        } else if path.exists() {
             return Err(BenchError::Migration {
                 db_id: d.db_id.clone(),
                 engine: opts.engine.to_string(),
@@ -420,19 +461,41 @@ fn load_and_export(
                 .collect(),
         };
         let file = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
-        let written = export_sqlite(ns, &tables, &file).map_err(|e| BenchError::Migration {
-            db_id: d.db_id.clone(),
-            engine: "sqlite".into(),
-            message: e.message,
-        })?;
+        let written = if opts.copy_only {
+            Vec::new()
+        } else {
+            export_sqlite(ns, sqlwitness_dialect::shipped(opts.engine), &tables, &file).map_err(
+                |e| BenchError::Migration {
+                    db_id: d.db_id.clone(),
+                    engine: "sqlite".into(),
+                    message: e.message,
+                },
+            )?
+        };
         let kept: Vec<(sqlwitness_core::SourceTable, TableExport)> = tables
             .iter()
             .zip(&written)
             .filter(|(_, e)| e.refused.is_none())
             .map(|(t, e)| (t.clone(), e.clone()))
             .collect();
-        let spider = spider_tables(&d.db_id, &kept);
+        let spider = if opts.copy_only {
+            serde_json::Value::Null
+        } else {
+            spider_tables(&d.db_id, &kept)
+        };
         let rows = written.iter().map(|t| t.rows).sum();
+        let source_copy = opts.source_copy_prefix.as_deref().map(|prefix| {
+            let db = sqlwitness_core::Database::with_prefix(&d.db_id, &file, prefix);
+            let check = opts.copy_only.then_some(file.as_path());
+            source_copy::write(
+                ns,
+                opts.engine,
+                &opts.url,
+                (&db, check),
+                &tables,
+                &server_version,
+            )
+        });
         let complete =
             missing_tables.is_empty() && written.iter().all(|t| t.refused.is_none() && t.verified);
         databases.push(DatabaseImport {
@@ -443,6 +506,7 @@ fn load_and_export(
             rows,
             seconds: started.elapsed().as_secs_f64(),
             complete,
+            source_copy,
             spider_tables: spider,
         });
     }

@@ -6,7 +6,11 @@
 //!    ours (a stamp sqlwitness wrote inside it) or foreign (never touched:
 //!    the migration fails naming it);
 //! 3. an up-to-date copy — its stamp names the same source content and the
-//!    same migration method — is a lookup: nothing is read or written;
+//!    same migration method — is a lookup: nothing is read or written; a
+//!    copy `sqlwitness import` made from a dump on its own engine, with the
+//!    dump's own types, is kept while the SQLite file written from the same
+//!    tables is unchanged (even with `--force`), and refused (kept, with how
+//!    to renew it) when that file changed, unless `--force`;
 //! 4. else profile the source (one streaming pass, cached by the source's
 //!    fingerprint), decide every column and key, drop our old copy, create
 //!    the namespace with a stamp that says "loading", create the tables,
@@ -301,6 +305,18 @@ impl Ctx<'_> {
                      set a namespace prefix)"
                 )))
             }
+            Ownership::Ours(stamp) if crate::dump::is_source_copy(&stamp) => {
+                if let Some(report) = self.source_copy(w, &stamp)? {
+                    return Ok(report);
+                }
+                notes.push(
+                    "the namespace held a copy made from the dump on its own engine whose SQLite \
+                     file has changed since (or that was unfinished): dropped, as --force asks, \
+                     and migrated from the SQLite file"
+                        .to_string(),
+                );
+                w.drop_namespace(&ns)?;
+            }
             Ownership::Ours(stamp) => {
                 if let Some(report) = self.up_to_date(w, &stamp)? {
                     return Ok(report);
@@ -315,6 +331,65 @@ impl Ctx<'_> {
             Ownership::Absent => {}
         }
         self.migrate(w, notes)
+    }
+
+    /// The report of a copy made by `sqlwitness import` from a dump on
+    /// this, its own, engine with the dump's own column types, while the
+    /// SQLite file written from the same tables is unchanged: it is the
+    /// engine's faithful copy and is kept, even with `--force` (which would
+    /// otherwise replace it by a copy migrated from that file). `None` when
+    /// it is out of date or unfinished and `--force` asks to replace it;
+    /// else such a copy is an error that says how to renew it.
+    fn source_copy(
+        &self,
+        w: &mut dyn Migrator,
+        stamp: &Stamp,
+    ) -> Result<Option<MigrationReport>, DbError> {
+        let report = (stamp.state == StampState::Complete
+            && stamp.db_id == self.db.db_id
+            && stamp.source == self.fingerprint)
+            .then(|| stamp.report.clone())
+            .flatten()
+            .and_then(|v| serde_json::from_value::<MigrationReport>(v).ok());
+        let current = match &report {
+            Some(r) => {
+                let want: BTreeSet<String> = r.tables.iter().map(|t| t.name.clone()).collect();
+                let have: BTreeSet<String> = w.tables(self.ns())?.into_iter().collect();
+                want == have
+            }
+            None => false,
+        };
+        let Some(mut report) = report.filter(|_| current) else {
+            if self.opts.force {
+                return Ok(None);
+            }
+            return Err(DbError::refused(format!(
+                "`{}` holds a copy made by `sqlwitness import` from the dump on its own engine \
+                 (the dump's own column types), but the SQLite file {} has changed since, or the \
+                 copy is unfinished: it was kept; import the dump again, or replace it by a copy \
+                 migrated from the SQLite file with `sqlwitness migrate --force`",
+                self.ns(),
+                self.db.sqlite_path.display()
+            )));
+        };
+        let mut notes = vec![
+            "up to date: the copy made by `sqlwitness import` from the dump on its own engine, \
+             with the dump's own column types and keys; kept (never replaced by a copy migrated \
+             from the SQLite file)"
+                .to_string(),
+        ];
+        if self.opts.verify == Verify::Full {
+            notes.push(
+                "--verify full: this copy was checked against the loaded dump when it was made \
+                 (row counts and server-side checksums); it is not read back"
+                    .to_string(),
+            );
+        }
+        self.grant(w, &mut notes);
+        report.status = MigrationStatus::UpToDate;
+        report.notes.extend(notes);
+        report.server_version = self.server_version.clone();
+        Ok(Some(report))
     }
 
     /// The report of a copy whose stamp says it is up to date (with

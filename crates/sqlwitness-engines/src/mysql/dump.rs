@@ -10,8 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlwitness_core::{
-    DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch, Source, SourceColumn,
-    SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind, STAMP_TABLE,
+    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch,
+    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind,
+    STAMP_TABLE,
 };
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
@@ -334,6 +335,41 @@ impl Source for MysqlDumpNamespace {
     }
 }
 
+/// The storage engines a copied table may use: the server's own. A table of
+/// another engine (`FEDERATED`, `MERGE`, `CONNECT` …) reads data that is
+/// not in its table and is not copied.
+const COPIED_ENGINES: [&str; 4] = ["innodb", "myisam", "aria", "memory"];
+
+impl MysqlDumpNamespace {
+    fn admin_exec(&mut self, sql: String) -> Result<(), DbError> {
+        self.rt
+            .block_on(self.admin.execute(AssertSqlSafe(sql)))
+            .map(|_| ())
+            .map_err(my_error)
+    }
+
+    /// `(rows, checksum)` of `from` over the quoted `cols`: the row count
+    /// and the sum of each row's SHA-256 (of its columns' bytes in hex, `N`
+    /// for NULL) cut to 60 bits (SHA-256: MySQL 9.7 has no `MD5()`; hex:
+    /// its `QUOTE()` refuses bytes that are not text).
+    fn checksum(&mut self, from: &str, cols: &[String]) -> Result<(u64, String), DbError> {
+        let quoted = cols
+            .iter()
+            .map(|c| format!("IFNULL(HEX(CAST({c} AS BINARY)), 'N')"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT CAST(COUNT(*) AS SIGNED), CAST(COALESCE(SUM(CAST(CONV(LEFT(SHA2(CONCAT_WS(',', {quoted}), 256), 15), 16, 10) \
+             AS UNSIGNED)), 0) AS CHAR) FROM {from}"
+        );
+        let row = self
+            .rt
+            .block_on(sqlx::query(AssertSqlSafe(sql)).fetch_one(&mut self.admin))
+            .map_err(my_error)?;
+        Ok((row.get::<i64, _>(0).max(0) as u64, row.get(1)))
+    }
+}
+
 impl DumpNamespace for MysqlDumpNamespace {
     fn server_version(&mut self) -> Result<String, DbError> {
         self.migrator.server_version()
@@ -380,6 +416,107 @@ impl DumpNamespace for MysqlDumpNamespace {
                 .fetch_all(&mut self.admin),
             )
             .map_err(my_error)
+    }
+
+    fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {
+        let db = self.database.clone();
+        let engine: Option<String> = self
+            .rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT CAST(ENGINE AS CHAR) FROM information_schema.TABLES \
+                     WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+                )
+                .bind(&db)
+                .bind(&table.name)
+                .fetch_optional(&mut self.admin),
+            )
+            .map_err(my_error)?
+            .flatten();
+        let engine = engine.unwrap_or_default();
+        if !COPIED_ENGINES.contains(&engine.to_ascii_lowercase().as_str()) {
+            return Err(DbError::refused(format!(
+                "its storage engine {engine} keeps data outside the table"
+            )));
+        }
+        let cols = self
+            .rt
+            .block_on(
+                sqlx::query(
+                    "SELECT CAST(COLUMN_NAME AS CHAR), CAST(COLUMN_TYPE AS CHAR), \
+                       CAST(CHARACTER_SET_NAME AS CHAR), CAST(COLLATION_NAME AS CHAR), \
+                       CAST(IS_NULLABLE AS CHAR) FROM information_schema.COLUMNS \
+                     WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+                )
+                .bind(&db)
+                .bind(&table.name)
+                .fetch_all(&mut self.admin),
+            )
+            .map_err(my_error)?;
+        let mut columns = Vec::new();
+        for c in &cols {
+            let column_type: String = c.get(1);
+            let charset: Option<String> = c.get(2);
+            let collation: Option<String> = c.get(3);
+            let sql_type = match (charset, collation) {
+                (Some(cs), Some(co)) => format!("{column_type} CHARACTER SET {cs} COLLATE {co}"),
+                _ => column_type,
+            };
+            columns.push(CopiedColumn {
+                name: c.get(0),
+                sql_type,
+                not_null: c.get::<String, _>(4) == "NO",
+            });
+        }
+        let target = format!("{}.{}", quote(ns), quote(&table.name));
+        let names: Vec<String> = columns.iter().map(|c| quote(&c.name)).collect();
+        let defs = crate::dump::column_defs(&columns, quote, " NULL");
+        let mut notes = Vec::new();
+        // InnoDB clusters rows by the primary key: declared before the rows.
+        let mut primary_key = !table.primary_key.is_empty();
+        let with_key = format!(
+            "CREATE TABLE {target} ({defs}, PRIMARY KEY ({})) ENGINE=InnoDB",
+            crate::dump::column_list(table, &table.primary_key, quote)
+        );
+        let plain = format!("CREATE TABLE {target} ({defs}) ENGINE=InnoDB");
+        if primary_key {
+            if let Err(e) = self.admin_exec(with_key) {
+                notes.push(format!("primary key not added: {}", e.message));
+                primary_key = false;
+                self.admin_exec(plain)?;
+            }
+        } else {
+            self.admin_exec(plain)?;
+        }
+        self.admin_exec(format!(
+            "INSERT INTO {target} ({list}) SELECT {list} FROM {}",
+            self.qualified(&table.name),
+            list = names.join(", ")
+        ))?;
+        let (rows_source, checksum_source) = self.checksum(&self.qualified(&table.name), &names)?;
+        let (rows_target, checksum_target) = self.checksum(&target, &names)?;
+        crate::dump::add_unique_keys(
+            table,
+            &target,
+            quote,
+            |sql| self.admin_exec(sql),
+            &mut notes,
+        );
+        Ok(CopiedTable {
+            name: table.name.clone(),
+            columns,
+            rows_source,
+            rows_target,
+            checksum_source,
+            checksum_target,
+            primary_key,
+            notes,
+        })
+    }
+
+    fn copy_foreign_key(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<(), DbError> {
+        let sql = crate::dump::foreign_key_sql(ns, table, k, quote, true)?;
+        self.admin_exec(sql)
     }
 
     fn close(&mut self) -> Result<(), DbError> {

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlwitness_core::{
-    DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, Source, SourceColumn, SourceForeignKey,
-    SourceSchema, SourceTable, Stamp, TargetKind,
+    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, Source,
+    SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind,
 };
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
@@ -61,6 +61,9 @@ pub struct PgDumpNamespace {
     database: String,
     role: String,
     located: std::collections::HashMap<String, Located>,
+    /// Enum types recreated in a copy's namespace: `(namespace, name)` →
+    /// the dump's type.
+    enums: std::collections::HashMap<(String, String), i64>,
 }
 
 impl std::fmt::Debug for PgDumpNamespace {
@@ -168,6 +171,7 @@ impl PgDumpNamespace {
             database: database.to_string(),
             role: role.clone(),
             located: Default::default(),
+            enums: Default::default(),
         };
         if let Err(e) = ns.prepare(&base, stamp, &password) {
             let _ = ns.close();
@@ -290,6 +294,147 @@ fn positions(columns: &[SourceColumn], names: &[String]) -> Vec<usize> {
 
 fn qualified(l: &Located) -> String {
     format!("{}.{}", quote(&l.schema), quote(&l.relation))
+}
+
+/// The order-independent checksum of the rows of `from` over the quoted
+/// columns `cols`, as the server renders them as text: the row count and
+/// the sum of each row's MD5 cut to 60 bits.
+fn checksum_sql(from: &str, cols: &[String]) -> String {
+    format!(
+        "SELECT count(*)::int8, COALESCE(sum(('x' || left(md5(ROW({})::text), 15))::bit(60)::int8), 0)::text \
+         FROM {from}",
+        cols.join(", ")
+    )
+}
+
+impl PgDumpNamespace {
+    /// The type a column of the loaded `table` gets in the copy's namespace
+    /// `ns`, per column: its name, the type (enums are recreated in `ns`)
+    /// and NOT NULL.
+    fn copy_columns(&mut self, ns: &str, l: &Located) -> Result<Vec<CopiedColumn>, DbError> {
+        let rt = &self.rt;
+        let inside = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let cols = rt
+            .block_on(
+                sqlx::query(
+                    "SELECT a.attname::text, \
+                       format_type(b.oid, CASE WHEN ty.typtype = 'd' THEN ty.typtypmod ELSE a.atttypmod END), \
+                       b.typtype::text, bn.nspname::text, b.typname::text, b.oid::int8, a.attnotnull, \
+                       (SELECT cn.nspname::text FROM pg_collation co JOIN pg_namespace cn ON cn.oid = co.collnamespace \
+                         WHERE co.oid = a.attcollation AND a.attcollation <> b.typcollation), \
+                       (SELECT co.collname::text FROM pg_collation co \
+                         WHERE co.oid = a.attcollation AND a.attcollation <> b.typcollation) \
+                     FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid \
+                     JOIN pg_type b ON b.oid = COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid) \
+                     JOIN pg_namespace bn ON bn.oid = b.typnamespace \
+                     WHERE a.attrelid = (SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                                         WHERE n.nspname = $1 AND c.relname = $2) \
+                       AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+                )
+                .bind(&l.schema)
+                .bind(&l.relation)
+                .fetch_all(&mut *inside),
+            )
+            .map_err(pg_error)?;
+        let mut out = Vec::new();
+        for c in cols {
+            let name: String = c.get(0);
+            let formatted: String = c.get(1);
+            let typtype: String = c.get(2);
+            let type_schema: String = c.get(3);
+            let typname: String = c.get(4);
+            let oid: i64 = c.get(5);
+            let collation: (Option<String>, Option<String>) = (c.get(7), c.get(8));
+            let mut sql_type = if type_schema == "pg_catalog" {
+                formatted.clone()
+            } else if typtype == "e" {
+                let key = (ns.to_string(), typname.clone());
+                match self.enums.get(&key) {
+                    Some(&made) if made == oid => {}
+                    Some(_) => {
+                        return Err(DbError::refused(format!(
+                            "column {name}: two enum types named {typname} in the dump"
+                        )))
+                    }
+                    None => {
+                        let labels: Vec<String> = rt
+                            .block_on(
+                                sqlx::query_scalar(
+                                    "SELECT enumlabel::text FROM pg_enum WHERE enumtypid = $1::oid \
+                                     ORDER BY enumsortorder",
+                                )
+                                .bind(oid)
+                                .fetch_all(&mut *inside),
+                            )
+                            .map_err(pg_error)?;
+                        let list = labels
+                            .iter()
+                            .map(|v| literal(v, false))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        rt.block_on(self.admin.execute(AssertSqlSafe(format!(
+                            "CREATE TYPE {}.{} AS ENUM ({list})",
+                            quote(ns),
+                            quote(&typname)
+                        ))))
+                        .map_err(pg_error)?;
+                        self.enums.insert(key, oid);
+                    }
+                }
+                format!("{}.{}", quote(ns), quote(&typname))
+            } else {
+                return Err(DbError::refused(format!(
+                    "column {name}: its type {formatted} is defined by the dump and has no form \
+                     outside the dump's database"
+                )));
+            };
+            match collation {
+                (Some(schema), Some(coll)) if schema == "pg_catalog" => {
+                    sql_type = format!("{sql_type} COLLATE pg_catalog.{}", quote(&coll));
+                }
+                (Some(_), Some(coll)) => {
+                    return Err(DbError::refused(format!(
+                        "column {name}: its collation {coll} is defined by the dump"
+                    )))
+                }
+                _ => {}
+            }
+            out.push(CopiedColumn {
+                name,
+                sql_type,
+                not_null: c.get(6),
+            });
+        }
+        Ok(out)
+    }
+
+    fn admin_exec(&mut self, sql: String) -> Result<(), DbError> {
+        self.rt
+            .block_on(self.admin.execute(AssertSqlSafe(sql)))
+            .map(|_| ())
+            .map_err(pg_error)
+    }
+
+    /// `(rows, checksum)` of `from` (quoted) over the quoted `cols`, read by
+    /// the administrative login outside (`outside`) or inside the dump's
+    /// database.
+    fn checksum(
+        &mut self,
+        outside: bool,
+        from: &str,
+        cols: &[String],
+    ) -> Result<(u64, String), DbError> {
+        let rt = &self.rt;
+        let conn = if outside {
+            &mut self.admin
+        } else {
+            open(&mut self.inside, NAMESPACE_CLOSED)?
+        };
+        let row = rt
+            .block_on(sqlx::query(AssertSqlSafe(checksum_sql(from, cols))).fetch_one(conn))
+            .map_err(pg_error)?;
+        Ok((row.get::<i64, _>(0).max(0) as u64, row.get(1)))
+    }
 }
 
 impl Source for PgDumpNamespace {
@@ -542,6 +687,83 @@ impl DumpNamespace for PgDumpNamespace {
             )
             .map_err(pg_error)?;
         Ok(rows)
+    }
+
+    fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {
+        let l = self.located(table)?;
+        let columns = self.copy_columns(ns, &l)?;
+        let target = format!("{}.{}", quote(ns), quote(&table.name));
+        let names: Vec<String> = columns.iter().map(|c| quote(&c.name)).collect();
+        let defs = crate::dump::column_defs(&columns, quote, "");
+        self.admin_exec(format!("CREATE TABLE {target} ({defs})"))?;
+        if !names.is_empty() {
+            // Text COPY between two tables of the same types on the same
+            // server: every value as the server writes and reads it back.
+            let out_sql = format!(
+                "COPY (SELECT {} FROM {}) TO STDOUT",
+                names.join(", "),
+                qualified(&l)
+            );
+            let in_sql = format!("COPY {target} ({}) FROM STDIN", names.join(", "));
+            let admin = &mut self.admin;
+            let inside = open(&mut self.inside, NAMESPACE_CLOSED)?;
+            self.rt.block_on(async {
+                use futures_util::TryStreamExt;
+                let mut rows = inside.copy_out_raw(&out_sql).await.map_err(pg_error)?;
+                let mut copy = admin.copy_in_raw(&in_sql).await.map_err(pg_error)?;
+                loop {
+                    match rows.try_next().await {
+                        Ok(Some(chunk)) => {
+                            if let Err(e) = copy.send(chunk).await {
+                                return Err(pg_error(e));
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let _ = copy.abort(e.to_string()).await;
+                            return Err(pg_error(e));
+                        }
+                    }
+                }
+                drop(rows);
+                copy.finish().await.map_err(pg_error)
+            })?;
+        }
+        let (rows_source, checksum_source) = self.checksum(false, &qualified(&l), &names)?;
+        let (rows_target, checksum_target) = self.checksum(true, &target, &names)?;
+        let mut notes = Vec::new();
+        let mut primary_key = false;
+        if !table.primary_key.is_empty() {
+            match self.admin_exec(format!(
+                "ALTER TABLE {target} ADD PRIMARY KEY ({})",
+                crate::dump::column_list(table, &table.primary_key, quote)
+            )) {
+                Ok(()) => primary_key = true,
+                Err(e) => notes.push(format!("primary key not added: {}", e.message)),
+            }
+        }
+        crate::dump::add_unique_keys(
+            table,
+            &target,
+            quote,
+            |sql| self.admin_exec(sql),
+            &mut notes,
+        );
+        Ok(CopiedTable {
+            name: table.name.clone(),
+            columns,
+            rows_source,
+            rows_target,
+            checksum_source,
+            checksum_target,
+            primary_key,
+            notes,
+        })
+    }
+
+    fn copy_foreign_key(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<(), DbError> {
+        let sql = crate::dump::foreign_key_sql(ns, table, k, quote, false)?;
+        self.admin_exec(sql)
     }
 
     fn close(&mut self) -> Result<(), DbError> {

@@ -1,0 +1,382 @@
+//! The copy of a dump's database on the dump's own engine, with the dump's
+//! own column types: the reference answer of a benchmark shipped as a
+//! PostgreSQL or MySQL dump must come from `numeric(10,2)`, `varchar(20)`,
+//! `integer`, `date` and its enums as the dump declares them, not from the
+//! types migration picks for the SQLite file written from it.
+//!
+//! While the dump is loaded, each database's tables are copied on the same
+//! server into the namespace its migrated copy takes (`sw_<db_id>`): the
+//! columns with their own types, the rows streamed server to server, the
+//! primary, unique and foreign keys, each table's rows checked on both
+//! sides (count and an order-independent checksum of the server's text of
+//! every row). The namespace carries sqlwitness's stamp like every copy,
+//! with the fingerprint of the SQLite file written from the same tables and
+//! a plan that says it is the dump's own ([`SOURCE_COPY_PLAN`]): `migrate`
+//! and `eval` take it as up to date while that file is unchanged, and never
+//! replace it with a copy migrated from the SQLite file.
+
+use std::path::Path;
+
+use serde::Serialize;
+use sqlwitness_core::{
+    CopiedTable, Database, DbError, DumpNamespace, EngineKind, Migrator, Ownership, SourceTable,
+    Stamp, StampState,
+};
+
+use crate::migrate::{
+    source_fingerprint, Coercions, ColumnDecision, ForeignKeyReport, KeyReport, MigrationReport,
+    MigrationStatus, TableReport, Verification,
+};
+
+/// The start of the stamp's plan of a copy made from a dump on its own
+/// engine (see [`is_source_copy`]).
+pub const SOURCE_COPY_PLAN: &str = "dump source copy 1";
+
+/// How a source copy's tables are checked (the report's
+/// `checksum_method`).
+pub const SOURCE_COPY_CHECKSUM: &str = "per table, on the server: the row count, and the sum of \
+each row's hash cut to 60 bits (PostgreSQL: MD5 of ROW(...)::text; MySQL, MariaDB: SHA-256 of \
+each column's bytes in hex, N for NULL), in the loaded dump and in the copy";
+
+/// Whether a copy's stamp says it was made from a dump on its own engine.
+pub fn is_source_copy(stamp: &Stamp) -> bool {
+    stamp.plan.starts_with(SOURCE_COPY_PLAN)
+}
+
+/// The copy of one database on the dump's own engine.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceCopy {
+    pub engine: String,
+    /// The schema (PostgreSQL) or database (MySQL, MariaDB) that holds it.
+    pub namespace: String,
+    /// Every table copied with its own types and verified: the copy that
+    /// `migrate` and `eval` use on this engine.
+    pub faithful: bool,
+    pub tables: Vec<CopiedTable>,
+    /// Foreign keys the server refused, or tables not copied, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Why no copy was made (the namespace is someone else's, the server
+    /// refused …): the engine's copy is then migrated from the SQLite file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The migration report kept in the copy's stamp (what `eval` and
+/// `migrate` report for an up-to-date copy).
+fn migration_report(
+    db: &Database,
+    engine: EngineKind,
+    server_version: &str,
+    tables: &[(SourceTable, CopiedTable)],
+    fk_applied: &[Vec<Result<(), String>>],
+) -> MigrationReport {
+    let tables = tables
+        .iter()
+        .zip(fk_applied)
+        .map(|((s, c), fks)| TableReport {
+            name: c.name.clone(),
+            rows_source: c.rows_source,
+            rows_target: Some(c.rows_target),
+            checksum_source: c.checksum_source.clone(),
+            checksum_target: Some(c.checksum_target.clone()),
+            verified: c.verified(),
+            error: None,
+            columns: c
+                .columns
+                .iter()
+                .map(|col| ColumnDecision {
+                    name: col.name.clone(),
+                    declared_type: col.sql_type.clone(),
+                    storage: Default::default(),
+                    kind: target_kind(engine, &col.sql_type),
+                    target_type: col.sql_type.clone(),
+                    not_null: col.not_null,
+                    reason: "the dump's own type, copied on its own engine".into(),
+                })
+                .collect(),
+            coercions: Coercions::default(),
+            primary_key: KeyReport {
+                columns: s
+                    .primary_key
+                    .iter()
+                    .map(|&i| s.columns[i].name.clone())
+                    .collect(),
+                applied: c.primary_key,
+                reason: "the dump's own".into(),
+            },
+            foreign_keys: s
+                .foreign_keys
+                .iter()
+                .zip(fks)
+                .map(|(k, r)| ForeignKeyReport {
+                    columns: k.columns.clone(),
+                    parent_table: k.parent_table.clone(),
+                    parent_columns: k.parent_columns.iter().flatten().cloned().collect(),
+                    applied: r.is_ok(),
+                    orphan_rows: 0,
+                    reason: match r {
+                        Ok(()) => "the dump's own".into(),
+                        Err(e) => format!("the server refused it: {e}"),
+                    },
+                })
+                .collect(),
+            load_ms: None,
+            key_ms: None,
+        })
+        .collect();
+    MigrationReport {
+        db_id: db.db_id.clone(),
+        engine,
+        namespace: db.namespace.clone(),
+        server_version: server_version.to_string(),
+        collation: None,
+        status: MigrationStatus::Migrated,
+        tables,
+        notes: vec![
+            "copied by `sqlwitness import` from the loaded dump on its own engine, with the \
+             dump's own column types and keys (not migrated from the SQLite file)"
+                .into(),
+        ],
+        checksum_method: SOURCE_COPY_CHECKSUM.into(),
+        verification: Verification::Load,
+        duration_ms: 0,
+        steps_ms: Default::default(),
+    }
+}
+
+/// The storage kind of a server type of `engine`, for the report.
+fn target_kind(engine: EngineKind, sql_type: &str) -> sqlwitness_core::TargetKind {
+    use crate::dump::Storage;
+    use sqlwitness_core::TargetKind;
+    let t = sql_type.to_ascii_lowercase();
+    if t.starts_with("date") && !t.starts_with("datetime") {
+        return TargetKind::Date;
+    }
+    if t.starts_with("timestamp") || t.starts_with("datetime") {
+        return TargetKind::Timestamp;
+    }
+    match crate::dump::map_type(sqlwitness_dialect::shipped(engine), sql_type) {
+        Ok((_, Storage::Integer, _)) => TargetKind::Integer,
+        Ok((_, Storage::Real, _)) => TargetKind::Real,
+        Ok((_, Storage::Decimal, _)) => TargetKind::Numeric,
+        Ok((_, Storage::Blob, _)) => TargetKind::Blob,
+        _ => TargetKind::Text,
+    }
+}
+
+/// Copies `tables` of the loaded dump `ns` into `db.namespace` on the same
+/// server (`engine` at `url`), stamped with the fingerprint of the SQLite
+/// file `db.sqlite_path` written from them — or, with `check`, written
+/// before from another dump of the same database: each table's rows must
+/// then number as many as the file's table of that name. A namespace
+/// sqlwitness did not create is left untouched (the copy is then not made);
+/// one it made before is replaced.
+pub(crate) fn write(
+    ns: &mut dyn DumpNamespace,
+    engine: EngineKind,
+    url: &str,
+    (db, check): (&Database, Option<&Path>),
+    tables: &[SourceTable],
+    server_version: &str,
+) -> SourceCopy {
+    let mut copy = SourceCopy {
+        engine: engine.to_string(),
+        namespace: db.namespace.clone(),
+        faithful: false,
+        tables: Vec::new(),
+        notes: Vec::new(),
+        error: None,
+    };
+    let dialect = sqlwitness_dialect::shipped(engine);
+    if let Some(why) = dialect.namespaces.refuses(&db.namespace) {
+        copy.error = Some(format!("the namespace is refused: {why}"));
+        return copy;
+    }
+    let fingerprint = match source_fingerprint(&db.sqlite_path, crate::cache_dir(None).as_deref()) {
+        Ok(f) => f,
+        Err(e) => {
+            copy.error = Some(e.to_string());
+            return copy;
+        }
+    };
+    let mut w = match sqlwitness_engines::open_migrator(engine, url) {
+        Ok(w) => w,
+        Err(e) => {
+            copy.error = Some(e.message);
+            return copy;
+        }
+    };
+    if let Some(home) = w.home() {
+        if home.eq_ignore_ascii_case(&db.namespace) {
+            copy.error = Some(format!(
+                "the namespace is refused: `{home}` is the administrative URL's own database"
+            ));
+            return copy;
+        }
+    }
+    if let Err(e) = w.lock(&db.namespace) {
+        copy.error = Some(e.message);
+        return copy;
+    }
+    let stamp = Stamp::new(
+        &db.db_id,
+        &fingerprint,
+        &format!("{SOURCE_COPY_PLAN}; {engine}"),
+    );
+    let result = locked(
+        ns,
+        &mut *w,
+        &mut copy,
+        (db, check),
+        tables,
+        stamp,
+        server_version,
+        engine,
+    );
+    if let Err(e) = result {
+        copy.error = Some(e.message);
+        copy.faithful = false;
+        // An unfinished copy of ours is not left behind.
+        if matches!(w.ownership(&db.namespace), Ok(Ownership::Ours(s)) if s.state == StampState::Loading)
+        {
+            let _ = w.drop_namespace(&db.namespace);
+        }
+    }
+    w.unlock(&db.namespace);
+    copy
+}
+
+#[allow(clippy::too_many_arguments)]
+fn locked(
+    ns: &mut dyn DumpNamespace,
+    w: &mut dyn Migrator,
+    copy: &mut SourceCopy,
+    (db, check): (&Database, Option<&Path>),
+    tables: &[SourceTable],
+    stamp: Stamp,
+    server_version: &str,
+    engine: EngineKind,
+) -> Result<(), DbError> {
+    let target = db.namespace.as_str();
+    let file = match check {
+        Some(path) => Some(
+            rusqlite::Connection::open_with_flags(
+                path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| DbError::connection(format!("{}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    // Every table must be the file's too before anything is replaced.
+    if let Some(file) = &file {
+        for t in tables {
+            let found: Result<i64, _> = file.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+                [&t.name],
+                |r| r.get(0),
+            );
+            if !found.is_ok_and(|n| n > 0) {
+                return Err(DbError::refused(format!(
+                    "table {}: not in the SQLite file: not the same database",
+                    t.name
+                )));
+            }
+        }
+    }
+    match w.ownership(target)? {
+        Ownership::Foreign { reason } => {
+            return Err(DbError::refused(format!(
+                "{reason}; it was left untouched, and no copy with the dump's own types was made"
+            )))
+        }
+        Ownership::Ours(_) => {
+            copy.notes.push(
+                "the namespace held a copy made by sqlwitness: dropped and copied again".into(),
+            );
+            w.drop_namespace(target)?;
+        }
+        Ownership::Absent => {}
+    }
+    w.create_namespace(target, &stamp)?;
+    let mut copied = Vec::new();
+    for t in tables {
+        match ns.copy_table(target, t) {
+            Ok(c) => {
+                if let Some(file) = &file {
+                    let sql = format!("SELECT count(*) FROM \"{}\"", t.name.replace('"', "\"\""));
+                    let rows: Result<i64, _> = file.query_row(&sql, [], |r| r.get(0));
+                    match rows {
+                        Ok(n) if n as u64 == c.rows_source => {}
+                        Ok(n) => {
+                            return Err(DbError::refused(format!(
+                            "table {}: {} rows in the dump, {n} in the SQLite file: not the same \
+                                 database",
+                            t.name, c.rows_source
+                        )))
+                        }
+                        Err(e) => {
+                            return Err(DbError::refused(format!(
+                                "table {}: not in the SQLite file ({e}): not the same database",
+                                t.name
+                            )))
+                        }
+                    }
+                }
+                if !c.verified() {
+                    copy.notes.push(format!(
+                        "table {}: {} rows in the dump, {} in the copy, or their checksums differ",
+                        t.name, c.rows_source, c.rows_target
+                    ));
+                }
+                copy.tables.push(c.clone());
+                copied.push((t.clone(), c));
+            }
+            Err(e) => {
+                return Err(DbError::new(
+                    e.class,
+                    e.code,
+                    format!("table {}: {}", t.name, e.message),
+                ))
+            }
+        }
+    }
+    let mut fk_applied = Vec::new();
+    for (t, _) in &copied {
+        let mut outcomes = Vec::new();
+        for k in 0..t.foreign_keys.len() {
+            let r = ns.copy_foreign_key(target, t, k).map_err(|e| e.message);
+            if let Err(e) = &r {
+                copy.notes.push(format!(
+                    "table {}: foreign key ({}) → {} not added: {e}",
+                    t.name,
+                    t.foreign_keys[k].columns.join(", "),
+                    t.foreign_keys[k].parent_table
+                ));
+            }
+            outcomes.push(r);
+        }
+        fk_applied.push(outcomes);
+    }
+    let names: Vec<&str> = copied.iter().map(|(t, _)| t.name.as_str()).collect();
+    w.analyze(target, &names)?;
+    copy.notes.extend(w.prepare_reader()?);
+    copy.notes.extend(w.grant_reader(target)?);
+    if copied.iter().all(|(_, c)| c.verified()) {
+        let report = migration_report(db, engine, server_version, &copied, &fk_applied);
+        let mut done = stamp;
+        done.state = StampState::Complete;
+        done.report = serde_json::to_value(&report).ok();
+        w.write_stamp(target, &done)?;
+        copy.faithful = true;
+        Ok(())
+    } else {
+        Err(DbError::new(
+            sqlwitness_core::ErrorClass::Other,
+            None,
+            "a table's rows differ between the dump and the copy",
+        ))
+    }
+}
