@@ -497,7 +497,19 @@ fn a_server_restart_mid_run_charges_nothing_to_the_model() {
     assert_eq!(b["summary"]["engines"]["postgres"]["engine_error"], 0);
     // MariaDB/PostgreSQL may break ties differently run to run; PostgreSQL
     // is deterministic on these plans, so every verdict must agree.
-    assert_eq!(verdicts(&a, "postgres"), verdicts(&b, "postgres"));
+    let (va, vb) = (verdicts(&a, "postgres"), verdicts(&b, "postgres"));
+    let changed: Vec<String> = (0..va.len())
+        .filter(|&i| va.get(i) != vb.get(i))
+        .map(|i| {
+            let q = &b["questions"][i]["engines"]["postgres"];
+            format!("question {i}: {} -> {}: {q}", va[i], vb[i])
+        })
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "verdicts changed:\n{}",
+        changed.join("\n")
+    );
     assert!(
         relay.accepted.load(std::sync::atomic::Ordering::SeqCst) > 4,
         "no reconnection happened"

@@ -42,16 +42,187 @@ pub fn reader_password() -> String {
 /// the same database (the schemas live there), on MySQL no default
 /// database (the reader may use only the benchmark databases).
 pub fn reader_url(kind: EngineKind, admin_url: &str) -> Result<String, EngineError> {
+    login_url(kind, admin_url, READER_LOGIN, &reader_password())
+}
+
+/// `admin_url` with another login: same host, port and options; on MySQL
+/// no default database.
+fn login_url(
+    kind: EngineKind,
+    admin_url: &str,
+    user: &str,
+    password: &str,
+) -> Result<String, EngineError> {
     let mut u = url::Url::parse(admin_url)
         .map_err(|e| EngineError::connect(kind, admin_url, format!("not a URL: {e}")))?;
     let bad = |what: &str| EngineError::connect(kind, admin_url, format!("cannot set the {what}"));
-    u.set_username(READER_LOGIN).map_err(|_| bad("user"))?;
-    u.set_password(Some(&reader_password()))
+    u.set_username(user).map_err(|_| bad("user"))?;
+    u.set_password(Some(password))
         .map_err(|_| bad("password"))?;
     if sqlwitness_dialect::shipped(kind).adapter == sqlwitness_dialect::Adapter::Mysql {
         u.set_path("");
     }
     Ok(u.to_string())
+}
+
+/// Every run login's name begins with this; the rest is its creation time
+/// (seconds since 1970, 8 hex digits) and 8 random hex digits, 32
+/// characters in all (MySQL's limit for a user name).
+pub const RUN_LOGIN_PREFIX: &str = "sqlwitness_run_";
+
+/// A run login left behind (by a run that was killed) is dropped by a later
+/// run once it is this old and has no session on the server. A live run
+/// always has one (each server engine keeps an idle sentinel session), so
+/// only a server restart at that moment could make a live run's login look
+/// left behind, and only when it is older than this.
+#[cfg_attr(not(any(feature = "postgres", feature = "mysql")), allow(dead_code))]
+pub(crate) const RUN_LOGIN_STALE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The comment that marks a PostgreSQL role as a run login sqlwitness
+/// created (MySQL and MariaDB users carry no comment: the name's prefix
+/// marks them).
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+pub(crate) const RUN_LOGIN_STAMP: &str = "sqlwitness run login";
+
+/// A login of its own for one run: created over the administrative login
+/// with exactly the reader's read access (PostgreSQL: a member of
+/// [`READER_LOGIN`]; MySQL and MariaDB: `SELECT` on each database the
+/// reader may read), and dropped when the run ends.
+///
+/// Two runs on one server never share a login, so a query of one can
+/// signal or kill no session of the other: PostgreSQL lets a login signal
+/// only its own role's backends, MySQL lets a user kill only its own
+/// connections. A run killed before it could drop its login leaves it
+/// behind; a later run drops such logins once they are
+/// [`RUN_LOGIN_STALE`] old and have no session.
+pub struct RunLogin {
+    kind: EngineKind,
+    admin_url: String,
+    name: String,
+    url: String,
+    released: std::sync::atomic::AtomicBool,
+}
+
+impl std::fmt::Debug for RunLogin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunLogin")
+            .field("kind", &self.kind)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunLogin {
+    /// Creates a run login on the server of `admin_url` (an administrative
+    /// login that may create logins and grant the reader's access).
+    pub fn create(kind: EngineKind, admin_url: &str) -> Result<RunLogin, EngineError> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let name = run_login_name(now, &crate::fresh_password()[..8]);
+        let password = crate::fresh_password();
+        let url = login_url(kind, admin_url, &name, &password)?;
+        let stale_before = now.saturating_sub(RUN_LOGIN_STALE.as_secs());
+        let fail = |e: String| {
+            EngineError::connect(kind, admin_url, format!("cannot create a run login: {e}"))
+        };
+        match sqlwitness_dialect::shipped(kind).adapter {
+            #[cfg(feature = "postgres")]
+            sqlwitness_dialect::Adapter::Postgres => {
+                crate::postgres::create_run_login(admin_url, &name, &password, stale_before)
+                    .map_err(|e| fail(e.to_string()))?
+            }
+            #[cfg(feature = "mysql")]
+            sqlwitness_dialect::Adapter::Mysql => {
+                crate::mysql::create_run_login(admin_url, &name, &password, stale_before)
+                    .map_err(|e| fail(e.to_string()))?
+            }
+            _ => {
+                let _ = (password, stale_before);
+                return Err(EngineError::NotCompiled { engine: kind });
+            }
+        }
+        Ok(RunLogin {
+            kind,
+            admin_url: admin_url.to_string(),
+            name,
+            url,
+            released: Default::default(),
+        })
+    }
+
+    /// The URL queries of this run connect with.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The login's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl RunLogin {
+    /// Drops the login on the server (once; also when the value is
+    /// dropped). Best effort: a login that could not be dropped now is
+    /// dropped by a later run once stale.
+    pub fn release(&self) {
+        if self
+            .released
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        match sqlwitness_dialect::shipped(self.kind).adapter {
+            #[cfg(feature = "postgres")]
+            sqlwitness_dialect::Adapter::Postgres => {
+                let _ = crate::postgres::drop_run_login(&self.admin_url, &self.name);
+            }
+            #[cfg(feature = "mysql")]
+            sqlwitness_dialect::Adapter::Mysql => {
+                let _ = crate::mysql::drop_run_login(&self.admin_url, &self.name);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Drop for RunLogin {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// A run login's name: [`RUN_LOGIN_PREFIX`], the creation time `secs` in 8
+/// hex digits, `_`, and `random` (8 hex digits).
+fn run_login_name(secs: u64, random: &str) -> String {
+    format!("{RUN_LOGIN_PREFIX}{:08x}_{random}", secs & 0xffff_ffff)
+}
+
+/// The creation time a run login's name records; `None` for a name that is
+/// not a run login's.
+#[cfg_attr(not(any(feature = "postgres", feature = "mysql")), allow(dead_code))]
+pub(crate) fn run_login_created(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix(RUN_LOGIN_PREFIX)?;
+    let (time, random) = rest.split_once('_')?;
+    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex(time, 8) || !hex(random, 8) {
+        return None;
+    }
+    u64::from_str_radix(time, 16).ok()
+}
+
+/// Runs `f` to its end on a runtime of its own (the caller is not async):
+/// creating and dropping run logins over the administrative login.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) fn block_on<T>(
+    f: impl std::future::Future<Output = Result<T, sqlx::Error>>,
+) -> Result<T, sqlx::Error> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(sqlx::Error::Io)?
+        .block_on(f)
 }
 
 /// A single-quoted SQL string literal (quotes doubled; backslashes doubled
@@ -83,6 +254,24 @@ mod tests {
         assert!(my.ends_with("@127.0.0.1:3306?ssl-mode=disabled"), "{my}");
         assert!(!my.contains("root") && !my.contains(":pw@"), "{my}");
         assert!(reader_url(EngineKind::Postgres, "not a url").is_err());
+    }
+
+    #[test]
+    fn run_login_names_carry_their_creation_time() {
+        let name = run_login_name(0x6567_89ab, "0123abcd");
+        assert_eq!(name, "sqlwitness_run_656789ab_0123abcd");
+        assert_eq!(name.len(), 32, "MySQL's limit for a user name");
+        assert_eq!(run_login_created(&name), Some(0x6567_89ab));
+        for other in [
+            "sqlwitness_reader",
+            "sqlwitness_run_656789ab",
+            "sqlwitness_run_656789ab_0123abcd_x",
+            "sqlwitness_run_65678zab_0123abcd",
+            "sqlwitness_run_656789ab_0123abc",
+            "someone_run_656789ab_0123abcd",
+        ] {
+            assert_eq!(run_login_created(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -113,6 +113,125 @@ pub(crate) fn within_limit(
     }
 }
 
+/// How long the sentinel's check may take.
+const SENTINEL_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A connection an engine opens at connect time and keeps idle, only to
+/// tell who ended a session that died under a running statement.
+///
+/// A server restart, a crash recovery (PostgreSQL ends every backend) or a
+/// network outage ends the sentinel's session too; a statement that ends
+/// its own session (a backend that terminates itself, a connection killed
+/// from inside the query) leaves the sentinel alone. So when a statement's
+/// session dies and the sentinel still answers on the *same* connection,
+/// the fault follows the query: it is the query's error, not retried and
+/// never left out of the score. When the sentinel is gone too, the failure
+/// is the server's: a connection failure, retried; the sentinel is opened
+/// again for the next time. A fast restart answers new connections at once,
+/// so "the server answers" alone cannot tell the two apart; the sentinel's
+/// own session can.
+pub(crate) struct Sentinel<DB: SqlxDatabase> {
+    /// The sentinel's connection and its generation (see [`Sentinel::epoch`]).
+    conn: tokio::sync::Mutex<Option<(u64, DB::Connection)>>,
+    /// The generation of the connection in `conn`, 0 while there is none;
+    /// read without the lock when a statement starts.
+    epoch: std::sync::atomic::AtomicU64,
+    /// The last generation handed out.
+    opened: std::sync::atomic::AtomicU64,
+    open: Box<
+        dyn Fn() -> futures_util::future::BoxFuture<'static, Result<DB::Connection, sqlx::Error>>
+            + Send
+            + Sync,
+    >,
+}
+
+impl<DB: SqlxDatabase> Sentinel<DB> {
+    /// A sentinel that opens its connection with `open` (now, and again
+    /// after a server fault).
+    pub(crate) async fn start<F>(open: F) -> Result<Self, sqlx::Error>
+    where
+        F: Fn() -> futures_util::future::BoxFuture<'static, Result<DB::Connection, sqlx::Error>>
+            + Send
+            + Sync
+            + 'static,
+    {
+        let conn = open().await?;
+        Ok(Sentinel {
+            conn: tokio::sync::Mutex::new(Some((1, conn))),
+            epoch: std::sync::atomic::AtomicU64::new(1),
+            opened: std::sync::atomic::AtomicU64::new(1),
+            open: Box::new(open),
+        })
+    }
+
+    /// The generation of the sentinel's session now (0: none is open). A
+    /// statement reads it once its own session is established; only that
+    /// same session surviving the statement's failure clears the server.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::SeqCst)
+    }
+
+    /// Whether the sentinel's session of generation `since` survived
+    /// (checked on that very connection). A session opened later proves
+    /// nothing: the outage that ended the statement's session may have
+    /// ended the sentinel's of that time too, and another statement's check
+    /// opened a new one since. When the checked session is gone, a new one
+    /// is opened for next time.
+    async fn survived(&self, since: u64) -> bool {
+        use sqlx::Connection;
+        let mut slot = self.conn.lock().await;
+        match slot.as_mut() {
+            Some((epoch, _)) if *epoch != since => return false,
+            Some((_, conn)) => {
+                if matches!(
+                    tokio::time::timeout(SENTINEL_TIMEOUT, conn.ping()).await,
+                    Ok(Ok(()))
+                ) {
+                    return true;
+                }
+            }
+            None => {}
+        }
+        *slot = None;
+        self.epoch.store(0, Ordering::SeqCst);
+        if let Ok(Ok(conn)) = tokio::time::timeout(SENTINEL_TIMEOUT, (self.open)()).await {
+            let epoch = self.opened.fetch_add(1, Ordering::SeqCst) + 1;
+            *slot = Some((epoch, conn));
+            self.epoch.store(epoch, Ordering::SeqCst);
+        }
+        false
+    }
+
+    /// Judges a failure of a statement that was running on an established
+    /// session (see [`Sentinel`]); `since` is the [`Sentinel::epoch`] read
+    /// once that session was established. A connection-level failure while
+    /// the sentinel's session of that time survived is the query's own
+    /// error (class `other`); anything else is returned as it is.
+    pub(crate) async fn attribute(&self, err: DbError, since: u64) -> DbError {
+        if err.class != ErrorClass::Connection {
+            return err;
+        }
+        own_session_ended(err, self.survived(since).await)
+    }
+}
+
+/// The error of a statement whose session ended: the query's own when the
+/// server's other sessions survived it (`others_survived`), else unchanged.
+fn own_session_ended(err: DbError, others_survived: bool) -> DbError {
+    if !others_survived {
+        return err;
+    }
+    DbError::new(
+        ErrorClass::Other,
+        err.code,
+        format!(
+            "the query's own session ended while it ran, and the server's other sessions did \
+             not: the query's doing ({})",
+            err.message
+        ),
+    )
+}
+
 /// The server-side ids (PostgreSQL backend pids, MySQL connection ids) of
 /// the queries an engine is running now, so that an interrupted run can
 /// stop them on the server instead of leaving them to their time limit.
@@ -185,6 +304,14 @@ pub(crate) fn driver_error(e: sqlx::Error) -> DbError {
 /// The report's account of a login: its name and whether it has more than
 /// read access.
 pub(crate) fn login_text(user: &str, excess: &[String]) -> String {
+    // A run login's name is new every run; the report names the kind.
+    let name = user.split('@').next().unwrap_or(user);
+    let shown = if crate::login::run_login_created(name).is_some() {
+        format!("{}* (this run's own login)", crate::login::RUN_LOGIN_PREFIX)
+    } else {
+        user.to_string()
+    };
+    let user = shown.as_str();
     if excess.is_empty() {
         format!("{user}: least privilege (read access only)")
     } else {
@@ -342,6 +469,20 @@ pub(crate) fn check_identity(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lost_session_is_the_query_s_only_when_the_others_survived() {
+        let lost = || DbError::new(ErrorClass::Connection, None, "connection reset");
+        let own = own_session_ended(lost(), true);
+        assert_eq!(own.class, ErrorClass::Other);
+        assert!(
+            own.message.contains("the query's doing (connection reset)"),
+            "{own}"
+        );
+        let server = own_session_ended(lost(), false);
+        assert_eq!(server.class, ErrorClass::Connection);
+        assert_eq!(server.message, "connection reset");
+    }
 
     #[test]
     fn keys_and_texts() {

@@ -387,3 +387,42 @@ fn mysql_connect_error_masks_password() {
     assert!(msg.contains("mysql://u:***@127.0.0.1:1/db"), "{msg}");
     assert!(!msg.contains("secret"), "{msg}");
 }
+
+/// MariaDB caps what one reader session may hold (`max_session_mem_used`,
+/// 1 GiB), and a statement past the cap is a `resource_limit` error, not a
+/// server that grows.
+#[test]
+fn mariadb_sessions_have_a_memory_cap() {
+    let Some(url) = sqlwitness_testkit::server_url(EngineKind::Mariadb) else {
+        return;
+    };
+    let fx = Fixture::new(EngineKind::Mariadb, &url);
+    let engine = MysqlEngine::connect(
+        EngineKind::Mariadb,
+        &reader_url(EngineKind::Mariadb, &url).unwrap(),
+        1,
+    )
+    .unwrap();
+    let rs = engine
+        .execute(&fx.db(), "SELECT @@max_session_mem_used", &limits(5000))
+        .unwrap();
+    assert!(
+        matches!(
+            &rs.rows[0][0],
+            Value::Int(1_073_741_824) | Value::Decimal(_)
+        ),
+        "{:?}",
+        rs.rows
+    );
+    let dialect = sqlwitness_dialect::builtin(EngineKind::Mariadb);
+    let class = dialect.classify(
+        Some("1290"),
+        "The MariaDB server is running with the --max-session-mem-used=1073741824 option so it \
+         cannot execute this statement",
+    );
+    assert_eq!(class, ErrorClass::ResourceLimit);
+    assert_eq!(
+        dialect.classify(Some("1290"), "--secure-file-priv option"),
+        ErrorClass::Refused
+    );
+}

@@ -343,3 +343,34 @@ fn postgres_connect_error_masks_password() {
     assert!(msg.contains("postgres://u:***@127.0.0.1:1/db"), "{msg}");
     assert!(!msg.contains("secret"), "{msg}");
 }
+/// A statement that ends its own session is charged to the statement: the
+/// server still answers, so the failure is the query's error, at once, not
+/// a connection failure retried for seconds and left out of the score.
+#[test]
+fn a_query_that_ends_its_own_session_is_its_own_error() {
+    let Some(url) = sqlwitness_testkit::server_url(EngineKind::Postgres) else {
+        return;
+    };
+    let fx = Fixture::new(&url);
+    // Without the guard, over the administrative login, which may signal
+    // its own backend.
+    let admin = PostgresEngine::connect(&url, 1).unwrap();
+    let started = std::time::Instant::now();
+    let err = admin
+        .execute(
+            &fx.db(),
+            "SELECT pg_terminate_backend(pg_backend_pid())",
+            &limits(5000),
+        )
+        .unwrap_err();
+    assert_ne!(err.class, ErrorClass::Connection, "{err}");
+    assert!(err.message.contains("own session ended"), "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // The engine goes on.
+    let rs = admin.execute(&fx.db(), "SELECT 1", &limits(5000)).unwrap();
+    assert_eq!(rs.rows.len(), 1);
+}

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use sqlwitness_core::{Engine, EngineKind};
-use sqlwitness_engines::{mask_url, READER_LOGIN};
+use sqlwitness_engines::{mask_url, RunLogin, READER_LOGIN};
 
 use crate::{EvalError, Servers};
 
@@ -12,11 +12,34 @@ use crate::{EvalError, Servers};
 pub struct Connected {
     pub kind: EngineKind,
     pub engine: Arc<dyn Engine>,
+    /// The run's own login on a server, dropped after the engine (or on an
+    /// interrupt, after the queries in flight are cancelled).
+    pub login: Option<HeldLogin>,
 }
 
-/// Connects every engine of `kinds`; a server over [`Servers::reader_url`].
-/// A login that cannot connect, or that may do more than read the
-/// benchmark copies, is an engine failure (exit 3) naming what to do.
+/// A run login held for the run, and dropped on an interrupt too.
+pub struct HeldLogin {
+    _on_interrupt: crate::OnInterrupt,
+    _login: Arc<RunLogin>,
+}
+
+impl HeldLogin {
+    fn new(login: RunLogin) -> HeldLogin {
+        let login = Arc::new(login);
+        let held = login.clone();
+        HeldLogin {
+            _on_interrupt: crate::on_interrupt_last(move || held.release()),
+            _login: login,
+        }
+    }
+}
+
+/// Connects every engine of `kinds`. A server is read over a login of
+/// this run's own ([`RunLogin`]: the reader's access, nothing more, so no
+/// query can signal another run's sessions) when an administrative URL is
+/// given, else over the explicit reader URL ([`Servers::reader_url`]). A
+/// login that cannot connect, or that may do more than read the benchmark
+/// copies, is an engine failure (exit 3) naming what to do.
 pub fn connect(
     kinds: &[EngineKind],
     servers: &Servers,
@@ -24,10 +47,23 @@ pub fn connect(
 ) -> Result<Vec<Connected>, EvalError> {
     let mut out = Vec::new();
     for &kind in kinds {
-        let url = if kind.is_server() {
-            Some(servers.reader_url(kind)?)
-        } else {
-            None
+        let mut login = None;
+        let url = match servers.run_login_admin(kind) {
+            Some(admin) if kind.is_server() => {
+                let created = RunLogin::create(kind, admin).map_err(|e| {
+                    EvalError::Engine(format!(
+                        "{e}\n  each run reads over a login of its own, created over the \
+                         administrative login; give a reader login of your own with --reader \
+                         {kind}=URL / {} to run without one (README \"Privileges\")",
+                        kind.reader_url_env()
+                    ))
+                })?;
+                let url = created.url().to_string();
+                login = Some(HeldLogin::new(created));
+                Some(url)
+            }
+            _ if kind.is_server() => Some(servers.reader_url(kind)?),
+            _ => None,
         };
         let opened = sqlwitness_engines::open(kind, url.as_deref(), pool_size).map_err(|e| {
             if let sqlwitness_engines::EngineError::WrongServer { .. } = e {
@@ -42,6 +78,7 @@ pub fn connect(
         out.push(Connected {
             kind,
             engine: Arc::from(opened.engine),
+            login,
         });
     }
     Ok(out)

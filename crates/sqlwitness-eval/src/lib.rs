@@ -38,7 +38,7 @@ mod verdict;
 mod ves;
 
 pub use audit::{audit, dialect_golds, gold_file_text, merge_audit, AuditPlan};
-pub use connect::{connect, Connected};
+pub use connect::{connect, Connected, HeldLogin};
 pub use error::EvalError;
 pub use execute::{prepare_pred, prepare_sql};
 pub use fuzz::{build_suites, merge_suites, mutant_predictions, tables_json_keys, FuzzPlan};

@@ -94,6 +94,15 @@ impl Servers {
         self.reader.get(&kind).map(String::as_str)
     }
 
+    /// The administrative URL a run login is created over: given when no
+    /// explicit reader URL is (README "Privileges").
+    pub fn run_login_admin(&self, kind: EngineKind) -> Option<&str> {
+        match self.explicit_reader_url(kind) {
+            Some(_) => None,
+            None => self.url(kind),
+        }
+    }
+
     /// The URL queries run over: the explicit reader URL, else the
     /// administrative one with the reader login's name and password.
     pub fn reader_url(&self, kind: EngineKind) -> Result<String, EvalError> {

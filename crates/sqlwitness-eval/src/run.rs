@@ -63,10 +63,13 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     let collations: Vec<_> = migrations.iter().map(|m| m.collations.clone()).collect();
     crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
     let connected = crate::connect(&plan.engines, &plan.servers, plan.jobs as u32 + 1)?;
+    // The run's own logins outlive the engines that use them.
+    let mut logins = Vec::new();
     let ctxs: Vec<EngineCtx> = connected
         .into_iter()
         .zip(migrations)
-        .map(|(c, m)| {
+        .map(|(mut c, m)| {
+            logins.push(c.login.take());
             let mut unavailable = m.unavailable;
             for (id, why) in &unusable {
                 unavailable.insert(id.clone(), format!("database unusable: {why}"));

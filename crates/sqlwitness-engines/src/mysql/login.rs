@@ -125,6 +125,84 @@ fn grant_line_excess(line: &str) -> Option<String> {
     (!only_select).then(|| format!("more than SELECT: {short}"))
 }
 
+/// Creates the run login `name` (see [`crate::RunLogin`]) for hosts `%`
+/// and `localhost` with `SELECT` on every database the reader login may
+/// read, and nothing else; first drops the run logins earlier runs left
+/// behind (created before `stale_before`, no session).
+pub(crate) fn create_run_login(
+    admin_url: &str,
+    name: &str,
+    password: &str,
+    stale_before: u64,
+) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Connection, Executor};
+    crate::login::block_on(async {
+        let mut conn = sqlx::MySqlConnection::connect(admin_url).await?;
+        let users: Vec<String> = sqlx::query_scalar(
+            "SELECT DISTINCT CAST(User AS CHAR) FROM mysql.user WHERE User LIKE 'sqlwitness\\_run\\_%' \
+             AND User NOT IN (SELECT USER FROM information_schema.PROCESSLIST WHERE USER IS NOT NULL)",
+        )
+        .fetch_all(&mut conn)
+        .await?;
+        for stale in users.iter().filter(|n| {
+            crate::login::run_login_created(n).is_some_and(|created| created < stale_before)
+        }) {
+            let _ = conn
+                .execute(AssertSqlSafe(format!(
+                    "DROP USER IF EXISTS {}",
+                    accounts(stale)
+                )))
+                .await;
+        }
+        ensure_reader_mysql(&mut conn).await?;
+        let p = literal(password, true);
+        conn.execute(AssertSqlSafe(format!(
+            "CREATE USER '{name}'@'%' IDENTIFIED BY {p}, '{name}'@'localhost' IDENTIFIED BY {p}"
+        )))
+        .await?;
+        // Database names as the grant table keeps them: wildcards escaped.
+        let granted: Vec<String> = sqlx::query_scalar(
+            "SELECT CAST(Db AS CHAR) FROM mysql.db WHERE User = ? AND Host = '%' \
+             AND Select_priv = 'Y'",
+        )
+        .bind(READER_LOGIN)
+        .fetch_all(&mut conn)
+        .await?;
+        for db in granted {
+            let grant = format!(
+                "GRANT SELECT ON `{}`.* TO {}",
+                db.replace('`', "``"),
+                accounts(name)
+            );
+            conn.execute(AssertSqlSafe(grant)).await?;
+        }
+        conn.close().await
+    })
+}
+
+/// Drops the run login `name` (both hosts).
+pub(crate) fn drop_run_login(admin_url: &str, name: &str) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Connection, Executor};
+    if crate::login::run_login_created(name).is_none() {
+        return Ok(());
+    }
+    crate::login::block_on(async {
+        let mut conn = sqlx::MySqlConnection::connect(admin_url).await?;
+        conn.execute(AssertSqlSafe(format!(
+            "DROP USER IF EXISTS {}",
+            accounts(name)
+        )))
+        .await?;
+        conn.close().await
+    })
+}
+
+/// A run login's two accounts (its name is hex digits, `_` and letters
+/// only: [`crate::login::run_login_created`] checked it).
+fn accounts(name: &str) -> String {
+    format!("'{name}'@'%', '{name}'@'localhost'")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,6 +50,8 @@ pub struct MysqlEngine {
     pool: MySqlPool,
     /// A second, small pool for killing and watching statements.
     control: MySqlPool,
+    /// Tells a statement that ended its own session from a server fault.
+    sentinel: server::Sentinel<sqlx::MySql>,
     excess: Vec<String>,
     health: Health,
     running: Running,
@@ -94,16 +96,28 @@ impl MysqlEngine {
         let mut session = dialect.session.clone();
         session.push("SET SESSION TRANSACTION READ ONLY".to_string());
         let opts = options.clone();
-        let (pool, control, version, user, excess) = rt
+        let sentinel_opts = options.clone();
+        // One direct connection first: it fails fast where the pool would
+        // retry until its acquire timeout, and the server is identified
+        // before the dialect's session statements run (MariaDB's would
+        // fail on MySQL).
+        let (version, user, excess) = rt
             .block_on(async {
-                // One direct connection first: it fails fast where the pool
-                // would retry until its acquire timeout.
                 let mut first = opts.connect().await?;
                 let user: String = sqlx::query_scalar("SELECT CAST(CURRENT_USER() AS CHAR)")
                     .fetch_one(&mut first)
                     .await?;
+                let version: String = sqlx::query_scalar("SELECT VERSION()")
+                    .fetch_one(&mut first)
+                    .await?;
                 let excess = super::mysql_excess_privileges(&mut first).await?;
                 first.close().await?;
+                Ok::<_, sqlx::Error>((version, user, excess))
+            })
+            .map_err(|e| EngineError::connect(kind, url, e))?;
+        server::check_identity(kind, &dialect, url, &version)?;
+        let (pool, control, sentinel) = rt
+            .block_on(async {
                 let pool_options = |n: u32| {
                     let session = session.clone();
                     MySqlPoolOptions::new()
@@ -123,13 +137,19 @@ impl MysqlEngine {
                     .connect_with(opts.clone())
                     .await?;
                 let control = pool_options(2).connect_lazy_with(opts);
-                let version: String = sqlx::query_scalar("SELECT VERSION()")
-                    .fetch_one(&pool)
-                    .await?;
-                Ok::<_, sqlx::Error>((pool, control, version, user, excess))
+                let sentinel = server::Sentinel::start(move || {
+                    let opts = sentinel_opts.clone();
+                    Box::pin(async move {
+                        let mut conn = opts.connect().await?;
+                        // An idle session must not end on its own (a year).
+                        let _ = conn.execute("SET SESSION wait_timeout = 31536000").await;
+                        Ok(conn)
+                    })
+                })
+                .await?;
+                Ok::<_, sqlx::Error>((pool, control, sentinel))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
-        server::check_identity(kind, &dialect, url, &version)?;
         let login = server::login_text(&user, &excess);
         Ok(MysqlEngine {
             info: EngineInfo {
@@ -140,6 +160,7 @@ impl MysqlEngine {
             dialect,
             pool,
             control,
+            sentinel,
             excess,
             health: Health::default(),
             running: Running::default(),
@@ -254,6 +275,7 @@ impl MysqlEngine {
                 return Err(err);
             }
         }
+        let sentinel_epoch = self.sentinel.epoch();
         let Some(_running) = self.running.enter(conn_id.load(Ordering::Relaxed)) else {
             guard.discard();
             return Err(server::closed_error());
@@ -285,7 +307,7 @@ impl MysqlEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
-                Err(err)
+                Err(self.sentinel.attribute(err, sentinel_epoch).await)
             }
         }
     }

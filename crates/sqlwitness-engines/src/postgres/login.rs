@@ -111,3 +111,78 @@ pub(crate) async fn postgres_excess_privileges(
     out.extend(members.into_iter().map(|m| format!("member of {m}")));
     Ok(out)
 }
+
+/// Creates the run login `name` (see [`crate::RunLogin`]): a member of the
+/// reader login, inheriting its read access and nothing else, with the
+/// reader's limits; first drops the run logins earlier runs left behind
+/// (stamped, created before `stale_before`, no session).
+pub(crate) fn create_run_login(
+    admin_url: &str,
+    name: &str,
+    password: &str,
+    stale_before: u64,
+) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Connection, Executor};
+    crate::login::block_on(async {
+        let mut conn = sqlx::PgConnection::connect(admin_url).await?;
+        ensure_reader_postgres(&mut conn).await?;
+        let left: Vec<String> = sqlx::query_scalar(
+            "SELECT r.rolname::text FROM pg_roles r \
+             WHERE starts_with(r.rolname, $1) AND shobj_description(r.oid, 'pg_authid') = $2 \
+             AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.usename = r.rolname)",
+        )
+        .bind(crate::login::RUN_LOGIN_PREFIX)
+        .bind(crate::login::RUN_LOGIN_STAMP)
+        .fetch_all(&mut conn)
+        .await?;
+        for stale in left.iter().filter(|n| {
+            crate::login::run_login_created(n).is_some_and(|created| created < stale_before)
+        }) {
+            let _ = conn
+                .execute(AssertSqlSafe(format!(
+                    "DROP ROLE IF EXISTS {}",
+                    quote(stale)
+                )))
+                .await;
+        }
+        let role = quote(name);
+        let create = format!(
+            "CREATE ROLE {role} LOGIN INHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION \
+             NOBYPASSRLS PASSWORD {p} IN ROLE {READER_LOGIN}; \
+             COMMENT ON ROLE {role} IS {stamp}; \
+             ALTER ROLE {role} SET temp_file_limit = '1GB'; \
+             ALTER ROLE {role} SET idle_in_transaction_session_timeout = '5min'",
+            p = literal(password, false),
+            stamp = literal(crate::login::RUN_LOGIN_STAMP, false),
+        );
+        conn.execute(sqlx::raw_sql(AssertSqlSafe(create))).await?;
+        conn.close().await
+    })
+}
+
+/// Drops the run login `name` when it carries the run-login stamp.
+pub(crate) fn drop_run_login(admin_url: &str, name: &str) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Connection, Executor};
+    crate::login::block_on(async {
+        let mut conn = sqlx::PgConnection::connect(admin_url).await?;
+        let ours: Option<bool> = sqlx::query_scalar(
+            "SELECT shobj_description(oid, 'pg_authid') = $2 FROM pg_roles WHERE rolname = $1",
+        )
+        .bind(name)
+        .bind(crate::login::RUN_LOGIN_STAMP)
+        .fetch_optional(&mut conn)
+        .await?;
+        if ours == Some(true) {
+            conn.execute(AssertSqlSafe(format!(
+                "DROP ROLE IF EXISTS {}",
+                quote(name)
+            )))
+            .await?;
+        }
+        conn.close().await
+    })
+}
+
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}

@@ -8,6 +8,6 @@ mod read;
 mod write;
 
 pub use dump::PgDumpNamespace;
-pub(crate) use login::postgres_excess_privileges;
+pub(crate) use login::{create_run_login, drop_run_login, postgres_excess_privileges};
 pub use read::{PostgresEngine, PLANNER_SETTINGS};
 pub use write::PgMigrator;

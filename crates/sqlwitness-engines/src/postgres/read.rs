@@ -50,6 +50,8 @@ pub struct PostgresEngine {
     pool: PgPool,
     /// A second, small pool for cancelling and watching backends.
     control: PgPool,
+    /// Tells a statement that ended its own session from a server fault.
+    sentinel: server::Sentinel<sqlx::Postgres>,
     excess: Vec<String>,
     health: Health,
     running: Running,
@@ -87,7 +89,8 @@ impl PostgresEngine {
         let dialect = Arc::new(dialect);
         let rt = server::runtime().map_err(|e| EngineError::connect(kind, url, e))?;
         let session = dialect.session.clone();
-        let (pool, control, version, user, excess) = rt
+        let sentinel_url = url.to_string();
+        let (pool, control, sentinel, version, user, excess) = rt
             .block_on(async {
                 // One direct connection first: it fails fast where the pool
                 // would retry until its acquire timeout.
@@ -114,10 +117,20 @@ impl PostgresEngine {
                 };
                 let pool = options(max_connections.max(1)).connect(url).await?;
                 let control = options(2).connect_lazy(url)?;
+                let sentinel = server::Sentinel::start(move || {
+                    let url = sentinel_url.clone();
+                    Box::pin(async move {
+                        let mut conn = sqlx::PgConnection::connect(&url).await?;
+                        // An idle session must not end on its own.
+                        let _ = conn.execute("SET idle_session_timeout = 0").await;
+                        Ok(conn)
+                    })
+                })
+                .await?;
                 let version: String = sqlx::query_scalar("SELECT version()")
                     .fetch_one(&pool)
                     .await?;
-                Ok::<_, sqlx::Error>((pool, control, version, user, excess))
+                Ok::<_, sqlx::Error>((pool, control, sentinel, version, user, excess))
             })
             .map_err(|e| EngineError::connect(kind, url, e))?;
         server::check_identity(kind, &dialect, url, &version)?;
@@ -131,6 +144,7 @@ impl PostgresEngine {
             dialect,
             pool,
             control,
+            sentinel,
             excess,
             health: Health::default(),
             running: Running::default(),
@@ -202,6 +216,7 @@ impl PostgresEngine {
                 return Err(err);
             }
         }
+        let sentinel_epoch = self.sentinel.epoch();
         let Some(_running) = self.running.enter(pid.load(Ordering::Relaxed) as u64) else {
             guard.discard();
             return Err(server::closed_error());
@@ -219,7 +234,7 @@ impl PostgresEngine {
             Err((err, false)) => {
                 guard.discard();
                 self.stop_backend(pid.load(Ordering::Relaxed)).await;
-                Err(err)
+                Err(self.sentinel.attribute(err, sentinel_epoch).await)
             }
         }
     }
