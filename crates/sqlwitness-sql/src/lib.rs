@@ -46,15 +46,21 @@ pub use features::{dialect_features, feature_table, DialectFeature, Support};
 pub use hardness::{spider_hardness, Hardness, HardnessCounts, Unreadable};
 pub use identifiers::{resolve_identifiers, NameSet};
 pub use neighbors::{
-    gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,
-    NeighborOptions,
+    gold_literals, gold_literals_in, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor,
+    NeighborError, NeighborOptions,
 };
 pub use nondet::{
-    analyze, top_limit_probe, top_order_probe, NondetRule, ParseError, Probe, StaticFinding,
+    analyze, analyze_in, top_limit_probe, top_limit_probe_in, top_order_probe, top_order_probe_in,
+    NondetRule, ParseError, Probe, StaticFinding,
 };
-pub use order::has_top_level_order_by;
-pub use parse::{chain_operators, parse_bounded, BoundedParseError, MAX_CHAIN_OPERATORS};
-pub use rewrite::{tie_inclusive_rewrite, translate, Rewrite, Translation};
+pub use order::{has_top_level_order_by, has_top_level_order_by_in};
+pub use parse::{
+    chain_operators, parse_bounded, parse_in, written_for, BoundedParseError, Dialects,
+    MAX_CHAIN_OPERATORS, SQLITE_ONLY,
+};
+pub use rewrite::{
+    tie_inclusive_rewrite, tie_inclusive_rewrite_in, translate, Rewrite, Translation,
+};
 pub use schema::{ForeignKey, SchemaInfo, TableInfo};
 pub use spider_eval::{
     spider_order_matters, spider_postprocess, spider_read_prediction, spider_remove_distinct,

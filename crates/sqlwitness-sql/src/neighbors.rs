@@ -22,11 +22,10 @@
 mod literals;
 mod mutate;
 
-pub use literals::{gold_literals, GoldLiteral, LiteralValue};
+pub use literals::{gold_literals, gold_literals_in, GoldLiteral, LiteralValue};
 
 use self::MutationKind as Kind;
 use sqlparser::ast::Statement;
-use sqlparser::dialect::SQLiteDialect;
 
 /// The kind of one mutation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -102,6 +101,8 @@ pub struct NeighborOptions<'a> {
     pub numeric_deltas: &'a [i64],
     /// At most this many replacement columns per selected column.
     pub max_column_swaps: usize,
+    /// The dialects the gold is read in ([`crate::SQLITE_ONLY`] by default).
+    pub dialects: crate::Dialects<'a>,
 }
 
 fn no_values(_: &str) -> Vec<String> {
@@ -116,6 +117,7 @@ impl Default for NeighborOptions<'_> {
             max_text_values: 3,
             numeric_deltas: &[1],
             max_column_swaps: 2,
+            dialects: crate::SQLITE_ONLY,
         }
     }
 }
@@ -129,9 +131,9 @@ pub enum NeighborError {
     NotOneQuery,
 }
 
-fn parse_one(sql: &str) -> Result<Statement, NeighborError> {
-    let mut stmts = crate::parse_bounded(&SQLiteDialect {}, sql)
-        .map_err(|e| NeighborError::Parse(e.to_string()))?;
+fn parse_one(sql: &str, dialects: crate::Dialects<'_>) -> Result<Statement, NeighborError> {
+    let mut stmts =
+        crate::parse_in(sql, dialects).map_err(|e| NeighborError::Parse(e.to_string()))?;
     match (stmts.len(), stmts.first()) {
         (1, Some(Statement::Query(_))) => Ok(stmts.remove(0)),
         _ => Err(NeighborError::NotOneQuery),
@@ -141,7 +143,7 @@ fn parse_one(sql: &str) -> Result<Statement, NeighborError> {
 /// Every single-mutation neighbour of `sql`, in a deterministic order,
 /// without duplicates and without the query itself (as rendered).
 pub fn neighbors(sql: &str, opts: &NeighborOptions<'_>) -> Result<Vec<Neighbor>, NeighborError> {
-    let stmt = parse_one(sql)?;
+    let stmt = parse_one(sql, opts.dialects)?;
     let original = stmt.to_string();
     let sites = mutate::collect(&stmt, opts);
     let mut out: Vec<Neighbor> = Vec::with_capacity(sites.len());

@@ -1,7 +1,6 @@
 //! Does the outermost query sort its rows?
 
 use sqlparser::ast::{Query, SetExpr, Statement};
-use sqlparser::dialect::SQLiteDialect;
 
 /// `Some(true)` when the outermost query has an `ORDER BY`: the query's own
 /// `ORDER BY`, which for `… UNION/INTERSECT/EXCEPT … ORDER BY x` and
@@ -13,7 +12,13 @@ use sqlparser::dialect::SQLiteDialect;
 /// `Some(false)` for a single statement that is not a query; `None` when the
 /// text does not parse or holds no or several statements.
 pub fn has_top_level_order_by(sql: &str) -> Option<bool> {
-    let statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
+    has_top_level_order_by_in(sql, crate::SQLITE_ONLY)
+}
+
+/// [`has_top_level_order_by`] for SQL read in the first of `dialects` that
+/// parses it.
+pub fn has_top_level_order_by_in(sql: &str, dialects: crate::Dialects<'_>) -> Option<bool> {
+    let statements = crate::parse_in(sql, dialects).ok()?;
     match statements.as_slice() {
         [Statement::Query(q)] => Some(query_is_ordered(q)),
         [_] => Some(false),

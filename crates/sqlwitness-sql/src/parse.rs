@@ -51,6 +51,42 @@ pub fn parse_bounded(
         .map_err(|e| BoundedParseError::Parse(e.to_string()))
 }
 
+/// The dialects a text may be written in, tried in order: the first that
+/// parses it wins. Sqlwitness reads SQLite-written golds first (Spider's and
+/// BIRD's), and a gold written for PostgreSQL or MySQL in that engine's own
+/// dialect first (an audit or a suite whose reference is that engine).
+pub type Dialects<'a> = &'a [sqlwitness_dialect::Adapter];
+
+/// The SQLite dialect alone: how every gold was read before other sources.
+pub const SQLITE_ONLY: Dialects<'static> = &[sqlwitness_dialect::Adapter::Sqlite];
+
+/// The dialects to read SQL written for an engine of `adapter`: its own
+/// first, then SQLite's (a benchmark's shared gold is SQLite-written).
+pub fn written_for(adapter: sqlwitness_dialect::Adapter) -> Vec<sqlwitness_dialect::Adapter> {
+    let mut out = vec![adapter];
+    if adapter != sqlwitness_dialect::Adapter::Sqlite {
+        out.push(sqlwitness_dialect::Adapter::Sqlite);
+    }
+    out
+}
+
+/// [`parse_bounded`] in the first of `dialects` that parses `sql`; the
+/// first dialect's error when none does. A text over the operator bound is
+/// refused at once.
+pub fn parse_in(sql: &str, dialects: Dialects<'_>) -> Result<Vec<Statement>, BoundedParseError> {
+    let mut first = None;
+    for &d in dialects {
+        match parse_bounded(crate::parser_dialect(d).as_ref(), sql) {
+            Ok(s) => return Ok(s),
+            Err(e @ BoundedParseError::TooDeep { .. }) => return Err(e),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    Err(first.unwrap_or_else(|| BoundedParseError::Parse("no dialect to parse in".into())))
+}
+
 /// The number of tokens that can extend an expression or set-operation
 /// chain: every symbol except punctuation, and the operator keywords.
 pub fn chain_operators<'a>(tokens: impl Iterator<Item = &'a Token>) -> usize {

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use sqlwitness_core::{canonical_cell, Database, Engine, QueryLimits, Value};
 
-use crate::{top_order_probe, Probe};
+use crate::{top_order_probe_in, Probe};
 
 fn key(cells: &[Value]) -> Vec<String> {
     cells.iter().map(canonical_cell).collect()
@@ -37,21 +37,36 @@ pub struct TieWindow {
 
 impl TieWindow {
     /// Runs the probe of `gold_sql` (its outermost block without LIMIT, the
-    /// sort key appended) on `engine`/`db`. `None` when the gold has no
-    /// top-level ORDER BY or the probe fails.
+    /// sort key appended) on `engine`/`db`, the gold read as SQLite's, else
+    /// as the engine's own dialect. `None` when the gold has no top-level
+    /// ORDER BY or the probe fails.
     pub fn probe(
         engine: &dyn Engine,
         db: &Database,
         gold_sql: &str,
         limits: &QueryLimits,
     ) -> Option<TieWindow> {
-        TieWindow::probe_with(gold_sql, |sql| engine.execute(db, sql, limits).ok())
+        let mut dialects = crate::SQLITE_ONLY.to_vec();
+        dialects.push(sqlwitness_dialect::builtin(engine.kind()).adapter);
+        TieWindow::probe_with_in(gold_sql, &dialects, |sql| {
+            engine.execute(db, sql, limits).ok()
+        })
     }
 
     /// [`TieWindow::probe`] with the probe run by `run` (`None`: it was
     /// refused or failed) — for a caller that guards what it runs.
     pub fn probe_with(
         gold_sql: &str,
+        run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
+    ) -> Option<TieWindow> {
+        TieWindow::probe_with_in(gold_sql, crate::SQLITE_ONLY, run)
+    }
+
+    /// [`TieWindow::probe_with`] for SQL read in the first of `dialects`
+    /// that parses it.
+    pub fn probe_with_in(
+        gold_sql: &str,
+        dialects: crate::Dialects<'_>,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
         let (
@@ -62,7 +77,7 @@ impl TieWindow {
                 cut,
             },
             offset,
-        ) = top_order_probe(gold_sql)?
+        ) = top_order_probe_in(gold_sql, dialects)?
         else {
             return None;
         };

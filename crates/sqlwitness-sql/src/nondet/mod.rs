@@ -26,7 +26,6 @@ use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
 use sqlparser::ast::{Query, Statement, Visit, Visitor};
-use sqlparser::dialect::SQLiteDialect;
 
 use crate::schema::SchemaInfo;
 
@@ -111,8 +110,16 @@ pub struct ParseError(pub String);
 
 /// Parses `sql` (SQLite dialect) and applies every rule to every query block.
 pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, ParseError> {
-    let statements =
-        crate::parse_bounded(&SQLiteDialect {}, sql).map_err(|e| ParseError(e.to_string()))?;
+    analyze_in(sql, schema, crate::SQLITE_ONLY)
+}
+
+/// [`analyze`] for SQL read in the first of `dialects` that parses it.
+pub fn analyze_in(
+    sql: &str,
+    schema: &SchemaInfo,
+    dialects: crate::Dialects<'_>,
+) -> Result<Vec<StaticFinding>, ParseError> {
+    let statements = crate::parse_in(sql, dialects).map_err(|e| ParseError(e.to_string()))?;
     let [statement] = statements.as_slice() else {
         return Err(ParseError(format!(
             "{} statements, expected one",
@@ -131,14 +138,25 @@ pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, Par
 /// (no LIMIT), and `o`. What a tie-aware verdict needs to decide whether
 /// another answer is one of the valid ones. `None` for any other shape.
 pub fn top_limit_probe(sql: &str) -> Option<(Probe, u64)> {
-    top_order_probe(sql).filter(|(p, _)| matches!(p, Probe::Ordered { cut: Some(_), .. }))
+    top_limit_probe_in(sql, crate::SQLITE_ONLY)
+}
+
+/// [`top_limit_probe`] for SQL read in the first of `dialects` that parses it.
+pub fn top_limit_probe_in(sql: &str, dialects: crate::Dialects<'_>) -> Option<(Probe, u64)> {
+    top_order_probe_in(sql, dialects)
+        .filter(|(p, _)| matches!(p, Probe::Ordered { cut: Some(_), .. }))
 }
 
 /// [`top_limit_probe`] for any outermost `SELECT … ORDER BY k [LIMIT n
 /// [OFFSET o]]`: without a LIMIT the probe's `cut` is `None` (every row is
 /// in the window, only the order among equal keys is free).
 pub fn top_order_probe(sql: &str) -> Option<(Probe, u64)> {
-    let statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
+    top_order_probe_in(sql, crate::SQLITE_ONLY)
+}
+
+/// [`top_order_probe`] for SQL read in the first of `dialects` that parses it.
+pub fn top_order_probe_in(sql: &str, dialects: crate::Dialects<'_>) -> Option<(Probe, u64)> {
+    let statements = crate::parse_in(sql, dialects).ok()?;
     let [Statement::Query(q)] = statements.as_slice() else {
         return None;
     };

@@ -18,7 +18,6 @@ use sqlparser::ast::{
     BinaryOperator, Expr, GroupByExpr, Ident, OrderByKind, OrderBySort, Query, SelectItem, SetExpr,
     Statement, TableAlias, TableFactor, TableWithJoins,
 };
-use sqlparser::dialect::SQLiteDialect;
 
 use crate::nondet::{as_u64, group_bare_columns, is_aggregate_call};
 use crate::schema::SchemaInfo;
@@ -34,7 +33,17 @@ pub struct Rewrite {
 /// The tie-inclusive rewrite of `sql`, when one of the supported shapes
 /// applies (see the module documentation); `None` otherwise.
 pub fn tie_inclusive_rewrite(sql: &str, schema: &SchemaInfo) -> Option<Rewrite> {
-    let statements = crate::parse_bounded(&SQLiteDialect {}, sql).ok()?;
+    tie_inclusive_rewrite_in(sql, schema, crate::SQLITE_ONLY)
+}
+
+/// [`tie_inclusive_rewrite`] for SQL read in the first of `dialects` that
+/// parses it (the rewrite is rendered in `sqlparser`'s neutral form).
+pub fn tie_inclusive_rewrite_in(
+    sql: &str,
+    schema: &SchemaInfo,
+    dialects: crate::Dialects<'_>,
+) -> Option<Rewrite> {
+    let statements = crate::parse_in(sql, dialects).ok()?;
     let [Statement::Query(q)] = statements.as_slice() else {
         return None;
     };
