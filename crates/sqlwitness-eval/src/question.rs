@@ -279,8 +279,16 @@ pub(crate) fn evaluate_on(
     pred_despite_gold: bool,
 ) -> (EngineOutcome, Rows) {
     let gold_run = prepare_sql(plan, ctx.kind, gold, names);
+    // Read as SQLite's first (Spider's and BIRD's shared golds), else as
+    // the engine's own dialect (a gold written for it).
+    let dialects = [
+        sqlwitness_dialect::Adapter::Sqlite,
+        sqlwitness_dialect::builtin(ctx.kind).adapter,
+    ];
     let ordered = match plan.compare.mode {
-        CompareMode::Strict => sqlwitness_sql::has_top_level_order_by(gold).unwrap_or(false),
+        CompareMode::Strict => {
+            sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false)
+        }
         CompareMode::Spider => sqlwitness_sql::spider_order_matters(&gold_run),
         CompareMode::Bird => false,
     };
@@ -345,6 +353,7 @@ pub(crate) fn evaluate_on(
     let standing = crate::ties::Judged {
         run: &probe,
         opts: &opts,
+        dialects: &dialects,
     }
     .standing(
         gold_exec.sql_run.as_deref().unwrap_or(gold),

@@ -38,6 +38,8 @@ pub(crate) struct Judged<'a> {
     /// prediction's probe is SQL derived from hostile text.
     pub run: &'a dyn Fn(&str) -> Option<ResultSet>,
     pub opts: &'a CompareOptions,
+    /// The dialects the queries are read in, in order.
+    pub dialects: sqlwitness_sql::Dialects<'a>,
 }
 
 impl Judged<'_> {
@@ -53,7 +55,9 @@ impl Judged<'_> {
     ) -> TieStanding {
         let any = self.opts.any_column_order();
         let gold_window = std::cell::OnceCell::new();
-        let gold_window = || gold_window.get_or_init(|| TieWindow::probe_with(gold_sql, self.run));
+        let gold_window = || {
+            gold_window.get_or_init(|| TieWindow::probe_with_in(gold_sql, self.dialects, self.run))
+        };
         let gold_tie = !equal
             && gold_window()
                 .as_ref()
@@ -68,7 +72,8 @@ impl Judged<'_> {
         }
         // The prediction's own ties (a probe only where it has a top-level
         // ORDER BY).
-        let Some(pw) = TieWindow::probe_with(pred_sql, self.run).filter(TieWindow::cuts_ties)
+        let Some(pw) = TieWindow::probe_with_in(pred_sql, self.dialects, self.run)
+            .filter(TieWindow::cuts_ties)
         else {
             return TieStanding {
                 gold_tie,
