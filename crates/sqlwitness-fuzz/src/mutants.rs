@@ -47,6 +47,7 @@ pub fn mutant(gold: &str, schema: &DbSchema, rng: &mut Rng) -> Option<Mutant> {
         max_text_values: 2,
         numeric_deltas: &[2, 3],
         max_column_swaps: 3,
+        ..NeighborOptions::default()
     };
     let first = neighbors(gold, &opts).ok()?;
     let n = rng.pick(&first)?.clone();
