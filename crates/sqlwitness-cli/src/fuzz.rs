@@ -216,11 +216,15 @@ fn reference(
         bench,
         &bench.namespace_prefix,
         &|k| {
-            servers.as_ref().and_then(|s| s.url(k)).map(str::to_string).or_else(|| {
-                std::env::var(k.url_env())
-                    .ok()
-                    .filter(|u| !u.trim().is_empty())
-            })
+            servers
+                .as_ref()
+                .and_then(|s| s.url(k))
+                .map(str::to_string)
+                .or_else(|| {
+                    std::env::var(k.url_env())
+                        .ok()
+                        .filter(|u| !u.trim().is_empty())
+                })
         },
         a.quiet,
     )?;

@@ -256,7 +256,10 @@ fn server_reference(
         if let Some(p) = problem {
             unavailable.insert(
                 id.to_string(),
-                format!("{}: original not available on {}: {p}", db.namespace, r.kind),
+                format!(
+                    "{}: original not available on {}: {p}",
+                    db.namespace, r.kind
+                ),
             );
         }
     }

@@ -8,9 +8,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
-use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_engines::SqliteEngine;
 use sqlwitness_sql::{gold_literals_in, neighbors, Dialects, GoldLiteral, NeighborOptions};
 
@@ -74,9 +74,8 @@ pub fn suite_db_dir(suites: &Path, db_id: &str) -> PathBuf {
 const ENOUGH_KILLERS: usize = 3;
 
 fn ordered_in(gold: &str, dialects: Dialects<'_>) -> CompareOptions {
-    CompareOptions::default().ordered(
-        sqlwitness_sql::has_top_level_order_by_in(gold, dialects).unwrap_or(false),
-    )
+    CompareOptions::default()
+        .ordered(sqlwitness_sql::has_top_level_order_by_in(gold, dialects).unwrap_or(false))
 }
 
 /// A server engine that distillation runs the golds and their neighbours
@@ -223,7 +222,9 @@ pub fn build_db_suite_on(
     };
     let tv = |c: &str| text_values(&schema, c);
     let dialects: Vec<sqlwitness_dialect::Adapter> = match reference {
-        Some(r) => sqlwitness_sql::written_for(sqlwitness_dialect::builtin(r.engine.kind()).adapter),
+        Some(r) => {
+            sqlwitness_sql::written_for(sqlwitness_dialect::builtin(r.engine.kind()).adapter)
+        }
         None => sqlwitness_sql::SQLITE_ONLY.to_vec(),
     };
     let dialects = dialects.as_slice();
@@ -277,9 +278,8 @@ pub fn build_db_suite_on(
                 ),
                 Ok(_) if differs(&gold_rows, &rows, &cmp) => (Fate::KilledByOriginal, None),
                 Ok(_) => {
-                    literals.extend(
-                        gold_literals_in(&n.sql, &is_column, dialects).unwrap_or_default(),
-                    );
+                    literals
+                        .extend(gold_literals_in(&n.sql, &is_column, dialects).unwrap_or_default());
                     pending.push(Pending {
                         gold: gi,
                         neighbor: ni,

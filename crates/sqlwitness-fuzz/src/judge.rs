@@ -104,7 +104,9 @@ impl<'a> Judge<'a> {
         let dialects = self.dialects;
         let window = self.window.get_or_insert_with(|| match dialects {
             None => TieWindow::probe(engine, db, gold, limits),
-            Some(d) => TieWindow::probe_with_in(gold, d, |sql| engine.execute(db, sql, limits).ok()),
+            Some(d) => {
+                TieWindow::probe_with_in(gold, d, |sql| engine.execute(db, sql, limits).ok())
+            }
         });
         if window
             .as_ref()
@@ -112,17 +114,15 @@ impl<'a> Judge<'a> {
         {
             return false;
         }
-        !*self
-            .undetermined
-            .get_or_insert_with(|| {
-                gold_undetermined(
-                    engine,
-                    db,
-                    gold,
-                    limits,
-                    dialects.unwrap_or(sqlwitness_sql::SQLITE_ONLY),
-                )
-            })
+        !*self.undetermined.get_or_insert_with(|| {
+            gold_undetermined(
+                engine,
+                db,
+                gold,
+                limits,
+                dialects.unwrap_or(sqlwitness_sql::SQLITE_ONLY),
+            )
+        })
     }
 }
 
