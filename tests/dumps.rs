@@ -801,11 +801,12 @@ impl Drop for DropCopies {
 /// types on PostgreSQL under a prefix of the test's own (dropped when
 /// this drops).
 struct BirdStandIn {
+    // Dropped first: it reads the import report in `dir`.
+    _copies: DropCopies,
     dir: tempfile::TempDir,
     pg: EngineKind,
     pg_url: String,
     prefix: String,
-    _copies: DropCopies,
 }
 
 impl BirdStandIn {
@@ -858,11 +859,11 @@ impl BirdStandIn {
             assert_eq!(d["source_copy"]["faithful"], true, "{d}");
         }
         Some(BirdStandIn {
+            _copies: copies,
             dir,
             pg,
             pg_url,
             prefix,
-            _copies: copies,
         })
     }
 }
