@@ -242,3 +242,49 @@ impl Manifest {
         std::fs::write(path, text).map_err(|e| FuzzError::io(path, e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> DbSuite {
+        DbSuite {
+            seed: 1,
+            stress: Vec::new(),
+            comparison: TIE_AWARE.to_string(),
+            extra_foreign_keys: Vec::new(),
+            constraints: Constraints::default(),
+            candidates: 3,
+            reference: None,
+            original: "db.sqlite".into(),
+            instances: Vec::new(),
+            golds: Vec::new(),
+            counts: Counts::default(),
+        }
+    }
+
+    #[test]
+    fn a_sqlite_suite_writes_no_reference_and_an_older_entry_reads() {
+        let text = serde_json::to_string(&entry()).unwrap();
+        assert!(!text.contains("reference"), "{text}");
+        assert!(!text.contains("rejected"), "{text}");
+        let back: DbSuite = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, entry());
+    }
+
+    #[test]
+    fn a_server_suite_keeps_its_reference() {
+        let mut e = entry();
+        e.reference = Some(ServerSuite {
+            engine: "postgres".into(),
+            original: "sw_db".into(),
+            column_types: MIGRATED_TYPES.into(),
+            rejected: vec!["candidate 2: tables failed verification: t".into()],
+        });
+        e.counts.rejected = 1;
+        let text = serde_json::to_string(&e).unwrap();
+        let back: DbSuite = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.reference.unwrap().engine, "postgres");
+    }
+}
