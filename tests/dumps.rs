@@ -795,6 +795,79 @@ impl Drop for DropCopies {
     }
 }
 
+/// BIRD mini-dev's layout imported from the stand-in dump: its question
+/// files, `dev_tables.json` entries of the stand-in's two databases, the
+/// SQLite files in `dev_databases/` and the copies with the dump's own
+/// types on PostgreSQL under a prefix of the test's own (dropped when
+/// this drops).
+struct BirdStandIn {
+    // Dropped first: it reads the import report in `dir`.
+    _copies: DropCopies,
+    dir: tempfile::TempDir,
+    pg: EngineKind,
+    pg_url: String,
+    prefix: String,
+}
+
+impl BirdStandIn {
+    const IDS: [&'static str; 2] = ["debit_card_specializing", "student_club"];
+
+    /// `None` when the shared data or PostgreSQL is missing (and allowed
+    /// to be).
+    fn import(servers: &[(EngineKind, String)]) -> Option<BirdStandIn> {
+        let shared = sqlwitness_testkit::shared_data("bird_minidev")?;
+        let Some((pg, pg_url)) = servers
+            .iter()
+            .find(|(k, _)| adapter(*k) == Adapter::Postgres)
+            .cloned()
+        else {
+            assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let bench = dir.path();
+        for f in [
+            "mini_dev_sqlite.json",
+            "mini_dev_mysql.json",
+            "mini_dev_postgresql.json",
+        ] {
+            std::fs::copy(shared.join(f), bench.join(f)).unwrap();
+        }
+        // The stand-in dump holds two of the eleven databases: their entries.
+        let all: Vec<serde_json::Value> =
+            serde_json::from_slice(&std::fs::read(shared.join("dev_tables.json")).unwrap())
+                .unwrap();
+        let two: Vec<&serde_json::Value> = all
+            .iter()
+            .filter(|d| Self::IDS.contains(&d["db_id"].as_str().unwrap()))
+            .collect();
+        let tables = bench.join("dev_tables.json");
+        std::fs::write(&tables, serde_json::to_string(&two).unwrap()).unwrap();
+        let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_bird"));
+        let out = bench.join("dev_databases");
+        let (code, stderr) = import_with_copies(
+            pg,
+            &pg_url,
+            &fixture("bird_minidev_postgres.sql"),
+            &out,
+            &["--tables", tables.to_str().unwrap()],
+            &prefix,
+        );
+        let copies = DropCopies(pg, pg_url.clone(), out.clone());
+        assert_eq!(code, 0, "{stderr}");
+        for d in report(&out)["databases"].as_array().unwrap() {
+            assert_eq!(d["source_copy"]["faithful"], true, "{d}");
+        }
+        Some(BirdStandIn {
+            _copies: copies,
+            dir,
+            pg,
+            pg_url,
+            prefix,
+        })
+    }
+}
+
 /// BIRD mini-dev's layout: one PostgreSQL dump holding several databases
 /// (a stand-in of two of its eleven, `tests/dumps/bird_minidev_postgres.sql`),
 /// imported with their `dev_tables.json` entries, then evaluated as it
@@ -803,52 +876,11 @@ impl Drop for DropCopies {
 /// dump's own types, as the reference.
 #[test]
 fn bird_minidev_from_its_postgres_dump_judged_by_its_postgres_golds() {
-    let Some(shared) = sqlwitness_testkit::shared_data("bird_minidev") else {
-        return;
-    };
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
-        .cloned()
-    else {
-        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+    let Some(b) = BirdStandIn::import(&servers) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let bench = dir.path();
-    for f in [
-        "mini_dev_sqlite.json",
-        "mini_dev_mysql.json",
-        "mini_dev_postgresql.json",
-    ] {
-        std::fs::copy(shared.join(f), bench.join(f)).unwrap();
-    }
-    // The stand-in dump holds two of the eleven databases: their entries.
-    let ids = ["debit_card_specializing", "student_club"];
-    let all: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(shared.join("dev_tables.json")).unwrap()).unwrap();
-    let two: Vec<&serde_json::Value> = all
-        .iter()
-        .filter(|d| ids.contains(&d["db_id"].as_str().unwrap()))
-        .collect();
-    let tables = bench.join("dev_tables.json");
-    std::fs::write(&tables, serde_json::to_string(&two).unwrap()).unwrap();
-    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_bird"));
-    let out = bench.join("dev_databases");
-    let (code, stderr) = import_with_copies(
-        pg,
-        &pg_url,
-        &fixture("bird_minidev_postgres.sql"),
-        &out,
-        &["--tables", tables.to_str().unwrap()],
-        &prefix,
-    );
-    let _guard = DropCopies(pg, pg_url.clone(), out.clone());
-    assert_eq!(code, 0, "{stderr}");
-    for d in report(&out)["databases"].as_array().unwrap() {
-        assert_eq!(d["source_copy"]["faithful"], true, "{d}");
-    }
+    let (bench, pg, ids, prefix) = (b.dir.path(), b.pg, BirdStandIn::IDS, b.prefix.as_str());
     let engines = sqlwitness_testkit::engine_names(&servers);
     let o = bin()
         .args(["eval", "--bench"])
@@ -863,7 +895,7 @@ fn bird_minidev_from_its_postgres_dump_judged_by_its_postgres_golds() {
             "--reference",
             pg.as_str(),
             "--namespace-prefix",
-            &prefix,
+            prefix,
             "-q",
             "--out",
         ])
@@ -904,6 +936,120 @@ fn bird_minidev_from_its_postgres_dump_judged_by_its_postgres_golds() {
             assert_eq!(scored + s["gold_error"].as_u64().unwrap(), n, "{e}: {s}");
         }
     }
+}
+
+/// `fuzz --reference postgres` on the BIRD mini-dev stand-in: the suite is
+/// distilled with PostgreSQL's own golds, run on the copy with the dump's
+/// own types and on every candidate migrated there (then dropped); the
+/// instances are SQLite files and tell neighbours apart from the gold.
+#[test]
+fn a_suite_is_distilled_on_postgres_with_its_own_golds() {
+    let servers = sqlwitness_testkit::servers();
+    let Some(b) = BirdStandIn::import(&servers) else {
+        return;
+    };
+    let bench = b.dir.path();
+    let db = "student_club";
+    let suites = bench.join("suites");
+    let o = bin()
+        .args(["fuzz", "--bench"])
+        .arg(bench)
+        .args([
+            "--split",
+            "mini_dev",
+            "--db",
+            db,
+            "--reference",
+            b.pg.as_str(),
+            "--server",
+            &format!("{}={}", b.pg, b.pg_url),
+            "--namespace-prefix",
+            &b.prefix,
+            "--candidates",
+            "8",
+            "--max-neighbors",
+            "6",
+            "-q",
+            "--out",
+        ])
+        .arg(&suites)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(suites.join("manifest.json")).unwrap()).unwrap();
+    let suite = &manifest["databases"][db];
+    assert_eq!(
+        suite["reference"]["engine"],
+        b.pg.as_str(),
+        "{}",
+        suite["reference"]
+    );
+    assert_eq!(suite["reference"]["original"], format!("{}{db}", b.prefix));
+    assert_eq!(suite["reference"]["column_types"], "migrated_from_sqlite");
+    // Every gold is PostgreSQL's own, and ran there on the original.
+    let pg_golds: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(bench.join("mini_dev_postgresql.json")).unwrap())
+            .unwrap();
+    let sqlite_golds: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(bench.join("mini_dev_sqlite.json")).unwrap())
+            .unwrap();
+    let golds = suite["golds"].as_array().unwrap();
+    assert!(!golds.is_empty());
+    let mut own = 0;
+    for g in golds {
+        let i = g["question"].as_u64().unwrap() as usize;
+        assert_eq!(g["sql"], pg_golds[i]["SQL"], "question {i}");
+        assert!(g.get("skipped").is_none(), "question {i}: {g}");
+        if pg_golds[i]["SQL"] != sqlite_golds[i]["SQL"] {
+            own += 1;
+        }
+    }
+    assert!(
+        own > 0,
+        "no gold of {db} differs between PostgreSQL and SQLite"
+    );
+    // Kept instances are SQLite files; neighbours are told apart by them.
+    let instances = suite["instances"].as_array().unwrap();
+    assert!(!instances.is_empty(), "{}", suite["counts"]);
+    for i in instances {
+        let file = suites
+            .join("database")
+            .join(db)
+            .join(i["file"].as_str().unwrap());
+        let c = rusqlite::Connection::open(&file).unwrap();
+        let n: i64 = c
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(n > 0, "{}", file.display());
+        assert!(!i["kills"].as_array().unwrap().is_empty(), "{i}");
+    }
+    let counts = &suite["counts"];
+    assert!(
+        counts["killed_by_instances"].as_u64().unwrap() > 0,
+        "{counts}"
+    );
+    // The neighbours a kept instance tells apart are the ones counted.
+    let killed: Vec<&serde_json::Value> = golds
+        .iter()
+        .flat_map(|g| g["neighbors"].as_array().unwrap())
+        .filter(|n| n["fate"] == "killed")
+        .collect();
+    assert_eq!(
+        killed.len() as u64,
+        counts["killed_by_instances"].as_u64().unwrap()
+    );
+    // The candidates' scratch namespaces are gone.
+    let left = format!(
+        "SELECT count(*) FROM pg_namespace WHERE nspname LIKE '{}%\\_\\_c%'",
+        b.prefix.replace('_', "\\_")
+    );
+    assert_eq!(admin::count(&b.pg_url, &left), 0);
 }
 
 /// A benchmark shipped as two dumps of the same databases (BIRD mini-dev:

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan};
+use sqlwitness_core::EngineKind;
+use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan, FuzzReference};
 use sqlwitness_fuzz::{FuzzOptions, GoldQuery, Stress};
 
-use crate::args::BenchArgs;
+use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
 use crate::progress::Bars;
 
@@ -65,6 +66,19 @@ pub struct FuzzArgs {
     /// `sqlwitness merge` combines the parts' suite folders.
     #[arg(long, value_name = "K/N")]
     pub partition: Option<String>,
+    /// The engine whose gold (its own, from the benchmark or `--gold`)
+    /// and its neighbours are run to distil the suite (default: sqlite).
+    /// A server engine runs them on the database's copy there (for a
+    /// benchmark imported from a dump, the copy with the dump's own
+    /// types) and on each candidate migrated there from its SQLite file
+    /// (types inferred by migration); instances are still SQLite files.
+    #[arg(long, value_name = "ENGINE")]
+    pub reference: Option<String>,
+    /// An engine's own gold, `ENGINE=FILE` (repeatable; as `eval --gold`).
+    #[arg(long = "gold", value_name = "ENGINE=FILE")]
+    pub gold: Vec<String>,
+    #[command(flatten)]
+    pub servers: ServerArgs,
 }
 
 pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
@@ -74,12 +88,21 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
     }
     let mut bench = crate::plan::open_benchmark(&a.bench)?;
     bench.allow_outside_links = a.allow_outside_links;
+    bench.namespace_prefix = a.servers.checked_prefix()?;
+    let reference = reference(a, &mut bench)?;
+    let gold_kind = reference.as_ref().map_or(EngineKind::Sqlite, |r| r.kind);
+    // The benchmark's gold unless an engine's own is asked for.
+    let own_gold = a.reference.is_some() || !a.gold.is_empty();
     let mut golds: BTreeMap<String, Vec<GoldQuery>> = BTreeMap::new();
     for q in &bench.questions {
         if a.dbs.is_empty() || a.dbs.contains(&q.db_id) {
             golds.entry(q.db_id.clone()).or_default().push(GoldQuery {
                 question: q.id,
-                sql: q.gold.clone(),
+                sql: if own_gold {
+                    q.gold_for(gold_kind).to_string()
+                } else {
+                    q.gold.clone()
+                },
             });
         }
     }
@@ -133,6 +156,7 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
         journal,
         partition,
         args,
+        reference,
     };
     let built = build_suites(&plan, &Bars { quiet: a.quiet })?;
     let mut failed = 0;
@@ -163,6 +187,54 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
         exit::ENGINE
     } else {
         exit::OK
+    })
+}
+
+/// `--reference` and `--gold`: the server engine the suite is distilled
+/// on (`None`: SQLite), with its golds applied to the questions; the dumps
+/// a `dumps.json` names imported first (as `eval` does).
+fn reference(
+    a: &FuzzArgs,
+    bench: &mut sqlwitness_bench::Benchmark,
+) -> Result<Option<FuzzReference>> {
+    let kind = match a.reference.as_deref().map(str::trim) {
+        None => None,
+        Some(name) => Some(EngineKind::parse(name).ok_or_else(|| {
+            BadInput(format!(
+                "--reference: unknown engine `{name}` (expected {})",
+                EngineKind::names()
+            ))
+        })?),
+    };
+    let engines: Vec<EngineKind> = kind.into_iter().collect();
+    sqlwitness_eval::dialect_inputs(bench, &a.gold, &[], &engines)?;
+    let servers = match kind {
+        Some(k) if k.is_server() => Some(crate::plan::servers(a.servers.clone(), &[k], true)?),
+        _ => None,
+    };
+    crate::import::from_manifest(
+        bench,
+        &bench.namespace_prefix,
+        &|k| {
+            servers
+                .as_ref()
+                .and_then(|s| s.url(k))
+                .map(str::to_string)
+                .or_else(|| {
+                    std::env::var(k.url_env())
+                        .ok()
+                        .filter(|u| !u.trim().is_empty())
+                })
+        },
+        a.quiet,
+    )?;
+    Ok(match (kind, servers) {
+        (Some(kind), Some(servers)) => Some(FuzzReference {
+            kind,
+            servers,
+            migrate: a.servers.migrate_options(false),
+        }),
+        _ => None,
     })
 }
 

@@ -7,7 +7,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use sqlwitness_bench::Benchmark;
-use sqlwitness_fuzz::{build_db_suite, DbSuite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest};
+use sqlwitness_bench::{migrate_database, MigrateOptions, MigrationTarget};
+use sqlwitness_core::{Database, EngineKind};
+use sqlwitness_fuzz::{
+    build_db_suite_on, DbSuite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest, ServerReference,
+};
 
 use crate::{EvalError, Progress};
 
@@ -26,6 +30,17 @@ pub struct FuzzPlan {
     pub partition: Option<crate::Partition>,
     /// The arguments as given, for the journal.
     pub args: Vec<String>,
+    /// `--reference ENGINE` on a server: the golds (that engine's own)
+    /// and their neighbours run there ([`ServerReference`]).
+    pub reference: Option<FuzzReference>,
+}
+
+/// The server engine a suite is distilled on.
+pub struct FuzzReference {
+    pub kind: EngineKind,
+    pub servers: crate::Servers,
+    /// How the originals and the candidates are migrated there.
+    pub migrate: MigrateOptions,
 }
 
 /// One database's suite in the journal.
@@ -50,6 +65,10 @@ fn fuzz_header(plan: &FuzzPlan) -> Result<crate::Header, EvalError> {
         ("timeout_ms", o.limits.timeout.as_millis().to_string()),
         ("stress", format!("{:?}", o.stress)),
     ] {
+        h.settings.insert(k.to_string(), v);
+    }
+    if let Some(r) = &plan.reference {
+        let (k, v) = ("reference", r.kind.as_str().to_string());
         h.settings.insert(k.to_string(), v);
     }
     let selected: Vec<usize> = plan
@@ -147,6 +166,10 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
         .into_iter()
         .filter(|(d, _)| !done.contains_key(*d))
         .collect();
+    let server = match &plan.reference {
+        Some(r) => Some(server_reference(plan, r, &todo)?),
+        None => None,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs)
         .build()
@@ -157,7 +180,19 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
             .map(|&(id, gs)| {
                 let keys = extra_keys.get(id).map_or(&[][..], Vec::as_slice);
                 let path = plan.bench.sqlite_path(id);
-                let r = build_db_suite(id, &path, gs, keys, &plan.out, &plan.options);
+                let reference = server.as_ref().map(|(_, c)| c.reference());
+                let r = match server.as_ref().and_then(|(bad, _)| bad.get(id.as_str())) {
+                    Some(why) => Err(sqlwitness_fuzz::FuzzError::Reference(why.clone())),
+                    None => build_db_suite_on(
+                        id,
+                        &path,
+                        gs,
+                        keys,
+                        &plan.out,
+                        &plan.options,
+                        reference.as_ref(),
+                    ),
+                };
                 if let Ok(suite) = &r {
                     journal.record(&FuzzRecord {
                         db_id: id.clone(),
@@ -186,6 +221,80 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
     }
     manifest.write(&manifest_path)?;
     Ok(built)
+}
+
+/// The reference engine of a `fuzz --reference` run, connected over the
+/// run's own login, with the originals of `todo` migrated there first
+/// (idempotent: a verified copy, a dump's own-typed copy included, is kept
+/// as it is); the databases whose original is not available there, with
+/// why.
+fn server_reference(
+    plan: &FuzzPlan,
+    r: &FuzzReference,
+    todo: &[(&String, &Vec<GoldQuery>)],
+) -> Result<(BTreeMap<String, String>, Connection), EvalError> {
+    let url = r.servers.url(r.kind).ok_or_else(|| {
+        EvalError::BadInput(format!(
+            "--reference {}: give its administrative URL (--server {}=URL or {})",
+            r.kind,
+            r.kind,
+            r.kind.url_env()
+        ))
+    })?;
+    let target = MigrationTarget::new(r.kind, url);
+    let mut unavailable = BTreeMap::new();
+    for (id, _) in todo {
+        let db = Database::with_prefix(
+            id.as_str(),
+            plan.bench.sqlite_path(id),
+            &plan.bench.namespace_prefix,
+        );
+        let problem = match migrate_database(&db, &target, &r.migrate) {
+            Ok(report) => crate::problem(&report),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(p) = problem {
+            unavailable.insert(
+                id.to_string(),
+                format!(
+                    "{}: original not available on {}: {p}",
+                    db.namespace, r.kind
+                ),
+            );
+        }
+    }
+    let mut connected = crate::connect(&[r.kind], &r.servers, plan.jobs as u32 + 1)?;
+    let c = connected.remove(0);
+    Ok((
+        unavailable,
+        Connection {
+            engine: c.engine,
+            _login: c.login,
+            target,
+            prefix: plan.bench.namespace_prefix.clone(),
+            migrate: r.migrate.clone(),
+        },
+    ))
+}
+
+/// The connected reference engine of a `fuzz --reference` run.
+struct Connection {
+    engine: std::sync::Arc<dyn sqlwitness_core::Engine>,
+    _login: Option<crate::HeldLogin>,
+    target: MigrationTarget,
+    prefix: String,
+    migrate: MigrateOptions,
+}
+
+impl Connection {
+    fn reference(&self) -> ServerReference<'_> {
+        ServerReference {
+            engine: self.engine.as_ref(),
+            target: self.target.clone(),
+            prefix: self.prefix.clone(),
+            migrate: self.migrate.clone(),
+        }
+    }
 }
 
 /// Foreign keys stated in the benchmark's `tables.json` (Spider layouts),

@@ -41,7 +41,9 @@ pub use audit::{audit, dialect_golds, gold_file_text, merge_audit, AuditPlan};
 pub use connect::{connect, Connected, HeldLogin};
 pub use error::EvalError;
 pub use execute::{prepare_pred, prepare_sql};
-pub use fuzz::{build_suites, merge_suites, mutant_predictions, tables_json_keys, FuzzPlan};
+pub use fuzz::{
+    build_suites, merge_suites, mutant_predictions, tables_json_keys, FuzzPlan, FuzzReference,
+};
 pub use inputs::{dialect_inputs, reference_engine, DialectInputs};
 pub use interrupt::{
     clear_interrupt, interrupt, interrupted, on_interrupt, on_interrupt_last, settled, OnInterrupt,

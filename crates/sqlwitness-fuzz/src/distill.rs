@@ -8,15 +8,17 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_engines::SqliteEngine;
-use sqlwitness_sql::{gold_literals, neighbors, GoldLiteral, NeighborOptions};
+use sqlwitness_sql::{gold_literals_in, neighbors, Dialects, GoldLiteral, NeighborOptions};
 
 use crate::generate::{write_instance, InstanceSizes, Pools, Stress};
 use crate::judge::Judge;
 use crate::manifest::{
-    Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, NeighborEntry, TIE_AWARE,
+    Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, NeighborEntry, ServerSuite,
+    MIGRATED_TYPES, TIE_AWARE,
 };
 use crate::rng::Rng;
 use crate::schema::{read_schema_with, DbSchema, ForeignKeySpec};
@@ -71,8 +73,79 @@ pub fn suite_db_dir(suites: &Path, db_id: &str) -> PathBuf {
 /// See `build_db_suite`: candidates enough per neighbour.
 const ENOUGH_KILLERS: usize = 3;
 
-pub(crate) fn ordered(gold: &str) -> CompareOptions {
-    CompareOptions::default().ordered(sqlwitness_sql::has_top_level_order_by(gold).unwrap_or(false))
+fn ordered_in(gold: &str, dialects: Dialects<'_>) -> CompareOptions {
+    CompareOptions::default()
+        .ordered(sqlwitness_sql::has_top_level_order_by_in(gold, dialects).unwrap_or(false))
+}
+
+/// A server engine that distillation runs the golds and their neighbours
+/// on instead of SQLite (`fuzz --reference`). The schema and the data are
+/// still learned from the SQLite file and instances are still written as
+/// SQLite files; the original is the database's copy on the server (for a
+/// benchmark imported from a dump, the copy with the dump's own types),
+/// and each candidate is migrated into a scratch namespace by the ordinary
+/// migration (column types inferred from the SQLite instance, every table
+/// verified), read there, and dropped.
+pub struct ServerReference<'a> {
+    /// The engine the queries run on (its reader login).
+    pub engine: &'a dyn Engine,
+    /// Where the candidates are migrated (the administrative URL).
+    pub target: MigrationTarget,
+    /// The namespace prefix of the run (`sw_`): the original is
+    /// `<prefix><db_id>`, candidate `k` `<prefix><db_id>__c<k>`.
+    pub prefix: String,
+    pub migrate: MigrateOptions,
+}
+
+impl ServerReference<'_> {
+    /// The database the original's queries read on the server.
+    pub fn original(&self, db_id: &str, sqlite: &Path) -> Database {
+        Database::with_prefix(db_id, sqlite, &self.prefix)
+    }
+
+    /// Candidate `k` (its SQLite file `path`) migrated and verified into
+    /// its scratch namespace, or why not (the namespace is then dropped).
+    fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<Database, String> {
+        let db = Database {
+            db_id: db_id.to_string(),
+            sqlite_path: path.to_path_buf(),
+            namespace: sqlwitness_core::namespace_for(
+                &self.prefix,
+                &format!("{db_id}__c{}", k + 1),
+            ),
+        };
+        let problem = match migrate_database(&db, &self.target, &self.migrate) {
+            Ok(r) => match &r.status {
+                sqlwitness_bench::MigrationStatus::Failed { reason } => {
+                    Some(format!("migration failed: {reason}"))
+                }
+                _ => {
+                    let bad: Vec<&str> = r
+                        .tables
+                        .iter()
+                        .filter(|t| !t.verified)
+                        .map(|t| t.name.as_str())
+                        .collect();
+                    (!bad.is_empty())
+                        .then(|| format!("tables failed verification: {}", bad.join(", ")))
+                }
+            },
+            Err(e) => Some(e.to_string()),
+        };
+        match problem {
+            None => Ok(db),
+            Some(p) => {
+                self.remove(&db);
+                Err(p)
+            }
+        }
+    }
+
+    fn remove(&self, db: &Database) {
+        // A scratch namespace that cannot be dropped is left behind
+        // stamped; the next run with the same prefix replaces it.
+        let _ = drop_namespace(&self.target, &db.namespace);
+    }
 }
 
 pub(crate) fn differs(
@@ -126,6 +199,20 @@ pub fn build_db_suite(
     suites: &Path,
     opts: &FuzzOptions,
 ) -> Result<DbSuite, FuzzError> {
+    build_db_suite_on(db_id, original, golds, extra_keys, suites, opts, None)
+}
+
+/// [`build_db_suite`] with the golds (written for `reference`'s engine)
+/// and their neighbours run on a server engine ([`ServerReference`]).
+pub fn build_db_suite_on(
+    db_id: &str,
+    original: &Path,
+    golds: &[GoldQuery],
+    extra_keys: &[ForeignKeySpec],
+    suites: &Path,
+    opts: &FuzzOptions,
+    reference: Option<&ServerReference<'_>>,
+) -> Result<DbSuite, FuzzError> {
     let schema = read_schema_with(db_id, original, extra_keys)?;
     let names = schema.names();
     let is_column = |c: &str| {
@@ -134,13 +221,28 @@ pub fn build_db_suite(
             .any(|(_, cols)| cols.iter().any(|x| x.eq_ignore_ascii_case(c)))
     };
     let tv = |c: &str| text_values(&schema, c);
+    let dialects: Vec<sqlwitness_dialect::Adapter> = match reference {
+        Some(r) => {
+            sqlwitness_sql::written_for(sqlwitness_dialect::builtin(r.engine.kind()).adapter)
+        }
+        None => sqlwitness_sql::SQLITE_ONLY.to_vec(),
+    };
+    let dialects = dialects.as_slice();
     let nopts = NeighborOptions {
         tables: &names,
         text_values: &tv,
+        dialects,
         ..NeighborOptions::default()
     };
-    let engine = SqliteEngine::new();
-    let orig_db = Database::new(db_id, original);
+    let sqlite = SqliteEngine::new();
+    let engine: &dyn Engine = match reference {
+        Some(r) => r.engine,
+        None => &sqlite,
+    };
+    let orig_db = match reference {
+        Some(r) => r.original(db_id, original),
+        None => Database::new(db_id, original),
+    };
     let mut entries: Vec<GoldEntry> = Vec::new();
     let mut pending: Vec<Pending> = Vec::new();
     let mut literals: Vec<GoldLiteral> = Vec::new();
@@ -157,7 +259,7 @@ pub fn build_db_suite(
             entries.push(entry);
             continue;
         }
-        literals.extend(gold_literals(&g.sql, &is_column).unwrap_or_default());
+        literals.extend(gold_literals_in(&g.sql, &is_column, dialects).unwrap_or_default());
         let ns = match neighbors(&g.sql, &nopts) {
             Ok(ns) => ns,
             Err(e) => {
@@ -166,7 +268,7 @@ pub fn build_db_suite(
                 continue;
             }
         };
-        let cmp = ordered(&g.sql);
+        let cmp = ordered_in(&g.sql, dialects);
         for (ni, n) in ns.into_iter().take(opts.max_neighbors).enumerate() {
             let rows = engine.execute(&orig_db, &n.sql, &opts.limits);
             let (fate, reason) = match &rows {
@@ -176,7 +278,8 @@ pub fn build_db_suite(
                 ),
                 Ok(_) if differs(&gold_rows, &rows, &cmp) => (Fate::KilledByOriginal, None),
                 Ok(_) => {
-                    literals.extend(gold_literals(&n.sql, &is_column).unwrap_or_default());
+                    literals
+                        .extend(gold_literals_in(&n.sql, &is_column, dialects).unwrap_or_default());
                     pending.push(Pending {
                         gold: gi,
                         neighbor: ni,
@@ -206,6 +309,8 @@ pub fn build_db_suite(
     let mut candidates: Vec<(PathBuf, InstanceSizes, BTreeSet<usize>)> = Vec::new();
     let mut killed: BTreeSet<usize> = BTreeSet::new();
     let mut produced = 0;
+    // Candidates the reference engine's migration did not verify.
+    let mut rejected: Vec<String> = Vec::new();
     // Candidates that kill each neighbour so far: a neighbour killed by
     // `ENOUGH_KILLERS` candidates is not run on later ones (the set cover
     // has choices enough), and generation stops after a batch that kills
@@ -217,7 +322,16 @@ pub fn build_db_suite(
             let path = work.path().join(format!("c{produced}.sqlite"));
             produced += 1;
             let sizes = write_instance(&schema, &pools, opts.stress, &mut rng, &path)?;
-            let db = Database::new(db_id, &path);
+            let db = match reference {
+                None => Database::new(db_id, &path),
+                Some(r) => match r.place(db_id, produced - 1, &path) {
+                    Ok(db) => db,
+                    Err(why) => {
+                        rejected.push(format!("candidate {produced}: {why}"));
+                        continue;
+                    }
+                },
+            };
             let mut kills = BTreeSet::new();
             let mut last_gold: Option<(usize, Result<ResultSet, DbError>, Judge<'_>)> = None;
             for (pi, p) in pending.iter().enumerate() {
@@ -227,17 +341,24 @@ pub fn build_db_suite(
                 if last_gold.as_ref().is_none_or(|(g, _, _)| *g != p.gold) {
                     let gold = golds[p.gold].sql.as_str();
                     let rows = engine.execute(&db, gold, &opts.limits);
-                    last_gold = Some((p.gold, rows, Judge::new(&engine, &db, gold, &opts.limits)));
+                    let judge = match reference {
+                        None => Judge::new(engine, &db, gold, &opts.limits),
+                        Some(_) => Judge::new_in(engine, &db, gold, &opts.limits, dialects),
+                    };
+                    last_gold = Some((p.gold, rows, judge));
                 }
                 let Some((_, gold_rows, judge)) = &mut last_gold else {
                     continue;
                 };
                 let rows = engine.execute(&db, &p.sql, &opts.limits);
-                if judge.differs(gold_rows, &rows, &ordered(&golds[p.gold].sql)) {
+                if judge.differs(gold_rows, &rows, &ordered_in(&golds[p.gold].sql, dialects)) {
                     kills.insert(pi);
                 }
             }
             drop(last_gold);
+            if let Some(r) = reference {
+                r.remove(&db);
+            }
             killed.extend(kills.iter().copied());
             for &pi in &kills {
                 kill_counts[pi] += 1;
@@ -309,6 +430,7 @@ pub fn build_db_suite(
     let mut counts = Counts {
         golds: golds.len(),
         instances_kept: instances.len(),
+        rejected: rejected.len(),
         ..Counts::default()
     };
     for n in entries.iter().flat_map(|e| &e.neighbors) {
@@ -327,6 +449,12 @@ pub fn build_db_suite(
         extra_foreign_keys: extra_keys.to_vec(),
         constraints: Constraints::of(&schema),
         candidates: produced,
+        reference: reference.map(|r| ServerSuite {
+            engine: r.engine.kind().as_str().to_string(),
+            original: orig_db.namespace.clone(),
+            column_types: MIGRATED_TYPES.to_string(),
+            rejected,
+        }),
         original: original_name,
         instances,
         golds: entries,

@@ -24,7 +24,7 @@
 
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
-use sqlwitness_sql::{analyze, NondetRule, SchemaInfo, TieWindow};
+use sqlwitness_sql::{analyze_in, Dialects, NondetRule, SchemaInfo, TieWindow};
 
 use crate::distill::differs;
 
@@ -44,6 +44,9 @@ pub(crate) struct Judge<'a> {
     pub db: &'a Database,
     pub gold_sql: &'a str,
     pub limits: &'a QueryLimits,
+    /// The dialects the gold is read in; `None`: SQLite's, and for the tie
+    /// probe the engine's own after it.
+    dialects: Option<Dialects<'a>>,
     window: Option<Option<TieWindow>>,
     undetermined: Option<bool>,
 }
@@ -60,8 +63,24 @@ impl<'a> Judge<'a> {
             db,
             gold_sql,
             limits,
+            dialects: None,
             window: None,
             undetermined: None,
+        }
+    }
+
+    /// [`Judge::new`] for a gold read in the first of `dialects` that
+    /// parses it (a gold written for a server engine).
+    pub fn new_in(
+        engine: &'a dyn Engine,
+        db: &'a Database,
+        gold_sql: &'a str,
+        limits: &'a QueryLimits,
+        dialects: Dialects<'a>,
+    ) -> Judge<'a> {
+        Judge {
+            dialects: Some(dialects),
+            ..Judge::new(engine, db, gold_sql, limits)
         }
     }
 
@@ -82,26 +101,42 @@ impl<'a> Judge<'a> {
             return false;
         }
         let (engine, db, gold, limits) = (self.engine, self.db, self.gold_sql, self.limits);
-        let window = self
-            .window
-            .get_or_insert_with(|| TieWindow::probe(engine, db, gold, limits));
+        let dialects = self.dialects;
+        let window = self.window.get_or_insert_with(|| match dialects {
+            None => TieWindow::probe(engine, db, gold, limits),
+            Some(d) => {
+                TieWindow::probe_with_in(gold, d, |sql| engine.execute(db, sql, limits).ok())
+            }
+        });
         if window
             .as_ref()
             .is_some_and(|w| w.accepts_columns(&p.rows, opts.any_column_order(), true))
         {
             return false;
         }
-        !*self
-            .undetermined
-            .get_or_insert_with(|| gold_undetermined(engine, db, gold, limits))
+        !*self.undetermined.get_or_insert_with(|| {
+            gold_undetermined(
+                engine,
+                db,
+                gold,
+                limits,
+                dialects.unwrap_or(sqlwitness_sql::SQLITE_ONLY),
+            )
+        })
     }
 }
 
 /// True when the gold has no one answer on `db`: a block the static rules
 /// flag (other than the outermost ORDER BY, which the tie window judges)
 /// whose probe proves the ambiguity on this data.
-fn gold_undetermined(engine: &dyn Engine, db: &Database, gold: &str, limits: &QueryLimits) -> bool {
-    let Ok(findings) = analyze(gold, &SchemaInfo::default()) else {
+fn gold_undetermined(
+    engine: &dyn Engine,
+    db: &Database,
+    gold: &str,
+    limits: &QueryLimits,
+    dialects: Dialects<'_>,
+) -> bool {
+    let Ok(findings) = analyze_in(gold, &SchemaInfo::default(), dialects) else {
         return false;
     };
     findings.iter().any(|f| {

@@ -26,13 +26,15 @@ mod schema;
 mod shrink;
 mod suite;
 
-pub use distill::{build_db_suite, suite_db_dir, FuzzOptions, GoldQuery};
+pub use distill::{
+    build_db_suite, build_db_suite_on, suite_db_dir, FuzzOptions, GoldQuery, ServerReference,
+};
 pub use error::FuzzError;
 pub use generate::{write_instance, InstanceSizes, Pools, Stress, UnknownStress};
 pub use hunt::{hunt_rng, HuntOutcome};
 pub use manifest::{
     Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, Manifest, NeighborEntry,
-    MANIFEST_FORMAT, TIE_AWARE,
+    ServerSuite, MANIFEST_FORMAT, MIGRATED_TYPES, TIE_AWARE,
 };
 pub use mutants::{mutant, Mutant};
 pub use rng::Rng;

@@ -46,11 +46,35 @@ pub struct DbSuite {
     pub constraints: Constraints,
     /// Candidate instances generated before distillation.
     pub candidates: usize,
+    /// The server engine the golds and their neighbours ran on (`fuzz
+    /// --reference`); absent: SQLite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ServerSuite>,
     /// The original database's file (a byte copy) in the suite folder.
     pub original: String,
     pub instances: Vec<InstanceEntry>,
     pub golds: Vec<GoldEntry>,
     pub counts: Counts,
+}
+
+/// [`ServerSuite::column_types`]: each instance reached the reference
+/// engine by the ordinary migration of its SQLite file, with the column
+/// types migration infers from it (not a dump's own types).
+pub const MIGRATED_TYPES: &str = "migrated_from_sqlite";
+
+/// How a suite was distilled on a server engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerSuite {
+    /// The engine (`postgres`, `mysql`, `mariadb`) whose gold ran.
+    pub engine: String,
+    /// The namespace of the original there (for a benchmark imported from
+    /// a dump, the copy with the dump's own types).
+    pub original: String,
+    /// How the instances' columns were typed there ([`MIGRATED_TYPES`]).
+    pub column_types: String,
+    /// Candidates whose migration did not verify (not distilled), with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<String>,
 }
 
 /// The constraints the generator keeps, as `table.column` lists.
@@ -174,6 +198,13 @@ pub struct Counts {
     pub killed_by_instances: usize,
     pub survived: usize,
     pub instances_kept: usize,
+    /// Candidates the reference engine's migration did not verify.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rejected: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Manifest {
@@ -209,5 +240,51 @@ impl Manifest {
         })?;
         text.push('\n');
         std::fs::write(path, text).map_err(|e| FuzzError::io(path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> DbSuite {
+        DbSuite {
+            seed: 1,
+            stress: Vec::new(),
+            comparison: TIE_AWARE.to_string(),
+            extra_foreign_keys: Vec::new(),
+            constraints: Constraints::default(),
+            candidates: 3,
+            reference: None,
+            original: "db.sqlite".into(),
+            instances: Vec::new(),
+            golds: Vec::new(),
+            counts: Counts::default(),
+        }
+    }
+
+    #[test]
+    fn a_sqlite_suite_writes_no_reference_and_an_older_entry_reads() {
+        let text = serde_json::to_string(&entry()).unwrap();
+        assert!(!text.contains("reference"), "{text}");
+        assert!(!text.contains("rejected"), "{text}");
+        let back: DbSuite = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, entry());
+    }
+
+    #[test]
+    fn a_server_suite_keeps_its_reference() {
+        let mut e = entry();
+        e.reference = Some(ServerSuite {
+            engine: "postgres".into(),
+            original: "sw_db".into(),
+            column_types: MIGRATED_TYPES.into(),
+            rejected: vec!["candidate 2: tables failed verification: t".into()],
+        });
+        e.counts.rejected = 1;
+        let text = serde_json::to_string(&e).unwrap();
+        let back: DbSuite = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.reference.unwrap().engine, "postgres");
     }
 }
