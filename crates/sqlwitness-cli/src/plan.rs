@@ -120,7 +120,9 @@ fn eval_plan_on(
     let scoring = crate::scores::scoring_plan(a.scoring, &bench)?;
     let suite = match &a.suite {
         Some(dir) => Some(
-            sqlwitness_fuzz::SuiteSet::open(dir).map_err(|e| BadInput(format!("--suite: {e}")))?,
+            sqlwitness_fuzz::SuiteSet::open(dir)
+                .map_err(|e| BadInput(format!("--suite: {e}")))?
+                .with_prefix(&bench.namespace_prefix),
         ),
         None => None,
     };

@@ -14,7 +14,7 @@ use crate::execute::{prepare_pred, prepare_sql};
 use crate::{EvalPlan, Progress};
 
 /// `eval --suite` on PostgreSQL/MySQL: migrates every instance of the
-/// suites of `db_ids` into its namespace (`<db_id>__s<k>`) once, before
+/// suites of `db_ids` into its namespace (`<prefix><db_id>__s<k>`) once, before
 /// the parallel evaluation, with the same idempotent migration as the
 /// original databases (verified targets are skipped). Instances that fail
 /// make the database's suite unavailable on that engine (no suite verdict

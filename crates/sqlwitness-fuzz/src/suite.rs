@@ -45,10 +45,13 @@ type GoldKey = (EngineKind, String, usize, String);
 type Cached = Arc<Result<ResultSet, DbError>>;
 
 /// The server namespace (PostgreSQL schema, MySQL database) of instance
-/// `k` (0-based, in suite order) of `db_id`'s suite: `<db_id>__s<k+1>`,
-/// or, when that would exceed the shortest server name limit (63 bytes), a prefix of the `db_id` plus 8 hex
-/// digits of its SHA-256 so distinct databases keep distinct namespaces.
-pub fn suite_namespace(db_id: &str, k: usize) -> String {
+/// `k` (0-based, in suite order) of `db_id`'s suite under the run's
+/// namespace prefix (`--namespace-prefix`, like every copy sqlwitness
+/// makes): `<prefix><db_id>__s<k+1>`, or, when that would exceed the
+/// shortest server name limit (63 bytes), a cut of it plus 8 hex digits of
+/// its SHA-256 so distinct databases keep distinct namespaces.
+pub fn suite_namespace(prefix: &str, db_id: &str, k: usize) -> String {
+    let db_id = &format!("{prefix}{db_id}");
     let suffix = format!("__s{}", k + 1);
     let max = max_namespace();
     if db_id.len() + suffix.len() <= max {
@@ -82,6 +85,8 @@ pub struct SuiteSet {
     unavailable: Mutex<HashMap<(EngineKind, String), String>>,
     /// Runs the reference (SQLite) gold in the server self-check.
     reference: SqliteEngine,
+    /// The namespace prefix of the instances' copies on the servers.
+    prefix: String,
     pub(crate) executions: AtomicU64,
     cache_hits: AtomicU64,
 }
@@ -179,9 +184,17 @@ impl SuiteSet {
             gold_cache: Mutex::new(HashMap::new()),
             unavailable: Mutex::new(HashMap::new()),
             reference: SqliteEngine::new(),
+            prefix: sqlwitness_core::DEFAULT_NAMESPACE_PREFIX.to_string(),
             executions: AtomicU64::new(0),
             cache_hits: AtomicU64::new(0),
         })
+    }
+
+    /// The suite with its instances' server copies under `prefix` (the
+    /// run's `--namespace-prefix`; `sw_` unless set).
+    pub fn with_prefix(mut self, prefix: &str) -> Self {
+        self.prefix = prefix.to_string();
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -204,7 +217,7 @@ impl SuiteSet {
     pub fn instance_database(&self, db_id: &str, k: usize) -> Option<Database> {
         let path = self.instances.get(db_id)?.get(k)?;
         let mut db = Database::new(db_id, path);
-        db.namespace = suite_namespace(db_id, k);
+        db.namespace = suite_namespace(&self.prefix, db_id, k);
         Some(db)
     }
 

@@ -145,17 +145,20 @@ fn another_seed_gives_other_instances() {
 
 #[test]
 fn suite_namespaces_fit_server_identifier_limits() {
-    assert_eq!(sqlwitness_fuzz::suite_namespace("pets_1", 0), "pets_1__s1");
+    assert_eq!(
+        sqlwitness_fuzz::suite_namespace("sw_", "pets_1", 0),
+        "sw_pets_1__s1"
+    );
     let long_a = format!("{}a", "x".repeat(70));
     let long_b = format!("{}b", "x".repeat(70));
     let (a, b) = (
-        sqlwitness_fuzz::suite_namespace(&long_a, 11),
-        sqlwitness_fuzz::suite_namespace(&long_b, 11),
+        sqlwitness_fuzz::suite_namespace("sw_", &long_a, 11),
+        sqlwitness_fuzz::suite_namespace("sw_", &long_b, 11),
     );
     assert!(a.len() <= 63 && b.len() <= 63, "{a} {b}");
     assert!(a.ends_with("__s12"), "{a}");
     assert_ne!(a, b);
-    assert_eq!(a, sqlwitness_fuzz::suite_namespace(&long_a, 11));
+    assert_eq!(a, sqlwitness_fuzz::suite_namespace("sw_", &long_a, 11));
 }
 
 #[test]
@@ -166,7 +169,10 @@ fn instances_name_their_namespace_and_unavailable_engines_give_no_verdict() {
     build(&dir, &orig, 7);
     let set = SuiteSet::open(&dir).unwrap();
     let db = set.instance_database("pets_1", 0).unwrap();
-    assert_eq!(db.namespace, "pets_1__s1");
+    assert_eq!(db.namespace, "sw_pets_1__s1");
+    let other = SuiteSet::open(&dir).unwrap().with_prefix("mine_");
+    let db_other = other.instance_database("pets_1", 0).unwrap();
+    assert_eq!(db_other.namespace, "mine_pets_1__s1");
     assert_eq!(db.sqlite_path, set.instances("pets_1").unwrap()[0]);
     let engine = SqliteEngine::new();
     let (opts, limits) = (CompareOptions::default(), QueryLimits::default());
