@@ -114,14 +114,14 @@ impl<'a> Judge<'a> {
         {
             return false;
         }
+        // Without given dialects, as SQLite's first, else as the engine's
+        // own (what `TieWindow::probe` does).
+        let fallback = [
+            sqlwitness_dialect::Adapter::Sqlite,
+            sqlwitness_dialect::builtin(engine.kind()).adapter,
+        ];
         !*self.undetermined.get_or_insert_with(|| {
-            gold_undetermined(
-                engine,
-                db,
-                gold,
-                limits,
-                dialects.unwrap_or(sqlwitness_sql::SQLITE_ONLY),
-            )
+            gold_undetermined(engine, db, gold, limits, dialects.unwrap_or(&fallback))
         })
     }
 }
