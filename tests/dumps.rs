@@ -1056,7 +1056,9 @@ fn a_suite_is_distilled_on_postgres_with_its_own_golds() {
 /// PostgreSQL and MySQL): the first writes the SQLite files, the second
 /// (`--copy-only`) adds its engine's copy with its own types, stamped with
 /// those files — so either engine can be the reference on its own types. A
-/// dump of other tables is refused, and a copy already made is kept.
+/// dump of other tables, or of the same tables with other rows, is refused,
+/// and a copy already made is kept (the rows are counted before it is
+/// replaced).
 #[test]
 fn a_second_dump_of_the_same_databases_adds_its_engines_copy() {
     let servers = sqlwitness_testkit::servers();
@@ -1123,6 +1125,35 @@ fn a_second_dump_of_the_same_databases_adds_its_engines_copy() {
                 bench.join("bad.json").to_str().unwrap(),
             ],
             &prefix,
+        );
+        // The same tables with a row less, once the copy exists: refused
+        // before the copy is touched (the evaluation below still uses it).
+        let fewer = bench.join("fewer_rows.sql");
+        std::fs::write(
+            &fewer,
+            std::fs::read_to_string(fixture("prices_mysql.sql"))
+                .unwrap()
+                .replace(",(2,'Porto');", ";"),
+        )
+        .unwrap();
+        let (short, short_err) = import_with_copies(
+            *kind,
+            url,
+            &fewer,
+            &out,
+            &[
+                "--db-id",
+                "shop",
+                "--copy-only",
+                "--report",
+                bench.join("short.json").to_str().unwrap(),
+            ],
+            &prefix,
+        );
+        assert_eq!(short, 3, "{kind}: {short_err}");
+        assert!(
+            short_err.contains("table shop: 1 rows in the dump, 2 in the SQLite file"),
+            "{kind}: {short_err}"
         );
         results.push((*kind, code, stderr, bad, bad_err));
     }

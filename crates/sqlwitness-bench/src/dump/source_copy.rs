@@ -293,6 +293,15 @@ fn locked(
             )))
         }
         Ownership::Ours(_) => {
+            // A copy made before is replaced only by one of the same
+            // database: the loaded dump's rows are counted against the
+            // file's before anything is dropped.
+            if let Some(file) = &file {
+                for t in tables {
+                    let rows = ns.scan(t, &mut |_, _| Ok(()))?;
+                    same_rows(file, &t.name, rows)?;
+                }
+            }
             copy.notes.push(
                 "the namespace held a copy made by sqlwitness: dropped and copied again".into(),
             );
@@ -306,24 +315,7 @@ fn locked(
         match ns.copy_table(target, t) {
             Ok(c) => {
                 if let Some(file) = &file {
-                    let sql = format!("SELECT count(*) FROM \"{}\"", t.name.replace('"', "\"\""));
-                    let rows: Result<i64, _> = file.query_row(&sql, [], |r| r.get(0));
-                    match rows {
-                        Ok(n) if n as u64 == c.rows_source => {}
-                        Ok(n) => {
-                            return Err(DbError::refused(format!(
-                            "table {}: {} rows in the dump, {n} in the SQLite file: not the same \
-                                 database",
-                            t.name, c.rows_source
-                        )))
-                        }
-                        Err(e) => {
-                            return Err(DbError::refused(format!(
-                                "table {}: not in the SQLite file ({e}): not the same database",
-                                t.name
-                            )))
-                        }
-                    }
+                    same_rows(file, &t.name, c.rows_source)?;
                 }
                 if !c.verified() {
                     copy.notes.push(format!(
@@ -378,5 +370,21 @@ fn locked(
             None,
             "a table's rows differ between the dump and the copy",
         ))
+    }
+}
+
+/// Whether table `name` of the SQLite `file` holds `rows` rows, as the
+/// dump's table of that name does: else the dump is not of the file's
+/// database.
+fn same_rows(file: &rusqlite::Connection, name: &str, rows: u64) -> Result<(), DbError> {
+    let sql = format!("SELECT count(*) FROM \"{}\"", name.replace('"', "\"\""));
+    match file.query_row(&sql, [], |r| r.get::<_, i64>(0)) {
+        Ok(n) if n as u64 == rows => Ok(()),
+        Ok(n) => Err(DbError::refused(format!(
+            "table {name}: {rows} rows in the dump, {n} in the SQLite file: not the same database"
+        ))),
+        Err(e) => Err(DbError::refused(format!(
+            "table {name}: not in the SQLite file ({e}): not the same database"
+        ))),
     }
 }
