@@ -730,3 +730,32 @@ fn verify_rewrite(
         translated_on,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rerun_commands_name_the_judge_s_copy() {
+        let engine = sqlwitness_engines::SqliteEngine::new();
+        let none = sqlwitness_dialect::Translations::default();
+        let identity = |s: &str| s.to_string();
+        let judge = |kind| Target {
+            kind,
+            engine: &engine,
+            db: Database::with_prefix("my \"db\"", "/b/it's.sqlite", "sw_"),
+            prepare: &identity,
+            translations: &none,
+            gold: "",
+        };
+        let sql = "SELECT 'a' FROM t";
+        assert_eq!(
+            rerun_command(&judge(EngineKind::Sqlite), sql),
+            r#"sqlite3 -readonly '/b/it'\''s.sqlite' 'SELECT '\''a'\'' FROM t'"#
+        );
+        assert_eq!(
+            rerun_command(&judge(EngineKind::Postgres), sql),
+            r#"psql "$SQLWITNESS_POSTGRES_URL" -c 'SET search_path TO "sw_my ""db"""; SELECT '\''a'\'' FROM t'"#
+        );
+    }
+}
