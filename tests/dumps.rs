@@ -1338,3 +1338,190 @@ fn eval_imports_the_dumps_a_benchmark_names() {
         }
     }
 }
+
+/// The BIRD mini-dev stand-in audited with PostgreSQL as the reference, as
+/// a benchmark whose `dumps.json` names its PostgreSQL dump (`audit`
+/// imports it by itself): PostgreSQL's golds, read in its dialect, run on
+/// the copy with the dump's own types and judge SQLite's. One gold is
+/// replaced (`--gold`) by a PostgreSQL-only `ORDER BY … LIMIT 1` whose
+/// sort key ties in the data: the tie is proven by a probe query run on
+/// PostgreSQL, with a `psql` command to see it again; no finding blames
+/// PostgreSQL's dialect for its own golds.
+#[test]
+fn bird_minidev_audited_with_postgres_as_the_reference() {
+    let Some(shared) = sqlwitness_testkit::shared_data("bird_minidev") else {
+        return;
+    };
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
+        .cloned()
+    else {
+        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    for f in ["mini_dev_sqlite.json", "mini_dev_postgresql.json"] {
+        std::fs::copy(shared.join(f), bench.join(f)).unwrap();
+    }
+    let ids = ["debit_card_specializing", "student_club"];
+    let all: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(shared.join("dev_tables.json")).unwrap()).unwrap();
+    let two: Vec<&serde_json::Value> = all
+        .iter()
+        .filter(|d| ids.contains(&d["db_id"].as_str().unwrap()))
+        .collect();
+    std::fs::write(
+        bench.join("dev_tables.json"),
+        serde_json::to_string(&two).unwrap(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(bench.join("dumps")).unwrap();
+    std::fs::copy(
+        fixture("bird_minidev_postgres.sql"),
+        bench.join("dumps/bird_minidev_postgres.sql"),
+    )
+    .unwrap();
+    std::fs::write(
+        bench.join("dumps.json"),
+        serde_json::json!([{
+            "dump": "dumps/bird_minidev_postgres.sql",
+            "engine": pg.as_str(),
+            "tables": "dev_tables.json",
+        }])
+        .to_string(),
+    )
+    .unwrap();
+    // PostgreSQL's golds as shipped, but question 59 (student_club), whose
+    // gold becomes a tie at LIMIT 1: two members share the highest zip
+    // code. SQLite's gold of that question says the same in its dialect.
+    let tie = 59;
+    let pg_golds: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(shared.join("mini_dev_postgresql.json")).unwrap())
+            .unwrap();
+    assert_eq!(pg_golds[tie]["db_id"], "student_club");
+    let mut pg_lines: Vec<String> = pg_golds
+        .iter()
+        .map(|q| {
+            let sql = q["SQL"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .collect::<Vec<_>>();
+            format!("{}\t{}", sql.join(" "), q["db_id"].as_str().unwrap())
+        })
+        .collect();
+    pg_lines[tie] =
+        "SELECT first_name::text FROM member ORDER BY zip DESC NULLS LAST LIMIT 1\tstudent_club"
+            .into();
+    let mut sqlite_lines = vec![String::new(); pg_golds.len()];
+    sqlite_lines[tie] =
+        "SELECT first_name FROM member ORDER BY zip DESC LIMIT 1\tstudent_club".into();
+    let (pg_file, sqlite_file) = (bench.join("gold_pg.sql"), bench.join("gold_sqlite.sql"));
+    std::fs::write(&pg_file, pg_lines.join("\n") + "\n").unwrap();
+    std::fs::write(&sqlite_file, sqlite_lines.join("\n") + "\n").unwrap();
+
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_audref"));
+    let drop_copies = || {
+        for id in ids {
+            sqlwitness_bench::drop_namespace(
+                &sqlwitness_bench::MigrationTarget::new(pg, &pg_url),
+                &format!("{prefix}{id}"),
+            )
+            .unwrap();
+        }
+    };
+    let o = bin()
+        .args(["audit", "--bench"])
+        .arg(bench)
+        .args([
+            "--split",
+            "mini_dev",
+            "--db",
+            &ids.join(","),
+            "--engines",
+            &format!("sqlite,{pg}"),
+            "--reference",
+            pg.as_str(),
+            "--namespace-prefix",
+            &prefix,
+            "-q",
+            "--gold",
+        ])
+        .arg(format!("{pg}={}", pg_file.display()))
+        .arg("--gold")
+        .arg(format!("sqlite={}", sqlite_file.display()))
+        .arg("--out")
+        .arg(bench.join("out"))
+        .args(sqlwitness_testkit::server_args(&servers))
+        .output()
+        .unwrap();
+    drop_copies();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bench.join("out/audit.json")).unwrap()).unwrap();
+    assert_eq!(report["run"]["reference"], pg.as_str());
+    // No reshuffled copies: they are SQLite files.
+    assert_eq!(report["run"]["shuffle_seeds"], serde_json::json!([]));
+    assert!(
+        report["summary"]["with_db"].as_u64().unwrap() > 50,
+        "{stderr}"
+    );
+    let findings = report["findings"].as_array().unwrap();
+    for f in findings {
+        let engines = f["engines"].as_array().unwrap();
+        let rule = f["rule"].as_str().unwrap();
+        assert!(
+            !(rule.starts_with("dialect_") && engines.contains(&pg.as_str().into())),
+            "PostgreSQL's gold blamed on PostgreSQL: {f}"
+        );
+    }
+    let f = findings
+        .iter()
+        .find(|f| f["id"] == tie && f["rule"] == "limit_tie_1")
+        .unwrap_or_else(|| panic!("no limit_tie_1 finding on question {tie}: {findings:?}"));
+    assert_eq!(f["status"], "proven", "{f}");
+    assert_eq!(f["engines"], serde_json::json!([pg.as_str()]), "{f}");
+    let ev = &f["evidence"][0];
+    assert_eq!(ev["kind"], "ties_at_cut", "{f}");
+    let mut names: Vec<&str> = ev["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[1].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["Elijah", "Sacha"], "{f}");
+    // The probe keeps PostgreSQL's cast: it was read in PostgreSQL's
+    // dialect, and its rerun line is a psql command on the copy.
+    assert!(ev["sql"].as_str().unwrap().contains("::"), "{f}");
+    let psql = f["rerun"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c.as_str())
+        .find(|c| c.starts_with("psql "))
+        .unwrap_or_else(|| panic!("no psql rerun: {f}"));
+    assert!(
+        psql.contains(&format!("SET search_path TO \"{prefix}student_club\";")),
+        "{psql}"
+    );
+    // The tie-inclusive rewrite, verified on PostgreSQL: both members.
+    let rw = &f["rewrite"];
+    assert_eq!(rw["verified"], true, "{f}");
+    assert!(rw["results"][pg.as_str()]
+        .as_str()
+        .unwrap()
+        .starts_with("rows=2 "));
+    // SQLite's gold of the question may answer the other tied row: a
+    // difference the tie at the cut explains, never another kind.
+    for f in findings
+        .iter()
+        .filter(|f| f["id"] == tie && f["rule"].as_str().unwrap().starts_with("cross_engine"))
+    {
+        assert_eq!(f["mechanism"], "truncation", "{f}");
+    }
+}

@@ -2,11 +2,13 @@
 //! reshuffled copies), cross-engine comparison, rewrites.
 
 use sqlwitness_core::{Database, Engine, EngineKind, QueryLimits, ResultSet};
+use sqlwitness_dialect::Adapter;
 use sqlwitness_sql::{
-    analyze, has_top_level_order_by, tie_inclusive_rewrite, NondetRule, SchemaInfo,
+    analyze_in, has_top_level_order_by, has_top_level_order_by_in, tie_inclusive_rewrite,
+    tie_inclusive_rewrite_in, written_for, NondetRule, SchemaInfo,
 };
 
-use crate::evidence::{judge, Evidence, EVIDENCE_ROWS};
+use crate::evidence::{judge as judge_probe, Evidence, EVIDENCE_ROWS};
 use crate::mechanism::{mechanism, mechanism_with};
 use crate::model::{Finding, RewriteCheck, Status, TranslationCheck};
 use crate::shuffle::Reshuffles;
@@ -19,8 +21,9 @@ pub struct AuditQuestion<'a> {
     pub gold: &'a str,
 }
 
-/// A server engine the gold is compared on; `prepare` turns the gold's text
-/// into what is sent (identifier resolution).
+/// An engine the gold is compared on, or the reference engine that judges
+/// (see [`audit_question_on`]); `prepare` turns a query's text into what
+/// is sent (identifier resolution on a server).
 pub struct Target<'a> {
     pub kind: EngineKind,
     pub engine: &'a dyn Engine,
@@ -28,6 +31,15 @@ pub struct Target<'a> {
     pub prepare: &'a (dyn Fn(&str) -> String + Sync),
     /// The engine's translation rules (`dialects/<engine>.yaml`).
     pub translations: &'a sqlwitness_dialect::Translations,
+    /// The gold this engine runs: its own dialect gold where the benchmark
+    /// has one, else the benchmark's gold.
+    pub gold: &'a str,
+}
+
+impl Target<'_> {
+    fn adapter(&self) -> Adapter {
+        sqlwitness_dialect::shipped(self.kind).adapter
+    }
 }
 
 /// One SQLite database with its schema facts and reshuffled copies.
@@ -39,6 +51,18 @@ pub struct DbAudit {
 }
 
 impl DbAudit {
+    /// Reads the schema of `db`, without reshuffled copies: the facts an
+    /// audit judged on a server engine needs (its proofs are probe
+    /// queries and other plans on that engine, not SQLite copies).
+    pub fn schema_only(db: Database) -> Result<DbAudit, AuditError> {
+        let schema = crate::read_schema(&db.sqlite_path)?;
+        Ok(DbAudit {
+            db,
+            schema,
+            shuffles: Reshuffles::none(),
+        })
+    }
+
     /// Reads the schema of `db` and builds under `dir` the reshuffled
     /// copies (one per seed) that reruns of `golds` — and of their
     /// tie-inclusive rewrites, with `rewrites` — need: only the tables they
@@ -120,7 +144,36 @@ fn summary(r: &Result<ResultSet, sqlwitness_core::DbError>) -> String {
     }
 }
 
-/// Audits one gold query; every finding carries its evidence.
+/// The shell command that runs `sql` on `judge`'s copy of the database by
+/// hand: `sqlite3` on the file, `psql` or `mysql` on the server's copy
+/// (its URL from `SQLWITNESS_<ENGINE>_URL`).
+fn rerun_command(judge: &Target, sql: &str) -> String {
+    let quoted_ns = || {
+        sqlwitness_dialect::shipped(judge.kind)
+            .identifiers
+            .quote(&judge.db.namespace)
+    };
+    match judge.adapter() {
+        Adapter::Sqlite => format!(
+            "sqlite3 -readonly {} {}",
+            shell_quote(&judge.db.sqlite_path.display().to_string()),
+            shell_quote(sql)
+        ),
+        Adapter::Postgres => format!(
+            "psql \"${}\" -c {}",
+            judge.kind.url_env(),
+            shell_quote(&format!("SET search_path TO {}; {sql}", quoted_ns()))
+        ),
+        Adapter::Mysql => format!(
+            "mysql --url \"${}\" -e {}",
+            judge.kind.url_env(),
+            shell_quote(&format!("USE {}; {sql}", quoted_ns()))
+        ),
+    }
+}
+
+/// Audits one gold query with SQLite as the reference engine; every
+/// finding carries its evidence.
 pub fn audit_question(
     q: &AuditQuestion,
     ctx: &DbAudit,
@@ -128,15 +181,38 @@ pub fn audit_question(
     targets: &[Target],
     opts: &AuditOptions,
 ) -> Vec<Finding> {
+    let none = sqlwitness_dialect::Translations::default();
+    let judge = Target {
+        kind: EngineKind::Sqlite,
+        engine: sqlite,
+        db: ctx.db.clone(),
+        prepare: &|s: &str| s.to_string(),
+        translations: &none,
+        gold: q.gold,
+    };
+    audit_question_on(q, ctx, &judge, targets, opts)
+}
+
+/// Audits one gold query (`q.gold`, the reference engine's) with `judge`,
+/// the reference engine, proving what the data shows and every other
+/// engine of `targets` compared with its answer; every finding carries its
+/// evidence. On SQLite the proofs are probe queries and reshuffled copies;
+/// on a server, probe queries and its other plans ([`PLAN_VARIANTS`]).
+/// Translations to a failing engine are tried only when SQLite judges (they
+/// translate SQLite's SQL).
+pub fn audit_question_on(
+    q: &AuditQuestion,
+    ctx: &DbAudit,
+    judge: &Target,
+    targets: &[Target],
+    opts: &AuditOptions,
+) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     let rerun_audit = format!("{} --id {}", opts.rerun, q.id);
-    let sqlite_cmd = |sql: &str| {
-        format!(
-            "sqlite3 -readonly {} {}",
-            shell_quote(&ctx.db.sqlite_path.display().to_string()),
-            shell_quote(sql)
-        )
-    };
+    let judge_name = judge.kind.as_str();
+    let on_sqlite = judge.adapter() == Adapter::Sqlite;
+    let dialects = written_for(judge.adapter());
+    let sqlite_cmd = |sql: &str| rerun_command(judge, sql);
     let base_finding =
         |rule: String, status: Status, engines: Vec<String>, detail: String| Finding {
             id: q.id,
@@ -153,8 +229,8 @@ pub fn audit_question(
             rewrite: None,
             translation: None,
         };
-    let ordered = has_top_level_order_by(q.gold).unwrap_or(false);
-    let statics = analyze(q.gold, &ctx.schema).unwrap_or_default();
+    let ordered = has_top_level_order_by_in(q.gold, &dialects).unwrap_or(false);
+    let statics = analyze_in(q.gold, &ctx.schema, &dialects).unwrap_or_default();
     let limit_cut = statics.iter().any(|f| {
         matches!(
             f.rule,
@@ -167,17 +243,18 @@ pub fn audit_question(
         let mut f = base_finding(
             sf.rule.as_str().to_string(),
             Status::Latent,
-            vec![EngineKind::REFERENCE.as_str().into()],
+            vec![judge_name.into()],
             sf.detail.clone(),
         );
         f.block = (!sf.top_level).then(|| sf.block.clone());
         match &sf.probe {
             Some(p) => {
-                f.rerun.push(sqlite_cmd(p.sql()));
-                match sqlite.execute(&ctx.db, p.sql(), &opts.limits) {
+                let probe = (judge.prepare)(p.sql());
+                f.rerun.push(sqlite_cmd(&probe));
+                match judge.engine.execute(&judge.db, &probe, &opts.limits) {
                     Ok(rs) => {
                         let cols: Vec<String> = rs.columns.iter().map(|c| c.name.clone()).collect();
-                        if let Some(ev) = judge(p, &cols, &rs.rows) {
+                        if let Some(ev) = judge_probe(p, &cols, &rs.rows) {
                             f.status = Status::Proven;
                             f.evidence.push(ev);
                         }
@@ -192,18 +269,23 @@ pub fn audit_question(
         out.push(f);
     }
 
-    let base = sqlite.execute(&ctx.db, q.gold, &opts.limits);
+    let judge_sql = (judge.prepare)(q.gold);
+    let base = judge.engine.execute(&judge.db, &judge_sql, &opts.limits);
     let base = match base {
         Ok(rs) => rs,
         Err(e) => {
             let mut f = base_finding(
                 format!("dialect_{}", e.class.as_str()),
                 Status::Proven,
-                vec![EngineKind::REFERENCE.as_str().into()],
-                format!("the gold fails on SQLite itself: {}", e.message),
+                vec![judge_name.into()],
+                format!(
+                    "the gold fails on {} itself: {}",
+                    display_name(judge.kind),
+                    e.message
+                ),
             );
             f.mechanism = Some(e.class.as_str().into());
-            f.rerun.push(sqlite_cmd(q.gold));
+            f.rerun.push(sqlite_cmd(&judge_sql));
             out.push(f);
             return out;
         }
@@ -211,8 +293,13 @@ pub fn audit_question(
 
     // Reruns on reshuffled copies.
     let mut shuffle_ev: Option<(Vec<Evidence>, &'static str)> = None;
-    for (seed, copy) in ctx.shuffles.reruns(q.gold) {
-        let Ok(rs) = sqlite.execute(copy, q.gold, &opts.limits) else {
+    let copies = if on_sqlite {
+        ctx.shuffles.reruns(q.gold)
+    } else {
+        &[]
+    };
+    for (seed, copy) in copies {
+        let Ok(rs) = judge.engine.execute(copy, q.gold, &opts.limits) else {
             continue;
         };
         if let Some(m) = mechanism(&base, &rs, ordered, limit_cut, q.gold) {
@@ -240,7 +327,7 @@ pub fn audit_question(
             let mut f = base_finding(
                 "shuffle_unstable".into(),
                 Status::Proven,
-                vec![EngineKind::REFERENCE.as_str().into()],
+                vec![judge_name.into()],
                 format!("no static rule fires, but reshuffled rows change the answer ({m})"),
             );
             f.mechanism = Some(m.into());
@@ -256,6 +343,12 @@ pub fn audit_question(
 
     // Cross-engine: dialect failures and different answers; plan variants.
     let mut plan_ev: Vec<(Vec<Evidence>, &'static str, String)> = Vec::new();
+    // A server that judges: its own answer under other plans.
+    if opts.plan_variants && !on_sqlite {
+        if let Some(ev) = plan_variant(judge, &judge_sql, &base, ordered, limit_cut, q.gold, opts) {
+            plan_ev.push(ev);
+        }
+    }
     // Across engines, a LIMIT explains a different answer only when the
     // data shows a tie at its cut.
     let text_vs_number = crate::mechanism::compares_across_types(q.gold, &ctx.schema);
@@ -264,7 +357,7 @@ pub fn audit_question(
             && (f.rule.starts_with("limit_tie") || f.rule == "limit_without_order")
     });
     for t in targets {
-        let sql = (t.prepare)(q.gold);
+        let sql = (t.prepare)(t.gold);
         let name = t.kind.as_str().to_string();
         match t.engine.execute(&t.db, &sql, &opts.limits) {
             Err(e) => {
@@ -282,14 +375,13 @@ pub fn audit_question(
                     columns: vec![],
                     rows: vec![],
                 });
-                f.translation = Some(check_translation(
-                    q.gold, &base, ordered, tie_cut, ctx, t, opts,
-                ));
+                f.translation = on_sqlite
+                    .then(|| check_translation(q.gold, &base, ordered, tie_cut, ctx, t, opts));
                 out.push(f);
             }
             Ok(rs) => {
                 if opts.plan_variants {
-                    if let Some(ev) = plan_variant(t, &sql, &rs, ordered, limit_cut, q.gold, opts) {
+                    if let Some(ev) = plan_variant(t, &sql, &rs, ordered, limit_cut, t.gold, opts) {
                         plan_ev.push(ev);
                     }
                 }
@@ -300,24 +392,23 @@ pub fn audit_question(
                         format!("cross_engine_{m}"),
                         Status::Proven,
                         vec![name.clone()],
-                        format!("{name} answers differently from sqlite ({m})"),
+                        format!("{name} answers differently from {judge_name} ({m})"),
                     );
                     f.mechanism = Some(m.into());
                     f.evidence.push(rows_evidence(
                         "cross_engine",
-                        EngineKind::REFERENCE.as_str().into(),
-                        Some(q.gold.into()),
+                        judge_name.into(),
+                        Some(judge_sql.clone()),
                         &base,
                     ));
                     f.evidence
                         .push(rows_evidence("cross_engine", name.clone(), Some(sql), &rs));
-                    f.rerun.push(sqlite_cmd(q.gold));
+                    f.rerun.push(sqlite_cmd(&judge_sql));
                     // A translation can make the answer the same (a TEXT
                     // column compared with a number, …): the dialect gold
                     // `audit` writes for this engine.
-                    f.translation = Some(check_translation(
-                        q.gold, &base, ordered, tie_cut, ctx, t, opts,
-                    ));
+                    f.translation = on_sqlite
+                        .then(|| check_translation(q.gold, &base, ordered, tie_cut, ctx, t, opts));
                     out.push(f);
                 }
             }
@@ -352,8 +443,12 @@ pub fn audit_question(
         ) && f.top_level
     });
     if opts.rewrites && nondet {
-        if let Some(rw) = tie_inclusive_rewrite(q.gold, &ctx.schema) {
-            let check = verify_rewrite(&rw.kind, &rw.sql, &base, ctx, sqlite, targets, opts);
+        if let Some(rw) = tie_inclusive_rewrite_in(q.gold, &ctx.schema, &dialects) {
+            let check = if on_sqlite {
+                verify_rewrite(&rw.kind, &rw.sql, &base, ctx, judge.engine, targets, opts)
+            } else {
+                verify_rewrite_on(&rw.kind, &rw.sql, &base, judge, opts)
+            };
             if let Some(f) = out.iter_mut().find(|f| {
                 f.rule == NondetRule::LimitTie1.as_str()
                     || f.rule == NondetRule::GroupByBareColumn.as_str()
@@ -455,6 +550,99 @@ fn check_translation(
     }
 }
 
+/// A LIMIT 1 rewrite returns every tied row: the original's answer must be
+/// among them (other rewrites: true).
+fn contains_original(kind: &str, rewritten: &ResultSet, original: &ResultSet) -> bool {
+    if !kind.contains("limit1") {
+        return true;
+    }
+    let keys: std::collections::BTreeSet<Vec<String>> = rewritten
+        .rows
+        .iter()
+        .map(|r| r.iter().map(sqlwitness_core::canonical_cell).collect())
+        .collect();
+    original.rows.iter().all(|r| {
+        keys.contains(
+            &r.iter()
+                .map(sqlwitness_core::canonical_cell)
+                .collect::<Vec<_>>(),
+        )
+    })
+}
+
+/// The rewrite of a server reference's gold, checked on that engine: it
+/// runs, the original answer is among its rows, and (with plan variants)
+/// every other plan gives the same answer. The other engines run golds of
+/// their own, which this rewrite does not replace.
+fn verify_rewrite_on(
+    kind: &str,
+    sql: &str,
+    original: &ResultSet,
+    judge: &Target,
+    opts: &AuditOptions,
+) -> RewriteCheck {
+    let name = judge.kind.as_str();
+    let sent = (judge.prepare)(sql);
+    let first = judge.engine.execute(&judge.db, &sent, &opts.limits);
+    let mut results = std::collections::BTreeMap::new();
+    results.insert(name.to_string(), summary(&first));
+    let mut notes = Vec::new();
+    let mut verified = first.is_ok();
+    match &first {
+        Err(_) => notes.push(format!("{name} rejects it")),
+        Ok(rs) => {
+            if !contains_original(kind, rs, original) {
+                verified = false;
+                notes.push("the original answer is not among the rewrite's rows".to_string());
+            }
+            let ordered =
+                has_top_level_order_by_in(sql, &written_for(judge.adapter())).unwrap_or(false);
+            let mut plans = 0;
+            for variant in PLAN_VARIANTS.iter().filter(|_| opts.plan_variants) {
+                let settings: Vec<(String, String)> = variant
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                let Ok(other) =
+                    judge
+                        .engine
+                        .execute_with_settings(&judge.db, &sent, &opts.limits, &settings)
+                else {
+                    continue;
+                };
+                plans += 1;
+                if let Some(m) = mechanism(rs, &other, ordered, false, sql) {
+                    verified = false;
+                    notes.push(format!("another plan answers differently ({m})"));
+                    break;
+                }
+            }
+            if verified {
+                notes.push(format!(
+                    "runs on {name} with the original answer included, the same answer under \
+                     {plans} other plan(s); the other engines' own golds are not rewritten"
+                ));
+            }
+        }
+    }
+    RewriteCheck {
+        kind: kind.into(),
+        sql: sql.into(),
+        verified,
+        note: notes.join("; "),
+        results,
+        translated_on: Vec::new(),
+    }
+}
+
+/// The name an engine goes by in a finding's prose.
+fn display_name(kind: EngineKind) -> &'static str {
+    match sqlwitness_dialect::shipped(kind).adapter {
+        Adapter::Sqlite => "SQLite",
+        _ => kind.as_str(),
+    }
+}
+
 fn verify_rewrite(
     kind: &str,
     sql: &str,
@@ -472,25 +660,9 @@ fn verify_rewrite(
     let mut notes = Vec::new();
     let ordered = has_top_level_order_by(sql).unwrap_or(false);
     if let Ok(rs) = &first {
-        // A LIMIT 1 rewrite returns every tied row: the original's answer
-        // must be among them.
-        if kind.contains("limit1") {
-            let keys: std::collections::BTreeSet<Vec<String>> = rs
-                .rows
-                .iter()
-                .map(|r| r.iter().map(sqlwitness_core::canonical_cell).collect())
-                .collect();
-            let contained = original.rows.iter().all(|r| {
-                keys.contains(
-                    &r.iter()
-                        .map(sqlwitness_core::canonical_cell)
-                        .collect::<Vec<_>>(),
-                )
-            });
-            if !contained {
-                verified = false;
-                notes.push("the original answer is not among the rewrite's rows".to_string());
-            }
+        if !contains_original(kind, rs, original) {
+            verified = false;
+            notes.push("the original answer is not among the rewrite's rows".to_string());
         }
         for t in targets {
             let mut r = t.engine.execute(&t.db, &(t.prepare)(sql), &opts.limits);
@@ -556,5 +728,34 @@ fn verify_rewrite(
         note: notes.join("; "),
         results,
         translated_on,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rerun_commands_name_the_judge_s_copy() {
+        let engine = sqlwitness_engines::SqliteEngine::new();
+        let none = sqlwitness_dialect::Translations::default();
+        let identity = |s: &str| s.to_string();
+        let judge = |kind| Target {
+            kind,
+            engine: &engine,
+            db: Database::with_prefix("my \"db\"", "/b/it's.sqlite", "sw_"),
+            prepare: &identity,
+            translations: &none,
+            gold: "",
+        };
+        let sql = "SELECT 'a' FROM t";
+        assert_eq!(
+            rerun_command(&judge(EngineKind::Sqlite), sql),
+            r#"sqlite3 -readonly '/b/it'\''s.sqlite' 'SELECT '\''a'\'' FROM t'"#
+        );
+        assert_eq!(
+            rerun_command(&judge(EngineKind::Postgres), sql),
+            r#"psql "$SQLWITNESS_POSTGRES_URL" -c 'SET search_path TO "sw_my ""db"""; SELECT '\''a'\'' FROM t'"#
+        );
     }
 }

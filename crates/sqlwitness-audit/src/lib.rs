@@ -18,7 +18,9 @@ mod reads;
 mod schema;
 mod shuffle;
 
-pub use audit::{audit_question, AuditOptions, AuditQuestion, DbAudit, Target, PLAN_VARIANTS};
+pub use audit::{
+    audit_question, audit_question_on, AuditOptions, AuditQuestion, DbAudit, Target, PLAN_VARIANTS,
+};
 pub use baseline::{diff_audits, read_audit, AuditDiff};
 pub use error::AuditError;
 pub use evidence::{judge, Evidence, EVIDENCE_ROWS};

@@ -31,10 +31,25 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// The reference engine as the report's prose names it.
+fn reference_name(reference: &str) -> &str {
+    match reference {
+        "sqlite" => "SQLite",
+        other => other,
+    }
+}
+
 pub fn render_markdown(r: &AuditReport) -> String {
     let s = &r.summary;
     let mut o = String::new();
     let _ = writeln!(o, "# sqlwitness audit: {} ({})\n", r.run.bench, r.run.split);
+    if r.run.reference != "sqlite" {
+        let _ = writeln!(
+            o,
+            "Reference engine: {} (its golds, judged on its own copy; the other engines compared with its answer).\n",
+            r.run.reference
+        );
+    }
     let _ = writeln!(
         o,
         "{} questions, {} with a database; engines: {}; reshuffled copies of each database: {}; {} questions affected.\n",
@@ -89,7 +104,7 @@ pub fn render_markdown(r: &AuditReport) -> String {
         let _ = writeln!(o, "\nPourreza & Rafiei, Spider dev on PostgreSQL: SyntaxErr 4, UndFunc 69, UndCol 211, Order By 2, Group By 51.");
     }
     if !s.cross_engine.is_empty() {
-        let _ = writeln!(o, "\n## Different answers across engines (vs SQLite)\n\n| engine | mechanism | questions |\n|---|---|---|");
+        let _ = writeln!(o, "\n## Different answers across engines (vs {})\n\n| engine | mechanism | questions |\n|---|---|---|", reference_name(&r.run.reference));
         for (eng, by) in &s.cross_engine {
             for (m, n) in by {
                 let _ = writeln!(o, "| {eng} | `{m}` | {n} |");

@@ -137,6 +137,11 @@ pub struct AuditRun {
     pub bench: String,
     pub split: String,
     pub engines: Vec<String>,
+    /// The reference engine: its gold's answer on its own copy is what
+    /// the findings prove and every other engine is compared with
+    /// (`sqlite` in audits from before the field).
+    #[serde(default = "sqlite_reference")]
+    pub reference: String,
     pub engine_versions: BTreeMap<String, String>,
     pub shuffle_seeds: Vec<u64>,
     pub duration_ms: u64,
@@ -149,6 +154,10 @@ pub struct AuditReport {
     pub run: AuditRun,
     pub summary: AuditSummary,
     pub findings: Vec<Finding>,
+}
+
+fn sqlite_reference() -> String {
+    sqlwitness_core::EngineKind::REFERENCE.as_str().to_string()
 }
 
 fn tie_column(rule: &str) -> Option<usize> {

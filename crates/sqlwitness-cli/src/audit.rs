@@ -19,10 +19,21 @@ use crate::progress::Bars;
 pub struct AuditArgs {
     #[command(flatten)]
     pub bench: BenchArgs,
-    /// Engines: sqlite always runs (it is the reference); add postgres,mysql
-    /// for dialect failures and cross-engine differences.
+    /// Engines: sqlite always runs; add postgres,mysql for dialect failures
+    /// and cross-engine differences.
     #[arg(long, value_delimiter = ',', default_value = "sqlite")]
     pub engines: Vec<String>,
+    /// The engine that judges, one of --engines: its gold, run on its own
+    /// copy, is what the findings prove (ties by probe queries there, and
+    /// on PostgreSQL by other plans; reshuffled copies only on SQLite), and
+    /// every other engine's gold is compared with its answer. Default:
+    /// sqlite.
+    #[arg(long, value_name = "ENGINE")]
+    pub reference: Option<String>,
+    /// An engine's own gold, `ENGINE=FILE` (repeatable), as in `eval
+    /// --gold`: it overrides the dialect golds a benchmark carries.
+    #[arg(long, value_name = "ENGINE=FILE")]
+    pub gold: Vec<String>,
     /// Output folder for audit.json and audit.md.
     #[arg(long, default_value = "out/audit")]
     pub out: PathBuf,
@@ -113,6 +124,19 @@ pub fn run(a: AuditArgs, args: Vec<String>) -> Result<i32> {
     )?;
     let mut plan = audit_plan(&a, args, false)?;
     let _containers = crate::containers::start(&containers, &mut plan.servers, a.quiet)?;
+    // A benchmark shipped as dumps imports itself, as in `eval`.
+    crate::import::from_manifest(
+        &plan.bench,
+        &plan.bench.namespace_prefix,
+        &|kind| {
+            plan.servers.url(kind).map(str::to_string).or_else(|| {
+                std::env::var(kind.url_env())
+                    .ok()
+                    .filter(|u| !u.trim().is_empty())
+            })
+        },
+        a.quiet,
+    )?;
     let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
     finish(&a, &plan, &report, started)
 }
@@ -152,7 +176,16 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         )));
     }
     parse_fail_on(&a.fail_on)?;
+    let reference = match a.reference.as_deref().map(str::trim) {
+        Some("none") => bail!(BadInput(
+            "--reference none: an audit needs an engine that judges".into()
+        )),
+        given => {
+            sqlwitness_eval::reference_engine(given, &engines)?.unwrap_or(EngineKind::REFERENCE)
+        }
+    };
     let mut bench = crate::plan::open_benchmark(&a.bench)?;
+    sqlwitness_eval::dialect_inputs(&mut bench, &a.gold, &[], &engines)?;
     bench.namespace_prefix = a.servers.checked_prefix()?;
     bench.allow_outside_links = a.allow_outside_links;
     let mut selected: Vec<usize> = bench
@@ -176,6 +209,8 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         bench,
         selected,
         engines,
+        reference,
+        gold_specs: a.gold.clone(),
         servers,
         shuffles: a.shuffles,
         timeout: Duration::from_secs_f64(a.timeout),

@@ -107,3 +107,47 @@ fn audit_baseline_fails_on_new_findings_only() {
     let (code, _) = audit(dir.path(), &["--baseline", b]);
     assert_eq!(code, 0);
 }
+
+/// `--reference` names the engine that judges (SQLite by default, recorded
+/// in the report); `none` or an engine not audited is refused before
+/// anything runs; `--gold ENGINE=FILE` replaces an engine's golds.
+#[test]
+fn audit_reference_and_gold_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    bench(dir.path());
+    let (_, r) = audit(dir.path(), &["--id", "2"]);
+    assert_eq!(r["run"]["reference"], "sqlite");
+    for bad in [
+        &["--reference", "none"][..],
+        &["--reference", "postgres"][..],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
+            .args(["audit", "--bench"])
+            .arg(dir.path())
+            .args(["--split", "dev", "-q", "--out"])
+            .arg(dir.path().join("refused"))
+            .args(bad)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {stderr}");
+        assert!(stderr.contains("--reference"), "{stderr}");
+    }
+    // Question 2's gold replaced by one with a tie at its LIMIT 1.
+    let golds = dir.path().join("gold_sqlite.sql");
+    std::fs::write(
+        &golds,
+        "\n\nSELECT name FROM singer WHERE age > 20 ORDER BY age DESC LIMIT 1\tmusic\n\n",
+    )
+    .unwrap();
+    let spec = format!("sqlite={}", golds.display());
+    let (_, r) = audit(dir.path(), &["--id", "2", "--gold", &spec]);
+    let f = &r["findings"][0];
+    assert_eq!(f["id"], 2, "{r}");
+    assert_eq!(f["rule"], "limit_tie_1", "{f}");
+    assert_eq!(f["status"], "proven", "{f}");
+    assert!(
+        f["rerun"][0].as_str().unwrap().contains("--gold sqlite="),
+        "{f}"
+    );
+}

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sqlwitness_audit::{
-    audit_question, summarize, AuditOptions, AuditQuestion, AuditReport, AuditRun, DbAudit,
+    audit_question_on, summarize, AuditOptions, AuditQuestion, AuditReport, AuditRun, DbAudit,
     Finding, Target, AUDIT_FORMAT_VERSION,
 };
 use sqlwitness_bench::Benchmark;
@@ -28,8 +28,14 @@ pub struct AuditPlan {
     pub bench: Benchmark,
     /// The question indices to audit, in order.
     pub selected: Vec<usize>,
-    /// The reference engine first, then the servers.
+    /// Every engine of the audit, the reference among them.
     pub engines: Vec<EngineKind>,
+    /// The engine that judges (`--reference`): its gold, run on its own
+    /// copy, is what the findings prove, and every other engine's gold is
+    /// compared with its answer. SQLite by default.
+    pub reference: EngineKind,
+    /// `--gold ENGINE=FILE` as given (for the rerun line).
+    pub gold_specs: Vec<String>,
     pub servers: Servers,
     /// Reshuffled copies of each database (the first reverses the rows).
     pub shuffles: u64,
@@ -71,6 +77,7 @@ fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<crate::Header, EvalE
     let ids: Vec<String> = plan.selected.iter().map(usize::to_string).collect();
     for (k, v) in [
         ("engines", run.engines.join(",")),
+        ("reference", run.reference.clone()),
         ("split", plan.bench.split.clone()),
         (
             "questions",
@@ -189,16 +196,24 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     }
     let connected = crate::connect(engines, servers, jobs as u32 + 1)?;
 
-    let seeds: Vec<u64> = (0..plan.shuffles).collect();
+    // Reshuffled copies are SQLite files: none when a server judges.
+    let seeds: Vec<u64> = if plan.reference.is_server() {
+        Vec::new()
+    } else {
+        (0..plan.shuffles).collect()
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
 
-    let sqlite = connected
-        .iter()
-        .find(|c| c.kind == EngineKind::REFERENCE)
-        .expect("sqlite is always connected");
+    let reference = plan.reference;
+    if !connected.iter().any(|c| c.kind == reference) {
+        return Err(EvalError::BadInput(format!(
+            "--reference {reference}: not one of the engines"
+        )));
+    }
+    let on_sqlite = !reference.is_server();
     let mut rerun = format!(
         "sqlwitness audit --bench {} --split {}",
         plan.bench_arg.display(),
@@ -207,6 +222,12 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     if engines.len() > 1 {
         let names: Vec<&str> = engines.iter().map(|k| k.as_str()).collect();
         rerun.push_str(&format!(" --engines {}", names.join(",")));
+    }
+    if !on_sqlite {
+        rerun.push_str(&format!(" --reference {reference}"));
+    }
+    for g in &plan.gold_specs {
+        rerun.push_str(&format!(" --gold {g}"));
     }
     let opts = AuditOptions {
         limits: QueryLimits {
@@ -226,6 +247,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         bench: plan.bench_arg.display().to_string(),
         split: bench.split.clone(),
         engines: engines.iter().map(|k| k.as_str().to_string()).collect(),
+        reference: reference.as_str().to_string(),
         engine_versions: connected
             .iter()
             .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
@@ -261,7 +283,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         golds
             .entry(q.db_id.as_str())
             .or_default()
-            .push(q.gold.as_str());
+            .push(q.gold_for(reference));
     }
     let pb = progress.bar(golds.len() as u64, "prepare");
     let dbs: HashMap<String, (DbAudit, NameSet)> = pool.install(|| {
@@ -274,9 +296,14 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
                     let dir = tmp.path().join(id);
                     std::fs::create_dir_all(&dir)
                         .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
-                    let ctx =
+                    // Reshuffled copies are SQLite files: a server that
+                    // judges proves with its probes and other plans.
+                    let ctx = if on_sqlite {
                         DbAudit::prepare(bench.database(id), &dir, &seeds, golds, plan.rewrites)
-                            .map_err(failed)?;
+                    } else {
+                        DbAudit::schema_only(bench.database(id))
+                    }
+                    .map_err(failed)?;
                     let names = NameSet::new(
                         &ctx.schema
                             .tables
@@ -298,37 +325,46 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
             .map(|&i| {
                 let q = &bench.questions[i];
                 let (ctx, names) = &dbs[&q.db_id];
-                let prepare =
-                    |sql: &str, kind| sqlwitness_sql::resolve_identifiers(sql, names, kind);
+                let prepare = |sql: &str, kind: EngineKind| {
+                    if kind.is_server() {
+                        sqlwitness_sql::resolve_identifiers(sql, names, kind)
+                    } else {
+                        sql.to_string()
+                    }
+                };
                 let preps: Vec<Prepare> = connected
                     .iter()
-                    .filter(|c| c.kind.is_server())
                     .map(|c| {
                         let kind = c.kind;
                         Box::new(move |sql: &str| prepare(sql, kind)) as Prepare
                     })
                     .collect();
-                let targets: Vec<Target> = connected
+                let all: Vec<Target> = connected
                     .iter()
-                    .filter(|c| c.kind.is_server())
-                    .filter(|c| !unavailable.contains_key(&(c.kind, q.db_id.clone())))
                     .zip(&preps)
+                    .filter(|(c, _)| {
+                        c.kind == reference || !unavailable.contains_key(&(c.kind, q.db_id.clone()))
+                    })
                     .map(|(c, p)| Target {
                         kind: c.kind,
                         engine: c.engine.as_ref(),
                         db: bench.database(&q.db_id),
                         prepare: p.as_ref(),
                         translations: &translations[&c.kind],
+                        gold: q.gold_for(c.kind),
                     })
                     .collect();
-                let out = audit_question(
+                let (mut judged, targets): (Vec<Target>, Vec<Target>) =
+                    all.into_iter().partition(|t| t.kind == reference);
+                let judged = judged.pop().expect("the reference is connected");
+                let out = audit_question_on(
                     &AuditQuestion {
                         id: q.id,
                         db_id: &q.db_id,
-                        gold: &q.gold,
+                        gold: q.gold_for(reference),
                     },
                     ctx,
-                    sqlite.engine.as_ref(),
+                    &judged,
                     &targets,
                     &opts,
                 );
@@ -368,12 +404,13 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     Ok(report)
 }
 
-/// The dialect golds an audit proves, per server engine of the audit, one
-/// entry per question of the split (in order): the gold as written where it
-/// runs there and answers as on SQLite, its verified translation where the
-/// gold fails or answers otherwise and a translation answers as on SQLite
-/// (`portable_after_translation`), and `None` where neither holds or the
-/// question was not audited there. `eval --gold ENGINE=FILE` reads them
+/// The dialect golds an audit proves, per engine of the audit but the
+/// reference, one entry per question of the split (in order): the engine's
+/// gold as written where it runs there and answers as the reference's, its
+/// verified translation where the gold fails or answers otherwise and a
+/// translation answers as on SQLite (`portable_after_translation`, SQLite
+/// the reference), and `None` where neither holds or the question was not
+/// audited there. `eval --gold ENGINE=FILE` reads them
 /// ([`gold_file_text`]).
 pub fn dialect_golds(
     plan: &AuditPlan,
@@ -390,7 +427,7 @@ pub fn dialect_golds(
         }
     }
     let mut out = std::collections::BTreeMap::new();
-    for &kind in plan.engines.iter().filter(|k| k.is_server()) {
+    for &kind in plan.engines.iter().filter(|k| **k != plan.reference) {
         let name = kind.as_str();
         let golds = plan
             .bench
@@ -407,7 +444,7 @@ pub fn dialect_golds(
                     .filter(|f| f.engines.iter().any(|e| e == name))
                     .collect();
                 if differs.is_empty() {
-                    return Some(q.gold.clone());
+                    return Some(q.gold_for(kind).to_string());
                 }
                 differs.iter().find_map(|f| {
                     let t = f.translation.as_ref()?;
