@@ -126,11 +126,52 @@ fn resolved_cols(refs: &[ColRef], scope: &Scope) -> Vec<Col> {
         .collect()
 }
 
+/// The canonical texts [`canon`] of `e` as written and with its casts to
+/// floating-point types removed: `sum(CAST(x AS float))` takes one value
+/// wherever `sum(x)` does (a float cast keeps each value and sum, avg,
+/// min and max commute with it), so a key `sum(x)` determines it.
+fn canon_forms(e: &Expr, scope: &Scope) -> [String; 2] {
+    let mut stripped = e.clone();
+    let _ = sqlparser::ast::visit_expressions_mut(&mut stripped, |x| {
+        if let Expr::Cast {
+            expr: inner,
+            data_type,
+            ..
+        } = x
+        {
+            if is_float_type(data_type) {
+                *x = (**inner).clone();
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    [canon(e, scope), canon(&stripped, scope)]
+}
+
+fn is_float_type(t: &sqlparser::ast::DataType) -> bool {
+    use sqlparser::ast::DataType as T;
+    matches!(
+        t,
+        T::Float(_)
+            | T::Real
+            | T::Double(_)
+            | T::DoublePrecision
+            | T::Float4
+            | T::Float8
+            | T::Float32
+            | T::Float64
+    )
+}
+
 /// Does `e` take a single value once the columns `d` (and the expressions
-/// `known`) are fixed?
+/// `known`) are fixed? A cast or parentheses around such an expression
+/// does too.
 fn expr_determined(e: &Expr, scope: &Scope, d: &BTreeSet<Col>, known: &BTreeSet<String>) -> bool {
-    if known.contains(&canon(e, scope)) {
+    if canon_forms(e, scope).iter().any(|c| known.contains(c)) {
         return true;
+    }
+    if let Expr::Cast { expr: inner, .. } | Expr::Nested(inner) = e {
+        return expr_determined(inner, scope, d, known);
     }
     let f = facts(e);
     !f.has_aggregate && f.bare.iter().all(|c| scope.determined(c, d))
@@ -152,7 +193,10 @@ impl Block<'_, '_> {
         if self.single_row {
             return true;
         }
-        let known: BTreeSet<String> = keys.iter().map(|k| canon(k, &self.scope)).collect();
+        let known: BTreeSet<String> = keys
+            .iter()
+            .flat_map(|k| canon_forms(k, &self.scope))
+            .collect();
         let key_refs: Vec<ColRef> = keys
             .iter()
             .filter_map(|k| {

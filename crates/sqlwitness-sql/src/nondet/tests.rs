@@ -61,6 +61,28 @@ fn limit_ties() {
     // The output is the key itself: tied rows are identical.
     assert!(rules("SELECT age FROM singer ORDER BY age DESC LIMIT 1").is_empty());
     assert!(rules("SELECT max(age) FROM singer LIMIT 1").is_empty());
+    // A function of the key, or the same aggregate over a float cast of its
+    // argument: tied rows give the same output.
+    assert!(rules("SELECT CAST(age AS REAL) FROM singer ORDER BY age DESC LIMIT 1").is_empty());
+    assert!(rules(
+        "SELECT sum(CAST(age AS float)) FROM singer GROUP BY country ORDER BY sum(age) DESC LIMIT 1"
+    )
+    .is_empty());
+    assert!(rules(
+        "SELECT (sum(age)) FROM singer GROUP BY country ORDER BY sum(CAST(age AS REAL)) LIMIT 1"
+    )
+    .is_empty());
+    // A truncating cast does not commute with sum; another column is not the key.
+    assert_eq!(
+        rules(
+            "SELECT sum(CAST(age AS INTEGER)) FROM singer GROUP BY country ORDER BY sum(age) LIMIT 1"
+        ),
+        [LimitTie1]
+    );
+    assert_eq!(
+        rules("SELECT CAST(name AS REAL) FROM singer ORDER BY age DESC LIMIT 1"),
+        [LimitTie1]
+    );
     // Aliases and positions resolve to the select list.
     assert!(
         rules("SELECT count(*) AS c FROM singer GROUP BY country ORDER BY c DESC LIMIT 1")
