@@ -152,10 +152,15 @@ impl Pools {
                         continue;
                     }
                     for (k, v) in near(&lit.value).iter().enumerate() {
-                        // The literal itself always; its neighbours only
-                        // inside the column's domain.
+                        // The literal itself always, unless every value of
+                        // the column has a shape it lacks (a literal is
+                        // matched to columns by name alone: `Date =
+                        // '201309'` on one table is no value for another
+                        // table's `Date` of shape 9999-99-99); its
+                        // neighbours only inside the column's domain.
                         if let Some(x) = convert(v, c.kind) {
-                            if k == 0 || fits(c, &x) {
+                            let shaped = matches!(c.domain, Domain::Shape(_));
+                            if (k == 0 && !shaped) || fits(c, &x) {
                                 push_unique(&mut fav, x);
                             }
                         }
@@ -189,10 +194,8 @@ fn fits(c: &ColumnDef, v: &Value) -> bool {
     match &c.domain {
         Domain::Free => true,
         Domain::Set => c.originals.contains(v),
-        Domain::Shape(sh) => match v {
-            Value::Text(s) => &shape(s) == sh,
-            _ => true,
-        },
+        // Every original is a text of this shape: so is every value.
+        Domain::Shape(sh) => matches!(v, Value::Text(s) if &shape(s) == sh),
     }
 }
 
