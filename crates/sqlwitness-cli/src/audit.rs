@@ -125,18 +125,7 @@ pub fn run(a: AuditArgs, args: Vec<String>) -> Result<i32> {
     let mut plan = audit_plan(&a, args, false)?;
     let _containers = crate::containers::start(&containers, &mut plan.servers, a.quiet)?;
     // A benchmark shipped as dumps imports itself, as in `eval`.
-    crate::import::from_manifest(
-        &plan.bench,
-        &plan.bench.namespace_prefix,
-        &|kind| {
-            plan.servers.url(kind).map(str::to_string).or_else(|| {
-                std::env::var(kind.url_env())
-                    .ok()
-                    .filter(|u| !u.trim().is_empty())
-            })
-        },
-        a.quiet,
-    )?;
+    crate::import::from_manifest(&plan.bench, Some(&plan.servers), a.quiet)?;
     let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
     finish(&a, &plan, &report, started)
 }

@@ -212,22 +212,7 @@ fn reference(
         Some(k) if k.is_server() => Some(crate::plan::servers(a.servers.clone(), &[k], true)?),
         _ => None,
     };
-    crate::import::from_manifest(
-        bench,
-        &bench.namespace_prefix,
-        &|k| {
-            servers
-                .as_ref()
-                .and_then(|s| s.url(k))
-                .map(str::to_string)
-                .or_else(|| {
-                    std::env::var(k.url_env())
-                        .ok()
-                        .filter(|u| !u.trim().is_empty())
-                })
-        },
-        a.quiet,
-    )?;
+    crate::import::from_manifest(bench, servers.as_ref(), a.quiet)?;
     Ok(match (kind, servers) {
         (Some(kind), Some(servers)) => Some(FuzzReference {
             kind,

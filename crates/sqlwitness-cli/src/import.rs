@@ -281,15 +281,26 @@ struct ManifestEntry {
 /// Imports the dumps a benchmark's [`MANIFEST`] names whose databases have
 /// no SQLite file yet (and the `copy_only` entries after an entry that
 /// ran), as `sqlwitness import` would, into the benchmark's database
-/// folder, with the copies on each dump's engine under `prefix`; `url`
-/// gives an engine's administrative URL. Nothing when there is no
-/// manifest or every database is there.
+/// folder, with the copies on each dump's engine under the benchmark's
+/// namespace prefix, over the administrative URL `servers` gives an engine
+/// (else `SQLWITNESS_<ENGINE>_URL`). Nothing when there is no manifest or
+/// every database is there.
 pub fn from_manifest(
     bench: &sqlwitness_bench::Benchmark,
-    prefix: &str,
-    url: &dyn Fn(EngineKind) -> Option<String>,
+    servers: Option<&sqlwitness_eval::Servers>,
     quiet: bool,
 ) -> anyhow::Result<()> {
+    let prefix = bench.namespace_prefix.as_str();
+    let url = |kind: EngineKind| {
+        servers
+            .and_then(|s| s.url(kind))
+            .map(str::to_string)
+            .or_else(|| {
+                std::env::var(kind.url_env())
+                    .ok()
+                    .filter(|u| !u.trim().is_empty())
+            })
+    };
     let path = bench.root.join(MANIFEST);
     let text = match std::fs::read(&path) {
         Ok(t) => t,

@@ -204,18 +204,7 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
             };
             // Removed when this scope ends, whatever the outcome.
             let (plan, _containers) = prepare_eval(a, plan::journal_args(argv), |_| Ok(()))?;
-            import::from_manifest(
-                &plan.bench,
-                &plan.bench.namespace_prefix,
-                &|kind| {
-                    plan.servers.url(kind).map(str::to_string).or_else(|| {
-                        std::env::var(kind.url_env())
-                            .ok()
-                            .filter(|u| !u.trim().is_empty())
-                    })
-                },
-                plan.quiet,
-            )?;
+            import::from_manifest(&plan.bench, Some(&plan.servers), plan.quiet)?;
             eval::run(&plan, audit.as_ref())
         }
         args::Command::SpiderEval(a) => dropin::spider_eval(a),

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use sqlwitness_bench::{
-    migrate_database, Benchmark, MigrateOptions, MigrationReport, MigrationStatus, MigrationTarget,
+    migrate_database, Benchmark, MigrateOptions, MigrationReport, MigrationTarget,
 };
 use sqlwitness_core::EngineKind;
 
@@ -121,16 +121,7 @@ pub fn migrate_many(
 
 /// What is wrong with a migration, or `None` when every table verified.
 pub fn problem(r: &MigrationReport) -> Option<String> {
-    if let MigrationStatus::Failed { reason } = &r.status {
-        return Some(format!("migration failed: {reason}"));
-    }
-    let bad: Vec<&str> = r
-        .tables
-        .iter()
-        .filter(|t| !t.verified)
-        .map(|t| t.name.as_str())
-        .collect();
-    (!bad.is_empty()).then(|| format!("tables failed verification: {}", bad.join(", ")))
+    r.problem()
 }
 
 /// True when every table of the migration verified.

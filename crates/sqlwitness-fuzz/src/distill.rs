@@ -115,21 +115,7 @@ impl ServerReference<'_> {
             ),
         };
         let problem = match migrate_database(&db, &self.target, &self.migrate) {
-            Ok(r) => match &r.status {
-                sqlwitness_bench::MigrationStatus::Failed { reason } => {
-                    Some(format!("migration failed: {reason}"))
-                }
-                _ => {
-                    let bad: Vec<&str> = r
-                        .tables
-                        .iter()
-                        .filter(|t| !t.verified)
-                        .map(|t| t.name.as_str())
-                        .collect();
-                    (!bad.is_empty())
-                        .then(|| format!("tables failed verification: {}", bad.join(", ")))
-                }
-            },
+            Ok(r) => r.problem(),
             Err(e) => Some(e.to_string()),
         };
         match problem {

@@ -73,6 +73,23 @@ pub enum Verification {
 }
 
 impl MigrationReport {
+    /// What is wrong with the migration, or `None` when every table
+    /// verified.
+    pub fn problem(&self) -> Option<String> {
+        if let MigrationStatus::Failed { reason } = &self.status {
+            return Some(format!("migration failed: {reason}"));
+        }
+        let bad: Vec<&str> = self
+            .tables
+            .iter()
+            .filter(|t| !t.verified)
+            .map(|t| t.name.as_str())
+            .collect();
+        (!bad.is_empty()).then(|| format!("tables failed verification: {}", bad.join(", ")))
+    }
+}
+
+impl MigrationReport {
     pub fn all_verified(&self) -> bool {
         self.tables.iter().all(|t| t.verified)
     }
