@@ -460,6 +460,25 @@ pub fn audit_question_on(
     out
 }
 
+/// `sql` rerun on `t` under each of [`PLAN_VARIANTS`] that answers: the
+/// variant and its answer.
+fn other_plans<'a>(
+    t: &'a Target,
+    sql: &'a str,
+    opts: &'a AuditOptions,
+) -> impl Iterator<Item = (&'static [(&'static str, &'static str)], ResultSet)> + 'a {
+    PLAN_VARIANTS.iter().filter_map(move |variant| {
+        let settings: Vec<(String, String)> = variant
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        t.engine
+            .execute_with_settings(&t.db, sql, &opts.limits, &settings)
+            .ok()
+            .map(|rs| (*variant, rs))
+    })
+}
+
 /// Reruns the gold on `t` under each of [`PLAN_VARIANTS`]; the first that
 /// answers differently, as evidence.
 fn plan_variant(
@@ -471,17 +490,7 @@ fn plan_variant(
     gold: &str,
     opts: &AuditOptions,
 ) -> Option<(Vec<Evidence>, &'static str, String)> {
-    for variant in PLAN_VARIANTS {
-        let settings: Vec<(String, String)> = variant
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let Ok(rs) = t
-            .engine
-            .execute_with_settings(&t.db, sql, &opts.limits, &settings)
-        else {
-            continue;
-        };
+    for (variant, rs) in other_plans(t, sql, opts) {
         if let Some(m) = mechanism(default, &rs, ordered, limit_cut, gold) {
             let set: Vec<String> = variant
                 .iter()
@@ -598,18 +607,12 @@ fn verify_rewrite_on(
             let ordered =
                 has_top_level_order_by_in(sql, &written_for(judge.adapter())).unwrap_or(false);
             let mut plans = 0;
-            for variant in PLAN_VARIANTS.iter().filter(|_| opts.plan_variants) {
-                let settings: Vec<(String, String)> = variant
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect();
-                let Ok(other) =
-                    judge
-                        .engine
-                        .execute_with_settings(&judge.db, &sent, &opts.limits, &settings)
-                else {
-                    continue;
-                };
+            let variants = opts
+                .plan_variants
+                .then(|| other_plans(judge, &sent, opts))
+                .into_iter()
+                .flatten();
+            for (_, other) in variants {
                 plans += 1;
                 if let Some(m) = mechanism(rs, &other, ordered, false, sql) {
                     verified = false;

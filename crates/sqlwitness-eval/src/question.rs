@@ -281,10 +281,7 @@ pub(crate) fn evaluate_on(
     let gold_run = prepare_sql(plan, ctx.kind, gold, names);
     // Read as SQLite's first (Spider's and BIRD's shared golds), else as
     // the engine's own dialect (a gold written for it).
-    let dialects = [
-        sqlwitness_dialect::Adapter::Sqlite,
-        sqlwitness_dialect::builtin(ctx.kind).adapter,
-    ];
+    let dialects = sqlwitness_sql::sqlite_first(ctx.kind);
     let ordered = match plan.compare.mode {
         CompareMode::Strict => {
             sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false)

@@ -24,6 +24,7 @@
 
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
+use sqlwitness_dialect::Adapter;
 use sqlwitness_sql::{analyze_in, Dialects, NondetRule, SchemaInfo, TieWindow};
 
 use crate::distill::differs;
@@ -44,9 +45,8 @@ pub(crate) struct Judge<'a> {
     pub db: &'a Database,
     pub gold_sql: &'a str,
     pub limits: &'a QueryLimits,
-    /// The dialects the gold is read in; `None`: SQLite's, and for the tie
-    /// probe the engine's own after it.
-    dialects: Option<Dialects<'a>>,
+    /// The dialects the gold is read in, in order.
+    dialects: Vec<Adapter>,
     window: Option<Option<TieWindow>>,
     undetermined: Option<bool>,
 }
@@ -63,7 +63,7 @@ impl<'a> Judge<'a> {
             db,
             gold_sql,
             limits,
-            dialects: None,
+            dialects: sqlwitness_sql::sqlite_first(engine.kind()),
             window: None,
             undetermined: None,
         }
@@ -79,7 +79,7 @@ impl<'a> Judge<'a> {
         dialects: Dialects<'a>,
     ) -> Judge<'a> {
         Judge {
-            dialects: Some(dialects),
+            dialects: dialects.to_vec(),
             ..Judge::new(engine, db, gold_sql, limits)
         }
     }
@@ -101,12 +101,9 @@ impl<'a> Judge<'a> {
             return false;
         }
         let (engine, db, gold, limits) = (self.engine, self.db, self.gold_sql, self.limits);
-        let dialects = self.dialects;
-        let window = self.window.get_or_insert_with(|| match dialects {
-            None => TieWindow::probe(engine, db, gold, limits),
-            Some(d) => {
-                TieWindow::probe_with_in(gold, d, |sql| engine.execute(db, sql, limits).ok())
-            }
+        let dialects = &self.dialects;
+        let window = self.window.get_or_insert_with(|| {
+            TieWindow::probe_with_in(gold, dialects, |sql| engine.execute(db, sql, limits).ok())
         });
         if window
             .as_ref()
@@ -114,15 +111,9 @@ impl<'a> Judge<'a> {
         {
             return false;
         }
-        // Without given dialects, as SQLite's first, else as the engine's
-        // own (what `TieWindow::probe` does).
-        let fallback = [
-            sqlwitness_dialect::Adapter::Sqlite,
-            sqlwitness_dialect::builtin(engine.kind()).adapter,
-        ];
-        !*self.undetermined.get_or_insert_with(|| {
-            gold_undetermined(engine, db, gold, limits, dialects.unwrap_or(&fallback))
-        })
+        !*self
+            .undetermined
+            .get_or_insert_with(|| gold_undetermined(engine, db, gold, limits, dialects))
     }
 }
 

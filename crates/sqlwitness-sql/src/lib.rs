@@ -55,8 +55,8 @@ pub use nondet::{
 };
 pub use order::{has_top_level_order_by, has_top_level_order_by_in};
 pub use parse::{
-    chain_operators, parse_bounded, parse_in, written_for, BoundedParseError, Dialects,
-    MAX_CHAIN_OPERATORS, SQLITE_ONLY,
+    chain_operators, parse_bounded, parse_in, sqlite_first, written_for, BoundedParseError,
+    Dialects, MAX_CHAIN_OPERATORS, SQLITE_ONLY,
 };
 pub use rewrite::{
     tie_inclusive_rewrite, tie_inclusive_rewrite_in, translate, Rewrite, Translation,

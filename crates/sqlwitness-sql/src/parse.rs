@@ -70,6 +70,18 @@ pub fn written_for(adapter: sqlwitness_dialect::Adapter) -> Vec<sqlwitness_diale
     out
 }
 
+/// The dialects to read a gold that runs on an engine of `kind` when it
+/// may be the benchmark's shared, SQLite-written gold: SQLite's first (so
+/// whatever it reads is read as before), then the engine's own.
+pub fn sqlite_first(kind: sqlwitness_core::EngineKind) -> Vec<sqlwitness_dialect::Adapter> {
+    let mut out = vec![sqlwitness_dialect::Adapter::Sqlite];
+    let own = sqlwitness_dialect::builtin(kind).adapter;
+    if own != sqlwitness_dialect::Adapter::Sqlite {
+        out.push(own);
+    }
+    out
+}
+
 /// [`parse_bounded`] in the first of `dialects` that parses `sql`; the
 /// first dialect's error when none does. A text over the operator bound is
 /// refused at once.

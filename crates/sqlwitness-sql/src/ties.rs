@@ -46,9 +46,7 @@ impl TieWindow {
         gold_sql: &str,
         limits: &QueryLimits,
     ) -> Option<TieWindow> {
-        let mut dialects = crate::SQLITE_ONLY.to_vec();
-        dialects.push(sqlwitness_dialect::builtin(engine.kind()).adapter);
-        TieWindow::probe_with_in(gold_sql, &dialects, |sql| {
+        TieWindow::probe_with_in(gold_sql, &crate::sqlite_first(engine.kind()), |sql| {
             engine.execute(db, sql, limits).ok()
         })
     }
