@@ -1193,7 +1193,7 @@ fn a_second_dump_of_the_same_databases_adds_its_engines_copy() {
     for ((kind, code, stderr, bad, bad_err), report) in results.into_iter().zip(reports) {
         assert_eq!(code, 0, "{kind}: {stderr}");
         assert!(
-            stderr.contains(&format!("{kind} copy with the dump's own types: {ns}")),
+            stderr.contains(&format!("{kind} copy with the source's own types: {ns}")),
             "{kind}: {stderr}"
         );
         assert_eq!(bad, 3, "{kind}: {bad_err}");

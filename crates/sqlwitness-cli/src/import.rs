@@ -1,15 +1,16 @@
 //! `sqlwitness import`: a benchmark database shipped as a PostgreSQL or
 //! MySQL/MariaDB dump, loaded by its own engine under a login confined to
-//! a namespace of its own, written as SQLite database files in the
-//! benchmark's layout (verified), with a report of every type decision and
-//! every statement not run.
+//! a namespace of its own — or living on such a server, read and never
+//! changed — written as SQLite database files in the benchmark's layout
+//! (verified), with a report of every type decision and every statement
+//! not run.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use sqlwitness_bench::{BenchError, DumpDatabase, ImportOptions};
+use sqlwitness_bench::{BenchError, DumpDatabase, ImportOptions, ImportSource};
 use sqlwitness_core::EngineKind;
 
 use crate::exit;
@@ -18,11 +19,21 @@ use crate::exit;
 pub struct ImportArgs {
     /// The dump: plain SQL as `pg_dump` or `mysqldump` write it (or a
     /// hand-written script of the same dialect).
-    #[arg(long)]
-    pub dump: PathBuf,
+    #[arg(long, required_unless_present = "source", conflicts_with = "source")]
+    pub dump: Option<PathBuf>,
     /// The engine that loads it: postgres, mysql or mariadb.
-    #[arg(long)]
-    pub engine: String,
+    #[arg(long, required_unless_present = "source", conflicts_with = "source")]
+    pub engine: Option<String>,
+    /// A live database instead of a dump, as ENGINE=URL: its tables are read
+    /// over the URL's login in a read-only session and never changed
+    /// (PostgreSQL: the URL's database; MySQL/MariaDB: the URL's database,
+    /// on the same server as the administrative login).
+    #[arg(long, value_name = "ENGINE=URL")]
+    pub source: Option<String>,
+    /// With a PostgreSQL --source: read this schema only (default: every
+    /// schema but the server's own and sqlwitness's copies).
+    #[arg(long, value_name = "SCHEMA", requires = "source")]
+    pub source_schema: Option<String>,
     /// The engine's administrative URL (else SQLWITNESS_<ENGINE>_URL). The
     /// dump itself runs as a login created for it, confined to the
     /// namespace created for it.
@@ -33,7 +44,8 @@ pub struct ImportArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// The db_id of a dump that holds one database (default: the dump's
-    /// file name without its extension).
+    /// file name without its extension; a live source needs it or
+    /// --tables).
     #[arg(long, conflicts_with = "tables")]
     pub db_id: Option<String>,
     /// A dump of several databases (BIRD mini-dev's layout): a Spider
@@ -74,15 +86,51 @@ pub struct ImportArgs {
     pub quiet: bool,
 }
 
-pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
-    let engine = EngineKind::parse(&a.engine)
-        .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
-        .ok_or_else(|| {
-            exit::BadInput(format!(
-                "--engine `{}`: a dump is loaded by postgres, mysql or mariadb",
-                a.engine
+/// The engine and the source of `a`: `--engine` with `--dump`, or
+/// `--source ENGINE=URL`.
+fn source_of(a: &ImportArgs) -> anyhow::Result<(EngineKind, ImportSource)> {
+    let engine_of = |name: &str, flag: &str| {
+        EngineKind::parse(name)
+            .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
+            .ok_or_else(|| {
+                exit::BadInput(format!(
+                    "{flag} `{name}`: dumps and live sources are read by postgres, mysql or mariadb"
+                ))
+            })
+    };
+    match (&a.source, &a.dump, &a.engine) {
+        (Some(pair), _, _) => {
+            let (name, url) = pair
+                .split_once('=')
+                .ok_or_else(|| exit::BadInput(format!("--source `{pair}`: expected ENGINE=URL")))?;
+            let engine = engine_of(name, "--source")?;
+            if a.tables.is_none() && a.db_id.is_none() {
+                return Err(exit::BadInput(
+                    "--source needs --db-id (one database) or --tables (several)".into(),
+                )
+                .into());
+            }
+            Ok((
+                engine,
+                ImportSource::Live {
+                    url: url.to_string(),
+                    schema: a.source_schema.clone(),
+                },
             ))
-        })?;
+        }
+        (None, Some(dump), Some(name)) => Ok((
+            engine_of(name, "--engine")?,
+            ImportSource::Dump(dump.clone()),
+        )),
+        _ => Err(
+            exit::BadInput("give --dump FILE --engine ENGINE, or --source ENGINE=URL".into())
+                .into(),
+        ),
+    }
+}
+
+pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
+    let (engine, source) = source_of(a)?;
     let url = a
         .server
         .clone()
@@ -90,7 +138,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
         .filter(|u| !u.trim().is_empty())
         .ok_or_else(|| {
             exit::BadInput(format!(
-                "--engine {engine} needs --server URL or {} (an administrative login)",
+                "{engine} needs --server URL or {} (an administrative login)",
                 engine.url_env()
             ))
         })?;
@@ -119,13 +167,13 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             })
             .collect(),
         None => {
-            let db_id = match &a.db_id {
-                Some(d) => d.clone(),
-                None => a
-                    .dump
+            let db_id = match (&a.db_id, &source) {
+                (Some(d), _) => d.clone(),
+                (None, ImportSource::Dump(dump)) => dump
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default(),
+                (None, ImportSource::Live { .. }) => String::new(),
             };
             vec![DumpDatabase {
                 db_id,
@@ -136,7 +184,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
     let opts = ImportOptions {
         engine,
         url,
-        dump: a.dump.clone(),
+        source,
         out: a.out.clone(),
         databases,
         statement_limit: Duration::from_secs_f64(a.statement_timeout),
@@ -161,16 +209,28 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
         write_spider_tables(path, &report)?;
     }
     if !a.quiet {
-        eprintln!(
-            "{}: loaded by {} ({} statements, {} rows by COPY) in {:.1} s; {} skipped, {} not created",
-            a.dump.display(),
-            report.server_version.split_whitespace().take(2).collect::<Vec<_>>().join(" "),
-            report.statements,
-            report.copied_rows,
-            report.load_seconds,
-            report.skipped.len(),
-            report.not_created.len()
-        );
+        let server = report
+            .server_version
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        match (&report.dump, &report.live_source) {
+            (Some(dump), _) => eprintln!(
+                "{}: loaded by {server} ({} statements, {} rows by COPY) in {:.1} s; {} skipped, {} not created",
+                dump.display(),
+                report.statements,
+                report.copied_rows,
+                report.load_seconds,
+                report.skipped.len(),
+                report.not_created.len()
+            ),
+            (None, source) => eprintln!(
+                "{}: read on {server}; {} not carried",
+                source.as_deref().unwrap_or_default(),
+                report.not_created.len()
+            ),
+        }
         for d in &report.databases {
             let refused: Vec<String> = d
                 .tables
@@ -209,13 +269,13 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             if let Some(c) = &d.source_copy {
                 match (&c.error, c.faithful) {
                     (None, true) => eprintln!(
-                        "    {} copy with the dump's own types: {} ({} tables)",
+                        "    {} copy with the source's own types: {} ({} tables)",
                         c.engine,
                         c.namespace,
                         c.tables.len()
                     ),
                     (error, _) => eprintln!(
-                        "    NO {} copy with the dump's own types: {}",
+                        "    NO {} copy with the source's own types: {}",
                         c.engine,
                         error.as_deref().unwrap_or("a table did not verify")
                     ),
@@ -257,16 +317,21 @@ fn write_spider_tables(
 /// which `eval` imports by itself before it runs.
 pub const MANIFEST: &str = "dumps.json";
 
-/// One dump of a benchmark's [`MANIFEST`]: paths relative to the
-/// benchmark's folder.
+/// One dump or live database of a benchmark's [`MANIFEST`]: paths
+/// relative to the benchmark's folder.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ManifestEntry {
-    /// The dump file.
-    dump: PathBuf,
+    /// The dump file (or `live`).
+    #[serde(default)]
+    dump: Option<PathBuf>,
+    /// A live database instead of a dump.
+    #[serde(default)]
+    live: Option<LiveEntry>,
     /// postgres, mysql or mariadb.
     engine: String,
-    /// The db_id of a dump of one database (default: the file's stem).
+    /// The db_id of a dump of one database (default: the file's stem; a
+    /// live database needs it or `tables`).
     #[serde(default)]
     db_id: Option<String>,
     /// A Spider or BIRD tables.json saying which tables each db_id holds.
@@ -276,6 +341,18 @@ struct ManifestEntry {
     /// engine's copy with its own types (`import --copy-only`).
     #[serde(default)]
     copy_only: bool,
+}
+
+/// A live database of a [`MANIFEST`] entry: the URL is read from an
+/// environment variable, so that no login is written into the benchmark.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LiveEntry {
+    /// The environment variable holding the database's URL.
+    url_env: String,
+    /// PostgreSQL: the one schema to read.
+    #[serde(default)]
+    schema: Option<String>,
 }
 
 /// Imports the dumps a benchmark's [`MANIFEST`] names whose databases have
@@ -316,11 +393,38 @@ pub fn from_manifest(
             .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
             .ok_or_else(|| {
                 exit::BadInput(format!(
-                    "{place}: engine `{}`: a dump is loaded by postgres, mysql or mariadb",
+                    "{place}: engine `{}`: dumps and live sources are read by postgres, mysql or mariadb",
                     entry.engine
                 ))
             })?;
-        let dump = bench.root.join(&entry.dump);
+        let source = match (&entry.dump, &entry.live) {
+            (Some(dump), None) => ImportSource::Dump(bench.root.join(dump)),
+            (None, Some(live)) => {
+                let url = std::env::var(&live.url_env)
+                    .ok()
+                    .filter(|u| !u.trim().is_empty())
+                    .ok_or_else(|| {
+                        exit::BadInput(format!(
+                            "{place}: the live database's URL is read from {}, which is not set",
+                            live.url_env
+                        ))
+                    })?;
+                ImportSource::Live {
+                    url,
+                    schema: live.schema.clone(),
+                }
+            }
+            _ => {
+                return Err(exit::BadInput(format!(
+                    "{place}: give either `dump` (a file) or `live` (a database on a server)"
+                ))
+                .into())
+            }
+        };
+        let shown = match &source {
+            ImportSource::Dump(dump) => dump.display().to_string(),
+            ImportSource::Live { .. } => "the live database".to_string(),
+        };
         let databases = match &entry.tables {
             Some(tables) => sqlwitness_bench::load_tables_json(&bench.root.join(tables))?
                 .into_values()
@@ -329,14 +433,25 @@ pub fn from_manifest(
                     tables: Some(s.table_names_original),
                 })
                 .collect::<Vec<_>>(),
-            None => vec![DumpDatabase {
-                db_id: entry.db_id.clone().unwrap_or_else(|| {
-                    dump.file_stem()
+            None => {
+                let db_id = match (&entry.db_id, &source) {
+                    (Some(d), _) => d.clone(),
+                    (None, ImportSource::Dump(dump)) => dump
+                        .file_stem()
                         .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                }),
-                tables: None,
-            }],
+                        .unwrap_or_default(),
+                    (None, ImportSource::Live { .. }) => {
+                        return Err(exit::BadInput(format!(
+                            "{place}: a live database needs `db_id` or `tables`"
+                        ))
+                        .into())
+                    }
+                };
+                vec![DumpDatabase {
+                    db_id,
+                    tables: None,
+                }]
+            }
         };
         let missing = databases
             .iter()
@@ -344,10 +459,9 @@ pub fn from_manifest(
             .count();
         if !entry.copy_only && missing > 0 && missing < databases.len() {
             return Err(exit::BadInput(format!(
-                "{place}: {missing} of the {} databases of {} have no SQLite file and the others \
-                 have one: remove them to import the dump again, or import it by hand",
+                "{place}: {missing} of the {} databases of {shown} have no SQLite file and the \
+                 others have one: remove them to import again, or import by hand",
                 databases.len(),
-                dump.display()
             ))
             .into());
         }
@@ -357,7 +471,7 @@ pub fn from_manifest(
         }
         let url = url(engine).ok_or_else(|| {
             exit::BadInput(format!(
-                "{place}: the {engine} dump is imported by that engine: give --server \
+                "{place}: a {engine} dump or database is imported by that engine: give --server \
                  {engine}=URL or {}",
                 engine.url_env()
             ))
@@ -365,7 +479,7 @@ pub fn from_manifest(
         let opts = ImportOptions {
             engine,
             url,
-            dump: dump.clone(),
+            source,
             out: bench.database_dir.clone(),
             databases,
             statement_limit: Duration::from_secs(600),
@@ -379,8 +493,7 @@ pub fn from_manifest(
             .with_context(|| format!("{}: cannot write the report", report_path.display()))?;
         if !quiet {
             eprintln!(
-                "imported {} ({engine}{}): {} databases; report: {}",
-                dump.display(),
+                "imported {shown} ({engine}{}): {} databases; report: {}",
                 if entry.copy_only { ", copies only" } else { "" },
                 report.databases.len(),
                 report_path.display()

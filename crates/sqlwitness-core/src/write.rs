@@ -388,7 +388,7 @@ pub trait Source: Send {
 }
 
 /// One column of a table copied on its dump's own server
-/// ([`DumpNamespace::copy_table`]).
+/// ([`ServerSource::copy_table`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopiedColumn {
     pub name: String,
@@ -425,17 +425,58 @@ impl CopiedTable {
     }
 }
 
+/// Tables on a server read as a migration [`Source`] and copied, with their
+/// own column types, into a benchmark copy's namespace on the run's server:
+/// a dump loaded into a namespace of its own ([`DumpNamespace`]), or a live
+/// database or schema a benchmark names, read and never changed.
+pub trait ServerSource: Source {
+    /// The server's version text.
+    fn server_version(&mut self) -> Result<String, DbError>;
+
+    /// Objects beside the tables that are not base tables (views,
+    /// triggers, routines …), as `kind name`.
+    fn other_objects(&mut self) -> Result<Vec<String>, DbError>;
+
+    /// The views beside the tables, with their definitions as the server
+    /// gives them (a `SELECT`, names of the source's own database left
+    /// out), in the order the server lists them.
+    fn views(&mut self) -> Result<Vec<SourceView>, DbError>;
+
+    /// Copies `table` into a table of the same name in namespace `ns` on
+    /// the run's server — a namespace sqlwitness created for a benchmark
+    /// copy ([`Migrator::create_namespace`] over the same administrative
+    /// URL) — with its own column types, its rows, its primary key and its
+    /// unique keys, then checks both sides hold the same rows. A column
+    /// whose type has no form outside its namespace (a type the dump or
+    /// the database defined, other than an enum) is an error naming it.
+    fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError>;
+
+    /// Adds foreign key `k` of `table` to its copy in `ns` (after every
+    /// table is copied).
+    fn copy_foreign_key(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<(), DbError>;
+
+    /// Ends the sessions. A namespace made for a dump is dropped (only
+    /// while it still holds sqlwitness's stamp) with its loader login; a
+    /// live source is left as it was.
+    fn close(&mut self) -> Result<(), DbError>;
+}
+
+/// A view of a [`ServerSource`]: its name and its query as the server
+/// prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceView {
+    pub name: String,
+    pub definition: String,
+}
+
 /// A namespace sqlwitness created on a server to load a SQL dump into, with
 /// a login of its own that may change that namespace and nothing else (no
 /// superuser, no server files or programs, no roles): the dump runs as that
 /// login, statement by statement, each within a time limit; the loaded
-/// namespace is then read as a [`Source`] (by the administrative login).
-/// [`DumpNamespace::close`] drops the namespace (after checking its stamp
-/// again) and the login.
-pub trait DumpNamespace: Source {
-    /// The server's version text.
-    fn server_version(&mut self) -> Result<String, DbError>;
-
+/// namespace is then read as a [`ServerSource`] (by the administrative
+/// login). [`ServerSource::close`] drops the namespace (after checking its
+/// stamp again) and the login.
+pub trait DumpNamespace: ServerSource {
     /// Runs one statement of the dump as the loader login. A statement
     /// still running at `limit` is cancelled, and is an error of class
     /// `timeout`.
@@ -450,26 +491,4 @@ pub trait DumpNamespace: Source {
         data: &mut dyn FnMut() -> Result<Option<Vec<u8>>, DbError>,
         limit: std::time::Duration,
     ) -> Result<u64, DbError>;
-
-    /// Objects of the loaded namespace that are not base tables (views,
-    /// triggers, routines …), as `kind name`.
-    fn other_objects(&mut self) -> Result<Vec<String>, DbError>;
-
-    /// Copies `table` of the loaded dump into a table of the same name in
-    /// namespace `ns` on the same server — a namespace sqlwitness created
-    /// for a benchmark copy ([`Migrator::create_namespace`] over the same
-    /// administrative URL) — with the dump's own column types, its rows, its
-    /// primary key and its unique keys, then checks both sides hold the
-    /// same rows. A column whose type has no form outside the dump's
-    /// namespace (a type the dump defined, other than an enum) is an error
-    /// naming it.
-    fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError>;
-
-    /// Adds foreign key `k` of `table` to its copy in `ns` (after every
-    /// table is copied).
-    fn copy_foreign_key(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<(), DbError>;
-
-    /// Drops the namespace (only while it still holds sqlwitness's stamp)
-    /// and the loader login.
-    fn close(&mut self) -> Result<(), DbError>;
 }

@@ -44,7 +44,7 @@ pub use sqlite::{
 };
 
 use sqlwitness_core::{
-    DbError, DumpNamespace, Engine, EngineKind, ErrorClass, Migrator, Source, Stamp,
+    DbError, DumpNamespace, Engine, EngineKind, ErrorClass, Migrator, ServerSource, Source, Stamp,
 };
 use sqlwitness_dialect::Adapter;
 
@@ -159,6 +159,43 @@ pub fn open_dump_namespace(
                 ErrorClass::Other,
                 None,
                 format!("{kind}: dumps of this engine cannot be loaded (not a server engine, or its cargo feature is off)"),
+            ))
+        }
+    }
+}
+
+/// A live database on a server of `kind` (`source_url`, over the login it
+/// names; on PostgreSQL `schema` keeps one schema) read, never changed, as
+/// a [`ServerSource`]; its tables are copied into benchmark namespaces over
+/// the administrative `admin_url`.
+pub fn open_live_source(
+    kind: EngineKind,
+    admin_url: &str,
+    source_url: &str,
+    schema: Option<&str>,
+) -> Result<Box<dyn ServerSource>, DbError> {
+    let dialect = sqlwitness_dialect::builtin(kind);
+    match dialect.adapter {
+        #[cfg(feature = "postgres")]
+        Adapter::Postgres => Ok(Box::new(PgDumpNamespace::attach(
+            admin_url, source_url, schema,
+        )?)),
+        #[cfg(feature = "mysql")]
+        Adapter::Mysql => match schema {
+            Some(_) => Err(DbError::refused(format!(
+                "{kind}: a database is its own schema; name it in the URL"
+            ))),
+            None => Ok(Box::new(MysqlDumpNamespace::attach(
+                dialect, admin_url, source_url,
+            )?)),
+        },
+        #[allow(unreachable_patterns)]
+        _ => {
+            let _ = (admin_url, source_url, schema);
+            Err(DbError::new(
+                ErrorClass::Other,
+                None,
+                format!("{kind}: not a server engine, or its cargo feature is off"),
             ))
         }
     }

@@ -11,6 +11,11 @@
 //! database with the dump's own column types and keys, made on the server
 //! from the loaded tables ([`source_copy`]): the reference answer of a
 //! benchmark shipped as a dump comes from the types it was written for.
+//!
+//! A benchmark whose databases live on a server (a PostgreSQL database or
+//! schema, a MySQL/MariaDB database) is imported the same way without the
+//! load: the live tables are read, never changed, over the login the
+//! benchmark names ([`ImportSource::Live`]).
 
 mod export;
 mod policy;
@@ -23,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use sqlwitness_core::{DumpNamespace, EngineKind, Stamp};
+use sqlwitness_core::{DumpNamespace, EngineKind, ServerSource, Stamp};
 
 pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport};
 use policy::{classify, classify_command, Context, Decision};
@@ -41,21 +46,32 @@ pub struct DumpDatabase {
     pub tables: Option<Vec<String>>,
 }
 
+/// Where the databases come from.
+#[derive(Debug, Clone)]
+pub enum ImportSource {
+    /// A SQL dump of the engine, loaded into a namespace of its own.
+    Dump(PathBuf),
+    /// A live database on a server of the engine, read over the login
+    /// `url` names (PostgreSQL: only `schema`, when given), never changed.
+    Live { url: String, schema: Option<String> },
+}
+
 /// What to import, and how.
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
-    /// The engine whose dump this is (PostgreSQL, MySQL or MariaDB) and
-    /// its administrative URL.
+    /// The engine whose dump or database this is (PostgreSQL, MySQL or
+    /// MariaDB) and its administrative URL: the server the copies with the
+    /// source's own types are made on.
     pub engine: EngineKind,
     pub url: String,
-    pub dump: PathBuf,
+    pub source: ImportSource,
     /// The benchmark's database folder: each database is written to
     /// `<out>/<db_id>/<db_id>.sqlite`.
     pub out: PathBuf,
     pub databases: Vec<DumpDatabase>,
-    /// The time one statement of the dump may take.
+    /// The time one statement of a dump may take.
     pub statement_limit: Duration,
-    /// Copy each database on the dump's own engine too, with the dump's own
+    /// Copy each database on the source's own engine too, with its own
     /// column types, into the namespace this prefix gives it
     /// ([`sqlwitness_core::namespace_for`]) — the copy `migrate` and `eval`
     /// then use on that engine. `None`: no such copy.
@@ -175,7 +191,12 @@ fn spider_tables(
 /// What an import did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ImportReport {
-    pub dump: PathBuf,
+    /// The dump loaded, or the live database read (its URL without a
+    /// password, and the schema).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dump: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_source: Option<String>,
     pub engine: String,
     pub server_version: String,
     /// Statements run (and `COPY` blocks).
@@ -186,7 +207,7 @@ pub struct ImportReport {
     /// Statements not run, with why (the dump's own `CREATE DATABASE`,
     /// owners and grants …).
     pub skipped: Vec<DumpNote>,
-    /// Views and code the dump defines, not created.
+    /// Views and code the source defines, not created.
     pub not_created: Vec<DumpNote>,
     pub databases: Vec<DatabaseImport>,
 }
@@ -278,14 +299,15 @@ pub fn check_dump(
     Ok((skipped, listed))
 }
 
-/// Loads the dump into a fresh namespace and writes each database of
-/// `opts.databases` into a SQLite file; the namespace and its login are
-/// dropped at the end, whatever happened.
+/// Writes each database of `opts.databases` into a SQLite file (and the
+/// copies on the source's engine): a dump is loaded into a fresh namespace,
+/// dropped with its login at the end whatever happened; a live database is
+/// read and left as it was.
 pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
     let dialect = dump_dialect(opts.engine).ok_or_else(|| BenchError::Migration {
         db_id: String::new(),
         engine: opts.engine.to_string(),
-        message: "dumps are loaded by PostgreSQL, MySQL or MariaDB".into(),
+        message: "dumps and live sources are read by PostgreSQL, MySQL or MariaDB".into(),
     })?;
     for d in &opts.databases {
         if let Some(problem) = crate::db_id_problem(&d.db_id) {
@@ -322,39 +344,74 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
             });
         }
     }
-    let (skipped, not_created) = check_dump(&opts.dump, dialect)?;
-    let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
-        db_id: opts.dump.display().to_string(),
-        engine: opts.engine.to_string(),
-        message: e.message,
-    };
-    let ns_name = format!("sw_dump_{}", &sqlwitness_engines::fresh_password()[..16]);
-    let stamp_db = opts
-        .databases
-        .iter()
-        .map(|d| d.db_id.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
-    let stamp = Stamp::new(&stamp_db, "dump", "dump-load");
-    let mut ns = sqlwitness_engines::open_dump_namespace(opts.engine, &opts.url, &ns_name, &stamp)
-        .map_err(server_err)?;
-    let result = load_and_export(&mut *ns, dialect, opts, skipped, not_created);
-    let closed = ns.close();
-    let report = result?;
-    closed.map_err(server_err)?;
-    Ok(report)
+    match &opts.source {
+        ImportSource::Dump(dump) => {
+            let (skipped, not_created) = check_dump(dump, dialect)?;
+            let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
+                db_id: dump.display().to_string(),
+                engine: opts.engine.to_string(),
+                message: e.message,
+            };
+            let ns_name = format!("sw_dump_{}", &sqlwitness_engines::fresh_password()[..16]);
+            let stamp_db = opts
+                .databases
+                .iter()
+                .map(|d| d.db_id.as_str())
+                .collect::<Vec<_>>()
+                .join(",");
+            let stamp = Stamp::new(&stamp_db, "dump", "dump-load");
+            let mut ns =
+                sqlwitness_engines::open_dump_namespace(opts.engine, &opts.url, &ns_name, &stamp)
+                    .map_err(server_err)?;
+            let result = load(&mut *ns, dump, dialect, opts).and_then(|loaded| {
+                let mut report = export(&mut *ns, opts, not_created)?;
+                report.dump = Some(dump.clone());
+                report.skipped = skipped;
+                (report.statements, report.copied_rows, report.load_seconds) = loaded;
+                Ok(report)
+            });
+            let closed = ns.close();
+            let report = result?;
+            closed.map_err(server_err)?;
+            Ok(report)
+        }
+        ImportSource::Live { url, schema } => {
+            let shown = match schema {
+                Some(s) => format!("{} schema {s}", sqlwitness_engines::mask_url(url)),
+                None => sqlwitness_engines::mask_url(url),
+            };
+            let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
+                db_id: shown.clone(),
+                engine: opts.engine.to_string(),
+                message: e.message,
+            };
+            let mut src = sqlwitness_engines::open_live_source(
+                opts.engine,
+                &opts.url,
+                url,
+                schema.as_deref(),
+            )
+            .map_err(server_err)?;
+            let result = export(&mut *src, opts, Vec::new());
+            let closed = src.close();
+            let mut report = result?;
+            closed.map_err(server_err)?;
+            report.live_source = Some(shown);
+            Ok(report)
+        }
+    }
 }
 
-fn load_and_export(
+/// Runs the dump's statements in `ns`: the statements run, the rows loaded
+/// by `COPY` and the seconds it took.
+fn load(
     ns: &mut dyn DumpNamespace,
+    path: &Path,
     dialect: DumpDialect,
     opts: &ImportOptions,
-    skipped: Vec<DumpNote>,
-    not_created: Vec<DumpNote>,
-) -> Result<ImportReport, BenchError> {
-    let path = &opts.dump;
+) -> Result<(u64, u64, f64), BenchError> {
     let fail = |line: usize, text: &str, e: sqlwitness_core::DbError| BenchError::DumpLoad {
-        path: path.clone(),
+        path: path.to_path_buf(),
         line,
         engine: opts.engine.to_string(),
         message: format!(
@@ -364,9 +421,6 @@ fn load_and_export(
             e.code.map(|c| format!(" (code {c})")).unwrap_or_default()
         ),
     };
-    let server_version = ns
-        .server_version()
-        .map_err(|e| fail(0, "SELECT version()", e))?;
     let started = Instant::now();
     let mut ctx = Context::default();
     let mut statements = 0u64;
@@ -423,21 +477,40 @@ fn load_and_export(
             Item::CopyData(_) | Item::CopyEnd { .. } => {}
         }
     }
-    let load_seconds = started.elapsed().as_secs_f64();
+    Ok((statements, copied_rows, started.elapsed().as_secs_f64()))
+}
+
+/// Writes each database of `opts.databases` from the tables of `ns` (a
+/// loaded dump or a live database) into its SQLite file, and its copy on
+/// the source's engine; `not_created` lists what the dump's text defines
+/// and is not created.
+fn export(
+    ns: &mut dyn ServerSource,
+    opts: &ImportOptions,
+    not_created: Vec<DumpNote>,
+) -> Result<ImportReport, BenchError> {
+    let fail = |what: &str, e: sqlwitness_core::DbError| BenchError::Migration {
+        db_id: String::new(),
+        engine: opts.engine.to_string(),
+        message: format!("{what}: {}", e.message),
+    };
+    let server_version = ns
+        .server_version()
+        .map_err(|e| fail("SELECT version()", e))?;
     let mut not_created = not_created;
     for o in ns
         .other_objects()
-        .map_err(|e| fail(0, "the dump's other objects", e))?
+        .map_err(|e| fail("the objects beside the tables", e))?
     {
         if !not_created.iter().any(|n| n.note.contains(&o)) {
             not_created.push(DumpNote {
                 line: 0,
                 statement: String::new(),
-                note: format!("{o}: in the loaded namespace, not carried"),
+                note: format!("{o}: not carried"),
             });
         }
     }
-    let schema = ns.schema().map_err(|e| fail(0, "the dump's tables", e))?;
+    let schema = ns.schema().map_err(|e| fail("the tables", e))?;
     let mut databases = Vec::new();
     for d in &opts.databases {
         let started = Instant::now();
@@ -511,13 +584,14 @@ fn load_and_export(
         });
     }
     Ok(ImportReport {
-        dump: path.clone(),
+        dump: None,
+        live_source: None,
         engine: opts.engine.to_string(),
         server_version,
-        statements,
-        copied_rows,
-        load_seconds,
-        skipped,
+        statements: 0,
+        copied_rows: 0,
+        load_seconds: 0.0,
+        skipped: Vec::new(),
         not_created,
         databases,
     })

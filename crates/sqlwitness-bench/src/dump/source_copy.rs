@@ -19,7 +19,7 @@ use std::path::Path;
 
 use serde::Serialize;
 use sqlwitness_core::{
-    CopiedTable, Database, DbError, DumpNamespace, EngineKind, Migrator, Ownership, SourceTable,
+    CopiedTable, Database, DbError, EngineKind, Migrator, Ownership, ServerSource, SourceTable,
     Stamp, StampState,
 };
 
@@ -173,7 +173,7 @@ fn target_kind(engine: EngineKind, sql_type: &str) -> sqlwitness_core::TargetKin
 /// sqlwitness did not create is left untouched (the copy is then not made);
 /// one it made before is replaced.
 pub(crate) fn write(
-    ns: &mut dyn DumpNamespace,
+    ns: &mut dyn ServerSource,
     engine: EngineKind,
     url: &str,
     (db, check): (&Database, Option<&Path>),
@@ -249,7 +249,7 @@ pub(crate) fn write(
 
 #[allow(clippy::too_many_arguments)]
 fn locked(
-    ns: &mut dyn DumpNamespace,
+    ns: &mut dyn ServerSource,
     w: &mut dyn Migrator,
     copy: &mut SourceCopy,
     (db, check): (&Database, Option<&Path>),

@@ -5,14 +5,18 @@
 //! `SUPER`, no user or grant changes; its `DEFINER`s cannot name another
 //! account. The dump runs over that login; the loaded database is read as
 //! a [`Source`] by the administrative login, then dropped with the login.
+//!
+//! A live database a benchmark names ([`MysqlDumpNamespace::attach`]) is
+//! read the same way over the login its URL gives, in a read-only session;
+//! nothing is created in it, and closing it only ends the sessions.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch,
-    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind,
-    STAMP_TABLE,
+    ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView,
+    Stamp, TargetKind, STAMP_TABLE,
 };
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
@@ -42,6 +46,21 @@ pub struct MysqlDumpNamespace {
     database: String,
     user: String,
     closed: bool,
+    /// A live database's reader session (its URL's login, read-only);
+    /// `None` for a loaded dump, read by the administrative login.
+    reader: Option<MySqlConnection>,
+}
+
+/// The session a source is read over: a live database's reader, else the
+/// administrative login.
+fn src<'a>(
+    reader: &'a mut Option<MySqlConnection>,
+    admin: &'a mut MySqlConnection,
+) -> &'a mut MySqlConnection {
+    match reader {
+        Some(r) => r,
+        None => admin,
+    }
 }
 
 impl std::fmt::Debug for MysqlDumpNamespace {
@@ -104,12 +123,75 @@ impl MysqlDumpNamespace {
             database: database.to_string(),
             user,
             closed: false,
+            reader: None,
         };
         if let Err(e) = ns.prepare(&base) {
             let _ = ns.close();
             return Err(e);
         }
         Ok(ns)
+    }
+
+    /// A live database (`source_url`: its login and database) read as a
+    /// [`ServerSource`] in a read-only session. Its tables are copied by
+    /// `INSERT … SELECT` over the administrative `admin_url`, which must
+    /// reach the same server.
+    pub fn attach(
+        dialect: sqlwitness_dialect::Dialect,
+        admin_url: &str,
+        source_url: &str,
+    ) -> Result<Self, DbError> {
+        let migrator = MysqlMigrator::connect(dialect, admin_url)?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let connect = |url: &str| -> Result<MySqlConnection, DbError> {
+            let opts: MySqlConnectOptions = url
+                .parse()
+                .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(url))))?;
+            rt.block_on(opts.connect()).map_err(|e| {
+                DbError::connection(format!("cannot connect to {}: {e}", crate::mask_url(url)))
+            })
+        };
+        let mut admin = connect(admin_url)?;
+        let mut reader = connect(source_url)?;
+        rt.block_on(reader.execute("SET SESSION TRANSACTION READ ONLY"))
+            .map_err(my_error)?;
+        let database: Option<String> = rt
+            .block_on(sqlx::query_scalar("SELECT CAST(DATABASE() AS CHAR)").fetch_one(&mut reader))
+            .map_err(my_error)?;
+        let database = database.ok_or_else(|| {
+            DbError::refused(format!(
+                "{}: the URL names no database",
+                crate::mask_url(source_url)
+            ))
+        })?;
+        let server = "SELECT CAST(CONCAT(@@hostname, ':', @@port, ' ', @@version) AS CHAR)";
+        let here: String = rt
+            .block_on(sqlx::query_scalar(server).fetch_one(&mut admin))
+            .map_err(my_error)?;
+        let there: String = rt
+            .block_on(sqlx::query_scalar(server).fetch_one(&mut reader))
+            .map_err(my_error)?;
+        if here != there {
+            return Err(DbError::refused(format!(
+                "{}: another server ({there}) than the administrative login's ({here}): a \
+                 live MySQL or MariaDB source is copied on its own server",
+                crate::mask_url(source_url)
+            )));
+        }
+        Ok(MysqlDumpNamespace {
+            rt,
+            migrator,
+            admin,
+            loader: None,
+            loader_id: 0,
+            database,
+            user: String::new(),
+            closed: false,
+            reader: Some(reader),
+        })
     }
 
     fn prepare(&mut self, base: &MySqlConnectOptions) -> Result<(), DbError> {
@@ -158,7 +240,10 @@ impl MysqlDumpNamespace {
     fn count(&mut self, sql: String) -> Result<u64, DbError> {
         let n: Option<i64> = self
             .rt
-            .block_on(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(&mut self.admin))
+            .block_on(
+                sqlx::query_scalar(AssertSqlSafe(sql))
+                    .fetch_one(src(&mut self.reader, &mut self.admin)),
+            )
             .map_err(my_error)?;
         Ok(n.unwrap_or(0).max(0) as u64)
     }
@@ -191,7 +276,7 @@ impl Source for MysqlDumpNamespace {
                 )
                 .bind(&db)
                 .bind(STAMP_TABLE)
-                .fetch_all(&mut self.admin),
+                .fetch_all(src(&mut self.reader, &mut self.admin)),
             )
             .map_err(my_error)?;
         let mut out = SourceSchema::default();
@@ -206,7 +291,7 @@ impl Source for MysqlDumpNamespace {
                     )
                     .bind(&db)
                     .bind(&name)
-                    .fetch_all(&mut self.admin),
+                    .fetch_all(src(&mut self.reader, &mut self.admin)),
                 )
                 .map_err(my_error)?;
             let columns: Vec<SourceColumn> = cols
@@ -233,7 +318,7 @@ impl Source for MysqlDumpNamespace {
                     )
                     .bind(&db)
                     .bind(&name)
-                    .fetch_all(&mut self.admin),
+                    .fetch_all(src(&mut self.reader, &mut self.admin)),
                 )
                 .map_err(my_error)?;
             let mut table = SourceTable {
@@ -301,7 +386,7 @@ impl Source for MysqlDumpNamespace {
             .join(", ");
         let sql = format!("SELECT {list} FROM {}", self.qualified(&table.name));
         let rt = &self.rt;
-        let conn = &mut self.admin;
+        let conn = src(&mut self.reader, &mut self.admin);
         let rows = sqlx::raw_sql(AssertSqlSafe(sql)).fetch(&mut *conn);
         rt.block_on(scan_in_batches(
             rows, decode_row, my_error, SCAN_BATCH, batch,
@@ -352,7 +437,12 @@ impl MysqlDumpNamespace {
     /// and the sum of each row's SHA-256 (of its columns' bytes in hex, `N`
     /// for NULL) cut to 60 bits (SHA-256: MySQL 9.7 has no `MD5()`; hex:
     /// its `QUOTE()` refuses bytes that are not text).
-    fn checksum(&mut self, from: &str, cols: &[String]) -> Result<(u64, String), DbError> {
+    fn checksum(
+        &mut self,
+        on_source: bool,
+        from: &str,
+        cols: &[String],
+    ) -> Result<(u64, String), DbError> {
         let quoted = cols
             .iter()
             .map(|c| format!("IFNULL(HEX(CAST({c} AS BINARY)), 'N')"))
@@ -364,17 +454,17 @@ impl MysqlDumpNamespace {
         );
         let row = self
             .rt
-            .block_on(sqlx::query(AssertSqlSafe(sql)).fetch_one(&mut self.admin))
+            .block_on(sqlx::query(AssertSqlSafe(sql)).fetch_one(if on_source {
+                src(&mut self.reader, &mut self.admin)
+            } else {
+                &mut self.admin
+            }))
             .map_err(my_error)?;
         Ok((row.get::<i64, _>(0).max(0) as u64, row.get(1)))
     }
 }
 
 impl DumpNamespace for MysqlDumpNamespace {
-    fn server_version(&mut self) -> Result<String, DbError> {
-        self.migrator.server_version()
-    }
-
     fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
@@ -398,6 +488,12 @@ impl DumpNamespace for MysqlDumpNamespace {
             "COPY is PostgreSQL's: not a MySQL statement",
         ))
     }
+}
+
+impl ServerSource for MysqlDumpNamespace {
+    fn server_version(&mut self) -> Result<String, DbError> {
+        self.migrator.server_version()
+    }
 
     fn other_objects(&mut self) -> Result<Vec<String>, DbError> {
         let db = self.database.clone();
@@ -413,9 +509,49 @@ impl DumpNamespace for MysqlDumpNamespace {
                 .bind(&db)
                 .bind(&db)
                 .bind(&db)
-                .fetch_all(&mut self.admin),
+                .fetch_all(src(&mut self.reader, &mut self.admin)),
             )
             .map_err(my_error)
+    }
+
+    fn views(&mut self) -> Result<Vec<SourceView>, DbError> {
+        let db = self.database.clone();
+        let names: Vec<String> = self
+            .rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.VIEWS \
+                     WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
+                )
+                .bind(&db)
+                .fetch_all(src(&mut self.reader, &mut self.admin)),
+            )
+            .map_err(my_error)?;
+        let mut out = Vec::new();
+        for name in names {
+            let row = self
+                .rt
+                .block_on(
+                    sqlx::query(AssertSqlSafe(format!(
+                        "SHOW CREATE VIEW {}",
+                        self.qualified(&name)
+                    )))
+                    .fetch_one(src(&mut self.reader, &mut self.admin)),
+                )
+                .map_err(my_error)?;
+            let create: String = row
+                .try_get::<String, _>(1)
+                .or_else(|_| {
+                    row.try_get::<Vec<u8>, _>(1)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                })
+                .map_err(|e| DbError::new(ErrorClass::Other, None, e.to_string()))?;
+            out.push(SourceView {
+                definition: crate::dump::view_select(&create, &db),
+                name,
+            });
+        }
+        Ok(out)
     }
 
     fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {
@@ -429,7 +565,7 @@ impl DumpNamespace for MysqlDumpNamespace {
                 )
                 .bind(&db)
                 .bind(&table.name)
-                .fetch_optional(&mut self.admin),
+                .fetch_optional(src(&mut self.reader, &mut self.admin)),
             )
             .map_err(my_error)?
             .flatten();
@@ -450,7 +586,7 @@ impl DumpNamespace for MysqlDumpNamespace {
                 )
                 .bind(&db)
                 .bind(&table.name)
-                .fetch_all(&mut self.admin),
+                .fetch_all(src(&mut self.reader, &mut self.admin)),
             )
             .map_err(my_error)?;
         let mut columns = Vec::new();
@@ -493,8 +629,9 @@ impl DumpNamespace for MysqlDumpNamespace {
             self.qualified(&table.name),
             list = names.join(", ")
         ))?;
-        let (rows_source, checksum_source) = self.checksum(&self.qualified(&table.name), &names)?;
-        let (rows_target, checksum_target) = self.checksum(&target, &names)?;
+        let (rows_source, checksum_source) =
+            self.checksum(true, &self.qualified(&table.name), &names)?;
+        let (rows_target, checksum_target) = self.checksum(false, &target, &names)?;
         crate::dump::add_unique_keys(
             table,
             &target,
@@ -524,6 +661,11 @@ impl DumpNamespace for MysqlDumpNamespace {
             return Ok(());
         }
         self.closed = true;
+        if let Some(r) = self.reader.take() {
+            // A live database: only the sessions end.
+            let _ = self.rt.block_on(r.close());
+            return Ok(());
+        }
         if let Some(l) = self.loader.take() {
             let _ = self.rt.block_on(l.close());
         }

@@ -9,13 +9,19 @@
 //! A database rather than a schema: a dump names its schemas (`public.t`,
 //! `CREATE SCHEMA app`), and in a database of its own every schema it names
 //! is its own; nothing it writes can reach the databases beside it.
+//!
+//! A live database a benchmark names ([`PgDumpNamespace::attach`]) is read
+//! the same way, over the login its URL gives, in a session whose
+//! transactions are read-only; nothing is created in it, and closing it
+//! only ends the sessions.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use sqlwitness_core::{
-    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, Source,
-    SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind,
+    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, ServerSource,
+    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp,
+    TargetKind, STAMP_TABLE,
 };
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
@@ -64,6 +70,9 @@ pub struct PgDumpNamespace {
     /// Enum types recreated in a copy's namespace: `(namespace, name)` →
     /// the dump's type.
     enums: std::collections::HashMap<(String, String), i64>,
+    /// A live database, read and left as it was: the schema read (`None`:
+    /// every schema but the server's own and sqlwitness's copies).
+    live: Option<Option<String>>,
 }
 
 impl std::fmt::Debug for PgDumpNamespace {
@@ -172,12 +181,93 @@ impl PgDumpNamespace {
             role: role.clone(),
             located: Default::default(),
             enums: Default::default(),
+            live: None,
         };
         if let Err(e) = ns.prepare(&base, stamp, &password) {
             let _ = ns.close();
             return Err(e);
         }
         Ok(ns)
+    }
+
+    /// A live database (`source_url`, over the login it names; `schema`:
+    /// only that schema) read as a [`ServerSource`] in a read-only session,
+    /// its tables copied into namespaces over the administrative
+    /// `admin_url` (the run's server, which may be another).
+    pub fn attach(
+        admin_url: &str,
+        source_url: &str,
+        schema: Option<&str>,
+    ) -> Result<Self, DbError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let connect = |url: &str| -> Result<PgConnection, DbError> {
+            let opts: PgConnectOptions = url
+                .parse()
+                .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(url))))?;
+            rt.block_on(opts.application_name("sqlwitness source reader").connect())
+                .map_err(|e| {
+                    DbError::connection(format!("cannot connect to {}: {e}", crate::mask_url(url)))
+                })
+        };
+        let admin = connect(admin_url)?;
+        let mut inside = connect(source_url)?;
+        let database: String = rt
+            .block_on(inside.execute(
+                "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY; \
+                     SET default_transaction_read_only = on",
+            ))
+            .and_then(|_| {
+                rt.block_on(
+                    sqlx::query_scalar("SELECT current_database()::text").fetch_one(&mut inside),
+                )
+            })
+            .map_err(pg_error)?;
+        if let Some(schema) = schema {
+            let found: Option<i32> = rt
+                .block_on(
+                    sqlx::query_scalar("SELECT 1 FROM pg_namespace WHERE nspname = $1")
+                        .bind(schema)
+                        .fetch_optional(&mut inside),
+                )
+                .map_err(pg_error)?;
+            if found.is_none() {
+                return Err(DbError::refused(format!(
+                    "database \"{database}\" has no schema \"{schema}\""
+                )));
+            }
+        }
+        Ok(PgDumpNamespace {
+            rt,
+            admin,
+            inside: Some(inside),
+            loader: None,
+            loader_pid: 0,
+            database,
+            role: String::new(),
+            located: Default::default(),
+            enums: Default::default(),
+            live: Some(schema.map(str::to_string)),
+        })
+    }
+
+    /// The condition on `pg_namespace n` that keeps the schemas read: a
+    /// dump's every schema but sqlwitness's stamp; a live database's
+    /// schema asked for, else every schema but sqlwitness's copies.
+    fn schemas_read(&self) -> String {
+        let system = "n.nspname NOT IN ('pg_catalog', 'information_schema') \
+                      AND n.nspname NOT LIKE 'pg\\_%'";
+        match &self.live {
+            None => format!("{system} AND n.nspname <> {}", literal(STAMP_SCHEMA, false)),
+            Some(Some(schema)) => format!("n.nspname = {}", literal(schema, false)),
+            Some(None) => format!(
+                "{system} AND NOT EXISTS (SELECT 1 FROM pg_class s \
+                 WHERE s.relnamespace = n.oid AND s.relname = {})",
+                literal(STAMP_TABLE, false)
+            ),
+        }
     }
 
     fn prepare(
@@ -439,19 +529,17 @@ impl PgDumpNamespace {
 
 impl Source for PgDumpNamespace {
     fn schema(&mut self) -> Result<SourceSchema, DbError> {
+        let scope = self.schemas_read();
         let rt = &self.rt;
         let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
         let tables = rt
             .block_on(
-                sqlx::query(
+                sqlx::query(AssertSqlSafe(format!(
                     "SELECT c.oid::int8, n.nspname::text, c.relname::text FROM pg_class c \
                      JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition \
-                       AND n.nspname NOT IN ('pg_catalog', 'information_schema', $1) \
-                       AND n.nspname NOT LIKE 'pg\\_%' \
-                     ORDER BY n.nspname = 'public' DESC, n.nspname, c.relname",
-                )
-                .bind(STAMP_SCHEMA)
+                     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND {scope} \
+                     ORDER BY n.nspname = 'public' DESC, n.nspname, c.relname"
+                )))
                 .fetch_all(&mut *conn),
             )
             .map_err(pg_error)?;
@@ -611,12 +699,6 @@ impl Source for PgDumpNamespace {
 }
 
 impl DumpNamespace for PgDumpNamespace {
-    fn server_version(&mut self) -> Result<String, DbError> {
-        self.rt
-            .block_on(sqlx::query_scalar("SELECT version()").fetch_one(&mut self.admin))
-            .map_err(pg_error)
-    }
-
     fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
@@ -664,29 +746,68 @@ impl DumpNamespace for PgDumpNamespace {
             }
         }
     }
+}
+
+impl ServerSource for PgDumpNamespace {
+    fn server_version(&mut self) -> Result<String, DbError> {
+        self.rt
+            .block_on(sqlx::query_scalar("SELECT version()").fetch_one(&mut self.admin))
+            .map_err(pg_error)
+    }
 
     fn other_objects(&mut self) -> Result<Vec<String>, DbError> {
+        let scope = self.schemas_read();
         let rt = &self.rt;
         let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
         let rows: Vec<String> = rt
             .block_on(
-                sqlx::query_scalar(
+                sqlx::query_scalar(AssertSqlSafe(format!(
                     "SELECT CASE c.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' \
                        ELSE 'foreign table ' END || n.nspname || '.' || c.relname \
                      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE c.relkind IN ('v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') \
+                     WHERE c.relkind IN ('v', 'm', 'f') AND {scope} \
                      UNION ALL \
-                     SELECT 'trigger ' || t.tgname || ' on ' || t.tgrelid::regclass::text FROM pg_trigger t WHERE NOT t.tgisinternal \
+                     SELECT 'trigger ' || t.tgname || ' on ' || t.tgrelid::regclass::text FROM pg_trigger t \
+                     JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE NOT t.tgisinternal AND {scope} \
                      UNION ALL \
                      SELECT CASE p.prokind WHEN 'p' THEN 'procedure ' ELSE 'function ' END || n.nspname || '.' || p.proname \
                      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
-                     WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') \
-                     ORDER BY 1",
-                )
+                     WHERE {scope} AND NOT EXISTS (SELECT 1 FROM pg_depend d \
+                       WHERE d.objid = p.oid AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e') \
+                     ORDER BY 1"
+                )))
                 .fetch_all(conn),
             )
             .map_err(pg_error)?;
         Ok(rows)
+    }
+
+    fn views(&mut self) -> Result<Vec<SourceView>, DbError> {
+        let scope = self.schemas_read();
+        let rt = &self.rt;
+        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let rows = rt
+            .block_on(
+                sqlx::query(AssertSqlSafe(format!(
+                    "SELECT c.relname::text, pg_get_viewdef(c.oid, true) \
+                     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relkind = 'v' AND {scope} ORDER BY c.oid"
+                )))
+                .fetch_all(conn),
+            )
+            .map_err(pg_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| SourceView {
+                name: r.get(0),
+                definition: r
+                    .get::<String, _>(1)
+                    .trim()
+                    .trim_end_matches(';')
+                    .to_string(),
+            })
+            .collect())
     }
 
     fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {
@@ -767,6 +888,13 @@ impl DumpNamespace for PgDumpNamespace {
     }
 
     fn close(&mut self) -> Result<(), DbError> {
+        if self.live.is_some() {
+            // A live database: only the sessions end.
+            if let Some(c) = self.inside.take() {
+                let _ = self.rt.block_on(c.close());
+            }
+            return Ok(());
+        }
         if let Some(l) = self.loader.take() {
             let _ = self.rt.block_on(l.close());
         }
