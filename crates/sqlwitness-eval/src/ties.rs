@@ -70,9 +70,9 @@ impl Judged<'_> {
                 unstable: false,
             };
         }
-        // The prediction's own ties (a probe only where it has a top-level
-        // ORDER BY).
-        let Some(pw) = TieWindow::probe_with_in(pred_sql, self.dialects, self.run)
+        // The prediction's own ties (a probe only where a LIMIT cuts its
+        // top-level ORDER BY: without one no answer is cut).
+        let Some(pw) = TieWindow::probe_cut_with_in(pred_sql, self.dialects, self.run)
             .filter(TieWindow::cuts_ties)
         else {
             return TieStanding {

@@ -12,22 +12,32 @@
 //! Without a LIMIT the window is every row: the prediction must list the
 //! same rows, each run of equal keys in any order.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use sqlwitness_core::{canonical_cell, Database, Engine, QueryLimits, Value};
 
 use crate::{top_order_probe_in, Probe};
 
-fn key(cells: &[Value]) -> Vec<String> {
-    cells.iter().map(canonical_cell).collect()
+/// The cells' canonical forms (numbers across types, floats to 12
+/// significant digits), hashed to 128 bits: two keys are equal exactly
+/// when the canonical cells are (up to a 2^-128 collision), and a window of
+/// hundreds of thousands of rows holds 16 bytes a key, not a string a cell.
+fn key(cells: &[Value]) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for c in cells {
+        let text = canonical_cell(c);
+        h.update(&(text.len() as u64).to_le_bytes());
+        h.update(text.as_bytes());
+    }
+    h.digest128()
 }
 
 /// The gold's fully sorted rows (select list and sort key) on one database,
 /// and the window of positions its LIMIT/OFFSET keeps.
 #[derive(Debug, Clone)]
 pub struct TieWindow {
-    /// `(sort key, select-list row)` in the gold's order.
-    rows: Vec<(Vec<String>, Vec<String>)>,
+    /// `(sort key, select-list row)` keys in the gold's order.
+    rows: Vec<(u128, u128)>,
     /// The select-list rows as values, in the same order.
     values: Vec<Vec<Value>>,
     data_columns: usize,
@@ -67,6 +77,26 @@ impl TieWindow {
         dialects: crate::Dialects<'_>,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
+        TieWindow::probe_inner(gold_sql, dialects, false, run)
+    }
+
+    /// [`TieWindow::probe_with_in`] only for a query whose LIMIT cuts its
+    /// ordered rows (the only window [`TieWindow::cuts_ties`] can be true
+    /// of): a query without a LIMIT is not run again.
+    pub fn probe_cut_with_in(
+        sql: &str,
+        dialects: crate::Dialects<'_>,
+        run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
+    ) -> Option<TieWindow> {
+        TieWindow::probe_inner(sql, dialects, true, run)
+    }
+
+    fn probe_inner(
+        gold_sql: &str,
+        dialects: crate::Dialects<'_>,
+        only_cut: bool,
+        run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
+    ) -> Option<TieWindow> {
         let (
             Probe::Ordered {
                 sql,
@@ -79,6 +109,9 @@ impl TieWindow {
         else {
             return None;
         };
+        if only_cut && cut.is_none() {
+            return None;
+        }
         let full = run(&sql)?;
         let d = data_columns;
         if full.rows.iter().any(|r| r.len() != d + key_columns) {
@@ -86,13 +119,19 @@ impl TieWindow {
         }
         let start = (offset as usize).min(full.rows.len());
         let end = cut.map_or(full.rows.len(), |c| (c as usize).min(full.rows.len()));
+        // The probe's rows are consumed as they are keyed: a large answer is
+        // held once, not twice.
+        let mut rows = Vec::with_capacity(full.rows.len());
+        let mut values = Vec::with_capacity(full.rows.len());
+        for mut r in full.rows {
+            rows.push((key(&r[d..]), key(&r[..d])));
+            r.truncate(d);
+            r.shrink_to_fit();
+            values.push(r);
+        }
         Some(TieWindow {
-            rows: full
-                .rows
-                .iter()
-                .map(|r| (key(&r[d..]), key(&r[..d])))
-                .collect(),
-            values: full.rows.iter().map(|r| r[..d].to_vec()).collect(),
+            rows,
+            values,
             data_columns: d,
             start,
             end,
@@ -211,16 +250,13 @@ impl TieWindow {
         {
             return false;
         }
-        // Rows available per key value.
-        let mut avail: BTreeMap<&[String], BTreeMap<&[String], usize>> = BTreeMap::new();
-        for (k, d) in &self.rows {
-            *avail.entry(k).or_default().entry(d).or_default() += 1;
+        // Rows available per (key value, row).
+        let mut avail: HashMap<(u128, u128), usize> = HashMap::with_capacity(self.rows.len());
+        for &pair in &self.rows {
+            *avail.entry(pair).or_default() += 1;
         }
         for ((k, _), pred) in self.rows[self.start..end].iter().zip(pred_rows) {
-            let Some(rows) = avail.get_mut(k.as_slice()) else {
-                return false;
-            };
-            match rows.get_mut(key(pred).as_slice()) {
+            match avail.get_mut(&(*k, key(pred))) {
                 Some(n) if *n > 0 => *n -= 1,
                 _ => return false,
             }
