@@ -179,7 +179,7 @@ pub(crate) fn with_suite(
             rows_before: w.rows_before,
             inserts: w.inserts,
             gold: w.gold,
-            pred_error: w.pred.as_ref().err().cloned(),
+            pred_error: w.pred.as_ref().err().map(|e| e.message.clone()),
             pred: w.pred.unwrap_or_default(),
         }),
     });

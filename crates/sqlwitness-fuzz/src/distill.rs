@@ -97,6 +97,17 @@ pub struct ServerReference<'a> {
     pub migrate: MigrateOptions,
 }
 
+/// Why a candidate instance is not used on a server reference.
+#[derive(Debug, thiserror::Error)]
+enum Unplaced {
+    /// The migration failed.
+    #[error("{0}")]
+    Migration(sqlwitness_bench::BenchError),
+    /// The migration ran and its copy did not verify (the report's words).
+    #[error("{0}")]
+    Unverified(String),
+}
+
 impl ServerReference<'_> {
     /// The database the original's queries read on the server.
     pub fn original(&self, db_id: &str, sqlite: &Path) -> Database {
@@ -105,7 +116,7 @@ impl ServerReference<'_> {
 
     /// Candidate `k` (its SQLite file `path`) migrated and verified into
     /// its scratch namespace, or why not (the namespace is then dropped).
-    fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<Database, String> {
+    fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<Database, Unplaced> {
         let db = Database {
             db_id: db_id.to_string(),
             sqlite_path: path.to_path_buf(),
@@ -115,8 +126,8 @@ impl ServerReference<'_> {
             ),
         };
         let problem = match migrate_database(&db, &self.target, &self.migrate) {
-            Ok(r) => r.problem(),
-            Err(e) => Some(e.to_string()),
+            Ok(r) => r.problem().map(Unplaced::Unverified),
+            Err(e) => Some(Unplaced::Migration(e)),
         };
         match problem {
             None => Ok(db),

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use sqlwitness_core::compare::CompareOptions;
-use sqlwitness_core::{Database, Engine, QueryLimits, ResultSet, Value};
+use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_engines::SqliteEngine;
 
 use crate::generate::parent_columns;
@@ -33,7 +33,7 @@ pub struct Witness {
     /// The gold's result on the witness, rendered (at most 10 rows).
     pub gold: Vec<Vec<String>>,
     /// The prediction's result, or its error.
-    pub pred: Result<Vec<Vec<String>>, String>,
+    pub pred: Result<Vec<Vec<String>>, DbError>,
     /// Databases tried while shrinking.
     pub trials: usize,
 }
@@ -43,7 +43,7 @@ type Row = (usize, Vec<Value>);
 /// parent columns.
 type EnforcedKey = (usize, Vec<usize>, Vec<usize>);
 /// Gold result and prediction result (or error) on a database where they differ.
-type Difference = (ResultSet, Result<ResultSet, String>);
+type Difference = (ResultSet, Result<ResultSet, DbError>);
 
 fn literal(v: &Value) -> String {
     match v {
@@ -202,7 +202,7 @@ pub fn shrink_witness(
         let g = engine.execute(&db, gold, limits);
         let p = engine.execute(&db, pred, limits);
         let out = if really_differs(&engine, &db, gold, &g, &p, opts, limits) {
-            g.ok().map(|g| (g, p.map_err(|e| e.message)))
+            g.ok().map(|g| (g, p))
         } else {
             None
         };

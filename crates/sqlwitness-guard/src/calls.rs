@@ -312,7 +312,7 @@ mod tests {
             "SELECT current_user FROM singer",
             "SELECT a FROM t WHERE current_user = 'x'",
         ] {
-            let err = check(Mysql, sql).unwrap_err();
+            let err = check(Mysql, sql).unwrap_err().message;
             assert!(
                 err.to_lowercase()
                     .contains("denied function `current_user`"),

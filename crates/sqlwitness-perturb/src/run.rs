@@ -10,7 +10,7 @@ use sqlwitness_bench::{
     load_benchmark, load_tables_json, read_json_array, BenchmarkFormat, PredictedSql, TableSchema,
 };
 use sqlwitness_core::{
-    compare, CompareMode, CompareOptions, Database, Engine, QueryLimits, ResultSet,
+    compare, CompareMode, CompareOptions, Database, DbError, Engine, QueryLimits, ResultSet,
 };
 use sqlwitness_engines::{sqlite_schema_names, SqliteEngine};
 use sqlwitness_sql::{has_top_level_order_by, ColumnChange, RewriteError, SchemaChange};
@@ -324,7 +324,7 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
         };
         let questions: Vec<&sqlwitness_bench::Question> =
             bench.questions.iter().filter(|q| q.db_id == db).collect();
-        let mut original_results: HashMap<usize, Result<ResultSet, String>> = HashMap::new();
+        let mut original_results: HashMap<usize, Result<ResultSet, DbError>> = HashMap::new();
         let mut written = 0;
         for (k, plan) in samples.iter().enumerate() {
             let pid = format!("{db}_{k}");
@@ -362,9 +362,7 @@ pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, Pertu
                 mapping.summary.affected += 1;
                 mapping.summary.rewritten += 1;
                 let original = original_results.entry(q.id).or_insert_with(|| {
-                    engine
-                        .execute(&Database::new(db.clone(), path.clone()), &q.gold, &limits)
-                        .map_err(|e| e.message)
+                    engine.execute(&Database::new(db.clone(), path.clone()), &q.gold, &limits)
                 });
                 let perturbed = Database::new(pid.clone(), ppath.clone());
                 let verdict = verify(&engine, &limits, &q.gold, original, &perturbed, &sql);
@@ -506,14 +504,14 @@ fn verify(
     engine: &SqliteEngine,
     limits: &QueryLimits,
     gold: &str,
-    original: &Result<ResultSet, String>,
+    original: &Result<ResultSet, DbError>,
     perturbed: &Database,
     sql: &str,
 ) -> Result<(), (String, String)> {
     let before = original.as_ref().map_err(|e| {
         (
             "original gold fails on the original database".to_string(),
-            e.clone(),
+            e.message.clone(),
         )
     })?;
     let after = engine

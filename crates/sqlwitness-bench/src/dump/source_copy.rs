@@ -69,7 +69,7 @@ fn migration_report(
     engine: EngineKind,
     server_version: &str,
     tables: &[(SourceTable, CopiedTable)],
-    fk_applied: &[Vec<Result<(), String>>],
+    fk_applied: &[Vec<Result<(), DbError>>],
 ) -> MigrationReport {
     let tables = tables
         .iter()
@@ -117,7 +117,7 @@ fn migration_report(
                     orphan_rows: 0,
                     reason: match r {
                         Ok(()) => "the dump's own".into(),
-                        Err(e) => format!("the server refused it: {e}"),
+                        Err(e) => format!("the server refused it: {}", e.message),
                     },
                 })
                 .collect(),
@@ -339,13 +339,14 @@ fn locked(
     for (t, _) in &copied {
         let mut outcomes = Vec::new();
         for k in 0..t.foreign_keys.len() {
-            let r = ns.copy_foreign_key(target, t, k).map_err(|e| e.message);
+            let r = ns.copy_foreign_key(target, t, k);
             if let Err(e) = &r {
                 copy.notes.push(format!(
-                    "table {}: foreign key ({}) → {} not added: {e}",
+                    "table {}: foreign key ({}) → {} not added: {}",
                     t.name,
                     t.foreign_keys[k].columns.join(", "),
-                    t.foreign_keys[k].parent_table
+                    t.foreign_keys[k].parent_table,
+                    e.message
                 ));
             }
             outcomes.push(r);

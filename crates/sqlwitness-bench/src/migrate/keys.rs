@@ -68,8 +68,24 @@ pub(crate) struct Resolved {
     pub pcols: Vec<usize>,
 }
 
+/// Why a declared foreign key names nothing it can be resolved to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Unresolved {
+    #[error("child column `{0}` does not exist")]
+    ChildColumn(String),
+    #[error("parent table `{0}` does not exist")]
+    ParentTable(String),
+    #[error("names no parent columns and the parent's primary key does not match")]
+    NoParentKey,
+    #[error("parent column `{0}` does not exist")]
+    ParentColumn(String),
+}
+
+/// A foreign key of a table, resolved or with why not.
+pub(crate) type Resolution = Result<Resolved, Unresolved>;
+
 /// Every foreign key of every table, resolved or with why not.
-pub(crate) fn resolve_foreign_keys(schema: &SourceSchema) -> Vec<Vec<Result<Resolved, String>>> {
+pub(crate) fn resolve_foreign_keys(schema: &SourceSchema) -> Vec<Vec<Resolution>> {
     let table_names: Vec<&str> = schema.tables.iter().map(|t| t.name.as_str()).collect();
     schema
         .tables
@@ -83,19 +99,17 @@ pub(crate) fn resolve_foreign_keys(schema: &SourceSchema) -> Vec<Vec<Result<Reso
                         .columns
                         .iter()
                         .map(|c| {
-                            find_ci(&cols, c).ok_or(format!("child column `{c}` does not exist"))
+                            find_ci(&cols, c).ok_or_else(|| Unresolved::ChildColumn(c.clone()))
                         })
                         .collect::<Result<_, _>>()?;
                     let parent = find_ci(&table_names, &fk.parent_table)
-                        .ok_or(format!("parent table `{}` does not exist", fk.parent_table))?;
+                        .ok_or_else(|| Unresolved::ParentTable(fk.parent_table.clone()))?;
                     let ptable = &schema.tables[parent];
                     let pnames: Vec<&str> =
                         ptable.columns.iter().map(|c| c.name.as_str()).collect();
                     let pcols: Vec<usize> = if fk.parent_columns.iter().all(Option::is_none) {
                         if ptable.primary_key.len() != child.len() {
-                            return Err("names no parent columns and the parent's primary key \
-                                        does not match"
-                                .to_string());
+                            return Err(Unresolved::NoParentKey);
                         }
                         ptable.primary_key.clone()
                     } else {
@@ -104,7 +118,7 @@ pub(crate) fn resolve_foreign_keys(schema: &SourceSchema) -> Vec<Vec<Result<Reso
                             .map(|c| {
                                 let c = c.as_deref().unwrap_or("");
                                 find_ci(&pnames, c)
-                                    .ok_or(format!("parent column `{c}` does not exist"))
+                                    .ok_or_else(|| Unresolved::ParentColumn(c.to_string()))
                             })
                             .collect::<Result<_, _>>()?
                     };
@@ -120,10 +134,7 @@ pub(crate) fn resolve_foreign_keys(schema: &SourceSchema) -> Vec<Vec<Result<Reso
 }
 
 /// The columns of each table that take part in a key.
-pub(crate) fn key_columns(
-    schema: &SourceSchema,
-    resolved: &[Vec<Result<Resolved, String>>],
-) -> Vec<Vec<bool>> {
+pub(crate) fn key_columns(schema: &SourceSchema, resolved: &[Vec<Resolution>]) -> Vec<Vec<bool>> {
     let mut out: Vec<Vec<bool>> = schema
         .tables
         .iter()
@@ -338,7 +349,7 @@ pub(crate) fn plan_database(
             };
             let apply = match r {
                 Err(why) => {
-                    report.reason = why;
+                    report.reason = why.to_string();
                     false
                 }
                 Ok(mut r) => {

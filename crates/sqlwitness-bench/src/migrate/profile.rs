@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sqlwitness_core::{DbError, Source, SourceSchema, SourceTable, Value};
 use xxhash_rust::xxh3::Xxh3;
 
-use super::keys::Resolved;
+use super::keys::Resolution;
 use super::log::StorageCounts;
 use super::plan::{is_boolean, is_temporal};
 use super::temporal::{datetime_text, parse_date, parse_datetime};
@@ -134,7 +134,7 @@ fn key_hash(row: &[Value], cols: &[usize]) -> Option<u64> {
 
 /// Tables in an order where every parent of a foreign key comes before its
 /// children (ties and cycles: schema order).
-fn parents_first(schema: &SourceSchema, resolved: &[Vec<Result<Resolved, String>>]) -> Vec<usize> {
+fn parents_first(schema: &SourceSchema, resolved: &[Vec<Resolution>]) -> Vec<usize> {
     let n = schema.tables.len();
     let mut done = vec![false; n];
     let mut order = Vec::with_capacity(n);
@@ -169,7 +169,7 @@ fn parents_first(schema: &SourceSchema, resolved: &[Vec<Result<Resolved, String>
 pub(crate) fn profile(
     src: &mut dyn Source,
     schema: &SourceSchema,
-    resolved: &[Vec<Result<Resolved, String>>],
+    resolved: &[Vec<Resolution>],
     key_cols: &[Vec<bool>],
 ) -> Result<Vec<TableProfile>, DbError> {
     let order = parents_first(schema, resolved);

@@ -228,7 +228,7 @@ struct Load {
     pk_inline: bool,
     /// The primary key was added after the load: `Err` is the server's
     /// refusal.
-    pk_added: Option<Result<(), String>>,
+    pk_added: Option<Result<(), DbError>>,
     error: Option<String>,
     load_ms: u64,
     key_ms: Option<u64>,
@@ -507,7 +507,7 @@ impl Ctx<'_> {
                             r.primary_key.reason = t.primary_key.reason.clone();
                         }
                         Some(Err(e)) => {
-                            r.primary_key.reason = format!("the server refused it: {e}")
+                            r.primary_key.reason = format!("the server refused it: {}", e.message)
                         }
                         None => r.primary_key.reason = "the table was not loaded".into(),
                     }
@@ -686,7 +686,7 @@ impl Ctx<'_> {
         load.load_ms = started.elapsed().as_millis() as u64;
         if load.error.is_none() && t.apply_pk {
             let started = Instant::now();
-            load.pk_added = Some(m.add_primary_key(ns, &t.def).map_err(|e| e.message));
+            load.pk_added = Some(m.add_primary_key(ns, &t.def));
             load.key_ms = Some(started.elapsed().as_millis() as u64);
         }
         load
