@@ -115,385 +115,545 @@ enum Candidate {
 }
 
 /// Builds the perturbed set described by `opts`; `progress` hears one line
-/// per database.
+/// per database. The stages: the options read into [`Inputs`] (every
+/// input file read and checked before anything is written), each database
+/// perturbed in turn ([`Run::database`], one sampled plan at a time in
+/// [`Run::sample`]), then the set written ([`Run::finish`]).
 pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, PerturbError> {
-    if opts.samples == 0 {
-        return Err(PerturbError::Input("--samples must be at least 1".into()));
+    let inputs = Inputs::read(opts)?;
+    let db_dir = empty_output(&opts.out)?;
+    let mut run = Run::new(opts, &inputs, db_dir);
+    let wanted: BTreeSet<&str> = opts.databases.iter().map(String::as_str).collect();
+    for db in inputs.bench.db_ids() {
+        if !wanted.is_empty() && !wanted.contains(db.as_str()) {
+            continue;
+        }
+        if let Some(written) = run.database(&db)? {
+            progress(&format!("{db}: {written} perturbed databases"));
+        }
     }
-    let bench = load_benchmark(&opts.bench, &opts.split)?;
-    if !matches!(
-        bench.format,
-        BenchmarkFormat::SpiderJson | BenchmarkFormat::SpiderGoldSql
-    ) {
-        return Err(PerturbError::Input(format!(
-            "{}: perturb needs a benchmark in the Spider layout (tables.json, database/, {}.json or {}_gold.sql)",
-            opts.bench.display(),
-            opts.split,
-            opts.split
-        )));
-    }
-    let tables_path = opts.bench.join("tables.json");
-    let schemas = load_tables_json(&tables_path)?;
-    let raw_tables = read_json_array(&tables_path, "schemas")?;
-    let raw_questions: Vec<Json> = match bench.format {
-        BenchmarkFormat::SpiderJson => read_json_array(&bench.source_file, "questions")?,
-        _ => Vec::new(),
-    };
-    // Read exactly as `eval --pred` reads them.
-    let predictions: Option<Vec<String>> = match &opts.predictions {
-        Some(p) => {
-            let preds = sqlwitness_bench::load_predictions(p, &bench)?;
-            let mut lines = vec![String::new(); bench.questions.len()];
-            for pr in preds {
-                if let (Some(slot), PredictedSql::Sql(sql)) = (lines.get_mut(pr.id), pr.sql) {
-                    *slot = sql;
+    run.finish()
+}
+
+/// What a perturbation kind changes columns with.
+enum Perturbation {
+    /// Synonyms or abbreviations.
+    Dictionary(Dictionary),
+    /// A user's exact renames, per database.
+    Renames(crate::dictionary::Renames),
+    /// Content-equivalence rules.
+    Content(Rules),
+}
+
+/// Everything `perturb` reads, read and checked before anything is
+/// written.
+struct Inputs {
+    bench: sqlwitness_bench::Benchmark,
+    schemas: HashMap<String, TableSchema>,
+    /// tables.json and the split's questions as written (entries are
+    /// copied with only the changed fields replaced).
+    raw_tables: Vec<Json>,
+    raw_questions: Vec<Json>,
+    /// The model's predictions by question, when given (empty: abstained).
+    predictions: Option<Vec<String>>,
+    perturbation: Perturbation,
+    sources: Vec<SourceEntry>,
+}
+
+impl Inputs {
+    fn read(opts: &Options) -> Result<Inputs, PerturbError> {
+        if opts.samples == 0 {
+            return Err(PerturbError::Input("--samples must be at least 1".into()));
+        }
+        let bench = load_benchmark(&opts.bench, &opts.split)?;
+        if !matches!(
+            bench.format,
+            BenchmarkFormat::SpiderJson | BenchmarkFormat::SpiderGoldSql
+        ) {
+            return Err(PerturbError::Input(format!(
+                "{}: perturb needs a benchmark in the Spider layout (tables.json, database/, {}.json or {}_gold.sql)",
+                opts.bench.display(),
+                opts.split,
+                opts.split
+            )));
+        }
+        let tables_path = opts.bench.join("tables.json");
+        let schemas = load_tables_json(&tables_path)?;
+        let raw_tables = read_json_array(&tables_path, "schemas")?;
+        let raw_questions: Vec<Json> = match bench.format {
+            BenchmarkFormat::SpiderJson => read_json_array(&bench.source_file, "questions")?,
+            _ => Vec::new(),
+        };
+        // Read exactly as `eval --pred` reads them.
+        let predictions: Option<Vec<String>> = match &opts.predictions {
+            Some(p) => {
+                let preds = sqlwitness_bench::load_predictions(p, &bench)?;
+                let mut lines = vec![String::new(); bench.questions.len()];
+                for pr in preds {
+                    if let (Some(slot), PredictedSql::Sql(sql)) = (lines.get_mut(pr.id), pr.sql) {
+                        *slot = sql;
+                    }
                 }
+                Some(lines)
             }
-            Some(lines)
-        }
-        None => None,
-    };
+            None => None,
+        };
+        let (perturbation, sources) = Inputs::perturbation(opts)?;
+        Ok(Inputs {
+            bench,
+            schemas,
+            raw_tables,
+            raw_questions,
+            predictions,
+            perturbation,
+            sources,
+        })
+    }
 
-    let (dictionary, renames, rules, sources) = match opts.kind {
-        Kind::Synonym | Kind::Abbreviation => {
-            let mut d = Dictionary::shipped(opts.kind.as_str());
-            if let Some(p) = &opts.dictionary {
-                d.extend(Dictionary::load(p)?);
+    /// The kind's dictionary, renames or rules, with their sources.
+    fn perturbation(opts: &Options) -> Result<(Perturbation, Vec<SourceEntry>), PerturbError> {
+        Ok(match opts.kind {
+            Kind::Synonym | Kind::Abbreviation => {
+                let mut d = Dictionary::shipped(opts.kind.as_str());
+                if let Some(p) = &opts.dictionary {
+                    d.extend(Dictionary::load(p)?);
+                }
+                let sources = d.sources.clone();
+                (Perturbation::Dictionary(d), sources)
             }
-            let sources = d.sources.clone();
-            (Some(d), None, None, sources)
-        }
-        Kind::Renames => {
-            let p = opts
-                .renames
-                .as_ref()
-                .ok_or_else(|| PerturbError::Input("--kind renames needs --renames FILE".into()))?;
-            let r = load_renames(p)?;
-            let src = SourceEntry {
-                name: format!("user renames file {}", file_name(p)),
-                license: None,
-                used_for: Some("exact renames".into()),
-            };
-            (None, Some(r), None, vec![src])
-        }
-        Kind::Content => {
-            let rules = match &opts.content_rules {
-                Some(p) => Rules::with_user(p)?,
-                None => Rules::shipped(),
-            };
-            let sources = rules
-                .sources
-                .iter()
-                .map(|s| SourceEntry {
-                    name: s.clone(),
+            Kind::Renames => {
+                let p = opts.renames.as_ref().ok_or_else(|| {
+                    PerturbError::Input("--kind renames needs --renames FILE".into())
+                })?;
+                let src = SourceEntry {
+                    name: format!("user renames file {}", file_name(p)),
                     license: None,
-                    used_for: Some("content-equivalence rules".into()),
-                })
-                .collect();
-            (None, None, Some(rules), sources)
-        }
-    };
+                    used_for: Some("exact renames".into()),
+                };
+                (Perturbation::Renames(load_renames(p)?), vec![src])
+            }
+            Kind::Content => {
+                let rules = match &opts.content_rules {
+                    Some(p) => Rules::with_user(p)?,
+                    None => Rules::shipped(),
+                };
+                let sources = rules
+                    .sources
+                    .iter()
+                    .map(|s| SourceEntry {
+                        name: s.clone(),
+                        license: None,
+                        used_for: Some("content-equivalence rules".into()),
+                    })
+                    .collect();
+                (Perturbation::Content(rules), sources)
+            }
+        })
+    }
+}
 
-    if opts.out.exists() {
-        let empty = std::fs::read_dir(&opts.out)
-            .map_err(|e| PerturbError::io(&opts.out, e))?
+/// The output folder, which must not exist or be empty; its `database/`
+/// folder, created.
+fn empty_output(out: &Path) -> Result<std::path::PathBuf, PerturbError> {
+    if out.exists() {
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| PerturbError::io(out, e))?
             .next()
             .is_none();
         if !empty {
             return Err(PerturbError::Input(format!(
                 "{}: the output folder exists and is not empty",
-                opts.out.display()
+                out.display()
             )));
         }
     }
-    let db_dir = opts.out.join("database");
+    let db_dir = out.join("database");
     std::fs::create_dir_all(&db_dir).map_err(|e| PerturbError::io(&db_dir, e))?;
+    Ok(db_dir)
+}
 
-    let engine = SqliteEngine::new();
-    let limits = QueryLimits {
-        timeout: opts.timeout,
-        ..QueryLimits::default()
-    };
-    let mut mapping = Mapping {
-        format: MAPPING_FORMAT.into(),
-        kind: opts.kind.as_str().into(),
-        dr_spider_name: opts.kind.dr_spider_name().into(),
-        split: opts.split.clone(),
-        source: file_name(&opts.bench),
-        seed: opts.seed,
-        samples: opts.samples,
-        sources,
-        summary: KindSummary::default(),
-        databases: Vec::new(),
-        skipped_databases: Vec::new(),
-        questions: Vec::new(),
-        dropped: Vec::new(),
-    };
-    let mut out_tables: Vec<Json> = Vec::new();
-    let mut out_questions: Vec<Json> = Vec::new();
-    let mut carried: Vec<String> = Vec::new();
-    let mut unchanged: Vec<String> = Vec::new();
-    let mut pred_summary = PredictionSummary::default();
-    let mut original_kept: BTreeSet<usize> = BTreeSet::new();
+/// The column changes a database allows under `perturbation`.
+fn candidates(
+    perturbation: &Perturbation,
+    db: &str,
+    schema: &TableSchema,
+    actual: &[(String, Vec<String>)],
+    path: &Path,
+) -> Result<Vec<Candidate>, PerturbError> {
+    Ok(match perturbation {
+        Perturbation::Dictionary(d) => rename_candidates(d, db, schema, actual),
+        Perturbation::Renames(r) => match r.get(db) {
+            Some(r) => exact_renames(r, actual),
+            None => Vec::new(),
+        },
+        Perturbation::Content(rules) => content_candidates(rules, path, schema, actual)?,
+    })
+}
 
-    let wanted: BTreeSet<&str> = opts.databases.iter().map(String::as_str).collect();
-    for db in bench.db_ids() {
-        if !wanted.is_empty() && !wanted.contains(db.as_str()) {
-            continue;
+/// The plans to apply to copies of a database: every exact rename at
+/// once, or `samples` sampled combinations of the candidates.
+fn plans(opts: &Options, db: &str, candidates: &[Candidate]) -> Vec<Vec<Planned>> {
+    if opts.kind == Kind::Renames {
+        return vec![candidates
+            .iter()
+            .map(|c| match c {
+                Candidate::Rename {
+                    table,
+                    column,
+                    names,
+                    ..
+                } => Planned::Rename {
+                    table: table.clone(),
+                    column: column.clone(),
+                    to: names[0].clone(),
+                },
+                Candidate::Content(c) => Planned::Content(c.clone()),
+            })
+            .collect()];
+    }
+    sample(
+        candidates,
+        opts.samples,
+        &mut Rng::new(opts.seed, &format!("{}/{db}", opts.kind.as_str())),
+    )
+}
+
+/// A prediction carried to the perturbed schema by the gold's rewrite: the
+/// text written to `pred_carried.sql` and its status in the mapping,
+/// counted in `summary`.
+fn carry_prediction(
+    pred: &str,
+    change: &SchemaChange,
+    summary: &mut PredictionSummary,
+) -> (String, String) {
+    if pred.is_empty() {
+        summary.unaffected += 1;
+        return (String::new(), "abstained".to_string());
+    }
+    match change.rewrite(pred) {
+        Ok(r) if r.touched.is_empty() => {
+            summary.unaffected += 1;
+            (pred.to_string(), "unaffected".to_string())
         }
-        let skip = |reason: String| SkippedDatabase {
-            db_id: db.clone(),
+        Ok(r) => {
+            summary.rewritten += 1;
+            (r.sql, "rewritten".to_string())
+        }
+        Err(e) => {
+            summary.not_rewritten += 1;
+            (pred.to_string(), format!("not rewritten: {e}"))
+        }
+    }
+}
+
+/// A gold rewritten for a perturbed database and verified there: the
+/// question, the rewritten SQL and the columns it touches.
+type Kept<'q> = (&'q sqlwitness_bench::Question, String, Vec<String>);
+
+/// A perturbation run: its inputs, the mapping it builds and the files'
+/// contents collected as databases are perturbed.
+struct Run<'a> {
+    opts: &'a Options,
+    inputs: &'a Inputs,
+    db_dir: std::path::PathBuf,
+    engine: SqliteEngine,
+    limits: QueryLimits,
+    mapping: Mapping,
+    out_tables: Vec<Json>,
+    out_questions: Vec<Json>,
+    carried: Vec<String>,
+    unchanged: Vec<String>,
+    pred_summary: PredictionSummary,
+    original_kept: BTreeSet<usize>,
+}
+
+impl<'a> Run<'a> {
+    fn new(opts: &'a Options, inputs: &'a Inputs, db_dir: std::path::PathBuf) -> Run<'a> {
+        Run {
+            opts,
+            inputs,
+            db_dir,
+            engine: SqliteEngine::new(),
+            limits: QueryLimits {
+                timeout: opts.timeout,
+                ..QueryLimits::default()
+            },
+            mapping: Mapping {
+                format: MAPPING_FORMAT.into(),
+                kind: opts.kind.as_str().into(),
+                dr_spider_name: opts.kind.dr_spider_name().into(),
+                split: opts.split.clone(),
+                source: file_name(&opts.bench),
+                seed: opts.seed,
+                samples: opts.samples,
+                sources: inputs.sources.clone(),
+                summary: KindSummary::default(),
+                databases: Vec::new(),
+                skipped_databases: Vec::new(),
+                questions: Vec::new(),
+                dropped: Vec::new(),
+            },
+            out_tables: Vec::new(),
+            out_questions: Vec::new(),
+            carried: Vec::new(),
+            unchanged: Vec::new(),
+            pred_summary: PredictionSummary::default(),
+            original_kept: BTreeSet::new(),
+        }
+    }
+
+    fn skip(&mut self, db: &str, reason: String) -> Result<Option<usize>, PerturbError> {
+        self.mapping.skipped_databases.push(SkippedDatabase {
+            db_id: db.to_string(),
             reason,
-        };
-        let path = bench.sqlite_path(&db);
+        });
+        Ok(None)
+    }
+
+    /// Perturbs database `db`: the number of perturbed databases written,
+    /// or `None` when it is skipped (the reason is in the mapping).
+    fn database(&mut self, db: &str) -> Result<Option<usize>, PerturbError> {
+        let inputs = self.inputs;
+        let path = inputs.bench.sqlite_path(db);
         if !path.is_file() {
-            mapping
-                .skipped_databases
-                .push(skip(format!("database file missing: {}", path.display())));
-            continue;
+            return self.skip(db, format!("database file missing: {}", path.display()));
         }
         // A link outside the benchmark, an empty, truncated or corrupt file:
         // never read (see `Benchmark::db_unusable`).
-        let unusable = bench.db_unusable(&db).or_else(|| {
+        let unusable = inputs.bench.db_unusable(db).or_else(|| {
             sqlwitness_engines::sqlite_probe(&path)
                 .err()
                 .map(|e| e.to_string())
         });
         if let Some(why) = unusable {
-            mapping
-                .skipped_databases
-                .push(skip(format!("{UNUSABLE}{why}")));
-            continue;
+            return self.skip(db, format!("{UNUSABLE}{why}"));
         }
-        let Some(schema) = schemas.get(&db) else {
-            mapping
-                .skipped_databases
-                .push(skip("not in tables.json".into()));
-            continue;
+        let Some(schema) = inputs.schemas.get(db) else {
+            return self.skip(db, "not in tables.json".into());
         };
         let actual =
             sqlite_schema_names(&path).map_err(|e| PerturbError::sqlite(&path, e.message))?;
-        let candidates = match opts.kind {
-            Kind::Synonym | Kind::Abbreviation => rename_candidates(
-                dictionary.as_ref().expect("set for the kind"),
-                &db,
-                schema,
-                &actual,
-            ),
-            Kind::Renames => match renames.as_ref().and_then(|r| r.get(&db)) {
-                Some(r) => exact_renames(r, &actual),
-                None => Vec::new(),
-            },
-            Kind::Content => content_candidates(
-                rules.as_ref().expect("set for the kind"),
-                &path,
-                schema,
-                &actual,
-            )?,
-        };
+        let candidates = candidates(&inputs.perturbation, db, schema, &actual, &path)?;
         if candidates.is_empty() {
-            mapping.skipped_databases.push(skip(format!(
+            let reason = format!(
                 "no column the {} perturbation applies to",
-                opts.kind.as_str()
-            )));
-            continue;
+                self.opts.kind.as_str()
+            );
+            return self.skip(db, reason);
         }
-        let samples = if opts.kind == Kind::Renames {
-            vec![candidates
-                .iter()
-                .map(|c| match c {
-                    Candidate::Rename {
-                        table,
-                        column,
-                        names,
-                        ..
-                    } => Planned::Rename {
-                        table: table.clone(),
-                        column: column.clone(),
-                        to: names[0].clone(),
-                    },
-                    Candidate::Content(c) => Planned::Content(c.clone()),
-                })
-                .collect()]
-        } else {
-            sample(
-                &candidates,
-                opts.samples,
-                &mut Rng::new(opts.seed, &format!("{}/{db}", opts.kind.as_str())),
-            )
-        };
-        let questions: Vec<&sqlwitness_bench::Question> =
-            bench.questions.iter().filter(|q| q.db_id == db).collect();
-        let mut original_results: HashMap<usize, Result<ResultSet, DbError>> = HashMap::new();
+        let questions: Vec<&sqlwitness_bench::Question> = inputs
+            .bench
+            .questions
+            .iter()
+            .filter(|q| q.db_id == db)
+            .collect();
+        let mut originals: HashMap<usize, Result<ResultSet, DbError>> = HashMap::new();
         let mut written = 0;
-        for (k, plan) in samples.iter().enumerate() {
-            let pid = format!("{db}_{k}");
-            let pdir = db_dir.join(&pid);
-            std::fs::create_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
-            let ppath = pdir.join(format!("{pid}.sqlite"));
-            std::fs::copy(&path, &ppath).map_err(|e| PerturbError::io(&ppath, e))?;
-            let (applied, failed) = apply(&ppath, plan)?;
-            let mut change = SchemaChange::new(actual.clone());
-            for p in &applied {
-                let (t, c) = p.column();
-                change.change(t, c, p.change());
+        for (k, plan) in plans(self.opts, db, &candidates).iter().enumerate() {
+            if self.sample(db, &path, &actual, &questions, &mut originals, k, plan)? {
+                written += 1;
             }
-            let mut kept = Vec::new();
-            for q in &questions {
-                let rewritten = change.rewrite(&q.gold);
-                let (sql, touched) = match rewritten {
-                    Ok(r) if r.touched.is_empty() => continue,
-                    Ok(r) => (r.sql, r.touched),
-                    Err(e) => {
-                        if mentions_changed(&q.gold, &applied) {
-                            mapping.summary.affected += 1;
-                            let class = rewrite_class(&e);
-                            mapping.dropped.push(DroppedQuestion {
-                                original_id: q.id,
-                                db_id: pid.clone(),
-                                reason: format!("not rewritten: {e}"),
-                                class,
-                                gold: None,
-                            });
-                        }
-                        continue;
-                    }
-                };
-                mapping.summary.affected += 1;
-                mapping.summary.rewritten += 1;
-                let original = original_results.entry(q.id).or_insert_with(|| {
-                    engine.execute(&Database::new(db.clone(), path.clone()), &q.gold, &limits)
-                });
-                let perturbed = Database::new(pid.clone(), ppath.clone());
-                let verdict = verify(&engine, &limits, &q.gold, original, &perturbed, &sql);
-                match verdict {
-                    Ok(()) => kept.push((q, sql, touched)),
-                    Err((class, detail)) => mapping.dropped.push(DroppedQuestion {
-                        original_id: q.id,
-                        db_id: pid.clone(),
-                        reason: if detail.is_empty() {
-                            class.clone()
-                        } else {
-                            format!("{class}: {detail}")
-                        },
-                        class,
-                        gold: Some(sql),
-                    }),
-                }
-            }
-            if kept.is_empty() {
-                std::fs::remove_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
-                continue;
-            }
-            written += 1;
-            mapping.summary.perturbed_databases += 1;
-            mapping.summary.verified += kept.len();
-            out_tables.push(perturbed_tables_entry(
-                &raw_tables,
-                &db,
-                &pid,
-                &applied,
-                &ppath,
-            )?);
-            for (q, sql, touched) in &kept {
-                let id = mapping.questions.len();
-                original_kept.insert(q.id);
-                let mut entry = raw_questions
-                    .get(q.id)
-                    .cloned()
-                    .unwrap_or_else(|| json!({"question": q.question}));
-                if let Json::Object(o) = &mut entry {
-                    for stale in ["sql", "query_toks", "query_toks_no_value"] {
-                        o.remove(stale);
-                    }
-                    o.insert("db_id".into(), json!(pid));
-                    o.insert("query".into(), json!(sql));
-                }
-                out_questions.push(entry);
-                let mut status = None;
-                if let Some(preds) = &predictions {
-                    let pred = &preds[q.id];
-                    unchanged.push(pred.clone());
-                    let rewritten = (!pred.is_empty()).then(|| change.rewrite(pred));
-                    let (text, st) = match rewritten {
-                        None => {
-                            pred_summary.unaffected += 1;
-                            (String::new(), "abstained".to_string())
-                        }
-                        Some(Ok(r)) if r.touched.is_empty() => {
-                            pred_summary.unaffected += 1;
-                            (pred.clone(), "unaffected".to_string())
-                        }
-                        Some(Ok(r)) => {
-                            pred_summary.rewritten += 1;
-                            (r.sql, "rewritten".to_string())
-                        }
-                        Some(Err(e)) => {
-                            pred_summary.not_rewritten += 1;
-                            (pred.clone(), format!("not rewritten: {e}"))
-                        }
-                    };
-                    carried.push(text);
-                    status = Some(st);
-                }
-                mapping.questions.push(MappedQuestion {
-                    id,
-                    original_id: q.id,
-                    db_id: pid.clone(),
-                    original_db_id: db.clone(),
-                    changed_columns: touched.clone(),
-                    original_gold: q.gold.clone(),
-                    gold: sql.clone(),
-                    prediction: status,
-                });
-            }
-            mapping.databases.push(PerturbedDatabase {
-                db_id: pid.clone(),
-                original_db_id: db.clone(),
-                sample: k,
-                changes: applied.iter().map(Planned::applied).collect(),
-                failed_changes: failed,
-                questions: kept.len(),
-            });
         }
         if written > 0 {
-            mapping.summary.databases += 1;
+            self.mapping.summary.databases += 1;
         }
-        progress(&format!("{db}: {written} perturbed databases"));
+        Ok(Some(written))
     }
-    mapping.summary.original_questions = original_kept.len();
-    for d in &mapping.dropped {
-        *mapping.summary.dropped.entry(d.class.clone()).or_default() += 1;
+
+    /// Applies `plan` to copy `k` of database `db` (its file `path`, its
+    /// tables and columns `actual`), rewrites and verifies the golds of
+    /// `questions` there; true when the copy is kept (some gold verified).
+    #[allow(clippy::too_many_arguments)]
+    fn sample<'q>(
+        &mut self,
+        db: &str,
+        path: &Path,
+        actual: &[(String, Vec<String>)],
+        questions: &[&'q sqlwitness_bench::Question],
+        originals: &mut HashMap<usize, Result<ResultSet, DbError>>,
+        k: usize,
+        plan: &[Planned],
+    ) -> Result<bool, PerturbError> {
+        let pid = format!("{db}_{k}");
+        let pdir = self.db_dir.join(&pid);
+        std::fs::create_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
+        let ppath = pdir.join(format!("{pid}.sqlite"));
+        std::fs::copy(path, &ppath).map_err(|e| PerturbError::io(&ppath, e))?;
+        let (applied, failed) = apply(&ppath, plan)?;
+        let mut change = SchemaChange::new(actual.to_vec());
+        for p in &applied {
+            let (t, c) = p.column();
+            change.change(t, c, p.change());
+        }
+        let mut kept: Vec<Kept<'q>> = Vec::new();
+        for q in questions {
+            let (sql, touched) = match change.rewrite(&q.gold) {
+                Ok(r) if r.touched.is_empty() => continue,
+                Ok(r) => (r.sql, r.touched),
+                Err(e) => {
+                    if mentions_changed(&q.gold, &applied) {
+                        self.mapping.summary.affected += 1;
+                        let class = rewrite_class(&e);
+                        self.mapping.dropped.push(DroppedQuestion {
+                            original_id: q.id,
+                            db_id: pid.clone(),
+                            reason: format!("not rewritten: {e}"),
+                            class,
+                            gold: None,
+                        });
+                    }
+                    continue;
+                }
+            };
+            self.mapping.summary.affected += 1;
+            self.mapping.summary.rewritten += 1;
+            let original = originals.entry(q.id).or_insert_with(|| {
+                self.engine.execute(
+                    &Database::new(db.to_string(), path.to_path_buf()),
+                    &q.gold,
+                    &self.limits,
+                )
+            });
+            let perturbed = Database::new(pid.clone(), ppath.clone());
+            match verify(
+                &self.engine,
+                &self.limits,
+                &q.gold,
+                original,
+                &perturbed,
+                &sql,
+            ) {
+                Ok(()) => kept.push((q, sql, touched)),
+                Err((class, detail)) => self.mapping.dropped.push(DroppedQuestion {
+                    original_id: q.id,
+                    db_id: pid.clone(),
+                    reason: if detail.is_empty() {
+                        class.clone()
+                    } else {
+                        format!("{class}: {detail}")
+                    },
+                    class,
+                    gold: Some(sql),
+                }),
+            }
+        }
+        if kept.is_empty() {
+            std::fs::remove_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
+            return Ok(false);
+        }
+        self.mapping.summary.perturbed_databases += 1;
+        self.mapping.summary.verified += kept.len();
+        self.out_tables.push(perturbed_tables_entry(
+            &self.inputs.raw_tables,
+            db,
+            &pid,
+            &applied,
+            &ppath,
+        )?);
+        for (q, sql, touched) in &kept {
+            self.keep(db, &pid, &change, q, sql, touched);
+        }
+        self.mapping.databases.push(PerturbedDatabase {
+            db_id: pid.clone(),
+            original_db_id: db.to_string(),
+            sample: k,
+            changes: applied.iter().map(Planned::applied).collect(),
+            failed_changes: failed,
+            questions: kept.len(),
+        });
+        Ok(true)
     }
-    if predictions.is_some() {
-        mapping.summary.predictions = Some(pred_summary);
+
+    /// Adds question `q` of database `db`, its gold rewritten to `sql` for
+    /// perturbed database `pid`, to the set (and its prediction, carried by
+    /// `change`).
+    fn keep(
+        &mut self,
+        db: &str,
+        pid: &str,
+        change: &SchemaChange,
+        q: &sqlwitness_bench::Question,
+        sql: &str,
+        touched: &[String],
+    ) {
+        let id = self.mapping.questions.len();
+        self.original_kept.insert(q.id);
+        let mut entry = self
+            .inputs
+            .raw_questions
+            .get(q.id)
+            .cloned()
+            .unwrap_or_else(|| json!({"question": q.question}));
+        if let Json::Object(o) = &mut entry {
+            for stale in ["sql", "query_toks", "query_toks_no_value"] {
+                o.remove(stale);
+            }
+            o.insert("db_id".into(), json!(pid));
+            o.insert("query".into(), json!(sql));
+        }
+        self.out_questions.push(entry);
+        let status = self.inputs.predictions.as_ref().map(|preds| {
+            let pred = &preds[q.id];
+            self.unchanged.push(pred.clone());
+            let (text, status) = carry_prediction(pred, change, &mut self.pred_summary);
+            self.carried.push(text);
+            status
+        });
+        self.mapping.questions.push(MappedQuestion {
+            id,
+            original_id: q.id,
+            db_id: pid.to_string(),
+            original_db_id: db.to_string(),
+            changed_columns: touched.to_vec(),
+            original_gold: q.gold.clone(),
+            gold: sql.to_string(),
+            prediction: status,
+        });
     }
-    let write = |name: &str, bytes: Vec<u8>| -> Result<(), PerturbError> {
-        let p = opts.out.join(name);
-        std::fs::write(&p, bytes).map_err(|e| PerturbError::io(&p, e))
-    };
-    let pretty = |v: &Json| serde_json::to_vec_pretty(v).expect("JSON values serialise");
-    write("tables.json", pretty(&Json::Array(out_tables)))?;
-    write(
-        &format!("{}.json", opts.split),
-        pretty(&Json::Array(out_questions)),
-    )?;
-    let gold: String = mapping
-        .questions
-        .iter()
-        .map(|q| format!("{}\t{}\n", q.gold, q.db_id))
-        .collect();
-    write(&format!("{}_gold.sql", opts.split), gold.into_bytes())?;
-    if predictions.is_some() {
-        write("pred_carried.sql", lines(&carried).into_bytes())?;
-        write("pred_unchanged.sql", lines(&unchanged).into_bytes())?;
+
+    /// Completes the summary and writes the set: tables.json, the split's
+    /// questions and gold file, the predictions carried and unchanged,
+    /// mapping.json and perturb.md.
+    fn finish(mut self) -> Result<Mapping, PerturbError> {
+        let opts = self.opts;
+        let mut mapping = std::mem::take(&mut self.mapping.summary);
+        mapping.original_questions = self.original_kept.len();
+        for d in &self.mapping.dropped {
+            *mapping.dropped.entry(d.class.clone()).or_default() += 1;
+        }
+        let has_predictions = self.inputs.predictions.is_some();
+        if has_predictions {
+            mapping.predictions = Some(self.pred_summary);
+        }
+        self.mapping.summary = mapping;
+        let mapping = self.mapping;
+        let write = |name: &str, bytes: Vec<u8>| -> Result<(), PerturbError> {
+            let p = opts.out.join(name);
+            std::fs::write(&p, bytes).map_err(|e| PerturbError::io(&p, e))
+        };
+        let pretty = |v: &Json| serde_json::to_vec_pretty(v).expect("JSON values serialise");
+        write("tables.json", pretty(&Json::Array(self.out_tables)))?;
+        write(
+            &format!("{}.json", opts.split),
+            pretty(&Json::Array(self.out_questions)),
+        )?;
+        let gold: String = mapping
+            .questions
+            .iter()
+            .map(|q| format!("{}\t{}\n", q.gold, q.db_id))
+            .collect();
+        write(&format!("{}_gold.sql", opts.split), gold.into_bytes())?;
+        if has_predictions {
+            write("pred_carried.sql", lines(&self.carried).into_bytes())?;
+            write("pred_unchanged.sql", lines(&self.unchanged).into_bytes())?;
+        }
+        write(
+            "mapping.json",
+            serde_json::to_vec_pretty(&mapping).expect("the mapping serialises"),
+        )?;
+        write("perturb.md", render_markdown(&mapping).into_bytes())?;
+        Ok(mapping)
     }
-    write(
-        "mapping.json",
-        serde_json::to_vec_pretty(&mapping).expect("the mapping serialises"),
-    )?;
-    write("perturb.md", render_markdown(&mapping).into_bytes())?;
-    Ok(mapping)
 }
 
 /// Whether `sql` on `perturbed` returns exactly `original` (the original
@@ -1005,5 +1165,143 @@ fn rewrite_class(e: &RewriteError) -> String {
             let head = head.split(" (").next().unwrap_or(head);
             format!("not rewritten: unsupported {head}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(kind: Kind) -> Options {
+        Options {
+            bench: "bench".into(),
+            split: "dev".into(),
+            kind,
+            samples: 3,
+            seed: 7,
+            out: "out".into(),
+            dictionary: None,
+            renames: None,
+            content_rules: None,
+            predictions: None,
+            databases: Vec::new(),
+            timeout: std::time::Duration::from_secs(1),
+        }
+    }
+
+    fn rename(column: &str, names: &[&str]) -> Candidate {
+        Candidate::Rename {
+            table: "singer".into(),
+            column: column.into(),
+            names: names.iter().map(|n| n.to_string()).collect(),
+            also: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_prediction_is_carried_by_the_golds_rewrite_and_counted() {
+        let mut change = SchemaChange::new(vec![(
+            "singer".to_string(),
+            vec!["name".to_string(), "age".to_string()],
+        )]);
+        change.change(
+            "singer",
+            "name",
+            ColumnChange::Rename {
+                to: "full_name".into(),
+            },
+        );
+        let mut summary = PredictionSummary::default();
+        let carried = [
+            carry_prediction("", &change, &mut summary),
+            carry_prediction("SELECT age FROM singer", &change, &mut summary),
+            carry_prediction("SELECT name FROM singer", &change, &mut summary),
+            carry_prediction("SELECT name FROM", &change, &mut summary),
+        ];
+        assert_eq!(carried[0], (String::new(), "abstained".to_string()));
+        assert_eq!(carried[1].1, "unaffected");
+        assert_eq!(carried[1].0, "SELECT age FROM singer");
+        assert_eq!(carried[2].1, "rewritten");
+        assert!(carried[2].0.contains("full_name"), "{:?}", carried[2]);
+        assert!(
+            carried[3].1.starts_with("not rewritten: "),
+            "{:?}",
+            carried[3]
+        );
+        assert_eq!(carried[3].0, "SELECT name FROM");
+        assert_eq!(
+            (summary.unaffected, summary.rewritten, summary.not_rewritten),
+            (2, 1, 1)
+        );
+    }
+
+    #[test]
+    fn exact_renames_make_one_plan_and_other_kinds_sample_reproducibly() {
+        let candidates = [
+            rename("name", &["full_name", "title"]),
+            rename("age", &["years"]),
+        ];
+        let exact = plans(&options(Kind::Renames), "concert_singer", &candidates);
+        assert_eq!(exact.len(), 1);
+        let keys: Vec<String> = exact[0].iter().map(Planned::key).collect();
+        assert_eq!(keys, ["singer.name>full_name", "singer.age>years"]);
+
+        let sampled = plans(&options(Kind::Synonym), "concert_singer", &candidates);
+        assert!(
+            !sampled.is_empty() && sampled.len() <= 3,
+            "{}",
+            sampled.len()
+        );
+        let again = plans(&options(Kind::Synonym), "concert_singer", &candidates);
+        let keys = |p: &[Vec<Planned>]| -> Vec<Vec<String>> {
+            p.iter()
+                .map(|plan| plan.iter().map(Planned::key).collect())
+                .collect()
+        };
+        assert_eq!(
+            keys(&sampled),
+            keys(&again),
+            "the same seed, the same plans"
+        );
+    }
+
+    #[test]
+    fn the_output_folder_must_be_new_or_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("set");
+        let db_dir = empty_output(&out).unwrap();
+        assert!(db_dir.is_dir() && db_dir.ends_with("database"));
+        // Now it holds database/: not empty.
+        let err = empty_output(&out).unwrap_err().to_string();
+        assert!(err.contains("not empty"), "{err}");
+    }
+
+    #[test]
+    fn a_database_without_exact_renames_has_no_candidates() {
+        let renames: crate::dictionary::Renames = BTreeMap::from([(
+            "other_db".to_string(),
+            BTreeMap::from([("singer.name".to_string(), "full_name".to_string())]),
+        )]);
+        let schema: TableSchema = serde_json::from_value(json!({
+            "db_id": "concert_singer",
+            "table_names_original": ["singer"],
+            "table_names": ["singer"],
+            "column_names_original": [[-1, "*"], [0, "name"]],
+            "column_names": [[-1, "*"], [0, "name"]],
+            "column_types": ["text", "text"],
+            "primary_keys": [],
+            "foreign_keys": []
+        }))
+        .unwrap();
+        let actual = vec![("singer".to_string(), vec!["name".to_string()])];
+        let found = candidates(
+            &Perturbation::Renames(renames),
+            "concert_singer",
+            &schema,
+            &actual,
+            Path::new("unused.sqlite"),
+        )
+        .unwrap();
+        assert!(found.is_empty());
     }
 }
