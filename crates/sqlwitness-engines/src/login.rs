@@ -97,7 +97,10 @@ pub(crate) const RUN_LOGIN_STAMP: &str = "sqlwitness run login";
 /// [`RUN_LOGIN_STALE`] old and have no session.
 #[cfg_attr(
     not(any(feature = "postgres", feature = "mysql")),
-    allow(dead_code, reason = "a build without server engines makes no run login")
+    allow(
+        dead_code,
+        reason = "a build without server engines makes no run login"
+    )
 )]
 pub struct RunLogin {
     kind: EngineKind,

@@ -329,6 +329,15 @@ pub(crate) fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
+/// A current-thread runtime for a blocking caller of one session at a time
+/// (a migration, a dump's load, a source read).
+pub(crate) fn blocking_runtime() -> Result<tokio::runtime::Runtime, DbError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))
+}
+
 /// How every query text [`keyed_sql`] sends begins.
 pub(crate) const KEY_MARK: &str = "/* sqlwitness ns=";
 

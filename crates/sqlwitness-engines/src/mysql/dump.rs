@@ -103,10 +103,7 @@ impl MysqlDumpNamespace {
         migrator.lock(database)?;
         migrator.drop_namespace(database)?;
         migrator.create_namespace(database, stamp)?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let rt = crate::server::blocking_runtime()?;
         let base: MySqlConnectOptions = admin_url
             .parse()
             .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(admin_url))))?;
@@ -142,10 +139,7 @@ impl MysqlDumpNamespace {
         source_url: &str,
     ) -> Result<Self, DbError> {
         let migrator = MysqlMigrator::connect(dialect, admin_url)?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let rt = crate::server::blocking_runtime()?;
         let connect = |url: &str| -> Result<MySqlConnection, DbError> {
             let opts: MySqlConnectOptions = url
                 .parse()

@@ -128,10 +128,7 @@ impl PgDumpNamespace {
     /// leftover of sqlwitness's own) stamped with `stamp`, and its loader
     /// login; connects both.
     pub fn create(admin_url: &str, database: &str, stamp: &Stamp) -> Result<Self, DbError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let rt = crate::server::blocking_runtime()?;
         let base: PgConnectOptions = admin_url
             .parse()
             .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(admin_url))))?;
@@ -199,10 +196,7 @@ impl PgDumpNamespace {
         source_url: &str,
         schema: Option<&str>,
     ) -> Result<Self, DbError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let rt = crate::server::blocking_runtime()?;
         let connect = |url: &str| -> Result<PgConnection, DbError> {
             let opts: PgConnectOptions = url
                 .parse()
