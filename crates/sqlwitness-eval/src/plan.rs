@@ -208,6 +208,14 @@ impl EvalPlan {
                 spec.float_tolerance
             )));
         }
+        if spec.engines.is_empty() {
+            return Err(EvalError::BadInput("engines: none given".into()));
+        }
+        if let Some(r) = spec.reference.filter(|r| !spec.engines.contains(r)) {
+            return Err(EvalError::BadInput(format!(
+                "reference {r}: not one of the engines"
+            )));
+        }
         if spec.calibration_bins == 0 {
             return Err(EvalError::BadInput(
                 "calibration_bins: must be at least 1".into(),
