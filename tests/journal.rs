@@ -576,3 +576,68 @@ fn predictions_from_standard_input() {
         .unwrap()
         .ends_with("predictions-stdin.sql"));
 }
+
+/// The header is the run's plan in the library's names: no flag in it, no
+/// server URL; and a journal of format 1 (the command line instead of the
+/// plan) is converted once when resumed, its finished questions kept.
+#[test]
+fn the_header_keeps_the_plan_and_a_format_1_journal_resumes() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let args: Vec<String> = [
+        "eval",
+        "--bench",
+        "examples/spider-dev",
+        "--db",
+        "concert_singer",
+        "--compare",
+        "spider",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    run_ok(&args);
+    let journal = out.join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let (first, records) = text.split_once('\n').unwrap();
+    assert!(!first.contains("--"), "a flag in the header: {first}");
+    let header: Json = serde_json::from_str(first).unwrap();
+    assert_eq!(header["journal"], 2);
+    assert_eq!(header["plan"]["command"], "eval");
+    assert_eq!(header["plan"]["compare"], "spider");
+    assert_eq!(header["plan"]["files"]["benchmark"], "examples/spider-dev");
+    assert_eq!(header["plan"]["questions"].as_array().unwrap().len(), 45);
+
+    // The same journal as format 1 wrote it: the arguments as given (less
+    // `--out` and `-q`), the settings by name.
+    let v1 = serde_json::json!({
+        "journal": 1,
+        "command": "eval",
+        "tool_version": header["tool_version"],
+        "args": ["--bench", "examples/spider-dev", "--db", "concert_singer",
+                 "--compare", "spider"],
+        "settings": {"compare": "spider"},
+        "inputs": header["inputs"],
+        "engines": header["servers"],
+        "extra": header["extra"],
+    });
+    std::fs::write(&journal, format!("{v1}\n{records}")).unwrap();
+    let before = comparable(&out.join("report.json"));
+    let mut resume = args.clone();
+    resume.push("--resume".into());
+    let stderr = run_ok(&resume);
+    assert!(
+        stderr.contains("converted from journal format 1"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("45 questions from the journal, 0 to run"),
+        "{stderr}"
+    );
+    assert_eq!(before, comparable(&out.join("report.json")));
+    let again = std::fs::read_to_string(&journal).unwrap();
+    assert!(again.starts_with("{\"journal\":2,"), "{again}");
+}

@@ -4,12 +4,13 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use sqlwitness_audit::{exceeded, write_audit};
+use sqlwitness_bench::Benchmark;
 use sqlwitness_core::EngineKind;
-use sqlwitness_eval::AuditPlan;
+use sqlwitness_eval::{AuditPlan, AuditSpec, FailOn, InputFiles, RunContext};
 
 use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
@@ -94,14 +95,14 @@ pub struct AuditArgs {
     pub containers: crate::containers::ContainerArgs,
 }
 
-fn parse_fail_on(specs: &[String]) -> Result<Vec<(String, bool, usize)>> {
+fn parse_fail_on(specs: &[String]) -> Result<Vec<FailOn>> {
     specs
         .iter()
         .map(|s| {
             let (lhs, n) = s
                 .split_once('=')
                 .ok_or_else(|| BadInput(format!("--fail-on: `{s}` is not rule=N")))?;
-            let n: usize = n
+            let max: usize = n
                 .trim()
                 .parse()
                 .map_err(|_| BadInput(format!("--fail-on: `{s}`: `{n}` is not a count")))?;
@@ -109,12 +110,12 @@ fn parse_fail_on(specs: &[String]) -> Result<Vec<(String, bool, usize)>> {
                 Some(r) => (r.to_string(), true),
                 None => (lhs.trim().to_string(), false),
             };
-            Ok((rule, proven, n))
+            Ok(FailOn { rule, proven, max })
         })
         .collect()
 }
 
-pub fn run(a: AuditArgs, args: Vec<String>) -> Result<i32> {
+pub fn run(a: AuditArgs) -> Result<i32> {
     let started = Instant::now();
     let containers = crate::containers::plans_from_env(
         &a.containers,
@@ -122,12 +123,15 @@ pub fn run(a: AuditArgs, args: Vec<String>) -> Result<i32> {
         &a.servers,
         !a.no_migrate,
     )?;
-    let mut plan = audit_plan(&a, args, false)?;
+    let mut plan = audit_plan(&a)?;
+    if plan.journal == sqlwitness_eval::JournalMode::Resume {
+        crate::legacy::upgrade(&plan.out)?;
+    }
     let _containers = crate::containers::start(&containers, &mut plan.servers, a.quiet)?;
     // A benchmark shipped as dumps imports itself, as in `eval`.
     crate::import::from_manifest(&plan.bench, Some(&plan.servers), a.quiet)?;
     let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
-    finish(&a, &plan, &report, started)
+    finish(&Gates::of(&a), &plan, &report, started)
 }
 
 /// The engines of `--engines`, the reference first.
@@ -143,28 +147,61 @@ fn audit_engines(names: &[String]) -> Result<Vec<EngineKind>> {
     Ok(engines)
 }
 
-/// The validated plan of `a`; for `merge` (`merging`) no server is
-/// required.
-pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<AuditPlan> {
+/// The validated plan of `a`.
+pub fn audit_plan(a: &AuditArgs) -> Result<AuditPlan> {
     let engines = audit_engines(&a.engines)?;
-    let servers = if merging {
-        sqlwitness_eval::Servers::default()
+    // The engines in containers get their URLs when they start.
+    let given: Vec<EngineKind> = if a.containers.containers {
+        engines.iter().copied().filter(|k| !k.is_server()).collect()
     } else {
-        // The engines in containers get their URLs when they start.
-        let given: Vec<EngineKind> = if a.containers.containers {
-            engines.iter().copied().filter(|k| !k.is_server()).collect()
-        } else {
-            engines.clone()
-        };
-        crate::plan::servers(a.servers.clone(), &given, !a.no_migrate)?
+        engines.clone()
     };
+    let servers = crate::plan::servers(a.servers.clone(), &given, !a.no_migrate)?;
+    let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;
+    bench.namespace_prefix = a.servers.checked_prefix()?;
+    let spec = audit_spec(a, &bench)?;
+    let (journal, partition) = crate::plan::journal_flags(a.resume, a.partition.as_deref())?;
+    let ctx = RunContext {
+        out: a.out.clone(),
+        servers,
+        jobs: crate::plan::jobs(a.jobs),
+        quiet: a.quiet,
+        journal,
+        partition,
+        migrate: !a.no_migrate,
+        migrate_options: a.servers.migrate_options(false),
+    };
+    Ok(AuditPlan::from_spec(spec, bench, ctx)?)
+}
+
+/// The plan a finished partitioned audit's journal describes (`merge`): no
+/// server is contacted, so none is required.
+pub fn merge_plan(spec: AuditSpec, out: PathBuf, quiet: bool) -> Result<AuditPlan> {
+    let bench = crate::plan::open_benchmark(&spec.files.benchmark, &spec.split)?;
+    let ctx = RunContext {
+        out,
+        servers: sqlwitness_eval::Servers::default(),
+        jobs: 1,
+        quiet,
+        journal: sqlwitness_eval::JournalMode::Off,
+        partition: None,
+        migrate: false,
+        migrate_options: Default::default(),
+    };
+    Ok(AuditPlan::from_spec(spec, bench, ctx)?)
+}
+
+/// What `audit`'s flags ask for, checked, on `bench` (the benchmark they
+/// name).
+pub(crate) fn audit_spec(a: &AuditArgs, bench: &Benchmark) -> Result<AuditSpec> {
+    let engines = audit_engines(&a.engines)?;
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!(BadInput(format!(
             "--timeout: must be positive, got {}",
             a.timeout
         )));
     }
-    parse_fail_on(&a.fail_on)?;
+    let fail_on = parse_fail_on(&a.fail_on)?;
     let reference = match a.reference.as_deref().map(str::trim) {
         Some("none") => bail!(BadInput(
             "--reference none: an audit needs an engine that judges".into()
@@ -173,11 +210,7 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
             sqlwitness_eval::reference_engine(given, &engines)?.unwrap_or(EngineKind::REFERENCE)
         }
     };
-    let mut bench = crate::plan::open_benchmark(&a.bench)?;
-    sqlwitness_eval::dialect_inputs(&mut bench, &a.gold, &[], &engines)?;
-    bench.namespace_prefix = a.servers.checked_prefix()?;
-    bench.allow_outside_links = a.allow_outside_links;
-    let mut selected: Vec<usize> = bench
+    let mut questions: Vec<usize> = bench
         .questions
         .iter()
         .filter(|q| a.ids.is_empty() || a.ids.contains(&q.id))
@@ -185,46 +218,50 @@ pub fn audit_plan(a: &AuditArgs, args: Vec<String>, merging: bool) -> Result<Aud
         .map(|q| q.id)
         .collect();
     if let Some(n) = a.limit {
-        selected.truncate(n);
+        questions.truncate(n);
     }
-
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
-    let (journal, partition) = crate::plan::journal_flags(a.resume, a.partition.as_deref())?;
-    Ok(AuditPlan {
-        bench_arg: a.bench.bench.clone(),
-        bench,
-        selected,
+    Ok(AuditSpec {
+        files: InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?,
+        split: a.bench.split.clone(),
+        allow_outside_links: a.allow_outside_links,
+        questions,
         engines,
         reference,
-        gold_specs: a.gold.clone(),
-        servers,
         shuffles: a.shuffles,
-        timeout: Duration::from_secs_f64(a.timeout),
+        timeout_seconds: a.timeout,
         rewrites: !a.no_rewrites,
         plan_variants: !a.no_plan_variants,
-        migrate: !a.no_migrate,
-        migrate_options: a.servers.migrate_options(false),
-        jobs,
-        out: a.out.clone(),
-        journal,
-        partition,
-        args,
+        fail_on,
     })
+}
+
+/// What decides the exit code beside the findings: `--baseline` and
+/// `--tolerance` (`--fail-on` is the plan's: `merge` applies the parts').
+#[derive(Default)]
+pub struct Gates<'a> {
+    pub baseline: Option<&'a Path>,
+    pub tolerance: f64,
+}
+
+impl<'a> Gates<'a> {
+    pub fn of(a: &'a AuditArgs) -> Gates<'a> {
+        Gates {
+            baseline: a.baseline.as_deref(),
+            tolerance: a.tolerance,
+        }
+    }
 }
 
 /// Writes the audit and its dialect golds, prints the summary, gates: a
 /// database of the selection that cannot be used (its questions were not
 /// audited) exits 3, as in `eval`.
 pub fn finish(
-    a: &AuditArgs,
+    gates: &Gates,
     plan: &AuditPlan,
     report: &sqlwitness_audit::AuditReport,
     started: Instant,
 ) -> Result<i32> {
-    let code = write_and_gate(a, plan, report, started)?;
+    let code = write_and_gate(gates, plan, report, started)?;
     let mut ids: Vec<&str> = plan
         .selected
         .iter()
@@ -248,19 +285,24 @@ pub fn finish(
 }
 
 fn write_and_gate(
-    a: &AuditArgs,
+    gates: &Gates,
     plan: &AuditPlan,
     report: &sqlwitness_audit::AuditReport,
     started: Instant,
 ) -> Result<i32> {
-    let thresholds = parse_fail_on(&a.fail_on)?;
+    let thresholds: Vec<(String, bool, usize)> = plan
+        .spec
+        .fail_on
+        .iter()
+        .map(|f| (f.rule.clone(), f.proven, f.max))
+        .collect();
     // The dialect golds first: audit.json, written last, marks a finished
     // audit.
-    let out = &a.out;
+    let out = &plan.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // The dialect golds the audit proves, for `eval --gold ENGINE=FILE`.
     for (kind, golds) in sqlwitness_eval::dialect_golds(plan, report) {
-        let path = a.out.join(format!("gold_{kind}.sql"));
+        let path = out.join(format!("gold_{kind}.sql"));
         let n = golds.iter().flatten().count();
         std::fs::write(&path, sqlwitness_eval::gold_file_text(&plan.bench, &golds))
             .with_context(|| format!("writing {}", path.display()))?;
@@ -270,7 +312,7 @@ fn write_and_gate(
             golds.len()
         );
     }
-    write_audit(&a.out, report)?;
+    write_audit(out, report)?;
     let s = &report.summary;
     eprintln!(
         "audit: {} questions ({} with a database), {} affected; ties: LIMIT 1 {}, LIMIT N {}, GROUP BY {}, ORDER BY {}, total {} (proven: {}, {}, {}, {}, {})",
@@ -298,15 +340,15 @@ fn write_and_gate(
         "  rewrites: {} tried, {} verified; report: {} ({:.1} s)",
         s.rewrites_tried,
         s.rewrites_verified,
-        a.out.join("audit.json").display(),
+        out.join("audit.json").display(),
         started.elapsed().as_secs_f64()
     );
-    if let Some(path) = &a.baseline {
+    if let Some(path) = gates.baseline {
         let baseline =
             sqlwitness_audit::read_audit(path).map_err(|e| BadInput(format!("--baseline: {e}")))?;
         let diff = sqlwitness_audit::diff_audits(&baseline, report);
-        let md = a.out.join("baseline-diff.md");
-        std::fs::write(&md, diff.markdown(a.tolerance))
+        let md = out.join("baseline-diff.md");
+        std::fs::write(&md, diff.markdown(gates.tolerance))
             .with_context(|| format!("writing {}", md.display()))?;
         eprintln!(
             "  against the baseline: {} new findings, {} resolved ({})",
@@ -314,7 +356,7 @@ fn write_and_gate(
             diff.resolved.len(),
             md.display()
         );
-        if diff.regressed(a.tolerance) {
+        if diff.regressed(gates.tolerance) {
             return Ok(exit::REGRESSION);
         }
     }

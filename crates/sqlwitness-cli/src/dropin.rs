@@ -360,7 +360,7 @@ fn evaluate(l: Layout, x: &Extras) -> Result<(Report, i32)> {
     let db_dir = l.db_dir.to_path_buf();
     let gold = l.gold.to_path_buf();
     let difficulty = l.difficulty;
-    let (plan, _containers) = crate::prepare_eval(e, Vec::new(), |plan| {
+    let (plan, _containers) = crate::prepare_eval(e, |plan| {
         // The report names the user's files, and the databases are read
         // where they are.
         plan.bench.database_dir = db_dir.clone();

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use sqlwitness_core::EngineKind;
-use sqlwitness_eval::{build_suites, mutant_predictions, FuzzPlan, FuzzReference};
+use sqlwitness_eval::{
+    build_suites, mutant_predictions, FuzzPlan, FuzzReference, FuzzSpec, InputFiles,
+};
 use sqlwitness_fuzz::{FuzzOptions, GoldQuery, Stress};
 
 use crate::args::{BenchArgs, ServerArgs};
@@ -81,81 +83,33 @@ pub struct FuzzArgs {
     pub servers: ServerArgs,
 }
 
-pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
+pub fn run(a: &FuzzArgs) -> Result<i32> {
     let started = Instant::now();
     if a.candidates == 0 {
         bail!(BadInput("--candidates: must be at least 1".into()));
     }
-    let mut bench = crate::plan::open_benchmark(&a.bench)?;
+    let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;
     bench.allow_outside_links = a.allow_outside_links;
     bench.namespace_prefix = a.servers.checked_prefix()?;
     let reference = reference(a, &mut bench)?;
-    let gold_kind = reference.as_ref().map_or(EngineKind::Sqlite, |r| r.kind);
-    // The benchmark's gold unless an engine's own is asked for.
-    let own_gold = a.reference.is_some() || !a.gold.is_empty();
-    let mut golds: BTreeMap<String, Vec<GoldQuery>> = BTreeMap::new();
-    for q in &bench.questions {
-        if a.dbs.is_empty() || a.dbs.contains(&q.db_id) {
-            golds.entry(q.db_id.clone()).or_default().push(GoldQuery {
-                question: q.id,
-                sql: if own_gold {
-                    q.gold_for(gold_kind).to_string()
-                } else {
-                    q.gold.clone()
-                },
-            });
-        }
-    }
-    for db in &a.dbs {
-        if !golds.contains_key(db) {
-            bail!(BadInput(format!(
-                "--db: no question of split `{}` uses `{db}`",
-                a.bench.split
-            )));
-        }
-    }
-    let missing: Vec<String> = golds
-        .keys()
-        .filter(|id| !bench.db_exists(id))
-        .cloned()
-        .collect();
-    for id in &missing {
-        eprintln!("fuzz: {id}: no SQLite file, skipped");
-        golds.remove(id);
-    }
-    // A database that cannot be used is skipped, and the run exits 3.
-    let unusable: Vec<(String, String)> = golds
-        .keys()
-        .filter_map(|id| sqlwitness_eval::unusable(&bench, id).map(|why| (id.clone(), why)))
-        .collect();
-    for (id, why) in &unusable {
-        eprintln!("fuzz: {id}: database unusable, skipped: {why}");
-        golds.remove(id);
-    }
+    let (golds, unusable) = select(a, &bench)?;
     if a.mutants {
         return write_mutants(a, &bench);
     }
-    let stress = Stress::parse(&a.stress).map_err(|m| BadInput(format!("--stress: {m}")))?;
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
+    let spec = fuzz_spec(a, golds.keys().cloned().collect())?;
     let (journal, partition) = crate::plan::journal_flags(a.resume, a.partition.as_deref())?;
+    if journal == sqlwitness_eval::JournalMode::Resume {
+        crate::legacy::upgrade(&a.out)?;
+    }
     let plan = FuzzPlan {
         bench,
         golds,
         out: a.out.clone(),
-        options: FuzzOptions {
-            seed: a.seed,
-            candidates: a.candidates,
-            max_neighbors: a.max_neighbors,
-            stress,
-            ..FuzzOptions::default()
-        },
-        jobs,
+        options: spec.options()?,
+        jobs: crate::plan::jobs(a.jobs),
         journal,
         partition,
-        args,
+        spec,
         reference,
     };
     let built = build_suites(&plan, &Bars { quiet: a.quiet })?;
@@ -190,6 +144,115 @@ pub fn run(a: &FuzzArgs, args: Vec<String>) -> Result<i32> {
     })
 }
 
+/// The gold queries of each database.
+type Golds = BTreeMap<String, Vec<GoldQuery>>;
+
+/// The golds of every database the flags select (the benchmark's, or an
+/// engine's own with `--reference` or `--gold`), without the databases
+/// that have no file or cannot be used (said on stderr; the latter are
+/// returned: the run exits 3).
+fn select(
+    a: &FuzzArgs,
+    bench: &sqlwitness_bench::Benchmark,
+) -> Result<(Golds, Vec<(String, String)>)> {
+    let gold_kind = reference_kind(a)?.unwrap_or(EngineKind::Sqlite);
+    // The benchmark's gold unless an engine's own is asked for.
+    let own_gold = a.reference.is_some() || !a.gold.is_empty();
+    let mut golds = Golds::new();
+    for q in &bench.questions {
+        if a.dbs.is_empty() || a.dbs.contains(&q.db_id) {
+            golds.entry(q.db_id.clone()).or_default().push(GoldQuery {
+                question: q.id,
+                sql: if own_gold {
+                    q.gold_for(gold_kind).to_string()
+                } else {
+                    q.gold.clone()
+                },
+            });
+        }
+    }
+    for db in &a.dbs {
+        if !golds.contains_key(db) {
+            bail!(BadInput(format!(
+                "--db: no question of split `{}` uses `{db}`",
+                a.bench.split
+            )));
+        }
+    }
+    let missing: Vec<String> = golds
+        .keys()
+        .filter(|id| !bench.db_exists(id))
+        .cloned()
+        .collect();
+    for id in &missing {
+        eprintln!("fuzz: {id}: no SQLite file, skipped");
+        golds.remove(id);
+    }
+    // A database that cannot be used is skipped, and the run exits 3.
+    let unusable: Vec<(String, String)> = golds
+        .keys()
+        .filter_map(|id| sqlwitness_eval::unusable(bench, id).map(|why| (id.clone(), why)))
+        .collect();
+    for (id, why) in &unusable {
+        eprintln!("fuzz: {id}: database unusable, skipped: {why}");
+        golds.remove(id);
+    }
+    Ok((golds, unusable))
+}
+
+/// What `fuzz`'s flags ask for, checked, for the suites of `databases`.
+fn fuzz_spec(a: &FuzzArgs, databases: Vec<String>) -> Result<FuzzSpec> {
+    let stress = Stress::parse(&a.stress).map_err(|m| BadInput(format!("--stress: {m}")))?;
+    let options = FuzzOptions {
+        seed: a.seed,
+        candidates: a.candidates,
+        max_neighbors: a.max_neighbors,
+        stress,
+        ..FuzzOptions::default()
+    };
+    let spec = FuzzSpec {
+        files: InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?,
+        split: a.bench.split.clone(),
+        allow_outside_links: a.allow_outside_links,
+        databases,
+        reference: reference_kind(a)?,
+        seed: 0,
+        candidates: 0,
+        batch: 0,
+        max_neighbors: 0,
+        timeout_seconds: 0.0,
+        max_rows: 0,
+        stress: Vec::new(),
+    };
+    Ok(spec.with_options(&options))
+}
+
+/// The spec of a journal's `fuzz` arguments (see [`crate::legacy`]): the
+/// benchmark read and each engine's own gold applied as the run did,
+/// without importing or contacting a server.
+pub(crate) fn spec_of(a: &FuzzArgs) -> Result<FuzzSpec> {
+    let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;
+    bench.allow_outside_links = a.allow_outside_links;
+    let files = InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?;
+    let engines: Vec<EngineKind> = reference_kind(a)?.into_iter().collect();
+    sqlwitness_eval::dialect_inputs(&mut bench, &files, &engines)?;
+    let (golds, _) = select(a, &bench)?;
+    fuzz_spec(a, golds.keys().cloned().collect())
+}
+
+/// `--reference ENGINE`, parsed.
+fn reference_kind(a: &FuzzArgs) -> Result<Option<EngineKind>> {
+    match a.reference.as_deref().map(str::trim) {
+        None => Ok(None),
+        Some(name) => Ok(Some(EngineKind::parse(name).ok_or_else(|| {
+            BadInput(format!(
+                "--reference: unknown engine `{name}` (expected {})",
+                EngineKind::names()
+            ))
+        })?)),
+    }
+}
+
 /// `--reference` and `--gold`: the server engine the suite is distilled
 /// on (`None`: SQLite), with its golds applied to the questions; the dumps
 /// a `dumps.json` names imported first (as `eval` does).
@@ -197,17 +260,10 @@ fn reference(
     a: &FuzzArgs,
     bench: &mut sqlwitness_bench::Benchmark,
 ) -> Result<Option<FuzzReference>> {
-    let kind = match a.reference.as_deref().map(str::trim) {
-        None => None,
-        Some(name) => Some(EngineKind::parse(name).ok_or_else(|| {
-            BadInput(format!(
-                "--reference: unknown engine `{name}` (expected {})",
-                EngineKind::names()
-            ))
-        })?),
-    };
+    let kind = reference_kind(a)?;
     let engines: Vec<EngineKind> = kind.into_iter().collect();
-    sqlwitness_eval::dialect_inputs(bench, &a.gold, &[], &engines)?;
+    let files = InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?;
+    sqlwitness_eval::dialect_inputs(bench, &files, &engines)?;
     let servers = match kind {
         Some(k) if k.is_server() => Some(crate::plan::servers(a.servers.clone(), &[k], true)?),
         _ => None,

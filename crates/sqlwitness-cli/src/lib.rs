@@ -12,6 +12,7 @@ mod eval;
 mod exit;
 mod fuzz;
 mod import;
+mod legacy;
 mod merge;
 mod migrate;
 mod perturb;
@@ -58,8 +59,7 @@ where
         }
     };
     install_interrupt_handler();
-    let argv = lossy(&argv);
-    match run(cli, &argv) {
+    match run(cli) {
         Ok(code) => code,
         Err(err) => {
             let code = exit::code_for(&err);
@@ -111,11 +111,10 @@ where
         code: e.exit_code(),
         message: e.to_string().trim_end().to_string(),
     })?;
-    let argv = lossy(&argv);
     // A new run starts uninterrupted (an earlier run in this process may
     // have been).
     sqlwitness_eval::clear_interrupt();
-    run(cli, &argv).map_err(|err| {
+    run(cli).map_err(|err| {
         let code = exit::code_for(&err);
         if code == exit::INTERRUPTED {
             sqlwitness_eval::settled();
@@ -135,12 +134,6 @@ where
 /// exit code 130 without a report.
 pub fn interrupt() {
     sqlwitness_eval::interrupt();
-}
-
-fn lossy(argv: &[OsString]) -> Vec<String> {
-    argv.iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect()
 }
 
 /// SIGINT, SIGTERM (and SIGHUP): stop the journals and the servers' queries
@@ -176,7 +169,6 @@ fn install_interrupt_handler() {
 /// started (removed when the returned guard drops).
 pub(crate) fn prepare_eval(
     a: args::EvalArgs,
-    journal: Vec<String>,
     adjust: impl FnOnce(&mut sqlwitness_eval::EvalPlan) -> anyhow::Result<()>,
 ) -> anyhow::Result<(sqlwitness_eval::EvalPlan, containers::Started)> {
     eval::clear_outputs(&a.out)?;
@@ -188,13 +180,16 @@ pub(crate) fn prepare_eval(
         !a.no_migrate,
     )?;
     let quiet = a.quiet;
-    let mut plan = plan::eval_plan(a, journal)?;
+    let mut plan = plan::eval_plan(a)?;
     adjust(&mut plan)?;
+    if plan.journal == sqlwitness_eval::JournalMode::Resume {
+        legacy::upgrade(&plan.out)?;
+    }
     let started = containers::start(&containers, &mut plan.servers, quiet)?;
     Ok((plan, started))
 }
 
-fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
+fn run(cli: args::Cli) -> anyhow::Result<i32> {
     *OUT.lock().unwrap_or_else(|e| e.into_inner()) = None;
     match cli.command {
         args::Command::Eval(a) => {
@@ -203,7 +198,7 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
                 None => None,
             };
             // Removed when this scope ends, whatever the outcome.
-            let (plan, _containers) = prepare_eval(a, plan::journal_args(argv), |_| Ok(()))?;
+            let (plan, _containers) = prepare_eval(a, |_| Ok(()))?;
             import::from_manifest(&plan.bench, Some(&plan.servers), plan.quiet)?;
             eval::run(&plan, audit.as_ref())
         }
@@ -225,7 +220,7 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
         args::Command::Robustness(a) => perturb::robustness(&a),
         args::Command::Fuzz(a) => {
             set_out(&a.out);
-            fuzz::run(&a, plan::journal_args(argv))
+            fuzz::run(&a)
         }
         args::Command::StandIns(a) => {
             let schemas = sqlwitness_bench::load_tables_json(&a.tables)?;
@@ -246,7 +241,7 @@ fn run(cli: args::Cli, argv: &[String]) -> anyhow::Result<i32> {
                 &golds.iter().map(String::as_str).collect::<Vec<_>>(),
             )?;
             set_out(&a.out);
-            audit::run(a, plan::journal_args(argv))
+            audit::run(a)
         }
     }
 }

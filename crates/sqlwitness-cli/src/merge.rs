@@ -1,18 +1,17 @@
 //! `sqlwitness merge --out DIR PART…`: the parts of a partitioned run
 //! (`--partition K/N`) combined into what the unpartitioned run writes. The
-//! command comes from the parts' journals; eval and audit rebuild their plan
-//! from the arguments the journals keep (paths relative to where the parts
-//! ran), check it against the parts' settings and input hashes, and write
-//! the report. No server is contacted.
+//! command and its plan come from the parts' journals: eval and audit
+//! rebuild the run from the plan (paths relative to where the parts ran),
+//! check it against the parts' plans and input hashes, and write the
+//! report. No server is contacted.
 
 use anyhow::{bail, Result};
-use clap::Parser;
 use std::time::Instant;
 
-use sqlwitness_eval::{read_journal, JOURNAL_FILE};
+use sqlwitness_eval::{read_journal, RunSpec, JOURNAL_FILE};
 use sqlwitness_report::write_report;
 
-use crate::args::{Cli, Command, MergeArgs};
+use crate::args::MergeArgs;
 use crate::exit::{self, BadInput};
 
 pub fn run(a: &MergeArgs) -> Result<i32> {
@@ -24,28 +23,13 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             a.parts[0].display()
         )));
     }
+    for part in &a.parts {
+        crate::legacy::upgrade(part)?;
+    }
     let (header, _, _) = read_journal::<serde_json::Value>(&first)?;
-    let reparse = || -> Result<Command> {
-        let argv = ["sqlwitness", header.command.as_str()]
-            .into_iter()
-            .map(String::from)
-            .chain(header.args.iter().cloned());
-        Cli::try_parse_from(argv).map(|c| c.command).map_err(|e| {
-            BadInput(format!(
-                "merge: the arguments in {} do not parse: {e}",
-                first.display()
-            ))
-            .into()
-        })
-    };
-    match header.command.as_str() {
-        "eval" => {
-            let Command::Eval(mut args) = reparse()? else {
-                unreachable!("an eval journal's arguments parse as eval")
-            };
-            args.out = a.out.clone();
-            args.partition = None;
-            let plan = crate::plan::merge_plan(args, header.args.clone())?;
+    match header.plan {
+        RunSpec::Eval(spec) => {
+            let plan = crate::plan::merge_plan(spec, a.out.clone(), a.quiet)?;
             let report = sqlwitness_eval::merge_eval(&plan, &a.parts)?;
             write_report(&a.out, &report)?;
             crate::eval::print_summary(&report);
@@ -57,18 +41,12 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             );
             Ok(exit::OK)
         }
-        "audit" => {
-            let Command::Audit(mut args) = reparse()? else {
-                unreachable!("an audit journal's arguments parse as audit")
-            };
-            args.out = a.out.clone();
-            args.partition = None;
-            args.quiet = a.quiet;
-            let plan = crate::audit::audit_plan(&args, header.args.clone(), true)?;
+        RunSpec::Audit(spec) => {
+            let plan = crate::audit::merge_plan(spec, a.out.clone(), a.quiet)?;
             let report = sqlwitness_eval::merge_audit(&plan, &a.parts)?;
-            crate::audit::finish(&args, &plan, &report, started)
+            crate::audit::finish(&Default::default(), &plan, &report, started)
         }
-        "fuzz" => {
+        RunSpec::Fuzz(_) => {
             let n = sqlwitness_eval::merge_suites(&a.parts, &a.out)?;
             eprintln!(
                 "merged {} parts: {} databases in {}",
@@ -78,9 +56,5 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             );
             Ok(exit::OK)
         }
-        other => bail!(BadInput(format!(
-            "merge: {} is the journal of `{other}`, which has no parts",
-            first.display()
-        ))),
     }
 }

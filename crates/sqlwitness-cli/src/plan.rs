@@ -2,13 +2,14 @@
 //! server is contacted.
 
 use anyhow::{bail, Context, Result};
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
 use sqlwitness_bench::{load_benchmark, Benchmark};
-use sqlwitness_core::compare::{CompareMode, CompareOptions};
-use sqlwitness_core::{EngineKind, QueryLimits};
-use sqlwitness_eval::{EvalPlan, JournalMode, Partition, Servers};
+use sqlwitness_core::compare::CompareMode;
+use sqlwitness_core::EngineKind;
+use sqlwitness_eval::{
+    EvalPlan, EvalSpec, InputFiles, JournalMode, Partition, RunContext, Servers,
+};
 
 use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateArgs, ServerArgs};
 use crate::exit::BadInput;
@@ -43,25 +44,52 @@ pub fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
 /// read.
 /// With `--containers` the server engines are left out of the check: they
 /// get their URLs when their containers start.
-pub fn eval_plan(a: EvalArgs, args: Vec<String>) -> Result<EvalPlan> {
+pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
     let engines = parse_engines(&a.engines)?;
     let given = given_servers(&engines, a.containers.containers);
     let servers = servers(a.servers.clone(), &given, !a.no_migrate)?;
-    eval_plan_on(a, args, engines, servers)
+    let mut bench = open_benchmark(&a.bench.bench, &a.bench.split)?;
+    bench.namespace_prefix = a.servers.checked_prefix()?;
+    let preds = stdin_predictions(&a.pred, &a.out)?;
+    let spec = eval_spec(&a, &bench, &preds, engines)?;
+    let baseline = crate::scores::baseline(&a.scoring)?;
+    let (journal, partition) = journal_flags(a.resume, a.partition.as_deref())?;
+    let ctx = RunContext {
+        out: a.out,
+        servers,
+        jobs: jobs(a.jobs),
+        quiet: a.quiet,
+        journal,
+        partition,
+        migrate: !a.no_migrate,
+        migrate_options: a.servers.migrate_options(false),
+    };
+    let mut plan = EvalPlan::from_spec(spec, bench, ctx)?;
+    plan.scoring.baseline = baseline;
+    plan.scoring.tolerance = a.scoring.tolerance;
+    Ok(plan)
 }
 
-/// The engines whose URLs come from flags or the environment: all, or
-/// with `--containers` none of the servers.
-/// The benchmark `args` name, its loader's warnings on stderr.
-pub(crate) fn open_benchmark(args: &crate::args::BenchArgs) -> Result<Benchmark> {
-    let bench = load_benchmark(&args.bench, &args.split)
-        .with_context(|| format!("loading benchmark {}", args.bench.display()))?;
+/// The worker threads of `-j` (default: the number of CPUs).
+pub(crate) fn jobs(given: Option<usize>) -> usize {
+    given
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+        .max(1)
+}
+
+/// The benchmark at `path` (split `split`), its loader's warnings on
+/// stderr.
+pub(crate) fn open_benchmark(path: &Path, split: &str) -> Result<Benchmark> {
+    let bench = load_benchmark(path, split)
+        .with_context(|| format!("loading benchmark {}", path.display()))?;
     for w in &bench.warnings {
         eprintln!("sqlwitness: warning: {w}");
     }
     Ok(bench)
 }
 
+/// The engines whose URLs come from flags or the environment: all, or
+/// with `--containers` none of the servers.
 fn given_servers(engines: &[EngineKind], containers: bool) -> Vec<EngineKind> {
     engines
         .iter()
@@ -70,19 +98,31 @@ fn given_servers(engines: &[EngineKind], containers: bool) -> Vec<EngineKind> {
         .collect()
 }
 
-/// The plan of a finished partitioned run's arguments (`merge`): no
+/// The plan a finished partitioned run's journal describes (`merge`): no
 /// server is contacted, so none is required.
-pub fn merge_plan(a: EvalArgs, args: Vec<String>) -> Result<EvalPlan> {
-    let engines = parse_engines(&a.engines)?;
-    eval_plan_on(a, args, engines, Servers::default())
+pub fn merge_plan(spec: EvalSpec, out: PathBuf, quiet: bool) -> Result<EvalPlan> {
+    let bench = open_benchmark(&spec.files.benchmark, &spec.split)?;
+    let ctx = RunContext {
+        out,
+        servers: Servers::default(),
+        jobs: 1,
+        quiet,
+        journal: JournalMode::Off,
+        partition: None,
+        migrate: false,
+        migrate_options: Default::default(),
+    };
+    Ok(EvalPlan::from_spec(spec, bench, ctx)?)
 }
 
-fn eval_plan_on(
-    a: EvalArgs,
-    args: Vec<String>,
+/// What `eval`'s flags ask for, checked: `preds` are the `--pred` files
+/// (standard input already kept in a file).
+pub(crate) fn eval_spec(
+    a: &EvalArgs,
+    bench: &Benchmark,
+    preds: &[String],
     engines: Vec<EngineKind>,
-    servers: Servers,
-) -> Result<EvalPlan> {
+) -> Result<EvalSpec> {
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         bail!(BadInput(format!(
             "--timeout: must be positive, got {}",
@@ -95,9 +135,6 @@ fn eval_plan_on(
             a.float_tolerance
         )));
     }
-    let mut bench = open_benchmark(&a.bench)?;
-    bench.namespace_prefix = a.servers.checked_prefix()?;
-    bench.allow_outside_links = a.allow_outside_links;
     for db in &a.dbs {
         if !bench.questions.iter().any(|q| &q.db_id == db) {
             bail!(BadInput(format!(
@@ -106,81 +143,46 @@ fn eval_plan_on(
             )));
         }
     }
-    let mut selected: Vec<usize> = bench
+    let mut questions: Vec<usize> = bench
         .questions
         .iter()
         .filter(|q| a.dbs.is_empty() || a.dbs.contains(&q.db_id))
         .map(|q| q.id)
         .collect();
     if let Some(n) = a.limit {
-        selected.truncate(n);
+        questions.truncate(n);
     }
-    let preds = stdin_predictions(&a.pred, &a.out)?;
-    let inputs = sqlwitness_eval::dialect_inputs(&mut bench, &a.gold, &preds, &engines)?;
-    let scoring = crate::scores::scoring_plan(a.scoring, &bench)?;
-    let suite = match &a.suite {
-        Some(dir) => Some(
-            sqlwitness_fuzz::SuiteSet::open(dir)
-                .map_err(|e| BadInput(format!("--suite: {e}")))?
-                .with_prefix(&bench.namespace_prefix),
-        ),
-        None => None,
-    };
-    let mode = match a.compare {
-        CompareArg::Strict => CompareMode::Strict,
-        CompareArg::Spider => CompareMode::Spider,
-        CompareArg::Bird => CompareMode::Bird,
-    };
-    let compare = CompareOptions {
-        mode,
-        ordered: false,
-        column_order_any: a.column_order == ColumnOrderArg::Any,
-        float_rel_tol: a.float_tolerance,
-    };
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
+    let mut files = InputFiles::parse(a.bench.bench.clone(), &a.gold, preds)?;
+    files.suite = a.suite.clone();
+    let (infeasible, calibrate_on) = crate::scores::scoring_ids(&a.scoring, bench)?;
     let reference = sqlwitness_eval::reference_engine(a.reference.as_deref(), &engines)?;
-    let (journal, partition) = journal_flags(a.resume, a.partition.as_deref())?;
-    Ok(EvalPlan {
-        reference,
-        bench_arg: a.bench.bench,
-        bench,
-        selected,
-        pred_path: inputs.pred_path,
-        predictions: inputs.predictions,
-        engine_predictions: inputs.engine_predictions,
-        gold_sources: inputs.gold_sources,
+    Ok(EvalSpec {
+        files,
+        split: a.bench.split.clone(),
+        allow_outside_links: a.allow_outside_links,
+        questions,
         engines,
-        servers,
-        out: a.out,
-        compare,
+        reference,
+        compare: match a.compare {
+            CompareArg::Strict => CompareMode::Strict,
+            CompareArg::Spider => CompareMode::Spider,
+            CompareArg::Bird => CompareMode::Bird,
+        },
+        any_column_order: a.column_order == ColumnOrderArg::Any,
         keep_distinct: a.keep_distinct,
-        limits: QueryLimits {
-            timeout: Duration::from_secs_f64(a.timeout),
-            max_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
-            ..QueryLimits::default()
-        },
-        guard: sqlwitness_guard::GuardOptions {
-            max_sql_bytes: a.max_sql_bytes,
-            max_value_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
-            namespace: None,
-        },
-        jobs,
+        float_tolerance: a.float_tolerance,
+        timeout_seconds: a.timeout,
+        max_result_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
+        max_sql_bytes: a.max_sql_bytes,
         resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
         ties_aware: a.ties == crate::args::TiesArg::Aware,
-        migrate: !a.no_migrate,
-        migrate_options: a.servers.migrate_options(false),
-        quiet: a.quiet,
-        scoring,
-        suite,
+        infeasible,
+        calibrate_on,
+        calibration_bins: a.scoring.calibration_bins,
+        legacy: a.scoring.legacy,
         suite_witness: !a.no_witness,
         hunt: a.hunt,
         ves_runs: a.ves_runs,
-        journal,
-        partition,
-        args,
     })
 }
 
@@ -242,46 +244,6 @@ pub fn journal_flags(
     Ok((mode, partition.map(Partition::parse).transpose()?))
 }
 
-/// The arguments of a command as the journal keeps them: the command's own
-/// (after its name), without those that do not change what it computes or
-/// that may carry secrets — `--out`, `--resume`, `--partition`, `-q`,
-/// `-j`, `--server`, `--reader`, `--containers`, `--baseline`,
-/// `--tolerance`, `--audit` (`--image` stays: the server's version can change
-/// answers).
-pub fn journal_args(argv: &[String]) -> Vec<String> {
-    const WITH_VALUE: &[&str] = &[
-        "--out",
-        "--namespace-prefix",
-        "--verify",
-        "--cache-dir",
-        "--partition",
-        "-j",
-        "--jobs",
-        "--server",
-        "--reader",
-        "--baseline",
-        "--tolerance",
-        "--audit",
-    ];
-    const ALONE: &[&str] = &["--resume", "-q", "--quiet", "--containers"];
-    let mut out = Vec::new();
-    let mut it = argv.iter().skip(2);
-    while let Some(arg) = it.next() {
-        let name = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
-        if ALONE.contains(&arg.as_str()) || (arg.starts_with("-j") && arg.len() > 2) {
-            continue;
-        }
-        if WITH_VALUE.contains(&name) {
-            if !arg.contains('=') {
-                it.next();
-            }
-            continue;
-        }
-        out.push(arg.clone());
-    }
-    out
-}
-
 pub struct MigratePlan {
     /// `--containers`: the servers to start before migrating.
     pub containers: Vec<sqlwitness_engines::ContainerPlan>,
@@ -312,7 +274,7 @@ impl MigratePlan {
             &given_servers(&engines, a.containers.containers),
             true,
         )?;
-        let mut bench = open_benchmark(&a.bench)?;
+        let mut bench = open_benchmark(&a.bench.bench, &a.bench.split)?;
         bench.namespace_prefix = prefix;
         bench.allow_outside_links = a.allow_outside_links;
         for db in &a.dbs {
@@ -340,43 +302,5 @@ impl MigratePlan {
                 .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get())),
             quiet: a.quiet,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::journal_args;
-
-    #[test]
-    fn the_journal_keeps_what_changes_verdicts_and_never_a_server_url() {
-        let argv: Vec<String> = [
-            "sqlwitness",
-            "eval",
-            "--bench",
-            "b",
-            "--out",
-            "o",
-            "--server",
-            "postgres=postgres://u:secret@h/db",
-            "--reader=mysql=mysql://r:pw@h/db",
-            "--partition",
-            "1/3",
-            "--resume",
-            "-q",
-            "-j4",
-            "--jobs",
-            "2",
-            "--baseline",
-            "old/report.json",
-            "--compare",
-            "spider",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        assert_eq!(
-            journal_args(&argv),
-            ["--bench", "b", "--compare", "spider"].map(String::from)
-        );
     }
 }

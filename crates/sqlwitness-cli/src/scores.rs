@@ -1,12 +1,13 @@
-//! `eval`'s scoring flags, checked into the evaluator's `ScoringPlan`.
+//! `eval`'s scoring flags, checked into the evaluator's plan.
 
 use anyhow::{bail, Result};
 use clap::Args;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use sqlwitness_bench::Benchmark;
-use sqlwitness_eval::{feasible_false, read_ids, ScoringPlan};
-use sqlwitness_report::read_report;
+use sqlwitness_eval::{feasible_false, read_ids};
+use sqlwitness_report::{read_report, Report};
 
 use crate::exit::BadInput;
 
@@ -40,8 +41,13 @@ pub struct ScoringArgs {
     pub tolerance: f64,
 }
 
-/// The validated scoring options of `eval`.
-pub fn scoring_plan(a: ScoringArgs, bench: &Benchmark) -> Result<ScoringPlan> {
+/// The infeasible question ids (the benchmark's `"feasible": false` and
+/// `--infeasible`'s) and the calibration split of `--calibrate-on`,
+/// checked with the other scoring flags.
+pub fn scoring_ids(
+    a: &ScoringArgs,
+    bench: &Benchmark,
+) -> Result<(BTreeSet<usize>, Option<BTreeSet<usize>>)> {
     let n = bench.questions.len();
     let mut infeasible = feasible_false(&bench.source_file)?;
     if let Some(p) = &a.infeasible {
@@ -55,19 +61,17 @@ pub fn scoring_plan(a: ScoringArgs, bench: &Benchmark) -> Result<ScoringPlan> {
         bail!(BadInput("--calibration-bins: must be at least 1".into()));
     }
     crate::diff::check_tolerance(a.tolerance)?;
-    let baseline = match a.baseline {
+    Ok((infeasible, calibrate_on))
+}
+
+/// The report of `--baseline`, read: it gates the run, it does not score
+/// it.
+pub fn baseline(a: &ScoringArgs) -> Result<Option<(PathBuf, Report)>> {
+    match &a.baseline {
         Some(p) => {
-            let r = read_report(&p).map_err(|e| BadInput(format!("--baseline: {e}")))?;
-            Some((p, r))
+            let r = read_report(p).map_err(|e| BadInput(format!("--baseline: {e}")))?;
+            Ok(Some((p.clone(), r)))
         }
-        None => None,
-    };
-    Ok(ScoringPlan {
-        infeasible,
-        calibrate_on,
-        bins: a.calibration_bins,
-        legacy: a.legacy,
-        baseline,
-        tolerance: a.tolerance,
-    })
+        None => Ok(None),
+    }
 }

@@ -16,7 +16,7 @@ use sqlwitness_bench::Benchmark;
 use sqlwitness_core::{EngineKind, QueryLimits};
 use sqlwitness_sql::NameSet;
 
-use crate::{is_good, EvalError, Progress, Servers};
+use crate::{is_good, AuditSpec, EvalError, Progress, Servers};
 
 /// Turns a gold's text into what one server engine is sent.
 type Prepare<'a> = Box<dyn Fn(&str) -> String + Sync + 'a>;
@@ -55,8 +55,61 @@ pub struct AuditPlan {
     pub journal: crate::JournalMode,
     /// `--partition K/N`: only the questions of this part's databases.
     pub partition: Option<crate::Partition>,
-    /// The arguments as given, for the journal.
-    pub args: Vec<String>,
+    /// What the audit computes, as the journal keeps it: the plan was
+    /// built from it ([`AuditPlan::from_spec`]).
+    pub spec: AuditSpec,
+}
+
+impl AuditPlan {
+    /// The plan of `spec` on `bench` (loaded from `spec.files.benchmark`
+    /// and `spec.split`, its namespace prefix set), each engine's own gold
+    /// file read.
+    pub fn from_spec(
+        spec: AuditSpec,
+        mut bench: Benchmark,
+        ctx: crate::RunContext,
+    ) -> Result<AuditPlan, EvalError> {
+        let timeout = crate::spec::positive_seconds("timeout_seconds", spec.timeout_seconds)?;
+        if !spec.engines.contains(&spec.reference) {
+            return Err(EvalError::BadInput(format!(
+                "reference {}: not one of the engines",
+                spec.reference
+            )));
+        }
+        let questions = bench.questions.len();
+        if let Some(id) = spec.questions.iter().find(|&&id| id >= questions) {
+            return Err(EvalError::BadInput(format!(
+                "question {id}: the split has {questions} questions"
+            )));
+        }
+        bench.allow_outside_links = spec.allow_outside_links;
+        crate::dialect_inputs(&mut bench, &spec.files, &spec.engines)?;
+        Ok(AuditPlan {
+            bench_arg: spec.files.benchmark.clone(),
+            bench,
+            selected: spec.questions.clone(),
+            engines: spec.engines.clone(),
+            reference: spec.reference,
+            gold_specs: spec
+                .files
+                .golds
+                .iter()
+                .map(|(k, p)| format!("{k}={}", p.display()))
+                .collect(),
+            servers: ctx.servers,
+            shuffles: spec.shuffles,
+            timeout,
+            rewrites: spec.rewrites,
+            plan_variants: spec.plan_variants,
+            migrate: ctx.migrate,
+            migrate_options: ctx.migrate_options,
+            jobs: ctx.jobs.max(1),
+            out: ctx.out,
+            journal: ctx.journal,
+            partition: ctx.partition,
+            spec,
+        })
+    }
 }
 
 /// One audited question in the journal.
@@ -71,36 +124,16 @@ fn audit_selection(plan: &AuditPlan) -> Vec<usize> {
     crate::run::in_partition(&plan.bench, &plan.selected, plan.partition)
 }
 
-/// The journal header of an audit: settings, inputs by content, servers.
+/// The journal header of an audit: its plan, inputs by content, servers.
 fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<crate::Header, EvalError> {
-    let mut h = crate::Header::new("audit", plan.args.clone(), plan.partition);
-    let ids: Vec<String> = plan.selected.iter().map(usize::to_string).collect();
-    for (k, v) in [
-        ("engines", run.engines.join(",")),
-        ("reference", run.reference.clone()),
-        ("split", plan.bench.split.clone()),
-        (
-            "questions",
-            format!(
-                "{} ({})",
-                ids.len(),
-                &crate::sha256_hex(ids.join(",").as_bytes())[..16]
-            ),
-        ),
-        ("shuffles", plan.shuffles.to_string()),
-        ("timeout_ms", plan.timeout.as_millis().to_string()),
-        ("rewrites", plan.rewrites.to_string()),
-        ("plan_variants", plan.plan_variants.to_string()),
-    ] {
-        h.settings.insert(k.to_string(), v);
-    }
+    let mut h = crate::Header::new(crate::RunSpec::Audit(plan.spec.clone()), plan.partition);
     crate::run::hash_inputs(
         &mut h,
         &plan.bench,
         &plan.selected,
         plan.migrate_options.cache_dir.as_deref(),
     )?;
-    h.engines = run.engine_versions.clone().into_iter().collect();
+    h.servers = run.engine_versions.clone().into_iter().collect();
     h.extra = serde_json::to_value(run).expect("run information serializes");
     Ok(h)
 }

@@ -13,7 +13,7 @@ use sqlwitness_fuzz::{
     build_db_suite_on, DbSuite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest, ServerReference,
 };
 
-use crate::{EvalError, Progress};
+use crate::{EvalError, FuzzSpec, Progress};
 
 /// The validated plan of `fuzz`.
 pub struct FuzzPlan {
@@ -28,8 +28,9 @@ pub struct FuzzPlan {
     pub journal: crate::JournalMode,
     /// `--partition K/N`: only this part's databases.
     pub partition: Option<crate::Partition>,
-    /// The arguments as given, for the journal.
-    pub args: Vec<String>,
+    /// What the build computes, as the journal keeps it (`options` are
+    /// [`FuzzSpec::options`]).
+    pub spec: FuzzSpec,
     /// `--reference ENGINE` on a server: the golds (that engine's own)
     /// and their neighbours run there ([`ServerReference`]).
     pub reference: Option<FuzzReference>,
@@ -50,27 +51,9 @@ struct FuzzRecord {
     suite: DbSuite,
 }
 
-/// The journal header of `fuzz`: settings, inputs, the databases.
+/// The journal header of `fuzz`: its plan, the inputs by content.
 fn fuzz_header(plan: &FuzzPlan) -> Result<crate::Header, EvalError> {
-    let mut h = crate::Header::new("fuzz", plan.args.clone(), plan.partition);
-    let o = &plan.options;
-    let dbs: Vec<&str> = plan.golds.keys().map(String::as_str).collect();
-    for (k, v) in [
-        ("split", plan.bench.split.clone()),
-        ("databases", dbs.join(",")),
-        ("seed", o.seed.to_string()),
-        ("candidates", o.candidates.to_string()),
-        ("batch", o.batch.to_string()),
-        ("max_neighbors", o.max_neighbors.to_string()),
-        ("timeout_ms", o.limits.timeout.as_millis().to_string()),
-        ("stress", format!("{:?}", o.stress)),
-    ] {
-        h.settings.insert(k.to_string(), v);
-    }
-    if let Some(r) = &plan.reference {
-        let (k, v) = ("reference", r.kind.as_str().to_string());
-        h.settings.insert(k.to_string(), v);
-    }
+    let mut h = crate::Header::new(crate::RunSpec::Fuzz(plan.spec.clone()), plan.partition);
     let selected: Vec<usize> = plan
         .golds
         .values()

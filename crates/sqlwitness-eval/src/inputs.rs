@@ -2,6 +2,7 @@
 //! anything runs: `--gold ENGINE=FILE`, `--pred [ENGINE=]FILE`,
 //! `--reference ENGINE|none`.
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -51,24 +52,76 @@ fn by_id(path: &std::path::Path, bench: &Benchmark) -> Result<ById, EvalError> {
     Ok(by_id)
 }
 
-/// Applies `--gold ENGINE=FILE` to the questions (over the dialect golds
-/// the benchmark carries) and reads `--pred` (one `FILE` for every engine,
-/// and/or `ENGINE=FILE` each); an engine of `engines` left without
-/// predictions while some engine has its own is an error.
+/// The input files of a run beside its benchmark, by role: the prediction
+/// file for every engine, each engine's own prediction file, each engine's
+/// own gold file, a test-suite folder. Paths as given (relative ones are
+/// resolved where the run runs).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputFiles {
+    /// The benchmark folder.
+    pub benchmark: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictions: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engine_predictions: BTreeMap<EngineKind, PathBuf>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub golds: BTreeMap<EngineKind, PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<PathBuf>,
+}
+
+impl InputFiles {
+    /// The files of `benchmark`, `--gold ENGINE=FILE` (each) and `--pred
+    /// [ENGINE=]FILE` (one `FILE` for every engine, and/or `ENGINE=FILE`
+    /// each); a later file of the same engine replaces an earlier one.
+    pub fn parse(
+        benchmark: PathBuf,
+        golds: &[String],
+        preds: &[String],
+    ) -> Result<InputFiles, EvalError> {
+        let mut out = InputFiles {
+            benchmark,
+            ..InputFiles::default()
+        };
+        for spec in golds {
+            let (kind, path) = engine_file("--gold", spec)?.ok_or_else(|| {
+                EvalError::BadInput(format!("--gold `{spec}`: expected ENGINE=FILE"))
+            })?;
+            out.golds.insert(kind, path);
+        }
+        for spec in preds {
+            match engine_file("--pred", spec)? {
+                Some((kind, path)) => {
+                    out.engine_predictions.insert(kind, path);
+                }
+                None if out.predictions.is_none() => out.predictions = Some(PathBuf::from(spec)),
+                None => {
+                    return Err(EvalError::BadInput(format!(
+                        "--pred `{spec}`: one file for every engine is given already"
+                    )))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Applies each engine's own gold file to the questions (over the dialect
+/// golds the benchmark carries) and reads the prediction files of `files`;
+/// an engine of `engines` left without predictions while some engine has
+/// its own is an error.
 pub fn dialect_inputs(
     bench: &mut Benchmark,
-    golds: &[String],
-    preds: &[String],
+    files: &InputFiles,
     engines: &[EngineKind],
 ) -> Result<DialectInputs, EvalError> {
     let mut out = DialectInputs {
         gold_sources: bench.gold_sources.clone(),
         ..DialectInputs::default()
     };
-    for spec in golds {
-        let (kind, path) = engine_file("--gold", spec)?
-            .ok_or_else(|| EvalError::BadInput(format!("--gold `{spec}`: expected ENGINE=FILE")))?;
-        let file = load_engine_golds(&path, bench)?;
+    for (&kind, path) in &files.golds {
+        let file = load_engine_golds(path, bench)?;
         for (q, g) in bench.questions.iter_mut().zip(file) {
             match g {
                 Some(g) => q.golds.insert(kind, g),
@@ -77,23 +130,13 @@ pub fn dialect_inputs(
         }
         out.gold_sources.insert(kind, path.display().to_string());
     }
-    for spec in preds {
-        match engine_file("--pred", spec)? {
-            Some((kind, path)) => {
-                let loaded = by_id(&path, bench)?;
-                out.engine_predictions.insert(kind, (path, loaded));
-            }
-            None if out.predictions.is_none() => {
-                let path = PathBuf::from(spec);
-                out.predictions = Some(by_id(&path, bench)?);
-                out.pred_path = Some(path);
-            }
-            None => {
-                return Err(EvalError::BadInput(format!(
-                    "--pred `{spec}`: one file for every engine is given already"
-                )))
-            }
-        }
+    for (&kind, path) in &files.engine_predictions {
+        let loaded = by_id(path, bench)?;
+        out.engine_predictions.insert(kind, (path.clone(), loaded));
+    }
+    if let Some(path) = &files.predictions {
+        out.predictions = Some(by_id(path, bench)?);
+        out.pred_path = Some(path.clone());
     }
     if out.predictions.is_none() && !out.engine_predictions.is_empty() {
         let own = |k: EngineKind| sqlwitness_dialect::own_or_parent(&out.engine_predictions, k);

@@ -1,6 +1,6 @@
 //! The journal of a run: `journal.jsonl` in the output folder, append-only.
-//! Its first line is the [`Header`]: the command, the arguments, the plan's
-//! settings, the hashes of its inputs and the servers it ran on; every
+//! Its first line is the [`Header`]: the run's plan (a [`RunSpec`]), the
+//! hashes of its inputs and the servers it ran on; every
 //! further line is one finished unit of work (eval: a question with every
 //! engine's outcome; audit: a question's findings; fuzz: a database's
 //! suite), written with one `write` as soon as it is done, so a killed
@@ -20,13 +20,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::EvalError;
+use crate::{EvalError, RunSpec};
 
 /// The journal's file name in the output folder.
 pub const JOURNAL_FILE: &str = "journal.jsonl";
 
-/// The journal format this build writes and reads.
-pub const JOURNAL_FORMAT: u32 = 1;
+/// The journal format this build writes and reads. Format 1 kept the
+/// command line instead of the plan: this library refuses it
+/// ([`read_journal`]); the CLI converts it.
+pub const JOURNAL_FORMAT: u32 = 2;
 
 /// Whether a run keeps a journal and whether it continues one.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -95,27 +97,24 @@ pub fn assign_partitions(weights: &BTreeMap<String, usize>, n: usize) -> BTreeMa
     out
 }
 
-/// The journal's first line.
+/// The journal's first line: the run's plan ([`RunSpec`]), its partition,
+/// the hashes of its inputs and the servers it ran on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Header {
+    /// The journal format ([`JOURNAL_FORMAT`]).
     pub journal: u32,
-    /// `eval`, `audit` or `fuzz`.
-    pub command: String,
     pub tool_version: String,
-    /// The command's arguments as given, without the ones that do not
-    /// change what it computes (`--out`, `--resume`, `--partition`, `-q`,
-    /// `-j`): `merge` rebuilds the plan from them.
-    pub args: Vec<String>,
+    /// What the run computes: `merge` rebuilds the run from it, `--resume`
+    /// compares it with the run at hand.
+    pub plan: RunSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
-    /// What the plan computes, by name (engines, comparison, limits, the
-    /// selected questions …).
-    pub settings: BTreeMap<String, String>,
     /// SHA-256 of each input by role (`questions`, `predictions`,
     /// `database <db_id>` …), over content, not paths.
     pub inputs: BTreeMap<String, String>,
     /// Each engine's server version.
-    pub engines: BTreeMap<String, String>,
+    pub servers: BTreeMap<String, String>,
     /// Facts of the run the report needs that are not settings (eval: the
     /// report's run information); not compared.
     #[serde(default)]
@@ -123,23 +122,23 @@ pub struct Header {
 }
 
 impl Header {
-    pub fn new(command: &str, args: Vec<String>, partition: Option<Partition>) -> Header {
+    pub fn new(plan: RunSpec, partition: Option<Partition>) -> Header {
         Header {
             journal: JOURNAL_FORMAT,
-            command: command.to_string(),
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            args,
+            plan,
             partition,
-            settings: BTreeMap::new(),
             inputs: BTreeMap::new(),
-            engines: BTreeMap::new(),
+            servers: BTreeMap::new(),
             extra: serde_json::Value::Null,
         }
     }
 
     /// Every difference between the run of `self` (a journal's) and
-    /// `this` (the run at hand), named; the partition too unless
-    /// `same_partition` is false (parts of one run differ there).
+    /// `this` (the run at hand), named: the plan's settings field by
+    /// field (its files by their contents' hashes), the inputs, the
+    /// servers; the partition too unless `same_partition` is false (parts
+    /// of one run differ there).
     pub fn differences(&self, this: &Header, same_partition: bool) -> Vec<String> {
         let mut out = Vec::new();
         let mut field = |name: &str, a: &str, b: &str| {
@@ -152,15 +151,18 @@ impl Header {
             &self.journal.to_string(),
             &this.journal.to_string(),
         );
-        field("command", &self.command, &this.command);
+        field("command", self.plan.command(), this.plan.command());
         field("sqlwitness version", &self.tool_version, &this.tool_version);
         if same_partition {
             let show = |p: &Option<Partition>| p.map_or("none".to_string(), |p| p.to_string());
             field("partition", &show(&self.partition), &show(&this.partition));
         }
-        compare_maps(&mut out, "setting", &self.settings, &this.settings);
+        if self.plan.command() == this.plan.command() {
+            let (ours, theirs) = (self.plan.settings(), this.plan.settings());
+            compare_maps(&mut out, "setting", &ours, &theirs);
+        }
         compare_maps(&mut out, "input", &self.inputs, &this.inputs);
-        compare_maps(&mut out, "server", &self.engines, &this.engines);
+        compare_maps(&mut out, "server", &self.servers, &this.servers);
         out
     }
 }
@@ -380,17 +382,25 @@ pub fn read_journal<R: DeserializeOwned>(path: &Path) -> Result<(Header, Vec<R>,
             ))
         };
         if header.is_none() {
-            match serde_json::from_str::<Header>(line) {
-                Ok(h) => header = Some(h),
-                Err(e) => return Err(bad(e)),
-            }
-            if header.as_ref().is_some_and(|h| h.journal != JOURNAL_FORMAT) {
+            // The format first: another format's header has other fields.
+            let format = serde_json::from_str::<serde_json::Value>(line)
+                .map_err(bad)?
+                .get("journal")
+                .and_then(serde_json::Value::as_u64);
+            if let Some(n) = format.filter(|&n| n != u64::from(JOURNAL_FORMAT)) {
                 return Err(EvalError::BadInput(format!(
-                    "{}: journal format {} (this sqlwitness reads {JOURNAL_FORMAT})",
+                    "{}: journal format {n}, this sqlwitness reads format {JOURNAL_FORMAT}{}",
                     path.display(),
-                    header.as_ref().map_or(0, |h| h.journal)
+                    if n == 1 {
+                        " (format 1 kept the command line instead of the run's plan: the \
+                         sqlwitness command converts it when resuming or merging; else rerun \
+                         the run without --resume)"
+                    } else {
+                        ""
+                    }
                 )));
             }
+            header = Some(serde_json::from_str::<Header>(line).map_err(bad)?);
         } else {
             match serde_json::from_str::<R>(line) {
                 Ok(r) => records.push(r),
@@ -503,7 +513,7 @@ pub(crate) fn merge_parts<R: DeserializeOwned, I: DeserializeOwned + Clone>(
         .first()
         .ok_or_else(|| EvalError::BadInput("merge: the journals hold no run information".into()))?;
     let mut ours = ours(first)?;
-    ours.engines = theirs.engines.clone();
+    ours.servers = theirs.servers.clone();
     let diffs = theirs.differences(&ours, false);
     if !diffs.is_empty() {
         return Err(EvalError::BadInput(format!(
@@ -518,11 +528,12 @@ pub(crate) fn merge_parts<R: DeserializeOwned, I: DeserializeOwned + Clone>(
 mod tests {
     use super::*;
 
-    fn header(setting: &str) -> Header {
-        let mut h = Header::new("eval", vec!["--bench".into(), "x".into()], None);
-        h.settings.insert("compare".into(), setting.into());
+    fn header(compare: &str) -> Header {
+        let mut spec = crate::spec::tests::eval_spec();
+        spec.compare = serde_json::from_value(compare.into()).unwrap();
+        let mut h = Header::new(RunSpec::Eval(spec), None);
         h.inputs.insert("questions".into(), sha256_hex(b"q"));
-        h.engines.insert("sqlite".into(), "3.50.2".into());
+        h.servers.insert("sqlite".into(), "3.50.2".into());
         h
     }
 
@@ -593,6 +604,41 @@ mod tests {
             msg.contains("input questions: its content differs"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn the_header_round_trips_and_names_no_flag() {
+        let mut h = header("spider");
+        h.partition = Some(Partition { k: 2, n: 3 });
+        h.extra = serde_json::json!({"bench": "examples/spider-dev"});
+        let line = serde_json::to_string(&h).unwrap();
+        assert_eq!(serde_json::from_str::<Header>(&line).unwrap(), h);
+        assert!(line.starts_with("{\"journal\":2,"), "{line}");
+        assert!(line.contains("\"plan\":{\"command\":\"eval\","), "{line}");
+        assert!(!line.contains("--"), "a flag in the header: {line}");
+    }
+
+    #[test]
+    fn another_format_is_refused_saying_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        let v1 = r#"{"journal":1,"command":"eval","tool_version":"0.1.0","args":["--bench","b"],"settings":{},"inputs":{},"engines":{}}"#;
+        std::fs::write(&path, format!("{v1}\n1\n")).unwrap();
+        let err = read_journal::<u32>(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("journal format 1, this sqlwitness reads format 2"),
+            "{err}"
+        );
+        assert!(err.contains("rerun the run without --resume"), "{err}");
+        std::fs::write(&path, "{\"journal\":3}\n").unwrap();
+        let err = read_journal::<u32>(&path).unwrap_err().to_string();
+        assert!(err.contains("journal format 3"), "{err}");
+        // Resuming it is refused the same way, the journal left as it is.
+        let err = Journal::open::<u32>(dir.path(), &header("spider"), JournalMode::Resume)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("journal format 3"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"journal\":3}\n");
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod question;
 mod reference;
 mod run;
 mod scores;
+mod spec;
 mod suite;
 mod ties;
 mod verdict;
@@ -44,17 +45,18 @@ pub use execute::{prepare_pred, prepare_sql};
 pub use fuzz::{
     build_suites, merge_suites, mutant_predictions, tables_json_keys, FuzzPlan, FuzzReference,
 };
-pub use inputs::{dialect_inputs, reference_engine, DialectInputs};
+pub use inputs::{dialect_inputs, reference_engine, DialectInputs, InputFiles};
 pub use interrupt::{
     clear_interrupt, interrupt, interrupted, on_interrupt, on_interrupt_last, settled, OnInterrupt,
 };
 pub use journal::{
     assign_partitions, dir_sha256, file_sha256, read_journal, read_parts, sha256_hex, Header,
-    Journal, JournalMode, Partition, JOURNAL_FILE,
+    Journal, JournalMode, Partition, JOURNAL_FILE, JOURNAL_FORMAT,
 };
 pub use migrate::{is_good, migrate_many, migrate_one, problem, unusable, Migrated};
-pub use plan::{feasible_false, read_ids, EvalPlan, ScoringPlan, Servers};
+pub use plan::{feasible_false, read_ids, EvalPlan, RunContext, ScoringPlan, Servers};
 pub use progress::{Bar, Progress, Silent};
 pub use reference::{cell as reference_cell, same_answer};
 pub use run::{evaluate, merge_eval};
+pub use spec::{AuditSpec, EvalSpec, FailOn, FuzzSpec, RunSpec};
 pub use verdict::{decide, GoldRun, PredRun};

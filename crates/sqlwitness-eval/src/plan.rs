@@ -9,7 +9,7 @@ use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{EngineKind, QueryLimits};
 use sqlwitness_report::Report;
 
-use crate::EvalError;
+use crate::{EvalError, EvalSpec};
 
 /// Where the servers are: the administrative URLs (migration, grants) and
 /// the least-privilege URLs queries run over (README "Privileges"), per
@@ -166,9 +166,130 @@ pub struct EvalPlan {
     pub journal: crate::JournalMode,
     /// `--partition K/N`: only the questions of this part's databases.
     pub partition: Option<crate::Partition>,
-    /// The arguments as given, for the journal (`merge` rebuilds the plan
-    /// from them).
-    pub args: Vec<String>,
+    /// What the run computes, as the journal keeps it: the plan was built
+    /// from it ([`EvalPlan::from_spec`]).
+    pub spec: EvalSpec,
+}
+
+/// How and where a run runs, beside what it computes (its spec): nothing
+/// here changes an outcome, so the journal does not keep it.
+pub struct RunContext {
+    /// The output folder (the journal's).
+    pub out: PathBuf,
+    pub servers: Servers,
+    /// Worker threads.
+    pub jobs: usize,
+    /// No progress bars.
+    pub quiet: bool,
+    /// Keep a journal; continue one.
+    pub journal: crate::JournalMode,
+    /// Only this part's databases.
+    pub partition: Option<crate::Partition>,
+    /// Migrate what the servers miss first.
+    pub migrate: bool,
+    /// How migrations check and cache their copies.
+    pub migrate_options: sqlwitness_bench::MigrateOptions,
+}
+
+impl EvalPlan {
+    /// The plan of `spec` on `bench` (loaded from `spec.files.benchmark`
+    /// and `spec.split`, its namespace prefix set): every input file read
+    /// and checked. The scoring's baseline is the caller's (it gates, it
+    /// does not score).
+    pub fn from_spec(
+        spec: EvalSpec,
+        mut bench: Benchmark,
+        ctx: RunContext,
+    ) -> Result<EvalPlan, EvalError> {
+        let timeout = crate::spec::positive_seconds("timeout_seconds", spec.timeout_seconds)?;
+        if !(spec.float_tolerance >= 0.0 && spec.float_tolerance < 1.0) {
+            return Err(EvalError::BadInput(format!(
+                "float_tolerance: must be in [0, 1), got {}",
+                spec.float_tolerance
+            )));
+        }
+        if spec.engines.is_empty() {
+            return Err(EvalError::BadInput("engines: none given".into()));
+        }
+        if let Some(r) = spec.reference.filter(|r| !spec.engines.contains(r)) {
+            return Err(EvalError::BadInput(format!(
+                "reference {r}: not one of the engines"
+            )));
+        }
+        if spec.calibration_bins == 0 {
+            return Err(EvalError::BadInput(
+                "calibration_bins: must be at least 1".into(),
+            ));
+        }
+        let questions = bench.questions.len();
+        if let Some(id) = spec.questions.iter().find(|&&id| id >= questions) {
+            return Err(EvalError::BadInput(format!(
+                "question {id}: the split has {questions} questions"
+            )));
+        }
+        bench.allow_outside_links = spec.allow_outside_links;
+        let inputs = crate::dialect_inputs(&mut bench, &spec.files, &spec.engines)?;
+        let suite = match &spec.files.suite {
+            Some(dir) => Some(
+                sqlwitness_fuzz::SuiteSet::open(dir)
+                    .map_err(|e| EvalError::BadInput(format!("test suite: {e}")))?
+                    .with_prefix(&bench.namespace_prefix),
+            ),
+            None => None,
+        };
+        let max_bytes = spec.max_result_bytes.max(1);
+        Ok(EvalPlan {
+            reference: spec.reference,
+            bench_arg: spec.files.benchmark.clone(),
+            bench,
+            selected: spec.questions.clone(),
+            pred_path: inputs.pred_path,
+            predictions: inputs.predictions,
+            engine_predictions: inputs.engine_predictions,
+            gold_sources: inputs.gold_sources,
+            engines: spec.engines.clone(),
+            servers: ctx.servers,
+            out: ctx.out,
+            compare: CompareOptions {
+                mode: spec.compare,
+                ordered: false,
+                column_order_any: spec.any_column_order,
+                float_rel_tol: spec.float_tolerance,
+            },
+            keep_distinct: spec.keep_distinct,
+            limits: QueryLimits {
+                timeout,
+                max_bytes,
+                ..QueryLimits::default()
+            },
+            guard: sqlwitness_guard::GuardOptions {
+                max_sql_bytes: spec.max_sql_bytes,
+                max_value_bytes: max_bytes,
+                namespace: None,
+            },
+            jobs: ctx.jobs.max(1),
+            resolve_identifiers: spec.resolve_identifiers,
+            ties_aware: spec.ties_aware,
+            migrate: ctx.migrate,
+            migrate_options: ctx.migrate_options,
+            quiet: ctx.quiet,
+            scoring: ScoringPlan {
+                infeasible: spec.infeasible.clone(),
+                calibrate_on: spec.calibrate_on.clone(),
+                bins: spec.calibration_bins,
+                legacy: spec.legacy,
+                baseline: None,
+                tolerance: 0.0,
+            },
+            suite,
+            suite_witness: spec.suite_witness,
+            hunt: spec.hunt,
+            ves_runs: spec.ves_runs,
+            journal: ctx.journal,
+            partition: ctx.partition,
+            spec,
+        })
+    }
 }
 
 impl EvalPlan {

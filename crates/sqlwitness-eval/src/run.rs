@@ -346,56 +346,11 @@ pub(crate) fn hash_inputs(
     Ok(())
 }
 
-/// The journal header of the run: the settings the verdicts depend on, the
-/// inputs' hashes (content, not paths) and the servers' versions.
+/// The journal header of the run: its plan (the settings the verdicts
+/// depend on, the input files), the inputs' hashes (content, not paths)
+/// and the servers' versions.
 fn header(plan: &EvalPlan, run: &RunInfo) -> Result<Header, EvalError> {
-    let mut h = Header::new("eval", plan.args.clone(), plan.partition);
-    let engines: Vec<&str> = plan.engines.iter().map(|k| k.as_str()).collect();
-    let mut set = |k: &str, v: String| {
-        h.settings.insert(k.to_string(), v);
-    };
-    set("engines", engines.join(","));
-    set("split", plan.bench.split.clone());
-    let ids: Vec<String> = plan.selected.iter().map(usize::to_string).collect();
-    set(
-        "questions",
-        format!(
-            "{} ({})",
-            ids.len(),
-            &sha256_hex(ids.join(",").as_bytes())[..16]
-        ),
-    );
-    set("compare", run.compare.clone());
-    set("column_order", run.column_order.clone());
-    set("keep_distinct", run.keep_distinct.to_string());
-    set("float_tolerance", run.float_tolerance.to_string());
-    set("timeout_ms", run.timeout_ms.to_string());
-    set("max_result_bytes", plan.limits.max_bytes.to_string());
-    set("max_sql_bytes", plan.guard.max_sql_bytes.to_string());
-    set("identifiers", run.identifiers.clone());
-    set(
-        "ties",
-        if plan.ties_aware { "aware" } else { "strict" }.into(),
-    );
-    set(
-        "reference",
-        plan.reference.map_or("none".into(), |k| k.to_string()),
-    );
-    set("legacy", plan.scoring.legacy.to_string());
-    set("bins", plan.scoring.bins.to_string());
-    let list = |s: &BTreeSet<usize>| s.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
-    set("infeasible", list(&plan.scoring.infeasible));
-    if let Some(c) = &plan.scoring.calibrate_on {
-        set("calibrate_on", list(c));
-    }
-    set("suite_witness", plan.suite_witness.to_string());
-    set("hunt", plan.hunt.to_string());
-    if plan.ves_runs > 0 {
-        set("ves_runs", plan.ves_runs.to_string());
-    }
-    for (engine, gold) in &run.golds {
-        set(&format!("gold {engine}"), gold.clone());
-    }
+    let mut h = Header::new(crate::RunSpec::Eval(plan.spec.clone()), plan.partition);
     hash_inputs(
         &mut h,
         &plan.bench,
@@ -419,7 +374,7 @@ fn header(plan: &EvalPlan, run: &RunInfo) -> Result<Header, EvalError> {
             .insert("suite".into(), crate::dir_sha256(suite.root())?);
     }
     for e in &run.engines {
-        h.engines.insert(e.kind.to_string(), e.version.clone());
+        h.servers.insert(e.kind.to_string(), e.version.clone());
     }
     h.extra = serde_json::to_value(run).expect("run information serializes");
     Ok(h)
@@ -538,7 +493,8 @@ mod tests {
             allow_outside_links: false,
             warnings: Vec::new(),
         };
-        let mut h = Header::new("eval", Vec::new(), None);
+        let spec = crate::spec::tests::eval_spec();
+        let mut h = Header::new(crate::RunSpec::Eval(spec), None);
         hash_inputs(&mut h, &bench, &[], None).unwrap();
         h.inputs["questions"].clone()
     }
