@@ -95,6 +95,9 @@ pub struct ServerReference<'a> {
     /// `<prefix><db_id>`, candidate `k` `<prefix><db_id>__c<k>`.
     pub prefix: String,
     pub migrate: MigrateOptions,
+    /// The run's own login `engine` reads over, when it has one: granted
+    /// read access to each candidate's namespace as it is made.
+    pub login: Option<&'a sqlwitness_engines::RunLogin>,
 }
 
 impl ServerReference<'_> {
@@ -115,7 +118,11 @@ impl ServerReference<'_> {
             ),
         };
         let problem = match migrate_database(&db, &self.target, &self.migrate) {
-            Ok(r) => r.problem(),
+            Ok(r) => r.problem().or_else(|| {
+                self.login
+                    .and_then(|l| l.grant_database(&db.namespace).err())
+                    .map(|e| e.to_string())
+            }),
             Err(e) => Some(e.to_string()),
         };
         match problem {
