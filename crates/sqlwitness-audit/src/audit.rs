@@ -105,6 +105,10 @@ pub struct AuditOptions {
     pub rewrites: bool,
     /// Rerun on PostgreSQL under other plans ([`PLAN_VARIANTS`]).
     pub plan_variants: bool,
+    /// The connection options a rerun line gives the `mysql` client, per
+    /// MySQL or MariaDB engine (`--host=… --port=… --user=…`, never a
+    /// password): that client takes no URL.
+    pub mysql_clients: std::collections::BTreeMap<EngineKind, Vec<String>>,
 }
 
 /// PostgreSQL planner settings each gold is rerun under (one set per run):
@@ -137,6 +141,18 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// `s` as one shell word: as it is when it holds nothing the shell reads.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_=.:/@%+,".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        shell_quote(s)
+    }
+}
+
 fn summary(r: &Result<ResultSet, sqlwitness_core::DbError>) -> String {
     match r {
         Ok(rs) => format!("rows={} hash={}", rs.row_count(), rs.content_hash()),
@@ -146,8 +162,9 @@ fn summary(r: &Result<ResultSet, sqlwitness_core::DbError>) -> String {
 
 /// The shell command that runs `sql` on `judge`'s copy of the database by
 /// hand: `sqlite3` on the file, `psql` or `mysql` on the server's copy
-/// (its URL from `SQLWITNESS_<ENGINE>_URL`).
-fn rerun_command(judge: &Target, sql: &str) -> String {
+/// (psql's URL from `SQLWITNESS_<ENGINE>_URL`; the mysql client, which
+/// takes no URL, with `mysql_client`'s options).
+fn rerun_command(judge: &Target, sql: &str, mysql_client: &[String]) -> String {
     let quoted_ns = || {
         sqlwitness_dialect::shipped(judge.kind)
             .identifiers
@@ -164,11 +181,17 @@ fn rerun_command(judge: &Target, sql: &str) -> String {
             judge.kind.url_env(),
             shell_quote(&format!("SET search_path TO {}; {sql}", quoted_ns()))
         ),
-        Adapter::Mysql => format!(
-            "mysql --url \"${}\" -e {}",
-            judge.kind.url_env(),
-            shell_quote(&format!("USE {}; {sql}", quoted_ns()))
-        ),
+        Adapter::Mysql => {
+            let mut line = "mysql".to_string();
+            for o in mysql_client {
+                line.push(' ');
+                line.push_str(&shell_word(o));
+            }
+            format!(
+                "{line} -e {}",
+                shell_quote(&format!("USE {}; {sql}", quoted_ns()))
+            )
+        }
     }
 }
 
@@ -212,7 +235,11 @@ pub fn audit_question_on(
     let judge_name = judge.kind.as_str();
     let on_sqlite = judge.adapter() == Adapter::Sqlite;
     let dialects = written_for(judge.adapter());
-    let sqlite_cmd = |sql: &str| rerun_command(judge, sql);
+    let client = opts
+        .mysql_clients
+        .get(&judge.kind)
+        .map_or(&[][..], Vec::as_slice);
+    let sqlite_cmd = |sql: &str| rerun_command(judge, sql, client);
     let base_finding =
         |rule: String, status: Status, engines: Vec<String>, detail: String| Finding {
             id: q.id,
@@ -621,9 +648,14 @@ fn verify_rewrite_on(
                 }
             }
             if verified {
+                let plans = if plans == 0 {
+                    format!("no other plan of {name} to rerun it under")
+                } else {
+                    format!("the same answer under {plans} other plan(s)")
+                };
                 notes.push(format!(
-                    "runs on {name} with the original answer included, the same answer under \
-                     {plans} other plan(s); the other engines' own golds are not rewritten"
+                    "runs on {name} with the original answer included, {plans}; the other \
+                     engines' own golds are not rewritten"
                 ));
             }
         }
@@ -753,12 +785,21 @@ mod tests {
         };
         let sql = "SELECT 'a' FROM t";
         assert_eq!(
-            rerun_command(&judge(EngineKind::Sqlite), sql),
+            rerun_command(&judge(EngineKind::Sqlite), sql, &[]),
             r#"sqlite3 -readonly '/b/it'\''s.sqlite' 'SELECT '\''a'\'' FROM t'"#
         );
         assert_eq!(
-            rerun_command(&judge(EngineKind::Postgres), sql),
+            rerun_command(&judge(EngineKind::Postgres), sql, &[]),
             r#"psql "$SQLWITNESS_POSTGRES_URL" -c 'SET search_path TO "sw_my ""db"""; SELECT '\''a'\'' FROM t'"#
         );
+        // The mysql client takes no URL: the server's host, port and user.
+        let client = ["--host=127.0.0.1".to_string(), "--user=root".to_string()];
+        assert_eq!(shell_word("--user=it's"), r#"'--user=it'\''s'"#);
+        for kind in [EngineKind::Mysql, EngineKind::Mariadb] {
+            assert_eq!(
+                rerun_command(&judge(kind), sql, &client),
+                r#"mysql --host=127.0.0.1 --user=root -e 'USE `sw_my "db"`; SELECT '\''a'\'' FROM t'"#
+            );
+        }
     }
 }

@@ -32,8 +32,8 @@ pub use container::{
 pub use container::{docker_available, remove_run, start_container, StartedServer};
 pub use error::{mask_url, EngineError};
 pub use login::{
-    reader_password, reader_url, RunLogin, DEFAULT_READER_PASSWORD, READER_LOGIN,
-    READER_PASSWORD_ENV, RUN_LOGIN_PREFIX,
+    mysql_client_options, reader_password, reader_url, RunLogin, DEFAULT_READER_PASSWORD,
+    READER_LOGIN, READER_PASSWORD_ENV, RUN_LOGIN_PREFIX,
 };
 #[cfg(feature = "mysql")]
 pub use mysql::{MysqlDumpNamespace, MysqlEngine, MysqlMigrator};

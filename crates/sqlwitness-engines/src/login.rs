@@ -65,6 +65,31 @@ fn login_url(
     Ok(u.to_string())
 }
 
+/// The connection options of the `mysql` command-line client (MySQL's and
+/// MariaDB's, which take no URL) for the server of `url`: `--host`,
+/// `--port` and `--user` as the URL gives them, and `--password` (asked at
+/// the prompt, never written out) when it has one. Empty when `url` is not
+/// a URL.
+pub fn mysql_client_options(url: &str) -> Vec<String> {
+    let Ok(u) = url::Url::parse(url) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(host) = u.host_str() {
+        out.push(format!("--host={}", host.trim_matches(['[', ']'])));
+    }
+    if let Some(port) = u.port() {
+        out.push(format!("--port={port}"));
+    }
+    if !u.username().is_empty() {
+        out.push(format!("--user={}", u.username()));
+    }
+    if u.password().is_some() {
+        out.push("--password".to_string());
+    }
+    out
+}
+
 /// Every run login's name begins with this; the rest is its creation time
 /// (seconds since 1970, 8 hex digits) and 8 random hex digits, 32
 /// characters in all (MySQL's limit for a user name).
@@ -175,6 +200,31 @@ impl RunLogin {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Lets the login read database or schema `ns`, migrated after it was
+    /// created (a fuzz candidate's scratch copy). PostgreSQL: nothing to
+    /// do, the login inherits the reader role's grants as they are made;
+    /// MySQL and MariaDB: `SELECT` on `ns` granted to the login itself,
+    /// whose grants were copied from the reader's when it was created
+    /// (they go with the login when it is dropped).
+    pub fn grant_database(&self, ns: &str) -> Result<(), EngineError> {
+        match sqlwitness_dialect::shipped(self.kind).adapter {
+            #[cfg(feature = "mysql")]
+            sqlwitness_dialect::Adapter::Mysql => {
+                crate::mysql::grant_run_login(&self.admin_url, &self.name, ns).map_err(|e| {
+                    EngineError::connect(
+                        self.kind,
+                        &self.admin_url,
+                        format!("cannot grant the run login read access to {ns}: {e}"),
+                    )
+                })
+            }
+            _ => {
+                let _ = ns;
+                Ok(())
+            }
+        }
+    }
 }
 
 impl RunLogin {
@@ -254,6 +304,19 @@ pub(crate) fn literal(s: &str, backslashes: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mysql_client_gets_the_url_s_server_and_user_but_never_its_password() {
+        assert_eq!(
+            mysql_client_options("mysql://root@127.0.0.1:3307/test"),
+            ["--host=127.0.0.1", "--port=3307", "--user=root"]
+        );
+        assert_eq!(
+            mysql_client_options("mysql://me:s3cret@db.example/x"),
+            ["--host=db.example", "--user=me", "--password"]
+        );
+        assert!(mysql_client_options("not a url").is_empty());
+    }
 
     #[test]
     fn reader_urls_keep_the_server_and_change_the_login() {

@@ -169,3 +169,91 @@ fn left_behind_run_logins_are_dropped_and_foreign_ones_kept() {
         drop(fresh);
     });
 }
+
+/// A database made after the run login (a fuzz candidate's scratch copy)
+/// and granted to the reader is readable by the run login once
+/// `grant_database` has run: on MySQL and MariaDB the login holds the
+/// reader's grants as they were when it was created, so it could not read
+/// it before; on PostgreSQL it inherits the reader role's grants.
+#[test]
+fn a_run_login_reads_a_database_granted_after_it_was_made() {
+    for_each_server(None, |kind, url| {
+        let login = RunLogin::create(kind, url).unwrap();
+        let ns = sqlwitness_testkit::unique_name("swt_rlg");
+        let rt = rt();
+        match sqlwitness_dialect::shipped(kind).adapter {
+            Adapter::Postgres => rt.block_on(async {
+                let mut admin = sqlx::PgConnection::connect(url).await.unwrap();
+                admin
+                    .execute(AssertSqlSafe(format!(
+                        "CREATE SCHEMA {ns}; CREATE TABLE {ns}.t (a int); \
+                         INSERT INTO {ns}.t VALUES (1); \
+                         GRANT USAGE ON SCHEMA {ns} TO sqlwitness_reader; \
+                         GRANT SELECT ON ALL TABLES IN SCHEMA {ns} TO sqlwitness_reader"
+                    )))
+                    .await
+                    .unwrap();
+                login.grant_database(&ns).unwrap();
+                let mut c = sqlx::PgConnection::connect(login.url()).await.unwrap();
+                let n: i64 =
+                    sqlx::query_scalar(AssertSqlSafe(format!("SELECT count(*) FROM {ns}.t")))
+                        .fetch_one(&mut c)
+                        .await
+                        .unwrap();
+                assert_eq!(n, 1, "{kind}");
+                c.close().await.unwrap();
+                admin
+                    .execute(AssertSqlSafe(format!("DROP SCHEMA {ns} CASCADE")))
+                    .await
+                    .unwrap();
+            }),
+            Adapter::Mysql => {
+                let grant_db = ns.replace('_', "\\_");
+                let count = format!("SELECT COUNT(*) FROM `{ns}`.t");
+                let read = || {
+                    rt.block_on(async {
+                        let mut c = sqlx::MySqlConnection::connect(login.url()).await.unwrap();
+                        sqlx::query_scalar::<_, i64>(AssertSqlSafe(count.clone()))
+                            .fetch_one(&mut c)
+                            .await
+                    })
+                };
+                mysql_admin(
+                    &rt,
+                    url,
+                    &format!(
+                        "CREATE DATABASE `{ns}`; CREATE TABLE `{ns}`.t (a int); \
+                     INSERT INTO `{ns}`.t VALUES (1); \
+                     GRANT SELECT ON `{grant_db}`.* TO 'sqlwitness_reader'@'%', \
+                     'sqlwitness_reader'@'localhost'"
+                    ),
+                );
+                let before = read();
+                let granted = login.grant_database(&ns);
+                let after = read();
+                mysql_admin(
+                    &rt,
+                    url,
+                    &format!(
+                        "DROP DATABASE `{ns}`; \
+                     REVOKE SELECT ON `{grant_db}`.* FROM 'sqlwitness_reader'@'%', \
+                     'sqlwitness_reader'@'localhost'"
+                    ),
+                );
+                assert!(before.is_err(), "{kind}: read before the grant");
+                granted.unwrap();
+                assert_eq!(after.unwrap(), 1, "{kind}");
+            }
+            Adapter::Sqlite => unreachable!(),
+        }
+        login.release();
+    });
+}
+
+/// Runs `sql` over the MySQL administrative login at `url`.
+fn mysql_admin(rt: &tokio::runtime::Runtime, url: &str, sql: &str) {
+    rt.block_on(async {
+        let mut admin = sqlx::MySqlConnection::connect(url).await.unwrap();
+        admin.execute(AssertSqlSafe(sql.to_string())).await.unwrap();
+    })
+}

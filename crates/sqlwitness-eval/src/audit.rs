@@ -271,6 +271,16 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         rerun,
         rewrites: plan.rewrites,
         plan_variants: plan.plan_variants,
+        mysql_clients: engines
+            .iter()
+            .filter(|k| {
+                sqlwitness_dialect::shipped(**k).adapter == sqlwitness_dialect::Adapter::Mysql
+            })
+            .filter_map(|k| {
+                let url = servers.url(*k)?;
+                Some((*k, sqlwitness_engines::mysql_client_options(url)))
+            })
+            .collect(),
     };
     let translations: HashMap<EngineKind, sqlwitness_dialect::Translations> = engines
         .iter()

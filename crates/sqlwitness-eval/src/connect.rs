@@ -20,7 +20,7 @@ pub struct Connected {
 /// A run login held for the run, and dropped on an interrupt too.
 pub struct HeldLogin {
     _on_interrupt: crate::OnInterrupt,
-    _login: Arc<RunLogin>,
+    login: Arc<RunLogin>,
 }
 
 impl HeldLogin {
@@ -29,8 +29,13 @@ impl HeldLogin {
         let held = login.clone();
         HeldLogin {
             _on_interrupt: crate::on_interrupt_last(move || held.release()),
-            _login: login,
+            login,
         }
+    }
+
+    /// The login held.
+    pub fn run_login(&self) -> &RunLogin {
+        &self.login
     }
 }
 

@@ -252,7 +252,7 @@ fn server_reference(
         unavailable,
         Connection {
             engine: c.engine,
-            _login: c.login,
+            login: c.login,
             target,
             prefix: plan.bench.namespace_prefix.clone(),
             migrate: r.migrate.clone(),
@@ -263,7 +263,7 @@ fn server_reference(
 /// The connected reference engine of a `fuzz --reference` run.
 struct Connection {
     engine: std::sync::Arc<dyn sqlwitness_core::Engine>,
-    _login: Option<crate::HeldLogin>,
+    login: Option<crate::HeldLogin>,
     target: MigrationTarget,
     prefix: String,
     migrate: MigrateOptions,
@@ -276,6 +276,7 @@ impl Connection {
             target: self.target.clone(),
             prefix: self.prefix.clone(),
             migrate: self.migrate.clone(),
+            login: self.login.as_ref().map(crate::HeldLogin::run_login),
         }
     }
 }

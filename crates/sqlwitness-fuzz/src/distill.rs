@@ -95,6 +95,9 @@ pub struct ServerReference<'a> {
     /// `<prefix><db_id>`, candidate `k` `<prefix><db_id>__c<k>`.
     pub prefix: String,
     pub migrate: MigrateOptions,
+    /// The run's own login `engine` reads over, when it has one: granted
+    /// read access to each candidate's namespace as it is made.
+    pub login: Option<&'a sqlwitness_engines::RunLogin>,
 }
 
 /// Why a candidate instance is not used on a server reference.
@@ -106,6 +109,9 @@ enum Unplaced {
     /// The migration ran and its copy did not verify (the report's words).
     #[error("{0}")]
     Unverified(String),
+    /// The run's login could not be given read access to it.
+    #[error("{0}")]
+    NotGranted(sqlwitness_engines::EngineError),
 }
 
 impl ServerReference<'_> {
@@ -126,7 +132,11 @@ impl ServerReference<'_> {
             ),
         };
         let problem = match migrate_database(&db, &self.target, &self.migrate) {
-            Ok(r) => r.problem().map(Unplaced::Unverified),
+            Ok(r) => r.problem().map(Unplaced::Unverified).or_else(|| {
+                self.login
+                    .and_then(|l| l.grant_database(&db.namespace).err())
+                    .map(Unplaced::NotGranted)
+            }),
             Err(e) => Some(Unplaced::Migration(e)),
         };
         match problem {

@@ -197,6 +197,23 @@ pub(crate) fn drop_run_login(admin_url: &str, name: &str) -> Result<(), sqlx::Er
     })
 }
 
+/// Grants run login `name` `SELECT` on database `ns`, made after the
+/// login was: a MySQL or MariaDB login holds copies of the reader's grants
+/// taken when it was created, not the reader's later ones.
+pub(crate) fn grant_run_login(admin_url: &str, name: &str, ns: &str) -> Result<(), sqlx::Error> {
+    use sqlx::{AssertSqlSafe, Connection, Executor};
+    crate::login::block_on(async {
+        let mut conn = sqlx::MySqlConnection::connect(admin_url).await?;
+        conn.execute(AssertSqlSafe(format!(
+            "GRANT SELECT ON {}.* TO {}",
+            grant_db(ns),
+            accounts(name)
+        )))
+        .await?;
+        conn.close().await
+    })
+}
+
 /// A run login's two accounts (its name is hex digits, `_` and letters
 /// only: [`crate::login::run_login_created`] checked it).
 fn accounts(name: &str) -> String {

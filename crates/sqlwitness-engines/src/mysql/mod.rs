@@ -9,6 +9,8 @@ mod read;
 mod write;
 
 pub use dump::MysqlDumpNamespace;
-pub(crate) use login::{create_run_login, drop_run_login, mysql_excess_privileges};
+pub(crate) use login::{
+    create_run_login, drop_run_login, grant_run_login, mysql_excess_privileges,
+};
 pub use read::MysqlEngine;
 pub use write::MysqlMigrator;
