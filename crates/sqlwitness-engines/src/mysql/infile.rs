@@ -136,6 +136,12 @@ impl InfileLoader {
         Ok(loader)
     }
 
+    /// Says goodbye to the server (a connection merely dropped is counted
+    /// and logged as aborted there).
+    pub(crate) async fn close(self) {
+        let _ = self.conn.disconnect().await;
+    }
+
     async fn probe(&mut self) -> Result<(), mysql_async::Error> {
         self.conn.query_drop(SESSION).await?;
         self.conn

@@ -65,6 +65,14 @@ impl std::fmt::Debug for MysqlMigrator {
     }
 }
 
+impl Drop for MysqlMigrator {
+    fn drop(&mut self) {
+        if let Bulk::Ready(loader) = std::mem::replace(&mut self.bulk, Bulk::Untried) {
+            self.rt.block_on(loader.close());
+        }
+    }
+}
+
 pub(crate) fn quote(ident: &str) -> String {
     format!("`{}`", ident.replace('`', "``"))
 }
