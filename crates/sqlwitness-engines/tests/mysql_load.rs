@@ -209,3 +209,34 @@ fn loads_store_exactly_the_rows_sent() {
         }
     });
 }
+
+/// An administrative URL that names no database loads the same way (the
+/// bulk loader's probe runs in the copy's own namespace).
+#[test]
+fn a_url_without_a_database_loads_the_same_way() {
+    for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let mut bare = url::Url::parse(url).unwrap();
+        bare.set_path("");
+        let mut m = open_migrator(kind, bare.as_str()).unwrap();
+        let ns = unique_name("h_load");
+        m.create_namespace(&ns, &Stamp::new("t", "source", "plan"))
+            .unwrap();
+        let t = table(
+            "one",
+            vec![column("id", TargetKind::Integer, "BIGINT")],
+            &["id"],
+        );
+        let loaded = m
+            .create_table(&ns, &t, true)
+            .and_then(|()| m.load(&ns, &t, &mut rows(vec![vec![vec![Value::Int(7)]]])));
+        m.drop_namespace(&ns).unwrap();
+        let loaded = loaded.unwrap();
+        assert_eq!(loaded.rows, 1, "{kind}");
+        let note = loaded.note.unwrap_or_default();
+        assert_eq!(
+            note.contains("with LOAD DATA LOCAL INFILE"),
+            local_infile(url),
+            "{kind}: {note}"
+        );
+    });
+}

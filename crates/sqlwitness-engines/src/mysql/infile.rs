@@ -121,8 +121,9 @@ pub(crate) fn server_error(dialect: &Dialect, e: mysql_async::Error) -> DbError 
 
 impl InfileLoader {
     /// Connects to `url` and proves that a local load works there (a row
-    /// into a temporary table); `Err` says why it does not, for the log.
-    pub(crate) async fn connect(url: &str) -> Result<InfileLoader, String> {
+    /// into a temporary table of namespace `ns`, which the URL need not
+    /// name); `Err` says why it does not, for the log.
+    pub(crate) async fn connect(url: &str, ns: &str) -> Result<InfileLoader, String> {
         let opts = mysql_async::Opts::from_url(url)
             .map_err(|e| format!("the bulk loader cannot use the URL ({e})"))?;
         let conn = mysql_async::Conn::new(opts)
@@ -130,7 +131,7 @@ impl InfileLoader {
             .map_err(|e| format!("the bulk loader could not connect ({e})"))?;
         let mut loader = InfileLoader { conn };
         loader
-            .probe()
+            .probe(ns)
             .await
             .map_err(|e| format!("the server refused LOAD DATA LOCAL INFILE ({e})"))?;
         Ok(loader)
@@ -142,17 +143,18 @@ impl InfileLoader {
         let _ = self.conn.disconnect().await;
     }
 
-    async fn probe(&mut self) -> Result<(), mysql_async::Error> {
+    async fn probe(&mut self, ns: &str) -> Result<(), mysql_async::Error> {
+        let table = format!("{}.`sqlwitness_probe`", super::write::quote(ns));
         self.conn.query_drop(SESSION).await?;
         self.conn
-            .query_drop("CREATE TEMPORARY TABLE sqlwitness_probe (v INT)")
+            .query_drop(format!("CREATE TEMPORARY TABLE {table} (v INT)"))
             .await?;
         let (tx, rx) = tokio::sync::mpsc::channel(1);
         let _ = tx.send(Ok(Bytes::from_static(b"1\n"))).await;
         drop(tx);
-        self.send(&statement("sqlwitness_probe", "v"), rx).await?;
+        self.send(&statement(&table, "v"), rx).await?;
         self.conn
-            .query_drop("DROP TEMPORARY TABLE sqlwitness_probe")
+            .query_drop(format!("DROP TEMPORARY TABLE {table}"))
             .await
     }
 

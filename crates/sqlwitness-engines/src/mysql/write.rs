@@ -219,17 +219,19 @@ impl MysqlMigrator {
     /// Decides, at the first load, whether loads go through `LOAD DATA
     /// LOCAL INFILE`: only where the server allows it (a migration never
     /// changes a server's global settings) and a probe load works.
-    fn prepare_bulk(&mut self) {
+    fn prepare_bulk(&mut self, ns: &str) {
         if !matches!(self.bulk, Bulk::Untried) {
             return;
         }
         // MariaDB renders the boolean as ON, MySQL as 1.
         let allowed = self.scalar("SELECT IF(@@global.local_infile, '1', '0')", &[]);
         self.bulk = match allowed {
-            Ok(Some(on)) if on == "1" => match self.rt.block_on(InfileLoader::connect(&self.url)) {
-                Ok(loader) => Bulk::Ready(loader),
-                Err(why) => Bulk::Unavailable(why),
-            },
+            Ok(Some(on)) if on == "1" => {
+                match self.rt.block_on(InfileLoader::connect(&self.url, ns)) {
+                    Ok(loader) => Bulk::Ready(loader),
+                    Err(why) => Bulk::Unavailable(why),
+                }
+            }
             Ok(_) => Bulk::Unavailable(
                 "the server has local_infile=OFF (LOAD DATA LOCAL INFILE is refused)".to_string(),
             ),
@@ -467,7 +469,7 @@ impl Migrator for MysqlMigrator {
         if t.columns.is_empty() {
             return Ok(Loaded::default());
         }
-        self.prepare_bulk();
+        self.prepare_bulk(ns);
         let names: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
         if let Bulk::Ready(loader) = &mut self.bulk {
             let rows = loader.load(
