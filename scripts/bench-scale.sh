@@ -559,7 +559,9 @@ sqlwitness_steps() {
     rm -rf "$work/fuzz"
   fi
   for engine in "${engines[@]}"; do
-    local server=(--server "$engine=${url[$engine]}")
+    # The copies are named as the generated databases (no prefix of the
+    # tool's own), so that drop_target and the exit trap drop them.
+    local server=(--server "$engine=${url[$engine]}" --namespace-prefix "")
     [ "$engine" = postgres ] || my_created+=("$engine:$db_id")
     drop_target "$engine"
     have_copy=0

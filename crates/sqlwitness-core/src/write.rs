@@ -174,10 +174,13 @@ pub trait RowSource {
 }
 
 /// What a load wrote.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Loaded {
     /// Rows the server says it stored.
     pub rows: u64,
+    /// How the rows were sent, where a backend has more than one way (and
+    /// why not the fastest), for the migration log.
+    pub note: Option<String>,
 }
 
 /// The write side of one backend over one administrative connection.

@@ -230,6 +230,8 @@ struct Load {
     /// refusal.
     pk_added: Option<Result<(), DbError>>,
     error: Option<String>,
+    /// How the backend sent the rows (for the log).
+    note: Option<String>,
     load_ms: u64,
     key_ms: Option<u64>,
 }
@@ -484,6 +486,8 @@ impl Ctx<'_> {
         let loads = self.load_all(w, &plan, &created, inline_keys);
         steps.insert("load".into(), started.elapsed().as_millis() as u64);
         let started = Instant::now();
+        let load_notes: BTreeSet<&String> = loads.iter().filter_map(|l| l.note.as_ref()).collect();
+        report.notes.extend(load_notes.into_iter().cloned());
 
         for (i, (t, load)) in plan.tables.iter().zip(&loads).enumerate() {
             let r = &mut report.tables[i];
@@ -759,6 +763,7 @@ impl Ctx<'_> {
                 (Ok(n), Ok(l)) => {
                     load.scanned = n;
                     load.stored = l.rows;
+                    load.note = l.note;
                 }
                 (Err(e), _) => load.error = Some(format!("read the source: {}", e.message)),
                 (_, Err(e)) => load.error = Some(format!("load: {}", e.message)),

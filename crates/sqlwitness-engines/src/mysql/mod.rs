@@ -1,9 +1,11 @@
-//! The MySQL / MariaDB backend (sqlx, feature `mysql`): read-only queries
+//! The MySQL / MariaDB backend (sqlx, feature `mysql`; `mysql_async` for
+//! the bulk-load step alone): read-only queries
 //! ([`MysqlEngine`]), migration into it ([`MysqlMigrator`]) and the reader
 //! login ([`login`]). MySQL and MariaDB are two engines on this one
 //! backend, each with its dialect file.
 
 mod dump;
+mod infile;
 mod login;
 mod read;
 mod write;

@@ -447,7 +447,10 @@ impl Migrator for PgMigrator {
                 self.copy_rows(ns, t, all, rows)?
             }
         };
-        Ok(Loaded { rows: n })
+        Ok(Loaded {
+            rows: n,
+            note: None,
+        })
     }
 
     fn add_primary_key(&mut self, ns: &str, t: &TableDef) -> Result<(), DbError> {
