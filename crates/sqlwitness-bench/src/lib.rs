@@ -18,7 +18,7 @@ pub use benchmark::{load_benchmark, sqlite_file_problem, Benchmark, BenchmarkFor
 pub use dump::{
     check_dump, dump_dialect, export_sqlite, import_dump, is_source_copy, map_type, ColumnMapping,
     DatabaseImport, DumpDatabase, DumpDialect, DumpNote, ImportOptions, ImportReport, ImportSource,
-    SourceCopy, Storage, TableExport, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN,
+    SourceCopy, Storage, TableExport, TypeRefused, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN,
 };
 pub use error::BenchError;
 pub use migrate::{

@@ -424,3 +424,59 @@ fn workspace_dependencies(manifest: &Path) -> BTreeSet<String> {
     }
     deps
 }
+
+/// Library crates return typed errors: no `Result<…, String>` in the source
+/// of any crate but the binary's (a reason carried as a string is a typed
+/// error with a message, as `DbError` is).
+#[test]
+fn library_crates_have_no_string_errors() {
+    let Some(files) = tracked() else {
+        return;
+    };
+    let mut found = Vec::new();
+    for path in files.iter().filter(|p| {
+        p.starts_with("crates/")
+            && p.contains("/src/")
+            && p.ends_with(".rs")
+            && !p.starts_with("crates/sqlwitness-cli/")
+    }) {
+        let Some(text) = text_of(path) else { continue };
+        for (i, line) in text.lines().enumerate() {
+            let compact: String = line.split_whitespace().collect();
+            if compact.contains("Result<") && string_error(&compact) {
+                found.push(format!("{path}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "string errors:\n{}", found.join("\n"));
+}
+
+/// Whether a line (whitespace removed) names a `Result` whose error type is
+/// `String`: `Result<T, String>` with any `T`, nested generics included.
+fn string_error(compact: &str) -> bool {
+    compact.match_indices("Result<").any(|(i, _)| {
+        let rest = &compact[i + "Result<".len()..];
+        let mut depth = 0usize;
+        for (j, c) in rest.char_indices() {
+            match c {
+                '<' | '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                '>' if depth == 0 => return false,
+                '>' => depth -= 1,
+                ',' if depth == 0 => return rest[j + 1..].starts_with("String>"),
+                _ => {}
+            }
+        }
+        false
+    })
+}
+
+#[test]
+fn the_string_error_rule_reads_generics() {
+    assert!(string_error("fnf()->Result<(),String>{"));
+    assert!(string_error("x:Vec<Result<Vec<u8>,String>>,"));
+    assert!(!string_error(
+        "fnf()->Result<BTreeMap<K,String>,EvalError>{"
+    ));
+    assert!(!string_error("fnf()->Result<(String,u8),DbError>{"));
+}

@@ -64,6 +64,12 @@ fn affinity(declared: &str) -> Storage {
     }
 }
 
+/// Why a source column type has no SQLite form that keeps its meaning (the
+/// column is refused by name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TypeRefused(pub String);
+
 /// The SQLite column for a source column of declared type `declared` on
 /// the engine of `dialect`, or why it is refused. The decision is the
 /// dialect's `dump_types` (dialects/*.yaml); what stays here reads the shape
@@ -75,7 +81,7 @@ fn affinity(declared: &str) -> Storage {
 pub fn map_type(
     dialect: &Dialect,
     declared: &str,
-) -> Result<(String, Storage, Option<String>), String> {
+) -> Result<(String, Storage, Option<String>), TypeRefused> {
     let t = declared.trim().to_ascii_lowercase();
     let base = t.split('(').next().unwrap_or("").trim().to_string();
     let base = base
@@ -95,13 +101,18 @@ pub fn map_type(
         _ => declared.trim().to_string(),
     };
     if t.ends_with("[]") || t.starts_with('_') {
-        return Err("arrays have no SQLite form".into());
+        return Err(TypeRefused("arrays have no SQLite form".into()));
     }
     let Some(map) = &dialect.dump_types else {
-        return Err(format!("{} dumps are not imported", dialect.name));
+        return Err(TypeRefused(format!(
+            "{} dumps are not imported",
+            dialect.name
+        )));
     };
     if base.ends_with("range") {
-        return Err(format!("{base} has no SQLite form that keeps its meaning"));
+        return Err(TypeRefused(format!(
+            "{base} has no SQLite form that keeps its meaning"
+        )));
     }
     let declared_as = |d: &SqliteDeclared| -> String {
         match d {
@@ -111,7 +122,7 @@ pub fn map_type(
         }
     };
     let rule = match map.decide(&base) {
-        DumpTypeDecision::Refuse(why) => return Err(format!("{base} {why}")),
+        DumpTypeDecision::Refuse(why) => return Err(TypeRefused(format!("{base} {why}"))),
         DumpTypeDecision::Default(c) => {
             return Ok((declared_as(&c.sqlite), c.storage, c.note.clone()))
         }
@@ -131,7 +142,9 @@ pub fn map_type(
     }
     // Validated when the dialect is loaded: a carrying rule has both.
     let (Some(sqlite), Some(storage)) = (&rule.sqlite, rule.storage) else {
-        return Err(format!("{base}: its dump_types rule carries nothing"));
+        return Err(TypeRefused(format!(
+            "{base}: its dump_types rule carries nothing"
+        )));
     };
     // `fallback` comes with `as_declared` only (validated on loading).
     let sqlite_type = match &rule.fallback {

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use sqlwitness_core::{DumpNamespace, EngineKind, ServerSource, Stamp};
 
-pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport};
+pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport, TypeRefused};
 use policy::{classify, classify_command, Context, Decision};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
 pub use split::DumpDialect;

@@ -54,7 +54,7 @@ pub(crate) struct InfileLoader {
 /// by default: NULL as `\N`; backslash, tab, newline, carriage return and
 /// NUL escaped with a backslash (so that no field is a bare `\N` but a
 /// NULL's); bytes as they are; floats in their shortest exact form.
-pub(crate) fn push_field(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
+pub(crate) fn push_field(out: &mut Vec<u8>, v: &Value) -> Result<(), super::write::Unstorable> {
     use std::io::Write;
     match v {
         Value::Null => out.extend_from_slice(b"\\N"),
@@ -62,11 +62,7 @@ pub(crate) fn push_field(out: &mut Vec<u8>, v: &Value) -> Result<(), String> {
             let _ = write!(out, "{i}");
         }
         Value::Bool(b) => out.push(if *b { b'1' } else { b'0' }),
-        Value::Float(f) if !f.is_finite() => {
-            return Err(format!(
-                "the value {f} cannot be stored: MySQL and MariaDB have no infinity or NaN"
-            ))
-        }
+        Value::Float(f) if !f.is_finite() => return Err(super::write::Unstorable(*f)),
         Value::Float(f) => {
             let _ = write!(out, "{f:?}");
         }
@@ -123,17 +119,17 @@ impl InfileLoader {
     /// Connects to `url` and proves that a local load works there (a row
     /// into a temporary table of namespace `ns`, which the URL need not
     /// name); `Err` says why it does not, for the log.
-    pub(crate) async fn connect(url: &str, ns: &str) -> Result<InfileLoader, String> {
-        let opts = mysql_async::Opts::from_url(url)
-            .map_err(|e| format!("the bulk loader cannot use the URL ({e})"))?;
+    pub(crate) async fn connect(url: &str, ns: &str) -> Result<InfileLoader, DbError> {
+        let opts = mysql_async::Opts::from_url(url).map_err(|e| {
+            DbError::connection(format!("the bulk loader cannot use the URL ({e})"))
+        })?;
         let conn = mysql_async::Conn::new(opts)
             .await
-            .map_err(|e| format!("the bulk loader could not connect ({e})"))?;
+            .map_err(|e| DbError::connection(format!("the bulk loader could not connect ({e})")))?;
         let mut loader = InfileLoader { conn };
-        loader
-            .probe(ns)
-            .await
-            .map_err(|e| format!("the server refused LOAD DATA LOCAL INFILE ({e})"))?;
+        loader.probe(ns).await.map_err(|e| {
+            DbError::refused(format!("the server refused LOAD DATA LOCAL INFILE ({e})"))
+        })?;
         Ok(loader)
     }
 

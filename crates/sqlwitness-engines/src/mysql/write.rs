@@ -95,11 +95,16 @@ fn fk_name(table: &str, k: usize) -> String {
     format!("sw_fk_{h:016x}")
 }
 
+/// A value MySQL and MariaDB cannot store.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("the value {0} cannot be stored: MySQL and MariaDB have no infinity or NaN")]
+pub(crate) struct Unstorable(pub f64);
+
 /// Appends `v` as a MySQL literal (the session has no
 /// `NO_BACKSLASH_ESCAPES`): strings quoted with `\`, `'` and NUL escaped,
 /// bytes as `X'…'`, floats in their shortest exact form. Infinity and NaN
 /// cannot be stored: an error naming the value.
-fn push_literal(out: &mut String, v: &Value) -> Result<(), String> {
+fn push_literal(out: &mut String, v: &Value) -> Result<(), Unstorable> {
     use std::fmt::Write;
     match v {
         Value::Null => out.push_str("NULL"),
@@ -107,11 +112,7 @@ fn push_literal(out: &mut String, v: &Value) -> Result<(), String> {
             let _ = write!(out, "{i}");
         }
         Value::Bool(b) => out.push(if *b { '1' } else { '0' }),
-        Value::Float(f) if !f.is_finite() => {
-            return Err(format!(
-                "the value {f} cannot be stored: MySQL and MariaDB have no infinity or NaN"
-            ))
-        }
+        Value::Float(f) if !f.is_finite() => return Err(Unstorable(*f)),
         Value::Float(f) => {
             let _ = write!(out, "{f:?}");
         }
@@ -191,10 +192,7 @@ impl MysqlMigrator {
 
     /// Connects to the administrative `url` and sets the migration session.
     pub fn connect(dialect: Dialect, url: &str) -> Result<MysqlMigrator, DbError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let rt = crate::server::blocking_runtime()?;
         let mut conn = rt.block_on(MySqlConnection::connect(url)).map_err(|e| {
             DbError::connection(format!("cannot connect to {}: {e}", crate::mask_url(url)))
         })?;
@@ -229,7 +227,7 @@ impl MysqlMigrator {
             Ok(Some(on)) if on == "1" => {
                 match self.rt.block_on(InfileLoader::connect(&self.url, ns)) {
                     Ok(loader) => Bulk::Ready(loader),
-                    Err(why) => Bulk::Unavailable(why),
+                    Err(why) => Bulk::Unavailable(why.message),
                 }
             }
             Ok(_) => Bulk::Unavailable(

@@ -159,10 +159,7 @@ fn decode(row: &PgRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Error>
 impl PgMigrator {
     /// Connects to the administrative `url`.
     pub fn connect(dialect: Dialect, url: &str) -> Result<PgMigrator, DbError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| DbError::connection(format!("cannot start a runtime: {e}")))?;
+        let rt = crate::server::blocking_runtime()?;
         let conn = rt.block_on(PgConnection::connect(url)).map_err(|e| {
             DbError::connection(format!("cannot connect to {}: {e}", crate::mask_url(url)))
         })?;
