@@ -440,11 +440,6 @@ pub trait ServerSource: Source {
     /// triggers, routines …), as `kind name`.
     fn other_objects(&mut self) -> Result<Vec<String>, DbError>;
 
-    /// The views beside the tables, with their definitions as the server
-    /// gives them (a `SELECT`, names of the source's own database left
-    /// out), in the order the server lists them.
-    fn views(&mut self) -> Result<Vec<SourceView>, DbError>;
-
     /// Copies `table` into a table of the same name in namespace `ns` on
     /// the run's server — a namespace sqlwitness created for a benchmark
     /// copy ([`Migrator::create_namespace`] over the same administrative
@@ -462,14 +457,6 @@ pub trait ServerSource: Source {
     /// while it still holds sqlwitness's stamp) with its loader login; a
     /// live source is left as it was.
     fn close(&mut self) -> Result<(), DbError>;
-}
-
-/// A view of a [`ServerSource`]: its name and its query as the server
-/// prints it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourceView {
-    pub name: String,
-    pub definition: String,
 }
 
 /// A namespace sqlwitness created on a server to load a SQL dump into, with

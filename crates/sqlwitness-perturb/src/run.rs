@@ -614,19 +614,17 @@ impl<'a> Run<'a> {
     /// Completes the summary and writes the set: tables.json, the split's
     /// questions and gold file, the predictions carried and unchanged,
     /// mapping.json and perturb.md.
-    fn finish(mut self) -> Result<Mapping, PerturbError> {
+    fn finish(self) -> Result<Mapping, PerturbError> {
         let opts = self.opts;
-        let mut mapping = std::mem::take(&mut self.mapping.summary);
-        mapping.original_questions = self.original_kept.len();
-        for d in &self.mapping.dropped {
-            *mapping.dropped.entry(d.class.clone()).or_default() += 1;
+        let mut mapping = self.mapping;
+        mapping.summary.original_questions = self.original_kept.len();
+        for d in &mapping.dropped {
+            *mapping.summary.dropped.entry(d.class.clone()).or_default() += 1;
         }
         let has_predictions = self.inputs.predictions.is_some();
         if has_predictions {
-            mapping.predictions = Some(self.pred_summary);
+            mapping.summary.predictions = Some(self.pred_summary);
         }
-        self.mapping.summary = mapping;
-        let mapping = self.mapping;
         let write = |name: &str, bytes: Vec<u8>| -> Result<(), PerturbError> {
             let p = opts.out.join(name);
             std::fs::write(&p, bytes).map_err(|e| PerturbError::io(&p, e))

@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, ServerSource,
-    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp,
-    TargetKind, STAMP_TABLE,
+    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind,
+    STAMP_TABLE,
 };
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
@@ -55,6 +55,17 @@ struct Located {
     as_text: Vec<bool>,
 }
 
+/// What a [`PgDumpNamespace`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Reads {
+    /// The database made for a dump: every schema but sqlwitness's stamp;
+    /// dropped at the end.
+    Dump,
+    /// A live database, read and left as it was: the schema given, else
+    /// every schema but the server's own and sqlwitness's copies.
+    Live(Option<String>),
+}
+
 /// A PostgreSQL database made for one dump, with its loader login.
 pub struct PgDumpNamespace {
     rt: tokio::runtime::Runtime,
@@ -70,9 +81,8 @@ pub struct PgDumpNamespace {
     /// Enum types recreated in a copy's namespace: `(namespace, name)` →
     /// the dump's type.
     enums: std::collections::HashMap<(String, String), i64>,
-    /// A live database, read and left as it was: the schema read (`None`:
-    /// every schema but the server's own and sqlwitness's copies).
-    live: Option<Option<String>>,
+    /// Which schemas are read, and whether the database is the dump's own.
+    reads: Reads,
 }
 
 impl std::fmt::Debug for PgDumpNamespace {
@@ -178,7 +188,7 @@ impl PgDumpNamespace {
             role: role.clone(),
             located: Default::default(),
             enums: Default::default(),
-            live: None,
+            reads: Reads::Dump,
         };
         if let Err(e) = ns.prepare(&base, stamp, &password) {
             let _ = ns.close();
@@ -209,10 +219,7 @@ impl PgDumpNamespace {
         let admin = connect(admin_url)?;
         let mut inside = connect(source_url)?;
         let database: String = rt
-            .block_on(inside.execute(
-                "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY; \
-                     SET default_transaction_read_only = on",
-            ))
+            .block_on(inside.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY"))
             .and_then(|_| {
                 rt.block_on(
                     sqlx::query_scalar("SELECT current_database()::text").fetch_one(&mut inside),
@@ -243,7 +250,7 @@ impl PgDumpNamespace {
             role: String::new(),
             located: Default::default(),
             enums: Default::default(),
-            live: Some(schema.map(str::to_string)),
+            reads: Reads::Live(schema.map(str::to_string)),
         })
     }
 
@@ -253,10 +260,10 @@ impl PgDumpNamespace {
     fn schemas_read(&self) -> String {
         let system = "n.nspname NOT IN ('pg_catalog', 'information_schema') \
                       AND n.nspname NOT LIKE 'pg\\_%'";
-        match &self.live {
-            None => format!("{system} AND n.nspname <> {}", literal(STAMP_SCHEMA, false)),
-            Some(Some(schema)) => format!("n.nspname = {}", literal(schema, false)),
-            Some(None) => format!(
+        match &self.reads {
+            Reads::Dump => format!("{system} AND n.nspname <> {}", literal(STAMP_SCHEMA, false)),
+            Reads::Live(Some(schema)) => format!("n.nspname = {}", literal(schema, false)),
+            Reads::Live(None) => format!(
                 "{system} AND NOT EXISTS (SELECT 1 FROM pg_class s \
                  WHERE s.relnamespace = n.oid AND s.relname = {})",
                 literal(STAMP_TABLE, false)
@@ -777,33 +784,6 @@ impl ServerSource for PgDumpNamespace {
         Ok(rows)
     }
 
-    fn views(&mut self) -> Result<Vec<SourceView>, DbError> {
-        let scope = self.schemas_read();
-        let rt = &self.rt;
-        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
-        let rows = rt
-            .block_on(
-                sqlx::query(AssertSqlSafe(format!(
-                    "SELECT c.relname::text, pg_get_viewdef(c.oid, true) \
-                     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE c.relkind = 'v' AND {scope} ORDER BY c.oid"
-                )))
-                .fetch_all(conn),
-            )
-            .map_err(pg_error)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| SourceView {
-                name: r.get(0),
-                definition: r
-                    .get::<String, _>(1)
-                    .trim()
-                    .trim_end_matches(';')
-                    .to_string(),
-            })
-            .collect())
-    }
-
     fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {
         let l = self.located(table)?;
         let columns = self.copy_columns(ns, &l)?;
@@ -882,7 +862,7 @@ impl ServerSource for PgDumpNamespace {
     }
 
     fn close(&mut self) -> Result<(), DbError> {
-        if self.live.is_some() {
+        if let Reads::Live(_) = self.reads {
             // A live database: only the sessions end.
             if let Some(c) = self.inside.take() {
                 let _ = self.rt.block_on(c.close());
