@@ -5,6 +5,7 @@
 //! `<split>_postgresql.json` beside it give those engines their own gold,
 //! matched by `question_id`.
 
+use sqlwitness_dialect::EngineFacts;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -73,7 +74,7 @@ pub(crate) fn dialect_golds(
             by_source.entry(s).or_default().push(q.id);
         }
     }
-    for kind in EngineKind::ALL.into_iter().filter(|k| k.is_server()) {
+    for kind in EngineKind::all().into_iter().filter(|k| k.is_server()) {
         // BIRD names PostgreSQL's file `postgresql`: any spelling of the
         // engine's name.
         for name in kind.spellings() {

@@ -355,7 +355,7 @@ fn minidev_fixture() -> tempfile::TempDir {
 
 #[test]
 fn bird_minidev_loads_as_shipped_with_a_gold_per_dialect() {
-    use sqlwitness_core::EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
     let dir = minidev_fixture();
     let b = load_benchmark(dir.path(), "mini_dev").unwrap();
     assert_eq!(b.format, BenchmarkFormat::Bird);
@@ -428,7 +428,7 @@ fn bird_predictions_keyed_by_position_or_by_question_id() {
 
 #[test]
 fn jsonl_gold_per_engine_and_engine_gold_files() {
-    use sqlwitness_core::EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path(),
@@ -494,7 +494,7 @@ fn jsonl_gold_per_engine_and_engine_gold_files() {
 /// repeated question ids, a MySQL and a PostgreSQL gold for each).
 #[test]
 fn the_shared_minidev_loads() {
-    use sqlwitness_core::EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
     let Some(root) = sqlwitness_testkit::shared_data("bird_minidev") else {
         return;
     };

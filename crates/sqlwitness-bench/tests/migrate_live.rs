@@ -5,6 +5,7 @@
 
 mod common;
 
+use sqlwitness_dialect::EngineFacts;
 use std::path::Path;
 
 use sqlwitness_bench::{
@@ -141,7 +142,7 @@ fn a_server_of_another_engine_is_not_migrated_to() {
     );
     for target in targets() {
         let adapter = sqlwitness_dialect::shipped(target.engine).adapter;
-        let others = sqlwitness_core::EngineKind::ALL.into_iter().filter(|k| {
+        let others = sqlwitness_core::EngineKind::all().into_iter().filter(|k| {
             *k != target.engine
                 && k.is_server()
                 && sqlwitness_dialect::shipped(*k).adapter == adapter

@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use sqlwitness_dialect::EngineFacts;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

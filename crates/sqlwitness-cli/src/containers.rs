@@ -11,6 +11,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
+use sqlwitness_dialect::EngineFacts;
 
 use sqlwitness_core::EngineKind;
 use sqlwitness_engines::{ContainerPlan, ImageRef};

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use sqlwitness_dialect::EngineFacts;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;

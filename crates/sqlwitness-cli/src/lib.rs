@@ -232,7 +232,7 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
         }
         args::Command::Audit(a) => {
             eval::clear_files(&a.out, eval::AUDIT_OUTPUTS)?;
-            let golds: Vec<String> = sqlwitness_core::EngineKind::ALL
+            let golds: Vec<String> = sqlwitness_core::EngineKind::all()
                 .iter()
                 .map(|k| format!("gold_{k}.sql"))
                 .collect();

@@ -2,6 +2,7 @@
 //! server is contacted.
 
 use anyhow::{bail, Context, Result};
+use sqlwitness_dialect::EngineFacts;
 use std::path::{Path, PathBuf};
 
 use sqlwitness_bench::{load_benchmark, Benchmark};

@@ -33,7 +33,7 @@ fn audit(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
         .args(["--split", "dev", "-q", "--out"])
         .arg(&out)
         .args(extra);
-    for kind in sqlwitness_core::EngineKind::ALL {
+    for kind in sqlwitness_core::EngineKind::all() {
         c.env_remove(kind.url_env())
             .env_remove(kind.reader_url_env());
     }

@@ -7,66 +7,153 @@ use std::time::Duration;
 
 use crate::{DbError, ResultSet};
 
-/// The engines sqlwitness knows: the names of the registry. What each one
-/// is (its adapter, quoting, limits, errors, features) is data, in
-/// `dialects/<name>.yaml`; code asks its `Dialect`, never which engine it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    Sqlite,
-    Postgres,
-    Mysql,
-    Mariadb,
+/// An engine sqlwitness knows: a name in the engine registry. What each
+/// one is (its adapter, transport, quoting, limits, errors, features) is
+/// data, in `dialects/<name>.yaml`; code asks its `Dialect`, never which
+/// engine it is.
+///
+/// Four engines are built in ([`EngineKind::BUILTIN`]); another is added at
+/// run time by [`EngineKind::register`] (with its dialect file registered in
+/// `sqlwitness-dialect` and its adapter's factory in `sqlwitness-engines`).
+/// Matching on an engine is matching on these constants, so every `match`
+/// has an arm for the engines it does not name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EngineKind(u16);
+
+#[allow(non_upper_case_globals)]
+impl EngineKind {
+    pub const Sqlite: EngineKind = EngineKind(0);
+    pub const Postgres: EngineKind = EngineKind(1);
+    pub const Mysql: EngineKind = EngineKind(2);
+    pub const Mariadb: EngineKind = EngineKind(3);
 }
 
-/// `(kind, name, other accepted spellings)`, in the order engines are listed.
-const REGISTRY: [(EngineKind, &str, &[&str]); 4] = [
-    (EngineKind::Sqlite, "sqlite", &[]),
-    (EngineKind::Postgres, "postgres", &["postgresql", "pg"]),
-    (EngineKind::Mysql, "mysql", &[]),
-    (EngineKind::Mariadb, "mariadb", &[]),
+/// One registry entry: the engine's name and the other spellings it is
+/// known by.
+struct Entry {
+    name: &'static str,
+    aliases: &'static [&'static str],
+}
+
+/// The built-in engines, in the order engines are listed.
+const BUILTIN: [Entry; 4] = [
+    Entry {
+        name: "sqlite",
+        aliases: &[],
+    },
+    Entry {
+        name: "postgres",
+        aliases: &["postgresql", "pg"],
+    },
+    Entry {
+        name: "mysql",
+        aliases: &[],
+    },
+    Entry {
+        name: "mariadb",
+        aliases: &[],
+    },
 ];
 
+/// Engines registered at run time, after the built-in ones.
+static REGISTERED: std::sync::RwLock<Vec<Entry>> = std::sync::RwLock::new(Vec::new());
+
+/// Why [`EngineKind::register`] refused a name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    #[error("engine name `{0}` is not a lower-case word (a-z, 0-9, _)")]
+    BadName(String),
+    #[error("engine `{0}` is registered already")]
+    Taken(String),
+}
+
 impl EngineKind {
-    pub const ALL: [EngineKind; 4] = [REGISTRY[0].0, REGISTRY[1].0, REGISTRY[2].0, REGISTRY[3].0];
+    /// The built-in engines.
+    pub const BUILTIN: [EngineKind; 4] = [
+        EngineKind::Sqlite,
+        EngineKind::Postgres,
+        EngineKind::Mysql,
+        EngineKind::Mariadb,
+    ];
+
+    fn with_entry<T>(self, f: impl FnOnce(&Entry) -> T) -> Option<T> {
+        let i = usize::from(self.0);
+        if let Some(e) = BUILTIN.get(i) {
+            return Some(f(e));
+        }
+        let reg = REGISTERED.read().unwrap_or_else(|p| p.into_inner());
+        reg.get(i - BUILTIN.len()).map(f)
+    }
+
+    /// Every engine: the built-in ones, then those registered, in order.
+    pub fn all() -> Vec<EngineKind> {
+        let n = REGISTERED.read().unwrap_or_else(|p| p.into_inner()).len();
+        (0..BUILTIN.len() + n)
+            .map(|i| EngineKind(i as u16))
+            .collect()
+    }
+
+    /// Adds an engine named `name` to the registry (its name is how flags,
+    /// files and reports spell it). The name is a lower-case word, and not
+    /// one an engine is known by already.
+    pub fn register(name: &str) -> Result<EngineKind, RegisterError> {
+        let ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !ok {
+            return Err(RegisterError::BadName(name.to_string()));
+        }
+        let mut reg = REGISTERED.write().unwrap_or_else(|p| p.into_inner());
+        let taken = BUILTIN
+            .iter()
+            .chain(reg.iter())
+            .any(|e| e.name == name || e.aliases.contains(&name));
+        if taken {
+            return Err(RegisterError::Taken(name.to_string()));
+        }
+        reg.push(Entry {
+            name: Box::leak(name.to_string().into_boxed_str()),
+            aliases: &[],
+        });
+        Ok(EngineKind((BUILTIN.len() + reg.len() - 1) as u16))
+    }
 
     pub fn as_str(self) -> &'static str {
-        REGISTRY
-            .iter()
-            .find(|(k, _, _)| *k == self)
-            .map_or("", |(_, name, _)| name)
+        self.with_entry(|e| e.name).unwrap_or("")
     }
 
     pub fn parse(s: &str) -> Option<EngineKind> {
         let s = s.trim().to_ascii_lowercase();
-        REGISTRY
-            .iter()
-            .find(|(_, name, aliases)| *name == s || aliases.contains(&s.as_str()))
-            .map(|(k, _, _)| *k)
+        EngineKind::all().into_iter().find(|k| {
+            k.with_entry(|e| e.name == s || e.aliases.contains(&s.as_str()))
+                .unwrap_or(false)
+        })
     }
 
-    /// The engine the benchmark files are in (embedded, no server): the
-    /// reference the others are migrated from and compared with.
+    /// The engine a benchmark's files are in unless a run names another
+    /// (`--reference`): the one the others are migrated from and compared
+    /// with.
     pub const REFERENCE: EngineKind = EngineKind::Sqlite;
-
-    /// True for an engine reached over a server URL (every engine but the
-    /// reference).
-    pub fn is_server(self) -> bool {
-        self != EngineKind::REFERENCE
-    }
 
     /// The engine's name and the other spellings it is known by
     /// (`postgres`, `postgresql`, `pg`).
-    pub fn spellings(self) -> impl Iterator<Item = &'static str> {
-        REGISTRY
-            .iter()
-            .filter(move |(k, _, _)| *k == self)
-            .flat_map(|(_, name, aliases)| std::iter::once(*name).chain(aliases.iter().copied()))
+    pub fn spellings(self) -> Vec<&'static str> {
+        self.with_entry(|e| {
+            std::iter::once(e.name)
+                .chain(e.aliases.iter().copied())
+                .collect()
+        })
+        .unwrap_or_default()
     }
 
     /// The names of every engine, comma-separated (for messages).
     pub fn names() -> String {
-        EngineKind::ALL.map(EngineKind::as_str).join(", ")
+        EngineKind::all()
+            .into_iter()
+            .map(EngineKind::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The environment variable naming this engine's server URL
@@ -81,6 +168,36 @@ impl EngineKind {
             "SQLWITNESS_{}_READER_URL",
             self.as_str().to_ascii_uppercase()
         )
+    }
+}
+
+/// `Postgres`, as the engine's name was printed when engines were an enum.
+impl fmt::Debug for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.as_str();
+        let mut chars = name.chars();
+        match chars.next() {
+            Some(c) => write!(f, "{}{}", c.to_ascii_uppercase(), chars.as_str()),
+            None => write!(f, "EngineKind({})", self.0),
+        }
+    }
+}
+
+impl Serialize for EngineKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        EngineKind::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown engine `{s}` (known: {})",
+                EngineKind::names()
+            ))
+        })
     }
 }
 
@@ -161,6 +278,34 @@ impl Database {
 #[cfg(test)]
 mod namespace_tests {
     use super::*;
+
+    #[test]
+    fn the_registry_names_parses_and_grows() {
+        assert_eq!(EngineKind::parse("PostgreSQL"), Some(EngineKind::Postgres));
+        assert_eq!(format!("{:?}", EngineKind::Mariadb), "Mariadb");
+        assert_eq!(
+            serde_json::to_string(&EngineKind::Mysql).unwrap(),
+            "\"mysql\""
+        );
+        assert!(serde_json::from_str::<EngineKind>("\"nosuch\"").is_err());
+        assert_eq!(
+            EngineKind::register("pg"),
+            Err(RegisterError::Taken("pg".into()))
+        );
+        assert!(matches!(
+            EngineKind::register("Bad Name"),
+            Err(RegisterError::BadName(_))
+        ));
+        let k = EngineKind::register("unit_test_engine").unwrap();
+        assert_eq!(k.as_str(), "unit_test_engine");
+        assert_eq!(EngineKind::parse("unit_test_engine"), Some(k));
+        assert!(EngineKind::all().ends_with(&[k]));
+        assert_eq!(
+            serde_json::from_str::<EngineKind>("\"unit_test_engine\"").unwrap(),
+            k
+        );
+        assert!(EngineKind::register("unit_test_engine").is_err());
+    }
 
     #[test]
     fn namespaces_are_prefixed_and_bounded() {
@@ -350,4 +495,15 @@ pub trait Engine: Send + Sync {
             format!("{}: planner settings are not supported", self.kind()),
         ))
     }
+}
+
+/// The built-in engines as plain constants, for tests that name them bare
+/// (`use sqlwitness_core::builtin_engines::*`).
+#[allow(non_upper_case_globals)]
+pub mod builtin_engines {
+    use super::EngineKind;
+    pub const Sqlite: EngineKind = EngineKind::Sqlite;
+    pub const Postgres: EngineKind = EngineKind::Postgres;
+    pub const Mysql: EngineKind = EngineKind::Mysql;
+    pub const Mariadb: EngineKind = EngineKind::Mariadb;
 }

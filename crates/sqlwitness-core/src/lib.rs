@@ -14,8 +14,9 @@ pub mod compare;
 
 pub use compare::{compare, CompareMode, CompareOptions, Comparison, MismatchReason};
 pub use engine::{
-    namespace_for, time_by_client, Database, Engine, EngineInfo, EngineKind, QueryLimits, Timed,
-    TimingMethod, DEFAULT_MAX_RESULT_BYTES, DEFAULT_NAMESPACE_PREFIX, NAMESPACE_MAX_BYTES,
+    builtin_engines, namespace_for, time_by_client, Database, Engine, EngineInfo, EngineKind,
+    QueryLimits, RegisterError, Timed, TimingMethod, DEFAULT_MAX_RESULT_BYTES,
+    DEFAULT_NAMESPACE_PREFIX, NAMESPACE_MAX_BYTES,
 };
 pub use error::{DbError, ErrorClass};
 pub use result::{canonical_cell, canonical_decimal, canonical_float, Column, ResultSet};

@@ -13,9 +13,9 @@ pub use dump_types::{
     DumpCarry, DumpTypeDecision, DumpTypeRule, DumpTypes, DumpWide, SqliteDeclared, SqliteStorage,
 };
 pub use model::{
-    Adapter, Capabilities, Dialect, DialectError, ErrorRule, FeatureSupport, FunctionRename,
-    Identifiers, Lexical, NameCase, Namespaces, ServerIdentity, StrftimeRule, Support,
-    Translations, TypeMap,
+    Adapter, Capabilities, Container, Dialect, DialectError, ErrorRule, FeatureSupport,
+    FunctionRename, Identifiers, Lexical, NameCase, Namespaces, ServerIdentity, StrftimeRule,
+    Support, Translations, Transport, TypeMap,
 };
 
 use sqlwitness_core::EngineKind;
@@ -75,14 +75,46 @@ pub fn own_or_parent<T>(
         .or_else(|| parent(kind).and_then(|p| map.get(&p)))
 }
 
-/// The built-in dialect of an engine, parsed once per process.
+/// Dialects registered at run time with their engines ([`register`]).
+static REGISTERED: std::sync::RwLock<Vec<(EngineKind, &'static Dialect)>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Why [`register`] refused a dialect.
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    #[error(transparent)]
+    Name(#[from] sqlwitness_core::RegisterError),
+    #[error("{0}: a registered engine runs in process (`transport: embedded`) on a registered adapter (`factory: NAME`)")]
+    NotPluggable(String),
+}
+
+/// Adds an engine to the registry from its dialect (its `name` is the
+/// engine's): from then on every command knows it by that name, asks this
+/// dialect about it, and opens it with the adapter its `factory` names
+/// (registered in `sqlwitness-engines`). A registered engine is embedded:
+/// it reads the benchmark's files, as SQLite does.
+pub fn register(dialect: Dialect) -> Result<EngineKind, RegisterError> {
+    if dialect.transport != Transport::Embedded || dialect.factory.is_none() {
+        return Err(RegisterError::NotPluggable(dialect.name));
+    }
+    let kind = EngineKind::register(&dialect.name)?;
+    REGISTERED
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((kind, Box::leak(Box::new(dialect))));
+    Ok(kind)
+}
+
+/// The dialect of an engine: a shipped file (parsed once per process) or
+/// the one it was registered with.
 ///
 /// # Panics
-/// Never for the shipped files: a test loads each of them.
+/// Never for the shipped files (a test loads each of them) or a
+/// registered engine; an [`EngineKind`] is made by the registry only.
 pub fn shipped(kind: EngineKind) -> &'static Dialect {
     static PARSED: std::sync::OnceLock<Vec<(EngineKind, Dialect)>> = std::sync::OnceLock::new();
     let all = PARSED.get_or_init(|| {
-        EngineKind::ALL
+        EngineKind::BUILTIN
             .iter()
             .map(|&k| {
                 let (file, text) =
@@ -92,10 +124,36 @@ pub fn shipped(kind: EngineKind) -> &'static Dialect {
             })
             .collect()
     });
-    all.iter()
+    if let Some((_, d)) = all.iter().find(|(k, _)| *k == kind) {
+        return d;
+    }
+    REGISTERED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
         .find(|(k, _)| *k == kind)
-        .map(|(_, d)| d)
-        .expect("every engine is parsed")
+        .map(|(_, d)| *d)
+        .expect("every engine has a dialect")
+}
+
+/// What an engine's dialect says about it, asked of the engine.
+pub trait EngineFacts {
+    /// The engine's dialect ([`shipped`]).
+    fn dialect(self) -> &'static Dialect;
+    /// True for an engine reached over a URL, holding migrated copies
+    /// (`transport: server`).
+    #[allow(clippy::wrong_self_convention)] // `EngineKind` is `Copy`
+    fn is_server(self) -> bool;
+}
+
+impl EngineFacts for EngineKind {
+    fn dialect(self) -> &'static Dialect {
+        shipped(self)
+    }
+
+    fn is_server(self) -> bool {
+        shipped(self).transport == Transport::Server
+    }
 }
 
 #[cfg(test)]
@@ -104,8 +162,31 @@ mod tests {
     use sqlwitness_core::ErrorClass;
 
     #[test]
+    fn only_embedded_engines_with_a_factory_register() {
+        let server = Dialect::from_yaml(
+            "x.yaml",
+            "name: unit_server\nadapter: postgres\nidentifiers: {quote: '\"', max_length: 9}\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            register(server),
+            Err(RegisterError::NotPluggable(_))
+        ));
+        let ok = Dialect::from_yaml(
+            "x.yaml",
+            "name: unit_embedded\nadapter: sqlite\nfactory: unit\ntransport: embedded\nidentifiers: {quote: '\"', max_length: 9}\n",
+        )
+        .unwrap();
+        let kind = register(ok).unwrap();
+        assert_eq!(shipped(kind).name, "unit_embedded");
+        assert!(!kind.is_server());
+        assert!(EngineKind::Postgres.is_server());
+        assert!(!EngineKind::Sqlite.is_server());
+    }
+
+    #[test]
     fn shipped_dialects_load() {
-        for kind in EngineKind::ALL {
+        for kind in EngineKind::BUILTIN {
             let d = builtin(kind);
             assert_eq!(d.name, kind.as_str());
             assert!(!d.errors.is_empty());

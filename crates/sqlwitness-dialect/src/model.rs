@@ -27,8 +27,24 @@ pub struct Dialect {
     /// key by key, lists and values are replaced): `extends: mysql`.
     #[serde(default)]
     pub extends: Option<String>,
-    /// The adapter module that runs the engine.
+    /// The built-in adapter family: the SQL the engine speaks (how its
+    /// text is parsed and translated) and, unless `factory` names another,
+    /// the connection layer that runs it.
     pub adapter: Adapter,
+    /// The adapter that runs the engine when it is not a built-in one: the
+    /// name its factory was registered under in `sqlwitness-engines`
+    /// (`register_adapter`).
+    #[serde(default)]
+    pub factory: Option<String>,
+    /// How the engine is reached: `embedded` (it opens the benchmark's
+    /// files; no URL, no migration) or `server` (a URL, a migrated copy;
+    /// the default).
+    #[serde(default)]
+    pub transport: Transport,
+    /// The container a run may start for the engine (`--containers`):
+    /// image, port, environment and health check. Absent: none.
+    #[serde(default)]
+    pub container: Option<Container>,
     /// How a connected server is recognised as this engine (not another
     /// that speaks the same protocol).
     #[serde(default)]
@@ -283,6 +299,43 @@ impl Default for Lexical {
             unicode_escapes: false,
             system_variables: false,
         }
+    }
+}
+
+/// How an engine is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// In process, on the benchmark's own files.
+    Embedded,
+    /// Over a URL, on copies migrated there.
+    #[default]
+    Server,
+}
+
+/// A server's container: the image a run starts unless `--image` names
+/// another, the port the server listens on inside it, its environment and
+/// its health check, in which `{user}`, `{password}` and `{database}` stand
+/// for the run's administrative login.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Container {
+    /// `repository:tag`.
+    pub image: String,
+    pub port: u16,
+    /// `[NAME, value]` pairs, in order.
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+    /// The command run inside the container; exit 0 is healthy.
+    pub health: Vec<String>,
+}
+
+impl Container {
+    /// `text` with the placeholders filled in.
+    pub fn fill(text: &str, user: &str, password: &str, database: &str) -> String {
+        text.replace("{user}", user)
+            .replace("{password}", password)
+            .replace("{database}", database)
     }
 }
 

@@ -95,19 +95,11 @@ impl std::fmt::Display for ImageRef {
 }
 
 /// The image an engine's container runs unless `--image` says otherwise:
-/// the versions the test suite runs against (docker/compose.yaml pins the
-/// same).
+/// its dialect file's `container.image` (the versions the test suite runs
+/// against; docker/compose.yaml pins the same).
 pub fn default_image(kind: EngineKind) -> Option<ImageRef> {
-    let (repository, tag) = match kind {
-        EngineKind::Postgres => ("postgres", "15.20"),
-        EngineKind::Mysql => ("mysql", "9.7.4"),
-        EngineKind::Mariadb => ("mariadb", "10.11.19"),
-        EngineKind::Sqlite => return None,
-    };
-    Some(ImageRef {
-        repository: repository.into(),
-        tag: tag.into(),
-    })
+    let c = sqlwitness_dialect::shipped(kind).container.as_ref()?;
+    ImageRef::parse(&c.image).ok()
 }
 
 /// The Docker health check of a container (`CMD` form).
@@ -159,9 +151,10 @@ impl ContainerPlan {
         docker_host: Option<&str>,
         run: &str,
     ) -> Result<ContainerPlan, EngineError> {
-        let image = match image.or_else(|| default_image(kind)) {
-            Some(i) => i,
-            None => {
+        let facts = sqlwitness_dialect::shipped(kind).container.as_ref();
+        let (facts, image) = match (facts, image.or_else(|| default_image(kind))) {
+            (Some(f), Some(i)) => (f, i),
+            _ => {
                 return Err(EngineError::Container(format!(
                     "{kind} is embedded; it runs in no container"
                 )))
@@ -172,50 +165,16 @@ impl ContainerPlan {
                 "the containers' password must be ASCII letters and digits".into(),
             ));
         }
-        let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
-        let (port, env, command) = match kind {
-            EngineKind::Postgres => (
-                5432,
-                vec![
-                    kv("POSTGRES_USER", CONTAINER_USER),
-                    kv("POSTGRES_PASSWORD", password),
-                    kv("POSTGRES_DB", CONTAINER_DATABASE),
-                ],
-                // Over TCP: the server the entrypoint runs while it
-                // initialises listens on the socket only.
-                vec![
-                    "pg_isready",
-                    "-h",
-                    "127.0.0.1",
-                    "-U",
-                    CONTAINER_USER,
-                    "-d",
-                    CONTAINER_DATABASE,
-                ],
-            ),
-            EngineKind::Mysql => (
-                3306,
-                vec![
-                    kv("MYSQL_ROOT_PASSWORD", password),
-                    kv("MYSQL_ROOT_HOST", "%"),
-                    kv("MYSQL_DATABASE", CONTAINER_DATABASE),
-                ],
-                // `ping` exits 0 when the server answers, even when it
-                // refuses the (password-less) login; the initialising
-                // server runs with --skip-networking.
-                vec!["mysqladmin", "ping", "-h", "127.0.0.1", "--silent"],
-            ),
-            EngineKind::Mariadb => (
-                3306,
-                vec![
-                    kv("MARIADB_ROOT_PASSWORD", password),
-                    kv("MARIADB_ROOT_HOST", "%"),
-                    kv("MARIADB_DATABASE", CONTAINER_DATABASE),
-                ],
-                vec!["mariadb-admin", "ping", "-h", "127.0.0.1", "--silent"],
-            ),
-            EngineKind::Sqlite => unreachable!("no default image"),
+        let fill = |t: &str| {
+            sqlwitness_dialect::Container::fill(t, CONTAINER_USER, password, CONTAINER_DATABASE)
         };
+        let port = facts.port;
+        let env = facts
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), fill(v)))
+            .collect();
+        let command: Vec<String> = facts.health.iter().map(|c| fill(c)).collect();
         Ok(ContainerPlan {
             engine: kind,
             image,
@@ -223,7 +182,7 @@ impl ContainerPlan {
             bind_ip: bind_ip(docker_host).to_string(),
             env,
             health: HealthCheck {
-                command: command.into_iter().map(String::from).collect(),
+                command,
                 interval: Duration::from_secs(1),
                 timeout: Duration::from_secs(5),
                 retries: 30,

@@ -27,6 +27,9 @@ pub enum EngineError {
     /// This build was compiled without the engine's cargo feature.
     #[error("{engine}: support not compiled in (enable the `{}` feature of sqlwitness-engines)", .engine.as_str())]
     NotCompiled { engine: EngineKind },
+    /// The engine's dialect names an adapter nobody registered.
+    #[error("{engine}: no adapter `{adapter}` is registered (its dialect file says `factory: {adapter}`)")]
+    NoAdapter { engine: EngineKind, adapter: String },
     /// Starting, probing or stopping a container failed.
     #[error("container: {0}")]
     Container(String),

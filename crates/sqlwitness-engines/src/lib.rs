@@ -58,13 +58,52 @@ pub struct Opened {
     pub excess_privileges: Vec<String>,
 }
 
+/// An adapter's factory: opens an engine of the adapter with the engine's
+/// dialect ([`register_adapter`]).
+pub type AdapterFactory = std::sync::Arc<
+    dyn Fn(sqlwitness_dialect::Dialect) -> Result<Box<dyn Engine>, EngineError> + Send + Sync,
+>;
+
+/// Adapters registered at run time, by name.
+static FACTORIES: std::sync::RwLock<Vec<(String, AdapterFactory)>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Registers an adapter under `name`: an engine whose dialect file says
+/// `factory: <name>` is opened by `factory` (a later registration of the
+/// same name replaces it).
+pub fn register_adapter(name: &str, factory: AdapterFactory) {
+    let mut all = FACTORIES.write().unwrap_or_else(|p| p.into_inner());
+    all.retain(|(n, _)| n != name);
+    all.push((name.to_string(), factory));
+}
+
+fn registered_adapter(name: &str) -> Option<AdapterFactory> {
+    FACTORIES
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, f)| f.clone())
+}
+
 /// The engine registry's one entry point: opens the engine of `kind` with
-/// the adapter its dialect file names. SQLite needs no URL; a server needs
-/// one (`url`) and fails with [`EngineError::NotCompiled`] when this build
-/// lacks its adapter's feature, with [`EngineError::WrongServer`] when the
-/// URL reaches another engine.
+/// the adapter its dialect file names (a registered adapter when it names a
+/// `factory`). SQLite needs no URL; a server needs one (`url`) and fails
+/// with [`EngineError::NotCompiled`] when this build lacks its adapter's
+/// feature, with [`EngineError::WrongServer`] when the URL reaches another
+/// engine.
 pub fn open(kind: EngineKind, url: Option<&str>, pool_size: u32) -> Result<Opened, EngineError> {
     let dialect = sqlwitness_dialect::builtin(kind);
+    if let Some(name) = dialect.factory.clone() {
+        let factory = registered_adapter(&name).ok_or(EngineError::NoAdapter {
+            engine: kind,
+            adapter: name,
+        })?;
+        return Ok(Opened {
+            engine: factory(dialect)?,
+            excess_privileges: Vec::new(),
+        });
+    }
     match dialect.adapter {
         Adapter::Sqlite => Ok(Opened {
             engine: Box::new(SqliteEngine::with_dialect(dialect)),

@@ -356,7 +356,7 @@ fn a_server_of_the_other_engine_is_refused() {
         urls.push((kind, url.to_string()))
     });
     for (kind, url) in &urls {
-        let same_adapter = EngineKind::ALL
+        let same_adapter = EngineKind::all()
             .into_iter()
             .filter(|k| sqlwitness_dialect::shipped(*k).adapter == Adapter::Mysql);
         for other in same_adapter {

@@ -4,6 +4,7 @@
 //! the rules; this runs them over a benchmark on the connected engines).
 
 use rayon::prelude::*;
+use sqlwitness_dialect::EngineFacts;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

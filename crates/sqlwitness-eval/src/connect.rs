@@ -1,6 +1,7 @@
 //! Connecting the engines a plan names: the servers over their
 //! least-privilege reader login (README "Privileges").
 
+use sqlwitness_dialect::EngineFacts;
 use std::sync::Arc;
 
 use sqlwitness_core::{Engine, EngineKind};

@@ -2,6 +2,7 @@
 //! reading and preprocessing, identifier resolution), guard and run it,
 //! and record the execution for the report.
 
+use sqlwitness_dialect::EngineFacts;
 use std::time::Instant;
 
 use sqlwitness_core::compare::CompareMode;

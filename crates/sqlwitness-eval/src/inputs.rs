@@ -181,7 +181,7 @@ pub fn reference_engine(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
 
     #[test]
     fn the_reference_defaults_to_sqlite_beside_a_server() {

@@ -2,6 +2,7 @@
 //! what a run needs migrated before its queries (the same idempotent
 //! migration as `sqlwitness migrate`).
 
+use sqlwitness_dialect::EngineFacts;
 use std::collections::HashMap;
 
 use sqlwitness_bench::{

@@ -1,6 +1,7 @@
 //! The validated plan of an evaluation: what to run, where, and how to
 //! judge it. The CLI builds it from flags; nothing here reads a flag.
 
+use sqlwitness_dialect::EngineFacts;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -40,7 +41,7 @@ fn urls(
         })?;
         out.insert(kind, url.trim().to_string());
     }
-    for kind in EngineKind::ALL {
+    for kind in EngineKind::all() {
         if let Ok(url) = std::env::var(env(kind)) {
             if !url.trim().is_empty() {
                 out.entry(kind).or_insert_with(|| url.trim().to_string());

@@ -3,6 +3,7 @@
 //! the report (writing it is the caller's).
 
 use rayon::prelude::*;
+use sqlwitness_dialect::EngineFacts;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;

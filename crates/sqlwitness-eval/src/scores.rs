@@ -157,7 +157,7 @@ fn unsupported() -> BTreeMap<String, Vec<String>> {
     sqlwitness_sql::feature_table()
         .iter()
         .map(|f| {
-            let engines = EngineKind::ALL
+            let engines = EngineKind::all()
                 .iter()
                 .filter_map(|k| match f.support_on(sqlwitness_dialect::shipped(*k)) {
                     Support::Yes => None,

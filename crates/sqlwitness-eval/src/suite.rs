@@ -2,6 +2,7 @@
 //! (their instances migrated to the servers once, then every prediction
 //! that matches on the original run on each instance).
 
+use sqlwitness_dialect::EngineFacts;
 use std::time::Instant;
 
 use sqlwitness_bench::{migrate_database, MigrateOptions, MigrationTarget, PredictedSql, Question};

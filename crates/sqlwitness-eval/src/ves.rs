@@ -11,6 +11,7 @@
 
 use sqlwitness_bench::PredictedSql;
 use sqlwitness_core::{Database, DbError, Timed, Verdict};
+use sqlwitness_dialect::EngineFacts;
 use sqlwitness_report::{EngineOutcome, VesOutcome};
 use sqlwitness_sql::NameSet;
 

@@ -7,6 +7,7 @@
 //! Instances are checked in suite order and the check stops at the first
 //! instance where the results differ, as the official evaluator does.
 
+use sqlwitness_dialect::EngineFacts;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,7 +33,7 @@ pub(crate) const SHRINK_TRIALS: usize = 400;
 /// `identifiers.max_length`; PostgreSQL's 63 today): suite namespaces stay
 /// within it, so one suite migrates to every engine.
 fn max_namespace() -> usize {
-    EngineKind::ALL
+    EngineKind::all()
         .into_iter()
         .filter(|k| k.is_server())
         .map(|k| sqlwitness_dialect::shipped(k).identifiers.max_length)

@@ -177,7 +177,7 @@ pub(crate) fn check_system_variables(sql: &str, spans: &[Span]) -> Result<(), Re
 
 #[cfg(test)]
 mod tests {
-    use sqlwitness_core::EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
 
     use crate::testing::{check, refused};
 

@@ -358,7 +358,7 @@ mod tests {
 
     #[test]
     fn ambiguous_forms_are_refused_everywhere() {
-        for kind in EngineKind::ALL {
+        for kind in EngineKind::all() {
             for (sql, needle) in [
                 ("SELECT 1\0; DROP TABLE t", "NUL"),
                 ("SELECT 1 /* a /* b */ c */", "inside the block comment"),
@@ -385,7 +385,7 @@ mod tests {
 
     #[test]
     fn ordinary_text_passes() {
-        for kind in EngineKind::ALL {
+        for kind in EngineKind::all() {
             let sql = "SELECT name, 'é – ü' FROM t WHERE a = 'x' -- note\n ORDER BY 1 /* c */";
             let spans = lex(kind, sql).unwrap();
             assert_eq!(spans.len(), 4, "{kind}: {spans:?}");

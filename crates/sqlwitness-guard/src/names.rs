@@ -302,7 +302,7 @@ mod tests {
 
     #[test]
     fn unicode_identifiers_are_one_decoded_name() {
-        use EngineKind::Postgres;
+        use sqlwitness_core::builtin_engines::Postgres;
         assert_eq!(
             first(Postgres, r#"SELECT U&"pg_c\0061ncel_backend"(0)"#),
             "pg_cancel_backend"

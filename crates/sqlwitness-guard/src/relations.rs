@@ -175,7 +175,7 @@ fn take_table<'s, 'a>(
 
 #[cfg(test)]
 mod tests {
-    use sqlwitness_core::EngineKind::{self, *};
+    use sqlwitness_core::{builtin_engines::*, EngineKind};
 
     use crate::testing::{check, check_in, refused};
 
@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn a_qualified_table_must_name_the_namespace() {
-        for kind in EngineKind::ALL {
+        for kind in EngineKind::all() {
             for sql in [
                 "SELECT * FROM car_1.cars_data".to_string(),
                 "SELECT count(*) FROM singer WHERE 1 IN (SELECT 1 FROM car_1.cars_data)".into(),

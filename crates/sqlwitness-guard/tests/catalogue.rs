@@ -14,7 +14,7 @@ fn query(kind: EngineKind) -> &'static str {
         EngineKind::Postgres => include_str!("../../../scripts/denied-functions/postgres.sql"),
         EngineKind::Mysql => include_str!("../../../scripts/denied-functions/mysql.sql"),
         EngineKind::Mariadb => include_str!("../../../scripts/denied-functions/mariadb.sql"),
-        EngineKind::Sqlite => unreachable!("no server"),
+        _ => unreachable!("no server"),
     }
 }
 

@@ -48,7 +48,7 @@ fn spider_questions(path: &std::path::Path) -> Vec<(String, String)> {
 
 /// Spider SQL is SQLite's, and sqlwitness runs it on every engine.
 fn spider_texts() -> Vec<Text> {
-    let all = EngineKind::ALL.to_vec();
+    let all = EngineKind::all().to_vec();
     let text = |source: &str, sql: &str, db: &str, gold: bool| Text {
         source: source.to_string(),
         engines: all.clone(),
@@ -126,7 +126,7 @@ fn bird_texts() -> Vec<Text> {
 /// texts refused, with the guard's message.
 fn refusals(texts: &[Text]) -> Vec<(&Text, EngineKind, String)> {
     let mut out = Vec::new();
-    for kind in EngineKind::ALL {
+    for kind in EngineKind::all() {
         let dialect = builtin(kind);
         for t in texts.iter().filter(|t| t.engines.contains(&kind)) {
             let options = GuardOptions::default().in_namespace(&t.db_id);

@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(fetch.support_on(my), Support::No);
         assert_eq!(fetch.support_on(maria), Support::Yes);
         // Every feature a dialect file names is one this module detects.
-        for kind in EngineKind::ALL {
+        for kind in EngineKind::all() {
             let d = sqlwitness_dialect::shipped(kind);
             for name in d.features.unsupported.iter().chain(&d.features.differs) {
                 assert!(lookup(name).is_some(), "{kind}: unknown feature `{name}`");

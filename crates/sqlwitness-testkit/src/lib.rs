@@ -12,6 +12,7 @@
 //! * Names of its own: [`unique_name`] for schemas, databases and logins a
 //!   test creates (tests run in parallel processes).
 
+use sqlwitness_dialect::EngineFacts;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -138,7 +139,7 @@ pub fn server_url(kind: EngineKind) -> Option<String> {
 /// many engines ran.
 pub fn for_each_server(adapter: Option<Adapter>, mut case: impl FnMut(EngineKind, &str)) -> usize {
     let mut ran = 0;
-    for kind in EngineKind::ALL.into_iter().filter(|k| k.is_server()) {
+    for kind in EngineKind::all().into_iter().filter(|k| k.is_server()) {
         if adapter.is_some_and(|a| sqlwitness_dialect::shipped(kind).adapter != a) {
             continue;
         }
@@ -262,7 +263,7 @@ mod tests {
             assert_eq!(seen[0], EngineKind::REFERENCE);
         } else {
             let n = for_each_engine(|k, _| seen.push(k));
-            assert_eq!(n, EngineKind::ALL.len(), "{seen:?}");
+            assert_eq!(n, EngineKind::all().len(), "{seen:?}");
         }
     }
 }

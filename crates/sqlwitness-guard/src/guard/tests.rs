@@ -43,7 +43,7 @@ fn hostile_sql_is_refused_everywhere() {
         ("", "no statement"),
         ("-- only a comment", "no statement"),
     ];
-    for kind in EngineKind::ALL {
+    for kind in EngineKind::all() {
         for (sql, needle) in cases {
             let msg = refused_on(kind, sql);
             assert!(msg.contains(needle), "{kind}: {sql}: {msg}");
@@ -53,7 +53,7 @@ fn hostile_sql_is_refused_everywhere() {
 
 #[test]
 fn denied_functions_are_refused_per_dialect() {
-    use EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
     let msg = refused_on(Sqlite, "SELECT load_extension('x')");
     assert!(msg.contains("load_extension"), "{msg}");
     let msg = refused_on(Postgres, "SELECT pg_read_file('/etc/passwd')");
@@ -83,7 +83,7 @@ fn denied_functions_are_refused_per_dialect() {
 
 #[test]
 fn read_only_queries_pass() {
-    for kind in EngineKind::ALL {
+    for kind in EngineKind::all() {
         for sql in [
             "SELECT 1",
             "SELECT 1;",
@@ -103,7 +103,7 @@ fn read_only_queries_pass() {
 
 #[test]
 fn fallback_accepts_unparsed_selects_and_refuses_the_rest() {
-    use EngineKind::Sqlite;
+    use sqlwitness_core::builtin_engines::Sqlite;
     // sqlparser cannot parse this; the tokens are harmless.
     let sql = "SELECT a FROM t WHERE a ==== 1";
     assert!(Parser::parse_sql(&sqlparser::dialect::SQLiteDialect {}, sql).is_err());
@@ -116,7 +116,7 @@ fn fallback_accepts_unparsed_selects_and_refuses_the_rest() {
 
 #[test]
 fn text_the_server_reads_differently_is_refused() {
-    use EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
     // MariaDB executes these; sqlparser reads comments.
     for sql in [
         "SELECT 1 /*!50000 INTO OUTFILE '/tmp/sw_x' */",
@@ -138,7 +138,7 @@ fn text_the_server_reads_differently_is_refused() {
     // it is checked like any other.
     let msg = refused_on(Postgres, "SELECT 1 -- x\r, pg_read_file('/etc/passwd')");
     assert!(msg.contains("pg_read_file"), "{msg}");
-    for kind in EngineKind::ALL {
+    for kind in EngineKind::all() {
         for (sql, needle) in [
             ("SELECT 1\0; DROP TABLE t", "NUL"),
             ("SELECT 1 /* a /* b */ DROP TABLE t */", "block comment"),
@@ -154,7 +154,7 @@ fn text_the_server_reads_differently_is_refused() {
 
 #[test]
 fn deep_and_long_texts_are_refused_not_crashed() {
-    for kind in EngineKind::ALL {
+    for kind in EngineKind::all() {
         for sql in [
             format!("SELECT 1{}", "+1".repeat(30_000)),
             format!("SELECT a FROM t WHERE a = 1{}", " AND a = 1".repeat(9_000)),
@@ -175,7 +175,7 @@ fn deep_and_long_texts_are_refused_not_crashed() {
 
 #[test]
 fn literal_sizes_over_the_result_limit_are_refused() {
-    use EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
     let msg = refused_on(Postgres, "SELECT repeat('x', 1000000000)");
     assert!(
         msg.contains("repeat") && msg.contains("1000000000"),
@@ -191,7 +191,7 @@ fn literal_sizes_over_the_result_limit_are_refused() {
 
 #[test]
 fn functions_that_run_sql_text_or_keep_session_state_are_refused() {
-    use EngineKind::*;
+    use sqlwitness_core::builtin_engines::*;
     for sql in [
         "SELECT query_to_xml_and_xmlschema('select pg_read_file(''/etc/passwd'')', true, true, '')",
         "SELECT * FROM ts_stat('select 1')",

@@ -470,7 +470,7 @@ mod tests {
 
     #[test]
     fn postgres_translations() {
-        use EngineKind::Postgres as P;
+        use sqlwitness_core::builtin_engines::Postgres as P;
         assert_eq!(
             tr(r#"SELECT Name FROM stadium WHERE Name = "Glebe Park""#, P),
             "SELECT Name FROM stadium WHERE Name = 'Glebe Park'"
@@ -503,7 +503,7 @@ mod tests {
 
     #[test]
     fn mysql_translations() {
-        use EngineKind::Mysql as M;
+        use sqlwitness_core::builtin_engines::Mysql as M;
         assert_eq!(
             tr("SELECT T2.Name FROM concert AS t1 JOIN stadium AS T2 ON T1.Stadium_ID = T2.Stadium_ID", M),
             "SELECT T2.Name FROM concert AS t1 JOIN stadium AS T2 ON t1.Stadium_ID = T2.Stadium_ID"
