@@ -614,8 +614,7 @@ impl<'a> Run<'a> {
             target: &s.target,
             db,
         };
-        let problem = match sqlwitness_bench::migrate_database(&scratch.db, &s.target, &s.migrate)
-        {
+        let problem = match sqlwitness_bench::migrate_database(&scratch.db, &s.target, &s.migrate) {
             Ok(report) => report.problem().or_else(|| {
                 s.login
                     .and_then(|l| l.grant_database(&scratch.db.namespace).err())
@@ -662,12 +661,9 @@ impl<'a> Run<'a> {
         originals: &mut HashMap<usize, Result<ResultSet, DbError>>,
     ) -> Result<(), (String, String)> {
         let on = |(class, detail): (String, String)| (format!("{}: {class}", r.kind), detail);
-        let copy = copy.as_ref().map_err(|why| {
-            on((
-                "perturbed copy not available".to_string(),
-                why.to_string(),
-            ))
-        })?;
+        let copy = copy
+            .as_ref()
+            .map_err(|why| on(("perturbed copy not available".to_string(), why.to_string())))?;
         let gold = &r.server.golds[id];
         let original = originals.entry(id).or_insert_with(|| {
             let original = Database::with_prefix(db, path, &r.server.prefix);
@@ -774,9 +770,10 @@ impl<'a> Run<'a> {
                     self.drop_unrewritten(q.id, &pid, &e, &on.unwrap_or_default());
                     continue;
                 }
-                Some(Carried::Untouched) => {
-                    self.reference.as_ref().map(|r| r.server.golds[q.id].clone())
-                }
+                Some(Carried::Untouched) => self
+                    .reference
+                    .as_ref()
+                    .map(|r| r.server.golds[q.id].clone()),
             };
             self.mapping.summary.rewritten += 1;
             let verified = match &sql {
@@ -801,8 +798,12 @@ impl<'a> Run<'a> {
                 }
                 None => Ok(()),
             };
+            // The gold a failure is reported with: the reference's when
+            // it failed there.
+            let mut failed_gold = sql.clone();
             let verified = match (verified, &their_sql, &self.reference) {
                 (Ok(()), Some(their), Some(r)) => {
+                    failed_gold = Some(their.clone());
                     let copy = scratch.get_or_insert_with(|| Self::scratch(r, db, k, &pid, &ppath));
                     self.verify_on_reference(r, db, path, q.id, their, copy, &mut originals.server)
                 }
@@ -819,7 +820,7 @@ impl<'a> Run<'a> {
                         format!("{class}: {detail}")
                     },
                     class,
-                    gold: sql,
+                    gold: failed_gold,
                 }),
             }
         }
