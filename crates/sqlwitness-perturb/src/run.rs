@@ -838,8 +838,8 @@ impl<'a> Run<'a> {
             &applied,
             &ppath,
         )?);
-        for (q, sql, touched, their) in &kept {
-            self.keep(db, &pid, &change, q, sql, touched, their.as_deref());
+        for k in &kept {
+            self.keep(db, &pid, &change, k);
         }
         self.mapping.databases.push(PerturbedDatabase {
             db_id: pid.clone(),
@@ -852,19 +852,12 @@ impl<'a> Run<'a> {
         Ok(true)
     }
 
-    /// Adds question `q` of database `db`, its gold rewritten to `sql` for
-    /// perturbed database `pid`, to the set (and its prediction, carried by
-    /// `change`).
-    fn keep(
-        &mut self,
-        db: &str,
-        pid: &str,
-        change: &SchemaChange,
-        q: &sqlwitness_bench::Question,
-        sql: &str,
-        touched: &[String],
-        their: Option<&str>,
-    ) {
+    /// Adds a kept question of database `db` (its gold rewritten for
+    /// perturbed database `pid`, and the reference's) to the set (and its
+    /// prediction, carried by `change`).
+    fn keep(&mut self, db: &str, pid: &str, change: &SchemaChange, kept: &Kept<'_>) {
+        let (q, sql, touched, their) = kept;
+        let their = their.as_deref();
         let id = self.mapping.questions.len();
         self.original_kept.insert(q.id);
         let mut entry = self
