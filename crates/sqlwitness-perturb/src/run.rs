@@ -443,6 +443,20 @@ impl Reference<'_> {
     }
 }
 
+/// Why a perturbed copy is not available on the reference.
+#[derive(Debug, thiserror::Error)]
+enum Unplaced {
+    /// The migration failed.
+    #[error("{0}")]
+    Migration(sqlwitness_bench::BenchError),
+    /// The migration ran and its copy did not verify (the report's words).
+    #[error("{0}")]
+    Unverified(String),
+    /// The run's login could not be given read access to it.
+    #[error("{0}")]
+    NotGranted(sqlwitness_engines::EngineError),
+}
+
 /// A perturbed copy migrated into a scratch namespace on the reference,
 /// dropped when this drops.
 struct Scratch<'a> {
@@ -603,7 +617,7 @@ impl<'a> Run<'a> {
         k: usize,
         pid: &str,
         ppath: &Path,
-    ) -> Result<Scratch<'a>, String> {
+    ) -> Result<Scratch<'a>, Unplaced> {
         let s = r.server;
         let db = Database {
             db_id: pid.to_string(),
@@ -615,12 +629,12 @@ impl<'a> Run<'a> {
             db,
         };
         let problem = match sqlwitness_bench::migrate_database(&scratch.db, &s.target, &s.migrate) {
-            Ok(report) => report.problem().or_else(|| {
+            Ok(report) => report.problem().map(Unplaced::Unverified).or_else(|| {
                 s.login
                     .and_then(|l| l.grant_database(&scratch.db.namespace).err())
-                    .map(|e| e.to_string())
+                    .map(Unplaced::NotGranted)
             }),
-            Err(e) => Some(e.to_string()),
+            Err(e) => Some(Unplaced::Migration(e)),
         };
         match problem {
             None => Ok(scratch),
@@ -657,7 +671,7 @@ impl<'a> Run<'a> {
         path: &Path,
         id: usize,
         sql: &str,
-        copy: &Result<Scratch<'_>, String>,
+        copy: &Result<Scratch<'_>, Unplaced>,
         originals: &mut HashMap<usize, Result<ResultSet, DbError>>,
     ) -> Result<(), (String, String)> {
         let on = |(class, detail): (String, String)| (format!("{}: {class}", r.kind), detail);
@@ -729,7 +743,7 @@ impl<'a> Run<'a> {
         }
         let mut kept: Vec<Kept<'q>> = Vec::new();
         // The perturbed copy on the reference, made when a gold needs it.
-        let mut scratch: Option<Result<Scratch<'a>, String>> = None;
+        let mut scratch: Option<Result<Scratch<'a>, Unplaced>> = None;
         for q in questions {
             let own = Self::carry(&change, &q.gold, None, &applied);
             let theirs = self.reference.as_ref().map(|r| {
