@@ -6,10 +6,12 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use sqlwitness_core::EngineKind;
+use sqlwitness_eval::InputFiles;
 use sqlwitness_perturb::{Kind, Mapping, Options};
 use sqlwitness_report::{read_report, render_robustness_markdown, robustness_rows};
 
-use crate::args::BenchArgs;
+use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
 
 #[derive(Debug, Args)]
@@ -56,6 +58,97 @@ pub struct PerturbArgs {
     pub timeout: u64,
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// A server engine that judges the golds instead of SQLite
+    /// (`postgres`, `mysql`, `mariadb`): its own golds (`--gold`, else the
+    /// benchmark's) are rewritten in its dialect, each perturbed copy is
+    /// migrated there into a scratch namespace (dropped after), and a
+    /// question is kept only if its rewritten gold returns there what the
+    /// original returns on the database's copy (for a benchmark imported
+    /// from a dump, the copy with the dump's own types). The rewritten
+    /// golds are written to `<split>_gold_<ENGINE>.sql`. Not with
+    /// `--kind content`.
+    #[arg(long, value_name = "ENGINE")]
+    pub reference: Option<String>,
+    /// An engine's own gold, `ENGINE=FILE` (repeatable; as `eval --gold`).
+    #[arg(long = "gold", value_name = "ENGINE=FILE")]
+    pub gold: Vec<String>,
+    #[command(flatten)]
+    pub servers: ServerArgs,
+}
+
+/// `--reference ENGINE` on a server, connected: the engine, the run's
+/// login, where copies are migrated, and the engine's golds.
+struct Connected {
+    engine: std::sync::Arc<dyn sqlwitness_core::Engine>,
+    login: Option<sqlwitness_eval::HeldLogin>,
+    target: sqlwitness_bench::MigrationTarget,
+    golds: Vec<String>,
+    golds_from: String,
+}
+
+/// `--reference` and `--gold`, checked; with a server reference the dumps
+/// a `dumps.json` names imported first (as `eval` and `fuzz` do) and the
+/// engine connected over the run's own login.
+fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
+    let kind = match a.reference.as_deref().map(str::trim) {
+        None => {
+            if !a.gold.is_empty() {
+                anyhow::bail!(BadInput(
+                    "--gold goes with --reference ENGINE (the engine whose golds judge)".into()
+                ));
+            }
+            return Ok(None);
+        }
+        Some(name) => EngineKind::parse(name).ok_or_else(|| {
+            BadInput(format!(
+                "--reference: unknown engine `{name}` (expected {})",
+                EngineKind::names()
+            ))
+        })?,
+    };
+    if !kind.is_server() {
+        anyhow::bail!(BadInput(format!(
+            "--reference {kind}: SQLite judges without --reference; give a server engine"
+        )));
+    }
+    let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;
+    bench.namespace_prefix = a.servers.checked_prefix()?;
+    let files = InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?;
+    if let Some(other) = files.golds.keys().find(|k| **k != kind) {
+        anyhow::bail!(BadInput(format!(
+            "--gold {other}=…: perturb rewrites the golds of the reference ({kind}) only"
+        )));
+    }
+    sqlwitness_eval::dialect_inputs(&mut bench, &files, &[kind])?;
+    let servers = crate::plan::servers(a.servers.clone(), &[kind], true)?;
+    crate::import::from_manifest(&bench, Some(&servers), a.quiet)?;
+    let url = servers.url(kind).ok_or_else(|| {
+        BadInput(format!(
+            "--reference {kind}: give its administrative URL (--server {kind}=URL or {})",
+            kind.url_env()
+        ))
+    })?;
+    let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+    let golds = bench
+        .questions
+        .iter()
+        .map(|q| q.gold_for(kind).to_string())
+        .collect();
+    let golds_from = match files.golds.get(&kind) {
+        Some(p) => p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string()),
+        None => "benchmark".to_string(),
+    };
+    let c = sqlwitness_eval::connect(&[kind], &servers, 2)?.remove(0);
+    Ok(Some(Connected {
+        engine: c.engine,
+        login: c.login,
+        target,
+        golds,
+        golds_from,
+    }))
 }
 
 pub fn run(a: &PerturbArgs) -> Result<i32> {
@@ -86,7 +179,25 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
         timeout: Duration::from_secs(a.timeout.max(1)),
     };
     let quiet = a.quiet;
-    let mapping = sqlwitness_perturb::perturb(&opts, &|line| {
+    if kind == Kind::Content && a.reference.is_some() {
+        anyhow::bail!(BadInput(format!(
+            "--kind content with --reference {}: its replacements are SQLite expressions that cannot be carried into another dialect with certainty; use --kind synonym, abbreviation or renames there",
+            a.reference.as_deref().unwrap_or_default()
+        )));
+    }
+    let connected = connect_reference(a)?;
+    let reference = connected
+        .as_ref()
+        .map(|c| sqlwitness_perturb::ServerReference {
+            engine: c.engine.as_ref(),
+            target: c.target.clone(),
+            prefix: a.servers.namespace_prefix.clone(),
+            migrate: a.servers.migrate_options(false),
+            login: c.login.as_ref().map(sqlwitness_eval::HeldLogin::run_login),
+            golds: c.golds.clone(),
+            golds_from: c.golds_from.clone(),
+        });
+    let mapping = sqlwitness_perturb::perturb_on(&opts, reference.as_ref(), &|line| {
         if !quiet {
             eprintln!("{line}");
         }

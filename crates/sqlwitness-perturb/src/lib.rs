@@ -17,6 +17,13 @@
 //! with the reason, in `mapping.json`. The output is an ordinary benchmark:
 //! `database/<db_id>_<k>/`, `tables.json`, `<split>.json`,
 //! `<split>_gold.sql`, plus `mapping.json` and `perturb.md`.
+//!
+//! On a server reference ([`ServerReference`], `--reference ENGINE`) the
+//! golds of that engine's dialect are rewritten too and judged there: each
+//! perturbed copy is migrated into a scratch namespace, and a question is
+//! kept only if its rewritten gold returns there what its original gold
+//! returns on the database's copy; those golds are written to
+//! `<split>_gold_<engine>.sql`.
 
 mod content;
 mod dictionary;
@@ -32,8 +39,9 @@ pub use content::{ContentChange, Rule, Rules};
 pub use dictionary::{load_renames, Dictionary, Renames, SourceEntry};
 pub use output::{
     AppliedChange, DroppedQuestion, KindSummary, MappedQuestion, Mapping, PerturbedDatabase,
+    ReferenceSummary,
 };
-pub use run::{perturb, UNUSABLE};
+pub use run::{perturb, perturb_on, UNUSABLE};
 
 /// Which perturbation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +109,30 @@ pub struct Options {
     pub databases: Vec<String>,
     /// Time limit of each verification query.
     pub timeout: Duration,
+}
+
+/// A server engine that judges the golds instead of SQLite (`perturb
+/// --reference`): its own golds are rewritten in its dialect, and run on
+/// the database's copy there (`<prefix><db_id>`; for a benchmark imported
+/// from a dump, the copy with the dump's own types) and on each perturbed
+/// copy, migrated from its SQLite file into `<prefix><db_id>__p<k>` by the
+/// ordinary migration (types inferred from the file, every table
+/// verified), granted to the run's login and dropped afterwards.
+pub struct ServerReference<'a> {
+    /// The engine the golds run on (its reader login).
+    pub engine: &'a dyn sqlwitness_core::Engine,
+    /// Where the copies are migrated (the administrative URL).
+    pub target: sqlwitness_bench::MigrationTarget,
+    /// The run's namespace prefix.
+    pub prefix: String,
+    pub migrate: sqlwitness_bench::MigrateOptions,
+    /// The run's own login `engine` reads over, when it has one.
+    pub login: Option<&'a sqlwitness_engines::RunLogin>,
+    /// The engine's gold of each question, by question id (the `--gold`
+    /// file's, else the benchmark's).
+    pub golds: Vec<String>,
+    /// Where `golds` came from (said in the mapping).
+    pub golds_from: String,
 }
 
 /// Errors of `perturb`: bad input (naming the file and the place) or an

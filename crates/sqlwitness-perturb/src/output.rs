@@ -22,6 +22,10 @@ pub struct Mapping {
     pub source: String,
     pub seed: u64,
     pub samples: usize,
+    /// The server engine that judged the golds (`--reference`), when not
+    /// SQLite: each kept question's gold in its dialect is verified there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ReferenceSummary>,
     pub sources: Vec<SourceEntry>,
     pub summary: KindSummary,
     pub databases: Vec<PerturbedDatabase>,
@@ -52,6 +56,20 @@ pub struct KindSummary {
     /// (they do not parse or mention no changed column) / refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predictions: Option<PredictionSummary>,
+}
+
+/// How a perturbed set was judged on a server reference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceSummary {
+    /// The engine (`postgres`, `mysql`, `mariadb`).
+    pub engine: String,
+    /// Where its golds came from (the `--gold` file's name, or `benchmark`
+    /// when the benchmark's own golds were read in its dialect).
+    pub golds: String,
+    /// The file of the output holding the rewritten golds in its dialect.
+    pub gold_file: String,
+    /// How each perturbed copy was put on it.
+    pub copies: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -113,6 +131,12 @@ pub struct MappedQuestion {
     pub changed_columns: Vec<String>,
     pub original_gold: String,
     pub gold: String,
+    /// The reference engine's gold (`--reference`): the original and the
+    /// rewritten one, verified there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_reference_gold: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_gold: Option<String>,
     /// How the prediction was carried, when predictions were given:
     /// `rewritten`, `unaffected`, or `not rewritten: <why>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,6 +165,13 @@ pub fn render_markdown(m: &Mapping) -> String {
         "Split `{}` of `{}`, random seed {}, up to {} sampling rounds per database. Every rewritten gold was run on its perturbed database and kept only if it returns exactly what the original gold returns on the original database.\n",
         m.split, m.source, m.seed, m.samples
     );
+    if let Some(r) = &m.reference {
+        let _ = writeln!(
+            out,
+            "Judged on {}: its golds ({}) were rewritten in its dialect and each ran on the perturbed copy there ({}); the rewritten golds are in `{}`.\n",
+            r.engine, r.golds, r.copies, r.gold_file
+        );
+    }
     let _ = writeln!(out, "| | count |\n|---|---:|");
     let _ = writeln!(out, "| original databases perturbed | {} |", s.databases);
     let _ = writeln!(out, "| perturbed databases | {} |", s.perturbed_databases);

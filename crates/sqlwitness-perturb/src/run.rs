@@ -23,7 +23,7 @@ use crate::output::{
     Mapping, PerturbedDatabase, PredictionSummary, SkippedDatabase, MAPPING_FORMAT,
 };
 use crate::rng::Rng;
-use crate::{Kind, Options, PerturbError, SourceEntry};
+use crate::{Kind, Options, PerturbError, ServerReference, SourceEntry};
 
 /// How a skipped database's reason begins when its file cannot be used
 /// (the CLI exits 3 for it).
@@ -120,9 +120,40 @@ enum Candidate {
 /// perturbed in turn ([`Run::database`], one sampled plan at a time in
 /// [`Run::sample`]), then the set written ([`Run::finish`]).
 pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, PerturbError> {
+    perturb_on(opts, None, progress)
+}
+
+/// [`perturb`] with the golds judged on a server engine
+/// ([`ServerReference`]): a question is kept only if its gold in that
+/// engine's dialect, rewritten, returns on the perturbed copy there what
+/// the original returns on the original copy. Content-equivalence is
+/// refused there: its replacements are SQLite expressions.
+pub fn perturb_on(
+    opts: &Options,
+    reference: Option<&ServerReference<'_>>,
+    progress: &dyn Fn(&str),
+) -> Result<Mapping, PerturbError> {
+    if let Some(r) = reference {
+        let kind = r.engine.kind();
+        if opts.kind == Kind::Content {
+            return Err(PerturbError::Input(format!(
+                "--kind content with --reference {kind}: its replacements are SQLite expressions (`||`, SQLite's functions) that cannot be carried into {kind}'s dialect with certainty; use --kind synonym, abbreviation or renames there"
+            )));
+        }
+    }
     let inputs = Inputs::read(opts)?;
+    if let Some(r) = reference {
+        if r.golds.len() != inputs.bench.questions.len() {
+            return Err(PerturbError::Input(format!(
+                "{}: {} golds for {} questions",
+                r.golds_from,
+                r.golds.len(),
+                inputs.bench.questions.len()
+            )));
+        }
+    }
     let db_dir = empty_output(&opts.out)?;
-    let mut run = Run::new(opts, &inputs, db_dir);
+    let mut run = Run::new(opts, &inputs, db_dir, reference);
     let wanted: BTreeSet<&str> = opts.databases.iter().map(String::as_str).collect();
     for db in inputs.bench.db_ids() {
         if !wanted.is_empty() && !wanted.contains(db.as_str()) {
@@ -347,8 +378,32 @@ fn carry_prediction(
 }
 
 /// A gold rewritten for a perturbed database and verified there: the
-/// question, the rewritten SQL and the columns it touches.
-type Kept<'q> = (&'q sqlwitness_bench::Question, String, Vec<String>);
+/// question, the rewritten SQL, the columns it touches and, on a server
+/// reference, that engine's gold rewritten.
+type Kept<'q> = (
+    &'q sqlwitness_bench::Question,
+    String,
+    Vec<String>,
+    Option<String>,
+);
+
+/// What a gold became under a change.
+enum Carried {
+    /// It mentions no changed column.
+    Untouched,
+    /// Rewritten: the SQL and the changed columns it mentions.
+    Rewritten(String, Vec<String>),
+    /// Not rewritten, and it names a changed column (or none: `false`).
+    Refused(RewriteError, bool),
+}
+
+/// The original golds' answers on the original database, by question: on
+/// SQLite and on the server reference.
+#[derive(Default)]
+struct Originals {
+    sqlite: HashMap<usize, Result<ResultSet, DbError>>,
+    server: HashMap<usize, Result<ResultSet, DbError>>,
+}
 
 /// A perturbation run: its inputs, the mapping it builds and the files'
 /// contents collected as databases are perturbed.
@@ -365,10 +420,73 @@ struct Run<'a> {
     unchanged: Vec<String>,
     pred_summary: PredictionSummary,
     original_kept: BTreeSet<usize>,
+    reference: Option<Reference<'a>>,
+}
+
+/// The server reference of a run and its engine's dialect.
+struct Reference<'a> {
+    server: &'a ServerReference<'a>,
+    dialect: sqlwitness_dialect::Dialect,
+    kind: sqlwitness_core::EngineKind,
+}
+
+impl Reference<'_> {
+    /// The output file of its golds.
+    fn gold_file(&self, split: &str) -> String {
+        format!("{split}_gold_{}.sql", self.kind)
+    }
+
+    /// Whether `sql` (its dialect) orders its answer at the top level.
+    fn ordered(&self, sql: &str) -> bool {
+        let dialects = sqlwitness_sql::written_for(self.dialect.adapter);
+        sqlwitness_sql::has_top_level_order_by_in(sql, &dialects).unwrap_or(true)
+    }
+}
+
+/// Why a perturbed copy is not available on the reference.
+#[derive(Debug, thiserror::Error)]
+enum Unplaced {
+    /// The migration failed.
+    #[error("{0}")]
+    Migration(sqlwitness_bench::BenchError),
+    /// The migration ran and its copy did not verify (the report's words).
+    #[error("{0}")]
+    Unverified(String),
+    /// The run's login could not be given read access to it.
+    #[error("{0}")]
+    NotGranted(sqlwitness_engines::EngineError),
+}
+
+/// A perturbed copy migrated into a scratch namespace on the reference,
+/// dropped when this drops.
+struct Scratch<'a> {
+    target: &'a sqlwitness_bench::MigrationTarget,
+    db: Database,
+}
+
+impl Drop for Scratch<'_> {
+    fn drop(&mut self) {
+        // One that cannot be dropped is left stamped; the next run with
+        // the same prefix replaces it.
+        let _ = sqlwitness_bench::drop_namespace(self.target, &self.db.namespace);
+    }
 }
 
 impl<'a> Run<'a> {
-    fn new(opts: &'a Options, inputs: &'a Inputs, db_dir: std::path::PathBuf) -> Run<'a> {
+    fn new(
+        opts: &'a Options,
+        inputs: &'a Inputs,
+        db_dir: std::path::PathBuf,
+        reference: Option<&'a ServerReference<'a>>,
+    ) -> Run<'a> {
+        let reference = reference.map(|server| {
+            let kind = server.engine.kind();
+            Reference {
+                server,
+                dialect: sqlwitness_dialect::builtin(kind),
+                kind,
+            }
+        });
         Run {
             opts,
             inputs,
@@ -386,6 +504,13 @@ impl<'a> Run<'a> {
                 source: file_name(&opts.bench),
                 seed: opts.seed,
                 samples: opts.samples,
+                reference: reference.as_ref().map(|r| crate::ReferenceSummary {
+                    engine: r.kind.to_string(),
+                    golds: r.server.golds_from.clone(),
+                    gold_file: r.gold_file(&opts.split),
+                    copies: "migrated from the perturbed SQLite file (types inferred), verified, dropped after"
+                        .into(),
+                }),
                 sources: inputs.sources.clone(),
                 summary: KindSummary::default(),
                 databases: Vec::new(),
@@ -399,6 +524,7 @@ impl<'a> Run<'a> {
             unchanged: Vec::new(),
             pred_summary: PredictionSummary::default(),
             original_kept: BTreeSet::new(),
+            reference,
         }
     }
 
@@ -447,7 +573,12 @@ impl<'a> Run<'a> {
             .iter()
             .filter(|q| q.db_id == db)
             .collect();
-        let mut originals: HashMap<usize, Result<ResultSet, DbError>> = HashMap::new();
+        if let Some(r) = &self.reference {
+            if let Some(why) = self.original_on_server(r, db, &path) {
+                return self.skip(db, why);
+            }
+        }
+        let mut originals = Originals::default();
         let mut written = 0;
         for (k, plan) in plans(self.opts, db, &candidates).iter().enumerate() {
             if self.sample(db, &path, &actual, &questions, &mut originals, k, plan)? {
@@ -460,6 +591,131 @@ impl<'a> Run<'a> {
         Ok(Some(written))
     }
 
+    /// Database `db`'s copy on the reference, migrated from `path` unless
+    /// a verified one is there (a dump's own-typed copy is kept as it is);
+    /// why it is not available, if it is not.
+    fn original_on_server(&self, r: &Reference<'_>, db: &str, path: &Path) -> Option<String> {
+        let s = r.server;
+        let original = Database::with_prefix(db, path, &s.prefix);
+        let problem = match sqlwitness_bench::migrate_database(&original, &s.target, &s.migrate) {
+            Ok(report) => report.problem(),
+            Err(e) => Some(e.to_string()),
+        };
+        problem.map(|p| {
+            format!(
+                "original not available on {}: {}: {p}",
+                r.kind, original.namespace
+            )
+        })
+    }
+
+    /// Perturbed copy `pid` (its SQLite file `ppath`) migrated into its
+    /// scratch namespace on the reference and granted to the run's login.
+    fn scratch(
+        r: &Reference<'a>,
+        db: &str,
+        k: usize,
+        pid: &str,
+        ppath: &Path,
+    ) -> Result<Scratch<'a>, Unplaced> {
+        let s = r.server;
+        let db = Database {
+            db_id: pid.to_string(),
+            sqlite_path: ppath.to_path_buf(),
+            namespace: sqlwitness_core::namespace_for(&s.prefix, &format!("{db}__p{k}")),
+        };
+        let scratch = Scratch {
+            target: &s.target,
+            db,
+        };
+        let problem = match sqlwitness_bench::migrate_database(&scratch.db, &s.target, &s.migrate) {
+            Ok(report) => report.problem().map(Unplaced::Unverified).or_else(|| {
+                s.login
+                    .and_then(|l| l.grant_database(&scratch.db.namespace).err())
+                    .map(Unplaced::NotGranted)
+            }),
+            Err(e) => Some(Unplaced::Migration(e)),
+        };
+        match problem {
+            None => Ok(scratch),
+            Some(p) => Err(p),
+        }
+    }
+
+    /// Drops question `id` on `pid`: its gold (the reference `on`'s when
+    /// not empty) could not be rewritten.
+    fn drop_unrewritten(&mut self, id: usize, pid: &str, e: &RewriteError, on: &str) {
+        let on = if on.is_empty() {
+            String::new()
+        } else {
+            format!("{on}: ")
+        };
+        self.mapping.dropped.push(DroppedQuestion {
+            original_id: id,
+            db_id: pid.to_string(),
+            reason: format!("{on}not rewritten: {e}"),
+            class: format!("{on}{}", rewrite_class(e)),
+            gold: None,
+        });
+    }
+
+    /// Whether the reference's gold of question `id`, rewritten to `sql`,
+    /// returns on the perturbed copy `copy` what the original returns on
+    /// the original copy of `db` there; else the reason's class (naming
+    /// the engine) and its detail.
+    #[allow(clippy::too_many_arguments)]
+    fn verify_on_reference(
+        &self,
+        r: &Reference<'_>,
+        db: &str,
+        path: &Path,
+        id: usize,
+        sql: &str,
+        copy: &Result<Scratch<'_>, Unplaced>,
+        originals: &mut HashMap<usize, Result<ResultSet, DbError>>,
+    ) -> Result<(), (String, String)> {
+        let on = |(class, detail): (String, String)| (format!("{}: {class}", r.kind), detail);
+        let copy = copy
+            .as_ref()
+            .map_err(|why| on(("perturbed copy not available".to_string(), why.to_string())))?;
+        let gold = &r.server.golds[id];
+        let original = originals.entry(id).or_insert_with(|| {
+            let original = Database::with_prefix(db, path, &r.server.prefix);
+            r.server.engine.execute(&original, gold, &self.limits)
+        });
+        verify(
+            r.server.engine,
+            &self.limits,
+            r.ordered(gold),
+            original,
+            &copy.db,
+            sql,
+        )
+        .map_err(on)
+    }
+
+    /// What the change makes of `gold`, read in `dialect` (SQLite's when
+    /// none).
+    fn carry(
+        change: &SchemaChange,
+        gold: &str,
+        dialect: Option<&sqlwitness_dialect::Dialect>,
+        applied: &[Planned],
+    ) -> Carried {
+        let r = match dialect {
+            None => change.rewrite(gold),
+            Some(d) => change.rewrite_in(gold, d),
+        };
+        match r {
+            Ok(r) if r.touched.is_empty() => Carried::Untouched,
+            Ok(r) => Carried::Rewritten(r.sql, r.touched),
+            Err(e) => {
+                let mentions = mentions_changed(gold, applied);
+                Carried::Refused(e, mentions)
+            }
+        }
+    }
+
     /// Applies `plan` to copy `k` of database `db` (its file `path`, its
     /// tables and columns `actual`), rewrites and verifies the golds of
     /// `questions` there; true when the copy is kept (some gold verified).
@@ -470,7 +726,7 @@ impl<'a> Run<'a> {
         path: &Path,
         actual: &[(String, Vec<String>)],
         questions: &[&'q sqlwitness_bench::Question],
-        originals: &mut HashMap<usize, Result<ResultSet, DbError>>,
+        originals: &mut Originals,
         k: usize,
         plan: &[Planned],
     ) -> Result<bool, PerturbError> {
@@ -486,44 +742,89 @@ impl<'a> Run<'a> {
             change.change(t, c, p.change());
         }
         let mut kept: Vec<Kept<'q>> = Vec::new();
+        // The perturbed copy on the reference, made when a gold needs it.
+        let mut scratch: Option<Result<Scratch<'a>, Unplaced>> = None;
         for q in questions {
-            let (sql, touched) = match change.rewrite(&q.gold) {
-                Ok(r) if r.touched.is_empty() => continue,
-                Ok(r) => (r.sql, r.touched),
-                Err(e) => {
-                    if mentions_changed(&q.gold, &applied) {
-                        self.mapping.summary.affected += 1;
-                        let class = rewrite_class(&e);
-                        self.mapping.dropped.push(DroppedQuestion {
-                            original_id: q.id,
-                            db_id: pid.clone(),
-                            reason: format!("not rewritten: {e}"),
-                            class,
-                            gold: None,
-                        });
-                    }
+            let own = Self::carry(&change, &q.gold, None, &applied);
+            let theirs = self.reference.as_ref().map(|r| {
+                let gold = &r.server.golds[q.id];
+                Self::carry(&change, gold, Some(&r.dialect), &applied)
+            });
+            let affected = |c: &Carried| match c {
+                Carried::Untouched => false,
+                Carried::Rewritten(..) => true,
+                Carried::Refused(_, mentions) => *mentions,
+            };
+            if !affected(&own) && !theirs.as_ref().is_some_and(affected) {
+                continue;
+            }
+            self.mapping.summary.affected += 1;
+            let (sql, mut touched) = match own {
+                Carried::Rewritten(sql, touched) => (Some(sql), touched),
+                Carried::Refused(e, true) => {
+                    self.drop_unrewritten(q.id, &pid, &e, "");
                     continue;
                 }
+                // Only the reference's gold names a changed column: the
+                // benchmark's stays as it is.
+                _ => (None, Vec::new()),
             };
-            self.mapping.summary.affected += 1;
+            let their_sql = match theirs {
+                None => None,
+                Some(Carried::Rewritten(sql, t)) => {
+                    for c in t {
+                        if !touched.contains(&c) {
+                            touched.push(c);
+                        }
+                    }
+                    Some(sql)
+                }
+                Some(Carried::Refused(e, _)) => {
+                    let on = self.reference.as_ref().map(|r| r.kind.to_string());
+                    self.drop_unrewritten(q.id, &pid, &e, &on.unwrap_or_default());
+                    continue;
+                }
+                Some(Carried::Untouched) => self
+                    .reference
+                    .as_ref()
+                    .map(|r| r.server.golds[q.id].clone()),
+            };
             self.mapping.summary.rewritten += 1;
-            let original = originals.entry(q.id).or_insert_with(|| {
-                self.engine.execute(
-                    &Database::new(db.to_string(), path.to_path_buf()),
-                    &q.gold,
-                    &self.limits,
-                )
-            });
-            let perturbed = Database::new(pid.clone(), ppath.clone());
-            match verify(
-                &self.engine,
-                &self.limits,
-                &q.gold,
-                original,
-                &perturbed,
-                &sql,
-            ) {
-                Ok(()) => kept.push((q, sql, touched)),
+            let verified = match &sql {
+                Some(sql) => {
+                    let original = originals.sqlite.entry(q.id).or_insert_with(|| {
+                        self.engine.execute(
+                            &Database::new(db.to_string(), path.to_path_buf()),
+                            &q.gold,
+                            &self.limits,
+                        )
+                    });
+                    let perturbed = Database::new(pid.clone(), ppath.clone());
+                    let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
+                    verify(
+                        &self.engine,
+                        &self.limits,
+                        ordered,
+                        original,
+                        &perturbed,
+                        sql,
+                    )
+                }
+                None => Ok(()),
+            };
+            // The gold a failure is reported with: the reference's when
+            // it failed there.
+            let mut failed_gold = sql.clone();
+            let verified = match (verified, &their_sql, &self.reference) {
+                (Ok(()), Some(their), Some(r)) => {
+                    failed_gold = Some(their.clone());
+                    let copy = scratch.get_or_insert_with(|| Self::scratch(r, db, k, &pid, &ppath));
+                    self.verify_on_reference(r, db, path, q.id, their, copy, &mut originals.server)
+                }
+                (v, _, _) => v,
+            };
+            match verified {
+                Ok(()) => kept.push((q, sql.unwrap_or_else(|| q.gold.clone()), touched, their_sql)),
                 Err((class, detail)) => self.mapping.dropped.push(DroppedQuestion {
                     original_id: q.id,
                     db_id: pid.clone(),
@@ -533,10 +834,11 @@ impl<'a> Run<'a> {
                         format!("{class}: {detail}")
                     },
                     class,
-                    gold: Some(sql),
+                    gold: failed_gold,
                 }),
             }
         }
+        drop(scratch);
         if kept.is_empty() {
             std::fs::remove_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
             return Ok(false);
@@ -550,8 +852,8 @@ impl<'a> Run<'a> {
             &applied,
             &ppath,
         )?);
-        for (q, sql, touched) in &kept {
-            self.keep(db, &pid, &change, q, sql, touched);
+        for k in &kept {
+            self.keep(db, &pid, &change, k);
         }
         self.mapping.databases.push(PerturbedDatabase {
             db_id: pid.clone(),
@@ -564,18 +866,12 @@ impl<'a> Run<'a> {
         Ok(true)
     }
 
-    /// Adds question `q` of database `db`, its gold rewritten to `sql` for
-    /// perturbed database `pid`, to the set (and its prediction, carried by
-    /// `change`).
-    fn keep(
-        &mut self,
-        db: &str,
-        pid: &str,
-        change: &SchemaChange,
-        q: &sqlwitness_bench::Question,
-        sql: &str,
-        touched: &[String],
-    ) {
+    /// Adds a kept question of database `db` (its gold rewritten for
+    /// perturbed database `pid`, and the reference's) to the set (and its
+    /// prediction, carried by `change`).
+    fn keep(&mut self, db: &str, pid: &str, change: &SchemaChange, kept: &Kept<'_>) {
+        let (q, sql, touched, their) = kept;
+        let their = their.as_deref();
         let id = self.mapping.questions.len();
         self.original_kept.insert(q.id);
         let mut entry = self
@@ -607,6 +903,11 @@ impl<'a> Run<'a> {
             changed_columns: touched.to_vec(),
             original_gold: q.gold.clone(),
             gold: sql.to_string(),
+            original_reference_gold: self
+                .reference
+                .as_ref()
+                .map(|r| r.server.golds[q.id].clone()),
+            reference_gold: their.map(str::to_string),
             prediction: status,
         });
     }
@@ -641,6 +942,17 @@ impl<'a> Run<'a> {
             .map(|q| format!("{}\t{}\n", q.gold, q.db_id))
             .collect();
         write(&format!("{}_gold.sql", opts.split), gold.into_bytes())?;
+        if let Some(r) = &self.reference {
+            let theirs: String = mapping
+                .questions
+                .iter()
+                .map(|q| {
+                    let sql = q.reference_gold.as_deref().unwrap_or_default();
+                    format!("{}\t{}\n", sql.replace(['\n', '\r'], " "), q.db_id)
+                })
+                .collect();
+            write(&r.gold_file(&opts.split), theirs.into_bytes())?;
+        }
         if has_predictions {
             write("pred_carried.sql", lines(&self.carried).into_bytes())?;
             write("pred_unchanged.sql", lines(&self.unchanged).into_bytes())?;
@@ -656,12 +968,12 @@ impl<'a> Run<'a> {
 
 /// Whether `sql` on `perturbed` returns exactly `original` (the original
 /// gold's answer on the original database: strict comparison, float
-/// tolerance 0, row order where the gold orders); else the reason's class
-/// and its detail.
+/// tolerance 0, row order when `ordered`: the gold orders); else the
+/// reason's class and its detail.
 fn verify(
-    engine: &SqliteEngine,
+    engine: &dyn Engine,
     limits: &QueryLimits,
-    gold: &str,
+    ordered: bool,
     original: &Result<ResultSet, DbError>,
     perturbed: &Database,
     sql: &str,
@@ -677,7 +989,7 @@ fn verify(
         .map_err(|e| ("rewritten gold fails".to_string(), e.message))?;
     let opts = CompareOptions {
         mode: CompareMode::Strict,
-        ordered: has_top_level_order_by(gold).unwrap_or(true),
+        ordered,
         column_order_any: false,
         float_rel_tol: 0.0,
     };

@@ -122,8 +122,51 @@ impl SchemaChange {
 
     /// Rewrites `sql` (SQLite) for the changed schema.
     pub fn rewrite(&self, sql: &str) -> Result<Rewritten, RewriteError> {
-        let mut stmts = parse_bounded(&SQLiteDialect {}, sql)
-            .map_err(|e| RewriteError::Parse(e.to_string()))?;
+        self.rewrite_with(sql, &SQLiteDialect {}, Style::SQLITE)
+    }
+
+    /// Rewrites `sql`, written in `dialect`'s SQL, for the changed schema:
+    /// parsed in that dialect alone, a name it adds quoted with its quote
+    /// (a backtick on MySQL) when it is not a plain word — on a server
+    /// that folds unquoted names to lower case (PostgreSQL), also when it
+    /// holds an upper-case letter, since the migrated column keeps its
+    /// name exactly — and a qualifier it adds written as the FROM item
+    /// that it names is written. A replacement (content-equivalence) is an
+    /// expression in SQLite's SQL: refused in another dialect.
+    pub fn rewrite_in(
+        &self,
+        sql: &str,
+        dialect: &sqlwitness_dialect::Dialect,
+    ) -> Result<Rewritten, RewriteError> {
+        if dialect.adapter == sqlwitness_dialect::Adapter::Sqlite {
+            return self.rewrite(sql);
+        }
+        if self
+            .changes
+            .values()
+            .any(|c| matches!(c, ColumnChange::Replace { .. }))
+        {
+            return Err(RewriteError::Unsupported(format!(
+                "replacement expressions in {}'s SQL",
+                dialect.name
+            )));
+        }
+        let style = Style {
+            quote: dialect.identifiers.quote,
+            fold_lower: dialect.identifiers.case == sqlwitness_dialect::NameCase::FoldLower,
+            as_written: true,
+        };
+        self.rewrite_with(sql, crate::parser_dialect(dialect.adapter).as_ref(), style)
+    }
+
+    fn rewrite_with(
+        &self,
+        sql: &str,
+        dialect: &dyn sqlparser::dialect::Dialect,
+        style: Style,
+    ) -> Result<Rewritten, RewriteError> {
+        let mut stmts =
+            parse_bounded(dialect, sql).map_err(|e| RewriteError::Parse(e.to_string()))?;
         if stmts.len() != 1 {
             return Err(RewriteError::NotAQuery);
         }
@@ -133,6 +176,7 @@ impl SchemaChange {
         let mut w = Walker {
             schema: self,
             touched: Vec::new(),
+            style,
         };
         w.query(query, &[], false)?;
         Ok(Rewritten {
@@ -146,11 +190,58 @@ fn lower(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
+/// How a rewritten query writes the names it adds.
+#[derive(Debug, Clone, Copy)]
+struct Style {
+    /// The identifier quote.
+    quote: char,
+    /// Unquoted names fold to lower case: a name with an upper-case
+    /// letter is quoted.
+    fold_lower: bool,
+    /// A qualifier is written as its FROM item writes it (else it is
+    /// quoted when it is not a plain word).
+    as_written: bool,
+}
+
+impl Style {
+    const SQLITE: Style = Style {
+        quote: '"',
+        fold_lower: false,
+        as_written: false,
+    };
+
+    /// An identifier for `name`, quoted when it is not a plain word.
+    fn ident(&self, name: &str) -> Ident {
+        let plain = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !(self.fold_lower && name.chars().any(|c| c.is_ascii_uppercase()));
+        if plain {
+            Ident::new(name)
+        } else {
+            Ident::with_quote(self.quote, name)
+        }
+    }
+
+    /// The qualifier naming FROM item `written`.
+    fn qualifier(&self, written: &Ident) -> Ident {
+        if self.as_written {
+            written.clone()
+        } else {
+            self.ident(&written.value)
+        }
+    }
+}
+
 /// One FROM item of a query level.
 #[derive(Debug, Clone)]
 struct Source {
     /// The alias, or the table name as written.
     name: String,
+    /// The same, with its quotes.
+    written: Ident,
     kind: SourceKind,
 }
 
@@ -172,12 +263,15 @@ type Outputs = Vec<(String, String)>;
 struct Walker<'a> {
     schema: &'a SchemaChange,
     touched: Vec<String>,
+    style: Style,
 }
 
 /// A resolved reference to a changed column.
 struct Hit {
     /// The source's name (its qualifier).
     qualifier: String,
+    /// The same, with its quotes.
+    written: Ident,
     table: String,
     column: String,
     change: ColumnChange,
@@ -212,7 +306,7 @@ impl<'a> Walker<'a> {
                                 self.expr(&mut item.expr, scopes)?;
                             }
                         }
-                        None => rename_output_ref(&mut item.expr, &outputs),
+                        None => rename_output_ref(&mut item.expr, &outputs, self.style),
                     }
                 }
             }
@@ -351,26 +445,32 @@ impl<'a> Walker<'a> {
         match f {
             TableFactor::Table { name, alias, .. } => {
                 let table = last_part(name).unwrap_or_default();
-                let shown = alias
-                    .as_ref()
-                    .map(|a| a.name.value.clone())
-                    .unwrap_or_else(|| table.clone());
+                let written = match (alias, name.0.last()) {
+                    (Some(a), _) => a.name.clone(),
+                    (None, Some(ObjectNamePart::Identifier(i))) => i.clone(),
+                    _ => Ident::new(table.clone()),
+                };
                 let kind = match self.schema.table(&table) {
                     Some((exact, _)) => SourceKind::Base(exact.clone()),
                     None => SourceKind::Opaque,
                 };
-                level.push(Source { name: shown, kind });
+                level.push(Source {
+                    name: written.value.clone(),
+                    written,
+                    kind,
+                });
             }
             TableFactor::Derived {
                 subquery, alias, ..
             } => {
                 let outputs = self.query(subquery, outer, true)?;
-                let name = alias
+                let written = alias
                     .as_ref()
-                    .map(|a| a.name.value.clone())
-                    .unwrap_or_default();
+                    .map(|a| a.name.clone())
+                    .unwrap_or_else(|| Ident::new(""));
                 level.push(Source {
-                    name,
+                    name: written.value.clone(),
+                    written,
                     kind: SourceKind::Derived(outputs),
                 });
             }
@@ -582,6 +682,7 @@ impl<'a> Walker<'a> {
                     });
                     Resolved::Changed(Hit {
                         qualifier: src.name.clone(),
+                        written: src.written.clone(),
                         table: t.clone(),
                         column: exact,
                         change: change.clone(),
@@ -603,7 +704,7 @@ impl<'a> Walker<'a> {
                             }
                     });
                     if now_clashes {
-                        Resolved::Qualify(src.name.clone())
+                        Resolved::Qualify(src.written.clone())
                     } else {
                         Resolved::Unchanged
                     }
@@ -632,8 +733,9 @@ enum Resolved {
     Changed(Hit),
     /// A derived table's output that was renamed inside it.
     DerivedRename(String),
-    /// An unchanged column whose bare name a rename made ambiguous.
-    Qualify(String),
+    /// An unchanged column whose bare name a rename made ambiguous (its
+    /// source as written).
+    Qualify(Ident),
 }
 
 struct ExprVisitor<'w, 'a, 's> {
@@ -725,21 +827,25 @@ impl VisitorMut for ExprVisitor<'_, '_, '_> {
             None | Some(Resolved::Unchanged) => {}
             Some(Resolved::Qualify(q)) => {
                 if let [col] = parts.as_slice() {
-                    *expr = Expr::CompoundIdentifier(vec![ident(&q), col.clone()]);
+                    let q = self.walker.style.qualifier(&q);
+                    *expr = Expr::CompoundIdentifier(vec![q, col.clone()]);
                 }
             }
-            Some(Resolved::DerivedRename(to)) => set_last(expr, &to),
+            Some(Resolved::DerivedRename(to)) => set_last(expr, &to, self.walker.style),
             Some(Resolved::Changed(hit)) => {
                 self.walker.touch(&hit);
                 match &hit.change {
                     ColumnChange::Rename { to } => {
+                        let style = self.walker.style;
                         if hit.clash && parts.len() == 1 {
-                            *expr = Expr::CompoundIdentifier(vec![
-                                Ident::new(hit.qualifier.clone()),
-                                ident(to),
-                            ]);
+                            let q = if style.as_written {
+                                hit.written.clone()
+                            } else {
+                                Ident::new(hit.qualifier.clone())
+                            };
+                            *expr = Expr::CompoundIdentifier(vec![q, style.ident(to)]);
                         } else {
-                            set_last(expr, to);
+                            set_last(expr, to, style);
                         }
                     }
                     ColumnChange::Replace { template, .. } => {
@@ -757,19 +863,10 @@ impl VisitorMut for ExprVisitor<'_, '_, '_> {
 
 /// An identifier for `name`, quoted when it is not a plain word.
 fn ident(name: &str) -> Ident {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if plain {
-        Ident::new(name)
-    } else {
-        Ident::with_quote('"', name)
-    }
+    Style::SQLITE.ident(name)
 }
 
-fn set_last(expr: &mut Expr, to: &str) {
+fn set_last(expr: &mut Expr, to: &str, style: Style) {
     let target = match expr {
         Expr::Identifier(i) => i,
         Expr::CompoundIdentifier(parts) => match parts.last_mut() {
@@ -779,7 +876,7 @@ fn set_last(expr: &mut Expr, to: &str) {
         _ => return,
     };
     let quote = target.quote_style;
-    *target = ident(to);
+    *target = style.ident(to);
     if target.quote_style.is_none() && quote.is_some() {
         target.quote_style = quote;
     }
@@ -865,7 +962,7 @@ fn is_output_alias(e: &Expr, body: &SetExpr) -> bool {
 }
 
 /// `ORDER BY name` of a compound query: the renamed output's new name.
-fn rename_output_ref(e: &mut Expr, outputs: &[(String, String)]) {
+fn rename_output_ref(e: &mut Expr, outputs: &[(String, String)], style: Style) {
     if let Expr::Identifier(i) = e {
         if let Some((_, after)) = outputs
             .iter()
@@ -873,7 +970,7 @@ fn rename_output_ref(e: &mut Expr, outputs: &[(String, String)]) {
         {
             if after != &i.value {
                 let to = after.clone();
-                set_last(e, &to);
+                set_last(e, &to, style);
             }
         }
     }
@@ -1110,5 +1207,75 @@ mod tests {
             .rewrite("SELECT name FROM singer AS A JOIN concert AS B ON A.singer_id = B.concert_id")
             .unwrap();
         assert!(r.sql.starts_with("SELECT A.concert_Name FROM"), "{}", r.sql);
+    }
+
+    fn dialect(kind: sqlwitness_core::EngineKind) -> sqlwitness_dialect::Dialect {
+        sqlwitness_dialect::builtin(kind)
+    }
+
+    #[test]
+    fn a_postgres_gold_is_read_in_its_dialect_and_quoted_for_it() {
+        let mut s = singer();
+        rename(&mut s, "singer", "Name", "FullName");
+        rename(&mut s, "singer", "Age", "years");
+        let pg = dialect(sqlwitness_core::EngineKind::Postgres);
+        // `::` and `ILIKE` are PostgreSQL's; the new name with an upper-case
+        // letter is quoted (the migrated column keeps its case).
+        let r = s
+            .rewrite_in(
+                "SELECT \"Name\", age::text FROM singer WHERE country ILIKE 'f%'",
+                &pg,
+            )
+            .unwrap();
+        assert_eq!(
+            r.sql,
+            "SELECT \"FullName\", years::TEXT FROM singer WHERE country ILIKE 'f%'"
+        );
+        assert_eq!(r.touched, ["singer.Name", "singer.Age"]);
+        // SQLite's reading is unchanged: the new name is a plain word.
+        let r = s.rewrite("SELECT name FROM singer").unwrap();
+        assert_eq!(r.sql, "SELECT FullName FROM singer");
+    }
+
+    #[test]
+    fn a_mysql_gold_keeps_its_backticks_and_quotes_with_them() {
+        let mut s = singer();
+        rename(&mut s, "singer", "Name", "full name");
+        let my = dialect(sqlwitness_core::EngineKind::Mysql);
+        let r = s
+            .rewrite_in("SELECT `Name`, name FROM `singer` WHERE age > 20", &my)
+            .unwrap();
+        assert_eq!(
+            r.sql,
+            "SELECT `full name`, `full name` FROM `singer` WHERE age > 20"
+        );
+    }
+
+    #[test]
+    fn a_qualifier_added_on_a_server_is_written_as_its_from_item() {
+        let mut s = singer();
+        rename(&mut s, "concert", "concert_Name", "Name");
+        let pg = dialect(sqlwitness_core::EngineKind::Postgres);
+        let r = s
+            .rewrite_in("SELECT name FROM Singer JOIN concert ON true", &pg)
+            .unwrap();
+        // `Singer` unquoted names the table `singer` there: not `"Singer"`.
+        assert!(r.sql.starts_with("SELECT Singer.name FROM"), "{}", r.sql);
+    }
+
+    #[test]
+    fn a_replacement_is_refused_outside_sqlite() {
+        let mut s = singer();
+        s.change(
+            "singer",
+            "Age",
+            ColumnChange::Replace {
+                template: "(2024 - {t}birth_year)".into(),
+                equal: Vec::new(),
+            },
+        );
+        let pg = dialect(sqlwitness_core::EngineKind::Postgres);
+        let e = s.rewrite_in("SELECT age FROM singer", &pg).unwrap_err();
+        assert!(matches!(e, RewriteError::Unsupported(_)), "{e}");
     }
 }
