@@ -230,131 +230,236 @@ pub fn audit_question_on(
     targets: &[Target],
     opts: &AuditOptions,
 ) -> Vec<Finding> {
-    let mut out: Vec<Finding> = Vec::new();
-    let rerun_audit = format!("{} --id {}", opts.rerun, q.id);
-    let judge_name = judge.kind.as_str();
-    let on_sqlite = judge.adapter() == Adapter::Sqlite;
-    let dialects = written_for(judge.adapter());
-    let client = opts
-        .mysql_clients
-        .get(&judge.kind)
-        .map_or(&[][..], Vec::as_slice);
-    let sqlite_cmd = |sql: &str| rerun_command(judge, sql, client);
-    let base_finding =
-        |rule: String, status: Status, engines: Vec<String>, detail: String| Finding {
-            id: q.id,
-            db_id: q.db_id.to_string(),
+    let a = QuestionAudit::new(q, ctx, judge, opts);
+    let mut out = a.static_findings();
+    let judge_sql = (judge.prepare)(q.gold);
+    let base = match judge.engine.execute(&judge.db, &judge_sql, &opts.limits) {
+        Ok(rs) => rs,
+        Err(e) => {
+            out.push(a.judge_failure(&judge_sql, &e));
+            return out;
+        }
+    };
+    if let Some(shuffled) = a.shuffle_evidence(&base) {
+        a.add_shuffle_proof(&mut out, shuffled);
+    }
+    // A server that judges: its own answer under other plans.
+    let mut plans: Vec<PlanEvidence> = Vec::new();
+    if opts.plan_variants && !a.on_sqlite {
+        plans.extend(plan_variant(
+            judge,
+            &judge_sql,
+            &base,
+            a.ordered,
+            a.limit_cut,
+            q.gold,
+            opts,
+        ));
+    }
+    // Across engines, a LIMIT explains a different answer only when the
+    // data shows a tie at its cut.
+    let tie_cut = out.iter().any(|f| {
+        f.status == Status::Proven
+            && (f.rule.starts_with("limit_tie") || f.rule == "limit_without_order")
+    });
+    for t in targets {
+        let (finding, plan) = a.compare_on(t, &judge_sql, &base, tie_cut);
+        out.extend(finding);
+        plans.extend(plan);
+    }
+    for plan in plans {
+        a.add_plan_proof(&mut out, plan);
+    }
+    a.attach_rewrite(&mut out, &base, targets);
+    out
+}
+
+/// Evidence that another plan changes an answer: the evidence, the
+/// mechanism and the engine.
+type PlanEvidence = (Vec<Evidence>, &'static str, String);
+
+/// One gold's audit, between its stages: the question, the engine that
+/// judges, and what the gold's text says (its dialects, whether it is
+/// ordered, its static findings).
+struct QuestionAudit<'a> {
+    q: &'a AuditQuestion<'a>,
+    ctx: &'a DbAudit,
+    judge: &'a Target<'a>,
+    opts: &'a AuditOptions,
+    rerun_audit: String,
+    on_sqlite: bool,
+    dialects: Vec<Adapter>,
+    ordered: bool,
+    statics: Vec<sqlwitness_sql::StaticFinding>,
+    /// The gold compares a text column with a number (a cross-engine
+    /// difference may come from that).
+    text_vs_number: bool,
+    limit_cut: bool,
+}
+
+impl<'a> QuestionAudit<'a> {
+    fn new(
+        q: &'a AuditQuestion<'a>,
+        ctx: &'a DbAudit,
+        judge: &'a Target<'a>,
+        opts: &'a AuditOptions,
+    ) -> Self {
+        let dialects = written_for(judge.adapter());
+        let ordered = has_top_level_order_by_in(q.gold, &dialects).unwrap_or(false);
+        let statics = analyze_in(q.gold, &ctx.schema, &dialects).unwrap_or_default();
+        let limit_cut = statics.iter().any(|f| {
+            matches!(
+                f.rule,
+                NondetRule::LimitTie1 | NondetRule::LimitTieN | NondetRule::LimitWithoutOrder
+            )
+        });
+        QuestionAudit {
+            q,
+            ctx,
+            judge,
+            opts,
+            rerun_audit: format!("{} --id {}", opts.rerun, q.id),
+            on_sqlite: judge.adapter() == Adapter::Sqlite,
+            dialects,
+            ordered,
+            statics,
+            text_vs_number: crate::mechanism::compares_across_types(q.gold, &ctx.schema),
+            limit_cut,
+        }
+    }
+
+    fn judge_name(&self) -> &'static str {
+        self.judge.kind.as_str()
+    }
+
+    /// The shell command that reruns `sql` on the judge's copy.
+    fn rerun(&self, sql: &str) -> String {
+        let client = self
+            .opts
+            .mysql_clients
+            .get(&self.judge.kind)
+            .map_or(&[][..], Vec::as_slice);
+        rerun_command(self.judge, sql, client)
+    }
+
+    fn finding(
+        &self,
+        rule: String,
+        status: Status,
+        engines: Vec<String>,
+        detail: String,
+    ) -> Finding {
+        Finding {
+            id: self.q.id,
+            db_id: self.q.db_id.to_string(),
             rule,
             status,
             engines,
-            gold_sql: q.gold.to_string(),
+            gold_sql: self.q.gold.to_string(),
             block: None,
             detail,
             mechanism: None,
             evidence: Vec::new(),
-            rerun: vec![rerun_audit.clone()],
+            rerun: vec![self.rerun_audit.clone()],
             rewrite: None,
             translation: None,
-        };
-    let ordered = has_top_level_order_by_in(q.gold, &dialects).unwrap_or(false);
-    let statics = analyze_in(q.gold, &ctx.schema, &dialects).unwrap_or_default();
-    let limit_cut = statics.iter().any(|f| {
-        matches!(
-            f.rule,
-            NondetRule::LimitTie1 | NondetRule::LimitTieN | NondetRule::LimitWithoutOrder
-        )
-    });
-
-    // Static findings, proven by their probes on the original data.
-    for sf in &statics {
-        let mut f = base_finding(
-            sf.rule.as_str().to_string(),
-            Status::Latent,
-            vec![judge_name.into()],
-            sf.detail.clone(),
-        );
-        f.block = (!sf.top_level).then(|| sf.block.clone());
-        match &sf.probe {
-            Some(p) => {
-                let probe = (judge.prepare)(p.sql());
-                f.rerun.push(sqlite_cmd(&probe));
-                match judge.engine.execute(&judge.db, &probe, &opts.limits) {
-                    Ok(rs) => {
-                        let cols: Vec<String> = rs.columns.iter().map(|c| c.name.clone()).collect();
-                        if let Some(ev) = judge_probe(p, &cols, &rs.rows) {
-                            f.status = Status::Proven;
-                            f.evidence.push(ev);
-                        }
-                    }
-                    Err(e) => f
-                        .detail
-                        .push_str(&format!(" (probe failed: {})", e.message)),
-                }
-            }
-            None => f.detail.push_str(" (no probe for this shape)"),
         }
-        out.push(f);
     }
 
-    let judge_sql = (judge.prepare)(q.gold);
-    let base = judge.engine.execute(&judge.db, &judge_sql, &opts.limits);
-    let base = match base {
-        Ok(rs) => rs,
-        Err(e) => {
-            let mut f = base_finding(
-                format!("dialect_{}", e.class.as_str()),
-                Status::Proven,
-                vec![judge_name.into()],
-                format!(
-                    "the gold fails on {} itself: {}",
-                    display_name(judge.kind),
-                    e.message
-                ),
+    /// The static findings, each proven by its probe on the original data
+    /// where the probe shows it.
+    fn static_findings(&self) -> Vec<Finding> {
+        let judge = self.judge;
+        let mut out = Vec::new();
+        for sf in &self.statics {
+            let mut f = self.finding(
+                sf.rule.as_str().to_string(),
+                Status::Latent,
+                vec![self.judge_name().into()],
+                sf.detail.clone(),
             );
-            f.mechanism = Some(e.class.as_str().into());
-            f.rerun.push(sqlite_cmd(&judge_sql));
+            f.block = (!sf.top_level).then(|| sf.block.clone());
+            match &sf.probe {
+                Some(p) => {
+                    let probe = (judge.prepare)(p.sql());
+                    f.rerun.push(self.rerun(&probe));
+                    match judge.engine.execute(&judge.db, &probe, &self.opts.limits) {
+                        Ok(rs) => {
+                            let cols: Vec<String> =
+                                rs.columns.iter().map(|c| c.name.clone()).collect();
+                            if let Some(ev) = judge_probe(p, &cols, &rs.rows) {
+                                f.status = Status::Proven;
+                                f.evidence.push(ev);
+                            }
+                        }
+                        Err(e) => f
+                            .detail
+                            .push_str(&format!(" (probe failed: {})", e.message)),
+                    }
+                }
+                None => f.detail.push_str(" (no probe for this shape)"),
+            }
             out.push(f);
-            return out;
         }
-    };
+        out
+    }
 
-    // Reruns on reshuffled copies.
-    let mut shuffle_ev: Option<(Vec<Evidence>, &'static str)> = None;
-    let copies = if on_sqlite {
-        ctx.shuffles.reruns(q.gold)
-    } else {
-        &[]
-    };
-    for (seed, copy) in copies {
-        let Ok(rs) = judge.engine.execute(copy, q.gold, &opts.limits) else {
-            continue;
-        };
-        if let Some(m) = mechanism(&base, &rs, ordered, limit_cut, q.gold) {
-            shuffle_ev = Some((
-                vec![
-                    rows_evidence("shuffle", "original row order".into(), Some(q.gold.into()), &base),
+    /// The finding of a gold that fails on the engine that judges it.
+    fn judge_failure(&self, judge_sql: &str, e: &sqlwitness_core::DbError) -> Finding {
+        let mut f = self.finding(
+            format!("dialect_{}", e.class.as_str()),
+            Status::Proven,
+            vec![self.judge_name().into()],
+            format!(
+                "the gold fails on {} itself: {}",
+                display_name(self.judge.kind),
+                e.message
+            ),
+        );
+        f.mechanism = Some(e.class.as_str().into());
+        f.rerun.push(self.rerun(judge_sql));
+        f
+    }
+
+    /// The first reshuffled copy (SQLite judging) on which the gold answers
+    /// otherwise than `base`: both answers as evidence, and the mechanism.
+    fn shuffle_evidence(&self, base: &ResultSet) -> Option<(Vec<Evidence>, &'static str)> {
+        if !self.on_sqlite {
+            return None;
+        }
+        let gold = self.q.gold;
+        let seeds = self.ctx.shuffles.seeds().len();
+        for (seed, copy) in self.ctx.shuffles.reruns(gold) {
+            let Ok(rs) = self.judge.engine.execute(copy, gold, &self.opts.limits) else {
+                continue;
+            };
+            if let Some(m) = mechanism(base, &rs, self.ordered, self.limit_cut, gold) {
+                let ev = vec![
+                    rows_evidence("shuffle", "original row order".into(), Some(gold.into()), base),
                     rows_evidence(
                         "shuffle",
                         format!(
-                            "rows of the tables it reads physically reshuffled (copy {} of {}): the answer changed ({m})",
+                            "rows of the tables it reads physically reshuffled (copy {} of {seeds}): the answer changed ({m})",
                             seed + 1,
-                            ctx.shuffles.seeds().len()
                         ),
-                        Some(q.gold.into()),
+                        Some(gold.into()),
                         &rs,
                     ),
-                ],
-                m,
-            ));
-            break;
+                ];
+                return Some((ev, m));
+            }
         }
+        None
     }
-    if let Some((ev, m)) = shuffle_ev {
+
+    /// A reshuffle that changed the answer proves every static finding;
+    /// without one, it is a finding of its own.
+    fn add_shuffle_proof(&self, out: &mut Vec<Finding>, (ev, m): (Vec<Evidence>, &'static str)) {
         if out.is_empty() {
-            let mut f = base_finding(
+            let mut f = self.finding(
                 "shuffle_unstable".into(),
                 Status::Proven,
-                vec![judge_name.into()],
+                vec![self.judge_name().into()],
                 format!("no static rule fires, but reshuffled rows change the answer ({m})"),
             );
             f.mechanism = Some(m.into());
@@ -368,27 +473,46 @@ pub fn audit_question_on(
         }
     }
 
-    // Cross-engine: dialect failures and different answers; plan variants.
-    let mut plan_ev: Vec<(Vec<Evidence>, &'static str, String)> = Vec::new();
-    // A server that judges: its own answer under other plans.
-    if opts.plan_variants && !on_sqlite {
-        if let Some(ev) = plan_variant(judge, &judge_sql, &base, ordered, limit_cut, q.gold, opts) {
-            plan_ev.push(ev);
+    /// Another plan that changed an answer proves every static finding;
+    /// without one, it is a finding of its own.
+    fn add_plan_proof(&self, out: &mut Vec<Finding>, (ev, m, engine): PlanEvidence) {
+        let is_static = |f: &Finding| NondetRule::ALL.iter().any(|r| r.as_str() == f.rule);
+        if out.iter().any(is_static) {
+            for f in out.iter_mut().filter(|f| is_static(f)) {
+                f.status = Status::Proven;
+                f.evidence.extend(ev.iter().cloned());
+            }
+        } else {
+            let mut f = self.finding(
+                "plan_unstable".into(),
+                Status::Proven,
+                vec![engine],
+                format!("no static rule fires, but another plan changes the answer ({m})"),
+            );
+            f.mechanism = Some(m.into());
+            f.evidence = ev;
+            out.push(f);
         }
     }
-    // Across engines, a LIMIT explains a different answer only when the
-    // data shows a tie at its cut.
-    let text_vs_number = crate::mechanism::compares_across_types(q.gold, &ctx.schema);
-    let tie_cut = out.iter().any(|f| {
-        f.status == Status::Proven
-            && (f.rule.starts_with("limit_tie") || f.rule == "limit_without_order")
-    });
-    for t in targets {
+
+    /// The gold on another engine `t` against the judge's answer `base`:
+    /// a dialect failure or a different answer (with the translation that
+    /// may make it the same, SQLite judging), and its answer under other
+    /// plans.
+    fn compare_on(
+        &self,
+        t: &Target,
+        judge_sql: &str,
+        base: &ResultSet,
+        tie_cut: bool,
+    ) -> (Option<Finding>, Option<PlanEvidence>) {
+        let (q, ctx, opts) = (self.q, self.ctx, self.opts);
         let sql = (t.prepare)(t.gold);
         let name = t.kind.as_str().to_string();
+        let translation = || check_translation(q.gold, base, self.ordered, tie_cut, ctx, t, opts);
         match t.engine.execute(&t.db, &sql, &opts.limits) {
             Err(e) => {
-                let mut f = base_finding(
+                let mut f = self.finding(
                     format!("dialect_{}", e.class.as_str()),
                     Status::Proven,
                     vec![name.clone()],
@@ -402,89 +526,88 @@ pub fn audit_question_on(
                     columns: vec![],
                     rows: vec![],
                 });
-                f.translation = on_sqlite
-                    .then(|| check_translation(q.gold, &base, ordered, tie_cut, ctx, t, opts));
-                out.push(f);
+                f.translation = self.on_sqlite.then(translation);
+                (Some(f), None)
             }
             Ok(rs) => {
-                if opts.plan_variants {
-                    if let Some(ev) = plan_variant(t, &sql, &rs, ordered, limit_cut, t.gold, opts) {
-                        plan_ev.push(ev);
-                    }
-                }
-                if let Some(m) =
-                    mechanism_with(&base, &rs, ordered, tie_cut, q.gold, text_vs_number)
-                {
-                    let mut f = base_finding(
-                        format!("cross_engine_{m}"),
-                        Status::Proven,
-                        vec![name.clone()],
-                        format!("{name} answers differently from {judge_name} ({m})"),
-                    );
-                    f.mechanism = Some(m.into());
-                    f.evidence.push(rows_evidence(
-                        "cross_engine",
-                        judge_name.into(),
-                        Some(judge_sql.clone()),
-                        &base,
-                    ));
-                    f.evidence
-                        .push(rows_evidence("cross_engine", name.clone(), Some(sql), &rs));
-                    f.rerun.push(sqlite_cmd(&judge_sql));
-                    // A translation can make the answer the same (a TEXT
-                    // column compared with a number, …): the dialect gold
-                    // `audit` writes for this engine.
-                    f.translation = on_sqlite
-                        .then(|| check_translation(q.gold, &base, ordered, tie_cut, ctx, t, opts));
-                    out.push(f);
-                }
+                let plan = if opts.plan_variants {
+                    plan_variant(t, &sql, &rs, self.ordered, self.limit_cut, t.gold, opts)
+                } else {
+                    None
+                };
+                let Some(m) = mechanism_with(
+                    base,
+                    &rs,
+                    self.ordered,
+                    tie_cut,
+                    q.gold,
+                    self.text_vs_number,
+                ) else {
+                    return (None, plan);
+                };
+                let judge_name = self.judge_name();
+                let mut f = self.finding(
+                    format!("cross_engine_{m}"),
+                    Status::Proven,
+                    vec![name.clone()],
+                    format!("{name} answers differently from {judge_name} ({m})"),
+                );
+                f.mechanism = Some(m.into());
+                f.evidence.push(rows_evidence(
+                    "cross_engine",
+                    judge_name.into(),
+                    Some(judge_sql.to_string()),
+                    base,
+                ));
+                f.evidence
+                    .push(rows_evidence("cross_engine", name, Some(sql), &rs));
+                f.rerun.push(self.rerun(judge_sql));
+                // A translation can make the answer the same (a TEXT
+                // column compared with a number, …): the dialect gold
+                // `audit` writes for this engine.
+                f.translation = self.on_sqlite.then(translation);
+                (Some(f), plan)
             }
         }
     }
 
-    for (ev, m, engine) in plan_ev {
-        let is_static = |f: &Finding| NondetRule::ALL.iter().any(|r| r.as_str() == f.rule);
-        if out.iter().any(is_static) {
-            for f in out.iter_mut().filter(|f| is_static(f)) {
-                f.status = Status::Proven;
-                f.evidence.extend(ev.iter().cloned());
-            }
+    /// The tie-inclusive rewrite of a gold whose top-level `LIMIT 1` or
+    /// bare grouped column is nondeterministic, verified on every engine,
+    /// attached to that finding.
+    fn attach_rewrite(&self, out: &mut [Finding], base: &ResultSet, targets: &[Target]) {
+        let nondet = self.statics.iter().any(|f| {
+            matches!(
+                f.rule,
+                NondetRule::LimitTie1 | NondetRule::GroupByBareColumn
+            ) && f.top_level
+        });
+        if !(self.opts.rewrites && nondet) {
+            return;
+        }
+        let Some(rw) = tie_inclusive_rewrite_in(self.q.gold, &self.ctx.schema, &self.dialects)
+        else {
+            return;
+        };
+        let check = if self.on_sqlite {
+            verify_rewrite(
+                &rw.kind,
+                &rw.sql,
+                base,
+                self.ctx,
+                self.judge.engine,
+                targets,
+                self.opts,
+            )
         } else {
-            let mut f = base_finding(
-                "plan_unstable".into(),
-                Status::Proven,
-                vec![engine],
-                format!("no static rule fires, but another plan changes the answer ({m})"),
-            );
-            f.mechanism = Some(m.into());
-            f.evidence = ev;
-            out.push(f);
+            verify_rewrite_on(&rw.kind, &rw.sql, base, self.judge, self.opts)
+        };
+        if let Some(f) = out.iter_mut().find(|f| {
+            f.rule == NondetRule::LimitTie1.as_str()
+                || f.rule == NondetRule::GroupByBareColumn.as_str()
+        }) {
+            f.rewrite = Some(check);
         }
     }
-
-    // The tie-inclusive rewrite, verified everywhere.
-    let nondet = statics.iter().any(|f| {
-        matches!(
-            f.rule,
-            NondetRule::LimitTie1 | NondetRule::GroupByBareColumn
-        ) && f.top_level
-    });
-    if opts.rewrites && nondet {
-        if let Some(rw) = tie_inclusive_rewrite_in(q.gold, &ctx.schema, &dialects) {
-            let check = if on_sqlite {
-                verify_rewrite(&rw.kind, &rw.sql, &base, ctx, judge.engine, targets, opts)
-            } else {
-                verify_rewrite_on(&rw.kind, &rw.sql, &base, judge, opts)
-            };
-            if let Some(f) = out.iter_mut().find(|f| {
-                f.rule == NondetRule::LimitTie1.as_str()
-                    || f.rule == NondetRule::GroupByBareColumn.as_str()
-            }) {
-                f.rewrite = Some(check);
-            }
-        }
-    }
-    out
 }
 
 /// `sql` rerun on `t` under each of [`PLAN_VARIANTS`] that answers: the
@@ -516,7 +639,7 @@ fn plan_variant(
     limit_cut: bool,
     gold: &str,
     opts: &AuditOptions,
-) -> Option<(Vec<Evidence>, &'static str, String)> {
+) -> Option<PlanEvidence> {
     for (variant, rs) in other_plans(t, sql, opts) {
         if let Some(m) = mechanism(default, &rs, ordered, limit_cut, gold) {
             let set: Vec<String> = variant
@@ -769,6 +892,123 @@ fn verify_rewrite(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A question audit judged by SQLite on an empty schema, for the
+    /// stages that only merge findings.
+    fn with_stages(gold: &str, check: impl FnOnce(&QuestionAudit)) {
+        let engine = sqlwitness_engines::SqliteEngine::new();
+        let none = sqlwitness_dialect::Translations::default();
+        let identity = |s: &str| s.to_string();
+        let db = Database::new("d", "/nonexistent/d.sqlite");
+        let judge = Target {
+            kind: EngineKind::Sqlite,
+            engine: &engine,
+            db: db.clone(),
+            prepare: &identity,
+            translations: &none,
+            gold,
+        };
+        let ctx = DbAudit {
+            db,
+            schema: SchemaInfo::default(),
+            shuffles: Reshuffles::none(),
+        };
+        let opts = AuditOptions {
+            limits: QueryLimits::default(),
+            rerun: "sqlwitness audit".into(),
+            rewrites: false,
+            plan_variants: false,
+            mysql_clients: Default::default(),
+        };
+        let q = AuditQuestion {
+            id: 7,
+            db_id: "d",
+            gold,
+        };
+        check(&QuestionAudit::new(&q, &ctx, &judge, &opts));
+    }
+
+    fn evidence(note: &str) -> Evidence {
+        Evidence {
+            kind: "shuffle".into(),
+            sql: None,
+            note: note.into(),
+            columns: vec![],
+            rows: vec![],
+        }
+    }
+
+    #[test]
+    fn a_reshuffle_proves_the_static_findings_or_stands_alone() {
+        with_stages("SELECT a FROM t", |a| {
+            let mut out = Vec::new();
+            a.add_shuffle_proof(&mut out, (vec![evidence("changed")], "row_order"));
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].rule, "shuffle_unstable");
+            assert_eq!(out[0].status, Status::Proven);
+            assert_eq!(out[0].mechanism.as_deref(), Some("row_order"));
+            assert_eq!(out[0].rerun, ["sqlwitness audit --id 7"]);
+
+            let mut latent = vec![a.finding(
+                "limit_tie_1".into(),
+                Status::Latent,
+                vec!["sqlite".into()],
+                String::new(),
+            )];
+            a.add_shuffle_proof(&mut latent, (vec![evidence("changed")], "row_order"));
+            assert_eq!(latent.len(), 1);
+            assert_eq!(latent[0].status, Status::Proven);
+            assert_eq!(latent[0].evidence.len(), 1);
+        });
+    }
+
+    #[test]
+    fn another_plan_proves_only_static_findings() {
+        with_stages("SELECT a FROM t", |a| {
+            // A cross-engine finding is not a static rule: the plan's
+            // evidence becomes a finding of its own.
+            let mut out = vec![a.finding(
+                "cross_engine_row_order".into(),
+                Status::Proven,
+                vec!["mysql".into()],
+                String::new(),
+            )];
+            a.add_plan_proof(
+                &mut out,
+                (vec![evidence("plan")], "row_order", "postgres".into()),
+            );
+            assert_eq!(out.len(), 2);
+            assert_eq!(out[1].rule, "plan_unstable");
+            assert_eq!(out[1].engines, ["postgres"]);
+            assert!(out[0].evidence.is_empty());
+
+            let mut statics = vec![a.finding(
+                NondetRule::LimitTie1.as_str().into(),
+                Status::Latent,
+                vec!["postgres".into()],
+                String::new(),
+            )];
+            a.add_plan_proof(
+                &mut statics,
+                (vec![evidence("plan")], "row_order", "postgres".into()),
+            );
+            assert_eq!(statics.len(), 1);
+            assert_eq!(statics[0].status, Status::Proven);
+        });
+    }
+
+    #[test]
+    fn a_question_audit_reads_its_gold_once() {
+        with_stages("SELECT a FROM t ORDER BY a LIMIT 1", |a| {
+            assert!(a.ordered);
+            assert!(a.on_sqlite);
+            assert_eq!(a.judge_name(), "sqlite");
+        });
+        with_stages("SELECT a FROM t", |a| {
+            assert!(!a.ordered);
+            assert!(!a.limit_cut);
+        });
+    }
 
     #[test]
     fn rerun_commands_name_the_judge_s_copy() {

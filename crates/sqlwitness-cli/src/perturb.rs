@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 use clap::Args;
+use sqlwitness_dialect::EngineFacts;
 use std::path::PathBuf;
 use std::time::Duration;
 
