@@ -189,49 +189,22 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     let started = Instant::now();
     let (bench, engines, servers, jobs) = (&plan.bench, &plan.engines, &plan.servers, plan.jobs);
     let mine = audit_selection(plan);
-    let unusable: Vec<(String, String)> = mine
-        .iter()
-        .map(|&i| bench.questions[i].db_id.clone())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .filter(|id| bench.db_exists(id))
-        .filter_map(|id| crate::unusable(bench, &id).map(|why| (id, why)))
-        .collect();
-    for (id, why) in &unusable {
+    for (id, why) in unusable_databases(bench, &mine) {
         progress.note(&format!(
             "{id}: database unusable, its questions are not audited: {why}"
         ));
     }
     let with_db = with_database(plan, &mine);
-    let mut db_ids: Vec<String> = with_db
-        .iter()
-        .map(|&i| bench.questions[i].db_id.clone())
-        .collect();
-    db_ids.sort();
-    db_ids.dedup();
-    // Migrations first, over the administrative URLs: they also grant the
-    // reader login the queries then run as.
-    let mut unavailable: HashMap<(EngineKind, String), String> = HashMap::new();
-    if plan.migrate {
-        let migrated = crate::migrate_many(
-            bench,
-            &db_ids,
-            engines,
-            servers,
-            &plan.migrate_options,
-            jobs,
-            &|_| {},
-        );
-        for (id, kind, r) in migrated {
-            if let Some(r) = r.filter(|r| !is_good(r)) {
-                unavailable.insert((kind, id), format!("{:?}", r.status));
-            }
-        }
-    }
+    let unavailable = migrate_for_audit(plan, &with_db);
     let connected = crate::connect(engines, servers, jobs as u32 + 1)?;
-
+    let reference = plan.reference;
+    if !connected.iter().any(|c| c.kind == reference) {
+        return Err(EvalError::BadInput(format!(
+            "reference {reference}: not one of the engines"
+        )));
+    }
     // Reshuffled copies are SQLite files: none when a server judges.
-    let seeds: Vec<u64> = if plan.reference.is_server() {
+    let seeds: Vec<u64> = if reference.is_server() {
         Vec::new()
     } else {
         (0..plan.shuffles).collect()
@@ -240,49 +213,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         .num_threads(jobs)
         .build()
         .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
-
-    let reference = plan.reference;
-    if !connected.iter().any(|c| c.kind == reference) {
-        return Err(EvalError::BadInput(format!(
-            "--reference {reference}: not one of the engines"
-        )));
-    }
-    let on_sqlite = !reference.is_server();
-    let mut rerun = format!(
-        "sqlwitness audit --bench {} --split {}",
-        plan.bench_arg.display(),
-        bench.split
-    );
-    if engines.len() > 1 {
-        let names: Vec<&str> = engines.iter().map(|k| k.as_str()).collect();
-        rerun.push_str(&format!(" --engines {}", names.join(",")));
-    }
-    if !on_sqlite {
-        rerun.push_str(&format!(" --reference {reference}"));
-    }
-    for g in &plan.gold_specs {
-        rerun.push_str(&format!(" --gold {g}"));
-    }
-    let opts = AuditOptions {
-        limits: QueryLimits {
-            timeout: plan.timeout,
-            max_rows: 200_000,
-            ..QueryLimits::default()
-        },
-        rerun,
-        rewrites: plan.rewrites,
-        plan_variants: plan.plan_variants,
-        mysql_clients: engines
-            .iter()
-            .filter(|k| {
-                sqlwitness_dialect::shipped(**k).adapter == sqlwitness_dialect::Adapter::Mysql
-            })
-            .filter_map(|k| {
-                let url = servers.url(*k)?;
-                Some((*k, sqlwitness_engines::mysql_client_options(url)))
-            })
-            .collect(),
-    };
+    let opts = audit_options(plan);
     let translations: HashMap<EngineKind, sqlwitness_dialect::Translations> = engines
         .iter()
         .map(|k| (*k, sqlwitness_dialect::builtin(*k).translations))
@@ -316,52 +247,9 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
             todo.len()
         ));
     }
-    // Schema facts and reshuffled copies, per database: only the tables
-    // the golds still to audit read, and only where a reshuffle can
-    // reorder them.
     let tmp =
         tempfile::tempdir().map_err(|e| EvalError::io("creating a temporary directory", e))?;
-    let mut golds: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    for &i in &todo {
-        let q = &bench.questions[i];
-        golds
-            .entry(q.db_id.as_str())
-            .or_default()
-            .push(q.gold_for(reference));
-    }
-    let pb = progress.bar(golds.len() as u64, "prepare");
-    let dbs: HashMap<String, (DbAudit, NameSet)> = pool.install(|| {
-        golds
-            .par_iter()
-            .map(
-                |(id, golds)| -> Result<(String, (DbAudit, NameSet)), EvalError> {
-                    let failed =
-                        |e: sqlwitness_audit::AuditError| EvalError::Internal(format!("{id}: {e}"));
-                    let dir = tmp.path().join(id);
-                    std::fs::create_dir_all(&dir)
-                        .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
-                    // Reshuffled copies are SQLite files: a server that
-                    // judges proves with its probes and other plans.
-                    let ctx = if on_sqlite {
-                        DbAudit::prepare(bench.database(id), &dir, &seeds, golds, plan.rewrites)
-                    } else {
-                        DbAudit::schema_only(bench.database(id))
-                    }
-                    .map_err(failed)?;
-                    let names = NameSet::new(
-                        &ctx.schema
-                            .tables
-                            .iter()
-                            .map(|t| (t.name.clone(), t.columns.clone()))
-                            .collect::<Vec<_>>(),
-                    );
-                    pb.inc(1);
-                    Ok((id.to_string(), (ctx, names)))
-                },
-            )
-            .collect::<Result<_, EvalError>>()
-    })?;
-    pb.finish();
+    let dbs = prepare_databases(plan, &pool, &todo, &seeds, tmp.path(), progress)?;
 
     let pb = progress.bar(todo.len() as u64, "audit");
     let fresh: Vec<Vec<Finding>> = pool.install(|| {
@@ -427,7 +315,172 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         return Err(EvalError::Interrupted);
     }
     journal.stop();
-    let wanted: std::collections::HashSet<usize> = with_db.iter().copied().collect();
+    let findings = all_findings(done, fresh, &with_db);
+    let summary = summarize(&findings, mine.len(), with_db.len());
+    run.duration_ms = started.elapsed().as_millis() as u64;
+    Ok(AuditReport {
+        format_version: AUDIT_FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        run,
+        summary,
+        findings,
+    })
+}
+
+/// The databases of the `selected` questions that exist and cannot be
+/// used, each with why.
+fn unusable_databases(bench: &Benchmark, selected: &[usize]) -> Vec<(String, String)> {
+    selected
+        .iter()
+        .map(|&i| bench.questions[i].db_id.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|id| bench.db_exists(id))
+        .filter_map(|id| crate::unusable(bench, &id).map(|why| (id, why)))
+        .collect()
+}
+
+/// Migrates the databases of `questions` to the plan's servers (when it
+/// migrates), over the administrative URLs: that also grants the reader
+/// login the queries then run as. Returns the copies that cannot be used,
+/// with why.
+fn migrate_for_audit(
+    plan: &AuditPlan,
+    questions: &[usize],
+) -> HashMap<(EngineKind, String), String> {
+    let mut unavailable = HashMap::new();
+    if !plan.migrate {
+        return unavailable;
+    }
+    let mut db_ids: Vec<String> = questions
+        .iter()
+        .map(|&i| plan.bench.questions[i].db_id.clone())
+        .collect();
+    db_ids.sort();
+    db_ids.dedup();
+    let migrated = crate::migrate_many(
+        &plan.bench,
+        &db_ids,
+        &plan.engines,
+        &plan.servers,
+        &plan.migrate_options,
+        plan.jobs,
+        &|_| {},
+    );
+    for (id, kind, r) in migrated {
+        if let Some(r) = r.filter(|r| !is_good(r)) {
+            unavailable.insert((kind, id), format!("{:?}", r.status));
+        }
+    }
+    unavailable
+}
+
+/// The options of every question's audit: its limits, the command line
+/// that reruns one question's audit, the mysql client's options per
+/// MySQL-family server.
+fn audit_options(plan: &AuditPlan) -> AuditOptions {
+    let (engines, reference) = (&plan.engines, plan.reference);
+    let mut rerun = format!(
+        "sqlwitness audit --bench {} --split {}",
+        plan.bench_arg.display(),
+        plan.bench.split
+    );
+    if engines.len() > 1 {
+        let names: Vec<&str> = engines.iter().map(|k| k.as_str()).collect();
+        rerun.push_str(&format!(" --engines {}", names.join(",")));
+    }
+    if reference.is_server() {
+        rerun.push_str(&format!(" --reference {reference}"));
+    }
+    for g in &plan.gold_specs {
+        rerun.push_str(&format!(" --gold {g}"));
+    }
+    AuditOptions {
+        limits: QueryLimits {
+            timeout: plan.timeout,
+            max_rows: 200_000,
+            ..QueryLimits::default()
+        },
+        rerun,
+        rewrites: plan.rewrites,
+        plan_variants: plan.plan_variants,
+        mysql_clients: engines
+            .iter()
+            .filter(|k| {
+                sqlwitness_dialect::shipped(**k).adapter == sqlwitness_dialect::Adapter::Mysql
+            })
+            .filter_map(|k| {
+                let url = plan.servers.url(*k)?;
+                Some((*k, sqlwitness_engines::mysql_client_options(url)))
+            })
+            .collect(),
+    }
+}
+
+/// Schema facts, names and reshuffled copies (under `tmp`), per database
+/// of the questions `todo`: only the tables their golds read, and only
+/// where a reshuffle can reorder them. A server that judges proves with
+/// its probes and other plans, so its databases get no copies.
+fn prepare_databases(
+    plan: &AuditPlan,
+    pool: &rayon::ThreadPool,
+    todo: &[usize],
+    seeds: &[u64],
+    tmp: &std::path::Path,
+    progress: &dyn Progress,
+) -> Result<HashMap<String, (DbAudit, NameSet)>, EvalError> {
+    let bench = &plan.bench;
+    let mut golds: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for &i in todo {
+        let q = &bench.questions[i];
+        golds
+            .entry(q.db_id.as_str())
+            .or_default()
+            .push(q.gold_for(plan.reference));
+    }
+    let on_sqlite = !plan.reference.is_server();
+    let pb = progress.bar(golds.len() as u64, "prepare");
+    let dbs = pool.install(|| {
+        golds
+            .par_iter()
+            .map(
+                |(id, golds)| -> Result<(String, (DbAudit, NameSet)), EvalError> {
+                    let failed =
+                        |e: sqlwitness_audit::AuditError| EvalError::Internal(format!("{id}: {e}"));
+                    let dir = tmp.join(id);
+                    std::fs::create_dir_all(&dir)
+                        .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
+                    let ctx = if on_sqlite {
+                        DbAudit::prepare(bench.database(id), &dir, seeds, golds, plan.rewrites)
+                    } else {
+                        DbAudit::schema_only(bench.database(id))
+                    }
+                    .map_err(failed)?;
+                    let names = NameSet::new(
+                        &ctx.schema
+                            .tables
+                            .iter()
+                            .map(|t| (t.name.clone(), t.columns.clone()))
+                            .collect::<Vec<_>>(),
+                    );
+                    pb.inc(1);
+                    Ok((id.to_string(), (ctx, names)))
+                },
+            )
+            .collect::<Result<_, EvalError>>()
+    })?;
+    pb.finish();
+    Ok(dbs)
+}
+
+/// The findings of the questions `wanted`: the journal's (`done`) and the
+/// ones audited now, by question and rule.
+fn all_findings(
+    done: Vec<AuditRecord>,
+    fresh: Vec<Vec<Finding>>,
+    wanted: &[usize],
+) -> Vec<Finding> {
+    let wanted: std::collections::HashSet<usize> = wanted.iter().copied().collect();
     let mut findings: Vec<Finding> = done
         .into_iter()
         .filter(|r| wanted.contains(&r.id))
@@ -435,17 +488,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         .chain(fresh.into_iter().flatten())
         .collect();
     findings.sort_by(|x, y| (x.id, &x.rule).cmp(&(y.id, &y.rule)));
-
-    let summary = summarize(&findings, mine.len(), with_db.len());
-    run.duration_ms = started.elapsed().as_millis() as u64;
-    let report = AuditReport {
-        format_version: AUDIT_FORMAT_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        run,
-        summary,
-        findings,
-    };
-    Ok(report)
+    findings
 }
 
 /// The dialect golds an audit proves, per engine of the audit but the
@@ -516,4 +559,59 @@ pub fn gold_file_text(bench: &Benchmark, golds: &[Option<String>]) -> String {
         text.push('\n');
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlwitness_audit::Status;
+
+    fn finding(id: usize, rule: &str) -> Finding {
+        Finding {
+            id,
+            db_id: "d".into(),
+            rule: rule.into(),
+            status: Status::Latent,
+            engines: vec!["sqlite".into()],
+            gold_sql: String::new(),
+            block: None,
+            detail: String::new(),
+            mechanism: None,
+            evidence: Vec::new(),
+            rerun: Vec::new(),
+            rewrite: None,
+            translation: None,
+        }
+    }
+
+    #[test]
+    fn findings_join_the_journal_s_and_keep_only_the_wanted_questions() {
+        let done = vec![
+            AuditRecord {
+                id: 4,
+                findings: vec![finding(4, "limit_tie_1")],
+            },
+            // A question of the journal this run no longer audits.
+            AuditRecord {
+                id: 9,
+                findings: vec![finding(9, "limit_tie_1")],
+            },
+        ];
+        let fresh = vec![
+            vec![finding(2, "order_by_partial"), finding(2, "limit_tie_1")],
+            vec![],
+        ];
+        let got: Vec<(usize, String)> = all_findings(done, fresh, &[2, 3, 4])
+            .into_iter()
+            .map(|f| (f.id, f.rule))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, "limit_tie_1".to_string()),
+                (2, "order_by_partial".to_string()),
+                (4, "limit_tie_1".to_string()),
+            ]
+        );
+    }
 }
