@@ -221,177 +221,294 @@ pub fn build_db_suite_on(
     reference: Option<&ServerReference<'_>>,
 ) -> Result<DbSuite, FuzzError> {
     let schema = read_schema_with(db_id, original, extra_keys)?;
-    let names = schema.names();
-    let is_column = |c: &str| {
-        names
-            .iter()
-            .any(|(_, cols)| cols.iter().any(|x| x.eq_ignore_ascii_case(c)))
-    };
-    let tv = |c: &str| text_values(&schema, c);
     let dialects: Vec<sqlwitness_dialect::Adapter> = match reference {
         Some(r) => {
             sqlwitness_sql::written_for(sqlwitness_dialect::builtin(r.engine.kind()).adapter)
         }
         None => sqlwitness_sql::SQLITE_ONLY.to_vec(),
     };
-    let dialects = dialects.as_slice();
-    let nopts = NeighborOptions {
-        tables: &names,
-        text_values: &tv,
-        dialects,
-        ..NeighborOptions::default()
-    };
     let sqlite = SqliteEngine::new();
-    let engine: &dyn Engine = match reference {
-        Some(r) => r.engine,
-        None => &sqlite,
+    let run = SuiteRun {
+        db_id,
+        golds,
+        opts,
+        reference,
+        engine: match reference {
+            Some(r) => r.engine,
+            None => &sqlite,
+        },
+        dialects: &dialects,
     };
     let orig_db = match reference {
         Some(r) => r.original(db_id, original),
         None => Database::new(db_id, original),
     };
-    let mut entries: Vec<GoldEntry> = Vec::new();
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut literals: Vec<GoldLiteral> = Vec::new();
-    for (gi, g) in golds.iter().enumerate() {
-        let mut entry = GoldEntry {
-            question: g.question,
-            sql: g.sql.clone(),
-            skipped: None,
-            neighbors: Vec::new(),
+    let (mut entries, pending, literals) = run.neighbours_on_original(&schema, &orig_db);
+    let pools = Pools::new(&schema, &literals);
+    let work = tempfile::tempdir().map_err(|e| FuzzError::io(Path::new("tempdir"), e))?;
+    let generated = run.candidates(&schema, &pools, &pending, work.path())?;
+    let kill_sets: Vec<&BTreeSet<usize>> = generated.list.iter().map(|(_, _, k)| k).collect();
+    let chosen = set_cover(&kill_sets);
+    let original_name = format!("{db_id}.sqlite");
+    let instances = write_suite(
+        suites,
+        db_id,
+        original,
+        &original_name,
+        &generated,
+        &chosen,
+        &pending,
+        &mut entries,
+    )?;
+    let counts = Counts {
+        golds: golds.len(),
+        instances_kept: instances.len(),
+        rejected: generated.rejected.len(),
+        ..count_fates(&entries)
+    };
+    Ok(DbSuite {
+        seed: opts.seed,
+        stress: opts.stress.names(),
+        comparison: TIE_AWARE.to_string(),
+        extra_foreign_keys: extra_keys.to_vec(),
+        constraints: Constraints::of(&schema),
+        candidates: generated.produced,
+        reference: reference.map(|r| ServerSuite {
+            engine: r.engine.kind().as_str().to_string(),
+            original: orig_db.namespace.clone(),
+            column_types: MIGRATED_TYPES.to_string(),
+            rejected: generated.rejected,
+        }),
+        original: original_name,
+        instances,
+        golds: entries,
+        counts,
+    })
+}
+
+/// What one database's suite runs on: the golds, the engine that runs
+/// them and their neighbours (SQLite, or the server reference), and the
+/// dialects their text is read in.
+struct SuiteRun<'a> {
+    db_id: &'a str,
+    golds: &'a [GoldQuery],
+    opts: &'a FuzzOptions,
+    reference: Option<&'a ServerReference<'a>>,
+    engine: &'a dyn Engine,
+    dialects: &'a [sqlwitness_dialect::Adapter],
+}
+
+/// The generated candidates: each file, its sizes and the neighbours
+/// (indexes into the pending ones) it kills; how many were generated, and
+/// those the reference's migration did not verify.
+struct Generated {
+    list: Vec<(PathBuf, InstanceSizes, BTreeSet<usize>)>,
+    produced: usize,
+    rejected: Vec<String>,
+}
+
+impl SuiteRun<'_> {
+    /// Every gold and its neighbours on the original: the manifest's
+    /// entries (a gold that fails or has no neighbours is skipped, a
+    /// neighbour that fails is invalid, one that answers otherwise is
+    /// killed by the original), the neighbours still alive, and the
+    /// literals of the golds and those neighbours (sorted, unique).
+    fn neighbours_on_original(
+        &self,
+        schema: &DbSchema,
+        orig_db: &Database,
+    ) -> (Vec<GoldEntry>, Vec<Pending>, Vec<GoldLiteral>) {
+        let (engine, opts, dialects) = (self.engine, self.opts, self.dialects);
+        let names = schema.names();
+        let is_column = |c: &str| {
+            names
+                .iter()
+                .any(|(_, cols)| cols.iter().any(|x| x.eq_ignore_ascii_case(c)))
         };
-        let gold_rows = engine.execute(&orig_db, &g.sql, &opts.limits);
-        if let Err(e) = &gold_rows {
-            entry.skipped = Some(format!("gold fails on the original: {}", e.message));
-            entries.push(entry);
-            continue;
-        }
-        literals.extend(gold_literals_in(&g.sql, &is_column, dialects).unwrap_or_default());
-        let ns = match neighbors(&g.sql, &nopts) {
-            Ok(ns) => ns,
-            Err(e) => {
-                entry.skipped = Some(format!("no neighbours: {e}"));
+        let tv = |c: &str| text_values(schema, c);
+        let nopts = NeighborOptions {
+            tables: &names,
+            text_values: &tv,
+            dialects,
+            ..NeighborOptions::default()
+        };
+        let mut entries: Vec<GoldEntry> = Vec::new();
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut literals: Vec<GoldLiteral> = Vec::new();
+        for (gi, g) in self.golds.iter().enumerate() {
+            let mut entry = GoldEntry {
+                question: g.question,
+                sql: g.sql.clone(),
+                skipped: None,
+                neighbors: Vec::new(),
+            };
+            let gold_rows = engine.execute(orig_db, &g.sql, &opts.limits);
+            if let Err(e) = &gold_rows {
+                entry.skipped = Some(format!("gold fails on the original: {}", e.message));
                 entries.push(entry);
                 continue;
             }
-        };
-        let cmp = ordered_in(&g.sql, dialects);
-        for (ni, n) in ns.into_iter().take(opts.max_neighbors).enumerate() {
-            let rows = engine.execute(&orig_db, &n.sql, &opts.limits);
-            let (fate, reason) = match &rows {
-                Err(e) => (
-                    Fate::Invalid,
-                    Some(format!("fails on the original: {}", e.message)),
-                ),
-                Ok(_) if differs(&gold_rows, &rows, &cmp) => (Fate::KilledByOriginal, None),
-                Ok(_) => {
-                    literals
-                        .extend(gold_literals_in(&n.sql, &is_column, dialects).unwrap_or_default());
-                    pending.push(Pending {
-                        gold: gi,
-                        neighbor: ni,
-                        sql: n.sql.clone(),
-                    });
-                    (Fate::Survived, None)
+            literals.extend(gold_literals_in(&g.sql, &is_column, dialects).unwrap_or_default());
+            let ns = match neighbors(&g.sql, &nopts) {
+                Ok(ns) => ns,
+                Err(e) => {
+                    entry.skipped = Some(format!("no neighbours: {e}"));
+                    entries.push(entry);
+                    continue;
                 }
             };
-            entry.neighbors.push(NeighborEntry {
-                id: format!("q{}.{ni}", g.question),
-                kind: n.kind.as_str().to_string(),
-                description: n.description,
-                sql: n.sql,
-                fate,
-                reason,
-            });
+            let cmp = ordered_in(&g.sql, dialects);
+            for (ni, n) in ns.into_iter().take(opts.max_neighbors).enumerate() {
+                let rows = engine.execute(orig_db, &n.sql, &opts.limits);
+                let (fate, reason) = match &rows {
+                    Err(e) => (
+                        Fate::Invalid,
+                        Some(format!("fails on the original: {}", e.message)),
+                    ),
+                    Ok(_) if differs(&gold_rows, &rows, &cmp) => (Fate::KilledByOriginal, None),
+                    Ok(_) => {
+                        literals.extend(
+                            gold_literals_in(&n.sql, &is_column, dialects).unwrap_or_default(),
+                        );
+                        pending.push(Pending {
+                            gold: gi,
+                            neighbor: ni,
+                            sql: n.sql.clone(),
+                        });
+                        (Fate::Survived, None)
+                    }
+                };
+                entry.neighbors.push(NeighborEntry {
+                    id: format!("q{}.{ni}", g.question),
+                    kind: n.kind.as_str().to_string(),
+                    description: n.description,
+                    sql: n.sql,
+                    fate,
+                    reason,
+                });
+            }
+            entries.push(entry);
         }
-        entries.push(entry);
+        literals.sort();
+        literals.dedup();
+        (entries, pending, literals)
     }
-    literals.sort();
-    literals.dedup();
-    let pools = Pools::new(&schema, &literals);
-    let mut rng = Rng::derived(opts.seed, db_id);
 
-    // Candidates and their kill sets (indexes into `pending`).
-    let work = tempfile::tempdir().map_err(|e| FuzzError::io(Path::new("tempdir"), e))?;
-    let mut candidates: Vec<(PathBuf, InstanceSizes, BTreeSet<usize>)> = Vec::new();
-    let mut killed: BTreeSet<usize> = BTreeSet::new();
-    let mut produced = 0;
-    // Candidates the reference engine's migration did not verify.
-    let mut rejected: Vec<String> = Vec::new();
-    // Candidates that kill each neighbour so far: a neighbour killed by
-    // `ENOUGH_KILLERS` candidates is not run on later ones (the set cover
-    // has choices enough), and generation stops after a batch that kills
-    // nothing new.
-    let mut kill_counts: Vec<usize> = vec![0; pending.len()];
-    while produced < opts.candidates && killed.len() < pending.len() {
-        let killed_before = killed.len();
-        for _ in 0..opts.batch.min(opts.candidates - produced) {
-            let path = work.path().join(format!("c{produced}.sqlite"));
-            produced += 1;
-            let sizes = write_instance(&schema, &pools, opts.stress, &mut rng, &path)?;
-            let db = match reference {
-                None => Database::new(db_id, &path),
-                Some(r) => match r.place(db_id, produced - 1, &path) {
-                    Ok(db) => db,
-                    Err(why) => {
-                        rejected.push(format!("candidate {produced}: {why}"));
+    /// Generates candidates under `work` in batches, each run (placed on
+    /// the reference first, when there is one) against the golds and the
+    /// pending neighbours. A neighbour killed by `ENOUGH_KILLERS`
+    /// candidates is not run on later ones (the set cover has choices
+    /// enough), and generation stops after a batch that kills nothing new.
+    fn candidates(
+        &self,
+        schema: &DbSchema,
+        pools: &Pools,
+        pending: &[Pending],
+        work: &Path,
+    ) -> Result<Generated, FuzzError> {
+        let (engine, opts, dialects, golds) = (self.engine, self.opts, self.dialects, self.golds);
+        let mut rng = Rng::derived(opts.seed, self.db_id);
+        let mut out = Generated {
+            list: Vec::new(),
+            produced: 0,
+            rejected: Vec::new(),
+        };
+        let mut killed: BTreeSet<usize> = BTreeSet::new();
+        let mut kill_counts: Vec<usize> = vec![0; pending.len()];
+        while out.produced < opts.candidates && killed.len() < pending.len() {
+            let killed_before = killed.len();
+            for _ in 0..opts.batch.min(opts.candidates - out.produced) {
+                let path = work.join(format!("c{}.sqlite", out.produced));
+                out.produced += 1;
+                let sizes = write_instance(schema, pools, opts.stress, &mut rng, &path)?;
+                let db = match self.reference {
+                    None => Database::new(self.db_id, &path),
+                    Some(r) => match r.place(self.db_id, out.produced - 1, &path) {
+                        Ok(db) => db,
+                        Err(why) => {
+                            out.rejected
+                                .push(format!("candidate {}: {why}", out.produced));
+                            continue;
+                        }
+                    },
+                };
+                let mut kills = BTreeSet::new();
+                let mut last_gold: Option<(usize, Result<ResultSet, DbError>, Judge<'_>)> = None;
+                for (pi, p) in pending.iter().enumerate() {
+                    if kill_counts[pi] >= ENOUGH_KILLERS {
                         continue;
                     }
-                },
-            };
-            let mut kills = BTreeSet::new();
-            let mut last_gold: Option<(usize, Result<ResultSet, DbError>, Judge<'_>)> = None;
-            for (pi, p) in pending.iter().enumerate() {
-                if kill_counts[pi] >= ENOUGH_KILLERS {
-                    continue;
-                }
-                if last_gold.as_ref().is_none_or(|(g, _, _)| *g != p.gold) {
-                    let gold = golds[p.gold].sql.as_str();
-                    let rows = engine.execute(&db, gold, &opts.limits);
-                    let judge = match reference {
-                        None => Judge::new(engine, &db, gold, &opts.limits),
-                        Some(_) => Judge::new_in(engine, &db, gold, &opts.limits, dialects),
+                    if last_gold.as_ref().is_none_or(|(g, _, _)| *g != p.gold) {
+                        let gold = golds[p.gold].sql.as_str();
+                        let rows = engine.execute(&db, gold, &opts.limits);
+                        let judge = match self.reference {
+                            None => Judge::new(engine, &db, gold, &opts.limits),
+                            Some(_) => Judge::new_in(engine, &db, gold, &opts.limits, dialects),
+                        };
+                        last_gold = Some((p.gold, rows, judge));
+                    }
+                    let Some((_, gold_rows, judge)) = &mut last_gold else {
+                        continue;
                     };
-                    last_gold = Some((p.gold, rows, judge));
+                    let rows = engine.execute(&db, &p.sql, &opts.limits);
+                    if judge.differs(gold_rows, &rows, &ordered_in(&golds[p.gold].sql, dialects)) {
+                        kills.insert(pi);
+                    }
                 }
-                let Some((_, gold_rows, judge)) = &mut last_gold else {
-                    continue;
-                };
-                let rows = engine.execute(&db, &p.sql, &opts.limits);
-                if judge.differs(gold_rows, &rows, &ordered_in(&golds[p.gold].sql, dialects)) {
-                    kills.insert(pi);
+                drop(last_gold);
+                if let Some(r) = self.reference {
+                    r.remove(&db);
                 }
+                killed.extend(kills.iter().copied());
+                for &pi in &kills {
+                    kill_counts[pi] += 1;
+                }
+                out.list.push((path, sizes, kills));
             }
-            drop(last_gold);
-            if let Some(r) = reference {
-                r.remove(&db);
+            if killed.len() == killed_before {
+                break;
             }
-            killed.extend(kills.iter().copied());
-            for &pi in &kills {
-                kill_counts[pi] += 1;
-            }
-            candidates.push((path, sizes, kills));
         }
-        if killed.len() == killed_before {
-            break;
-        }
+        Ok(out)
     }
-    // Greedy set cover.
+}
+
+/// A greedy set cover of the kill sets: the candidates (indexes) to keep,
+/// each killing the most neighbours not killed yet (the first on ties),
+/// until none kills another.
+fn set_cover(kill_sets: &[&BTreeSet<usize>]) -> Vec<usize> {
     let mut covered: BTreeSet<usize> = BTreeSet::new();
     let mut chosen: Vec<usize> = Vec::new();
     loop {
-        let best = candidates
+        let best = kill_sets
             .iter()
             .enumerate()
             .filter(|(i, _)| !chosen.contains(i))
-            .map(|(i, (_, _, k))| (k.difference(&covered).count(), i))
+            .map(|(i, k)| (k.difference(&covered).count(), i))
             .filter(|(n, _)| *n > 0)
             .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let Some((_, i)) = best else { break };
-        covered.extend(candidates[i].2.iter().copied());
+        covered.extend(kill_sets[i].iter().copied());
         chosen.push(i);
     }
-    // Write the suite folder.
+    chosen
+}
+
+/// Writes the suite folder of `db_id` (the original byte for byte as
+/// `original_name`, the `chosen` candidates as `<db_id>_<k>.sqlite`, older
+/// instances removed), and marks each pending neighbour killed or says why
+/// it survived. Returns the instances' manifest entries.
+#[allow(clippy::too_many_arguments)]
+fn write_suite(
+    suites: &Path,
+    db_id: &str,
+    original: &Path,
+    original_name: &str,
+    generated: &Generated,
+    chosen: &[usize],
+    pending: &[Pending],
+    entries: &mut [GoldEntry],
+) -> Result<Vec<InstanceEntry>, FuzzError> {
     let dir = suite_db_dir(suites, db_id);
     if dir.exists() {
         for e in std::fs::read_dir(&dir).map_err(|e| FuzzError::io(&dir, e))? {
@@ -402,12 +519,11 @@ pub fn build_db_suite_on(
         }
     }
     std::fs::create_dir_all(&dir).map_err(|e| FuzzError::io(&dir, e))?;
-    let original_name = format!("{db_id}.sqlite");
-    std::fs::copy(original, dir.join(&original_name)).map_err(|e| FuzzError::io(original, e))?;
+    std::fs::copy(original, dir.join(original_name)).map_err(|e| FuzzError::io(original, e))?;
     let mut instances = Vec::new();
     let mut killers: Vec<Vec<String>> = vec![Vec::new(); pending.len()];
     for (k, &ci) in chosen.iter().enumerate() {
-        let (path, sizes, kills) = &candidates[ci];
+        let (path, sizes, kills) = &generated.list[ci];
         let file = format!("{db_id}_{}.sqlite", k + 1);
         let dest = dir.join(&file);
         std::fs::copy(path, &dest).map_err(|e| FuzzError::io(&dest, e))?;
@@ -427,19 +543,20 @@ pub fn build_db_suite_on(
         let n = &mut entries[p.gold].neighbors[p.neighbor];
         if killers[pi].is_empty() {
             n.reason = Some(format!(
-                "same result as the gold on the original and on all {produced} generated candidates: \
-                 equivalent, or the generator did not reach a distinguishing database"
+                "same result as the gold on the original and on all {} generated candidates: \
+                 equivalent, or the generator did not reach a distinguishing database",
+                generated.produced
             ));
         } else {
             n.fate = Fate::Killed;
         }
     }
-    let mut counts = Counts {
-        golds: golds.len(),
-        instances_kept: instances.len(),
-        rejected: rejected.len(),
-        ..Counts::default()
-    };
+    Ok(instances)
+}
+
+/// The neighbours of `entries` counted by fate.
+fn count_fates(entries: &[GoldEntry]) -> Counts {
+    let mut counts = Counts::default();
     for n in entries.iter().flat_map(|e| &e.neighbors) {
         counts.neighbors += 1;
         match n.fate {
@@ -449,22 +566,68 @@ pub fn build_db_suite_on(
             Fate::Survived => counts.survived += 1,
         }
     }
-    Ok(DbSuite {
-        seed: opts.seed,
-        stress: opts.stress.names(),
-        comparison: TIE_AWARE.to_string(),
-        extra_foreign_keys: extra_keys.to_vec(),
-        constraints: Constraints::of(&schema),
-        candidates: produced,
-        reference: reference.map(|r| ServerSuite {
-            engine: r.engine.kind().as_str().to_string(),
-            original: orig_db.namespace.clone(),
-            column_types: MIGRATED_TYPES.to_string(),
-            rejected,
-        }),
-        original: original_name,
-        instances,
-        golds: entries,
-        counts,
-    })
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cover_takes_the_candidate_killing_most_first_and_stops_when_none_adds() {
+        let sets: Vec<BTreeSet<usize>> = vec![
+            BTreeSet::from([0]),
+            BTreeSet::from([0, 1, 2]),
+            BTreeSet::from([2, 3]),
+            BTreeSet::from([1, 3]),
+            BTreeSet::new(),
+        ];
+        let refs: Vec<&BTreeSet<usize>> = sets.iter().collect();
+        // 1 kills three; then 2 and 3 each add one (3): the first wins.
+        assert_eq!(set_cover(&refs), [1, 2]);
+        assert!(set_cover(&[]).is_empty());
+        let empty = BTreeSet::new();
+        assert!(set_cover(&[&empty]).is_empty());
+    }
+
+    #[test]
+    fn fates_are_counted_per_neighbour() {
+        let neighbour = |fate| NeighborEntry {
+            id: "q0.0".into(),
+            kind: "k".into(),
+            description: String::new(),
+            sql: String::new(),
+            fate,
+            reason: None,
+        };
+        let entries = vec![
+            GoldEntry {
+                question: 0,
+                sql: String::new(),
+                skipped: None,
+                neighbors: vec![
+                    neighbour(Fate::Invalid),
+                    neighbour(Fate::Killed),
+                    neighbour(Fate::Killed),
+                ],
+            },
+            GoldEntry {
+                question: 1,
+                sql: String::new(),
+                skipped: None,
+                neighbors: vec![neighbour(Fate::Survived), neighbour(Fate::KilledByOriginal)],
+            },
+        ];
+        let c = count_fates(&entries);
+        assert_eq!(
+            (
+                c.neighbors,
+                c.invalid,
+                c.killed_by_instances,
+                c.survived,
+                c.killed_by_original
+            ),
+            (5, 1, 2, 1, 1)
+        );
+    }
 }
