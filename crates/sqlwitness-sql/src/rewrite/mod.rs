@@ -9,8 +9,10 @@
 //! A rewrite is only a candidate: the caller verifies it on data (it must
 //! run everywhere and answer the same everywhere) before reporting it.
 
+mod to_sqlite;
 mod translate;
 
+pub use to_sqlite::view_to_sqlite;
 pub use translate::{translate, Translation};
 
 use serde::{Deserialize, Serialize};
