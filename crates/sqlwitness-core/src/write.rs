@@ -253,6 +253,25 @@ pub trait Migrator: Send {
     /// The base tables of namespace `ns` (ours), by name.
     fn tables(&mut self, ns: &str) -> Result<Vec<String>, DbError>;
 
+    /// Creates view `name` in namespace `ns` with query `sql` (the
+    /// engine's dialect, its table names read inside `ns`), then reads its
+    /// rows, the read cancelled at `limit` where the engine can. A view
+    /// that cannot be created or read is an error (the caller drops it).
+    fn create_view(
+        &mut self,
+        _ns: &str,
+        _name: &str,
+        _sql: &str,
+        _limit: std::time::Duration,
+    ) -> Result<crate::ResultSet, DbError> {
+        Err(DbError::refused("views are not created on this engine"))
+    }
+
+    /// Drops view `name` of namespace `ns`, when it exists.
+    fn drop_view(&mut self, _ns: &str, _name: &str) -> Result<(), DbError> {
+        Ok(())
+    }
+
     /// Streams every row of table `t` back, decoded as each column's
     /// [`TargetKind`], to `row`; returns the row count.
     fn read_back(

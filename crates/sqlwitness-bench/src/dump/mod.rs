@@ -36,7 +36,6 @@ use policy::{classify, classify_command, Context, Decision};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
 pub use split::DumpDialect;
 use split::{Item, Splitter};
-pub use views::ViewCarry;
 
 use crate::BenchError;
 
@@ -108,7 +107,7 @@ pub struct DatabaseImport {
     /// The source's views and what became of each in the SQLite file
     /// (carried where SQLite answers as the source does).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub views: Vec<ViewCarry>,
+    pub views: Vec<crate::migrate::ViewReport>,
     /// The copy on the dump's own engine with the dump's own types, when
     /// one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -540,8 +539,8 @@ fn export(
     let server_version = ns
         .server_version()
         .map_err(|e| fail("SELECT version()", e))?;
-    let source_views = views::SourceViews::read(ns, opts.statement_limit)
-        .map_err(|e| fail("the views", e))?;
+    let source_views =
+        views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?;
     let adapter = sqlwitness_dialect::shipped(opts.engine).adapter;
     let mut not_created = not_created;
     let others = ns
@@ -655,7 +654,7 @@ fn list_not_carried(
         let view = o
             .strip_prefix("view ")
             .map(|n| n.rsplit_once('.').map_or(n, |(_, v)| v));
-        let carries: Vec<&ViewCarry> = view
+        let carries: Vec<&crate::migrate::ViewReport> = view
             .map(|v| {
                 databases
                     .iter()

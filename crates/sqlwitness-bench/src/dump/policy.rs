@@ -52,8 +52,7 @@ pub fn without_definer(text: &str) -> String {
                 && text.is_char_boundary(i + w.len())
                 && text[i..i + w.len()].eq_ignore_ascii_case(w)
                 && boundary(i)
-                && b
-                    .get(i + w.len())
+                && b.get(i + w.len())
                     .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
         };
         if word("VIEW") {

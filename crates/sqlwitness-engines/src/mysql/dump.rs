@@ -13,13 +13,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlwitness_core::{Column, ResultSet};
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch,
     ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView,
     Stamp, TargetKind, STAMP_TABLE,
 };
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
-use sqlwitness_core::{Column, ResultSet};
 use sqlx::{AssertSqlSafe, Column as _, ConnectOptions, Connection, Executor, Row};
 
 use super::login::grant_db;
@@ -572,7 +572,10 @@ impl ServerSource for MysqlDumpNamespace {
                             .collect()
                     })
                     .unwrap_or_default();
-                Ok(ResultSet::new(columns, rows.iter().map(decode_row).collect()))
+                Ok(ResultSet::new(
+                    columns,
+                    rows.iter().map(decode_row).collect(),
+                ))
             }
             None => {
                 if dump {

@@ -18,13 +18,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlwitness_core::{Column, ResultSet};
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, ServerSource,
     Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp,
     TargetKind, STAMP_TABLE,
 };
 use sqlx::postgres::{PgConnectOptions, PgConnection};
-use sqlwitness_core::{Column, ResultSet};
 use sqlx::{AssertSqlSafe, Column as _, ConnectOptions, Connection, Executor, Row};
 
 use super::read::decode_row;
@@ -849,7 +849,10 @@ impl ServerSource for PgDumpNamespace {
                             .collect()
                     })
                     .unwrap_or_default();
-                Ok(ResultSet::new(columns, rows.iter().map(decode_row).collect()))
+                Ok(ResultSet::new(
+                    columns,
+                    rows.iter().map(decode_row).collect(),
+                ))
             }
             None => {
                 if dump {

@@ -31,6 +31,21 @@ pub fn view_to_sqlite(sql: &str, adapter: sqlwitness_dialect::Adapter) -> Result
     Ok(statements[0].to_string())
 }
 
+/// The query of a SQLite `CREATE VIEW` statement (as `sqlite_master`
+/// keeps it), or why it cannot be carried as one.
+pub fn sqlite_view_query(create: &str) -> Result<String, String> {
+    let sqlite = sqlparser::dialect::SQLiteDialect {};
+    let statements =
+        crate::parse_bounded(&sqlite, create).map_err(|e| format!("does not parse: {e}"))?;
+    match statements.as_slice() {
+        [Statement::CreateView(v)] if v.columns.is_empty() => Ok(v.query.to_string()),
+        [Statement::CreateView(_)] => {
+            Err("names its columns (a column list is not carried)".into())
+        }
+        _ => Err("is not a single CREATE VIEW".into()),
+    }
+}
+
 struct ToSqlite;
 
 /// SQLite's type for a cast to `t`, `None` when the cast is left out (the
@@ -130,6 +145,15 @@ mod tests {
         assert!(out.contains("c.name LIKE CAST('A%' AS TEXT)"), "{out}");
         let sqlite = sqlparser::dialect::SQLiteDialect {};
         assert!(crate::parse_bounded(&sqlite, &out).is_ok(), "{out}");
+    }
+
+    #[test]
+    fn a_sqlite_view_gives_its_query() {
+        assert_eq!(
+            super::sqlite_view_query("CREATE VIEW \"v\" AS SELECT a FROM t WHERE b > 1").unwrap(),
+            "SELECT a FROM t WHERE b > 1"
+        );
+        assert!(super::sqlite_view_query("CREATE VIEW v(x) AS SELECT 1").is_err());
     }
 
     #[test]
