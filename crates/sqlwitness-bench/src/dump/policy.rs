@@ -618,7 +618,7 @@ mod tests {
         let mut ctx = Context::default();
         let text = "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013 DEFINER=`root`@`localhost` \
                     SQL SECURITY DEFINER */\n/*!50001 VIEW `big` AS select 'DEFINER=x@y' AS `s` */";
-        assert_eq!(my(&mut ctx, text), Decision::View("big".into()));
+        assert_eq!(my(&mut ctx, text), Decision::View("`big`".into()));
         assert_eq!(
             without_definer(text),
             "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013  SQL SECURITY DEFINER */\n\
