@@ -60,7 +60,7 @@ pub use parse::{
 };
 pub use rewrite::{
     sqlite_view_query, tie_inclusive_rewrite, tie_inclusive_rewrite_in, translate, view_to_sqlite,
-    Rewrite, Translation,
+    Rewrite, Translation, ViewQueryError,
 };
 pub use schema::{ForeignKey, SchemaInfo, TableInfo};
 pub use spider_eval::{

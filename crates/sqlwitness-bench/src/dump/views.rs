@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use sqlwitness_core::{ResultSet, ServerSource, SourceView};
 
-use crate::migrate::views::{same_rows, sqlite_rows, ViewReport};
+use crate::migrate::views::{same_rows, sqlite_rows, NotCarried, ViewReport};
 
 /// The source's views, each with its rows (or why they cannot be read),
 /// read once for every database written.
-pub(super) struct SourceViews(Vec<(SourceView, Result<ResultSet, String>)>);
+pub(super) struct SourceViews(Vec<(SourceView, Result<ResultSet, NotCarried>)>);
 
 impl SourceViews {
     pub(super) fn read(
@@ -27,7 +27,10 @@ impl SourceViews {
                 .into_iter()
                 .map(|v| {
                     let rows = ns.view_rows(&v.name, limit).map_err(|e| {
-                        format!("its rows cannot be read on the source: {}", e.message)
+                        NotCarried(format!(
+                            "its rows cannot be read on the source: {}",
+                            e.message
+                        ))
                     });
                     (v, rows)
                 })
@@ -70,7 +73,7 @@ fn carry_one(
     conn: &rusqlite::Connection,
     adapter: sqlwitness_dialect::Adapter,
     v: &SourceView,
-    source_rows: &Result<ResultSet, String>,
+    source_rows: &Result<ResultSet, NotCarried>,
     limit: Duration,
 ) -> ViewReport {
     let mut out = ViewReport {
@@ -88,7 +91,7 @@ fn carry_one(
     let source = match source_rows {
         Ok(r) => r,
         Err(why) => {
-            out.note = Some(why.clone());
+            out.note = Some(why.0.clone());
             return out;
         }
     };
@@ -99,7 +102,7 @@ fn carry_one(
     }
     let verdict = match sqlite_rows(conn, &v.name, limit) {
         Ok(mine) => same_rows(source, &mine, "SQLite"),
-        Err(e) => Err(format!("SQLite cannot read it: {e}")),
+        Err(e) => Err(NotCarried(format!("SQLite cannot read it: {e}"))),
     };
     match verdict {
         Ok(()) => out.carried = true,
@@ -107,7 +110,7 @@ fn carry_one(
             if let Err(e) = conn.execute_batch(&format!("DROP VIEW IF EXISTS {name}")) {
                 out.note = Some(format!("{why}; dropping it failed: {e}"));
             } else {
-                out.note = Some(why);
+                out.note = Some(why.0);
             }
         }
     }

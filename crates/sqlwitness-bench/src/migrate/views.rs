@@ -20,6 +20,11 @@ use sqlwitness_dialect::Dialect;
 /// How long a view's rows may take to read, on each side.
 pub(crate) const VIEW_READ_LIMIT: Duration = Duration::from_secs(60);
 
+/// Why a view is not carried (for the report).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct NotCarried(pub String);
+
 /// One view and what became of it on a target.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViewReport {
@@ -76,7 +81,7 @@ pub(crate) fn sqlite_rows(
     conn: &rusqlite::Connection,
     name: &str,
     limit: Duration,
-) -> Result<ResultSet, String> {
+) -> Result<ResultSet, NotCarried> {
     let quoted = format!("\"{}\"", name.replace('"', "\"\""));
     let deadline = Instant::now() + limit;
     conn.progress_handler(10_000, Some(move || Instant::now() > deadline));
@@ -105,26 +110,30 @@ pub(crate) fn sqlite_rows(
     })();
     conn.progress_handler(0, None::<fn() -> bool>);
     result.map_err(|e: String| {
-        if Instant::now() > deadline {
+        NotCarried(if Instant::now() > deadline {
             format!("still running after {} s", limit.as_secs())
         } else {
             e
-        }
+        })
     })
 }
 
 /// Whether `theirs` holds the rows of `source` (a multiset); why not.
-pub(crate) fn same_rows(source: &ResultSet, theirs: &ResultSet, side: &str) -> Result<(), String> {
+pub(crate) fn same_rows(
+    source: &ResultSet,
+    theirs: &ResultSet,
+    side: &str,
+) -> Result<(), NotCarried> {
     let c = compare(source, theirs, &CompareOptions::default());
     if c.equal {
         Ok(())
     } else {
-        Err(format!(
+        Err(NotCarried(format!(
             "its rows on {side} differ from the source's ({}: {} rows on the source, {} on {side})",
             c.reason.map(|r| r.as_str()).unwrap_or("values"),
             source.rows.len(),
             theirs.rows.len()
-        ))
+        )))
     }
 }
 
@@ -178,13 +187,13 @@ pub(crate) fn carry_to_server(
             r.sql = Some(sql.clone());
             let verdict = match w.create_view(ns, name, &sql, VIEW_READ_LIMIT) {
                 Ok(rows) => same_rows(&source, &rows, &dialect.name),
-                Err(e) => Err(format!("the server refuses it: {}", e.message)),
+                Err(e) => Err(NotCarried(format!("the server refuses it: {}", e.message))),
             };
             match verdict {
                 Ok(()) => r.carried = true,
                 Err(why) => {
                     r.note = Some(match w.drop_view(ns, name) {
-                        Ok(()) => why,
+                        Ok(()) => why.0,
                         Err(e) => format!("{why}; dropping it failed: {}", e.message),
                     })
                 }

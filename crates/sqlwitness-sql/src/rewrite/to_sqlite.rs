@@ -18,14 +18,23 @@ use sqlparser::ast::{
     VisitorMut,
 };
 
+/// Why a view's query cannot be read or rewritten (said of the query:
+/// "does not parse: …").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ViewQueryError(pub String);
+
 /// The query `sql` (written for `adapter`'s server) rewritten for SQLite,
 /// or why it cannot be.
-pub fn view_to_sqlite(sql: &str, adapter: sqlwitness_dialect::Adapter) -> Result<String, String> {
+pub fn view_to_sqlite(
+    sql: &str,
+    adapter: sqlwitness_dialect::Adapter,
+) -> Result<String, ViewQueryError> {
     let dialect = crate::parser_dialect(adapter);
-    let mut statements =
-        crate::parse_bounded(dialect.as_ref(), sql).map_err(|e| format!("does not parse: {e}"))?;
+    let mut statements = crate::parse_bounded(dialect.as_ref(), sql)
+        .map_err(|e| ViewQueryError(format!("does not parse: {e}")))?;
     let [Statement::Query(_)] = statements.as_slice() else {
-        return Err("is not a single query".into());
+        return Err(ViewQueryError("is not a single query".into()));
     };
     let _ = statements[0].visit(&mut ToSqlite);
     Ok(statements[0].to_string())
@@ -33,16 +42,16 @@ pub fn view_to_sqlite(sql: &str, adapter: sqlwitness_dialect::Adapter) -> Result
 
 /// The query of a SQLite `CREATE VIEW` statement (as `sqlite_master`
 /// keeps it), or why it cannot be carried as one.
-pub fn sqlite_view_query(create: &str) -> Result<String, String> {
+pub fn sqlite_view_query(create: &str) -> Result<String, ViewQueryError> {
     let sqlite = sqlparser::dialect::SQLiteDialect {};
-    let statements =
-        crate::parse_bounded(&sqlite, create).map_err(|e| format!("does not parse: {e}"))?;
+    let statements = crate::parse_bounded(&sqlite, create)
+        .map_err(|e| ViewQueryError(format!("does not parse: {e}")))?;
     match statements.as_slice() {
         [Statement::CreateView(v)] if v.columns.is_empty() => Ok(v.query.to_string()),
-        [Statement::CreateView(_)] => {
-            Err("names its columns (a column list is not carried)".into())
-        }
-        _ => Err("is not a single CREATE VIEW".into()),
+        [Statement::CreateView(_)] => Err(ViewQueryError(
+            "names its columns (a column list is not carried)".into(),
+        )),
+        _ => Err(ViewQueryError("is not a single CREATE VIEW".into())),
     }
 }
 
