@@ -539,8 +539,12 @@ fn export(
     let server_version = ns
         .server_version()
         .map_err(|e| fail("SELECT version()", e))?;
-    let source_views =
-        views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?;
+    // A copy-only import writes no SQLite file: its views are not read.
+    let source_views = if opts.copy_only {
+        views::SourceViews::none()
+    } else {
+        views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?
+    };
     let adapter = sqlwitness_dialect::shipped(opts.engine).adapter;
     let mut not_created = not_created;
     let others = ns

@@ -38,6 +38,10 @@ impl SourceViews {
         ))
     }
 
+    pub(super) fn none() -> Self {
+        SourceViews(Vec::new())
+    }
+
     pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
