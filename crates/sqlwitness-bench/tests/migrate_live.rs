@@ -266,3 +266,60 @@ fn names_equal_once_cut_to_the_limit_are_named_and_the_rest_verifies() {
         );
     }
 }
+
+/// A Spider/BIRD SQLite file may hold views: each is translated for the
+/// server, created after the tables and kept only when its rows there equal
+/// SQLite's (a join, a filter, an aggregate, SQLite's `||`); a view the
+/// server cannot run (`julianday`, SQLite's own) is dropped and reported
+/// with the reason, never left behind. A second run is a lookup that keeps
+/// the report of the views.
+#[test]
+fn sqlite_views_are_carried_to_every_server_and_checked() {
+    for target in targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shop.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT);
+             CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER
+               REFERENCES customer (id), total REAL, placed TEXT);
+             INSERT INTO customer VALUES (1, 'Ada', 'DE'), (2, 'Bo', 'FR'), (3, 'Cy', NULL);
+             INSERT INTO orders VALUES (1, 1, 40.0, '2024-01-02'), (2, 1, 25.5, '2024-02-03'),
+               (3, 2, 10.0, '2024-01-05'), (4, 3, 99.0, '2024-03-01');
+             CREATE VIEW big_spenders AS SELECT c.name, count(*) AS orders, sum(o.total) AS spent
+               FROM customer c JOIN orders o ON o.customer_id = c.id
+               WHERE c.country IS NOT NULL GROUP BY c.name HAVING sum(o.total) > 20;
+             CREATE VIEW labels AS SELECT name || '/' || id AS label FROM customer;
+             CREATE VIEW ages AS SELECT id, julianday('2024-12-31') - julianday(placed) AS days
+               FROM orders;",
+        )
+        .unwrap();
+        drop(c);
+        let r = migrate_twice(&target, &path, "views");
+        let view = |n: &str| r.views.iter().find(|v| v.view == n).unwrap();
+        assert!(
+            view("big_spenders").carried,
+            "{}: {:?}",
+            target.engine,
+            r.views
+        );
+        assert_eq!(view("big_spenders").rows, Some(1));
+        assert!(view("labels").carried, "{}: {:?}", target.engine, r.views);
+        let ages = view("ages");
+        assert!(!ages.carried, "{}: {ages:?}", target.engine);
+        assert!(ages.note.is_some());
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.starts_with("view `ages` is not migrated: ")),
+            "{}: {:?}",
+            target.engine,
+            r.notes
+        );
+        assert!(
+            !r.notes.iter().any(|n| n.contains("big_spenders")),
+            "{:?}",
+            r.notes
+        );
+    }
+}

@@ -146,6 +146,13 @@ fn report_round_trips_through_json() {
         verification: sqlwitness_bench::Verification::Full,
         duration_ms: 1,
         steps_ms: [("load".to_string(), 1u64)].into_iter().collect(),
+        views: vec![sqlwitness_bench::ViewReport {
+            view: "v".into(),
+            carried: false,
+            sql: Some("SELECT 1".into()),
+            rows: Some(1),
+            note: Some("the server refuses it".into()),
+        }],
     };
     let out = sqlwitness_bench::write_migration_log(dir.path(), &report).unwrap();
     assert!(out.ends_with("mysql/fixture.json"));

@@ -266,6 +266,20 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             if !d.missing_tables.is_empty() {
                 eprintln!("    not in the dump: {}", d.missing_tables.join(", "));
             }
+            if !d.views.is_empty() {
+                let carried: Vec<&str> = d
+                    .views
+                    .iter()
+                    .filter(|v| v.carried)
+                    .map(|v| v.view.as_str())
+                    .collect();
+                eprintln!(
+                    "    views: {} carried ({}), {} listed with the reason",
+                    carried.len(),
+                    carried.join(", "),
+                    d.views.len() - carried.len()
+                );
+            }
             if let Some(c) = &d.source_copy {
                 match (&c.error, c.faithful) {
                     (None, true) => eprintln!(

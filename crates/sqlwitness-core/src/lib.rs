@@ -25,6 +25,6 @@ pub use verdict::Verdict;
 pub use write::{
     ColumnDef, CopiedColumn, CopiedTable, DumpNamespace, ForeignKeyDef, KeyFn, Loaded, LossyCell,
     Migrator, Ownership, RowSource, ScanBatch, ServerSource, Source, SourceColumn,
-    SourceForeignKey, SourceSchema, SourceTable, Stamp, StampState, TableDef, TargetKind,
-    STAMP_FORMAT, STAMP_TABLE,
+    SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp, StampState, TableDef,
+    TargetKind, STAMP_FORMAT, STAMP_TABLE,
 };

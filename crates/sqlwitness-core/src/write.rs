@@ -253,6 +253,25 @@ pub trait Migrator: Send {
     /// The base tables of namespace `ns` (ours), by name.
     fn tables(&mut self, ns: &str) -> Result<Vec<String>, DbError>;
 
+    /// Creates view `name` in namespace `ns` with query `sql` (the
+    /// engine's dialect, its table names read inside `ns`), then reads its
+    /// rows, the read cancelled at `limit` where the engine can. A view
+    /// that cannot be created or read is an error (the caller drops it).
+    fn create_view(
+        &mut self,
+        _ns: &str,
+        _name: &str,
+        _sql: &str,
+        _limit: std::time::Duration,
+    ) -> Result<crate::ResultSet, DbError> {
+        Err(DbError::refused("views are not created on this engine"))
+    }
+
+    /// Drops view `name` of namespace `ns`, when it exists.
+    fn drop_view(&mut self, _ns: &str, _name: &str) -> Result<(), DbError> {
+        Ok(())
+    }
+
     /// Streams every row of table `t` back, decoded as each column's
     /// [`TargetKind`], to `row`; returns the row count.
     fn read_back(
@@ -440,6 +459,22 @@ pub trait ServerSource: Source {
     /// triggers, routines …), as `kind name`.
     fn other_objects(&mut self) -> Result<Vec<String>, DbError>;
 
+    /// The views beside the tables, with their queries as the server
+    /// prints them (names of the source's own database left out), in the
+    /// order the server created them.
+    fn views(&mut self) -> Result<Vec<SourceView>, DbError>;
+
+    /// The rows of view `name` (one of [`ServerSource::views`]), read by the
+    /// login the source's objects are confined to: a dump's loader, a live
+    /// database's own login. Never the administrative login: a view runs
+    /// the functions it calls with the reader's rights. A read still
+    /// running at `limit` is an error of class `timeout`.
+    fn view_rows(
+        &mut self,
+        name: &str,
+        limit: std::time::Duration,
+    ) -> Result<crate::ResultSet, DbError>;
+
     /// Copies `table` into a table of the same name in namespace `ns` on
     /// the run's server — a namespace sqlwitness created for a benchmark
     /// copy ([`Migrator::create_namespace`] over the same administrative
@@ -457,6 +492,14 @@ pub trait ServerSource: Source {
     /// while it still holds sqlwitness's stamp) with its loader login; a
     /// live source is left as it was.
     fn close(&mut self) -> Result<(), DbError>;
+}
+
+/// A view of a [`ServerSource`]: its name and its query as the server
+/// prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceView {
+    pub name: String,
+    pub definition: String,
 }
 
 /// A namespace sqlwitness created on a server to load a SQL dump into, with

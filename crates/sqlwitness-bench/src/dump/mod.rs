@@ -21,6 +21,7 @@ mod export;
 mod policy;
 mod source_copy;
 mod split;
+mod views;
 
 use std::fs::File;
 use std::io::BufReader;
@@ -103,6 +104,10 @@ pub struct DatabaseImport {
     pub seconds: f64,
     /// Every table written and verified.
     pub complete: bool,
+    /// The source's views and what became of each in the SQLite file
+    /// (carried where SQLite answers as the source does).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<crate::migrate::ViewReport>,
     /// The copy on the dump's own engine with the dump's own types, when
     /// one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -282,7 +287,7 @@ pub fn check_dump(
             note,
         };
         match decision {
-            Decision::Run => {}
+            Decision::Run | Decision::View(_) => {}
             Decision::Skip(why) => skipped.push(note(why)),
             Decision::List { kind, name } => {
                 listed.push(note(format!("{kind} {name}: not created")))
@@ -364,10 +369,14 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
                 sqlwitness_engines::open_dump_namespace(opts.engine, &opts.url, &ns_name, &stamp)
                     .map_err(server_err)?;
             let result = load(&mut *ns, dump, dialect, opts).and_then(|loaded| {
+                let mut not_created = not_created;
+                not_created.extend(loaded.refused_views);
                 let mut report = export(&mut *ns, opts, not_created)?;
                 report.dump = Some(dump.clone());
                 report.skipped = skipped;
-                (report.statements, report.copied_rows, report.load_seconds) = loaded;
+                report.statements = loaded.statements;
+                report.copied_rows = loaded.copied_rows;
+                report.load_seconds = loaded.seconds;
                 Ok(report)
             });
             let closed = ns.close();
@@ -402,14 +411,24 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
     }
 }
 
-/// Runs the dump's statements in `ns`: the statements run, the rows loaded
-/// by `COPY` and the seconds it took.
+/// What loading a dump did.
+struct Loaded {
+    /// Statements run (and `COPY` blocks).
+    statements: u64,
+    /// Rows loaded by `COPY`.
+    copied_rows: u64,
+    seconds: f64,
+    /// Views the server refused to create, with its reason.
+    refused_views: Vec<DumpNote>,
+}
+
+/// Runs the dump's statements in `ns`.
 fn load(
     ns: &mut dyn DumpNamespace,
     path: &Path,
     dialect: DumpDialect,
     opts: &ImportOptions,
-) -> Result<(u64, u64, f64), BenchError> {
+) -> Result<Loaded, BenchError> {
     let fail = |line: usize, text: &str, e: sqlwitness_core::DbError| BenchError::DumpLoad {
         path: path.to_path_buf(),
         line,
@@ -425,6 +444,7 @@ fn load(
     let mut ctx = Context::default();
     let mut statements = 0u64;
     let mut copied_rows = 0u64;
+    let mut refused_views = Vec::new();
     let mut items = Splitter::new(open(path)?, dialect).peekable();
     while let Some(item) = items.next() {
         let item = item.map_err(|e| format_error(path, e.line, e.message))?;
@@ -467,6 +487,23 @@ fn load(
                             .map_err(|e| fail(line, &text, e))?;
                     }
                 }
+                Decision::View(name) => {
+                    let sql = match dialect {
+                        DumpDialect::Mysql => policy::without_definer(&text),
+                        DumpDialect::Postgres => text.clone(),
+                    };
+                    match ns.run(&sql, opts.statement_limit) {
+                        Ok(()) => statements += 1,
+                        Err(e) if e.class == sqlwitness_core::ErrorClass::Timeout => {
+                            return Err(fail(line, &text, e))
+                        }
+                        Err(e) => refused_views.push(DumpNote {
+                            line,
+                            statement: head(&text),
+                            note: format!("view {name}: not created: {}", e.message),
+                        }),
+                    }
+                }
                 Decision::Refuse(why) => {
                     // The check before the load refuses these: a dump that
                     // changed under it is refused here.
@@ -477,7 +514,12 @@ fn load(
             Item::CopyData(_) | Item::CopyEnd { .. } => {}
         }
     }
-    Ok((statements, copied_rows, started.elapsed().as_secs_f64()))
+    Ok(Loaded {
+        statements,
+        copied_rows,
+        seconds: started.elapsed().as_secs_f64(),
+        refused_views,
+    })
 }
 
 /// Writes each database of `opts.databases` from the tables of `ns` (a
@@ -497,19 +539,17 @@ fn export(
     let server_version = ns
         .server_version()
         .map_err(|e| fail("SELECT version()", e))?;
+    // A copy-only import writes no SQLite file: its views are not read.
+    let source_views = if opts.copy_only {
+        views::SourceViews::none()
+    } else {
+        views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?
+    };
+    let adapter = sqlwitness_dialect::shipped(opts.engine).adapter;
     let mut not_created = not_created;
-    for o in ns
+    let others = ns
         .other_objects()
-        .map_err(|e| fail("the objects beside the tables", e))?
-    {
-        if !not_created.iter().any(|n| n.note.contains(&o)) {
-            not_created.push(DumpNote {
-                line: 0,
-                statement: String::new(),
-                note: format!("{o}: not carried"),
-            });
-        }
-    }
+        .map_err(|e| fail("the objects beside the tables", e))?;
     let schema = ns.schema().map_err(|e| fail("the tables", e))?;
     let mut databases = Vec::new();
     for d in &opts.databases {
@@ -556,6 +596,11 @@ fn export(
         } else {
             spider_tables(&d.db_id, &kept)
         };
+        let carried_views = if opts.copy_only || source_views.is_empty() {
+            Vec::new()
+        } else {
+            source_views.carry(adapter, &file, opts.statement_limit)
+        };
         let rows = written.iter().map(|t| t.rows).sum();
         let source_copy = opts.source_copy_prefix.as_deref().map(|prefix| {
             let db = sqlwitness_core::Database::with_prefix(&d.db_id, &file, prefix);
@@ -579,10 +624,12 @@ fn export(
             rows,
             seconds: started.elapsed().as_secs_f64(),
             complete,
+            views: carried_views,
             source_copy,
             spider_tables: spider,
         });
     }
+    list_not_carried(&mut not_created, others, &databases);
     Ok(ImportReport {
         dump: None,
         live_source: None,
@@ -595,4 +642,45 @@ fn export(
         not_created,
         databases,
     })
+}
+
+/// Adds to `not_created` the objects beside the tables (`kind name`, from
+/// [`ServerSource::other_objects`]) that were not carried: every one but a
+/// view carried into some database; a view carried nowhere says why (the
+/// first database's reason).
+fn list_not_carried(
+    not_created: &mut Vec<DumpNote>,
+    others: Vec<String>,
+    databases: &[DatabaseImport],
+) {
+    for o in others {
+        // PostgreSQL names `view schema.name`, MySQL `view name`.
+        let view = o
+            .strip_prefix("view ")
+            .map(|n| n.rsplit_once('.').map_or(n, |(_, v)| v));
+        let carries: Vec<&crate::migrate::ViewReport> = view
+            .map(|v| {
+                databases
+                    .iter()
+                    .flat_map(|d| d.views.iter().filter(move |c| c.view == v))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if carries.iter().any(|c| c.carried) {
+            continue;
+        }
+        if not_created.iter().any(|n| n.note.contains(&o)) {
+            continue;
+        }
+        let why = carries
+            .iter()
+            .find_map(|c| c.note.as_deref())
+            .map(|n| format!(": {n}"))
+            .unwrap_or_default();
+        not_created.push(DumpNote {
+            line: 0,
+            statement: String::new(),
+            note: format!("{o}: not carried{why}"),
+        });
+    }
 }

@@ -10,7 +10,11 @@
 //! (its `CREATE DATABASE` and `\connect`, owners and grants, extensions) is
 //! skipped with a note: sqlwitness provides that environment. Code that
 //! would run at load time or later (triggers, functions, procedures,
-//! events, rules) and views are listed, not created.
+//! events, rules) and materialized views are listed, not created. A view
+//! is a stored query that runs nothing when it is created: it is created in
+//! the dump's namespace by the loader (MySQL's `DEFINER=` clause left out,
+//! so that the loader is its definer), and a view the server refuses is
+//! listed with the server's reason instead of stopping the load.
 
 use super::split::{past_quoted, DumpDialect};
 
@@ -26,8 +30,76 @@ pub enum Decision {
         kind: String,
         name: String,
     },
+    /// A view: run as [`without_definer`] gives it; a view the server
+    /// refuses is listed with its reason (its name, as written).
+    View(String),
     /// The dump is refused; why.
     Refuse(String),
+}
+
+/// `text` without MySQL's `DEFINER = user@host` clause (outside strings and
+/// quoted names, before the word `VIEW`: the query's own names are kept),
+/// so that the login that runs it is the definer.
+pub fn without_definer(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    let boundary = |i: usize| i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+    while i < b.len() {
+        let word = |w: &str| {
+            b.len() >= i + w.len()
+                && text.is_char_boundary(i + w.len())
+                && text[i..i + w.len()].eq_ignore_ascii_case(w)
+                && boundary(i)
+                && b.get(i + w.len())
+                    .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        };
+        if word("VIEW") {
+            break;
+        }
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => i = past_quoted(b, i, q, q != b'`'),
+            b'D' | b'd' if word("DEFINER") => {
+                let mut j = i + 7;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if b.get(j) != Some(&b'=') {
+                    i += 7;
+                    continue;
+                }
+                j += 1;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                // `user@host`, each part quoted or bare; or CURRENT_USER[()].
+                loop {
+                    if let Some(&q @ (b'\'' | b'"' | b'`')) = b.get(j) {
+                        j = past_quoted(b, j, q, q != b'`');
+                    } else {
+                        while j < b.len()
+                            && (b[j].is_ascii_alphanumeric()
+                                || matches!(b[j], b'_' | b'.' | b'%' | b'-' | b'(' | b')'))
+                        {
+                            j += 1;
+                        }
+                    }
+                    if b.get(j) == Some(&b'@') {
+                        j += 1;
+                    } else {
+                        break;
+                    }
+                }
+                out.push_str(&text[copied..i]);
+                copied = j;
+                i = j;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// What the policy knows of the dump so far.
@@ -422,6 +494,8 @@ fn listed_object(w: &[String]) -> Option<Decision> {
             let name = name.to_lowercase();
             let kind = if x == "VIEW" && w[..i].iter().any(|y| y == "MATERIALIZED") {
                 "materialized view".to_string()
+            } else if x == "VIEW" {
+                return Some(Decision::View(name));
             } else {
                 x.to_lowercase()
             };
@@ -484,8 +558,12 @@ mod tests {
             pg("CREATE EXTENSION IF NOT EXISTS plpgsql"),
             Decision::Skip(_)
         ));
-        assert!(matches!(
+        assert_eq!(
             pg("CREATE OR REPLACE VIEW v AS SELECT 1"),
+            Decision::View("v".into())
+        );
+        assert!(matches!(
+            pg("CREATE MATERIALIZED VIEW m AS SELECT 1"),
             Decision::List { .. }
         ));
         assert_eq!(pg("CREATE TABLE event (trigger int)"), Decision::Run);
@@ -533,6 +611,29 @@ mod tests {
             &mut ctx,
             "\\! rm -rf /"
         )));
+    }
+
+    #[test]
+    fn a_mysql_view_loses_its_definer() {
+        let mut ctx = Context::default();
+        let text = "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013 DEFINER=`root`@`localhost` \
+                    SQL SECURITY DEFINER */\n/*!50001 VIEW `big` AS select 'DEFINER=x@y' AS `s` */";
+        assert_eq!(my(&mut ctx, text), Decision::View("`big`".into()));
+        assert_eq!(
+            without_definer(text),
+            "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013  SQL SECURITY DEFINER */\n\
+             /*!50001 VIEW `big` AS select 'DEFINER=x@y' AS `s` */"
+        );
+        assert_eq!(
+            without_definer("CREATE DEFINER = root@'%' VIEW v AS SELECT 1"),
+            "CREATE  VIEW v AS SELECT 1"
+        );
+        assert_eq!(
+            without_definer("CREATE DEFINER=CURRENT_USER() VIEW v AS SELECT 1"),
+            "CREATE  VIEW v AS SELECT 1"
+        );
+        let kept = "CREATE VIEW v AS SELECT * FROM t WHERE definer = 'x'";
+        assert_eq!(without_definer(kept), kept);
     }
 
     #[test]

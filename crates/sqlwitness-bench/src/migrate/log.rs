@@ -48,9 +48,13 @@ pub struct MigrationReport {
     pub verification: Verification,
     pub duration_ms: u64,
     /// Where the time went, in milliseconds per step (`profile`, `plan`,
-    /// `load`, `foreign_keys`, `verify`), for a migration that ran.
+    /// `load`, `foreign_keys`, `views`, `verify`), for a migration that ran.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub steps_ms: std::collections::BTreeMap<String, u64>,
+    /// The source's views and what became of each on the target (carried
+    /// where the target answers as the source does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<super::ViewReport>,
 }
 
 /// Documented in the report itself so a reader can recompute it.
@@ -112,6 +116,7 @@ impl MigrationReport {
             verification: Verification::Load,
             duration_ms: 0,
             steps_ms: Default::default(),
+            views: Vec::new(),
         }
     }
 }

@@ -21,6 +21,7 @@ mod profile;
 mod sequence;
 mod temporal;
 mod verify;
+pub(crate) mod views;
 
 pub use fingerprint::{cache_dir, source_fingerprint, CACHE_DIR_ENV};
 pub use log::{
@@ -28,6 +29,7 @@ pub use log::{
     MigrationReport, MigrationStatus, StorageCounts, TableReport, TargetKind, Verification,
     CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
 };
+pub use views::ViewReport;
 
 use std::path::PathBuf;
 

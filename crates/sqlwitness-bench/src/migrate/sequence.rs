@@ -49,6 +49,10 @@ use crate::BenchError;
 /// migrated again (it is part of the stamp's plan fingerprint).
 const METHOD_VERSION: u32 = 1;
 
+/// The version of how views are carried, in the plan fingerprint of a
+/// database that has views (see [`super::views`]).
+const VIEWS_VERSION: u32 = 1;
+
 /// Batches of converted rows waiting for the loader, per table.
 const PIPELINE_DEPTH: usize = 4;
 
@@ -186,6 +190,7 @@ pub(crate) fn run(
             ));
         }
     }
+    let views = super::views::sqlite_views(&db.sqlite_path).map_err(|e| err(db, engine, e))?;
     w.lock(ns).map_err(|e| err(db, engine, e))?;
     let mut ctx = Ctx {
         db,
@@ -194,8 +199,16 @@ pub(crate) fn run(
         dialect,
         cache: cache.as_deref(),
         fingerprint: &fingerprint,
-        plan_fp: plan_fingerprint(dialect),
+        // A copy of a database with views holds them too: one made before
+        // views were carried is out of date (a database without views keeps
+        // its copies' fingerprint).
+        plan_fp: if views.is_empty() {
+            plan_fingerprint(dialect)
+        } else {
+            format!("{}; views {VIEWS_VERSION}", plan_fingerprint(dialect))
+        },
         server_version,
+        views,
     };
     let result = ctx.locked(&mut *w);
     w.unlock(ns);
@@ -213,6 +226,8 @@ struct Ctx<'a> {
     fingerprint: &'a str,
     plan_fp: String,
     server_version: String,
+    /// The SQLite file's views (name, `CREATE VIEW` text).
+    views: Vec<(String, String)>,
 }
 
 /// What loading one table gave.
@@ -277,6 +292,7 @@ impl Ctx<'_> {
             },
             duration_ms: 0,
             steps_ms: Default::default(),
+            views: Vec::new(),
         }
     }
 
@@ -454,7 +470,7 @@ impl Ctx<'_> {
         let ns = self.ns().to_string();
         let mut steps = std::collections::BTreeMap::new();
         let mut src = sqlwitness_engines::open_source(EngineKind::Sqlite, &self.db.sqlite_path)?;
-        let (_schema, plan) = plan_source(
+        let (schema, plan) = plan_source(
             &mut *src,
             self.dialect,
             self.fingerprint,
@@ -545,6 +561,25 @@ impl Ctx<'_> {
             }
         }
         steps.insert("foreign_keys".into(), started.elapsed().as_millis() as u64);
+        if !self.views.is_empty() {
+            let started = Instant::now();
+            report.views = super::views::carry_to_server(
+                w,
+                &ns,
+                self.dialect,
+                &self.db.sqlite_path,
+                &schema,
+                &self.views,
+            );
+            for v in &report.views {
+                let listed = format!("view `{}` is not migrated", v.view);
+                report.notes.retain(|n| *n != listed);
+                if let Some(why) = &v.note {
+                    report.notes.push(format!("{listed}: {why}"));
+                }
+            }
+            steps.insert("views".into(), started.elapsed().as_millis() as u64);
+        }
         let started = Instant::now();
         let mut grant_notes = Vec::new();
         self.grant(w, &mut grant_notes);

@@ -13,13 +13,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlwitness_core::{Column, ResultSet};
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch,
-    ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp,
-    TargetKind, STAMP_TABLE,
+    ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView,
+    Stamp, TargetKind, STAMP_TABLE,
 };
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
-use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
+use sqlx::{AssertSqlSafe, Column as _, ConnectOptions, Connection, Executor, Row};
 
 use super::login::grant_db;
 use super::read::decode_row;
@@ -506,6 +507,85 @@ impl ServerSource for MysqlDumpNamespace {
                 .fetch_all(src(&mut self.reader, &mut self.admin)),
             )
             .map_err(my_error)
+    }
+
+    fn views(&mut self) -> Result<Vec<SourceView>, DbError> {
+        let db = self.database.clone();
+        let names: Vec<String> = self
+            .rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.VIEWS \
+                     WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME",
+                )
+                .bind(&db)
+                .fetch_all(src(&mut self.reader, &mut self.admin)),
+            )
+            .map_err(my_error)?;
+        let mut out = Vec::new();
+        for name in names {
+            let row = self
+                .rt
+                .block_on(
+                    sqlx::query(AssertSqlSafe(format!(
+                        "SHOW CREATE VIEW {}",
+                        self.qualified(&name)
+                    )))
+                    .fetch_one(src(&mut self.reader, &mut self.admin)),
+                )
+                .map_err(my_error)?;
+            let create: String = row
+                .try_get::<String, _>(1)
+                .or_else(|_| {
+                    row.try_get::<Vec<u8>, _>(1)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                })
+                .map_err(|e| DbError::new(ErrorClass::Other, None, e.to_string()))?;
+            out.push(SourceView {
+                definition: crate::dump::view_select(&create, &db),
+                name,
+            });
+        }
+        Ok(out)
+    }
+
+    fn view_rows(&mut self, name: &str, limit: Duration) -> Result<ResultSet, DbError> {
+        let sql = format!("SELECT * FROM {}", self.qualified(name));
+        // A dump's views are read by its loader (the login confined to its
+        // database); a live database's by its own login.
+        let dump = self.reader.is_none();
+        let rt = &self.rt;
+        let conn = match &mut self.reader {
+            Some(r) => r,
+            None => open(&mut self.loader, LOADER_ENDED)?,
+        };
+        let work = sqlx::query(AssertSqlSafe(sql)).fetch_all(conn);
+        match within(rt, limit, work) {
+            Some(r) => {
+                let rows = r.map_err(my_error)?;
+                let columns = rows
+                    .first()
+                    .map(|r| {
+                        r.columns()
+                            .iter()
+                            .map(|c| Column::new(c.name(), None))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Ok(ResultSet::new(
+                    columns,
+                    rows.iter().map(decode_row).collect(),
+                ))
+            }
+            None => {
+                if dump {
+                    self.stop_loader();
+                } else {
+                    self.reader = None;
+                }
+                Err(past_limit("view", limit))
+            }
+        }
     }
 
     fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {

@@ -582,6 +582,64 @@ impl Migrator for MysqlMigrator {
         r.map_err(|e| self.error(e))
     }
 
+    fn create_view(
+        &mut self,
+        ns: &str,
+        name: &str,
+        sql: &str,
+        limit: std::time::Duration,
+    ) -> Result<sqlwitness_core::ResultSet, DbError> {
+        use sqlx::Column as _;
+        let target = format!("{}.{}", quote(ns), quote(name));
+        // A view's unqualified names are read in the session's database
+        // when it is created; the session's own database is restored after.
+        let home = self.home();
+        self.exec(&format!("USE {}", quote(ns)))?;
+        let created = self.exec(&format!(
+            "CREATE SQL SECURITY INVOKER VIEW {target} AS {sql}"
+        ));
+        let read = created.and_then(|_| {
+            let work = sqlx::query(AssertSqlSafe(format!("SELECT * FROM {target}")))
+                .fetch_all(&mut self.conn);
+            match self
+                .rt
+                .block_on(async { tokio::time::timeout(limit, work).await })
+            {
+                Ok(r) => r.map_err(|e| self.error(e)),
+                Err(_) => Err(DbError::timeout(format!(
+                    "the view is still running after {} s",
+                    limit.as_secs()
+                ))),
+            }
+        });
+        if let Some(h) = home {
+            let _ = self.exec(&format!("USE {}", quote(&h)));
+        }
+        let rows = read?;
+        let columns = rows
+            .first()
+            .map(|r| {
+                r.columns()
+                    .iter()
+                    .map(|c| sqlwitness_core::Column::new(c.name(), None))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(sqlwitness_core::ResultSet::new(
+            columns,
+            rows.iter().map(super::read::decode_row).collect(),
+        ))
+    }
+
+    fn drop_view(&mut self, ns: &str, name: &str) -> Result<(), DbError> {
+        self.exec(&format!(
+            "DROP VIEW IF EXISTS {}.{}",
+            quote(ns),
+            quote(name)
+        ))
+        .map(|_| ())
+    }
+
     fn grant_reader(&mut self, ns: &str) -> Result<Vec<String>, DbError> {
         let r = self
             .rt

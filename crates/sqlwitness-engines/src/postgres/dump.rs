@@ -18,13 +18,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlwitness_core::{Column, ResultSet};
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, ServerSource,
-    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, Stamp, TargetKind,
-    STAMP_TABLE,
+    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp,
+    TargetKind, STAMP_TABLE,
 };
 use sqlx::postgres::{PgConnectOptions, PgConnection};
-use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
+use sqlx::{AssertSqlSafe, Column as _, ConnectOptions, Connection, Executor, Row};
 
 use super::read::decode_row;
 use super::write::quote;
@@ -782,6 +783,86 @@ impl ServerSource for PgDumpNamespace {
             )
             .map_err(pg_error)?;
         Ok(rows)
+    }
+
+    fn views(&mut self) -> Result<Vec<SourceView>, DbError> {
+        let scope = self.schemas_read();
+        let rt = &self.rt;
+        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let rows = rt
+            .block_on(
+                sqlx::query(AssertSqlSafe(format!(
+                    "SELECT c.relname::text, pg_get_viewdef(c.oid, true) \
+                     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relkind = 'v' AND {scope} ORDER BY c.oid"
+                )))
+                .fetch_all(conn),
+            )
+            .map_err(pg_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| SourceView {
+                name: r.get(0),
+                definition: r
+                    .get::<String, _>(1)
+                    .trim()
+                    .trim_end_matches(';')
+                    .to_string(),
+            })
+            .collect())
+    }
+
+    fn view_rows(&mut self, name: &str, limit: Duration) -> Result<ResultSet, DbError> {
+        let scope = self.schemas_read();
+        let rt = &self.rt;
+        let inside = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let schema: String = rt
+            .block_on(
+                sqlx::query_scalar(AssertSqlSafe(format!(
+                    "SELECT n.nspname::text FROM pg_class c \
+                     JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relkind = 'v' AND c.relname = $1 AND {scope} ORDER BY c.oid LIMIT 1"
+                )))
+                .bind(name)
+                .fetch_one(inside),
+            )
+            .map_err(pg_error)?;
+        let sql = format!("SELECT * FROM {}.{}", quote(&schema), quote(name));
+        // A dump's views are read by its loader (the login confined to its
+        // database); a live database's by its own login.
+        let dump = self.reads == Reads::Dump;
+        let conn = if dump {
+            open(&mut self.loader, LOADER_ENDED)?
+        } else {
+            open(&mut self.inside, NAMESPACE_CLOSED)?
+        };
+        let work = sqlx::query(AssertSqlSafe(sql)).fetch_all(conn);
+        match within(rt, limit, work) {
+            Some(r) => {
+                let rows = r.map_err(pg_error)?;
+                let columns = rows
+                    .first()
+                    .map(|r| {
+                        r.columns()
+                            .iter()
+                            .map(|c| Column::new(c.name(), None))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Ok(ResultSet::new(
+                    columns,
+                    rows.iter().map(decode_row).collect(),
+                ))
+            }
+            None => {
+                if dump {
+                    self.stop_loader();
+                } else {
+                    self.inside = None;
+                }
+                Err(past_limit("view", limit))
+            }
+        }
     }
 
     fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {

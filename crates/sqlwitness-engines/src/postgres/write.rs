@@ -520,6 +520,51 @@ impl Migrator for PgMigrator {
         r.map_err(|e| self.error(e))
     }
 
+    fn create_view(
+        &mut self,
+        ns: &str,
+        name: &str,
+        sql: &str,
+        limit: std::time::Duration,
+    ) -> Result<sqlwitness_core::ResultSet, DbError> {
+        use sqlx::Column as _;
+        let target = qualified(ns, name);
+        let create = format!(
+            "BEGIN; SET LOCAL search_path TO {}, pg_catalog; CREATE VIEW {target} AS {sql}; COMMIT",
+            quote(ns)
+        );
+        if let Err(e) = self.exec(&create) {
+            let _ = self.exec("ROLLBACK");
+            return Err(e);
+        }
+        let ms = limit.as_millis().clamp(1, i32::MAX as u128);
+        self.exec(&format!(
+            "BEGIN READ ONLY; SET LOCAL statement_timeout = {ms}"
+        ))?;
+        let read = self.rt.block_on(
+            sqlx::query(AssertSqlSafe(format!("SELECT * FROM {target}"))).fetch_all(&mut self.conn),
+        );
+        let _ = self.exec("ROLLBACK");
+        let rows = read.map_err(|e| self.error(e))?;
+        let columns = rows
+            .first()
+            .map(|r| {
+                r.columns()
+                    .iter()
+                    .map(|c| sqlwitness_core::Column::new(c.name(), None))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(sqlwitness_core::ResultSet::new(
+            columns,
+            rows.iter().map(super::read::decode_row).collect(),
+        ))
+    }
+
+    fn drop_view(&mut self, ns: &str, name: &str) -> Result<(), DbError> {
+        self.exec(&format!("DROP VIEW IF EXISTS {}", qualified(ns, name)))
+    }
+
     fn grant_reader(&mut self, ns: &str) -> Result<Vec<String>, DbError> {
         let Self { rt, conn, .. } = self;
         let r = rt.block_on(async {

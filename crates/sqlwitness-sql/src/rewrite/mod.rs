@@ -9,8 +9,10 @@
 //! A rewrite is only a candidate: the caller verifies it on data (it must
 //! run everywhere and answer the same everywhere) before reporting it.
 
+mod to_sqlite;
 mod translate;
 
+pub use to_sqlite::{sqlite_view_query, view_to_sqlite, ViewQueryError};
 pub use translate::{translate, Translation};
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,176 @@
+//! A view's query as a PostgreSQL or MySQL/MariaDB server prints it
+//! (`pg_get_viewdef`, `SHOW CREATE VIEW`) rewritten for SQLite, for views
+//! carried from a dump or a live database into the SQLite copy.
+//!
+//! Only syntax changes: schema and database qualifiers are left out (the
+//! SQLite copy holds the tables under their own names), PostgreSQL's
+//! `expr::type` casts become SQLite casts to the type's storage class (or
+//! go when the type has none: dates and times are stored as text), and
+//! `~~` / `~~*` become `LIKE`. Whatever else the server wrote is kept:
+//! a function or clause SQLite lacks fails when the view is created or
+//! read. Whether the rewritten view means the same is decided on data by
+//! the caller (its rows against the source view's), never here.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    BinaryOperator, CastKind, DataType, ExactNumberInfo, Expr, ObjectName, Statement, VisitMut,
+    VisitorMut,
+};
+
+/// Why a view's query cannot be read or rewritten (said of the query:
+/// "does not parse: …").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ViewQueryError(pub String);
+
+/// The query `sql` (written for `adapter`'s server) rewritten for SQLite,
+/// or why it cannot be.
+pub fn view_to_sqlite(
+    sql: &str,
+    adapter: sqlwitness_dialect::Adapter,
+) -> Result<String, ViewQueryError> {
+    let dialect = crate::parser_dialect(adapter);
+    let mut statements = crate::parse_bounded(dialect.as_ref(), sql)
+        .map_err(|e| ViewQueryError(format!("does not parse: {e}")))?;
+    let [Statement::Query(_)] = statements.as_slice() else {
+        return Err(ViewQueryError("is not a single query".into()));
+    };
+    let _ = statements[0].visit(&mut ToSqlite);
+    Ok(statements[0].to_string())
+}
+
+/// The query of a SQLite `CREATE VIEW` statement (as `sqlite_master`
+/// keeps it), or why it cannot be carried as one.
+pub fn sqlite_view_query(create: &str) -> Result<String, ViewQueryError> {
+    let sqlite = sqlparser::dialect::SQLiteDialect {};
+    let statements = crate::parse_bounded(&sqlite, create)
+        .map_err(|e| ViewQueryError(format!("does not parse: {e}")))?;
+    match statements.as_slice() {
+        [Statement::CreateView(v)] if v.columns.is_empty() => Ok(v.query.to_string()),
+        [Statement::CreateView(_)] => Err(ViewQueryError(
+            "names its columns (a column list is not carried)".into(),
+        )),
+        _ => Err(ViewQueryError("is not a single CREATE VIEW".into())),
+    }
+}
+
+struct ToSqlite;
+
+/// SQLite's type for a cast to `t`, `None` when the cast is left out (the
+/// value is stored as it is: dates, times, booleans as SQLite keeps them).
+fn sqlite_cast(t: &DataType) -> Option<DataType> {
+    let name = t.to_string().to_ascii_lowercase();
+    let base = name.split('(').next().unwrap_or("").trim();
+    if base.contains("int") || base == "signed" || base.starts_with("unsigned") {
+        Some(DataType::Integer(None))
+    } else if base.contains("char") || base == "text" || base == "name" {
+        Some(DataType::Text)
+    } else if base.contains("numeric") || base.contains("decimal") {
+        Some(DataType::Numeric(ExactNumberInfo::None))
+    } else if base.contains("double") || base.contains("real") || base.contains("float") {
+        Some(DataType::Real)
+    } else {
+        None
+    }
+}
+
+impl VisitorMut for ToSqlite {
+    type Break = ();
+
+    fn post_visit_relation(&mut self, name: &mut ObjectName) -> ControlFlow<()> {
+        if name.0.len() > 1 {
+            name.0.drain(..name.0.len() - 1);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        let replaced = match e {
+            Expr::CompoundIdentifier(parts) if parts.len() > 2 => {
+                // `schema.table.column` → `table.column`.
+                let keep = parts.split_off(parts.len() - 2);
+                Some(Expr::CompoundIdentifier(keep))
+            }
+            Expr::Cast {
+                kind: CastKind::DoubleColon,
+                expr,
+                data_type,
+                ..
+            } => Some(match sqlite_cast(data_type) {
+                Some(t) => Expr::Cast {
+                    kind: CastKind::Cast,
+                    expr: expr.clone(),
+                    data_type: t,
+                    format: None,
+                },
+                None => Expr::Nested(expr.clone()),
+            }),
+            Expr::BinaryOp { left, op, right }
+                if matches!(
+                    op,
+                    BinaryOperator::PGLikeMatch
+                        | BinaryOperator::PGILikeMatch
+                        | BinaryOperator::PGNotLikeMatch
+                        | BinaryOperator::PGNotILikeMatch
+                ) =>
+            {
+                Some(Expr::Like {
+                    negated: matches!(
+                        op,
+                        BinaryOperator::PGNotLikeMatch | BinaryOperator::PGNotILikeMatch
+                    ),
+                    any: false,
+                    expr: left.clone(),
+                    pattern: right.clone(),
+                    escape_char: None,
+                })
+            }
+            _ => None,
+        };
+        if let Some(r) = replaced {
+            *e = r;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::view_to_sqlite;
+    use sqlwitness_dialect::Adapter;
+
+    #[test]
+    fn a_postgres_view_loses_its_schema_and_casts() {
+        let def = " SELECT c.name,\n    count(*) AS n\n   FROM public.customer c\n     JOIN \
+                   public.orders o ON ((o.customer_id = c.id))\n  WHERE (((c.country)::text = \
+                   'DE'::text) AND (o.total > (10)::numeric) AND (c.name ~~ 'A%'::text))\n  \
+                   GROUP BY c.name";
+        let out = view_to_sqlite(def, Adapter::Postgres).unwrap();
+        assert!(!out.contains("public."), "{out}");
+        assert!(!out.contains("::"), "{out}");
+        assert!(out.contains("CAST((c.country) AS TEXT)"), "{out}");
+        assert!(out.contains("CAST((10) AS NUMERIC)"), "{out}");
+        assert!(out.contains("c.name LIKE CAST('A%' AS TEXT)"), "{out}");
+        let sqlite = sqlparser::dialect::SQLiteDialect {};
+        assert!(crate::parse_bounded(&sqlite, &out).is_ok(), "{out}");
+    }
+
+    #[test]
+    fn a_sqlite_view_gives_its_query() {
+        assert_eq!(
+            super::sqlite_view_query("CREATE VIEW \"v\" AS SELECT a FROM t WHERE b > 1").unwrap(),
+            "SELECT a FROM t WHERE b > 1"
+        );
+        assert!(super::sqlite_view_query("CREATE VIEW v(x) AS SELECT 1").is_err());
+    }
+
+    #[test]
+    fn a_mysql_view_keeps_its_shape() {
+        let def = "select `c`.`id` AS `id`,count(0) AS `n` from (`c` join `o` on((`c`.`id` = \
+                   `o`.`cid`))) where (`c`.`total` > 10) group by `c`.`id`";
+        let out = view_to_sqlite(def, Adapter::Mysql).unwrap();
+        assert!(out.contains("count(0) AS `n`"), "{out}");
+        assert!(view_to_sqlite("DROP TABLE t", Adapter::Mysql).is_err());
+    }
+}
