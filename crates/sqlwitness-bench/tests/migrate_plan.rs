@@ -146,6 +146,7 @@ fn report_round_trips_through_json() {
         verification: sqlwitness_bench::Verification::Full,
         duration_ms: 1,
         steps_ms: [("load".to_string(), 1u64)].into_iter().collect(),
+        column_types: None,
     };
     let out = sqlwitness_bench::write_migration_log(dir.path(), &report).unwrap();
     assert!(out.ends_with("mysql/fixture.json"));

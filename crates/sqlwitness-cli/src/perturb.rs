@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use sqlwitness_core::EngineKind;
+use sqlwitness_dialect::EngineFacts;
 use sqlwitness_eval::InputFiles;
 use sqlwitness_perturb::{Kind, Mapping, Options};
 use sqlwitness_report::{read_report, render_robustness_markdown, robustness_rows};

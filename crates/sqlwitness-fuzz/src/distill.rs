@@ -18,7 +18,7 @@ use crate::generate::{write_instance, InstanceSizes, Pools, Stress};
 use crate::judge::Judge;
 use crate::manifest::{
     Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, NeighborEntry, ServerSuite,
-    MIGRATED_TYPES, TIE_AWARE,
+    MIGRATED_TYPES, ORIGINAL_TYPES, TIE_AWARE,
 };
 use crate::rng::Rng;
 use crate::schema::{read_schema_with, DbSchema, ForeignKeySpec};
@@ -122,7 +122,11 @@ impl ServerReference<'_> {
 
     /// Candidate `k` (its SQLite file `path`) migrated and verified into
     /// its scratch namespace, or why not (the namespace is then dropped).
-    fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<Database, Unplaced> {
+    ///
+    /// The candidate's columns take the original's types where the original
+    /// is a dump's own-typed copy (see [`sqlwitness_bench::TypesFrom`]);
+    /// the `bool` says whether any did.
+    fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<(Database, bool), Unplaced> {
         let db = Database {
             db_id: db_id.to_string(),
             sqlite_path: path.to_path_buf(),
@@ -131,8 +135,17 @@ impl ServerReference<'_> {
                 &format!("{db_id}__c{}", k + 1),
             ),
         };
-        let problem = match migrate_database(&db, &self.target, &self.migrate) {
+        let migrate = MigrateOptions {
+            types_from: Some(sqlwitness_bench::TypesFrom {
+                namespace: self.original(db_id, path).namespace,
+                ..Default::default()
+            }),
+            ..self.migrate.clone()
+        };
+        let mut typed = false;
+        let problem = match migrate_database(&db, &self.target, &migrate) {
             Ok(r) => r.problem().map(Unplaced::Unverified).or_else(|| {
+                typed = r.column_types.as_ref().is_some_and(|c| c.columns_typed > 0);
                 self.login
                     .and_then(|l| l.grant_database(&db.namespace).err())
                     .map(Unplaced::NotGranted)
@@ -140,7 +153,7 @@ impl ServerReference<'_> {
             Err(e) => Some(Unplaced::Migration(e)),
         };
         match problem {
-            None => Ok(db),
+            None => Ok((db, typed)),
             Some(p) => {
                 self.remove(&db);
                 Err(p)
@@ -318,6 +331,8 @@ pub fn build_db_suite_on(
     let mut produced = 0;
     // Candidates the reference engine's migration did not verify.
     let mut rejected: Vec<String> = Vec::new();
+    // Some candidate took column types from the original copy.
+    let mut typed_any = false;
     // Candidates that kill each neighbour so far: a neighbour killed by
     // `ENOUGH_KILLERS` candidates is not run on later ones (the set cover
     // has choices enough), and generation stops after a batch that kills
@@ -332,7 +347,10 @@ pub fn build_db_suite_on(
             let db = match reference {
                 None => Database::new(db_id, &path),
                 Some(r) => match r.place(db_id, produced - 1, &path) {
-                    Ok(db) => db,
+                    Ok((db, typed)) => {
+                        typed_any |= typed;
+                        db
+                    }
                     Err(why) => {
                         rejected.push(format!("candidate {produced}: {why}"));
                         continue;
@@ -459,7 +477,12 @@ pub fn build_db_suite_on(
         reference: reference.map(|r| ServerSuite {
             engine: r.engine.kind().as_str().to_string(),
             original: orig_db.namespace.clone(),
-            column_types: MIGRATED_TYPES.to_string(),
+            column_types: if typed_any {
+                ORIGINAL_TYPES
+            } else {
+                MIGRATED_TYPES
+            }
+            .to_string(),
             rejected,
         }),
         original: original_name,

@@ -142,6 +142,7 @@ fn migration_report(
         verification: Verification::Load,
         duration_ms: 0,
         steps_ms: Default::default(),
+        column_types: None,
     }
 }
 

@@ -194,8 +194,17 @@ pub(crate) fn run(
         dialect,
         cache: cache.as_deref(),
         fingerprint: &fingerprint,
-        plan_fp: plan_fingerprint(dialect),
+        plan_fp: match &opts.types_from {
+            // A copy typed from another one is not the ordinary one.
+            Some(from) => format!(
+                "{}; types from {}",
+                plan_fingerprint(dialect),
+                from.namespace
+            ),
+            None => plan_fingerprint(dialect),
+        },
         server_version,
+        verify: opts.verify,
     };
     let result = ctx.locked(&mut *w);
     w.unlock(ns);
@@ -213,6 +222,8 @@ struct Ctx<'a> {
     fingerprint: &'a str,
     plan_fp: String,
     server_version: String,
+    /// `opts.verify`, or `Full` once column types come from the original.
+    verify: Verify,
 }
 
 /// What loading one table gave.
@@ -271,12 +282,13 @@ impl Ctx<'_> {
             tables,
             notes,
             checksum_method: CHECKSUM_METHOD.to_string(),
-            verification: match self.opts.verify {
+            verification: match self.verify {
                 Verify::Load => Verification::Load,
                 Verify::Full => Verification::Full,
             },
             duration_ms: 0,
             steps_ms: Default::default(),
+            column_types: None,
         }
     }
 
@@ -447,14 +459,14 @@ impl Ctx<'_> {
     }
 
     fn migrate(
-        &self,
+        &mut self,
         w: &mut dyn Migrator,
         mut notes: Vec<String>,
     ) -> Result<MigrationReport, DbError> {
         let ns = self.ns().to_string();
         let mut steps = std::collections::BTreeMap::new();
         let mut src = sqlwitness_engines::open_source(EngineKind::Sqlite, &self.db.sqlite_path)?;
-        let (_schema, plan) = plan_source(
+        let (_schema, mut plan) = plan_source(
             &mut *src,
             self.dialect,
             self.fingerprint,
@@ -463,7 +475,17 @@ impl Ctx<'_> {
         )?;
         drop(src);
         notes.extend(plan.notes.iter().cloned());
+        let types = self.opts.types_from.as_ref().map(|from| {
+            let r = super::original_types::apply(w, self.target.engine(), from, &mut plan.tables);
+            if r.columns_typed > 0 {
+                // A value the original's type would change (rounded, cut)
+                // is seen only by reading the copy back.
+                self.verify = Verify::Full;
+            }
+            r
+        });
         let mut report = self.base_report(plan.tables.iter().map(table_report).collect(), notes);
+        report.column_types = types;
         let started = Instant::now();
 
         let stamp = Stamp::new(&self.db.db_id, self.fingerprint, &self.plan_fp);
@@ -558,7 +580,7 @@ impl Ctx<'_> {
             let r = &mut report.tables[i];
             if loaded[i] {
                 let load = &loads[i];
-                match self.opts.verify {
+                match self.verify {
                     Verify::Load => {
                         r.rows_target = Some(load.stored);
                         r.verified = load.stored == load.scanned && load.scanned == r.rows_source;
@@ -701,7 +723,7 @@ impl Ctx<'_> {
         let (tx, rx) = sync_channel::<Result<Vec<Vec<Value>>, DbError>>(PIPELINE_DEPTH);
         std::thread::scope(|s| {
             let scanner = s.spawn(move || {
-                let mut conv = Converter::new(&t.columns, types);
+                let mut conv = Converter::new(&t.columns, types).with_adjust(&t.adjust);
                 let mut sum = Checksum::default();
                 let mut buf = Vec::new();
                 let mut row_no = 0u64;
