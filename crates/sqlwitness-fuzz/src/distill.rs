@@ -84,8 +84,9 @@ fn ordered_in(gold: &str, dialects: Dialects<'_>) -> CompareOptions {
 /// SQLite files; the original is the database's copy on the server (for a
 /// benchmark imported from a dump, the copy with the dump's own types),
 /// and each candidate is migrated into a scratch namespace by the ordinary
-/// migration (column types inferred from the SQLite instance, every table
-/// verified), read there, and dropped.
+/// migration (every table verified; where the original is a dump's
+/// own-typed copy, with its column types and read back in full, else with
+/// the types inferred from the SQLite instance), read there, and dropped.
 pub struct ServerReference<'a> {
     /// The engine the queries run on (its reader login).
     pub engine: &'a dyn Engine,

@@ -88,12 +88,12 @@ fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKin
     None
 }
 
+/// `(table, column)` → the type as created and its kind.
+type OriginalColumns = BTreeMap<(String, String), (String, TargetKind)>;
+
 /// The original's column types, by table and column, when it is a dump's
 /// own-typed copy; else the report saying it is not.
-fn original_columns(
-    w: &mut dyn Migrator,
-    from: &TypesFrom,
-) -> Result<BTreeMap<(String, String), (String, TargetKind)>, String> {
+fn original_columns(w: &mut dyn Migrator, from: &TypesFrom) -> Result<OriginalColumns, String> {
     let stamp = match w.ownership(&from.namespace) {
         Ok(Ownership::Ours(stamp)) => stamp,
         Ok(_) => return Err("the original is not a copy sqlwitness made".into()),
@@ -133,7 +133,10 @@ pub(crate) fn apply(
     };
     let original = match original_columns(w, from) {
         Ok(o) => o,
-        Err(_) => return report,
+        Err(why) => {
+            report.kept_inferred.push(format!("every column: {why}"));
+            return report;
+        }
     };
     report.original_is_dump_copy = true;
     for t in tables.iter_mut() {
