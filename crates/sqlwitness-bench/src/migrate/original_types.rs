@@ -88,25 +88,41 @@ fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKin
     None
 }
 
+/// Why no type is taken from the original.
+#[derive(Debug, thiserror::Error)]
+enum NotDumpCopy {
+    #[error("the original is not a copy sqlwitness made")]
+    NotOurs,
+    #[error("the original cannot be read: {0}")]
+    Unreadable(String),
+    #[error("the original is migrated from the SQLite file, not the dump's own-typed copy")]
+    Migrated,
+    #[error("the original's stamp holds no readable report")]
+    NoReport,
+}
+
 /// `(table, column)` → the type as created and its kind.
 type OriginalColumns = BTreeMap<(String, String), (String, TargetKind)>;
 
 /// The original's column types, by table and column, when it is a dump's
 /// own-typed copy; else the report saying it is not.
-fn original_columns(w: &mut dyn Migrator, from: &TypesFrom) -> Result<OriginalColumns, String> {
+fn original_columns(
+    w: &mut dyn Migrator,
+    from: &TypesFrom,
+) -> Result<OriginalColumns, NotDumpCopy> {
     let stamp = match w.ownership(&from.namespace) {
         Ok(Ownership::Ours(stamp)) => stamp,
-        Ok(_) => return Err("the original is not a copy sqlwitness made".into()),
-        Err(e) => return Err(format!("the original cannot be read: {}", e.message)),
+        Ok(_) => return Err(NotDumpCopy::NotOurs),
+        Err(e) => return Err(NotDumpCopy::Unreadable(e.message)),
     };
     if !crate::dump::is_source_copy(&stamp) {
-        return Err("the original is migrated from the SQLite file".into());
+        return Err(NotDumpCopy::Migrated);
     }
     let report = stamp
         .report
         .clone()
         .and_then(|v| serde_json::from_value::<MigrationReport>(v).ok())
-        .ok_or("the original's stamp holds no readable report")?;
+        .ok_or(NotDumpCopy::NoReport)?;
     let mut out = BTreeMap::new();
     for t in &report.tables {
         for c in &t.columns {
