@@ -994,7 +994,8 @@ fn a_suite_is_distilled_on_postgres_with_its_own_golds() {
         suite["reference"]
     );
     assert_eq!(suite["reference"]["original"], format!("{}{db}", b.prefix));
-    assert_eq!(suite["reference"]["column_types"], "migrated_from_sqlite");
+    // The candidates took the column types of the copy with the dump's own.
+    assert_eq!(suite["reference"]["column_types"], "from_original_copy");
     // Every gold is PostgreSQL's own, and ran there on the original.
     let pg_golds: Vec<serde_json::Value> =
         serde_json::from_slice(&std::fs::read(bench.join("mini_dev_postgresql.json")).unwrap())
@@ -1057,6 +1058,127 @@ fn a_suite_is_distilled_on_postgres_with_its_own_golds() {
         b.prefix.replace('_', "\\_")
     );
     assert_eq!(admin::count(&b.pg_url, &left), 0);
+}
+
+/// A scratch copy (a fuzz candidate, a perturbed database) of a database
+/// whose PostgreSQL copy is the dump's own takes that copy's column types
+/// (`integer`, `varchar(20)`, `numeric(10,2)`, the enum), as the catalogue
+/// shows; a candidate holding a value those types cannot hold or would
+/// change is rejected with the reason, and leaves nothing behind.
+#[test]
+fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, url)) = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
+        .cloned()
+    else {
+        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_types"));
+    let (code, stderr) = import_with_copies(
+        pg,
+        &url,
+        &fixture("prices_postgres.sql"),
+        &out,
+        &["--db-id", "shop"],
+        &prefix,
+    );
+    let _copies = DropCopies(pg, url.clone(), out.clone());
+    assert_eq!(code, 0, "{stderr}");
+    let target = sqlwitness_bench::MigrationTarget::new(pg, &url);
+    let original = format!("{prefix}shop");
+    let opts = sqlwitness_bench::MigrateOptions {
+        types_from: Some(sqlwitness_bench::TypesFrom {
+            namespace: original.clone(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    // `change` applied to a copy of the SQLite file, migrated to a scratch
+    // namespace with the original's types: the report and the namespace.
+    let place = |k: usize, change: &str| {
+        let file = dir.path().join(format!("c{k}.sqlite"));
+        std::fs::copy(out.join("shop/shop.sqlite"), &file).unwrap();
+        if !change.is_empty() {
+            rusqlite::Connection::open(&file)
+                .unwrap()
+                .execute_batch(change)
+                .unwrap();
+        }
+        let db = sqlwitness_core::Database {
+            db_id: "shop".into(),
+            sqlite_path: file,
+            namespace: format!("{original}__c{k}"),
+        };
+        let report = sqlwitness_bench::migrate_database(&db, &target, &opts).unwrap();
+        (report, db.namespace)
+    };
+    let (report, scratch) = place(1, "");
+    let same = format!(
+        "SELECT count(*) FROM information_schema.columns a JOIN information_schema.columns b \
+         ON b.table_schema = '{scratch}' AND b.table_name = a.table_name \
+         AND b.column_name = a.column_name AND b.data_type = a.data_type \
+         AND b.udt_schema = a.udt_schema AND b.udt_name = a.udt_name \
+         AND b.numeric_precision IS NOT DISTINCT FROM a.numeric_precision \
+         AND b.numeric_scale IS NOT DISTINCT FROM a.numeric_scale \
+         AND b.character_maximum_length IS NOT DISTINCT FROM a.character_maximum_length \
+         WHERE a.table_schema = '{original}' AND a.table_name <> '__sqlwitness'"
+    );
+    let all = format!(
+        "SELECT count(*) FROM information_schema.columns WHERE table_schema = '{original}' \
+         AND table_name <> '__sqlwitness'"
+    );
+    let typed = admin::count(&url, &same);
+    sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+    assert_eq!(report.problem(), None, "{report:?}");
+    let types = report.column_types.clone().unwrap();
+    assert!(types.original_is_dump_copy, "{types:?}");
+    assert_eq!(types.columns_typed, 8, "{types:?}");
+    assert_eq!(report.verification, sqlwitness_bench::Verification::Full);
+    assert_eq!(typed, admin::count(&url, &all));
+    assert_eq!(typed, 8);
+    // Values the original's types cannot hold, or would change: rejected,
+    // saying why.
+    for (k, change, why) in [
+        (
+            2,
+            "UPDATE item SET price = 123456789012.5 WHERE item_id = 1",
+            "numeric field overflow",
+        ),
+        (
+            3,
+            "UPDATE item SET grade = 'bogus' WHERE item_id = 1",
+            "invalid input value for enum",
+        ),
+        (
+            4,
+            "UPDATE item SET price = 1.234 WHERE item_id = 1",
+            "the rows read back differ from the rows written",
+        ),
+        (
+            5,
+            // Cut to `varchar(20)` by the load's cast: seen on reading back.
+            "UPDATE shop SET city = 'a city name past twenty' WHERE shop_id = 1",
+            "the rows read back differ from the rows written",
+        ),
+    ] {
+        let (report, scratch) = place(k, change);
+        sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+        let problem = report.problem().unwrap_or_default();
+        assert!(
+            problem.contains("with the original copy's column types") && problem.contains(why),
+            "{change}: {problem}"
+        );
+    }
+    let left = format!(
+        "SELECT count(*) FROM pg_namespace WHERE nspname LIKE '{}%\\_\\_c%'",
+        prefix.replace('_', "\\_")
+    );
+    assert_eq!(admin::count(&url, &left), 0);
 }
 
 /// A benchmark shipped as two dumps of the same databases (BIRD mini-dev:

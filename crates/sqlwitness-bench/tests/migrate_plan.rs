@@ -153,6 +153,7 @@ fn report_round_trips_through_json() {
             rows: Some(1),
             note: Some("the server refuses it".into()),
         }],
+        column_types: None,
     };
     let out = sqlwitness_bench::write_migration_log(dir.path(), &report).unwrap();
     assert!(out.ends_with("mysql/fixture.json"));

@@ -74,7 +74,8 @@ pub struct FuzzArgs {
     /// A server engine runs them on the database's copy there (for a
     /// benchmark imported from a dump, the copy with the dump's own
     /// types) and on each candidate migrated there from its SQLite file
-    /// (types inferred by migration); instances are still SQLite files.
+    /// (PostgreSQL: the dump copy's column types where it has them, else
+    /// the types migration infers); instances are still SQLite files.
     #[arg(long, value_name = "ENGINE")]
     pub reference: Option<String>,
     /// An engine's own gold, `ENGINE=FILE` (repeatable; as `eval --gold`).

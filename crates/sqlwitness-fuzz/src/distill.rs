@@ -18,7 +18,7 @@ use crate::generate::{write_instance, InstanceSizes, Pools, Stress};
 use crate::judge::Judge;
 use crate::manifest::{
     Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, NeighborEntry, ServerSuite,
-    MIGRATED_TYPES, TIE_AWARE,
+    MIGRATED_TYPES, ORIGINAL_TYPES, TIE_AWARE,
 };
 use crate::rng::Rng;
 use crate::schema::{read_schema_with, DbSchema, ForeignKeySpec};
@@ -84,8 +84,9 @@ fn ordered_in(gold: &str, dialects: Dialects<'_>) -> CompareOptions {
 /// SQLite files; the original is the database's copy on the server (for a
 /// benchmark imported from a dump, the copy with the dump's own types),
 /// and each candidate is migrated into a scratch namespace by the ordinary
-/// migration (column types inferred from the SQLite instance, every table
-/// verified), read there, and dropped.
+/// migration (every table verified; where the original is a dump's
+/// own-typed copy, with its column types and read back in full, else with
+/// the types inferred from the SQLite instance), read there, and dropped.
 pub struct ServerReference<'a> {
     /// The engine the queries run on (its reader login).
     pub engine: &'a dyn Engine,
@@ -122,7 +123,11 @@ impl ServerReference<'_> {
 
     /// Candidate `k` (its SQLite file `path`) migrated and verified into
     /// its scratch namespace, or why not (the namespace is then dropped).
-    fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<Database, Unplaced> {
+    ///
+    /// The candidate's columns take the original's types where the original
+    /// is a dump's own-typed copy (see [`sqlwitness_bench::TypesFrom`]);
+    /// the `bool` says whether any did.
+    fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<(Database, bool), Unplaced> {
         let db = Database {
             db_id: db_id.to_string(),
             sqlite_path: path.to_path_buf(),
@@ -131,8 +136,17 @@ impl ServerReference<'_> {
                 &format!("{db_id}__c{}", k + 1),
             ),
         };
-        let problem = match migrate_database(&db, &self.target, &self.migrate) {
+        let migrate = MigrateOptions {
+            types_from: Some(sqlwitness_bench::TypesFrom {
+                namespace: self.original(db_id, path).namespace,
+                ..Default::default()
+            }),
+            ..self.migrate.clone()
+        };
+        let mut typed = false;
+        let problem = match migrate_database(&db, &self.target, &migrate) {
             Ok(r) => r.problem().map(Unplaced::Unverified).or_else(|| {
+                typed = r.column_types.as_ref().is_some_and(|c| c.columns_typed > 0);
                 self.login
                     .and_then(|l| l.grant_database(&db.namespace).err())
                     .map(Unplaced::NotGranted)
@@ -140,7 +154,7 @@ impl ServerReference<'_> {
             Err(e) => Some(Unplaced::Migration(e)),
         };
         match problem {
-            None => Ok(db),
+            None => Ok((db, typed)),
             Some(p) => {
                 self.remove(&db);
                 Err(p)
@@ -276,7 +290,12 @@ pub fn build_db_suite_on(
         reference: reference.map(|r| ServerSuite {
             engine: r.engine.kind().as_str().to_string(),
             original: orig_db.namespace.clone(),
-            column_types: MIGRATED_TYPES.to_string(),
+            column_types: if generated.typed_any {
+                ORIGINAL_TYPES
+            } else {
+                MIGRATED_TYPES
+            }
+            .to_string(),
             rejected: generated.rejected,
         }),
         original: original_name,
@@ -305,6 +324,8 @@ struct Generated {
     list: Vec<(PathBuf, InstanceSizes, BTreeSet<usize>)>,
     produced: usize,
     rejected: Vec<String>,
+    /// Some candidate took column types from the original copy.
+    typed_any: bool,
 }
 
 impl SuiteRun<'_> {
@@ -412,6 +433,7 @@ impl SuiteRun<'_> {
             list: Vec::new(),
             produced: 0,
             rejected: Vec::new(),
+            typed_any: false,
         };
         let mut killed: BTreeSet<usize> = BTreeSet::new();
         let mut kill_counts: Vec<usize> = vec![0; pending.len()];
@@ -424,7 +446,10 @@ impl SuiteRun<'_> {
                 let db = match self.reference {
                     None => Database::new(self.db_id, &path),
                     Some(r) => match r.place(self.db_id, out.produced - 1, &path) {
-                        Ok(db) => db,
+                        Ok((db, typed)) => {
+                            out.typed_any |= typed;
+                            db
+                        }
                         Err(why) => {
                             out.rejected
                                 .push(format!("candidate {}: {why}", out.produced));

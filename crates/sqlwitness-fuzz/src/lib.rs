@@ -34,7 +34,7 @@ pub use generate::{write_instance, InstanceSizes, Pools, Stress, UnknownStress};
 pub use hunt::{hunt_rng, HuntOutcome};
 pub use manifest::{
     Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, Manifest, NeighborEntry,
-    ServerSuite, MANIFEST_FORMAT, MIGRATED_TYPES, TIE_AWARE,
+    ServerSuite, MANIFEST_FORMAT, MIGRATED_TYPES, ORIGINAL_TYPES, TIE_AWARE,
 };
 pub use mutants::{mutant, Mutant};
 pub use rng::Rng;

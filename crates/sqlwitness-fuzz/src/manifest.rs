@@ -62,6 +62,13 @@ pub struct DbSuite {
 /// types migration infers from it (not a dump's own types).
 pub const MIGRATED_TYPES: &str = "migrated_from_sqlite";
 
+/// [`ServerSuite::column_types`]: the original is a dump's own-typed copy
+/// and the instances' columns took its types (a column it has not, or of
+/// a type the migration cannot load and read back exactly, kept the
+/// inferred one); an instance whose values those types would change was
+/// rejected.
+pub const ORIGINAL_TYPES: &str = "from_original_copy";
+
 /// How a suite was distilled on a server engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerSuite {
@@ -70,7 +77,8 @@ pub struct ServerSuite {
     /// The namespace of the original there (for a benchmark imported from
     /// a dump, the copy with the dump's own types).
     pub original: String,
-    /// How the instances' columns were typed there ([`MIGRATED_TYPES`]).
+    /// How the instances' columns were typed there ([`MIGRATED_TYPES`],
+    /// [`ORIGINAL_TYPES`]).
     pub column_types: String,
     /// Candidates whose migration did not verify (not distilled), with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

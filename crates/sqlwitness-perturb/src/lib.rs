@@ -116,8 +116,9 @@ pub struct Options {
 /// the database's copy there (`<prefix><db_id>`; for a benchmark imported
 /// from a dump, the copy with the dump's own types) and on each perturbed
 /// copy, migrated from its SQLite file into `<prefix><db_id>__p<k>` by the
-/// ordinary migration (types inferred from the file, every table
-/// verified), granted to the run's login and dropped afterwards.
+/// ordinary migration (every table verified; on PostgreSQL with the dump
+/// copy's column types where the original is one, else the types inferred
+/// from the file), granted to the run's login and dropped afterwards.
 pub struct ServerReference<'a> {
     /// The engine the golds run on (its reader login).
     pub engine: &'a dyn sqlwitness_core::Engine,

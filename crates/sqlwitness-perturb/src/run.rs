@@ -457,11 +457,19 @@ enum Unplaced {
     NotGranted(sqlwitness_engines::EngineError),
 }
 
+/// How perturbed copies reach the reference when the original there is a
+/// dump's own-typed copy (`reference.copies` in the mapping).
+const TYPED_COPIES: &str = "migrated from the perturbed SQLite file with the original copy's \
+column types (the dump's own; a renamed column its original name's, a replaced or new column \
+inferred), read back in full, dropped after";
+
 /// A perturbed copy migrated into a scratch namespace on the reference,
 /// dropped when this drops.
 struct Scratch<'a> {
     target: &'a sqlwitness_bench::MigrationTarget,
     db: Database,
+    /// Some column took the original copy's type.
+    typed: bool,
 }
 
 impl Drop for Scratch<'_> {
@@ -611,25 +619,57 @@ impl<'a> Run<'a> {
 
     /// Perturbed copy `pid` (its SQLite file `ppath`) migrated into its
     /// scratch namespace on the reference and granted to the run's login.
+    /// Where the original there is a dump's own-typed copy, the columns
+    /// take its types (a renamed column its original name's; a column
+    /// whose content was replaced, or a new one, the inferred type).
     fn scratch(
         r: &Reference<'a>,
         db: &str,
         k: usize,
         pid: &str,
         ppath: &Path,
+        applied: &[Planned],
     ) -> Result<Scratch<'a>, Unplaced> {
         let s = r.server;
+        let original = sqlwitness_core::namespace_for(&s.prefix, db);
         let db = Database {
             db_id: pid.to_string(),
             sqlite_path: ppath.to_path_buf(),
             namespace: sqlwitness_core::namespace_for(&s.prefix, &format!("{db}__p{k}")),
         };
-        let scratch = Scratch {
+        let mut scratch = Scratch {
             target: &s.target,
             db,
+            typed: false,
         };
-        let problem = match sqlwitness_bench::migrate_database(&scratch.db, &s.target, &s.migrate) {
+        let mut from = sqlwitness_bench::TypesFrom {
+            namespace: original,
+            ..Default::default()
+        };
+        for p in applied {
+            match p {
+                Planned::Rename { table, column, to } => {
+                    from.renames
+                        .insert((table.clone(), to.clone()), (table.clone(), column.clone()));
+                }
+                Planned::Content(c) => {
+                    from.inferred.insert((c.table.clone(), c.column.clone()));
+                    for n in &c.new_columns {
+                        from.inferred.insert((c.table.clone(), n.0.clone()));
+                    }
+                }
+            }
+        }
+        let migrate = sqlwitness_bench::MigrateOptions {
+            types_from: Some(from),
+            ..s.migrate.clone()
+        };
+        let problem = match sqlwitness_bench::migrate_database(&scratch.db, &s.target, &migrate) {
             Ok(report) => report.problem().map(Unplaced::Unverified).or_else(|| {
+                scratch.typed = report
+                    .column_types
+                    .as_ref()
+                    .is_some_and(|c| c.columns_typed > 0);
                 s.login
                     .and_then(|l| l.grant_database(&scratch.db.namespace).err())
                     .map(Unplaced::NotGranted)
@@ -818,7 +858,8 @@ impl<'a> Run<'a> {
             let verified = match (verified, &their_sql, &self.reference) {
                 (Ok(()), Some(their), Some(r)) => {
                     failed_gold = Some(their.clone());
-                    let copy = scratch.get_or_insert_with(|| Self::scratch(r, db, k, &pid, &ppath));
+                    let copy = scratch
+                        .get_or_insert_with(|| Self::scratch(r, db, k, &pid, &ppath, &applied));
                     self.verify_on_reference(r, db, path, q.id, their, copy, &mut originals.server)
                 }
                 (v, _, _) => v,
@@ -836,6 +877,13 @@ impl<'a> Run<'a> {
                     class,
                     gold: failed_gold,
                 }),
+            }
+        }
+        if let Some(Ok(copy)) = &scratch {
+            if copy.typed {
+                if let Some(r) = self.mapping.reference.as_mut() {
+                    r.copies = TYPED_COPIES.into();
+                }
             }
         }
         drop(scratch);

@@ -143,6 +143,7 @@ fn migration_report(
         duration_ms: 0,
         steps_ms: Default::default(),
         views: Vec::new(),
+        column_types: None,
     }
 }
 

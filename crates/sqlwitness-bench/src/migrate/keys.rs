@@ -45,6 +45,9 @@ pub(crate) struct TablePlan {
     pub apply_pk: bool,
     pub foreign_keys: Vec<ForeignKeyReport>,
     pub apply_fk: Vec<bool>,
+    /// Per column, how values are brought to a type taken from the
+    /// original copy (empty: none taken).
+    pub adjust: Vec<super::original_types::Adjust>,
 }
 
 pub(crate) struct DbPlan {
@@ -222,6 +225,7 @@ pub(crate) fn plan_database(
             apply_pk: false,
             foreign_keys: Vec::new(),
             apply_fk: Vec::new(),
+            adjust: Vec::new(),
         });
     }
     let resolved = resolve_foreign_keys(schema);

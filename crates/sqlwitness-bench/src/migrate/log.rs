@@ -55,6 +55,10 @@ pub struct MigrationReport {
     /// where the target answers as the source does).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub views: Vec<super::ViewReport>,
+    /// Column types taken from the original copy on the same server (a
+    /// scratch copy of a server reference), when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column_types: Option<super::TypesReport>,
 }
 
 /// Documented in the report itself so a reader can recompute it.
@@ -80,15 +84,34 @@ impl MigrationReport {
     /// What is wrong with the migration, or `None` when every table
     /// verified.
     pub fn problem(&self) -> Option<String> {
+        let bad: Vec<&TableReport> = self.tables.iter().filter(|t| !t.verified).collect();
+        if !bad.is_empty()
+            && self
+                .column_types
+                .as_ref()
+                .is_some_and(|c| c.columns_typed > 0)
+        {
+            // With the original's types, say what did not fit them.
+            let why: Vec<String> = bad
+                .iter()
+                .map(|t| match &t.error {
+                    Some(e) => format!("{} ({e})", t.name),
+                    None => format!(
+                        "{} (the rows read back differ from the rows written: a value the \
+                         original's column types change)",
+                        t.name
+                    ),
+                })
+                .collect();
+            return Some(format!(
+                "tables failed verification with the original copy's column types: {}",
+                why.join("; ")
+            ));
+        }
         if let MigrationStatus::Failed { reason } = &self.status {
             return Some(format!("migration failed: {reason}"));
         }
-        let bad: Vec<&str> = self
-            .tables
-            .iter()
-            .filter(|t| !t.verified)
-            .map(|t| t.name.as_str())
-            .collect();
+        let bad: Vec<&str> = bad.iter().map(|t| t.name.as_str()).collect();
         (!bad.is_empty()).then(|| format!("tables failed verification: {}", bad.join(", ")))
     }
 }
@@ -117,6 +140,7 @@ impl MigrationReport {
             duration_ms: 0,
             steps_ms: Default::default(),
             views: Vec::new(),
+            column_types: None,
         }
     }
 }

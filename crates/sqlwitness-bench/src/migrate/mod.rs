@@ -16,6 +16,7 @@
 mod fingerprint;
 mod keys;
 mod log;
+mod original_types;
 mod plan;
 mod profile;
 mod sequence;
@@ -29,6 +30,7 @@ pub use log::{
     MigrationReport, MigrationStatus, StorageCounts, TableReport, TargetKind, Verification,
     CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
 };
+pub use original_types::{TypesFrom, TypesReport};
 pub use views::ViewReport;
 
 use std::path::PathBuf;
@@ -85,6 +87,10 @@ pub struct MigrateOptions {
     /// Where source fingerprints and profiles are cached (see
     /// [`cache_dir`]); `None`: the default folder.
     pub cache_dir: Option<PathBuf>,
+    /// Take column types from another copy of the database on the same
+    /// server when it is a dump's own-typed copy (scratch copies of a
+    /// server reference); the copy is then read back in full.
+    pub types_from: Option<TypesFrom>,
 }
 
 impl Default for MigrateOptions {
@@ -95,6 +101,7 @@ impl Default for MigrateOptions {
             verify: Verify::Load,
             jobs: 2,
             cache_dir: None,
+            types_from: None,
         }
     }
 }

@@ -280,6 +280,7 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, O
 pub(crate) struct Converter<'a> {
     columns: &'a [ColumnDecision],
     types: &'a TypeMap,
+    adjust: &'a [super::original_types::Adjust],
     pub coercions: Coercions,
 }
 
@@ -305,8 +306,16 @@ impl<'a> Converter<'a> {
         Converter {
             columns,
             types,
+            adjust: &[],
             coercions: Coercions::default(),
         }
+    }
+
+    /// Values brought to the types taken from the original copy (see
+    /// [`super::original_types::Adjust`]).
+    pub fn with_adjust(mut self, adjust: &'a [super::original_types::Adjust]) -> Converter<'a> {
+        self.adjust = adjust;
+        self
     }
 
     /// Records a text the source could read only with replacements.
@@ -327,7 +336,14 @@ impl<'a> Converter<'a> {
         let mut out = Vec::with_capacity(values.len());
         for (c, v) in values.iter().enumerate() {
             let col = &self.columns[c];
-            let (value, changed) = convert(v, col.kind, self.types);
+            let (mut value, mut changed) = convert(v, col.kind, self.types);
+            if let Some(&a) = self.adjust.get(c) {
+                let adjusted = super::original_types::adjust(value.clone(), a);
+                if adjusted != value {
+                    changed = Some(adjusted.display());
+                    value = adjusted;
+                }
+            }
             if let Some(stored) = changed {
                 push_coercion(&mut self.coercions, || {
                     let shown = clip(&v.display());

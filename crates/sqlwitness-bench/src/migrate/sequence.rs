@@ -201,14 +201,21 @@ pub(crate) fn run(
         fingerprint: &fingerprint,
         // A copy of a database with views holds them too: one made before
         // views were carried is out of date (a database without views keeps
-        // its copies' fingerprint).
-        plan_fp: if views.is_empty() {
-            plan_fingerprint(dialect)
-        } else {
-            format!("{}; views {VIEWS_VERSION}", plan_fingerprint(dialect))
+        // its copies' fingerprint). A copy typed from another one is not
+        // the ordinary one.
+        plan_fp: {
+            let mut fp = plan_fingerprint(dialect);
+            if !views.is_empty() {
+                fp.push_str(&format!("; views {VIEWS_VERSION}"));
+            }
+            if let Some(from) = &opts.types_from {
+                fp.push_str(&format!("; types from {}", from.namespace));
+            }
+            fp
         },
         server_version,
         views,
+        verify: opts.verify,
     };
     let result = ctx.locked(&mut *w);
     w.unlock(ns);
@@ -228,6 +235,8 @@ struct Ctx<'a> {
     server_version: String,
     /// The SQLite file's views (name, `CREATE VIEW` text).
     views: Vec<(String, String)>,
+    /// `opts.verify`, or `Full` once column types come from the original.
+    verify: Verify,
 }
 
 /// What loading one table gave.
@@ -286,13 +295,14 @@ impl Ctx<'_> {
             tables,
             notes,
             checksum_method: CHECKSUM_METHOD.to_string(),
-            verification: match self.opts.verify {
+            verification: match self.verify {
                 Verify::Load => Verification::Load,
                 Verify::Full => Verification::Full,
             },
             duration_ms: 0,
             steps_ms: Default::default(),
             views: Vec::new(),
+            column_types: None,
         }
     }
 
@@ -463,14 +473,14 @@ impl Ctx<'_> {
     }
 
     fn migrate(
-        &self,
+        &mut self,
         w: &mut dyn Migrator,
         mut notes: Vec<String>,
     ) -> Result<MigrationReport, DbError> {
         let ns = self.ns().to_string();
         let mut steps = std::collections::BTreeMap::new();
         let mut src = sqlwitness_engines::open_source(EngineKind::Sqlite, &self.db.sqlite_path)?;
-        let (schema, plan) = plan_source(
+        let (schema, mut plan) = plan_source(
             &mut *src,
             self.dialect,
             self.fingerprint,
@@ -479,7 +489,17 @@ impl Ctx<'_> {
         )?;
         drop(src);
         notes.extend(plan.notes.iter().cloned());
+        let types = self.opts.types_from.as_ref().map(|from| {
+            let r = super::original_types::apply(w, self.target.engine(), from, &mut plan.tables);
+            if r.columns_typed > 0 {
+                // A value the original's type would change (rounded, cut)
+                // is seen only by reading the copy back.
+                self.verify = Verify::Full;
+            }
+            r
+        });
         let mut report = self.base_report(plan.tables.iter().map(table_report).collect(), notes);
+        report.column_types = types;
         let started = Instant::now();
 
         let stamp = Stamp::new(&self.db.db_id, self.fingerprint, &self.plan_fp);
@@ -593,7 +613,7 @@ impl Ctx<'_> {
             let r = &mut report.tables[i];
             if loaded[i] {
                 let load = &loads[i];
-                match self.opts.verify {
+                match self.verify {
                     Verify::Load => {
                         r.rows_target = Some(load.stored);
                         r.verified = load.stored == load.scanned && load.scanned == r.rows_source;
@@ -736,7 +756,7 @@ impl Ctx<'_> {
         let (tx, rx) = sync_channel::<Result<Vec<Vec<Value>>, DbError>>(PIPELINE_DEPTH);
         std::thread::scope(|s| {
             let scanner = s.spawn(move || {
-                let mut conv = Converter::new(&t.columns, types);
+                let mut conv = Converter::new(&t.columns, types).with_adjust(&t.adjust);
                 let mut sum = Checksum::default();
                 let mut buf = Vec::new();
                 let mut row_no = 0u64;

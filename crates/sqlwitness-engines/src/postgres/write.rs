@@ -492,7 +492,11 @@ impl Migrator for PgMigrator {
             .columns
             .iter()
             .map(|c| match c.kind {
-                TargetKind::Numeric => format!("{}::text", quote(&c.name)),
+                // Each kind read as the type its decoder takes, whatever
+                // the column's own (`integer`, `real`, an enum …).
+                TargetKind::Numeric | TargetKind::Text => format!("{}::text", quote(&c.name)),
+                TargetKind::Integer => format!("{}::int8", quote(&c.name)),
+                TargetKind::Real => format!("{}::float8", quote(&c.name)),
                 _ => quote(&c.name),
             })
             .collect();

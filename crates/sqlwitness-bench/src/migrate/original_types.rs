@@ -1,0 +1,234 @@
+//! Column types taken from another copy of the same database on the same
+//! server: a scratch copy (a fuzz candidate, a perturbed database) of a
+//! database whose copy there is the dump's own (made by `sqlwitness
+//! import`, with the dump's column types) gets those types, so that a gold
+//! whose answer depends on the declared type (`real` sums, `numeric(10,2)`
+//! rounding, an enum's order) answers there as on the original.
+//!
+//! The original's types are read from its stamp (the report `import` kept
+//! in it, which names every column's type as created). A type the
+//! migration cannot load and read back exactly keeps the inferred one, and
+//! says so.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use sqlwitness_core::{EngineKind, Migrator, Ownership, TargetKind};
+
+use super::keys::TablePlan;
+use super::log::MigrationReport;
+
+/// Where to take column types from (see the module's words).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypesFrom {
+    /// The original's namespace on the same server.
+    pub namespace: String,
+    /// Columns renamed in this database: `(table, column)` here →
+    /// `(table, column)` in the original.
+    pub renames: BTreeMap<(String, String), (String, String)>,
+    /// Columns here whose content was replaced: they keep the inferred
+    /// type.
+    pub inferred: BTreeSet<(String, String)>,
+}
+
+/// What a migration with [`TypesFrom`] used (in its report).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypesReport {
+    /// The original's namespace.
+    pub namespace: String,
+    /// Whether the original is a copy with the dump's own types: else no
+    /// type was taken from it.
+    pub original_is_dump_copy: bool,
+    /// Columns given the original's type.
+    pub columns_typed: usize,
+    /// Columns that kept the inferred type, `table.column: why`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_inferred: Vec<String>,
+}
+
+/// How a converted value is brought to what the original's type holds
+/// before it is written and hashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Adjust {
+    #[default]
+    None,
+    /// A single-precision float (PostgreSQL `real`): the value rounded to
+    /// it (the original holds the same rounding).
+    Float32,
+}
+
+/// The kind, and the adjustment, of a PostgreSQL type the migration loads
+/// and reads back exactly; `None`: keep the inferred type.
+fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKind, Adjust)> {
+    let t = sql_type.trim().to_ascii_lowercase();
+    let base = t.split(" collate ").next().unwrap_or(&t).trim();
+    match base {
+        "smallint" | "integer" | "bigint" => return Some((TargetKind::Integer, Adjust::None)),
+        "real" => return Some((TargetKind::Real, Adjust::Float32)),
+        "double precision" => return Some((TargetKind::Real, Adjust::None)),
+        "numeric" => return Some((TargetKind::Numeric, Adjust::None)),
+        "text" => return Some((TargetKind::Text, Adjust::None)),
+        "date" => return Some((TargetKind::Date, Adjust::None)),
+        "timestamp without time zone" => return Some((TargetKind::Timestamp, Adjust::None)),
+        _ => {}
+    }
+    if base.starts_with("character varying") {
+        return Some((TargetKind::Text, Adjust::None));
+    }
+    // A decimal of fixed scale: the checksum compares decimals by value
+    // (`5` and `5.00` alike), a digit the scale drops does not verify.
+    if base.starts_with("numeric(") {
+        return Some((TargetKind::Numeric, Adjust::None));
+    }
+    // An enum recreated in the original's namespace (`"ns"."type"`):
+    // loaded from its label, read back as text.
+    if base.starts_with('"') && original_kind == TargetKind::Text {
+        return Some((TargetKind::Text, Adjust::None));
+    }
+    None
+}
+
+/// Why no type is taken from the original.
+#[derive(Debug, thiserror::Error)]
+enum NotDumpCopy {
+    #[error("the original is not a copy sqlwitness made")]
+    NotOurs,
+    #[error("the original cannot be read: {0}")]
+    Unreadable(String),
+    #[error("the original is migrated from the SQLite file, not the dump's own-typed copy")]
+    Migrated,
+    #[error("the original's stamp holds no readable report")]
+    NoReport,
+}
+
+/// `(table, column)` → the type as created and its kind.
+type OriginalColumns = BTreeMap<(String, String), (String, TargetKind)>;
+
+/// The original's column types, by table and column, when it is a dump's
+/// own-typed copy; else the report saying it is not.
+fn original_columns(
+    w: &mut dyn Migrator,
+    from: &TypesFrom,
+) -> Result<OriginalColumns, NotDumpCopy> {
+    let stamp = match w.ownership(&from.namespace) {
+        Ok(Ownership::Ours(stamp)) => stamp,
+        Ok(_) => return Err(NotDumpCopy::NotOurs),
+        Err(e) => return Err(NotDumpCopy::Unreadable(e.message)),
+    };
+    if !crate::dump::is_source_copy(&stamp) {
+        return Err(NotDumpCopy::Migrated);
+    }
+    let report = stamp
+        .report
+        .clone()
+        .and_then(|v| serde_json::from_value::<MigrationReport>(v).ok())
+        .ok_or(NotDumpCopy::NoReport)?;
+    let mut out = BTreeMap::new();
+    for t in &report.tables {
+        for c in &t.columns {
+            out.insert(
+                (t.name.clone(), c.name.clone()),
+                (c.target_type.clone(), c.kind),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Gives `tables` the original's column types where they exist and load
+/// safely; returns the report and, per table, the adjustments.
+pub(crate) fn apply(
+    w: &mut dyn Migrator,
+    engine: EngineKind,
+    from: &TypesFrom,
+    tables: &mut [TablePlan],
+) -> TypesReport {
+    let mut report = TypesReport {
+        namespace: from.namespace.clone(),
+        ..TypesReport::default()
+    };
+    let original = match original_columns(w, from) {
+        Ok(o) => o,
+        Err(why) => {
+            report.kept_inferred.push(format!("every column: {why}"));
+            return report;
+        }
+    };
+    report.original_is_dump_copy = true;
+    for t in tables.iter_mut() {
+        let mut adjust = vec![Adjust::None; t.columns.len()];
+        for (i, c) in t.columns.iter_mut().enumerate() {
+            let here = (t.def.name.clone(), c.name.clone());
+            let shown = format!("{}.{}", here.0, here.1);
+            if from.inferred.contains(&here) {
+                report
+                    .kept_inferred
+                    .push(format!("{shown}: its content was replaced"));
+                continue;
+            }
+            let key = from.renames.get(&here).cloned().unwrap_or(here);
+            let Some((sql_type, kind)) = original.get(&key) else {
+                report
+                    .kept_inferred
+                    .push(format!("{shown}: no column of that name in the original"));
+                continue;
+            };
+            let safe = if engine == EngineKind::Postgres {
+                postgres_type(sql_type, *kind)
+            } else {
+                None
+            };
+            let Some((kind, adj)) = safe else {
+                report.kept_inferred.push(format!(
+                    "{shown}: the original's type {sql_type} is not one the migration loads and \
+                     reads back exactly on {engine}"
+                ));
+                continue;
+            };
+            c.kind = kind;
+            c.target_type = sql_type.clone();
+            c.reason = format!("the original copy's type ({})", from.namespace);
+            if let Some(d) = t.def.columns.get_mut(i) {
+                d.kind = kind;
+                d.sql_type = sql_type.clone();
+            }
+            adjust[i] = adj;
+            report.columns_typed += 1;
+        }
+        t.adjust = adjust;
+    }
+    report
+}
+
+/// `v` as the original's type holds it (see [`Adjust`]).
+pub(crate) fn adjust(v: sqlwitness_core::Value, a: Adjust) -> sqlwitness_core::Value {
+    use sqlwitness_core::Value;
+    match (a, v) {
+        (Adjust::Float32, Value::Float(f)) => Value::Float(f64::from(f as f32)),
+        (_, v) => v,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_types() {
+        let k = TargetKind::Text;
+        assert_eq!(
+            postgres_type("numeric(10,2)", TargetKind::Numeric),
+            Some((TargetKind::Numeric, Adjust::None))
+        );
+        assert_eq!(
+            postgres_type("real", TargetKind::Real),
+            Some((TargetKind::Real, Adjust::Float32))
+        );
+        assert_eq!(
+            postgres_type("\"sw_x\".\"mood\"", k),
+            Some((k, Adjust::None))
+        );
+        assert_eq!(postgres_type("character(3)", k), None);
+        assert_eq!(postgres_type("boolean", TargetKind::Integer), None);
+    }
+}
