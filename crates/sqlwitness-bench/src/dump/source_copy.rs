@@ -123,6 +123,7 @@ fn migration_report(
                 .collect(),
             load_ms: None,
             key_ms: None,
+            foreign_keys_ms: None,
         })
         .collect();
     MigrationReport {

@@ -48,7 +48,9 @@ pub struct MigrationReport {
     pub verification: Verification,
     pub duration_ms: u64,
     /// Where the time went, in milliseconds per step (`profile`, `plan`,
-    /// `load`, `foreign_keys`, `views`, `verify`), for a migration that ran.
+    /// `load` with the foreign keys added while other tables loaded,
+    /// `foreign_keys` left to after every load, `views`, `verify`,
+    /// `analyze`), for a migration that ran.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub steps_ms: std::collections::BTreeMap<String, u64>,
     /// The source's views and what became of each on the target (carried
@@ -168,6 +170,10 @@ pub struct TableReport {
     pub load_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_ms: Option<u64>,
+    /// Milliseconds adding the foreign keys (as soon as the table and its
+    /// parents were loaded, while other tables still loaded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_keys_ms: Option<u64>,
 }
 
 pub use sqlwitness_core::TargetKind;

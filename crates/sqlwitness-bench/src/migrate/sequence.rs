@@ -15,9 +15,11 @@
 //!    fingerprint), decide every column and key, drop our old copy, create
 //!    the namespace with a stamp that says "loading", create the tables,
 //!    stream each table through conversion and hashing into the server's
-//!    bulk load (tables in parallel, each over its own connection), add the
-//!    keys, grant the reader, check the counts (or, with `--verify full`,
-//!    read every row back), and stamp the copy complete.
+//!    bulk load (tables in parallel, each over its own connection; a table
+//!    that dominates the database first, the others beside its key
+//!    builds), add each table's foreign keys as soon as it and its parents
+//!    are loaded, grant the reader, check the counts (or, with `--verify
+//!    full`, read every row back), and stamp the copy complete.
 //!
 //! Memory is bounded by a few batches of rows per table being loaded,
 //! whatever the database's size.
@@ -25,7 +27,7 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use sqlwitness_core::{
@@ -105,6 +107,7 @@ pub(crate) fn table_report(t: &TablePlan) -> TableReport {
         foreign_keys: t.foreign_keys.clone(),
         load_ms: None,
         key_ms: None,
+        foreign_keys_ms: None,
     }
 }
 
@@ -258,6 +261,133 @@ struct Load {
     note: Option<String>,
     load_ms: u64,
     key_ms: Option<u64>,
+}
+
+/// The foreign keys added to one table: each key's outcome, and the time
+/// the statements took.
+struct AddedKeys {
+    outcomes: Vec<Result<(), DbError>>,
+    ms: u64,
+}
+
+/// When each table's foreign keys can be added: once the table and every
+/// parent it refers to have been loaded (and given their primary keys).
+struct KeyWaits {
+    /// Per table, the tables its keys wait for (itself included); empty
+    /// when it has no key to add.
+    waits_for: Vec<Vec<usize>>,
+    state: Mutex<KeyState>,
+    changed: Condvar,
+}
+
+/// Marks a table's load over when dropped (also when the loader panics:
+/// the other connections never wait for it in vain).
+struct Finished<'a> {
+    waits: &'a KeyWaits,
+    table: usize,
+    ok: bool,
+}
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.waits.finished(self.table, self.ok);
+    }
+}
+
+struct KeyState {
+    /// Per table: its load is over (or it was never created).
+    done: Vec<bool>,
+    /// Per table: it was loaded without an error.
+    loaded: Vec<bool>,
+    /// Per table: its keys were handed to a connection (or given up).
+    claimed: Vec<bool>,
+}
+
+impl KeyWaits {
+    fn new(plan: &DbPlan, created: &[bool]) -> KeyWaits {
+        let names: Vec<&str> = plan.tables.iter().map(|t| t.def.name.as_str()).collect();
+        let parents: Vec<Vec<&str>> = plan
+            .tables
+            .iter()
+            .map(|t| {
+                t.def
+                    .foreign_keys
+                    .iter()
+                    .zip(&t.apply_fk)
+                    .filter(|(_, &apply)| apply)
+                    .map(|(fk, _)| fk.parent_table.as_str())
+                    .collect()
+            })
+            .collect();
+        KeyWaits::of(&names, &parents, created)
+    }
+
+    /// `names` the tables, `parents` per table the parent of each key to
+    /// add, `created` per table whether it exists (to be loaded).
+    fn of(names: &[&str], parents: &[Vec<&str>], created: &[bool]) -> KeyWaits {
+        let find = |want: &str| {
+            names
+                .iter()
+                .position(|n| *n == want)
+                .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(want)))
+        };
+        let waits_for = parents
+            .iter()
+            .enumerate()
+            .map(|(i, ps)| {
+                let mut on: BTreeSet<usize> = BTreeSet::new();
+                for p in ps {
+                    on.insert(i);
+                    on.extend(find(p));
+                }
+                on.into_iter().collect()
+            })
+            .collect();
+        KeyWaits {
+            waits_for,
+            state: Mutex::new(KeyState {
+                done: created.iter().map(|c| !c).collect(),
+                loaded: vec![false; created.len()],
+                claimed: vec![false; created.len()],
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Table `i`'s load is over (`ok`: without an error).
+    fn finished(&self, i: usize, ok: bool) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.done[i] = true;
+        s.loaded[i] = ok;
+        self.changed.notify_all();
+    }
+
+    fn is_done(&self, i: usize) -> bool {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).done[i]
+    }
+
+    /// Waits until a load is over (or a while).
+    fn wait(&self) {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = self
+            .changed
+            .wait_timeout(s, std::time::Duration::from_millis(100));
+    }
+
+    /// A table whose keys can be added now, handed to the caller alone.
+    fn claim(&self) -> Option<usize> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        for (j, on) in self.waits_for.iter().enumerate() {
+            if on.is_empty() || s.claimed[j] || !on.iter().all(|&p| s.done[p]) {
+                continue;
+            }
+            s.claimed[j] = true;
+            if s.loaded[j] {
+                return Some(j);
+            }
+        }
+        None
+    }
 }
 
 /// Rows handed from the scanning thread to the loader.
@@ -519,7 +649,7 @@ impl Ctx<'_> {
                 Err(e) => report.tables[i].error = Some(format!("create table: {}", e.message)),
             }
         }
-        let loads = self.load_all(w, &plan, &created, inline_keys);
+        let (loads, mut added) = self.load_all(w, &plan, &created, inline_keys);
         steps.insert("load".into(), started.elapsed().as_millis() as u64);
         let started = Instant::now();
         let load_notes: BTreeSet<&String> = loads.iter().filter_map(|l| l.note.as_ref()).collect();
@@ -572,7 +702,18 @@ impl Ctx<'_> {
             if keys.is_empty() {
                 continue;
             }
-            for (&k, outcome) in keys.iter().zip(w.add_foreign_keys(&ns, &t.def, &keys)) {
+            // Added while the other tables loaded, else (a connection that
+            // left them) here.
+            let added = added[i].take().unwrap_or_else(|| {
+                let started = Instant::now();
+                let outcomes = w.add_foreign_keys(&ns, &t.def, &keys);
+                AddedKeys {
+                    outcomes,
+                    ms: started.elapsed().as_millis() as u64,
+                }
+            });
+            report.tables[i].foreign_keys_ms = Some(added.ms);
+            for (&k, outcome) in keys.iter().zip(added.outcomes) {
                 let r = &mut report.tables[i].foreign_keys[k];
                 match outcome {
                     Ok(()) => r.applied = true,
@@ -660,13 +801,18 @@ impl Ctx<'_> {
 
     /// Loads every created table, the largest first, over up to
     /// `opts.jobs` connections (the first is `w`'s own when one suffices).
+    /// A table's foreign keys are added, over the connection that finds
+    /// them ready, as soon as the table and every parent it refers to are
+    /// loaded (with their primary keys), while the other tables load:
+    /// `(loads, foreign keys)`, the second per table the outcome of each of
+    /// its keys to apply (`None`: not tried, the table was not loaded).
     fn load_all(
         &self,
         w: &mut dyn Migrator,
         plan: &DbPlan,
         created: &[bool],
         inline_keys: bool,
-    ) -> Vec<Load> {
+    ) -> (Vec<Load>, Vec<Option<AddedKeys>>) {
         let mut order: Vec<usize> = (0..plan.tables.len()).filter(|&i| created[i]).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(plan.tables[i].rows));
         let total: u64 = plan.tables.iter().map(|t| t.rows).sum();
@@ -677,11 +823,63 @@ impl Ctx<'_> {
         };
         let results: Vec<Mutex<Option<Load>>> =
             plan.tables.iter().map(|_| Mutex::new(None)).collect();
+        let keys: Vec<Mutex<Option<AddedKeys>>> =
+            plan.tables.iter().map(|_| Mutex::new(None)).collect();
+        let waits = KeyWaits::new(plan, created);
+        // A table that holds at least half the rows and has keys to add
+        // after its load is the migration's critical path: it loads first,
+        // beside the parents its keys wait for; the other tables wait until
+        // its rows are in and load beside its keys (an index build or a
+        // foreign-key check, which leaves a core free), not beside its rows.
+        let big = order.first().copied().filter(|&b| {
+            let t = &plan.tables[b];
+            let rest: u64 = order.iter().skip(1).map(|&i| plan.tables[i].rows).sum();
+            let keys_after = (t.apply_pk && !inline_keys) || t.apply_fk.iter().any(|&a| a);
+            workers > 1 && keys_after && t.rows >= rest
+        });
+        let first: BTreeSet<usize> = match big {
+            Some(b) => waits.waits_for[b].iter().copied().chain([b]).collect(),
+            None => order.iter().copied().collect(),
+        };
+        order.sort_by_key(|&i| (!first.contains(&i), std::cmp::Reverse(plan.tables[i].rows)));
         let next = AtomicUsize::new(0);
+        // One foreign key at a time: two tables that refer to each other
+        // would otherwise lock each other's parent.
+        let adding = Mutex::new(());
         let work = |m: &mut dyn Migrator| loop {
-            let k = next.fetch_add(1, Ordering::Relaxed);
+            if let Some(j) = waits.claim() {
+                let t = &plan.tables[j];
+                let ks: Vec<usize> = (0..t.foreign_keys.len())
+                    .filter(|&k| t.apply_fk[k])
+                    .collect();
+                let _one = adding.lock().unwrap_or_else(|e| e.into_inner());
+                let started = Instant::now();
+                let outcomes = m.add_foreign_keys(self.ns(), &t.def, &ks);
+                *keys[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(AddedKeys {
+                    outcomes,
+                    ms: started.elapsed().as_millis() as u64,
+                });
+                continue;
+            }
+            let k = next.load(Ordering::SeqCst);
             let Some(&i) = order.get(k) else { break };
+            if !first.contains(&i) && big.is_some_and(|b| !waits.is_done(b)) {
+                waits.wait();
+                continue;
+            }
+            if next
+                .compare_exchange(k, k + 1, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+            {
+                continue;
+            }
+            let mut done = Finished {
+                waits: &waits,
+                table: i,
+                ok: false,
+            };
             let load = self.load_table(m, &plan.tables[i], inline_keys && plan.tables[i].apply_pk);
+            done.ok = load.error.is_none();
             *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(load);
         };
         if workers <= 1 {
@@ -708,14 +906,19 @@ impl Ctx<'_> {
             // them over `w`.
             work(w);
         }
-        results
+        let loads = results
             .into_iter()
             .map(|m| {
                 m.into_inner()
                     .unwrap_or_else(|e| e.into_inner())
                     .unwrap_or_default()
             })
-            .collect()
+            .collect();
+        let keys = keys
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        (loads, keys)
     }
 
     /// Streams one table: a scanning thread reads and converts the source's
@@ -910,4 +1113,51 @@ fn read_back(
     let mut buf = Vec::new();
     let rows = w.read_back(ns, def, &mut |row| sum.add_row(row, &mut buf))?;
     Ok((rows, sum.hex()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn foreign_keys_wait_for_the_table_and_its_parents() {
+        // fact -> dim_a, dim_b; other -> dim_a; dim_b is not created.
+        let names = ["fact", "dim_a", "dim_b", "other", "lone"];
+        let parents = vec![
+            vec!["dim_a", "DIM_B"],
+            vec![],
+            vec![],
+            vec!["dim_a"],
+            vec![],
+        ];
+        let waits = KeyWaits::of(&names, &parents, &[true, true, false, true, true]);
+        assert_eq!(waits.waits_for[0], vec![0, 1, 2]);
+        assert_eq!(waits.waits_for[1], Vec::<usize>::new());
+        assert_eq!(waits.claim(), None);
+        waits.finished(0, true);
+        assert_eq!(waits.claim(), None, "dim_a is still loading");
+        waits.finished(1, true);
+        assert_eq!(waits.claim(), Some(0));
+        assert_eq!(waits.claim(), None, "a table's keys are handed out once");
+        // A table whose load failed has no keys to add.
+        waits.finished(3, false);
+        assert_eq!(waits.claim(), None);
+        waits.finished(4, true);
+        assert_eq!(waits.claim(), None);
+        assert!(waits.is_done(2), "a table never created waits for nothing");
+    }
+
+    #[test]
+    fn a_table_that_refers_to_itself_waits_for_itself() {
+        let waits = KeyWaits::of(&["tree"], &[vec!["tree"]], &[true]);
+        assert_eq!(waits.claim(), None);
+        {
+            let _done = Finished {
+                waits: &waits,
+                table: 0,
+                ok: true,
+            };
+        }
+        assert_eq!(waits.claim(), Some(0));
+    }
 }
