@@ -201,37 +201,90 @@ pub(crate) fn plan_database(
     cache: &KeyCache<'_>,
 ) -> Result<DbPlan, DbError> {
     let types = &dialect.types;
-    let key = key_fn(types);
     let mut notes = schema.skipped.clone();
-    let mut tables: Vec<TablePlan> = Vec::new();
-    for (t, p) in schema.tables.iter().zip(profiles) {
-        let columns: Vec<ColumnDecision> = t
-            .columns
-            .iter()
-            .zip(&p.columns)
-            .map(|(c, cp)| column_decision(c, cp, types))
-            .collect();
-        tables.push(TablePlan {
-            source: t.clone(),
-            def: TableDef {
-                name: t.name.clone(),
-                columns: Vec::new(),
-                primary_key: Vec::new(),
-                foreign_keys: Vec::new(),
-            },
-            columns,
-            rows: p.rows,
-            primary_key: KeyReport::default(),
-            apply_pk: false,
-            foreign_keys: Vec::new(),
-            apply_fk: Vec::new(),
-            adjust: Vec::new(),
-        });
-    }
+    let mut tables: Vec<TablePlan> = schema
+        .tables
+        .iter()
+        .zip(profiles)
+        .map(|(t, p)| table_plan(t, p, types))
+        .collect();
     let resolved = resolve_foreign_keys(schema);
     let key_cols = key_columns(schema, &resolved);
+    let unindexable = size_key_columns(&mut tables, &key_cols, profiles, dialect);
+    let mut keys = KeyPlanner {
+        src,
+        schema,
+        profiles,
+        types,
+        cache,
+        key: key_fn(types),
+        unindexable: &unindexable,
+    };
+    for ti in 0..tables.len() {
+        let (report, apply) = keys.primary_key(ti, &tables)?;
+        tables[ti].primary_key = report;
+        tables[ti].apply_pk = apply;
+    }
+    for (ti, fks) in resolved.into_iter().enumerate() {
+        for (fi, r) in fks.into_iter().enumerate() {
+            let (report, apply) = keys.foreign_key(ti, fi, r, &tables)?;
+            tables[ti].foreign_keys.push(report);
+            tables[ti].apply_fk.push(apply);
+        }
+    }
+    for t in &mut tables {
+        fill_definition(t);
+    }
+    // A table named like the stamp cannot be created beside it.
+    let before = tables.len();
+    tables.retain(|t| !t.def.name.eq_ignore_ascii_case(STAMP_TABLE));
+    if tables.len() < before {
+        notes.push(format!(
+            "table `{STAMP_TABLE}` is not migrated: the name is sqlwitness's own (the stamp that \
+             proves a copy is sqlwitness's)"
+        ));
+    }
+    Ok(DbPlan { tables, notes })
+}
 
-    // MySQL and MariaDB cannot index TEXT/BLOB without a prefix length.
+/// A table's plan before its keys: each column's decision, nothing to
+/// create yet.
+fn table_plan(t: &SourceTable, p: &TableProfile, types: &TypeMap) -> TablePlan {
+    let columns: Vec<ColumnDecision> = t
+        .columns
+        .iter()
+        .zip(&p.columns)
+        .map(|(c, cp)| column_decision(c, cp, types))
+        .collect();
+    TablePlan {
+        source: t.clone(),
+        def: TableDef {
+            name: t.name.clone(),
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+            foreign_keys: Vec::new(),
+        },
+        columns,
+        rows: p.rows,
+        primary_key: KeyReport::default(),
+        apply_pk: false,
+        foreign_keys: Vec::new(),
+        apply_fk: Vec::new(),
+        adjust: Vec::new(),
+    }
+}
+
+/// Key columns where the target cannot index text or blobs without a
+/// prefix length (`key_varchar_max`: MySQL and MariaDB): text that fits
+/// becomes a `VARCHAR` sized to the data; the others are returned, per
+/// table and column, with why no key can use them.
+fn size_key_columns(
+    tables: &mut [TablePlan],
+    key_cols: &[Vec<bool>],
+    profiles: &[TableProfile],
+    dialect: &Dialect,
+) -> Vec<Vec<Option<String>>> {
+    let types = &dialect.types;
     let mut unindexable: Vec<Vec<Option<String>>> =
         tables.iter().map(|t| vec![None; t.columns.len()]).collect();
     if let Some(key_varchar_max) = types.key_varchar_max {
@@ -274,13 +327,40 @@ pub(crate) fn plan_database(
             }
         }
     }
-    let exact = |ti: usize, c: usize, tables: &[TablePlan]| {
-        is_exact(tables[ti].columns[c].kind, &profiles[ti].columns[c], types)
-    };
+    unindexable
+}
 
-    // Primary keys.
-    for ti in 0..tables.len() {
-        let src_t = &schema.tables[ti];
+/// What the keys are planned from: the source (asked for violations and
+/// orphans, answers cached), its schema and profiles, and the key columns
+/// no key can use.
+struct KeyPlanner<'a> {
+    src: &'a mut dyn Source,
+    schema: &'a SourceSchema,
+    profiles: &'a [TableProfile],
+    types: &'a TypeMap,
+    cache: &'a KeyCache<'a>,
+    key: Arc<KeyFn>,
+    unindexable: &'a [Vec<Option<String>>],
+}
+
+impl KeyPlanner<'_> {
+    /// Whether column `c` of table `ti` stores exactly the target's values.
+    fn exact(&self, ti: usize, c: usize, tables: &[TablePlan]) -> bool {
+        is_exact(
+            tables[ti].columns[c].kind,
+            &self.profiles[ti].columns[c],
+            self.types,
+        )
+    }
+
+    /// Table `ti`'s primary key: carried when declared, indexable and
+    /// satisfied by the data (no NULL, no duplicate); why not otherwise.
+    fn primary_key(
+        &mut self,
+        ti: usize,
+        tables: &[TablePlan],
+    ) -> Result<(KeyReport, bool), DbError> {
+        let src_t = &self.schema.tables[ti];
         let pk = &src_t.primary_key;
         let names: Vec<String> = pk
             .iter()
@@ -288,13 +368,15 @@ pub(crate) fn plan_database(
             .collect();
         let (apply, reason) = if pk.is_empty() {
             (false, "no primary key declared".to_string())
-        } else if let Some(why) = pk.iter().find_map(|&c| unindexable[ti][c].clone()) {
+        } else if let Some(why) = pk.iter().find_map(|&c| self.unindexable[ti][c].clone()) {
             (false, why)
         } else {
-            let any_null = pk.iter().any(|&c| profiles[ti].columns[c].storage.null > 0);
+            let any_null = pk
+                .iter()
+                .any(|&c| self.profiles[ti].columns[c].storage.null > 0);
             let set: HashSet<usize> = pk.iter().copied().collect();
             let unique_exact = !any_null
-                && pk.iter().all(|&c| exact(ti, c, &tables))
+                && pk.iter().all(|&c| self.exact(ti, c, tables))
                 && src_t
                     .unique
                     .iter()
@@ -305,11 +387,20 @@ pub(crate) fn plan_database(
                 let kinds: Vec<TargetKind> =
                     pk.iter().map(|&c| tables[ti].columns[c].kind).collect();
                 let what = format!("pk|{}|{pk:?}|{kinds:?}", src_t.name);
-                match cache_get::<(u64, u64)>(cache.dir, "keys", &cache.key(&what, types)) {
+                match cache_get::<(u64, u64)>(
+                    self.cache.dir,
+                    "keys",
+                    &self.cache.key(&what, self.types),
+                ) {
                     Some(v) => v,
                     None => {
-                        let v = src.key_violations(src_t, pk, &kinds, &key)?;
-                        cache_put(cache.dir, "keys", &cache.key(&what, types), &v);
+                        let v = self.src.key_violations(src_t, pk, &kinds, &self.key)?;
+                        cache_put(
+                            self.cache.dir,
+                            "keys",
+                            &self.cache.key(&what, self.types),
+                            &v,
+                        );
                         v
                     }
                 }
@@ -326,199 +417,204 @@ pub(crate) fn plan_database(
                 (true, "declared and satisfied by the data".to_string())
             }
         };
-        let t = &mut tables[ti];
-        t.primary_key = KeyReport {
-            columns: names,
-            applied: false,
-            reason,
-        };
-        t.apply_pk = apply;
+        Ok((
+            KeyReport {
+                columns: names,
+                applied: false,
+                reason,
+            },
+            apply,
+        ))
     }
 
-    // Foreign keys.
-    for (ti, fks) in resolved.into_iter().enumerate() {
-        for (fi, r) in fks.into_iter().enumerate() {
-            let sfk = &schema.tables[ti].foreign_keys[fi];
-            let mut report = ForeignKeyReport {
-                columns: sfk.columns.clone(),
-                parent_table: sfk.parent_table.clone(),
-                parent_columns: sfk
-                    .parent_columns
+    /// Foreign key `fi` of table `ti` (`r`: resolved to its parent's
+    /// columns, or why not): carried when it refers to the parent's
+    /// carried primary key with the same kinds and every child row has a
+    /// parent row; why not otherwise.
+    fn foreign_key(
+        &mut self,
+        ti: usize,
+        fi: usize,
+        r: Resolution,
+        tables: &[TablePlan],
+    ) -> Result<(ForeignKeyReport, bool), DbError> {
+        let (schema, profiles, types, cache, key, unindexable) = (
+            self.schema,
+            self.profiles,
+            self.types,
+            self.cache,
+            &self.key,
+            self.unindexable,
+        );
+        let exact = |ti: usize, c: usize, tables: &[TablePlan]| self.exact(ti, c, tables);
+        let sfk = &schema.tables[ti].foreign_keys[fi];
+        let mut report = ForeignKeyReport {
+            columns: sfk.columns.clone(),
+            parent_table: sfk.parent_table.clone(),
+            parent_columns: sfk
+                .parent_columns
+                .iter()
+                .map(|c| c.clone().unwrap_or_default())
+                .collect(),
+            applied: false,
+            orphan_rows: 0,
+            reason: String::new(),
+        };
+        let apply = match r {
+            Err(why) => {
+                report.reason = why.to_string();
+                false
+            }
+            Ok(mut r) => {
+                let (parent, child) = (&tables[r.parent], &tables[ti]);
+                report.columns = r
+                    .cols
                     .iter()
-                    .map(|c| c.clone().unwrap_or_default())
-                    .collect(),
-                applied: false,
-                orphan_rows: 0,
-                reason: String::new(),
-            };
-            let apply = match r {
-                Err(why) => {
-                    report.reason = why.to_string();
-                    false
+                    .map(|&c| child.columns[c].name.clone())
+                    .collect();
+                report.parent_table = parent.def.name.clone();
+                report.parent_columns = r
+                    .pcols
+                    .iter()
+                    .map(|&c| parent.columns[c].name.clone())
+                    .collect();
+                let kinds: Vec<TargetKind> =
+                    r.cols.iter().map(|&c| child.columns[c].kind).collect();
+                // Kinds, not type names: VARCHAR widths may differ.
+                let mismatch = r
+                    .cols
+                    .iter()
+                    .zip(&r.pcols)
+                    .find(|(&c, &p)| child.columns[c].kind != parent.columns[p].kind)
+                    .map(|(&c, &p)| (c, p));
+                let pset: HashSet<usize> = r.pcols.iter().copied().collect();
+                let parent_unique = schema.tables[r.parent]
+                    .unique
+                    .iter()
+                    .any(|u| u.len() == pset.len() && u.iter().all(|c| pset.contains(c)));
+                let exact_values = mismatch.is_none()
+                    && r.cols.iter().all(|&c| exact(ti, c, tables))
+                    && r.pcols.iter().all(|&c| exact(r.parent, c, tables));
+                // Orphans: child rows with every key column non-null and
+                // no parent (the child's kinds compare both sides). Where
+                // the stored values are the target's, the profile pass
+                // counted them; else the source counts them.
+                let counted = profiles[ti].orphans.get(fi).copied().flatten();
+                report.orphan_rows = match counted.filter(|_| exact_values) {
+                    Some(n) => n,
+                    None => {
+                        let exact_check = exact_values && parent_unique;
+                        let what = format!(
+                            "fk|{}|{:?}|{}|{:?}|{kinds:?}|{exact_check}",
+                            schema.tables[ti].name, r.cols, schema.tables[r.parent].name, r.pcols
+                        );
+                        match cache_get::<u64>(cache.dir, "keys", &cache.key(&what, types)) {
+                            Some(n) => n,
+                            None => {
+                                let n = self.src.orphans(
+                                    &schema.tables[ti],
+                                    &r.cols,
+                                    &schema.tables[r.parent],
+                                    &r.pcols,
+                                    &kinds,
+                                    key,
+                                    exact_check,
+                                )?;
+                                cache_put(cache.dir, "keys", &cache.key(&what, types), &n);
+                                n
+                            }
+                        }
+                    }
+                };
+                let ppk = &schema.tables[r.parent].primary_key;
+                let same_set =
+                    ppk.len() == r.pcols.len() && r.pcols.iter().all(|c| ppk.contains(c));
+                if same_set {
+                    // Reorder to the parent key's order (MySQL wants it).
+                    let order: Vec<usize> = ppk
+                        .iter()
+                        .map(|p| r.pcols.iter().position(|c| c == p).unwrap_or(0))
+                        .collect();
+                    r.cols = order.iter().map(|&i| r.cols[i]).collect();
+                    r.pcols = ppk.clone();
                 }
-                Ok(mut r) => {
-                    let (parent, child) = (&tables[r.parent], &tables[ti]);
+                let (parent, child) = (&tables[r.parent], &tables[ti]);
+                let blocked = r
+                    .cols
+                    .iter()
+                    .map(|&c| unindexable[ti][c].clone())
+                    .chain(r.pcols.iter().map(|&p| unindexable[r.parent][p].clone()))
+                    .flatten()
+                    .next();
+                report.reason = if !same_set {
+                    "the parent columns are not the parent's primary key (no unique key to \
+                     refer to on the target)"
+                        .to_string()
+                } else if !parent.apply_pk {
+                    format!(
+                        "the parent's primary key is not carried over ({})",
+                        parent.primary_key.reason
+                    )
+                } else if let Some((c, p)) = mismatch {
+                    format!(
+                        "type mismatch: `{}` is {} but parent `{}` is {}",
+                        child.columns[c].name,
+                        child.columns[c].target_type,
+                        parent.columns[p].name,
+                        parent.columns[p].target_type
+                    )
+                } else if let Some(why) = blocked {
+                    why
+                } else if report.orphan_rows > 0 {
+                    format!("{} child rows have no parent row", report.orphan_rows)
+                } else {
+                    "every child row has a parent row".to_string()
+                };
+                let ok = report.reason == "every child row has a parent row";
+                if ok {
                     report.columns = r
                         .cols
                         .iter()
                         .map(|&c| child.columns[c].name.clone())
                         .collect();
-                    report.parent_table = parent.def.name.clone();
                     report.parent_columns = r
                         .pcols
                         .iter()
                         .map(|&c| parent.columns[c].name.clone())
                         .collect();
-                    let kinds: Vec<TargetKind> =
-                        r.cols.iter().map(|&c| child.columns[c].kind).collect();
-                    // Kinds, not type names: VARCHAR widths may differ.
-                    let mismatch = r
-                        .cols
-                        .iter()
-                        .zip(&r.pcols)
-                        .find(|(&c, &p)| child.columns[c].kind != parent.columns[p].kind)
-                        .map(|(&c, &p)| (c, p));
-                    let pset: HashSet<usize> = r.pcols.iter().copied().collect();
-                    let parent_unique = schema.tables[r.parent]
-                        .unique
-                        .iter()
-                        .any(|u| u.len() == pset.len() && u.iter().all(|c| pset.contains(c)));
-                    let exact_values = mismatch.is_none()
-                        && r.cols.iter().all(|&c| exact(ti, c, &tables))
-                        && r.pcols.iter().all(|&c| exact(r.parent, c, &tables));
-                    // Orphans: child rows with every key column non-null and
-                    // no parent (the child's kinds compare both sides). Where
-                    // the stored values are the target's, the profile pass
-                    // counted them; else the source counts them.
-                    let counted = profiles[ti].orphans.get(fi).copied().flatten();
-                    report.orphan_rows = match counted.filter(|_| exact_values) {
-                        Some(n) => n,
-                        None => {
-                            let exact_check = exact_values && parent_unique;
-                            let what = format!(
-                                "fk|{}|{:?}|{}|{:?}|{kinds:?}|{exact_check}",
-                                schema.tables[ti].name,
-                                r.cols,
-                                schema.tables[r.parent].name,
-                                r.pcols
-                            );
-                            match cache_get::<u64>(cache.dir, "keys", &cache.key(&what, types)) {
-                                Some(n) => n,
-                                None => {
-                                    let n = src.orphans(
-                                        &schema.tables[ti],
-                                        &r.cols,
-                                        &schema.tables[r.parent],
-                                        &r.pcols,
-                                        &kinds,
-                                        &key,
-                                        exact_check,
-                                    )?;
-                                    cache_put(cache.dir, "keys", &cache.key(&what, types), &n);
-                                    n
-                                }
-                            }
-                        }
-                    };
-                    let ppk = &schema.tables[r.parent].primary_key;
-                    let same_set =
-                        ppk.len() == r.pcols.len() && r.pcols.iter().all(|c| ppk.contains(c));
-                    if same_set {
-                        // Reorder to the parent key's order (MySQL wants it).
-                        let order: Vec<usize> = ppk
-                            .iter()
-                            .map(|p| r.pcols.iter().position(|c| c == p).unwrap_or(0))
-                            .collect();
-                        r.cols = order.iter().map(|&i| r.cols[i]).collect();
-                        r.pcols = ppk.clone();
-                    }
-                    let (parent, child) = (&tables[r.parent], &tables[ti]);
-                    let blocked = r
-                        .cols
-                        .iter()
-                        .map(|&c| unindexable[ti][c].clone())
-                        .chain(r.pcols.iter().map(|&p| unindexable[r.parent][p].clone()))
-                        .flatten()
-                        .next();
-                    report.reason = if !same_set {
-                        "the parent columns are not the parent's primary key (no unique key to \
-                         refer to on the target)"
-                            .to_string()
-                    } else if !parent.apply_pk {
-                        format!(
-                            "the parent's primary key is not carried over ({})",
-                            parent.primary_key.reason
-                        )
-                    } else if let Some((c, p)) = mismatch {
-                        format!(
-                            "type mismatch: `{}` is {} but parent `{}` is {}",
-                            child.columns[c].name,
-                            child.columns[c].target_type,
-                            parent.columns[p].name,
-                            parent.columns[p].target_type
-                        )
-                    } else if let Some(why) = blocked {
-                        why
-                    } else if report.orphan_rows > 0 {
-                        format!("{} child rows have no parent row", report.orphan_rows)
-                    } else {
-                        "every child row has a parent row".to_string()
-                    };
-                    let ok = report.reason == "every child row has a parent row";
-                    if ok {
-                        report.columns = r
-                            .cols
-                            .iter()
-                            .map(|&c| child.columns[c].name.clone())
-                            .collect();
-                        report.parent_columns = r
-                            .pcols
-                            .iter()
-                            .map(|&c| parent.columns[c].name.clone())
-                            .collect();
-                    }
-                    ok
                 }
-            };
-            tables[ti].foreign_keys.push(report);
-            tables[ti].apply_fk.push(apply);
-        }
-    }
-
-    for t in &mut tables {
-        t.def.columns = t
-            .columns
-            .iter()
-            .map(|c| ColumnDef {
-                name: c.name.clone(),
-                kind: c.kind,
-                sql_type: c.target_type.clone(),
-                not_null: c.not_null,
-            })
-            .collect();
-        t.def.primary_key = if t.apply_pk {
-            t.primary_key.columns.clone()
-        } else {
-            Vec::new()
+                ok
+            }
         };
-        t.def.foreign_keys = t
-            .foreign_keys
-            .iter()
-            .map(|f| ForeignKeyDef {
-                columns: f.columns.clone(),
-                parent_table: f.parent_table.clone(),
-                parent_columns: f.parent_columns.clone(),
-            })
-            .collect();
+        Ok((report, apply))
     }
-    // A table named like the stamp cannot be created beside it.
-    let before = tables.len();
-    tables.retain(|t| !t.def.name.eq_ignore_ascii_case(STAMP_TABLE));
-    if tables.len() < before {
-        notes.push(format!(
-            "table `{STAMP_TABLE}` is not migrated: the name is sqlwitness's own (the stamp that \
-             proves a copy is sqlwitness's)"
-        ));
-    }
-    Ok(DbPlan { tables, notes })
+}
+
+/// The table's definition from its decisions: columns, and the keys that
+/// are carried.
+fn fill_definition(t: &mut TablePlan) {
+    t.def.columns = t
+        .columns
+        .iter()
+        .map(|c| ColumnDef {
+            name: c.name.clone(),
+            kind: c.kind,
+            sql_type: c.target_type.clone(),
+            not_null: c.not_null,
+        })
+        .collect();
+    t.def.primary_key = if t.apply_pk {
+        t.primary_key.columns.clone()
+    } else {
+        Vec::new()
+    };
+    t.def.foreign_keys = t
+        .foreign_keys
+        .iter()
+        .map(|f| ForeignKeyDef {
+            columns: f.columns.clone(),
+            parent_table: f.parent_table.clone(),
+            parent_columns: f.parent_columns.clone(),
+        })
+        .collect();
 }
