@@ -475,6 +475,25 @@ pub(crate) fn check_identity(
     })
 }
 
+/// The rows a server returned as a result: the columns named by the first
+/// row (none without rows), each row decoded by the engine's `decode`.
+pub(crate) fn result_set<R: sqlx::Row>(
+    rows: &[R],
+    decode: fn(&R) -> Vec<sqlwitness_core::Value>,
+) -> sqlwitness_core::ResultSet {
+    use sqlx::Column as _;
+    let columns = rows
+        .first()
+        .map(|r| {
+            r.columns()
+                .iter()
+                .map(|c| sqlwitness_core::Column::new(c.name(), None))
+                .collect()
+        })
+        .unwrap_or_default();
+    sqlwitness_core::ResultSet::new(columns, rows.iter().map(decode).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

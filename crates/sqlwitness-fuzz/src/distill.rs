@@ -5,6 +5,7 @@
 //! candidates by greedy set cover — repeatedly the candidate that kills the
 //! most neighbours not yet killed (ties: the earlier candidate).
 
+use sqlwitness_bench::Unplaced;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -99,20 +100,6 @@ pub struct ServerReference<'a> {
     /// The run's own login `engine` reads over, when it has one: granted
     /// read access to each candidate's namespace as it is made.
     pub login: Option<&'a sqlwitness_engines::RunLogin>,
-}
-
-/// Why a candidate instance is not used on a server reference.
-#[derive(Debug, thiserror::Error)]
-enum Unplaced {
-    /// The migration failed.
-    #[error("{0}")]
-    Migration(sqlwitness_bench::BenchError),
-    /// The migration ran and its copy did not verify (the report's words).
-    #[error("{0}")]
-    Unverified(String),
-    /// The run's login could not be given read access to it.
-    #[error("{0}")]
-    NotGranted(sqlwitness_engines::EngineError),
 }
 
 impl ServerReference<'_> {

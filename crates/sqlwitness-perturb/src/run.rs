@@ -1,6 +1,7 @@
 //! Building a perturbed set: sampling, transforming copies of the
 //! databases, rewriting and verifying golds, writing the benchmark.
 
+use sqlwitness_bench::Unplaced;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -441,20 +442,6 @@ impl Reference<'_> {
         let dialects = sqlwitness_sql::written_for(self.dialect.adapter);
         sqlwitness_sql::has_top_level_order_by_in(sql, &dialects).unwrap_or(true)
     }
-}
-
-/// Why a perturbed copy is not available on the reference.
-#[derive(Debug, thiserror::Error)]
-enum Unplaced {
-    /// The migration failed.
-    #[error("{0}")]
-    Migration(sqlwitness_bench::BenchError),
-    /// The migration ran and its copy did not verify (the report's words).
-    #[error("{0}")]
-    Unverified(String),
-    /// The run's login could not be given read access to it.
-    #[error("{0}")]
-    NotGranted(sqlwitness_engines::EngineError),
 }
 
 /// How perturbed copies reach the reference when the original there is a

@@ -208,3 +208,18 @@ pub fn plan_migration(db: &Database, engine: EngineKind) -> Result<Vec<TableRepo
     }
     Ok(out)
 }
+
+/// Why a scratch copy (a generated instance, a perturbed database) is not
+/// placed on a server reference.
+#[derive(Debug, thiserror::Error)]
+pub enum Unplaced {
+    /// The migration failed.
+    #[error("{0}")]
+    Migration(crate::BenchError),
+    /// The migration ran and its copy did not verify (the report's words).
+    #[error("{0}")]
+    Unverified(String),
+    /// The run's login could not be given read access to it.
+    #[error("{0}")]
+    NotGranted(sqlwitness_engines::EngineError),
+}

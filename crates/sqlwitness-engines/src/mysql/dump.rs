@@ -13,14 +13,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlwitness_core::{Column, ResultSet};
+use sqlwitness_core::ResultSet;
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch,
     ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView,
     Stamp, TargetKind, STAMP_TABLE,
 };
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
-use sqlx::{AssertSqlSafe, Column as _, ConnectOptions, Connection, Executor, Row};
+use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
 use super::login::grant_db;
 use super::read::decode_row;
@@ -563,19 +563,7 @@ impl ServerSource for MysqlDumpNamespace {
         match within(rt, limit, work) {
             Some(r) => {
                 let rows = r.map_err(my_error)?;
-                let columns = rows
-                    .first()
-                    .map(|r| {
-                        r.columns()
-                            .iter()
-                            .map(|c| Column::new(c.name(), None))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                Ok(ResultSet::new(
-                    columns,
-                    rows.iter().map(decode_row).collect(),
-                ))
+                Ok(crate::server::result_set(&rows, decode_row))
             }
             None => {
                 if dump {

@@ -589,7 +589,6 @@ impl Migrator for MysqlMigrator {
         sql: &str,
         limit: std::time::Duration,
     ) -> Result<sqlwitness_core::ResultSet, DbError> {
-        use sqlx::Column as _;
         let target = format!("{}.{}", quote(ns), quote(name));
         // A view's unqualified names are read in the session's database
         // when it is created; the session's own database is restored after.
@@ -616,19 +615,7 @@ impl Migrator for MysqlMigrator {
             let _ = self.exec(&format!("USE {}", quote(&h)));
         }
         let rows = read?;
-        let columns = rows
-            .first()
-            .map(|r| {
-                r.columns()
-                    .iter()
-                    .map(|c| sqlwitness_core::Column::new(c.name(), None))
-                    .collect()
-            })
-            .unwrap_or_default();
-        Ok(sqlwitness_core::ResultSet::new(
-            columns,
-            rows.iter().map(super::read::decode_row).collect(),
-        ))
+        Ok(crate::server::result_set(&rows, super::read::decode_row))
     }
 
     fn drop_view(&mut self, ns: &str, name: &str) -> Result<(), DbError> {

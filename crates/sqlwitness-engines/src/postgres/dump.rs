@@ -18,14 +18,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlwitness_core::{Column, ResultSet};
+use sqlwitness_core::ResultSet;
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, ServerSource,
     Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp,
     TargetKind, STAMP_TABLE,
 };
 use sqlx::postgres::{PgConnectOptions, PgConnection};
-use sqlx::{AssertSqlSafe, Column as _, ConnectOptions, Connection, Executor, Row};
+use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
 use super::read::decode_row;
 use super::write::quote;
@@ -840,19 +840,7 @@ impl ServerSource for PgDumpNamespace {
         match within(rt, limit, work) {
             Some(r) => {
                 let rows = r.map_err(pg_error)?;
-                let columns = rows
-                    .first()
-                    .map(|r| {
-                        r.columns()
-                            .iter()
-                            .map(|c| Column::new(c.name(), None))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                Ok(ResultSet::new(
-                    columns,
-                    rows.iter().map(decode_row).collect(),
-                ))
+                Ok(crate::server::result_set(&rows, decode_row))
             }
             None => {
                 if dump {

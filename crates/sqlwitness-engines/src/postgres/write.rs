@@ -531,7 +531,6 @@ impl Migrator for PgMigrator {
         sql: &str,
         limit: std::time::Duration,
     ) -> Result<sqlwitness_core::ResultSet, DbError> {
-        use sqlx::Column as _;
         let target = qualified(ns, name);
         let create = format!(
             "BEGIN; SET LOCAL search_path TO {}, pg_catalog; CREATE VIEW {target} AS {sql}; COMMIT",
@@ -550,19 +549,7 @@ impl Migrator for PgMigrator {
         );
         let _ = self.exec("ROLLBACK");
         let rows = read.map_err(|e| self.error(e))?;
-        let columns = rows
-            .first()
-            .map(|r| {
-                r.columns()
-                    .iter()
-                    .map(|c| sqlwitness_core::Column::new(c.name(), None))
-                    .collect()
-            })
-            .unwrap_or_default();
-        Ok(sqlwitness_core::ResultSet::new(
-            columns,
-            rows.iter().map(super::read::decode_row).collect(),
-        ))
+        Ok(crate::server::result_set(&rows, super::read::decode_row))
     }
 
     fn drop_view(&mut self, ns: &str, name: &str) -> Result<(), DbError> {
