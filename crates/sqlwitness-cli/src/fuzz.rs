@@ -244,15 +244,7 @@ pub(crate) fn spec_of(a: &FuzzArgs) -> Result<FuzzSpec> {
 
 /// `--reference ENGINE`, parsed.
 fn reference_kind(a: &FuzzArgs) -> Result<Option<EngineKind>> {
-    match a.reference.as_deref().map(str::trim) {
-        None => Ok(None),
-        Some(name) => Ok(Some(EngineKind::parse(name).ok_or_else(|| {
-            BadInput(format!(
-                "--reference: unknown engine `{name}` (expected {})",
-                EngineKind::names()
-            ))
-        })?)),
-    }
+    crate::plan::parse_reference(a.reference.as_deref())
 }
 
 /// `--reference` and `--gold`: the server engine the suite is distilled

@@ -7,7 +7,6 @@ use sqlwitness_dialect::EngineFacts;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sqlwitness_core::EngineKind;
 use sqlwitness_eval::InputFiles;
 use sqlwitness_perturb::{Kind, Mapping, Options};
 use sqlwitness_report::{read_report, render_robustness_markdown, robustness_rows};
@@ -91,21 +90,13 @@ struct Connected {
 /// a `dumps.json` names imported first (as `eval` and `fuzz` do) and the
 /// engine connected over the run's own login.
 fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
-    let kind = match a.reference.as_deref().map(str::trim) {
-        None => {
-            if !a.gold.is_empty() {
-                anyhow::bail!(BadInput(
-                    "--gold goes with --reference ENGINE (the engine whose golds judge)".into()
-                ));
-            }
-            return Ok(None);
+    let Some(kind) = crate::plan::parse_reference(a.reference.as_deref())? else {
+        if !a.gold.is_empty() {
+            anyhow::bail!(BadInput(
+                "--gold goes with --reference ENGINE (the engine whose golds judge)".into()
+            ));
         }
-        Some(name) => EngineKind::parse(name).ok_or_else(|| {
-            BadInput(format!(
-                "--reference: unknown engine `{name}` (expected {})",
-                EngineKind::names()
-            ))
-        })?,
+        return Ok(None);
     };
     if !kind.is_server() {
         anyhow::bail!(BadInput(format!(

@@ -41,6 +41,19 @@ pub fn parse_engines(names: &[String]) -> Result<Vec<EngineKind>> {
     Ok(out)
 }
 
+/// `--reference ENGINE` of fuzz and perturb: the engine it names, if any.
+pub fn parse_reference(name: Option<&str>) -> Result<Option<EngineKind>> {
+    match name.map(str::trim) {
+        None => Ok(None),
+        Some(name) => Ok(Some(EngineKind::parse(name).ok_or_else(|| {
+            BadInput(format!(
+                "--reference: unknown engine `{name}` (expected {})",
+                EngineKind::names()
+            ))
+        })?)),
+    }
+}
+
 /// The validated plan of `eval`: every flag checked and every input file
 /// read.
 /// With `--containers` the server engines are left out of the check: they
