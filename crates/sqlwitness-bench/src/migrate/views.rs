@@ -20,6 +20,15 @@ use sqlwitness_dialect::Dialect;
 /// How long a view's rows may take to read, on each side.
 pub(crate) const VIEW_READ_LIMIT: Duration = Duration::from_secs(60);
 
+/// The most a view's rows may hold, in bytes of values, to be compared:
+/// a view is benchmark input, and its rows are held whole while they are
+/// checked (the limit of one query's result).
+pub(crate) const VIEW_MAX_BYTES: usize = sqlwitness_core::DEFAULT_MAX_RESULT_BYTES;
+
+/// The most rows a view may have to be compared (the row limit of one
+/// query's result).
+pub(crate) const VIEW_MAX_ROWS: usize = 1_000_000;
+
 /// Why a view is not carried (for the report).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -76,7 +85,8 @@ pub(crate) fn sqlite_views(path: &Path) -> Result<Vec<(String, String)>, DbError
         .map_err(fail)
 }
 
-/// Every row of view `name` in the SQLite database `conn`, within `limit`.
+/// Every row of view `name` in the SQLite database `conn`, within `limit`
+/// [`VIEW_MAX_ROWS`] and [`VIEW_MAX_BYTES`].
 pub(crate) fn sqlite_rows(
     conn: &rusqlite::Connection,
     name: &str,
@@ -96,12 +106,24 @@ pub(crate) fn sqlite_rows(
             .collect();
         let width = columns.len();
         let mut rows = Vec::new();
+        let mut bytes = 0usize;
         let mut q = stmt.query([]).map_err(|e| e.to_string())?;
         while let Some(r) = q.next().map_err(|e| e.to_string())? {
             let mut row = Vec::with_capacity(width);
             for i in 0..width {
-                row.push(sqlwitness_engines::sqlite_value(
-                    r.get_ref(i).map_err(|e| e.to_string())?,
+                let v = sqlwitness_engines::sqlite_value(r.get_ref(i).map_err(|e| e.to_string())?);
+                bytes += v.heap_size();
+                row.push(v);
+            }
+            if rows.len() == VIEW_MAX_ROWS {
+                return Err(format!(
+                    "it has more than {VIEW_MAX_ROWS} rows, too many to compare"
+                ));
+            }
+            if bytes > VIEW_MAX_BYTES {
+                return Err(format!(
+                    "its rows hold more than {} MiB of values, too many to compare",
+                    VIEW_MAX_BYTES >> 20
                 ));
             }
             rows.push(row);
