@@ -323,3 +323,79 @@ fn sqlite_views_are_carried_to_every_server_and_checked() {
         );
     }
 }
+
+/// A view's text is benchmark input that reaches the server under the
+/// administrative login. SQLite reads `'x\'` as a whole string; MySQL and
+/// MariaDB read the backslash as an escape, so the rest of this view would
+/// be a second statement dropping another database, and `/*!…*/` would be
+/// executed. Each view is held to the guard in the server's own lexical
+/// rules (refused on MySQL and MariaDB, a harmless two-string view on
+/// PostgreSQL), and the other namespace is untouched on every server.
+#[test]
+fn a_view_cannot_smuggle_a_statement_to_the_server() {
+    for target in targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = common::unique_namespace("victim");
+        let _victim_cleanup = Cleanup(&target, victim.clone());
+        let fixture = common::make_fixture(dir.path());
+        let db = Database {
+            db_id: "victim".to_string(),
+            sqlite_path: fixture,
+            namespace: victim.clone(),
+        };
+        let kept = migrate_database(&db, &target, &MigrateOptions::default()).unwrap();
+        assert_eq!(kept.status, MigrationStatus::Migrated);
+
+        let path = dir.path().join("hostile.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(&format!(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);
+             INSERT INTO t VALUES (1, 'a');
+             CREATE VIEW smuggle AS SELECT 'x\\' AS a,
+               '; DROP DATABASE `{victim}`; DROP SCHEMA \"{victim}\" CASCADE; -- ' AS b FROM t;
+             CREATE VIEW executes AS SELECT id /*!, LOAD_FILE('/etc/hostname') AS f */ FROM t;"
+        ))
+        .unwrap();
+        drop(c);
+        let r = migrate_twice(&target, &path, "hostile_views");
+        let view = |n: &str| r.views.iter().find(|v| v.view == n).unwrap();
+        let mysql_family = sqlwitness_dialect::shipped(target.engine).adapter
+            == sqlwitness_dialect::Adapter::Mysql;
+        let smuggle = view("smuggle");
+        if mysql_family {
+            assert!(!smuggle.carried, "{}: {smuggle:?}", target.engine);
+            assert!(
+                smuggle
+                    .note
+                    .as_deref()
+                    .unwrap_or_default()
+                    .starts_with("the guard refuses it"),
+                "{}: {smuggle:?}",
+                target.engine
+            );
+        } else {
+            assert!(smuggle.carried, "{}: {smuggle:?}", target.engine);
+        }
+        // The executable comment never reaches a server: the translation
+        // leaves comments out, and the guard refuses one that stays.
+        let executes = view("executes");
+        assert!(
+            !executes
+                .sql
+                .as_deref()
+                .unwrap_or_default()
+                .contains("LOAD_FILE")
+                || !executes.carried,
+            "{}: {executes:?}",
+            target.engine
+        );
+        let mut w = sqlwitness_engines::open_migrator(target.engine, &target.url).unwrap();
+        let tables = w.tables(&victim).unwrap();
+        assert_eq!(
+            tables.len(),
+            kept.tables.len(),
+            "{}: {victim} lost tables: {tables:?}",
+            target.engine
+        );
+    }
+}

@@ -722,6 +722,12 @@ impl Ctx<'_> {
             }
         }
         steps.insert("foreign_keys".into(), started.elapsed().as_millis() as u64);
+        // The reader is granted the tables before views are made: a view is
+        // read back by the reader, with the reader's rights.
+        let started = Instant::now();
+        let mut grant_notes = Vec::new();
+        self.grant(w, &mut grant_notes);
+        steps.insert("grant".into(), started.elapsed().as_millis() as u64);
         if !self.views.is_empty() {
             let started = Instant::now();
             report.views = super::views::carry_to_server(
@@ -742,8 +748,6 @@ impl Ctx<'_> {
             steps.insert("views".into(), started.elapsed().as_millis() as u64);
         }
         let started = Instant::now();
-        let mut grant_notes = Vec::new();
-        self.grant(w, &mut grant_notes);
         report.notes.extend(grant_notes);
         report.collation = w.collation(&ns);
 

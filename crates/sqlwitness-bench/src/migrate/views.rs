@@ -6,7 +6,9 @@
 //! `migrate` carries a SQLite database's views to each server: SQLite's
 //! query (from `sqlite_master`) is translated with the target dialect's
 //! `translations` ([`sqlwitness_sql::translate`], as dialect golds are),
-//! created after the tables are loaded, and read on both sides.
+//! held to the guard that holds predictions (`sqlwitness-guard`: one
+//! read-only query of the copy's own namespace), created after the tables
+//! are loaded, and read on both sides; on the server by the reader login.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -207,22 +209,44 @@ pub(crate) fn carry_to_server(
                 .map(|t| t.sql)
                 .unwrap_or(query);
             r.sql = Some(sql.clone());
-            let verdict = match w.create_view(ns, name, &sql, VIEW_READ_LIMIT) {
-                Ok(rows) => same_rows(&source, &rows, &dialect.name),
-                Err(e) => Err(NotCarried(format!("the server refuses it: {}", e.message))),
-            };
-            match verdict {
-                Ok(()) => r.carried = true,
-                Err(why) => {
-                    r.note = Some(match w.drop_view(ns, name) {
-                        Ok(()) => why.0,
-                        Err(e) => format!("{why}; dropping it failed: {}", e.message),
-                    })
-                }
-            }
+            create_checked(w, ns, dialect, &mut r, &sql, &source);
             r
         })
         .collect()
+}
+
+/// Creates view `r.view` with query `sql` in namespace `ns` of `w` and
+/// keeps it when its rows there equal `source`; else drops it and says why
+/// in `r.note`. The query is benchmark input sent to a server under the
+/// administrative login: it must first pass the guard predictions pass (one
+/// read-only query of `ns`, read by the server's own lexical rules), and
+/// the server reads it back as the reader login ([`Migrator::create_view`]).
+pub(crate) fn create_checked(
+    w: &mut dyn Migrator,
+    ns: &str,
+    dialect: &Dialect,
+    r: &mut ViewReport,
+    sql: &str,
+    source: &ResultSet,
+) {
+    let options = sqlwitness_guard::GuardOptions::default().in_namespace(ns);
+    if let Err(e) = sqlwitness_guard::guard_with(sql, dialect, &options) {
+        r.note = Some(format!("the guard refuses it: {}", e.message));
+        return;
+    }
+    let verdict = match w.create_view(ns, &r.view, sql, VIEW_READ_LIMIT) {
+        Ok(rows) => same_rows(source, &rows, &dialect.name),
+        Err(e) => Err(NotCarried(format!("the server refuses it: {}", e.message))),
+    };
+    match verdict {
+        Ok(()) => r.carried = true,
+        Err(why) => {
+            r.note = Some(match w.drop_view(ns, &r.view) {
+                Ok(()) => why.0,
+                Err(e) => format!("{why}; dropping it failed: {}", e.message),
+            })
+        }
+    }
 }
 
 /// The schema the translation reads (tables, columns, declared types).

@@ -590,31 +590,57 @@ impl Migrator for MysqlMigrator {
         limit: std::time::Duration,
     ) -> Result<sqlwitness_core::ResultSet, DbError> {
         let target = format!("{}.{}", quote(ns), quote(name));
-        // A view's unqualified names are read in the session's database
-        // when it is created; the session's own database is restored after.
+        // The view's text is benchmark input: it is sent alone as a
+        // prepared statement (one statement, never a list), on a line of
+        // its own so a trailing comment ends there. A view's unqualified
+        // names are read in the session's database when it is created; the
+        // session's own database is restored after.
         let home = self.home();
         self.exec(&format!("USE {}", quote(ns)))?;
-        let created = self.exec(&format!(
-            "CREATE SQL SECURITY INVOKER VIEW {target} AS {sql}"
-        ));
-        let read = created.and_then(|_| {
-            let work = sqlx::query(AssertSqlSafe(format!("SELECT * FROM {target}")))
-                .fetch_all(&mut self.conn);
-            match self
-                .rt
-                .block_on(async { tokio::time::timeout(limit, work).await })
-            {
-                Ok(r) => r.map_err(|e| self.error(e)),
-                Err(_) => Err(DbError::timeout(format!(
-                    "the view is still running after {} s",
-                    limit.as_secs()
-                ))),
-            }
-        });
+        let create = format!("CREATE SQL SECURITY INVOKER VIEW {target} AS\n{sql}\n");
+        let created = self
+            .rt
+            .block_on(sqlx::query(AssertSqlSafe(create)).execute(&mut self.conn))
+            .map(|_| ())
+            .map_err(|e| self.error(e));
         if let Some(h) = home {
             let _ = self.exec(&format!("USE {}", quote(&h)));
         }
-        let rows = read?;
+        created?;
+        // Read back by the reader login (the view runs with its invoker's
+        // rights: `SELECT` on this database and nothing else), time-limited.
+        let kind = sqlwitness_core::EngineKind::parse(&self.dialect.name)
+            .ok_or_else(|| DbError::connection(format!("unknown engine {}", self.dialect.name)))?;
+        let url =
+            crate::reader_url(kind, &self.url).map_err(|e| DbError::connection(e.to_string()))?;
+        let mut session = String::from("SET NAMES utf8mb4");
+        if let Some(t) = self.dialect.time_limit_sql(limit) {
+            session = format!("{session}; {t}");
+        }
+        let select = format!("SELECT * FROM {target}");
+        let read = self.rt.block_on(async {
+            let work = async {
+                let mut reader = MySqlConnection::connect(&url).await?;
+                sqlx::raw_sql(AssertSqlSafe(session))
+                    .execute(&mut reader)
+                    .await?;
+                let rows = sqlx::query(AssertSqlSafe(select))
+                    .fetch_all(&mut reader)
+                    .await;
+                let _ = reader.close().await;
+                rows
+            };
+            tokio::time::timeout(limit, work).await
+        });
+        let rows = match read {
+            Ok(r) => r.map_err(|e| self.error(e))?,
+            Err(_) => {
+                return Err(DbError::timeout(format!(
+                    "the view is still running after {} s",
+                    limit.as_secs()
+                )))
+            }
+        };
         Ok(crate::server::result_set(&rows, super::read::decode_row))
     }
 

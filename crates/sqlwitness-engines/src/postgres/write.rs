@@ -532,18 +532,47 @@ impl Migrator for PgMigrator {
         limit: std::time::Duration,
     ) -> Result<sqlwitness_core::ResultSet, DbError> {
         let target = qualified(ns, name);
-        let create = format!(
-            "BEGIN; SET LOCAL search_path TO {}, pg_catalog; CREATE VIEW {target} AS {sql}; COMMIT",
-            quote(ns)
+        // The view's text is benchmark input: it is sent alone through the
+        // extended protocol (one statement, never a list), on a line of its
+        // own so a trailing comment ends there. From PostgreSQL 15 the view
+        // runs with the privileges of whoever reads it.
+        let version = self.rt.block_on(
+            sqlx::query_scalar::<_, i64>("SELECT current_setting('server_version_num')::int8")
+                .fetch_one(&mut self.conn),
         );
-        if let Err(e) = self.exec(&create) {
+        let invoker = match version {
+            Ok(v) if v >= 150_000 => " WITH (security_invoker = true)",
+            _ => "",
+        };
+        let create = format!("CREATE VIEW {target}{invoker} AS\n{sql}\n");
+        self.exec(&format!(
+            "BEGIN; SET LOCAL search_path TO {}, pg_catalog",
+            quote(ns)
+        ))?;
+        let made = self
+            .rt
+            .block_on(sqlx::query(AssertSqlSafe(create)).execute(&mut self.conn))
+            .map_err(|e| self.error(e))
+            .and_then(|_| {
+                self.exec(&format!(
+                    "GRANT SELECT ON {target} TO {}; COMMIT",
+                    crate::READER_LOGIN
+                ))
+            });
+        if let Err(e) = made {
             let _ = self.exec("ROLLBACK");
             return Err(e);
         }
+        // Read back as the reader login, read-only and time-limited: the
+        // view's functions run with the reader's rights, not ours.
         let ms = limit.as_millis().clamp(1, i32::MAX as u128);
         self.exec(&format!(
-            "BEGIN READ ONLY; SET LOCAL statement_timeout = {ms}"
-        ))?;
+            "BEGIN READ ONLY; SET LOCAL ROLE {}; SET LOCAL statement_timeout = {ms}",
+            crate::READER_LOGIN
+        ))
+        .inspect_err(|_| {
+            let _ = self.exec("ROLLBACK");
+        })?;
         let read = self.rt.block_on(
             sqlx::query(AssertSqlSafe(format!("SELECT * FROM {target}"))).fetch_all(&mut self.conn),
         );
