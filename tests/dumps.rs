@@ -1715,3 +1715,87 @@ fn views_are_carried_where_sqlite_answers_alike_else_listed() {
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }
+
+/// A dump's views are also made in the copy on the dump's own engine, where
+/// the reference's golds are answered: each checked on its rows against the
+/// loaded dump's view, so a gold that reads a view — even one SQLite cannot
+/// express (PostgreSQL's `DISTINCT ON`, MySQL's `LPAD`) — is answered by
+/// the source's engine with `--reference`.
+#[test]
+fn a_dumps_views_answer_golds_on_the_sources_own_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = sqlwitness_testkit::for_each_server(None, |kind, url| {
+        let pg = adapter(kind) == Adapter::Postgres;
+        let bench = dir.path().join(kind.as_str());
+        let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_vw"));
+        let (dump, other, other_gold) = if pg {
+            (
+                "views_postgres.sql",
+                "latest_order",
+                "SELECT customer_id, id FROM latest_order ORDER BY customer_id",
+            )
+        } else {
+            (
+                "views_mysql.sql",
+                "padded",
+                "SELECT label FROM padded ORDER BY label",
+            )
+        };
+        let out = bench.join("database");
+        let (code, stderr) = import_with_copies(
+            kind,
+            url,
+            &fixture(dump),
+            &out,
+            &["--db-id", "shop"],
+            &prefix,
+        );
+        let _guard = DropCopies(kind, url.to_string(), out.clone());
+        assert_eq!(code, 0, "{kind}: {stderr}");
+        let copy = report(&out)["databases"][0]["source_copy"].clone();
+        assert_eq!(copy["faithful"], true, "{kind}: {copy}");
+        let views = copy["views"].as_array().unwrap();
+        let by_name = |n: &str| views.iter().find(|v| v["view"] == n).unwrap().clone();
+        for name in ["big_spenders", other] {
+            let v = by_name(name);
+            assert_eq!(v["carried"], true, "{kind}: {v}");
+        }
+        assert_eq!(by_name("big_spenders")["rows"], 2, "{kind}");
+        // Not in the SQLite file, so still listed.
+        let listed = report(&out)["not_created"].to_string();
+        assert!(
+            listed.contains(&format!("{other}: not carried")),
+            "{listed}"
+        );
+
+        std::fs::write(
+            bench.join("dev.jsonl"),
+            [
+                r#"{"db_id": "shop", "question": "big spenders", "gold": "SELECT name, spent FROM big_spenders ORDER BY name"}"#,
+                r#"{"db_id": "shop", "question": "the server's own view", "gold": "SELECT 1"}"#,
+            ]
+            .join("\n"),
+        )
+        .unwrap();
+        let gold = bench.join("gold_engine.sql");
+        std::fs::write(
+            &gold,
+            format!("SELECT name, spent FROM big_spenders ORDER BY name\n{other_gold}\n"),
+        )
+        .unwrap();
+        let r = eval_with_reference(&bench, kind, url, &gold, &prefix, &bench.join("out"));
+        assert_eq!(
+            verdicts(&r, 0, kind),
+            ("match".to_string(), "match".to_string()),
+            "{kind}: {}",
+            r["questions"][0]
+        );
+        assert_eq!(
+            verdicts(&r, 1, kind).0,
+            "match",
+            "{kind}: {}",
+            r["questions"][1]
+        );
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}

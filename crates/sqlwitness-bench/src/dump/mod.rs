@@ -539,8 +539,9 @@ fn export(
     let server_version = ns
         .server_version()
         .map_err(|e| fail("SELECT version()", e))?;
-    // A copy-only import writes no SQLite file: its views are not read.
-    let source_views = if opts.copy_only {
+    // Views go into the SQLite file and into the copy on the source's own
+    // engine; with neither written, they are not read.
+    let source_views = if opts.copy_only && opts.source_copy_prefix.is_none() {
         views::SourceViews::none()
     } else {
         views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?
@@ -610,7 +611,7 @@ fn export(
                 opts.engine,
                 &opts.url,
                 (&db, check),
-                &tables,
+                (&tables, &source_views),
                 &server_version,
             )
         });
@@ -629,7 +630,7 @@ fn export(
             spider_tables: spider,
         });
     }
-    list_not_carried(&mut not_created, others, &databases);
+    list_not_carried(&mut not_created, others, &databases, opts.copy_only);
     Ok(ImportReport {
         dump: None,
         live_source: None,
@@ -646,12 +647,14 @@ fn export(
 
 /// Adds to `not_created` the objects beside the tables (`kind name`, from
 /// [`ServerSource::other_objects`]) that were not carried: every one but a
-/// view carried into some database; a view carried nowhere says why (the
+/// view carried into some database's SQLite file (with `copy_only`, into
+/// some copy on the source's engine); a view carried nowhere says why (the
 /// first database's reason).
 fn list_not_carried(
     not_created: &mut Vec<DumpNote>,
     others: Vec<String>,
     databases: &[DatabaseImport],
+    copy_only: bool,
 ) {
     for o in others {
         // PostgreSQL names `view schema.name`, MySQL `view name`.
@@ -662,7 +665,15 @@ fn list_not_carried(
             .map(|v| {
                 databases
                     .iter()
-                    .flat_map(|d| d.views.iter().filter(move |c| c.view == v))
+                    .flat_map(|d| {
+                        let copy = d.source_copy.iter().flat_map(|c| c.views.iter());
+                        let made: Box<dyn Iterator<Item = _>> = if copy_only {
+                            Box::new(copy)
+                        } else {
+                            Box::new(d.views.iter())
+                        };
+                        made.filter(move |c| c.view == v)
+                    })
                     .collect()
             })
             .unwrap_or_default();

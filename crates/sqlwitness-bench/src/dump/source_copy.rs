@@ -23,6 +23,7 @@ use sqlwitness_core::{
     Stamp, StampState,
 };
 
+use super::views::SourceViews;
 use crate::migrate::{
     source_fingerprint, Coercions, ColumnDecision, ForeignKeyReport, KeyReport, MigrationReport,
     MigrationStatus, TableReport, Verification,
@@ -56,6 +57,10 @@ pub struct SourceCopy {
     /// Foreign keys the server refused, or tables not copied, with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The source's views created in the copy and checked on their rows,
+    /// or why not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub views: Vec<crate::migrate::ViewReport>,
     /// Why no copy was made (the namespace is someone else's, the server
     /// refused …): the engine's copy is then migrated from the SQLite file.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -180,7 +185,7 @@ pub(crate) fn write(
     engine: EngineKind,
     url: &str,
     (db, check): (&Database, Option<&Path>),
-    tables: &[SourceTable],
+    (tables, views): (&[SourceTable], &SourceViews),
     server_version: &str,
 ) -> SourceCopy {
     let mut copy = SourceCopy {
@@ -189,6 +194,7 @@ pub(crate) fn write(
         faithful: false,
         tables: Vec::new(),
         notes: Vec::new(),
+        views: Vec::new(),
         error: None,
     };
     let dialect = sqlwitness_dialect::shipped(engine);
@@ -232,7 +238,7 @@ pub(crate) fn write(
         &mut *w,
         &mut copy,
         (db, check),
-        tables,
+        (tables, views),
         stamp,
         server_version,
         engine,
@@ -256,7 +262,7 @@ fn locked(
     w: &mut dyn Migrator,
     copy: &mut SourceCopy,
     (db, check): (&Database, Option<&Path>),
-    tables: &[SourceTable],
+    (tables, views): (&[SourceTable], &SourceViews),
     stamp: Stamp,
     server_version: &str,
     engine: EngineKind,
@@ -360,8 +366,16 @@ fn locked(
     w.analyze(target, &names)?;
     copy.notes.extend(w.prepare_reader()?);
     copy.notes.extend(w.grant_reader(target)?);
+    copy.views = views.carry_to_copy(w, target, sqlwitness_dialect::shipped(engine));
+    for v in &copy.views {
+        if let Some(why) = &v.note {
+            copy.notes
+                .push(format!("view `{}` is not in the copy: {why}", v.view));
+        }
+    }
     if copied.iter().all(|(_, c)| c.verified()) {
-        let report = migration_report(db, engine, server_version, &copied, &fk_applied);
+        let mut report = migration_report(db, engine, server_version, &copied, &fk_applied);
+        report.views = copy.views.clone();
         let mut done = stamp;
         done.state = StampState::Complete;
         done.report = serde_json::to_value(&report).ok();

@@ -8,9 +8,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use sqlwitness_core::{ResultSet, ServerSource, SourceView};
+use sqlwitness_core::{Migrator, ResultSet, ServerSource, SourceView};
 
-use crate::migrate::views::{same_rows, sqlite_rows, NotCarried, ViewReport};
+use crate::migrate::views::{create_checked, same_rows, sqlite_rows, NotCarried, ViewReport};
 
 /// The source's views, each with its rows (or why they cannot be read),
 /// read once for every database written.
@@ -69,6 +69,41 @@ impl SourceViews {
         self.0
             .iter()
             .map(|(v, rows)| carry_one(&conn, adapter, v, rows, limit))
+            .collect()
+    }
+}
+
+impl SourceViews {
+    /// Carries every view into namespace `target` of `w`: the copy of the
+    /// source's tables on its own engine (copied and granted to the
+    /// reader), where golds that read a view are answered. Each view's
+    /// query, as the source's server printed it with the source's own
+    /// names left out, is created in `target` and kept when its rows there
+    /// equal the source view's ([`create_checked`]: the guard first, read
+    /// back by the reader login). Views come in the order the source made
+    /// them, so a view over another view finds it.
+    pub(super) fn carry_to_copy(
+        &self,
+        w: &mut dyn Migrator,
+        target: &str,
+        dialect: &sqlwitness_dialect::Dialect,
+    ) -> Vec<ViewReport> {
+        self.0
+            .iter()
+            .map(|(v, source_rows)| {
+                let mut r = ViewReport {
+                    sql: Some(v.definition.clone()),
+                    ..ViewReport::new(&v.name)
+                };
+                match source_rows {
+                    Ok(source) => {
+                        r.rows = Some(source.rows.len() as u64);
+                        create_checked(w, target, dialect, &mut r, &v.definition, source);
+                    }
+                    Err(why) => r.note = Some(why.0.clone()),
+                }
+                r
+            })
             .collect()
     }
 }
