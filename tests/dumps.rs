@@ -1799,3 +1799,116 @@ fn a_dumps_views_answer_golds_on_the_sources_own_copy() {
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }
+
+/// MySQL and MariaDB: a scratch copy (a fuzz candidate, a perturbed
+/// database) of a database whose copy there is the dump's own takes that
+/// copy's column types — `decimal(10,2)`, the enum with its labels, the
+/// binary collation of a `varchar` — so that a gold answers there as on
+/// the original; a value those types cannot hold or would change rejects
+/// the copy, saying why.
+#[test]
+fn a_mysql_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let out = dir.path().join(kind.as_str());
+        let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_mtypes"));
+        let (code, stderr) = import_with_copies(
+            kind,
+            url,
+            &fixture("prices_mysql.sql"),
+            &out,
+            &["--db-id", "shop"],
+            &prefix,
+        );
+        let _copies = DropCopies(kind, url.to_string(), out.clone());
+        assert_eq!(code, 0, "{kind}: {stderr}");
+        let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+        let original = format!("{prefix}shop");
+        let opts = sqlwitness_bench::MigrateOptions {
+            types_from: Some(sqlwitness_bench::TypesFrom {
+                namespace: original.clone(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let place = |k: usize, change: &str| {
+            let file = dir.path().join(format!("{kind}_c{k}.sqlite"));
+            std::fs::copy(out.join("shop/shop.sqlite"), &file).unwrap();
+            if !change.is_empty() {
+                rusqlite::Connection::open(&file)
+                    .unwrap()
+                    .execute_batch(change)
+                    .unwrap();
+            }
+            let db = sqlwitness_core::Database {
+                db_id: "shop".into(),
+                sqlite_path: file,
+                namespace: format!("{original}__c{k}"),
+            };
+            let report = sqlwitness_bench::migrate_database(&db, &target, &opts).unwrap();
+            (report, db.namespace)
+        };
+        let (report, scratch) = place(1, "");
+        let same = format!(
+            "SELECT CAST(COUNT(*) AS SIGNED) FROM information_schema.COLUMNS a \
+             JOIN information_schema.COLUMNS b ON b.TABLE_SCHEMA = '{scratch}' \
+             AND b.TABLE_NAME = a.TABLE_NAME AND b.COLUMN_NAME = a.COLUMN_NAME \
+             AND b.COLUMN_TYPE = a.COLUMN_TYPE \
+             AND b.COLLATION_NAME <=> a.COLLATION_NAME \
+             WHERE a.TABLE_SCHEMA = '{original}' AND a.TABLE_NAME <> '__sqlwitness'"
+        );
+        let typed = admin::count(url, &same);
+        sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+        assert_eq!(report.problem(), None, "{kind}: {report:?}");
+        let types = report.column_types.clone().unwrap();
+        assert!(types.original_is_dump_copy, "{kind}: {types:?}");
+        assert_eq!(types.columns_typed, 8, "{kind}: {types:?}");
+        assert_eq!(typed, 8, "{kind}");
+        for (k, change, why) in [
+            (
+                2,
+                "UPDATE item SET price = 123456789012.5 WHERE item_id = 1",
+                &["Out of range value for column 'price'"][..],
+            ),
+            (
+                3,
+                "UPDATE item SET grade = 'bogus' WHERE item_id = 1",
+                &["Data truncated for column 'grade'"][..],
+            ),
+            (
+                4,
+                "UPDATE item SET price = 1.234 WHERE item_id = 1",
+                &[
+                    "the rows read back differ from the rows written",
+                    "Data truncated for column 'price'",
+                ][..],
+            ),
+            (
+                5,
+                "UPDATE shop SET city = 'a city name past twenty' WHERE shop_id = 1",
+                // MariaDB loads through `LOAD DATA LOCAL INFILE`, which
+                // says it as a truncation.
+                &[
+                    "Data too long for column 'city'",
+                    "Data truncated for column 'city'",
+                ][..],
+            ),
+        ] {
+            let (report, scratch) = place(k, change);
+            sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+            let problem = report.problem().unwrap_or_default();
+            assert!(
+                problem.contains("with the original copy's column types")
+                    && why.iter().any(|w| problem.contains(w)),
+                "{kind}: {change}: {problem}"
+            );
+        }
+        let left = format!(
+            "SELECT CAST(COUNT(*) AS SIGNED) FROM information_schema.SCHEMATA \
+             WHERE SCHEMA_NAME LIKE '{}%\\_\\_c%'",
+            prefix.replace('_', "\\_")
+        );
+        assert_eq!(admin::count(url, &left), 0, "{kind}");
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use sqlwitness_core::{EngineKind, Migrator, Ownership, TargetKind};
+use sqlwitness_dialect::Adapter;
 
 use super::keys::TablePlan;
 use super::log::MigrationReport;
@@ -88,6 +89,55 @@ fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKin
     None
 }
 
+/// The kind, and the adjustment, of a MySQL or MariaDB type (its
+/// `COLUMN_TYPE`, with the character set and collation the copy keeps) the
+/// migration loads and reads back exactly; `None`: keep the inferred type.
+/// `key`: the column is in a key, which MySQL cannot build on a `TEXT`
+/// column without a prefix length.
+///
+/// Kept inferred: `float` (single precision, which the text protocol reads
+/// back with six digits), `char(n)` (trailing spaces are stripped on
+/// reading), `datetime(n)` and `time` (fractions), `timestamp` (converted
+/// by the session's time zone), `year`, `bit`, `set`, `json`, binary and
+/// spatial types, and `zerofill`.
+fn mysql_type(
+    sql_type: &str,
+    original_kind: TargetKind,
+    key: bool,
+) -> Option<(TargetKind, Adjust)> {
+    let t = sql_type.trim().to_ascii_lowercase();
+    // An enum's labels are quoted: read its name before the parenthesis.
+    if t.starts_with("enum(") {
+        return (original_kind == TargetKind::Text).then_some((TargetKind::Text, Adjust::None));
+    }
+    let base = [" character set ", " collate "]
+        .iter()
+        .filter_map(|cut| t.find(cut))
+        .min()
+        .map_or(t.as_str(), |i| &t[..i])
+        .trim();
+    if base.contains("zerofill") {
+        return None;
+    }
+    let unsigned = base.strip_suffix(" unsigned").unwrap_or(base);
+    let name = unsigned.split('(').next().unwrap_or(unsigned).trim();
+    match name {
+        "tinyint" | "smallint" | "mediumint" | "int" | "integer" | "bigint" => {
+            Some((TargetKind::Integer, Adjust::None))
+        }
+        // Not `double(m,d)`, which rounds what it stores.
+        "double" | "double precision" if unsigned == name => Some((TargetKind::Real, Adjust::None)),
+        "decimal" | "numeric" => Some((TargetKind::Numeric, Adjust::None)),
+        "varchar" => Some((TargetKind::Text, Adjust::None)),
+        "tinytext" | "text" | "mediumtext" | "longtext" if !key => {
+            Some((TargetKind::Text, Adjust::None))
+        }
+        "date" if base == "date" => Some((TargetKind::Date, Adjust::None)),
+        "datetime" if base == "datetime" => Some((TargetKind::Timestamp, Adjust::None)),
+        _ => None,
+    }
+}
+
 /// Why no type is taken from the original.
 #[derive(Debug, thiserror::Error)]
 enum NotDumpCopy {
@@ -135,6 +185,24 @@ fn original_columns(
     Ok(out)
 }
 
+/// The column types of the copy in `namespace` on `target`, as created, by
+/// `(table, column)`, when it is a copy `import` made with a dump's own
+/// types (read from its stamp); `None` when it is not, or cannot be read.
+/// What a scratch copy of it may hold is what these types hold: a fuzz
+/// candidate generates values within them.
+pub fn dump_copy_column_types(
+    target: &super::MigrationTarget,
+    namespace: &str,
+) -> Option<BTreeMap<(String, String), String>> {
+    let mut w = sqlwitness_engines::open_migrator(target.engine, &target.url).ok()?;
+    let from = TypesFrom {
+        namespace: namespace.to_string(),
+        ..TypesFrom::default()
+    };
+    let columns = original_columns(&mut *w, &from).ok()?;
+    Some(columns.into_iter().map(|(k, (ty, _))| (k, ty)).collect())
+}
+
 /// Gives `tables` the original's column types where they exist and load
 /// safely; returns the report and, per table, the adjustments.
 pub(crate) fn apply(
@@ -155,7 +223,31 @@ pub(crate) fn apply(
         }
     };
     report.original_is_dump_copy = true;
+    // Columns in a key: their own primary and foreign keys, and those
+    // other tables' foreign keys refer to.
+    let referenced: BTreeSet<(String, String)> = tables
+        .iter()
+        .flat_map(|t| t.def.foreign_keys.iter())
+        .flat_map(|k| {
+            k.parent_columns
+                .iter()
+                .map(move |c| (k.parent_table.clone(), c.clone()))
+        })
+        .collect();
     for t in tables.iter_mut() {
+        let keys: BTreeSet<String> = t
+            .def
+            .primary_key
+            .iter()
+            .chain(t.def.foreign_keys.iter().flat_map(|k| k.columns.iter()))
+            .cloned()
+            .chain(
+                referenced
+                    .iter()
+                    .filter(|(table, _)| *table == t.def.name)
+                    .map(|(_, c)| c.clone()),
+            )
+            .collect();
         let mut adjust = vec![Adjust::None; t.columns.len()];
         for (i, c) in t.columns.iter_mut().enumerate() {
             let here = (t.def.name.clone(), c.name.clone());
@@ -173,10 +265,10 @@ pub(crate) fn apply(
                     .push(format!("{shown}: no column of that name in the original"));
                 continue;
             };
-            let safe = if engine == EngineKind::Postgres {
-                postgres_type(sql_type, *kind)
-            } else {
-                None
+            let safe = match sqlwitness_dialect::shipped(engine).adapter {
+                Adapter::Postgres => postgres_type(sql_type, *kind),
+                Adapter::Mysql => mysql_type(sql_type, *kind, keys.contains(&c.name)),
+                _ => None,
             };
             let Some((kind, adj)) = safe else {
                 report.kept_inferred.push(format!(
@@ -230,5 +322,67 @@ mod tests {
         );
         assert_eq!(postgres_type("character(3)", k), None);
         assert_eq!(postgres_type("boolean", TargetKind::Integer), None);
+    }
+
+    #[test]
+    fn safe_mysql_types() {
+        let t = TargetKind::Text;
+        let typed = |ty: &str, kind: TargetKind, key: bool| mysql_type(ty, kind, key).map(|k| k.0);
+        assert_eq!(
+            typed("int", TargetKind::Integer, true),
+            Some(TargetKind::Integer)
+        );
+        assert_eq!(
+            typed("bigint unsigned", TargetKind::Integer, false),
+            Some(TargetKind::Integer)
+        );
+        assert_eq!(
+            typed("tinyint(1)", TargetKind::Integer, false),
+            Some(TargetKind::Integer)
+        );
+        assert_eq!(
+            typed("int(5) unsigned zerofill", TargetKind::Integer, false),
+            None
+        );
+        assert_eq!(
+            typed("decimal(10,2)", TargetKind::Numeric, false),
+            Some(TargetKind::Numeric)
+        );
+        assert_eq!(
+            typed("double", TargetKind::Real, false),
+            Some(TargetKind::Real)
+        );
+        assert_eq!(typed("float", TargetKind::Real, false), None);
+        assert_eq!(
+            typed("varchar(20) COLLATE utf8mb4_bin", t, true),
+            Some(TargetKind::Text)
+        );
+        assert_eq!(
+            typed(
+                "varchar(20) CHARACTER SET latin1 COLLATE latin1_swedish_ci",
+                t,
+                false
+            ),
+            Some(TargetKind::Text)
+        );
+        assert_eq!(typed("text", t, false), Some(TargetKind::Text));
+        assert_eq!(typed("text", t, true), None);
+        assert_eq!(typed("char(3)", t, false), None);
+        assert_eq!(
+            typed("date", TargetKind::Date, false),
+            Some(TargetKind::Date)
+        );
+        assert_eq!(
+            typed("datetime", TargetKind::Timestamp, false),
+            Some(TargetKind::Timestamp)
+        );
+        assert_eq!(typed("datetime(3)", TargetKind::Timestamp, false), None);
+        assert_eq!(typed("timestamp", TargetKind::Timestamp, false), None);
+        assert_eq!(
+            typed("enum('low','it''s (odd) collate x')", t, false),
+            Some(TargetKind::Text)
+        );
+        assert_eq!(typed("set('a','b')", t, false), None);
+        assert_eq!(typed("year", TargetKind::Integer, false), None);
     }
 }
