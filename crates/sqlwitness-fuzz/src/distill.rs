@@ -221,7 +221,16 @@ pub fn build_db_suite_on(
     opts: &FuzzOptions,
     reference: Option<&ServerReference<'_>>,
 ) -> Result<DbSuite, FuzzError> {
-    let schema = read_schema_with(db_id, original, extra_keys)?;
+    let mut schema = read_schema_with(db_id, original, extra_keys)?;
+    // Candidates take the dump copy's column types on the reference: their
+    // values stay inside those types.
+    if let Some(r) = reference {
+        let ns = r.original(db_id, original).namespace;
+        if let Some(types) = sqlwitness_bench::dump_copy_column_types(&r.target, &ns) {
+            let adapter = sqlwitness_dialect::builtin(r.engine.kind()).adapter;
+            crate::type_limits::apply(&mut schema, &types, adapter);
+        }
+    }
     let dialects: Vec<sqlwitness_dialect::Adapter> = match reference {
         Some(r) => {
             sqlwitness_sql::written_for(sqlwitness_dialect::builtin(r.engine.kind()).adapter)

@@ -160,7 +160,7 @@ impl Pools {
                         // neighbours only inside the column's domain.
                         if let Some(x) = convert(v, c.kind) {
                             let shaped = matches!(c.domain, Domain::Shape(_));
-                            if (k == 0 && !shaped) || fits(c, &x) {
+                            if (k == 0 && !shaped && typed(c, &x)) || fits(c, &x) {
                                 push_unique(&mut fav, x);
                             }
                         }
@@ -182,8 +182,20 @@ impl Pools {
     }
 }
 
-/// Whether a generated (non-literal) value fits the column's domain.
+/// Whether the column's type on a server reference holds `v` (see
+/// `type_limits`; always, without one).
+fn typed(c: &ColumnDef, v: &Value) -> bool {
+    c.type_limit
+        .as_ref()
+        .is_none_or(|l| l.holds(&c.originals, v))
+}
+
+/// Whether a generated (non-literal) value fits the column's domain and
+/// its type.
 fn fits(c: &ColumnDef, v: &Value) -> bool {
+    if !typed(c, v) {
+        return false;
+    }
     if c.non_negative {
         match v {
             Value::Int(i) if *i < 0 => return false,
@@ -298,7 +310,12 @@ fn unused(c: &ColumnDef, pool: &[Value], used: &HashSet<String>, rng: &mut Rng) 
                 _ => Value::Text(format!("k{}", n + rng.below(1000) as i64)),
             },
         };
-        if !used.contains(&fk_key(&v)) {
+        // Too long for the column's type on the reference: a short one.
+        let v = match v {
+            Value::Text(_) if !typed(c, &v) => Value::Text(format!("k{n}")),
+            v => v,
+        };
+        if typed(c, &v) && !used.contains(&fk_key(&v)) {
             return v;
         }
     }

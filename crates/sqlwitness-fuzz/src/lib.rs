@@ -25,6 +25,7 @@ mod rng;
 mod schema;
 mod shrink;
 mod suite;
+mod type_limits;
 
 pub use distill::{
     build_db_suite, build_db_suite_on, suite_db_dir, FuzzOptions, GoldQuery, ServerReference,
@@ -44,3 +45,4 @@ pub use schema::{
 };
 pub use shrink::{shrink_witness, Witness};
 pub use suite::{suite_namespace, SuiteFailure, SuiteSet, SuiteVerdict};
+pub use type_limits::TypeLimit;

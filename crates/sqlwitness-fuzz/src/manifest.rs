@@ -117,6 +117,13 @@ impl Constraints {
                     )),
                     Domain::Shape(s) => c.domains.push(format!("{}: shape {s}", col(i))),
                 }
+                if let Some(limit) = &d.type_limit {
+                    c.domains.push(format!(
+                        "{}: the reference's type: {}",
+                        col(i),
+                        limit.describe()
+                    ));
+                }
             }
             for u in &t.unique_sets {
                 let names: Vec<&str> = u.iter().map(|&i| t.columns[i].name.as_str()).collect();

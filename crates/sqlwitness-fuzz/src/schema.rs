@@ -76,6 +76,10 @@ pub struct ColumnDef {
     pub kind: TargetKind,
     /// Distinct stored values, in the file's order.
     pub originals: Vec<Value>,
+    /// What the column's type holds on a server reference whose scratch
+    /// copies take the dump copy's types (`type_limits`); `None`: SQLite's
+    /// rules only.
+    pub type_limit: Option<crate::type_limits::TypeLimit>,
 }
 
 #[derive(Debug, Clone)]
@@ -382,6 +386,7 @@ pub fn read_schema_with(
                 non_negative: stats.min_number[i].is_none_or(|m| m >= 0.0),
                 kind,
                 originals,
+                type_limit: None,
             });
         }
         pk.sort();
