@@ -175,6 +175,12 @@ pub struct Translations {
     /// `strftime(format, value)`.
     #[serde(default)]
     pub strftime: Option<StrftimeRule>,
+    /// `CAST(x AS type)`: SQLite's type name (lower case, without its
+    /// arguments) → this engine's type with the same meaning (MySQL has no
+    /// `CAST … AS TEXT`; MariaDB no `AS REAL`; PostgreSQL's `REAL` is
+    /// single precision where SQLite's is double).
+    #[serde(default)]
+    pub casts: std::collections::BTreeMap<String, String>,
     /// Print the query back from its syntax tree even when no other step
     /// applies (MySQL: `MAX (x)` with a space is an unknown function unless
     /// `IGNORE_SPACE`; the printed form has none).

@@ -8,16 +8,16 @@
 //! `double_quoted_strings`, `text_comparisons`, `numeric_aggregate_cast`,
 //! `complete_group_by`, `alias_case`, `derived_table_alias`,
 //! `join_without_constraint_is_cross`, `iif_to_case`, `concat_function`,
-//! `functions`, `strftime`, `reprint`.
+//! `functions`, `strftime`, `casts`, `reprint`.
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
 use sqlparser::ast::{
-    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Ident,
-    JoinConstraint, JoinOperator, ObjectNamePart, Query, SelectItem, SetExpr, Statement,
-    TableAlias, TableFactor, TableWithJoins, Value, VisitMut, VisitorMut,
+    BinaryOperator, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
+    Ident, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart, Query, SelectItem, SetExpr,
+    Statement, TableAlias, TableFactor, TableWithJoins, Value, VisitMut, VisitorMut,
 };
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
@@ -303,6 +303,24 @@ impl Translator<'_> {
                     }
                 }
             }
+            Expr::Cast { data_type, .. } if !t.casts.is_empty() => {
+                let written = data_type.to_string();
+                let name = written
+                    .split('(')
+                    .next()
+                    .unwrap_or(&written)
+                    .trim()
+                    .to_ascii_lowercase();
+                if let Some(to) = t.casts.get(&name) {
+                    if !to.eq_ignore_ascii_case(&written) {
+                        *data_type = DataType::Custom(
+                            ObjectName::from(vec![Ident::new(to.clone())]),
+                            Vec::new(),
+                        );
+                        self.steps.insert("casts");
+                    }
+                }
+            }
             Expr::InList { expr, list, .. }
                 if t.text_comparisons && self.affinity(expr) == Some("text") =>
             {
@@ -516,6 +534,33 @@ mod tests {
         assert_eq!(
             tr("SELECT MAX ( Capacity ) FROM stadium", M),
             "SELECT MAX(Capacity) FROM stadium"
+        );
+        // BIRD's SQLite golds: `CAST(… AS REAL)` (MariaDB has no REAL),
+        // `AS INTEGER` and `AS TEXT` (MySQL has neither).
+        assert_eq!(
+            tr("SELECT CAST(count(*) AS REAL) * 100 / CAST(Capacity AS INTEGER), CAST(Name AS TEXT) FROM stadium", M),
+            "SELECT CAST(count(*) AS DOUBLE) * 100 / CAST(Capacity AS SIGNED), CAST(Name AS CHAR) FROM stadium"
+        );
+        assert_eq!(
+            tr("SELECT CAST(Capacity AS DECIMAL(10,2)) FROM stadium", M),
+            "SELECT CAST(Capacity AS DECIMAL(65,30)) FROM stadium"
+        );
+        let maria = sqlwitness_core::builtin_engines::Mariadb;
+        assert_eq!(
+            tr("SELECT CAST(Capacity AS REAL) FROM stadium", maria),
+            "SELECT CAST(Capacity AS DOUBLE) FROM stadium"
+        );
+    }
+
+    #[test]
+    fn postgres_casts_keep_sqlites_meaning() {
+        use sqlwitness_core::builtin_engines::Postgres as P;
+        assert_eq!(
+            tr(
+                "SELECT CAST(Capacity AS REAL) / 3, CAST(Name AS TEXT) FROM stadium",
+                P
+            ),
+            "SELECT CAST(Capacity AS DOUBLE PRECISION) / 3, CAST(Name AS TEXT) FROM stadium"
         );
     }
 }
