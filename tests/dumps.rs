@@ -1091,32 +1091,8 @@ fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
     assert_eq!(code, 0, "{stderr}");
     let target = sqlwitness_bench::MigrationTarget::new(pg, &url);
     let original = format!("{prefix}shop");
-    let opts = sqlwitness_bench::MigrateOptions {
-        types_from: Some(sqlwitness_bench::TypesFrom {
-            namespace: original.clone(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    // `change` applied to a copy of the SQLite file, migrated to a scratch
-    // namespace with the original's types: the report and the namespace.
-    let place = |k: usize, change: &str| {
-        let file = dir.path().join(format!("c{k}.sqlite"));
-        std::fs::copy(out.join("shop/shop.sqlite"), &file).unwrap();
-        if !change.is_empty() {
-            rusqlite::Connection::open(&file)
-                .unwrap()
-                .execute_batch(change)
-                .unwrap();
-        }
-        let db = sqlwitness_core::Database {
-            db_id: "shop".into(),
-            sqlite_path: file,
-            namespace: format!("{original}__c{k}"),
-        };
-        let report = sqlwitness_bench::migrate_database(&db, &target, &opts).unwrap();
-        (report, db.namespace)
-    };
+    let place =
+        |k: usize, change: &str| place_scratch(dir.path(), &out, &target, &original, k, change);
     let (report, scratch) = place(1, "");
     let same = format!(
         "SELECT count(*) FROM information_schema.columns a JOIN information_schema.columns b \
@@ -1179,6 +1155,43 @@ fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
         prefix.replace('_', "\\_")
     );
     assert_eq!(admin::count(&url, &left), 0);
+}
+
+/// The shop's SQLite file imported into `out`, copied into `dir` and
+/// changed by `change` (SQL, may be empty), migrated to `target` as scratch
+/// copy `k` of the dump's own-typed copy `original`, with its column types:
+/// the migration report and the scratch namespace (left for the caller to
+/// drop).
+fn place_scratch(
+    dir: &Path,
+    out: &Path,
+    target: &sqlwitness_bench::MigrationTarget,
+    original: &str,
+    k: usize,
+    change: &str,
+) -> (sqlwitness_bench::MigrationReport, String) {
+    let file = dir.join(format!("{}_c{k}.sqlite", target.engine));
+    std::fs::copy(out.join("shop/shop.sqlite"), &file).unwrap();
+    if !change.is_empty() {
+        rusqlite::Connection::open(&file)
+            .unwrap()
+            .execute_batch(change)
+            .unwrap();
+    }
+    let db = sqlwitness_core::Database {
+        db_id: "shop".into(),
+        sqlite_path: file,
+        namespace: format!("{original}__c{k}"),
+    };
+    let opts = sqlwitness_bench::MigrateOptions {
+        types_from: Some(sqlwitness_bench::TypesFrom {
+            namespace: original.to_string(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let report = sqlwitness_bench::migrate_database(&db, target, &opts).unwrap();
+    (report, db.namespace)
 }
 
 /// A benchmark shipped as two dumps of the same databases (BIRD mini-dev:
@@ -1824,30 +1837,8 @@ fn a_mysql_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
         assert_eq!(code, 0, "{kind}: {stderr}");
         let target = sqlwitness_bench::MigrationTarget::new(kind, url);
         let original = format!("{prefix}shop");
-        let opts = sqlwitness_bench::MigrateOptions {
-            types_from: Some(sqlwitness_bench::TypesFrom {
-                namespace: original.clone(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let place = |k: usize, change: &str| {
-            let file = dir.path().join(format!("{kind}_c{k}.sqlite"));
-            std::fs::copy(out.join("shop/shop.sqlite"), &file).unwrap();
-            if !change.is_empty() {
-                rusqlite::Connection::open(&file)
-                    .unwrap()
-                    .execute_batch(change)
-                    .unwrap();
-            }
-            let db = sqlwitness_core::Database {
-                db_id: "shop".into(),
-                sqlite_path: file,
-                namespace: format!("{original}__c{k}"),
-            };
-            let report = sqlwitness_bench::migrate_database(&db, &target, &opts).unwrap();
-            (report, db.namespace)
-        };
+        let place =
+            |k: usize, change: &str| place_scratch(dir.path(), &out, &target, &original, k, change);
         let (report, scratch) = place(1, "");
         let same = format!(
             "SELECT CAST(COUNT(*) AS SIGNED) FROM information_schema.COLUMNS a \

@@ -46,12 +46,7 @@ impl TypeLimit {
         if adapter == Adapter::Postgres && t.starts_with('"') {
             return (Some(TypeLimit::Labels(None)), false);
         }
-        let base = [" character set ", " collate "]
-            .iter()
-            .filter_map(|cut| t.find(cut))
-            .min()
-            .map_or(t.as_str(), |i| &t[..i])
-            .trim();
+        let base = sqlwitness_bench::without_collation(&t);
         let unsigned = base.contains(" unsigned");
         let base = base.replace(" unsigned", "").replace(" zerofill", "");
         let base = base.as_str();

@@ -89,6 +89,19 @@ fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKin
     None
 }
 
+/// A MySQL or MariaDB `COLUMN_TYPE` without the character set and
+/// collation written after it (`varchar(20) collate utf8mb4_bin` →
+/// `varchar(20)`); the case as given.
+pub fn without_collation(t: &str) -> &str {
+    let lower = t.to_ascii_lowercase();
+    [" character set ", " collate "]
+        .iter()
+        .filter_map(|cut| lower.find(cut))
+        .min()
+        .map_or(t, |i| &t[..i])
+        .trim()
+}
+
 /// The kind, and the adjustment, of a MySQL or MariaDB type (its
 /// `COLUMN_TYPE`, with the character set and collation the copy keeps) the
 /// migration loads and reads back exactly; `None`: keep the inferred type.
@@ -110,12 +123,7 @@ fn mysql_type(
     if t.starts_with("enum(") {
         return (original_kind == TargetKind::Text).then_some((TargetKind::Text, Adjust::None));
     }
-    let base = [" character set ", " collate "]
-        .iter()
-        .filter_map(|cut| t.find(cut))
-        .min()
-        .map_or(t.as_str(), |i| &t[..i])
-        .trim();
+    let base = without_collation(&t);
     if base.contains("zerofill") {
         return None;
     }
