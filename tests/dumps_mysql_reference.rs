@@ -147,6 +147,11 @@ impl Drop for ShopBench {
     fn drop(&mut self) {
         let target = sqlwitness_bench::MigrationTarget::new(self.kind, &self.url);
         let _ = sqlwitness_bench::drop_namespace(&target, &format!("{}shop", self.prefix));
+        // `eval --suite`'s copies of the instances.
+        for k in 1..=8 {
+            let _ =
+                sqlwitness_bench::drop_namespace(&target, &format!("{}shop__s{k}", self.prefix));
+        }
     }
 }
 
@@ -334,6 +339,43 @@ fn a_suite_is_distilled_on_mysql_and_mariadb_with_their_own_golds() {
         // The candidates' scratch namespaces are gone; the original stays.
         assert_eq!(b.namespaces("__c"), 0, "{kind}");
         assert_eq!(b.namespaces("shop"), 1, "{kind}");
+
+        // `eval --suite` migrates the instances with the dump copy's types
+        // too (the price a `decimal(10,2)`, the grade the enum) and judges
+        // the engine's golds there: each passes its own suite.
+        let out = b.path().join("eval");
+        let o = b.run(
+            "eval",
+            &[
+                "--engines",
+                &format!("sqlite,{kind}"),
+                "--suite",
+                suites.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            o.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let typed = format!(
+            "SELECT CAST(COUNT(*) AS SIGNED) FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA LIKE '{}shop\\_\\_s%' AND TABLE_NAME = 'item' \
+             AND ((COLUMN_NAME = 'price' AND COLUMN_TYPE = 'decimal(10,2)') \
+             OR (COLUMN_NAME = 'grade' AND COLUMN_TYPE LIKE 'enum(%'))",
+            b.prefix.replace('_', "\\_")
+        );
+        let instances = suite["instances"].as_array().unwrap().len() as i64;
+        assert_eq!(admin::count(&b.url, &typed), 2 * instances, "{kind}");
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        for q in report["questions"].as_array().unwrap() {
+            let e = &q["engines"][kind.as_str()];
+            assert_eq!(e["suite"]["passed"], true, "{kind}: {q}");
+        }
+        assert!(b.namespaces("__s") > 0, "{kind}");
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }

@@ -45,11 +45,28 @@ pub(crate) fn prepare_suites(
         let started = Instant::now();
         let pb = progress.bar(todo.len() as u64, "migrate suites");
         let mut failed = 0;
+        // Where the database's copy on this server is a dump's own-typed
+        // copy, its instances take those column types, as fuzz's candidates
+        // do: a gold answers on them as on the original, or the instance
+        // cannot exist there and the suite is unavailable, saying why.
+        let mut typed: std::collections::BTreeMap<&String, MigrateOptions> = Default::default();
         for (id, k) in &todo {
             let Some(db) = suite.instance_database(id, *k) else {
                 continue;
             };
-            let problem = match migrate_database(&db, &target, &MigrateOptions::default()) {
+            let opts = typed.entry(id).or_insert_with(|| {
+                let original = plan.bench.database(id).namespace;
+                MigrateOptions {
+                    types_from: sqlwitness_bench::dump_copy_column_types(&target, &original).map(
+                        |_| sqlwitness_bench::TypesFrom {
+                            namespace: original,
+                            ..Default::default()
+                        },
+                    ),
+                    ..MigrateOptions::default()
+                }
+            });
+            let problem = match migrate_database(&db, &target, opts) {
                 Ok(r) => crate::problem(&r),
                 Err(e) => Some(e.to_string()),
             };
