@@ -22,7 +22,8 @@ pub(crate) const CANCEL_MARGIN: Duration = Duration::from_millis(200);
 /// about 3.5 s on a 2.5 GHz Xeon without one): the statement is reported
 /// as soon as it has stopped, and at most about its limit + 1.5 s. One that
 /// has not stopped by then has had its session ended on the server, which
-/// it obeys at its next step; its connection is closed, never reused.
+/// it obeys at its next step; its connection is closed, never reused, and
+/// the engine waits for it to go before the run ends ([`Finishing`]).
 pub(crate) const CANCEL_WAIT: Duration = Duration::from_millis(300);
 
 /// How long the client waits for a session it ended to go away.
@@ -263,6 +264,41 @@ impl Running {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.1 = true;
         state.0.clone()
+    }
+}
+
+/// Statements whose session the client ended but that had not stopped when
+/// their timeout was reported (a backend deep in one long step obeys at its
+/// next): the engine waits for them when it is dropped, up to
+/// [`FINISHING_WAIT`], so that a run never ends with a statement of its own
+/// still running on a server.
+#[derive(Debug, Default)]
+pub(crate) struct Finishing {
+    ids: std::sync::Mutex<Vec<u64>>,
+}
+
+/// How long a dropped engine waits for the statements it ended to go.
+pub(crate) const FINISHING_WAIT: Duration = Duration::from_secs(30);
+
+impl Finishing {
+    pub(crate) fn add(&self, id: u64) {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+    }
+
+    /// Waits until `gone(id)` says each recorded statement has stopped, or
+    /// [`FINISHING_WAIT`] has passed.
+    pub(crate) async fn wait<F, Fut>(&self, gone: F)
+    where
+        F: Fn(u64) -> Fut,
+        Fut: Future<Output = bool>,
+    {
+        let ids = std::mem::take(&mut *self.ids.lock().unwrap_or_else(|e| e.into_inner()));
+        let until = Instant::now() + FINISHING_WAIT;
+        for id in ids {
+            while Instant::now() < until && !gone(id).await {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
 }
 

@@ -374,3 +374,40 @@ fn a_query_that_ends_its_own_session_is_its_own_error() {
     let rs = admin.execute(&fx.db(), "SELECT 1", &limits(5000)).unwrap();
     assert_eq!(rs.rows.len(), 1);
 }
+
+/// A statement that ignores its cancel for seconds (`length()` of a 500 MB
+/// aggregate counts its characters without checking for one) is reported
+/// as a timeout near its limit; whether or not it had stopped by then,
+/// nothing of it is running once the engine is dropped.
+#[test]
+fn a_statement_that_ignores_its_cancel_is_gone_when_the_engine_is() {
+    let Some(url) = sqlwitness_testkit::server_url(EngineKind::Postgres) else {
+        return;
+    };
+    let fx = Fixture::new(&url);
+    let marker = sqlwitness_testkit::unique_name("sw_finishing");
+    let engine = PostgresEngine::connect(&url, 1).unwrap();
+    let err = engine
+        .execute(
+            &fx.db(),
+            &format!(
+                "SELECT length(string_agg(s, '')) AS {marker} FROM \
+                 (SELECT repeat('x', 10000000) AS s FROM generate_series(1, 50)) q"
+            ),
+            &limits(1000),
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::Timeout, "{err}");
+    drop(engine);
+    let running: i64 = fx
+        .rt
+        .block_on(
+            sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' \
+                 AND query LIKE '%{marker}%' AND pid <> pg_backend_pid()"
+            )))
+            .fetch_one(&fx.admin),
+        )
+        .unwrap();
+    assert_eq!(running, 0, "{err}");
+}

@@ -55,7 +55,19 @@ pub struct MysqlEngine {
     excess: Vec<String>,
     health: Health,
     running: Running,
+    /// Statements killed but still finishing (waited for on drop).
+    finishing: server::Finishing,
     rt: tokio::runtime::Runtime,
+}
+
+impl Drop for MysqlEngine {
+    fn drop(&mut self) {
+        let this = &*self;
+        this.rt.block_on(
+            this.finishing
+                .wait(|id| async move { !this.running_query(id).await }),
+        );
+    }
 }
 
 impl std::fmt::Debug for MysqlEngine {
@@ -164,6 +176,7 @@ impl MysqlEngine {
             excess,
             health: Health::default(),
             running: Running::default(),
+            finishing: Default::default(),
             rt,
         })
     }
@@ -200,17 +213,7 @@ impl MysqlEngine {
         if id == 0 {
             return "no connection was known";
         }
-        let running = |id: u64| async move {
-            sqlx::query_scalar::<_, i64>(
-                "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
-                 WHERE ID = ? AND COMMAND NOT IN ('Sleep', 'Killed')",
-            )
-            .bind(id)
-            .fetch_one(&self.control)
-            .await
-            .map(|n| n > 0)
-            .unwrap_or(true)
-        };
+        let running = |id: u64| self.running_query(id);
         for (kill, outcome, wait) in [
             ("KILL QUERY", "killed on the server", CANCEL_WAIT),
             (
@@ -231,7 +234,22 @@ impl MysqlEngine {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         }
+        // Reported now; waited for before the engine goes.
+        self.finishing.add(id);
         "still running after KILL QUERY and KILL CONNECTION"
+    }
+
+    /// Whether connection `id` is running a statement (yes when unknown).
+    async fn running_query(&self, id: u64) -> bool {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+             WHERE ID = ? AND COMMAND NOT IN ('Sleep', 'Killed')",
+        )
+        .bind(id)
+        .fetch_one(&self.control)
+        .await
+        .map(|n| n > 0)
+        .unwrap_or(true)
     }
 
     /// Runs `sql` in `db`'s namespace within `limits`. With `profile`, the

@@ -55,7 +55,19 @@ pub struct PostgresEngine {
     excess: Vec<String>,
     health: Health,
     running: Running,
+    /// Backends ended but still finishing (waited for on drop).
+    finishing: server::Finishing,
     rt: tokio::runtime::Runtime,
+}
+
+impl Drop for PostgresEngine {
+    fn drop(&mut self) {
+        let this = &*self;
+        this.rt.block_on(
+            this.finishing
+                .wait(|pid| async move { !this.active(pid as i32).await }),
+        );
+    }
 }
 
 impl std::fmt::Debug for PostgresEngine {
@@ -148,6 +160,7 @@ impl PostgresEngine {
             excess,
             health: Health::default(),
             running: Running::default(),
+            finishing: Default::default(),
             rt,
         })
     }
@@ -287,15 +300,7 @@ impl PostgresEngine {
         if pid == 0 {
             return "no backend was known";
         }
-        let active = |pid: i32| async move {
-            sqlx::query_scalar::<_, bool>(
-                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active')",
-            )
-            .bind(pid)
-            .fetch_one(&self.control)
-            .await
-            .unwrap_or(true)
-        };
+        let active = |pid: i32| self.active(pid);
         for (signal, outcome, wait) in [
             ("pg_cancel_backend", "cancelled on the server", CANCEL_WAIT),
             (
@@ -316,7 +321,20 @@ impl PostgresEngine {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         }
+        // Reported now; waited for before the engine goes.
+        self.finishing.add(pid as u64);
         "still running after cancel and terminate"
+    }
+
+    /// Whether backend `pid` is running a statement (yes when unknown).
+    async fn active(&self, pid: i32) -> bool {
+        sqlx::query_scalar::<_, bool>(
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active')",
+        )
+        .bind(pid)
+        .fetch_one(&self.control)
+        .await
+        .unwrap_or(true)
     }
 }
 
