@@ -23,11 +23,10 @@ pub use dump::{
 pub use error::BenchError;
 pub use migrate::{
     cache_dir, drop_namespace, dump_copy_column_types, migrate_database, plan_migration,
-    prepare_target, source_fingerprint, without_collation, write_migration_log, Coercion,
-    Coercions, ColumnDecision, ForeignKeyReport, KeyReport, MigrateOptions, MigrationReport,
-    MigrationStatus, MigrationTarget, StorageCounts, TableReport, TargetKind, TypesFrom,
-    TypesReport, Unplaced, Verification, Verify, ViewReport, CACHE_DIR_ENV, CHECKSUM_METHOD,
-    COERCION_SAMPLE_CAP,
+    prepare_target, source_fingerprint, write_migration_log, Coercion, Coercions, ColumnDecision,
+    ForeignKeyReport, KeyReport, MigrateOptions, MigrationReport, MigrationStatus, MigrationTarget,
+    StorageCounts, TableReport, TargetKind, TypeShape, TypesFrom, TypesReport, Unplaced,
+    Verification, Verify, ViewReport, CACHE_DIR_ENV, CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
 };
 pub use names::db_id_problem;
 pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};

@@ -46,16 +46,8 @@ impl TypeLimit {
         if adapter == Adapter::Postgres && t.starts_with('"') {
             return (Some(TypeLimit::Labels(None)), false);
         }
-        let base = sqlwitness_bench::without_collation(&t);
-        let unsigned = base.contains(" unsigned");
-        let base = base.replace(" unsigned", "").replace(" zerofill", "");
-        let base = base.as_str();
-        let name = base.split('(').next().unwrap_or(base).trim();
-        let args: Vec<u32> = base
-            .split_once('(')
-            .and_then(|(_, rest)| rest.split(')').next())
-            .map(|a| a.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-            .unwrap_or_default();
+        let shape = sqlwitness_bench::TypeShape::of(&t);
+        let unsigned = shape.unsigned;
         let bits = |b: u32| {
             if unsigned {
                 TypeLimit::Integer {
@@ -69,7 +61,7 @@ impl TypeLimit {
                 }
             }
         };
-        let limit = match (name, args.as_slice()) {
+        let limit = match (shape.base.as_str(), shape.args.as_slice()) {
             ("tinyint", _) => Some(bits(8)),
             ("smallint", _) => Some(bits(16)),
             ("mediumint", _) => Some(bits(24)),

@@ -666,13 +666,12 @@ fn list_not_carried(
                 databases
                     .iter()
                     .flat_map(|d| {
-                        let copy = d.source_copy.iter().flat_map(|c| c.views.iter());
-                        let made: Box<dyn Iterator<Item = _>> = if copy_only {
-                            Box::new(copy)
-                        } else {
-                            Box::new(d.views.iter())
+                        let made = match (&d.source_copy, copy_only) {
+                            (Some(copy), true) => copy.views.as_slice(),
+                            (None, true) => &[],
+                            (_, false) => d.views.as_slice(),
                         };
-                        made.filter(move |c| c.view == v)
+                        made.iter().filter(move |c| c.view == v)
                     })
                     .collect()
             })

@@ -71,9 +71,7 @@ impl SourceViews {
             .map(|(v, rows)| carry_one(&conn, adapter, v, rows, limit))
             .collect()
     }
-}
 
-impl SourceViews {
     /// Carries every view into namespace `target` of `w`: the copy of the
     /// source's tables on its own engine (copied and granted to the
     /// reader), where golds that read a view are answered. Each view's

@@ -30,7 +30,7 @@ pub use log::{
     MigrationReport, MigrationStatus, StorageCounts, TableReport, TargetKind, Verification,
     CHECKSUM_METHOD, COERCION_SAMPLE_CAP,
 };
-pub use original_types::{dump_copy_column_types, without_collation, TypesFrom, TypesReport};
+pub use original_types::{dump_copy_column_types, TypeShape, TypesFrom, TypesReport};
 pub use views::ViewReport;
 
 use std::path::PathBuf;

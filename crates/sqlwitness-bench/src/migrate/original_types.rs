@@ -92,7 +92,7 @@ fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKin
 /// A MySQL or MariaDB `COLUMN_TYPE` without the character set and
 /// collation written after it (`varchar(20) collate utf8mb4_bin` →
 /// `varchar(20)`); the case as given.
-pub fn without_collation(t: &str) -> &str {
+fn without_collation(t: &str) -> &str {
     let lower = t.to_ascii_lowercase();
     [" character set ", " collate "]
         .iter()
@@ -100,6 +100,42 @@ pub fn without_collation(t: &str) -> &str {
         .min()
         .map_or(t, |i| &t[..i])
         .trim()
+}
+
+/// The shape of a column type as a server writes it (PostgreSQL's
+/// `format_type`, MySQL's `COLUMN_TYPE` with the character set and
+/// collation a copy keeps after it), in lower case: its base name (without
+/// its parenthesised list, `unsigned` and `zerofill`), the numbers of that
+/// list, and those words. `decimal(10,2) unsigned` → `decimal`, `[10, 2]`,
+/// unsigned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeShape {
+    pub base: String,
+    /// Whether the type has a parenthesised list (`double(10,2)`).
+    pub parenthesised: bool,
+    /// The list's numbers (`varchar(20)` → `[20]`).
+    pub args: Vec<u32>,
+    pub unsigned: bool,
+    pub zerofill: bool,
+}
+
+impl TypeShape {
+    pub fn of(sql_type: &str) -> TypeShape {
+        let lower = sql_type.trim().to_ascii_lowercase();
+        let cut = without_collation(&lower);
+        let rest = cut.replace(" unsigned", "").replace(" zerofill", "");
+        TypeShape {
+            base: rest.split('(').next().unwrap_or(&rest).trim().to_string(),
+            parenthesised: rest.contains('('),
+            args: rest
+                .split_once('(')
+                .and_then(|(_, r)| r.split(')').next())
+                .map(|a| a.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+                .unwrap_or_default(),
+            unsigned: cut.contains(" unsigned"),
+            zerofill: cut.contains(" zerofill"),
+        }
+    }
 }
 
 /// The kind, and the adjustment, of a MySQL or MariaDB type (its
@@ -123,25 +159,27 @@ fn mysql_type(
     if t.starts_with("enum(") {
         return (original_kind == TargetKind::Text).then_some((TargetKind::Text, Adjust::None));
     }
-    let base = without_collation(&t);
-    if base.contains("zerofill") {
+    let shape = TypeShape::of(&t);
+    if shape.zerofill {
         return None;
     }
-    let unsigned = base.strip_suffix(" unsigned").unwrap_or(base);
-    let name = unsigned.split('(').next().unwrap_or(unsigned).trim();
-    match name {
+    match shape.base.as_str() {
         "tinyint" | "smallint" | "mediumint" | "int" | "integer" | "bigint" => {
             Some((TargetKind::Integer, Adjust::None))
         }
         // Not `double(m,d)`, which rounds what it stores.
-        "double" | "double precision" if unsigned == name => Some((TargetKind::Real, Adjust::None)),
+        "double" | "double precision" if !shape.parenthesised => {
+            Some((TargetKind::Real, Adjust::None))
+        }
         "decimal" | "numeric" => Some((TargetKind::Numeric, Adjust::None)),
         "varchar" => Some((TargetKind::Text, Adjust::None)),
         "tinytext" | "text" | "mediumtext" | "longtext" if !key => {
             Some((TargetKind::Text, Adjust::None))
         }
-        "date" if base == "date" => Some((TargetKind::Date, Adjust::None)),
-        "datetime" if base == "datetime" => Some((TargetKind::Timestamp, Adjust::None)),
+        // Not `datetime(n)`, whose fractions the migration does not carry.
+        "date" | "datetime" if shape.parenthesised || shape.unsigned => None,
+        "date" => Some((TargetKind::Date, Adjust::None)),
+        "datetime" => Some((TargetKind::Timestamp, Adjust::None)),
         _ => None,
     }
 }

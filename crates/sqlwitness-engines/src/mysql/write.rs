@@ -609,10 +609,10 @@ impl Migrator for MysqlMigrator {
         created?;
         // Read back by the reader login (the view runs with its invoker's
         // rights: `SELECT` on this database and nothing else), time-limited.
-        let kind = sqlwitness_core::EngineKind::parse(&self.dialect.name)
-            .ok_or_else(|| DbError::connection(format!("unknown engine {}", self.dialect.name)))?;
         let url =
-            crate::reader_url(kind, &self.url).map_err(|e| DbError::connection(e.to_string()))?;
+            crate::server::engine_of(&self.dialect, sqlwitness_core::EngineKind::Mysql, &self.url)
+                .and_then(|kind| crate::reader_url(kind, &self.url))
+                .map_err(|e| DbError::connection(e.to_string()))?;
         let mut session = String::from("SET NAMES utf8mb4");
         if let Some(t) = self.dialect.time_limit_sql(limit) {
             session = format!("{session}; {t}");
