@@ -411,3 +411,73 @@ fn a_statement_that_ignores_its_cancel_is_gone_when_the_engine_is() {
         .unwrap();
     assert_eq!(running, 0, "{err}");
 }
+
+/// A migrated foreign key is added without the server re-reading the child
+/// table (the migration checked every row on the source), and is still a
+/// foreign key: the planner estimates a join along it as along a checked
+/// one, and a row without a parent is refused.
+#[test]
+fn a_migrated_foreign_key_plans_and_enforces_without_a_recheck() {
+    use sqlwitness_core::{ColumnDef, ForeignKeyDef, TableDef, TargetKind};
+    let Some(url) = sqlwitness_testkit::server_url(EngineKind::Postgres) else {
+        return;
+    };
+    let fx = Fixture::new(&url);
+    let s = &fx.schema;
+    // Two correlated key columns: without the key, the planner multiplies
+    // their selectivities and expects about 10 rows of 100,000.
+    fx.exec(&format!(
+        "CREATE TABLE \"{s}\".p (a int, b int, PRIMARY KEY (a, b));
+         CREATE TABLE \"{s}\".c (x int, y int);
+         INSERT INTO \"{s}\".p SELECT i, i FROM generate_series(0, 9999) i;
+         INSERT INTO \"{s}\".c SELECT i % 10000, i % 10000 FROM generate_series(0, 99999) i;
+         ANALYZE \"{s}\".p; ANALYZE \"{s}\".c;"
+    ));
+    let estimate = || -> i64 {
+        let plan: String = fx
+            .rt
+            .block_on(
+                sqlx::query_scalar(AssertSqlSafe(format!(
+                    "EXPLAIN SELECT * FROM \"{s}\".c JOIN \"{s}\".p ON c.x = p.a AND c.y = p.b"
+                )))
+                .fetch_one(&fx.admin),
+            )
+            .unwrap();
+        let rows = plan.split("rows=").nth(1).unwrap();
+        rows[..rows.find(' ').unwrap()].parse().unwrap()
+    };
+    assert!(estimate() < 1000, "{}", estimate());
+    let column = |name: &str| ColumnDef {
+        name: name.into(),
+        kind: TargetKind::Integer,
+        sql_type: "INTEGER".into(),
+        not_null: false,
+    };
+    let child = TableDef {
+        name: "c".into(),
+        columns: vec![column("x"), column("y")],
+        primary_key: Vec::new(),
+        foreign_keys: vec![ForeignKeyDef {
+            columns: vec!["x".into(), "y".into()],
+            parent_table: "p".into(),
+            parent_columns: vec!["a".into(), "b".into()],
+        }],
+    };
+    let mut w = sqlwitness_engines::open_migrator(EngineKind::Postgres, &url).unwrap();
+    w.add_foreign_key(s, &child, 0).unwrap();
+    assert_eq!(
+        fx.scalar_i64(&format!(
+            "SELECT count(*) FROM pg_constraint WHERE contype = 'f' \
+             AND conrelid = '\"{s}\".c'::regclass AND NOT convalidated"
+        )),
+        1
+    );
+    assert_eq!(estimate(), 100_000);
+    let orphan = fx
+        .rt
+        .block_on(fx.admin.execute(sqlx::raw_sql(AssertSqlSafe(format!(
+            "INSERT INTO \"{s}\".c VALUES (1, 2)"
+        )))));
+    let e = orphan.unwrap_err().to_string();
+    assert!(e.contains("foreign key"), "{e}");
+}
