@@ -24,7 +24,7 @@ pub use value::Value;
 pub use verdict::Verdict;
 pub use write::{
     ColumnDef, CopiedColumn, CopiedTable, DumpNamespace, ForeignKeyDef, KeyFn, Loaded, LossyCell,
-    Migrator, Ownership, RowSource, ScanBatch, ServerSource, Source, SourceColumn,
+    Migrator, Ownership, RowSource, ScanBatch, ScanPart, ServerSource, Source, SourceColumn,
     SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp, StampState, TableDef,
     TargetKind, STAMP_FORMAT, STAMP_TABLE,
 };

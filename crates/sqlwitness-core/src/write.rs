@@ -233,7 +233,10 @@ pub trait Migrator: Send {
     /// Adds `t.primary_key` (nothing when the table was created with it).
     fn add_primary_key(&mut self, ns: &str, t: &TableDef) -> Result<(), DbError>;
 
-    /// Adds foreign key `k` of `t`.
+    /// Adds foreign key `k` of `t`. The migration adds only keys it has
+    /// checked on the source (every child row has a parent, compared as the
+    /// values are stored on the target), so a backend need not have the
+    /// server check the rows again.
     fn add_foreign_key(&mut self, ns: &str, t: &TableDef, k: usize) -> Result<(), DbError>;
 
     /// Adds the foreign keys `keys` of `t`: the outcome of each, in order.
@@ -365,8 +368,18 @@ pub type KeyFn = dyn Fn(TargetKind, &Value) -> Vec<u8> + Send + Sync;
 pub type LossyCell = (u64, usize);
 
 /// Receives the rows of a [`Source::scan`], a batch at a time, with the
-/// batch's lossy cells.
-pub type ScanBatch<'a> = dyn FnMut(&[Vec<Value>], &[LossyCell]) -> Result<(), DbError> + 'a;
+/// batch's lossy cells. The rows are the receiver's to take values out of
+/// (the source clears the batch after): a migration moves them on rather
+/// than copying every text.
+pub type ScanBatch<'a> = dyn FnMut(&mut [Vec<Value>], &[LossyCell]) -> Result<(), DbError> + 'a;
+
+/// A range of a table's rows to scan apart (SQLite: row ids `first` to
+/// `last`, both included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanPart {
+    pub first: i64,
+    pub last: i64,
+}
 
 /// A database to migrate from, read as a stream (the read side of a
 /// backend, for migration). Values come in the source's own storage
@@ -379,6 +392,35 @@ pub trait Source: Send {
     /// at a time, to `batch`; the lossy cells of each batch are given with
     /// rows counted from the table's first row. Returns the row count.
     fn scan(&mut self, table: &SourceTable, batch: &mut ScanBatch<'_>) -> Result<u64, DbError>;
+
+    /// Another reader of the same source, to scan parts of a table at once
+    /// ([`Source::scan_part`]); `None` where there is only one.
+    fn reopen(&self) -> Option<Result<Box<dyn Source>, DbError>> {
+        None
+    }
+
+    /// Up to `parts` ranges of `table`'s rows that hold every row once, in
+    /// scan order, each to read with [`Source::scan_part`]; empty where the
+    /// table cannot be split or is too small to be worth it.
+    fn parts(&mut self, _table: &SourceTable, _parts: usize) -> Result<Vec<ScanPart>, DbError> {
+        Ok(Vec::new())
+    }
+
+    /// Streams the rows of one part of `table` (from [`Source::parts`]),
+    /// as [`Source::scan`] streams them all; lossy cells are counted from
+    /// the part's first row.
+    fn scan_part(
+        &mut self,
+        _table: &SourceTable,
+        _part: &ScanPart,
+        _batch: &mut ScanBatch<'_>,
+    ) -> Result<u64, DbError> {
+        Err(DbError::new(
+            crate::ErrorClass::Other,
+            None,
+            "this source scans a table only whole",
+        ))
+    }
 
     /// How the rows of `table` violate a key on `cols` once their values
     /// are stored as `kinds` (compared by `key`): rows with a NULL in a key

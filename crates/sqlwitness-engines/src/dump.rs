@@ -140,12 +140,12 @@ pub(crate) async fn scan_in_batches<R>(
         buf.push(decode(&row));
         n += 1;
         if buf.len() == size {
-            batch(&buf, &[])?;
+            batch(&mut buf, &[])?;
             buf.clear();
         }
     }
     if !buf.is_empty() {
-        batch(&buf, &[])?;
+        batch(&mut buf, &[])?;
     }
     Ok(n)
 }

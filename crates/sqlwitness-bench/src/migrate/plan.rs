@@ -213,6 +213,23 @@ fn source_kind(v: &Value) -> &'static str {
     }
 }
 
+/// The value itself when [`convert`] would store it unchanged and
+/// copy it (already of `kind`, in its canonical form); else the value back.
+fn unchanged(v: Value, kind: TargetKind, types: &TypeMap) -> Result<Value, Value> {
+    match (kind, v) {
+        (_, Value::Null) => Ok(Value::Null),
+        (TargetKind::Integer, v @ Value::Int(_))
+        | (TargetKind::Real, v @ Value::Float(_))
+        | (TargetKind::Blob, v @ Value::Bytes(_)) => Ok(v),
+        (TargetKind::Text, Value::Text(s)) if !(types.text_rejects_nul && s.contains('\0')) => {
+            Ok(Value::Text(s))
+        }
+        // A strict `YYYY-MM-DD` is its own canonical form.
+        (TargetKind::Date, Value::Text(s)) if parse_date(&s).is_some() => Ok(Value::Date(s)),
+        (_, v) => Err(v),
+    }
+}
+
 /// Converts one source value to `kind`; `Some(stored text)` when the value
 /// changed (a coercion to record).
 pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, Option<String>) {
@@ -331,10 +348,36 @@ impl<'a> Converter<'a> {
         });
     }
 
+    /// Row `row` (0-based, in scan order) converted to the columns' kinds,
+    /// taking the values: one that is already of its column's kind (and
+    /// canonical) is moved, not copied.
+    pub fn row_owned(&mut self, row: u64, values: Vec<Value>) -> Vec<Value> {
+        if !self.adjust.is_empty() {
+            return self.row(row, &values);
+        }
+        let mut out = Vec::with_capacity(values.len());
+        for (c, v) in values.into_iter().enumerate() {
+            match unchanged(v, self.columns[c].kind, self.types) {
+                Ok(same) => out.push(same),
+                Err(v) => {
+                    let mut one = self.row_from(row, c, std::slice::from_ref(&v));
+                    out.push(one.pop().unwrap_or(Value::Null));
+                }
+            }
+        }
+        out
+    }
+
     /// Row `row` (0-based, in scan order) converted to the columns' kinds.
     pub fn row(&mut self, row: u64, values: &[Value]) -> Vec<Value> {
+        self.row_from(row, 0, values)
+    }
+
+    /// `values` converted as the columns from `first` on.
+    fn row_from(&mut self, row: u64, first: usize, values: &[Value]) -> Vec<Value> {
         let mut out = Vec::with_capacity(values.len());
         for (c, v) in values.iter().enumerate() {
+            let c = first + c;
             let col = &self.columns[c];
             let (mut value, mut changed) = convert(v, col.kind, self.types);
             if let Some(&a) = self.adjust.get(c) {

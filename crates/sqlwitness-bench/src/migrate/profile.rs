@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
-use sqlwitness_core::{DbError, Source, SourceSchema, SourceTable, Value};
+use sqlwitness_core::{DbError, ScanPart, Source, SourceSchema, SourceTable, Value};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::keys::Resolution;
@@ -202,31 +202,11 @@ pub(crate) fn profile(
                 (r.parent != t && sets.contains_key(&key)).then(|| (fi, r.cols.clone(), key))
             })
             .collect();
-        let mut new_sets: Vec<(Vec<usize>, Option<KeySet>)> = collect
-            .into_iter()
-            .map(|c| (c, Some(KeySet::default())))
-            .collect();
-        let mut orphans = vec![0u64; probes.len()];
-        let p = profile_table(src, table, &key_cols[t], &mut |row| {
-            for (cols, set) in &mut new_sets {
-                if let Some(s) = set {
-                    if let Some(h) = key_hash(row, cols) {
-                        s.insert(h);
-                        if s.len() > MAX_PARENT_KEYS {
-                            *set = None;
-                        }
-                    }
-                }
-            }
-            for (k, (_, cols, key)) in probes.iter().enumerate() {
-                if let Some(h) = key_hash(row, cols) {
-                    if !sets[key].contains(&h) {
-                        orphans[k] += 1;
-                    }
-                }
-            }
-        })?;
-        let mut p = p;
+        let Part {
+            profile: mut p,
+            new_sets,
+            orphans,
+        } = scan_table(src, table, &key_cols[t], &collect, &probes, &sets)?;
         p.orphans = vec![None; table.foreign_keys.len()];
         for (k, (fi, _, key)) in probes.iter().enumerate() {
             p.orphans[*fi] = Some(orphans[k]);
@@ -237,7 +217,7 @@ pub(crate) fn profile(
                 }
             }
         }
-        for (cols, set) in new_sets {
+        for (cols, set) in collect.into_iter().zip(new_sets) {
             if let Some(s) = set {
                 if wanted.get(&(t, cols.clone())).is_some_and(|&n| n > 0) {
                     sets.insert((t, cols), s);
@@ -249,10 +229,175 @@ pub(crate) fn profile(
     Ok(out)
 }
 
+/// The most readers a table is profiled with at once.
+const MAX_PARTS: usize = 4;
+
+/// What the pass learns from a table, or from a part of it.
+struct Part {
+    profile: TableProfile,
+    /// Per parent key to collect, its values' hashes (`None`: too many).
+    new_sets: Vec<Option<KeySet>>,
+    /// Per probe, the child rows without a parent.
+    orphans: Vec<u64>,
+}
+
+impl Part {
+    /// This part followed by `next` (the rows after it in scan order).
+    fn then(mut self, next: Part) -> Part {
+        self.profile.rows += next.profile.rows;
+        for (a, b) in self.profile.columns.iter_mut().zip(next.profile.columns) {
+            a.then(b);
+        }
+        for (a, b) in self.orphans.iter_mut().zip(next.orphans) {
+            *a += b;
+        }
+        for (a, b) in self.new_sets.iter_mut().zip(next.new_sets) {
+            *a = match (a.take(), b) {
+                (Some(mut x), Some(y)) => {
+                    x.extend(y);
+                    (x.len() <= MAX_PARENT_KEYS).then_some(x)
+                }
+                _ => None,
+            };
+        }
+        self
+    }
+}
+
+impl ColumnProfile {
+    /// These counts followed by `next`'s (the first bad text stays the
+    /// first in scan order).
+    fn then(&mut self, next: ColumnProfile) {
+        let (s, n) = (&mut self.storage, next.storage);
+        s.null += n.null;
+        s.integer += n.integer;
+        s.real += n.real;
+        s.text += n.text;
+        s.blob += n.blob;
+        self.lossy += next.lossy;
+        self.nul_texts += next.nul_texts;
+        self.dates += next.dates;
+        self.datetimes += next.datetimes;
+        self.datetimes_changed += next.datetimes_changed;
+        if self.first_bad.is_none() {
+            self.first_bad = next.first_bad;
+        }
+        self.only_01 &= next.only_01;
+        self.max_chars = self.max_chars.max(next.max_chars);
+    }
+}
+
+/// Profiles table `t`: in parts over several readers at once where the
+/// source can split it (a large SQLite table: row-id ranges, one core
+/// each), else whole. The result is the same either way.
+fn scan_table(
+    src: &mut dyn Source,
+    t: &SourceTable,
+    key_cols: &[bool],
+    collect: &[Vec<usize>],
+    probes: &[Probe],
+    sets: &HashMap<ParentKey, KeySet>,
+) -> Result<Part, DbError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_PARTS);
+    let parts = if workers > 1 {
+        src.parts(t, workers)?
+    } else {
+        Vec::new()
+    };
+    let mut readers = Vec::new();
+    for _ in 1..parts.len() {
+        match src.reopen() {
+            Some(Ok(r)) => readers.push(r),
+            _ => break,
+        }
+    }
+    if parts.len() < 2 || readers.len() + 1 < parts.len() {
+        return profile_part(src, t, key_cols, None, collect, probes, sets);
+    }
+    let results: Vec<Result<Part, DbError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = parts[1..]
+            .iter()
+            .zip(readers.iter_mut())
+            .map(|(part, r)| {
+                s.spawn(move || {
+                    profile_part(&mut **r, t, key_cols, Some(part), collect, probes, sets)
+                })
+            })
+            .collect();
+        let first = profile_part(src, t, key_cols, Some(&parts[0]), collect, probes, sets);
+        std::iter::once(first)
+            .chain(handles.into_iter().map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(DbError::new(
+                        sqlwitness_core::ErrorClass::Other,
+                        None,
+                        format!("table `{}`: a profiling thread panicked", t.name),
+                    ))
+                })
+            }))
+            .collect()
+    });
+    let mut whole: Option<Part> = None;
+    for part in results {
+        let part = part?;
+        whole = Some(match whole {
+            None => part,
+            Some(before) => before.then(part),
+        });
+    }
+    match whole {
+        Some(w) => Ok(w),
+        None => profile_part(src, t, key_cols, None, collect, probes, sets),
+    }
+}
+
+/// Profiles `t`, or its rows in `part`: the column counts, the parent
+/// keys in `collect` (hashed) and the orphans of each probe.
+fn profile_part(
+    src: &mut dyn Source,
+    t: &SourceTable,
+    key_cols: &[bool],
+    part: Option<&ScanPart>,
+    collect: &[Vec<usize>],
+    probes: &[Probe],
+    sets: &HashMap<ParentKey, KeySet>,
+) -> Result<Part, DbError> {
+    let mut new_sets: Vec<Option<KeySet>> =
+        collect.iter().map(|_| Some(KeySet::default())).collect();
+    let mut orphans = vec![0u64; probes.len()];
+    let profile = profile_table(src, t, key_cols, part, &mut |row| {
+        for (cols, set) in collect.iter().zip(&mut new_sets) {
+            if let Some(s) = set {
+                if let Some(h) = key_hash(row, cols) {
+                    s.insert(h);
+                    if s.len() > MAX_PARENT_KEYS {
+                        *set = None;
+                    }
+                }
+            }
+        }
+        for (k, (_, cols, key)) in probes.iter().enumerate() {
+            if let Some(h) = key_hash(row, cols) {
+                if !sets[key].contains(&h) {
+                    orphans[k] += 1;
+                }
+            }
+        }
+    })?;
+    Ok(Part {
+        profile,
+        new_sets,
+        orphans,
+    })
+}
+
 fn profile_table(
     src: &mut dyn Source,
     t: &SourceTable,
     key_cols: &[bool],
+    part: Option<&ScanPart>,
     each_row: &mut dyn FnMut(&[Value]),
 ) -> Result<TableProfile, DbError> {
     let temporal: Vec<bool> = t.columns.iter().map(|c| is_temporal(&c.declared)).collect();
@@ -265,7 +410,7 @@ fn profile_table(
             ..Default::default()
         })
         .collect();
-    let rows = src.scan(t, &mut |batch, lossy| {
+    let mut on_batch = |batch: &mut [Vec<Value>], lossy: &[sqlwitness_core::LossyCell]| {
         for &(_, c) in lossy {
             cols[c].lossy += 1;
         }
@@ -309,7 +454,11 @@ fn profile_table(
             }
         }
         Ok(())
-    })?;
+    };
+    let rows = match part {
+        Some(p) => src.scan_part(t, p, &mut on_batch)?,
+        None => src.scan(t, &mut on_batch)?,
+    };
     Ok(TableProfile {
         rows,
         columns: cols,
@@ -320,6 +469,108 @@ fn profile_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
+    use sqlwitness_core::{EngineKind, KeyFn, ScanBatch, TargetKind};
+
+    use crate::migrate::keys::{key_columns, resolve_foreign_keys};
+
+    /// A source that can only be read whole.
+    struct Whole(Box<dyn Source>);
+
+    impl Source for Whole {
+        fn schema(&mut self) -> Result<SourceSchema, DbError> {
+            self.0.schema()
+        }
+        fn scan(&mut self, t: &SourceTable, batch: &mut ScanBatch<'_>) -> Result<u64, DbError> {
+            self.0.scan(t, batch)
+        }
+        fn key_violations(
+            &mut self,
+            t: &SourceTable,
+            cols: &[usize],
+            kinds: &[TargetKind],
+            key: &Arc<KeyFn>,
+        ) -> Result<(u64, u64), DbError> {
+            self.0.key_violations(t, cols, kinds, key)
+        }
+        fn orphans(
+            &mut self,
+            child: &SourceTable,
+            cols: &[usize],
+            parent: &SourceTable,
+            pcols: &[usize],
+            kinds: &[TargetKind],
+            key: &Arc<KeyFn>,
+            exact: bool,
+        ) -> Result<u64, DbError> {
+            self.0
+                .orphans(child, cols, parent, pcols, kinds, key, exact)
+        }
+    }
+
+    /// A table read in parts over several readers profiles exactly as read
+    /// whole: counts, the first bad text, the longest key, orphans, and the
+    /// parent keys its children look up.
+    #[test]
+    fn a_table_profiled_in_parts_is_profiled_as_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             CREATE TABLE parent (id INTEGER PRIMARY KEY, code TEXT, d DATE, flag BOOLEAN);
+             CREATE TABLE child (id INTEGER PRIMARY KEY, pid INT REFERENCES parent(id),
+               code TEXT REFERENCES parent(code));
+             BEGIN;",
+        )
+        .unwrap();
+        let mut ins = c
+            .prepare("INSERT INTO parent VALUES (?1, ?2, ?3, ?4)")
+            .unwrap();
+        // Row ids spread over a range wide enough to split.
+        for i in 0..3000i64 {
+            let d = match i {
+                1234 => "not a date".to_string(),
+                2900 => "also bad".to_string(),
+                _ => format!("2020-01-{:02}", 1 + i % 28),
+            };
+            let code = format!("c{}", "x".repeat((i % 97) as usize));
+            ins.execute(rusqlite::params![
+                i * 400,
+                code,
+                d,
+                i64::from(i == 2500) * 7
+            ])
+            .unwrap();
+        }
+        drop(ins);
+        let mut ins = c.prepare("INSERT INTO child VALUES (?1, ?2, ?3)").unwrap();
+        for i in 0..3000i64 {
+            let pid = if i % 11 == 0 { 5 } else { (i % 3000) * 400 };
+            ins.execute(rusqlite::params![
+                i * 333,
+                pid,
+                format!("c{}", "x".repeat((i % 101) as usize))
+            ])
+            .unwrap();
+        }
+        drop(ins);
+        c.execute_batch("COMMIT").unwrap();
+        drop(c);
+        let mut split = sqlwitness_engines::open_source(EngineKind::Sqlite, &path).unwrap();
+        let schema = split.schema().unwrap();
+        assert_eq!(split.parts(&schema.tables[0], 2).unwrap().len(), 2);
+        let resolved = resolve_foreign_keys(&schema);
+        let keys = key_columns(&schema, &resolved);
+        let parts = profile(&mut *split, &schema, &resolved, &keys).unwrap();
+        let mut whole = Whole(sqlwitness_engines::open_source(EngineKind::Sqlite, &path).unwrap());
+        let whole = profile(&mut whole, &schema, &resolved, &keys).unwrap();
+        assert_eq!(parts, whole);
+        assert_eq!(whole[0].columns[2].first_bad.as_deref(), Some("not a date"));
+        // SQLite lists a table's foreign keys last declared first.
+        assert_eq!(whole[1].orphans, [Some(116), Some(273)]);
+    }
 
     #[test]
     fn key_hashes_are_typed_and_skip_nulls() {

@@ -978,8 +978,8 @@ impl Ctx<'_> {
                                     }
                                 }
                                 let mut out = Vec::with_capacity(batch.len());
-                                for row in batch {
-                                    let v = conv.row(row_no, row);
+                                for row in batch.iter_mut() {
+                                    let v = conv.row_owned(row_no, std::mem::take(row));
                                     sum.add_row(&v, &mut buf);
                                     out.push(v);
                                     row_no += 1;

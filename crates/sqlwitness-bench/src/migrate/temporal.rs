@@ -4,7 +4,7 @@
 //! Accepted: `YYYY-MM-DD`; `YYYY-MM-DD[ T]HH:MM[:SS[.f{1,6}]]`; years
 //! 1000–9999 (MySQL's documented DATE range), valid calendar dates only.
 
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 
 fn digits(b: &[u8]) -> Option<u32> {
     if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
@@ -58,21 +58,28 @@ pub(crate) fn parse_datetime(s: &str) -> Option<NaiveDateTime> {
     Some(date.and_time(time))
 }
 
+/// `YYYY-MM-DD` (years are 1000–9999 here: four digits).
 pub(crate) fn date_text(d: NaiveDate) -> String {
-    d.format("%Y-%m-%d").to_string()
+    format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
 }
 
 /// `YYYY-MM-DD HH:MM:SS`, plus `.ffffff` without trailing zeros when the
 /// value has a fraction (PostgreSQL's own rendering).
 pub(crate) fn datetime_text(dt: NaiveDateTime) -> String {
-    let base = dt.format("%Y-%m-%d %H:%M:%S").to_string();
+    let mut text = format!(
+        "{} {:02}:{:02}:{:02}",
+        date_text(dt.date()),
+        dt.hour(),
+        dt.minute(),
+        dt.second()
+    );
     let micro = dt.nanosecond() / 1000;
-    if micro == 0 {
-        base
-    } else {
+    if micro != 0 {
         let frac = format!("{micro:06}");
-        format!("{base}.{}", frac.trim_end_matches('0'))
+        text.push('.');
+        text.push_str(frac.trim_end_matches('0'));
     }
+    text
 }
 
 #[cfg(test)]
@@ -92,5 +99,9 @@ mod tests {
         assert_eq!(datetime_text(dt), "2020-02-29 10:11:12.5");
         assert!(parse_datetime("2020-02-29 10:11:12.1234567").is_none());
         assert!(parse_datetime("2020-02-29 25:11:12").is_none());
+        let d = parse_date("1000-01-09").unwrap();
+        assert_eq!(date_text(d), d.format("%Y-%m-%d").to_string());
+        let dt = parse_datetime("9999-12-31 23:59:59.000001").unwrap();
+        assert_eq!(datetime_text(dt), "9999-12-31 23:59:59.000001");
     }
 }

@@ -16,14 +16,18 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use sqlwitness_core::{
-    DbError, EngineKind, KeyFn, LossyCell, ScanBatch, Source, SourceColumn, SourceForeignKey,
-    SourceSchema, SourceTable, TargetKind, Value,
+    DbError, EngineKind, ErrorClass, KeyFn, LossyCell, ScanBatch, ScanPart, Source, SourceColumn,
+    SourceForeignKey, SourceSchema, SourceTable, TargetKind, Value,
 };
 
 use super::read::{open_read_only, sqlite_error};
 
 /// Rows handed over per batch by [`SqliteSource::scan`].
 const SCAN_BATCH: usize = 4096;
+
+/// Tables whose row ids span fewer than this are scanned whole, never in
+/// parts.
+const SPLIT_FROM_ROWS: i64 = 500_000;
 
 /// The name of the key function registered on the source connection.
 const KEY_FUNCTION: &str = "sqlwitness_key";
@@ -86,7 +90,75 @@ fn stored(v: ValueRef<'_>) -> (Value, bool) {
     }
 }
 
+/// A name of the row id that no column of `table` takes.
+fn rowid_name(table: &SourceTable) -> Option<&'static str> {
+    ["rowid", "_rowid_", "oid"]
+        .into_iter()
+        .find(|n| !table.columns.iter().any(|c| c.name.eq_ignore_ascii_case(n)))
+}
+
 impl SqliteSource {
+    /// Streams the rows of `table`, or of one part of its row ids.
+    fn scan_rows(
+        &mut self,
+        table: &SourceTable,
+        part: Option<&ScanPart>,
+        batch: &mut ScanBatch<'_>,
+    ) -> Result<u64, DbError> {
+        let mut select = format!(
+            "SELECT {} FROM {}",
+            table
+                .columns
+                .iter()
+                .map(|c| quote(&c.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            quote(&table.name)
+        );
+        let mut bounds = Vec::new();
+        if let Some(p) = part {
+            let rowid = rowid_name(table).ok_or_else(|| {
+                DbError::new(
+                    ErrorClass::Other,
+                    None,
+                    format!("table `{}` has no row id to scan a part by", table.name),
+                )
+            })?;
+            select.push_str(&format!(" WHERE {rowid} BETWEEN ?1 AND ?2"));
+            bounds = vec![p.first, p.last];
+        }
+        let mut stmt = self.conn.prepare(&select).map_err(|e| self.error(e))?;
+        let n = table.columns.len();
+        let mut rows: Vec<Vec<Value>> = Vec::with_capacity(SCAN_BATCH);
+        let mut lossy: Vec<LossyCell> = Vec::new();
+        let mut count = 0u64;
+        let mut q = stmt
+            .query(rusqlite::params_from_iter(bounds.iter()))
+            .map_err(|e| self_error(&self.path, e))?;
+        while let Some(r) = q.next().map_err(|e| self_error(&self.path, e))? {
+            let mut row = Vec::with_capacity(n);
+            for c in 0..n {
+                let v = r.get_ref(c).map_err(|e| self_error(&self.path, e))?;
+                let (value, was_lossy) = stored(v);
+                if was_lossy {
+                    lossy.push((count, c));
+                }
+                row.push(value);
+            }
+            rows.push(row);
+            count += 1;
+            if rows.len() == SCAN_BATCH {
+                batch(&mut rows, &lossy)?;
+                rows.clear();
+                lossy.clear();
+            }
+        }
+        if !rows.is_empty() {
+            batch(&mut rows, &lossy)?;
+        }
+        Ok(count)
+    }
+
     /// Opens `path` read-only.
     pub fn open(path: &Path) -> Result<SqliteSource, DbError> {
         let conn = open_read_only(path)?;
@@ -309,44 +381,53 @@ impl Source for SqliteSource {
     }
 
     fn scan(&mut self, table: &SourceTable, batch: &mut ScanBatch<'_>) -> Result<u64, DbError> {
-        let select = format!(
-            "SELECT {} FROM {}",
-            table
-                .columns
-                .iter()
-                .map(|c| quote(&c.name))
-                .collect::<Vec<_>>()
-                .join(", "),
+        self.scan_rows(table, None, batch)
+    }
+
+    fn reopen(&self) -> Option<Result<Box<dyn Source>, DbError>> {
+        Some(SqliteSource::open(&self.path).map(|s| Box::new(s) as Box<dyn Source>))
+    }
+
+    /// Row-id ranges of equal width. A table without a row id (`WITHOUT
+    /// ROWID`, or every alias of it taken by a column) or with fewer than
+    /// [`SPLIT_FROM_ROWS`] ids in its range is not split.
+    fn parts(&mut self, table: &SourceTable, parts: usize) -> Result<Vec<ScanPart>, DbError> {
+        let Some(rowid) = rowid_name(table) else {
+            return Ok(Vec::new());
+        };
+        if parts < 2 {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT min({rowid}), max({rowid}) FROM {}",
             quote(&table.name)
         );
-        let mut stmt = self.conn.prepare(&select).map_err(|e| self.error(e))?;
-        let n = table.columns.len();
-        let mut rows: Vec<Vec<Value>> = Vec::with_capacity(SCAN_BATCH);
-        let mut lossy: Vec<LossyCell> = Vec::new();
-        let mut count = 0u64;
-        let mut q = stmt.query([]).map_err(|e| self_error(&self.path, e))?;
-        while let Some(r) = q.next().map_err(|e| self_error(&self.path, e))? {
-            let mut row = Vec::with_capacity(n);
-            for c in 0..n {
-                let v = r.get_ref(c).map_err(|e| self_error(&self.path, e))?;
-                let (value, was_lossy) = stored(v);
-                if was_lossy {
-                    lossy.push((count, c));
-                }
-                row.push(value);
-            }
-            rows.push(row);
-            count += 1;
-            if rows.len() == SCAN_BATCH {
-                batch(&rows, &lossy)?;
-                rows.clear();
-                lossy.clear();
-            }
+        // A table without a row id refuses the query: it is read whole.
+        let Ok((Some(lo), Some(hi))) = self.conn.query_row(&sql, [], |r| {
+            Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?))
+        }) else {
+            return Ok(Vec::new());
+        };
+        let span = i128::from(hi) - i128::from(lo) + 1;
+        if span < i128::from(SPLIT_FROM_ROWS) {
+            return Ok(Vec::new());
         }
-        if !rows.is_empty() {
-            batch(&rows, &lossy)?;
-        }
-        Ok(count)
+        let n = parts as i128;
+        Ok((0..n)
+            .map(|k| ScanPart {
+                first: (i128::from(lo) + span * k / n) as i64,
+                last: (i128::from(lo) + span * (k + 1) / n - 1) as i64,
+            })
+            .collect())
+    }
+
+    fn scan_part(
+        &mut self,
+        table: &SourceTable,
+        part: &ScanPart,
+        batch: &mut ScanBatch<'_>,
+    ) -> Result<u64, DbError> {
+        self.scan_rows(table, Some(part), batch)
     }
 
     fn key_violations(
@@ -436,6 +517,67 @@ mod tests {
             Value::Text(s) => s.clone().into_bytes(),
             other => format!("{other:?}").into_bytes(),
         })
+    }
+
+    /// Every row of `t`, scanned whole or part after part.
+    fn rows(s: &mut SqliteSource, t: &SourceTable, parts: &[ScanPart]) -> Vec<Vec<Value>> {
+        let mut seen = Vec::new();
+        let mut take = |rows: &mut [Vec<Value>], _: &[LossyCell]| {
+            seen.extend(rows.iter().cloned());
+            Ok(())
+        };
+        if parts.is_empty() {
+            s.scan(t, &mut take).unwrap();
+        } else {
+            for p in parts {
+                s.scan_part(t, p, &mut take).unwrap();
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn a_large_table_splits_into_row_id_ranges_that_hold_every_row_once() {
+        let (_d, path) = db("CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);
+             INSERT INTO t VALUES (-5, 'neg'), (1, 'x'), (250000, 'y'), (250001, 'z'),
+               (499999, NULL), (700000, 'w'), (1000000, 'last');
+             CREATE TABLE w (k TEXT PRIMARY KEY, v INT) WITHOUT ROWID;
+             INSERT INTO w VALUES ('a', 1), ('b', 2);
+             CREATE TABLE shadow (rowid INT, _rowid_ INT, oid INT);
+             INSERT INTO shadow VALUES (1, 2, 3);
+             CREATE TABLE small (v INT);
+             INSERT INTO small VALUES (1), (2);");
+        let mut s = SqliteSource::open(&path).unwrap();
+        let schema = s.schema().unwrap();
+        let t = &schema.tables[0];
+        let whole = rows(&mut s, t, &[]);
+        for n in [2, 3, 4] {
+            let parts = s.parts(t, n).unwrap();
+            assert_eq!(parts.len(), n);
+            assert_eq!(parts[0].first, -5);
+            assert_eq!(parts[n - 1].last, 1_000_000);
+            for w in parts.windows(2) {
+                assert_eq!(w[0].last + 1, w[1].first);
+            }
+            assert_eq!(rows(&mut s, t, &parts), whole, "{n} parts");
+        }
+        assert!(s.parts(t, 1).unwrap().is_empty());
+        for other in &schema.tables[1..] {
+            assert!(s.parts(other, 2).unwrap().is_empty(), "{}", other.name);
+        }
+        let mut again = match s.reopen() {
+            Some(Ok(r)) => r,
+            _ => panic!("a SQLite source reopens"),
+        };
+        let parts = s.parts(t, 2).unwrap();
+        let mut n = 0;
+        again
+            .scan_part(t, &parts[1], &mut |rows, _| {
+                n += rows.len();
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(n, 3);
     }
 
     #[test]
