@@ -466,6 +466,51 @@ mod tests {
         assert_eq!(sqlite_real_text(1e20), "1.0e+20");
     }
 
+    /// A value moved as it is ([`Converter::row_owned`]) is exactly what
+    /// [`convert`] stores for it, unrecorded; any other is handed back.
+    #[test]
+    fn a_value_moved_unchanged_is_what_convert_stores() {
+        let values = [
+            Value::Null,
+            Value::Int(7),
+            Value::Float(-0.0),
+            Value::Float(2.5),
+            Value::Text("plain".into()),
+            Value::Text("nul\0inside".into()),
+            Value::Text("2020-02-29".into()),
+            Value::Text("2019-02-29".into()),
+            Value::Text("2020-2-09".into()),
+            Value::Text("2020-02-29 10:11".into()),
+            Value::Text("12".into()),
+            Value::Bytes(vec![0, 255]),
+        ];
+        let kinds = [
+            TargetKind::Integer,
+            TargetKind::Real,
+            TargetKind::Numeric,
+            TargetKind::Text,
+            TargetKind::Blob,
+            TargetKind::Date,
+            TargetKind::Timestamp,
+        ];
+        for engine in [
+            sqlwitness_core::EngineKind::Postgres,
+            sqlwitness_core::EngineKind::Mysql,
+        ] {
+            let types = &sqlwitness_dialect::shipped(engine).types;
+            for kind in kinds {
+                for v in &values {
+                    match unchanged(v.clone(), kind, types) {
+                        Ok(moved) => {
+                            assert_eq!(convert(v, kind, types), (moved, None), "{kind:?} {v:?}")
+                        }
+                        Err(back) => assert_eq!(&back, v),
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn big_integers_to_real_are_recorded() {
         let types = &sqlwitness_dialect::shipped(sqlwitness_core::EngineKind::Postgres).types;
