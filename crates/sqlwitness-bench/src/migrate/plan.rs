@@ -352,58 +352,57 @@ impl<'a> Converter<'a> {
     /// taking the values: one that is already of its column's kind (and
     /// canonical) is moved, not copied.
     pub fn row_owned(&mut self, row: u64, values: Vec<Value>) -> Vec<Value> {
-        if !self.adjust.is_empty() {
-            return self.row(row, &values);
-        }
-        let mut out = Vec::with_capacity(values.len());
-        for (c, v) in values.into_iter().enumerate() {
-            match unchanged(v, self.columns[c].kind, self.types) {
-                Ok(same) => out.push(same),
-                Err(v) => {
-                    let mut one = self.row_from(row, c, std::slice::from_ref(&v));
-                    out.push(one.pop().unwrap_or(Value::Null));
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(c, v)| {
+                if self.adjust.get(c).is_some() {
+                    return self.cell(row, c, &v);
                 }
-            }
-        }
-        out
+                match unchanged(v, self.columns[c].kind, self.types) {
+                    Ok(same) => same,
+                    Err(v) => self.cell(row, c, &v),
+                }
+            })
+            .collect()
     }
 
     /// Row `row` (0-based, in scan order) converted to the columns' kinds.
     pub fn row(&mut self, row: u64, values: &[Value]) -> Vec<Value> {
-        self.row_from(row, 0, values)
+        values
+            .iter()
+            .enumerate()
+            .map(|(c, v)| self.cell(row, c, v))
+            .collect()
     }
 
-    /// `values` converted as the columns from `first` on.
-    fn row_from(&mut self, row: u64, first: usize, values: &[Value]) -> Vec<Value> {
-        let mut out = Vec::with_capacity(values.len());
-        for (c, v) in values.iter().enumerate() {
-            let c = first + c;
-            let col = &self.columns[c];
-            let (mut value, mut changed) = convert(v, col.kind, self.types);
-            if let Some(&a) = self.adjust.get(c) {
-                let adjusted = super::original_types::adjust(value.clone(), a);
-                if adjusted != value {
-                    changed = Some(adjusted.display());
-                    value = adjusted;
-                }
+    /// Value `v` of column `c` in row `row`, converted (and recorded when
+    /// it changed).
+    fn cell(&mut self, row: u64, c: usize, v: &Value) -> Value {
+        let col = &self.columns[c];
+        let (mut value, mut changed) = convert(v, col.kind, self.types);
+        if let Some(&a) = self.adjust.get(c) {
+            let adjusted = super::original_types::adjust(value.clone(), a);
+            if adjusted != value {
+                changed = Some(adjusted.display());
+                value = adjusted;
             }
-            if let Some(stored) = changed {
-                push_coercion(&mut self.coercions, || {
-                    let shown = clip(&v.display());
-                    let stored = clip(&stored);
-                    Coercion {
-                        row,
-                        column: col.name.clone(),
-                        from: source_kind(v).into(),
-                        to: col.target_type.clone(),
-                        stored: (stored != shown).then_some(stored),
-                        value: shown,
-                    }
-                });
-            }
-            out.push(value);
         }
-        out
+        if let Some(stored) = changed {
+            push_coercion(&mut self.coercions, || {
+                let shown = clip(&v.display());
+                let stored = clip(&stored);
+                Coercion {
+                    row,
+                    column: col.name.clone(),
+                    from: source_kind(v).into(),
+                    to: col.target_type.clone(),
+                    stored: (stored != shown).then_some(stored),
+                    value: shown,
+                }
+            });
+        }
+        value
     }
 }
 

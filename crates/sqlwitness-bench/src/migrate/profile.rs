@@ -316,41 +316,37 @@ fn scan_table(
     if parts.len() < 2 || readers.len() + 1 < parts.len() {
         return profile_part(src, t, key_cols, None, collect, probes, sets);
     }
-    let results: Vec<Result<Part, DbError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = parts[1..]
-            .iter()
-            .zip(readers.iter_mut())
-            .map(|(part, r)| {
-                s.spawn(move || {
-                    profile_part(&mut **r, t, key_cols, Some(part), collect, probes, sets)
+    let (first, rest): (Result<Part, DbError>, Vec<Result<Part, DbError>>) =
+        std::thread::scope(|s| {
+            let handles: Vec<_> = parts[1..]
+                .iter()
+                .zip(readers.iter_mut())
+                .map(|(part, r)| {
+                    s.spawn(move || {
+                        profile_part(&mut **r, t, key_cols, Some(part), collect, probes, sets)
+                    })
                 })
-            })
-            .collect();
-        let first = profile_part(src, t, key_cols, Some(&parts[0]), collect, probes, sets);
-        std::iter::once(first)
-            .chain(handles.into_iter().map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(DbError::new(
-                        sqlwitness_core::ErrorClass::Other,
-                        None,
-                        format!("table `{}`: a profiling thread panicked", t.name),
-                    ))
+                .collect();
+            let first = profile_part(src, t, key_cols, Some(&parts[0]), collect, probes, sets);
+            let rest = handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(DbError::new(
+                            sqlwitness_core::ErrorClass::Other,
+                            None,
+                            format!("table `{}`: a profiling thread panicked", t.name),
+                        ))
+                    })
                 })
-            }))
-            .collect()
-    });
-    let mut whole: Option<Part> = None;
-    for part in results {
-        let part = part?;
-        whole = Some(match whole {
-            None => part,
-            Some(before) => before.then(part),
+                .collect();
+            (first, rest)
         });
+    let mut whole = first?;
+    for part in rest {
+        whole = whole.then(part?);
     }
-    match whole {
-        Some(w) => Ok(w),
-        None => profile_part(src, t, key_cols, None, collect, probes, sets),
-    }
+    Ok(whole)
 }
 
 /// Profiles `t`, or its rows in `part`: the column counts, the parent
