@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::{DbError, ResultSet};
+use crate::{Column, DbError, ResultSet};
 
 /// An engine sqlwitness knows: a name in the engine registry. What each
 /// one is (its adapter, transport, quoting, limits, errors, features) is
@@ -365,6 +365,61 @@ impl QueryLimits {
     }
 }
 
+/// Receives a query's rows one at a time, as an engine reads them
+/// ([`Engine::execute_into`]): a result is judged without ever being held
+/// whole when the sink keeps less than the rows.
+pub trait RowSink {
+    /// The result's columns. Called before the first row, and again when
+    /// the engine starts the query over (a retry after a lost connection,
+    /// or a server that reports the executed statement's columns with its
+    /// first row): the sink then forgets every row it was given.
+    fn columns(&mut self, columns: Vec<Column>);
+
+    /// One row, with the bytes it takes (on the wire, or as values). An
+    /// error (a limit passed) stops the query and is its error.
+    fn row(&mut self, row: Vec<crate::Value>, bytes: usize) -> Result<(), DbError>;
+}
+
+/// The [`RowSink`] that holds every row, within `max_rows` and `max_bytes`
+/// of its [`QueryLimits`]: what [`Engine::execute`] returns.
+#[derive(Debug)]
+pub struct Collect {
+    limits: QueryLimits,
+    bytes: usize,
+    result: ResultSet,
+}
+
+impl Collect {
+    pub fn new(limits: &QueryLimits) -> Collect {
+        Collect {
+            limits: *limits,
+            bytes: 0,
+            result: ResultSet::default(),
+        }
+    }
+
+    /// The rows received.
+    pub fn into_result(self) -> ResultSet {
+        self.result
+    }
+}
+
+impl RowSink for Collect {
+    fn columns(&mut self, columns: Vec<Column>) {
+        self.result = ResultSet::new(columns, Vec::new());
+        self.bytes = 0;
+    }
+
+    fn row(&mut self, row: Vec<crate::Value>, bytes: usize) -> Result<(), DbError> {
+        self.bytes += bytes;
+        if let Some(e) = self.limits.exceeded(self.result.rows.len() + 1, self.bytes) {
+            return Err(e);
+        }
+        self.result.rows.push(row);
+        Ok(())
+    }
+}
+
 /// What an engine reports about itself for the report header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineInfo {
@@ -460,6 +515,27 @@ pub trait Engine: Send + Sync {
     /// Runs `sql` read-only against `db`, within `limits`.
     fn execute(&self, db: &Database, sql: &str, limits: &QueryLimits)
         -> Result<ResultSet, DbError>;
+
+    /// Runs `sql` like [`Engine::execute`], handing its rows to `sink` as
+    /// they are read instead of holding them. `limits.max_rows` and
+    /// `max_bytes` are the sink's to keep (a single row larger than
+    /// `max_bytes` is refused before it is decoded where the engine can
+    /// tell). The default runs [`Engine::execute`] and hands over its rows.
+    fn execute_into(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), DbError> {
+        let rs = self.execute(db, sql, limits)?;
+        sink.columns(rs.columns);
+        for row in rs.rows {
+            let bytes = row.iter().map(crate::Value::heap_size).sum();
+            sink.row(row, bytes)?;
+        }
+        Ok(())
+    }
 
     /// Runs `sql` like [`Engine::execute`] — the same session, read-only
     /// transaction, login and limits — and returns how long it took by the

@@ -14,12 +14,14 @@ pub mod compare;
 
 pub use compare::{compare, CompareMode, CompareOptions, Comparison, MismatchReason};
 pub use engine::{
-    builtin_engines, namespace_for, time_by_client, Database, Engine, EngineInfo, EngineKind,
-    QueryLimits, RegisterError, Timed, TimingMethod, DEFAULT_MAX_RESULT_BYTES,
+    builtin_engines, namespace_for, time_by_client, Collect, Database, Engine, EngineInfo,
+    EngineKind, QueryLimits, RegisterError, RowSink, Timed, TimingMethod, DEFAULT_MAX_RESULT_BYTES,
     DEFAULT_NAMESPACE_PREFIX, NAMESPACE_MAX_BYTES,
 };
 pub use error::{DbError, ErrorClass};
-pub use result::{canonical_cell, canonical_decimal, canonical_float, Column, ResultSet};
+pub use result::{
+    canonical_cell, canonical_decimal, canonical_float, multiset_hash, row_hash, Column, ResultSet,
+};
 pub use value::Value;
 pub use verdict::Verdict;
 pub use write::{

@@ -46,26 +46,32 @@ impl ResultSet {
     /// answers can be spotted across engines at a glance; comparison itself
     /// never relies on it.
     pub fn content_hash(&self) -> String {
-        let mut row_hashes: Vec<[u8; 32]> = self
-            .rows
-            .iter()
-            .map(|row| {
-                let mut h = Sha256::new();
-                for v in row {
-                    h.update(canonical_cell(v).as_bytes());
-                    h.update([0x1f]);
-                }
-                h.finalize().into()
-            })
-            .collect();
-        row_hashes.sort_unstable();
-        let mut h = Sha256::new();
-        for r in &row_hashes {
-            h.update(r);
-        }
-        let digest = h.finalize();
-        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+        let mut row_hashes: Vec<[u8; 32]> = self.rows.iter().map(|r| row_hash(r)).collect();
+        multiset_hash(&mut row_hashes)
     }
+}
+
+/// A row's hash in the canonical form of [`ResultSet::content_hash`]: the
+/// SHA-256 of its cells' [`canonical_cell`] texts, each followed by 0x1f.
+pub fn row_hash(row: &[Value]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for v in row {
+        h.update(canonical_cell(v).as_bytes());
+        h.update([0x1f]);
+    }
+    h.finalize().into()
+}
+
+/// [`ResultSet::content_hash`] from the rows' [`row_hash`]es (sorted here,
+/// in place).
+pub fn multiset_hash(row_hashes: &mut [[u8; 32]]) -> String {
+    row_hashes.sort_unstable();
+    let mut h = Sha256::new();
+    for r in row_hashes.iter() {
+        h.update(r);
+    }
+    let digest = h.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Canonical text of a value for hashing and checksums: type-aware, with

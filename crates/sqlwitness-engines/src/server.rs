@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use sqlwitness_core::{DbError, ErrorClass, ResultSet};
+use sqlwitness_core::{DbError, ErrorClass};
 use sqlx::pool::PoolConnection;
 use sqlx::types::chrono;
 use sqlx::Database as SqlxDatabase;
@@ -56,10 +56,10 @@ pub(crate) struct Health {
 }
 
 impl Health {
-    pub(crate) async fn retry<F, Fut>(&self, mut attempt_once: F) -> Result<ResultSet, DbError>
+    pub(crate) async fn retry<T, F, Fut>(&self, mut attempt_once: F) -> Result<T, DbError>
     where
         F: FnMut() -> Fut,
-        Fut: Future<Output = Result<ResultSet, DbError>>,
+        Fut: Future<Output = Result<T, DbError>>,
     {
         let started = Instant::now();
         let mut attempts = 0usize;
@@ -101,11 +101,11 @@ impl Health {
 /// A result that came back only once the query's time limit had passed is
 /// a timeout, whatever it holds: MySQL's `BENCHMARK()` and an interrupted
 /// `SLEEP()` return a row when `max_execution_time` stops them.
-pub(crate) fn within_limit(
-    result: Result<ResultSet, DbError>,
+pub(crate) fn within_limit<T>(
+    result: Result<T, DbError>,
     started: Instant,
     limit: Duration,
-) -> Result<ResultSet, DbError> {
+) -> Result<T, DbError> {
     let took = started.elapsed();
     match result {
         Ok(_) if took >= limit => Err(DbError::timeout(format!(

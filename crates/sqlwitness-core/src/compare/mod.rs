@@ -80,7 +80,8 @@ use serde::{Deserialize, Serialize};
 use crate::ResultSet;
 
 pub use pyvalue::python_str;
-pub use soft_f1::soft_f1;
+pub use soft_f1::{python_key_hash, soft_f1, soft_f1_by};
+pub use strict::coarse_row_key;
 
 /// At most this many column permutations are tried by the strict mode's
 /// column-permutation search.

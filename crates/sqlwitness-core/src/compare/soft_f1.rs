@@ -14,23 +14,42 @@
 //! (Python's division by zero) scores 0, as the official script's
 //! exception handler does.
 
+use std::hash::{Hash, Hasher};
+
 use super::pyvalue::{PyKey, PyValue};
 use crate::ResultSet;
 
 /// Soft F1 of `pred` against `gold`, in [0, 1].
 pub fn soft_f1(gold: &ResultSet, pred: &ResultSet) -> f64 {
-    if gold.rows.is_empty() && pred.rows.is_empty() {
+    let g = |i: usize| key(&gold.rows[i]);
+    let p = |i: usize| key(&pred.rows[i]);
+    soft_f1_by((gold.rows.len(), &g, &g), (pred.rows.len(), &p, &p))
+}
+
+/// [`soft_f1`] of results given, each, by its row count, a function from a
+/// row's index to a key of the whole row (equal for the rows Python finds
+/// equal, for the deduplication) and one to its cells' keys (equal for the
+/// values Python finds equal): the Python keys themselves, or hashes of
+/// them ([`python_key_hash`]) for a result held as hashes.
+#[allow(clippy::type_complexity)]
+pub fn soft_f1_by<R: Eq + Hash, K: PartialEq>(
+    gold: (usize, &dyn Fn(usize) -> R, &dyn Fn(usize) -> Vec<K>),
+    pred: (usize, &dyn Fn(usize) -> R, &dyn Fn(usize) -> Vec<K>),
+) -> f64 {
+    let (gold_rows, gold_row, gold) = gold;
+    let (pred_rows, pred_row, pred) = pred;
+    if gold_rows == 0 && pred_rows == 0 {
         return 1.0;
     }
-    let g = dedup(gold);
-    let p = dedup(pred);
+    let g = dedup(gold_rows, gold_row);
+    let p = dedup(pred_rows, pred_row);
     let (mut tp, mut fp, mut fn_) = (0.0, 0.0, 0.0);
     for (i, &gi) in g.iter().enumerate() {
         let Some(&pi) = p.get(i) else {
             fn_ += 1.0;
             continue;
         };
-        let (gr, pr) = (key(&gold.rows[gi]), key(&pred.rows[pi]));
+        let (gr, pr) = (gold(gi), pred(pi));
         let n = gr.len() as f64;
         if gr.is_empty() {
             return 0.0;
@@ -50,13 +69,21 @@ pub fn soft_f1(gold: &ResultSet, pred: &ResultSet) -> f64 {
     }
 }
 
+/// A cell's Python key (the value [`soft_f1`] compares) as a 64-bit hash:
+/// values Python finds equal (`1`, `1.0`, `True`) hash alike.
+pub fn python_key_hash(v: &crate::Value) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    PyValue::from_value(v).key().hash(&mut h);
+    h.finish()
+}
+
 /// `list(dict.fromkeys(rows))`: the indices of the rows left when
 /// duplicates (as Python keys) are dropped, first occurrences in order.
-fn dedup(rs: &ResultSet) -> Vec<usize> {
+fn dedup<R: Eq + Hash>(rows: usize, key: &dyn Fn(usize) -> R) -> Vec<usize> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for (i, row) in rs.rows.iter().enumerate() {
-        if seen.insert(key(row)) {
+    for i in 0..rows {
+        if seen.insert(key(i)) {
             out.push(i);
         }
     }

@@ -222,6 +222,17 @@ fn feed_coarse(h: &mut Xxh3, v: &Value) {
     }
 }
 
+/// A row's coarse key — what the strict comparison's tolerance cannot
+/// change: numbers as one placeholder, everything else as itself — as a
+/// 128-bit hash. Two rows the strict rules find equal have the same key.
+pub fn coarse_row_key(row: &[Value]) -> u128 {
+    let mut h = Xxh3::new();
+    for v in row {
+        feed_coarse(&mut h, v);
+    }
+    h.digest128()
+}
+
 /// A cell's coarse key as a 128-bit hash.
 fn coarse_cell(v: &Value) -> u128 {
     let mut h = Xxh3::new();

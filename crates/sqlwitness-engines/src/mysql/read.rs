@@ -23,14 +23,15 @@
 //! Connection-level failures are retried with backoff and reported as
 //! class `connection` when they persist.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use sqlwitness_core::{
-    Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
-    Timed, TimingMethod, Value,
+    Collect, Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits,
+    ResultSet, RowSink, Timed, TimingMethod, Value,
 };
 use sqlwitness_dialect::Dialect;
 use sqlx::mysql::{MySqlConnectOptions, MySqlDatabaseError, MySqlPool, MySqlPoolOptions, MySqlRow};
@@ -263,7 +264,8 @@ impl MysqlEngine {
         limits: &QueryLimits,
         conn_id: &AtomicU64,
         profile: Option<&AtomicU64>,
-    ) -> Result<ResultSet, DbError> {
+        sink: &RefCell<&mut dyn RowSink>,
+    ) -> Result<(), DbError> {
         let conn = self.pool.acquire().await.map_err(|e| self.db_error(e))?;
         let mut guard = ConnGuard::new(conn);
         let setup = format!(
@@ -302,7 +304,7 @@ impl MysqlEngine {
         // a profiled session keeps its profile.
         let tainted = sql.contains('@') || profile.is_some();
         let began = Instant::now();
-        match self.query(&mut guard, db, sql, limits).await {
+        match self.query(&mut guard, db, sql, limits, sink).await {
             Ok(rs) => {
                 let profiled = match profile {
                     Some(out) => match self.profiled_ms(&mut guard).await {
@@ -336,37 +338,43 @@ impl MysqlEngine {
         db: &Database,
         sql: &str,
         limits: &QueryLimits,
-    ) -> Result<ResultSet, (DbError, bool)> {
+        sink: &RefCell<&mut dyn RowSink>,
+    ) -> Result<(), (DbError, bool)> {
         let conn = guard.conn();
         let stmt = conn
             .prepare(AssertSqlSafe(server::keyed_sql(&db.namespace, sql)).into_sql_str())
             .await
             .map_err(|e| self.query_error(e))?;
-        let mut columns: Vec<Column> = stmt
+        let columns: Vec<Column> = stmt
             .columns()
             .iter()
             .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
             .collect();
-        let mut rows = Vec::new();
-        let mut bytes = 0usize;
+        sink.borrow_mut().columns(columns);
+        let mut first = true;
         let mut stream = stmt.query().fetch(&mut *conn);
         while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
-            if rows.is_empty() {
+            if std::mem::take(&mut first) {
                 // The executed statement's metadata is authoritative.
-                columns = row
+                let columns = row
                     .columns()
                     .iter()
                     .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
                     .collect();
+                sink.borrow_mut().columns(columns);
             }
-            // Counted on the wire form, before a copy is decoded.
-            bytes += raw_row_size(&row);
-            if let Some(e) = limits.exceeded(rows.len() + 1, bytes) {
+            // Counted on the wire form: a row over the limit on its own is
+            // refused before a copy is decoded.
+            let bytes = raw_row_size(&row);
+            if let Some(e) = limits.exceeded(0, bytes) {
                 return Err((e, false));
             }
-            rows.push(decode_row(&row));
+            let decoded = decode_row(&row);
+            sink.borrow_mut()
+                .row(decoded, bytes)
+                .map_err(|e| (e, false))?;
         }
-        Ok(ResultSet::new(columns, rows))
+        Ok(())
     }
 
     /// The duration of the session's last profiled statement that carries
@@ -449,7 +457,19 @@ impl Engine for MysqlEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
-        self.execute_profiled(db, sql, limits, None)
+        let mut rows = Collect::new(limits);
+        self.execute_profiled(db, sql, limits, None, &mut rows)?;
+        Ok(rows.into_result())
+    }
+
+    fn execute_into(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), DbError> {
+        self.execute_profiled(db, sql, limits, None, sink)
     }
 
     fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
@@ -477,7 +497,8 @@ impl Engine for MysqlEngine {
             }
             Some(TimingMethod::MariadbProfile) => {
                 let out = AtomicU64::new(0);
-                self.execute_profiled(db, sql, limits, Some(&out))?;
+                let mut rows = Collect::new(limits);
+                self.execute_profiled(db, sql, limits, Some(&out), &mut rows)?;
                 f64::from_bits(out.load(Ordering::Relaxed))
             }
             _ => return sqlwitness_core::time_by_client(self, db, sql, limits),
@@ -503,12 +524,14 @@ impl MysqlEngine {
         sql: &str,
         limits: &QueryLimits,
         profile: Option<&AtomicU64>,
-    ) -> Result<ResultSet, DbError> {
+        sink: &mut dyn RowSink,
+    ) -> Result<(), DbError> {
+        let sink = RefCell::new(sink);
         let deadline = limits.timeout + CANCEL_MARGIN;
         self.rt.block_on(self.health.retry(|| async {
             let conn_id = AtomicU64::new(0);
             let started = Instant::now();
-            let run = self.run(db, sql, limits, &conn_id, profile);
+            let run = self.run(db, sql, limits, &conn_id, profile, &sink);
             match tokio::time::timeout(deadline, run).await {
                 Ok(r) => r,
                 Err(_) => {

@@ -19,14 +19,15 @@
 //! are retried on a fresh connection with backoff and reported as class
 //! `connection` when they persist.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::TryStreamExt;
 use sqlwitness_core::{
-    Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
-    Timed, TimingMethod, Value,
+    Collect, Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits,
+    ResultSet, RowSink, Timed, TimingMethod, Value,
 };
 use sqlwitness_dialect::Dialect;
 use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
@@ -188,7 +189,8 @@ impl PostgresEngine {
         limits: &QueryLimits,
         settings: &[(String, String)],
         pid: &AtomicI32,
-    ) -> Result<ResultSet, DbError> {
+        sink: &RefCell<&mut dyn RowSink>,
+    ) -> Result<(), DbError> {
         // Planner settings: names from the allow-list, values on/off only;
         // nothing else is ever interpolated.
         let mut extra = String::new();
@@ -235,7 +237,7 @@ impl PostgresEngine {
             return Err(server::closed_error());
         };
         let began = Instant::now();
-        match self.query(&mut guard, db, sql, limits).await {
+        match self.query(&mut guard, db, sql, limits, sink).await {
             Ok(rs) => {
                 reset(guard).await;
                 server::within_limit(Ok(rs), began, limits.timeout)
@@ -260,7 +262,8 @@ impl PostgresEngine {
         db: &Database,
         sql: &str,
         limits: &QueryLimits,
-    ) -> Result<ResultSet, (DbError, bool)> {
+        sink: &RefCell<&mut dyn RowSink>,
+    ) -> Result<(), (DbError, bool)> {
         let conn = guard.conn();
         let stmt = conn
             .prepare(AssertSqlSafe(server::keyed_sql(&db.namespace, sql)).into_sql_str())
@@ -271,18 +274,21 @@ impl PostgresEngine {
             .iter()
             .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
             .collect();
-        let mut rows = Vec::new();
-        let mut bytes = 0usize;
+        sink.borrow_mut().columns(columns);
         let mut stream = stmt.query().fetch(&mut *conn);
         while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
-            // Counted on the wire form, before a copy is decoded.
-            bytes += raw_row_size(&row);
-            if let Some(e) = limits.exceeded(rows.len() + 1, bytes) {
+            // Counted on the wire form: a row over the limit on its own is
+            // refused before a copy is decoded.
+            let bytes = raw_row_size(&row);
+            if let Some(e) = limits.exceeded(0, bytes) {
                 return Err((e, false));
             }
-            rows.push(decode_row(&row));
+            let decoded = decode_row(&row);
+            sink.borrow_mut()
+                .row(decoded, bytes)
+                .map_err(|e| (e, false))?;
         }
-        Ok(ResultSet::new(columns, rows))
+        Ok(())
     }
 
     /// A query error and whether the connection is still usable (not after
@@ -367,6 +373,16 @@ impl Engine for PostgresEngine {
         self.execute_with_settings(db, sql, limits, &[])
     }
 
+    fn execute_into(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), DbError> {
+        self.run_into(db, sql, limits, &[], sink)
+    }
+
     fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
         if self.dialect.timing != Some(TimingMethod::PostgresExplainAnalyze) {
             return sqlwitness_core::time_by_client(self, db, sql, limits);
@@ -405,11 +421,31 @@ impl Engine for PostgresEngine {
         limits: &QueryLimits,
         settings: &[(String, String)],
     ) -> Result<ResultSet, DbError> {
+        let mut rows = Collect::new(limits);
+        self.run_into(db, sql, limits, settings, &mut rows)?;
+        Ok(rows.into_result())
+    }
+}
+
+impl PostgresEngine {
+    /// A query with planner `settings`, its rows handed to `sink`: the
+    /// statement within its deadline (stopped on the server past it), a
+    /// lost connection retried.
+    fn run_into(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        settings: &[(String, String)],
+        sink: &mut dyn RowSink,
+    ) -> Result<(), DbError> {
+        let sink = RefCell::new(sink);
         let deadline = limits.timeout + CANCEL_MARGIN;
         self.rt.block_on(self.health.retry(|| async {
             let pid = AtomicI32::new(0);
             let started = Instant::now();
-            match tokio::time::timeout(deadline, self.run(db, sql, limits, settings, &pid)).await {
+            let run = self.run(db, sql, limits, settings, &pid, &sink);
+            match tokio::time::timeout(deadline, run).await {
                 Ok(r) => r,
                 Err(_) => {
                     let how = self.stop_backend(pid.load(Ordering::Relaxed)).await;

@@ -24,8 +24,8 @@ use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, InterruptHandle, OpenFlags};
 use sqlwitness_core::{
-    Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits, ResultSet,
-    Timed, TimingMethod, Value,
+    Collect, Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits,
+    ResultSet, RowSink, Timed, TimingMethod, Value,
 };
 use sqlwitness_dialect::Dialect;
 
@@ -149,15 +149,16 @@ impl SqliteEngine {
         sqlite_error(&self.dialect, e, path)
     }
 
-    /// Runs `sql` on `pc`: its rows, and the time spent stepping the
-    /// statement (`sqlite3_step`, to the last row), without preparing it or
-    /// reading its values.
+    /// Runs `sql` on `pc`, handing its rows to `sink`: the time spent
+    /// stepping the statement (`sqlite3_step`, to the last row), without
+    /// preparing it or reading its values.
     fn run(
         &self,
         pc: &PooledConn,
         sql: &str,
         limits: &QueryLimits,
-    ) -> Result<(ResultSet, Duration), DbError> {
+        sink: &mut dyn RowSink,
+    ) -> Result<Duration, DbError> {
         let length = i32::try_from(limits.max_bytes.max(1 << 20)).unwrap_or(i32::MAX);
         pc.conn
             .set_limit(Limit::SQLITE_LIMIT_LENGTH, length)
@@ -169,9 +170,8 @@ impl SqliteEngine {
             .map(|c| Column::new(c.name(), c.decl_type().map(str::to_string)))
             .collect();
         let ncol = columns.len();
+        sink.columns(columns);
         let mut rows = stmt.query([]).map_err(|e| self.db_error(e, None))?;
-        let mut out = Vec::new();
-        let mut bytes = 0usize;
         let mut stepping = Duration::ZERO;
         loop {
             let step = Instant::now();
@@ -185,13 +185,10 @@ impl SqliteEngine {
                 let v = row.get_ref(i).map_err(|e| self.db_error(e, None))?;
                 values.push(sqlite_value(v));
             }
-            bytes += values.iter().map(Value::heap_size).sum::<usize>();
-            if let Some(e) = limits.exceeded(out.len() + 1, bytes) {
-                return Err(e);
-            }
-            out.push(values);
+            let bytes = values.iter().map(Value::heap_size).sum::<usize>();
+            sink.row(values, bytes)?;
         }
-        Ok((ResultSet::new(columns, out), stepping))
+        Ok(stepping)
     }
 
     /// [`SqliteEngine::run`] on a pooled connection of `db`'s file under
@@ -201,13 +198,14 @@ impl SqliteEngine {
         db: &Database,
         sql: &str,
         limits: &QueryLimits,
-    ) -> Result<(ResultSet, Duration), DbError> {
+        sink: &mut dyn RowSink,
+    ) -> Result<Duration, DbError> {
         let path = db.sqlite_path.as_path();
         let pc = self.take(path)?;
         let deadline = Instant::now() + limits.timeout;
         set_deadline(&pc.deadline, Some(deadline));
         let ticket = watchdog().arm(deadline, pc.conn.get_interrupt_handle());
-        let result = self.run(&pc, sql, limits);
+        let result = self.run(&pc, sql, limits, sink);
         watchdog().disarm(ticket);
         set_deadline(&pc.deadline, None);
         self.give_back(path, pc);
@@ -226,11 +224,24 @@ impl Engine for SqliteEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
-        self.run_limited(db, sql, limits).map(|(rs, _)| rs)
+        let mut rows = Collect::new(limits);
+        self.run_limited(db, sql, limits, &mut rows)?;
+        Ok(rows.into_result())
+    }
+
+    fn execute_into(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+        sink: &mut dyn RowSink,
+    ) -> Result<(), DbError> {
+        self.run_limited(db, sql, limits, sink).map(|_| ())
     }
 
     fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
-        let (_, stepping) = self.run_limited(db, sql, limits)?;
+        let mut rows = Collect::new(limits);
+        let stepping = self.run_limited(db, sql, limits, &mut rows)?;
         Ok(Timed {
             ms: stepping.as_secs_f64() * 1000.0,
             method: TimingMethod::SqliteSteps,
