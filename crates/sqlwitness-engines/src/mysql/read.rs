@@ -352,8 +352,16 @@ impl MysqlEngine {
             .collect();
         sink.borrow_mut().columns(columns);
         let mut first = true;
+        // Rows already in the client's buffers come without a pause at
+        // which the caller's timer could stop the read: the time limit is
+        // also kept here, as the rows are read (the statement is then
+        // stopped on the server).
+        let until = Instant::now() + limits.timeout;
         let mut stream = stmt.query().fetch(&mut *conn);
         while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
+            if Instant::now() >= until {
+                return Err((server::read_past_limit(limits.timeout), false));
+            }
             if std::mem::take(&mut first) {
                 // The executed statement's metadata is authoritative.
                 let columns = row

@@ -275,8 +275,16 @@ impl PostgresEngine {
             .map(|c| Column::new(c.name(), Some(c.type_info().name().to_string())))
             .collect();
         sink.borrow_mut().columns(columns);
+        // Rows already in the client's buffers come without a pause at
+        // which the caller's timer could stop the read: the time limit is
+        // also kept here, as the rows are read (the statement is then
+        // stopped on the server).
+        let until = Instant::now() + limits.timeout;
         let mut stream = stmt.query().fetch(&mut *conn);
         while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
+            if Instant::now() >= until {
+                return Err((server::read_past_limit(limits.timeout), false));
+            }
             // Counted on the wire form: a row over the limit on its own is
             // refused before a copy is decoded.
             let bytes = raw_row_size(&row);
