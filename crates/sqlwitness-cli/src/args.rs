@@ -240,8 +240,10 @@ pub struct EvalArgs {
     /// Per-query time limit in seconds.
     #[arg(long, default_value_t = 30.0)]
     pub timeout: f64,
-    /// The most one result may hold, in MiB of values (more is a
-    /// `resource_limit` error).
+    /// The most one result may hold, in MiB of values. More is a
+    /// `resource_limit` error, except for the gold and prediction `eval`
+    /// compares in strict mode: those are read on as row keys and compared
+    /// by them.
     #[arg(long, default_value_t = 64)]
     pub max_result_mb: usize,
     /// Longer predicted SQL texts are refused unread.

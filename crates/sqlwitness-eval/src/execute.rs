@@ -6,15 +6,16 @@ use sqlwitness_dialect::EngineFacts;
 use std::time::Instant;
 
 use sqlwitness_core::compare::CompareMode;
-use sqlwitness_core::{canonical_cell, Database, DbError, EngineKind, ResultSet, Value};
+use sqlwitness_core::{canonical_cell, Database, DbError, EngineKind, ResultSet, RowSink, Value};
 use sqlwitness_report::{truncate_cell, truncate_text, Execution, ExecutionStatus, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
+use crate::digest::{Answer, Collector};
 use crate::question::EngineCtx;
 use crate::EvalPlan;
 
 /// Rows kept per execution for the report's drill-down.
-const SAMPLE_ROWS: usize = 5;
+pub(crate) const SAMPLE_ROWS: usize = 5;
 
 /// The prediction's SQL text as sent to an engine: in Spider mode as
 /// `evaluation.py` reads it from its line, then [`prepare_sql`].
@@ -105,6 +106,11 @@ pub(crate) fn run_guarded(
     db: &Database,
     sql: &str,
 ) -> Result<ResultSet, DbError> {
+    guard(plan, ctx, db, sql).and_then(|()| ctx.engine.execute(db, sql, &plan.limits))
+}
+
+/// The guard, in the namespace of `db`.
+fn guard(plan: &EvalPlan, ctx: &EngineCtx, db: &Database, sql: &str) -> Result<(), DbError> {
     // On SQLite the question's database is the file itself, opened as `main`.
     let namespace = if ctx.kind.is_server() {
         db.namespace.as_str()
@@ -113,7 +119,73 @@ pub(crate) fn run_guarded(
     };
     let options = plan.guard.in_namespace(namespace);
     sqlwitness_guard::guard_with(sql, &ctx.dialect, &options)
-        .and_then(|()| ctx.engine.execute(db, sql, &plan.limits))
+}
+
+/// [`run_guarded`], the rows handed to `sink` as they are read.
+pub(crate) fn run_guarded_into(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    sql: &str,
+    sink: &mut dyn RowSink,
+) -> Result<(), DbError> {
+    guard(plan, ctx, db, sql).and_then(|()| ctx.engine.execute_into(db, sql, &plan.limits, sink))
+}
+
+/// Whether a result over the plan's `max_bytes` is read on as row keys
+/// ([`crate::digest`]): in strict mode, with a tolerance no tighter than
+/// the keys' rounding.
+pub(crate) fn digests_allowed(plan: &EvalPlan) -> bool {
+    plan.compare.mode == CompareMode::Strict && plan.compare.float_rel_tol >= 1e-11
+}
+
+/// [`execute`] of a gold or a prediction that is compared: a result over
+/// the plan's `max_bytes` comes back as its row keys where
+/// [`digests_allowed`], else as the `resource_limit` error.
+pub(crate) fn execute_answer(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    original: &str,
+    run: String,
+    unordered: bool,
+) -> (Execution, Option<Answer>) {
+    let started = Instant::now();
+    let mut sink = Collector::new(&plan.limits, digests_allowed(plan));
+    let result = run_guarded_into(plan, ctx, db, &run, &mut sink);
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let sql_run = (run != original).then_some(run);
+    if let Err(e) = result {
+        return (failed_execution(&e, sql_run, ms), None);
+    }
+    let answer = sink.into_answer();
+    let (count, hash, (sample, truncated)) = match &answer {
+        Answer::Rows(rows) => (
+            rows.row_count(),
+            rows.content_hash(),
+            sample_of(&rows.rows, unordered),
+        ),
+        Answer::Digest(d) => (
+            d.keys.len(),
+            d.content_hash(),
+            sample_of(&d.sample_rows(unordered), false),
+        ),
+    };
+    let mut exec = Execution {
+        status: ExecutionStatus::Ok,
+        sql_run,
+        error_class: None,
+        error_code: None,
+        error: None,
+        row_count: Some(count),
+        result_hash: Some(hash),
+        sample,
+        columns: answer.columns().iter().map(|c| c.name.clone()).collect(),
+        truncated,
+        duration_ms: ms,
+    };
+    cut_texts(&mut exec);
+    (exec, Some(answer))
 }
 
 /// Guards and runs one query; the execution record and, on success, the

@@ -19,6 +19,7 @@
 
 mod audit;
 mod connect;
+mod digest;
 mod error;
 mod execute;
 mod fuzz;

@@ -4,13 +4,16 @@
 use std::collections::{BTreeMap, HashMap};
 
 use sqlwitness_bench::{PredictedSql, Question};
-use sqlwitness_core::compare::{compare, CompareMode, CompareOptions};
-use sqlwitness_core::{Database, DbError, Engine, EngineKind, ErrorClass, ResultSet, Verdict};
+use sqlwitness_core::compare::{compare, CompareMode, CompareOptions, Comparison};
+use sqlwitness_core::{Database, DbError, Engine, EngineKind, ErrorClass, Verdict};
 use sqlwitness_dialect::Dialect;
 use sqlwitness_report::{truncate_text, EngineOutcome, Execution, QuestionReport, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
-use crate::execute::{execute, failed_execution, prepare_pred, prepare_sql};
+use crate::digest::{compare_keys, decide_residue, Answer, Keep, KeyVerdict, Residue};
+use crate::execute::{
+    execute, execute_answer, failed_execution, prepare_pred, prepare_sql, run_guarded_into,
+};
 use crate::reference::Reference;
 use crate::verdict::{decide, GoldRun, PredRun};
 use crate::EvalPlan;
@@ -215,15 +218,15 @@ fn shown(sql: &str) -> String {
 /// its outcome: the rows the reference judgment compares.
 #[derive(Default)]
 pub(crate) struct Rows {
-    pub gold: Option<ResultSet>,
-    pub pred: Option<ResultSet>,
+    pub gold: Option<Answer>,
+    pub pred: Option<Answer>,
 }
 
 /// The prediction's stage on one engine: it ran to rows (the text run, its
 /// execution, its rows), or it stopped before (what the verdict needs, and
 /// the execution when there was one).
 enum PredStage<'a> {
-    Ran(&'a str, Execution, ResultSet),
+    Ran(&'a str, Execution, Answer),
     Stopped(PredRun, Option<Execution>),
 }
 
@@ -257,7 +260,7 @@ fn run_pred<'a>(
     // Spider mode: the prediction as `evaluation.py` reads it from its line
     // (`sql_run` then records any cut at a tab).
     let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
-    match execute(plan, ctx, db, pred_sql, pred_run, unordered) {
+    match execute_answer(plan, ctx, db, pred_sql, pred_run, unordered) {
         (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
         (exec, None) => {
             let class = exec.error_class.unwrap_or(ErrorClass::Other);
@@ -306,7 +309,7 @@ pub(crate) fn evaluate_on(
             Rows::default(),
         );
     }
-    let (gold_exec, gold_rows) = execute(plan, ctx, db, gold, gold_run, !ordered);
+    let (gold_exec, gold_rows) = execute_answer(plan, ctx, db, gold, gold_run, !ordered);
     let Some(gold_rows) = gold_rows else {
         let class = gold_exec.error_class.unwrap_or(ErrorClass::Other);
         let mut rows = Rows::default();
@@ -342,6 +345,55 @@ pub(crate) fn evaluate_on(
     let opts = CompareOptions {
         ordered,
         ..plan.compare
+    };
+    let (gold_rows, pred_rows) = match (gold_rows, pred_rows) {
+        (Answer::Rows(g), Answer::Rows(p)) => (g, p),
+        (g, p) => {
+            // A result over the limit: compared by its rows' keys; no tie
+            // probe or official verdicts (they need the values).
+            let gold_sql = gold_exec
+                .sql_run
+                .clone()
+                .unwrap_or_else(|| gold.to_string());
+            let pred_sql = pred_exec
+                .sql_run
+                .clone()
+                .unwrap_or_else(|| pred_sql.to_string());
+            let o = match compare_large(plan, ctx, db, (&gold_sql, &g), (&pred_sql, &p), &opts) {
+                Ok(cmp) => EngineOutcome {
+                    reason: cmp.reason,
+                    soft_f1: Some(g.to_digest().soft_f1(&p.to_digest())),
+                    ..outcome(
+                        GoldRun::Ran,
+                        Some(PredRun::Compared {
+                            equal: cmp.equal,
+                            tie: false,
+                        }),
+                        Some(gold_exec),
+                        Some(pred_exec),
+                    )
+                },
+                Err(why) => {
+                    // Not the model's fault: the tool could not compare.
+                    let mut pred_exec = pred_exec;
+                    pred_exec.error = Some(format!(
+                        "not compared: {}; raise --max-result-mb to compare the results by value",
+                        why.message
+                    ));
+                    EngineOutcome {
+                        ordered,
+                        gold: Some(gold_exec),
+                        pred: Some(pred_exec),
+                        ..EngineOutcome::new(Verdict::EngineError)
+                    }
+                }
+            };
+            let rows = Rows {
+                gold: Some(g),
+                pred: Some(p),
+            };
+            return (o, rows);
+        }
     };
     let cmp = compare(&gold_rows, &pred_rows, &opts);
     // Ties, whichever rows either query returned (crate::ties): `match_tie`
@@ -392,8 +444,47 @@ pub(crate) fn evaluate_on(
     (
         o,
         Rows {
-            gold: Some(gold_rows),
-            pred: Some(pred_rows),
+            gold: Some(Answer::Rows(gold_rows)),
+            pred: Some(Answer::Rows(pred_rows)),
         },
     )
+}
+
+/// The strict comparison of two answers one of which is held as row keys
+/// ([`crate::digest`]): decided by the keys, or by reading again, on both
+/// sides, only the rows the keys could not pair. `Err` (of class
+/// `resource_limit`): why it could not be decided within the limits.
+fn compare_large(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    gold: (&str, &Answer),
+    pred: (&str, &Answer),
+    opts: &CompareOptions,
+) -> Result<Comparison, DbError> {
+    let (gd, pd) = (gold.1.to_digest(), pred.1.to_digest());
+    let residue = match compare_keys(&gd, &pd, opts) {
+        KeyVerdict::Decided(c) => return Ok(c),
+        KeyVerdict::Residue(Residue::Undecidable(why)) => return Err(DbError::resource_limit(why)),
+        KeyVerdict::Residue(r) => r,
+    };
+    let (mut gk, mut pk) = match &residue {
+        Residue::Positions(at) => (Keep::at(&plan.limits, at), Keep::at(&plan.limits, at)),
+        Residue::Hashes { gold, pred } => (
+            Keep::with_hashes(&plan.limits, gold.clone()),
+            Keep::with_hashes(&plan.limits, pred.clone()),
+        ),
+        Residue::Undecidable(_) => unreachable!("returned above"),
+    };
+    for (side, (sql, _), keep) in [("gold", gold, &mut gk), ("prediction", pred, &mut pk)] {
+        run_guarded_into(plan, ctx, db, sql, keep).map_err(|e| {
+            DbError::resource_limit(format!(
+                "the {side}'s rows that differ only in their numbers or dates could not be read again ({})",
+                e.message
+            ))
+        })?;
+    }
+    decide_residue(&residue, gk, pk, &gd, &pd, opts).ok_or_else(|| {
+        DbError::resource_limit("a second reading returned other rows than the first")
+    })
 }

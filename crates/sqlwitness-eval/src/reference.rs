@@ -22,6 +22,7 @@ use sqlwitness_core::{Database, ErrorClass, ResultSet, Value, Verdict};
 use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
 use sqlwitness_sql::{in_some_column_order, TieWindow};
 
+use crate::digest::{same_answer_keys, Answer};
 use crate::question::{EngineCtx, Rows};
 use crate::EvalPlan;
 
@@ -31,13 +32,13 @@ use crate::EvalPlan;
 pub(crate) struct Reference<'a> {
     ctx: &'a EngineCtx,
     sql: &'a str,
-    rows: ResultSet,
+    rows: Answer,
     window: OnceCell<Option<TieWindow>>,
     across_types: OnceCell<bool>,
 }
 
 impl<'a> Reference<'a> {
-    pub(crate) fn new(ctx: &'a EngineCtx, sql: &'a str, rows: ResultSet) -> Reference<'a> {
+    pub(crate) fn new(ctx: &'a EngineCtx, sql: &'a str, rows: Answer) -> Reference<'a> {
         Reference {
             ctx,
             sql,
@@ -69,9 +70,11 @@ impl<'a> Reference<'a> {
         let verdict = match (&rows.pred, &outcome.pred) {
             _ if outcome.verdict == Verdict::EngineError => Verdict::EngineError,
             (Some(pred), _) => {
-                if same_answer(ref_gold, pred, any_order) {
+                if agrees(ref_gold, pred, any_order) {
                     Verdict::Match
-                } else if window().is_some_and(|w| w.accepts_columns(&pred.rows, any_order, true)) {
+                } else if held(pred).is_some_and(|p| {
+                    window().is_some_and(|w| w.accepts_columns(&p.rows, any_order, true))
+                }) {
                     Verdict::MatchTie
                 } else {
                     Verdict::Mismatch
@@ -87,16 +90,15 @@ impl<'a> Reference<'a> {
             (None, None) => Verdict::GoldError,
         };
         let (gold_agrees, gold_mechanism) = match &rows.gold {
-            Some(gold) if same_answer(ref_gold, gold, any_order) => (Some(true), None),
+            Some(gold) if agrees(ref_gold, gold, any_order) => (Some(true), None),
             Some(gold) => {
                 let ties = window().is_some_and(|w| w.cuts_ties());
                 let text_vs_number = *self.across_types.get_or_init(|| {
                     schema.is_some_and(|s| sqlwitness_audit::compares_across_types(ref_gold_sql, s))
                 });
-                let m = if ties {
-                    "ties"
-                } else {
-                    sqlwitness_audit::mechanism_with(
+                let m = match (held(ref_gold), held(gold)) {
+                    _ if ties => "ties",
+                    (Some(ref_gold), Some(gold)) => sqlwitness_audit::mechanism_with(
                         ref_gold,
                         gold,
                         false,
@@ -104,7 +106,9 @@ impl<'a> Reference<'a> {
                         ref_gold_sql,
                         text_vs_number,
                     )
-                    .unwrap_or("other")
+                    .unwrap_or("other"),
+                    // Held as row keys: no values to explain the difference.
+                    _ => "other",
                 };
                 // A difference nothing in the queries explains, on a copy the
                 // migration changed: named after what it changed.
@@ -138,6 +142,23 @@ fn mentions(sql: &str, table: &str) -> bool {
         let after = sql[i + table.len()..].chars().next();
         !before.is_some_and(word) && !after.is_some_and(word)
     })
+}
+
+/// The rows of an answer that holds them.
+fn held(a: &Answer) -> Option<&ResultSet> {
+    match a {
+        Answer::Rows(rs) => Some(rs),
+        Answer::Digest(_) => None,
+    }
+}
+
+/// [`same_answer`], or on row keys where either answer is held as keys
+/// (columns then compare as given).
+fn agrees(a: &Answer, b: &Answer, any_column_order: bool) -> bool {
+    match (a, b) {
+        (Answer::Rows(a), Answer::Rows(b)) => same_answer(a, b, any_column_order),
+        _ => same_answer_keys(&a.to_digest(), &b.to_digest()),
+    }
 }
 
 /// True when `b` answers as `a` across engines (see the module
