@@ -243,9 +243,9 @@ pub struct EvalArgs {
     /// The most one result may hold, in MiB of values. More is a
     /// `resource_limit` error, except for the gold and prediction `eval`
     /// compares in strict mode: those are read on as row keys and compared
-    /// by them.
-    #[arg(long, default_value_t = 64)]
-    pub max_result_mb: usize,
+    /// by them. Fractions are allowed (`0.5`); at least one KiB.
+    #[arg(long, default_value_t = 64.0)]
+    pub max_result_mb: f64,
     /// Longer predicted SQL texts are refused unread.
     #[arg(long, default_value_t = sqlwitness_guard::DEFAULT_MAX_SQL_BYTES)]
     pub max_sql_bytes: usize,

@@ -186,7 +186,7 @@ pub(crate) fn eval_spec(
         keep_distinct: a.keep_distinct,
         float_tolerance: a.float_tolerance,
         timeout_seconds: a.timeout,
-        max_result_bytes: a.max_result_mb.max(1).saturating_mul(1 << 20),
+        max_result_bytes: (a.max_result_mb * f64::from(1u32 << 20)).max(1024.0) as usize,
         max_sql_bytes: a.max_sql_bytes,
         resolve_identifiers: a.identifiers == IdentifiersArg::Sqlite,
         ties_aware: a.ties == crate::args::TiesArg::Aware,

@@ -846,6 +846,80 @@ mod tests {
         );
     }
 
+    /// On real data: three models' Spider dev predictions against the
+    /// golds on SQLite. The keys' verdict, settled by reading again, is the
+    /// values' verdict, pair for pair (a mismatch a column permutation
+    /// would repair being `values` by the keys).
+    #[test]
+    fn on_spider_dev_the_keys_judge_as_the_values() {
+        use rayon::prelude::*;
+        use sqlwitness_core::{Database, Engine, EngineKind};
+        let Some(spider) = sqlwitness_testkit::shared_data("spider") else {
+            return;
+        };
+        let dev: Vec<serde_json::Value> =
+            serde_json::from_str(&std::fs::read_to_string(spider.join("dev.json")).unwrap())
+                .unwrap();
+        let engine = sqlwitness_engines::SqliteEngine::new();
+        let limits = QueryLimits {
+            timeout: std::time::Duration::from_secs(5),
+            ..QueryLimits::default()
+        };
+        let dialects = sqlwitness_sql::sqlite_first(EngineKind::Sqlite);
+        let run = |db: &Database, sql: &str| engine.execute(db, sql, &limits).ok();
+        let (mut pairs, mut again) = (0, 0);
+        for model in ["c3sql_gpt35", "dts_sql_deepseek7b", "resdsql_natsql_3b"] {
+            let file = spider.join(format!("predictions/{model}.sql"));
+            let preds: Vec<String> = std::fs::read_to_string(file)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect();
+            let checked: Vec<Option<String>> = dev
+                .par_iter()
+                .zip(&preds)
+                .enumerate()
+                .map(|(i, (q, pred))| {
+                    let (db_id, gold) = (q["db_id"].as_str()?, q["query"].as_str()?);
+                    let path = spider.join(format!("database/{db_id}/{db_id}.sqlite"));
+                    let db = Database::new(db_id, path);
+                    let (g, p) = (run(&db, gold)?, run(&db, pred)?);
+                    let ordered =
+                        sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false);
+                    let mut by_values = compare(&g, &p, &opts(ordered));
+                    if by_values.reason == Some(MismatchReason::ColumnOrder) {
+                        by_values.reason = Some(MismatchReason::Values);
+                    }
+                    let keyed = by_keys(&g, &p, ordered);
+                    let (gd, pd) = (Digest::of(&g), Digest::of(&p));
+                    let read_again = matches!(
+                        compare_keys(&gd, &pd, &opts(ordered)),
+                        KeyVerdict::Residue(_)
+                    );
+                    Some(if keyed == Some(by_values) {
+                        if read_again {
+                            "read again".into()
+                        } else {
+                            String::new()
+                        }
+                    } else {
+                        format!("{model} {i}: values {by_values:?}, keys {keyed:?}")
+                    })
+                })
+                .collect();
+            let ran: Vec<String> = checked.into_iter().flatten().collect();
+            pairs += ran.len();
+            again += ran.iter().filter(|d| *d == "read again").count();
+            let differ: Vec<&String> = ran
+                .iter()
+                .filter(|d| !d.is_empty() && *d != "read again")
+                .collect();
+            assert!(differ.is_empty(), "{differ:#?}");
+        }
+        eprintln!("{pairs} pairs judged alike by keys and values, {again} of them read again");
+        assert!(pairs > 2500, "only {pairs} pairs ran");
+    }
+
     #[test]
     fn another_column_order_is_left_to_the_values() {
         let gold = table(100, row);
