@@ -20,7 +20,8 @@ pub use engine::{
 };
 pub use error::{DbError, ErrorClass};
 pub use result::{
-    canonical_cell, canonical_decimal, canonical_float, multiset_hash, row_hash, Column, ResultSet,
+    canonical_cell, canonical_decimal, canonical_float, canonical_row_hash, row_hash, Column,
+    MultisetHash, ResultSet,
 };
 pub use value::Value;
 pub use verdict::Verdict;

@@ -44,34 +44,59 @@ impl ResultSet {
     /// canonical numeric text (so `3`, `3.0` and decimal `3.00` agree), text
     /// and bytes by content, NULL as its own tag. Reported so that equal
     /// answers can be spotted across engines at a glance; comparison itself
-    /// never relies on it.
+    /// never relies on it. Built row by row ([`MultisetHash`]), so a result
+    /// read as a stream has the same hash.
     pub fn content_hash(&self) -> String {
-        let mut row_hashes: Vec<[u8; 32]> = self.rows.iter().map(|r| row_hash(r)).collect();
-        multiset_hash(&mut row_hashes)
+        let mut h = MultisetHash::default();
+        for row in &self.rows {
+            h.add(row_hash(row));
+        }
+        h.finish()
     }
 }
 
 /// A row's hash in the canonical form of [`ResultSet::content_hash`]: the
-/// SHA-256 of its cells' [`canonical_cell`] texts, each followed by 0x1f.
-pub fn row_hash(row: &[Value]) -> [u8; 32] {
-    let mut h = Sha256::new();
-    for v in row {
-        h.update(canonical_cell(v).as_bytes());
-        h.update([0x1f]);
-    }
-    h.finalize().into()
+/// first 128 bits of the SHA-256 of its cells' [`canonical_cell`] texts,
+/// each followed by 0x1f.
+pub fn row_hash(row: &[Value]) -> u128 {
+    canonical_row_hash(row.iter().map(canonical_cell))
 }
 
-/// [`ResultSet::content_hash`] from the rows' [`row_hash`]es (sorted here,
-/// in place).
-pub fn multiset_hash(row_hashes: &mut [[u8; 32]]) -> String {
-    row_hashes.sort_unstable();
+/// [`row_hash`] of a row given as its cells' [`canonical_cell`] texts.
+pub fn canonical_row_hash<S: AsRef<str>>(cells: impl IntoIterator<Item = S>) -> u128 {
     let mut h = Sha256::new();
-    for r in row_hashes.iter() {
-        h.update(r);
+    for c in cells {
+        h.update(c.as_ref().as_bytes());
+        h.update([0x1f]);
     }
     let digest = h.finalize();
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    let mut first = [0u8; 16];
+    first.copy_from_slice(&digest[..16]);
+    u128::from_le_bytes(first)
+}
+
+/// [`ResultSet::content_hash`] built one [`row_hash`] at a time, in any
+/// order: the rows' count and the wrapping sum of their hashes, hashed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MultisetHash {
+    rows: u64,
+    sum: u128,
+}
+
+impl MultisetHash {
+    pub fn add(&mut self, row_hash: u128) {
+        self.rows += 1;
+        self.sum = self.sum.wrapping_add(row_hash);
+    }
+
+    /// 16 hex digits.
+    pub fn finish(&self) -> String {
+        let mut h = Sha256::new();
+        h.update(self.rows.to_le_bytes());
+        h.update(self.sum.to_le_bytes());
+        let digest = h.finalize();
+        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// Canonical text of a value for hashing and checksums: type-aware, with

@@ -24,14 +24,14 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use sha2::{Digest as _, Sha256};
 use xxhash_rust::xxh3::Xxh3;
 
 use sqlwitness_core::compare::{
     coarse_row_key, python_key_hash, soft_f1_by, CompareOptions, Comparison, MismatchReason,
 };
 use sqlwitness_core::{
-    canonical_cell, multiset_hash, Column, DbError, QueryLimits, ResultSet, RowSink, Value,
+    canonical_cell, canonical_row_hash, Column, DbError, MultisetHash, QueryLimits, ResultSet,
+    RowSink, Value,
 };
 
 use crate::execute::SAMPLE_ROWS;
@@ -40,7 +40,7 @@ use crate::execute::SAMPLE_ROWS;
 /// over the limit.
 pub(crate) enum Answer {
     Rows(ResultSet),
-    Digest(Digest),
+    Digest(Box<Digest>),
 }
 
 impl Answer {
@@ -55,7 +55,7 @@ impl Answer {
     pub fn to_digest(&self) -> std::borrow::Cow<'_, Digest> {
         match self {
             Answer::Rows(rs) => std::borrow::Cow::Owned(Digest::of(rs)),
-            Answer::Digest(d) => std::borrow::Cow::Borrowed(d),
+            Answer::Digest(d) => std::borrow::Cow::Borrowed(&**d),
         }
     }
 }
@@ -63,27 +63,35 @@ impl Answer {
 /// The keys of one row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct RowKeys {
-    pub canonical: [u8; 32],
+    pub canonical: u128,
     pub coarse: u128,
     pub cross: u128,
+}
+
+/// The seed of the hashes a prediction could otherwise aim at (the
+/// cross-engine key, the Python cell hashes): drawn once a run, so that no
+/// text can be written to collide with an answer it has not seen.
+fn seed() -> u64 {
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SEED.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    })
 }
 
 /// The keys of a row and its cells' canonical texts.
 fn keys_of(row: &[Value]) -> (RowKeys, Vec<String>) {
     let canon: Vec<String> = row.iter().map(canonical_cell).collect();
-    let mut h = Sha256::new();
-    for c in &canon {
-        h.update(c.as_bytes());
-        h.update([0x1f]);
-    }
-    let mut x = Xxh3::new();
+    let mut x = Xxh3::with_seed(seed());
     for v in row {
         let cell = crate::reference::cell(v);
         x.update(&(cell.len() as u64).to_le_bytes());
         x.update(cell.as_bytes());
     }
     let keys = RowKeys {
-        canonical: h.finalize().into(),
+        canonical: canonical_row_hash(&canon),
         coarse: coarse_row_key(row),
         cross: x.digest128(),
     };
@@ -106,6 +114,8 @@ fn loose(v: &Value) -> bool {
 pub(crate) struct Digest {
     pub columns: Vec<Column>,
     pub keys: Vec<RowKeys>,
+    /// The report's `result_hash`, row by row.
+    hash: MultisetHash,
     /// Some cell is [`loose`].
     pub loose: bool,
     /// Per column, the wrapping sum of its cells' coarse keys: the
@@ -133,9 +143,11 @@ impl Digest {
         for (sum, v) in self.columns_coarse.iter_mut().zip(row) {
             *sum = sum.wrapping_add(coarse_row_key(std::slice::from_ref(v)));
         }
-        self.python.extend(row.iter().map(python_key_hash));
+        self.python
+            .extend(row.iter().map(|v| python_key_hash(v, seed())));
         let (keys, canon) = keys_of(row);
         self.keys.push(keys);
+        self.hash.add(keys.canonical);
         let least_full = self.least.len() >= SAMPLE_ROWS;
         if !least_full || self.least.last().is_some_and(|(k, _)| canon < *k) {
             let at = self.least.partition_point(|(k, _)| *k <= canon);
@@ -200,8 +212,7 @@ impl Digest {
 
     /// The report's `result_hash` (as `ResultSet::content_hash`).
     pub fn content_hash(&self) -> String {
-        let mut hashes: Vec<[u8; 32]> = self.keys.iter().map(|k| k.canonical).collect();
-        multiset_hash(&mut hashes)
+        self.hash.finish()
     }
 
     /// The rows the report samples: the first ones, or with `unordered`
@@ -246,7 +257,7 @@ impl Collector {
 
     pub fn into_answer(self) -> Answer {
         match self.digest {
-            Some(d) => Answer::Digest(d),
+            Some(d) => Answer::Digest(Box::new(d)),
             None => Answer::Rows(ResultSet::new(self.columns, self.rows)),
         }
     }
@@ -327,8 +338,8 @@ pub(crate) enum KeyVerdict {
 pub(crate) enum Residue {
     Positions(Vec<usize>),
     Hashes {
-        gold: HashMap<[u8; 32], usize>,
-        pred: HashMap<[u8; 32], usize>,
+        gold: HashMap<u128, usize>,
+        pred: HashMap<u128, usize>,
     },
     /// Nothing to read again would settle it: a column order to search.
     Undecidable(&'static str),
@@ -374,7 +385,6 @@ pub(crate) fn compare_keys(gold: &Digest, pred: &Digest, opts: &CompareOptions) 
     // Without loose cells a canonical hash is the row under the strict
     // rules: the keys decide.
     let exact = !(gold.loose || pred.loose);
-    let coarse_equal = sorted(&gold.keys, |k| k.coarse) == sorted(&pred.keys, |k| k.coarse);
     if opts.column_order_any && gold.width() > 1 {
         let mut g = gold.columns_coarse.clone();
         let mut p = pred.columns_coarse.clone();
@@ -389,7 +399,7 @@ pub(crate) fn compare_keys(gold: &Digest, pred: &Digest, opts: &CompareOptions) 
             "another column order may match, and keys of whole rows cannot search one",
         ));
     }
-    if exact || !coarse_equal {
+    if exact || sorted(&gold.keys, |k| k.coarse) != sorted(&pred.keys, |k| k.coarse) {
         return KeyVerdict::Decided(Comparison::differ(MismatchReason::Values));
     }
     if opts.ordered {
@@ -398,7 +408,7 @@ pub(crate) fn compare_keys(gold: &Digest, pred: &Digest, opts: &CompareOptions) 
             .collect();
         return KeyVerdict::Residue(Residue::Positions(at));
     }
-    let mut left: HashMap<[u8; 32], isize> = HashMap::new();
+    let mut left: HashMap<u128, isize> = HashMap::new();
     for k in &gold.keys {
         *left.entry(k.canonical).or_default() += 1;
     }
@@ -430,7 +440,7 @@ pub(crate) fn same_answer_keys(a: &Digest, b: &Digest) -> bool {
 pub(crate) struct Keep<'a> {
     limits: QueryLimits,
     positions: Option<&'a [usize]>,
-    hashes: Option<HashMap<[u8; 32], usize>>,
+    hashes: Option<HashMap<u128, usize>>,
     index: usize,
     bytes: usize,
     pub columns: Vec<Column>,
@@ -443,14 +453,14 @@ impl<'a> Keep<'a> {
         Keep::new(limits, Some(positions), None)
     }
 
-    pub fn with_hashes(limits: &QueryLimits, hashes: HashMap<[u8; 32], usize>) -> Keep<'a> {
+    pub fn with_hashes(limits: &QueryLimits, hashes: HashMap<u128, usize>) -> Keep<'a> {
         Keep::new(limits, None, Some(hashes))
     }
 
     fn new(
         limits: &QueryLimits,
         positions: Option<&'a [usize]>,
-        hashes: Option<HashMap<[u8; 32], usize>>,
+        hashes: Option<HashMap<u128, usize>>,
     ) -> Keep<'a> {
         Keep {
             limits: *limits,
@@ -557,7 +567,7 @@ pub(crate) fn decide_residue(
             gold: want_g,
             pred: want_p,
         } => {
-            let complete = |keep: &Keep, want: &HashMap<[u8; 32], usize>| {
+            let complete = |keep: &Keep, want: &HashMap<u128, usize>| {
                 keep.kept.len() == want.values().sum::<usize>()
                     && keep
                         .hashes

@@ -69,10 +69,10 @@ pub fn soft_f1_by<R: Eq + Hash, K: PartialEq>(
     }
 }
 
-/// A cell's Python key (the value [`soft_f1`] compares) as a 64-bit hash:
-/// values Python finds equal (`1`, `1.0`, `True`) hash alike.
-pub fn python_key_hash(v: &crate::Value) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
+/// A cell's Python key (the value [`soft_f1`] compares) as a 64-bit hash
+/// under `seed`: values Python finds equal (`1`, `1.0`, `True`) hash alike.
+pub fn python_key_hash(v: &crate::Value, seed: u64) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(seed);
     PyValue::from_value(v).key().hash(&mut h);
     h.finish()
 }
