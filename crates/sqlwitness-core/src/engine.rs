@@ -402,6 +402,17 @@ impl Collect {
     pub fn into_result(self) -> ResultSet {
         self.result
     }
+
+    /// The rows `read` hands to a [`Collect`] within `limits`: how an
+    /// engine that streams into a [`RowSink`] implements [`Engine::execute`].
+    pub fn rows(
+        limits: &QueryLimits,
+        read: impl FnOnce(&mut dyn RowSink) -> Result<(), DbError>,
+    ) -> Result<ResultSet, DbError> {
+        let mut rows = Collect::new(limits);
+        read(&mut rows)?;
+        Ok(rows.into_result())
+    }
 }
 
 impl RowSink for Collect {

@@ -101,6 +101,15 @@ impl DbError {
         DbError::new(ErrorClass::Timeout, None, message)
     }
 
+    /// The timeout of a result still being read (or turned into keys)
+    /// when the query's time `limit` passed.
+    pub fn timeout_while_reading(limit: std::time::Duration) -> Self {
+        DbError::timeout(format!(
+            "stopped at its limit ({} ms) while its rows were being read",
+            limit.as_millis()
+        ))
+    }
+
     pub fn refused(message: impl Into<String>) -> Self {
         DbError::new(ErrorClass::Refused, None, message)
     }

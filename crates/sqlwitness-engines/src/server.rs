@@ -117,15 +117,6 @@ pub(crate) fn within_limit<T>(
     }
 }
 
-/// The error of a result still being read when the query's time limit
-/// passed.
-pub(crate) fn read_past_limit(limit: Duration) -> DbError {
-    DbError::timeout(format!(
-        "stopped at its limit ({} ms) while its rows were being read",
-        limit.as_millis()
-    ))
-}
-
 /// How long the sentinel's check may take.
 const SENTINEL_TIMEOUT: Duration = Duration::from_secs(2);
 

@@ -360,7 +360,7 @@ impl MysqlEngine {
         let mut stream = stmt.query().fetch(&mut *conn);
         while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
             if Instant::now() >= until {
-                return Err((server::read_past_limit(limits.timeout), false));
+                return Err((DbError::timeout_while_reading(limits.timeout), false));
             }
             if std::mem::take(&mut first) {
                 // The executed statement's metadata is authoritative.
@@ -465,9 +465,7 @@ impl Engine for MysqlEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
-        let mut rows = Collect::new(limits);
-        self.execute_profiled(db, sql, limits, None, &mut rows)?;
-        Ok(rows.into_result())
+        Collect::rows(limits, |sink| self.execute_into(db, sql, limits, sink))
     }
 
     fn execute_into(
@@ -505,8 +503,9 @@ impl Engine for MysqlEngine {
             }
             Some(TimingMethod::MariadbProfile) => {
                 let out = AtomicU64::new(0);
-                let mut rows = Collect::new(limits);
-                self.execute_profiled(db, sql, limits, Some(&out), &mut rows)?;
+                Collect::rows(limits, |sink| {
+                    self.execute_profiled(db, sql, limits, Some(&out), sink)
+                })?;
                 f64::from_bits(out.load(Ordering::Relaxed))
             }
             _ => return sqlwitness_core::time_by_client(self, db, sql, limits),

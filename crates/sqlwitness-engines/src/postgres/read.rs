@@ -283,7 +283,7 @@ impl PostgresEngine {
         let mut stream = stmt.query().fetch(&mut *conn);
         while let Some(row) = stream.try_next().await.map_err(|e| self.query_error(e))? {
             if Instant::now() >= until {
-                return Err((server::read_past_limit(limits.timeout), false));
+                return Err((DbError::timeout_while_reading(limits.timeout), false));
             }
             // Counted on the wire form: a row over the limit on its own is
             // refused before a copy is decoded.
@@ -429,9 +429,9 @@ impl Engine for PostgresEngine {
         limits: &QueryLimits,
         settings: &[(String, String)],
     ) -> Result<ResultSet, DbError> {
-        let mut rows = Collect::new(limits);
-        self.run_into(db, sql, limits, settings, &mut rows)?;
-        Ok(rows.into_result())
+        Collect::rows(limits, |sink| {
+            self.run_into(db, sql, limits, settings, sink)
+        })
     }
 }
 

@@ -224,9 +224,7 @@ impl Engine for SqliteEngine {
         sql: &str,
         limits: &QueryLimits,
     ) -> Result<ResultSet, DbError> {
-        let mut rows = Collect::new(limits);
-        self.run_limited(db, sql, limits, &mut rows)?;
-        Ok(rows.into_result())
+        Collect::rows(limits, |sink| self.execute_into(db, sql, limits, sink))
     }
 
     fn execute_into(
