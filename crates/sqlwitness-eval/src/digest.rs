@@ -30,8 +30,8 @@ use sqlwitness_core::compare::{
     coarse_row_key, python_key_hash, soft_f1_by, CompareOptions, Comparison, MismatchReason,
 };
 use sqlwitness_core::{
-    canonical_cell, canonical_row_hash, Column, DbError, MultisetHash, QueryLimits, ResultSet,
-    RowSink, Value,
+    canonical_cell, canonical_row_hash, row_hash, Column, DbError, MultisetHash, QueryLimits,
+    ResultSet, RowSink, Value,
 };
 
 use crate::execute::SAMPLE_ROWS;
@@ -44,6 +44,14 @@ pub(crate) enum Answer {
 }
 
 impl Answer {
+    /// The rows, when the answer holds them.
+    pub fn into_rows(self) -> Option<ResultSet> {
+        match self {
+            Answer::Rows(rs) => Some(rs),
+            Answer::Digest(_) => None,
+        }
+    }
+
     pub fn columns(&self) -> &[Column] {
         match self {
             Answer::Rows(rs) => &rs.columns,
@@ -238,7 +246,6 @@ pub(crate) struct Collector {
     columns: Vec<Column>,
     rows: Vec<Vec<Value>>,
     bytes: usize,
-    count: usize,
     digest: Option<Digest>,
 }
 
@@ -251,7 +258,6 @@ impl Collector {
             columns: Vec::new(),
             rows: Vec::new(),
             bytes: 0,
-            count: 0,
             digest: None,
         }
     }
@@ -269,34 +275,34 @@ impl RowSink for Collector {
         self.columns = columns;
         self.rows.clear();
         self.bytes = 0;
-        self.count = 0;
         self.digest = None;
     }
 
     fn row(&mut self, row: Vec<Value>, bytes: usize) -> Result<(), DbError> {
-        self.count += 1;
+        // This row's number.
+        let count = 1 + self
+            .digest
+            .as_ref()
+            .map_or(self.rows.len(), |d| d.keys.len());
         if let Some(d) = &mut self.digest {
             // One row alone over the limit is still refused.
-            if let Some(e) = self.limits.exceeded(self.count, bytes) {
+            if let Some(e) = self.limits.exceeded(count, bytes) {
                 return Err(e);
             }
             d.push(&row);
             return keys_within(d, &self.limits);
         }
         self.bytes += bytes;
-        match self.limits.exceeded(self.count, self.bytes) {
+        match self.limits.exceeded(count, self.bytes) {
             None => self.rows.push(row),
-            Some(_) if self.digest_over && self.count <= self.limits.max_rows => {
-                if let Some(e) = self.limits.exceeded(self.count, bytes) {
+            Some(_) if self.digest_over && count <= self.limits.max_rows => {
+                if let Some(e) = self.limits.exceeded(count, bytes) {
                     return Err(e);
                 }
                 let mut d = Digest::new(self.columns.clone());
                 for (k, held) in std::mem::take(&mut self.rows).into_iter().enumerate() {
                     if k % 1024 == 0 && Instant::now() >= self.until {
-                        return Err(DbError::timeout(format!(
-                            "stopped at its limit ({} ms) while its rows were being read",
-                            self.limits.timeout.as_millis()
-                        )));
+                        return Err(DbError::timeout_while_reading(self.limits.timeout));
                     }
                     d.push(&held);
                 }
@@ -458,6 +464,14 @@ impl<'a> Keep<'a> {
         Keep::new(limits, None, Some(hashes))
     }
 
+    /// The rows kept, in the order read.
+    fn into_rows(self) -> ResultSet {
+        ResultSet::new(
+            self.columns,
+            self.kept.into_iter().map(|(_, r)| r).collect(),
+        )
+    }
+
     fn new(
         limits: &QueryLimits,
         positions: Option<&'a [usize]>,
@@ -485,7 +499,7 @@ impl RowSink for Keep<'_> {
         if !self.kept.is_empty() {
             if let Some(h) = &mut self.hashes {
                 for (_, row) in self.kept.drain(..) {
-                    *h.entry(keys_of(&row).0.canonical).or_default() += 1;
+                    *h.entry(row_hash(&row)).or_default() += 1;
                 }
             }
             self.kept.clear();
@@ -497,7 +511,7 @@ impl RowSink for Keep<'_> {
         self.index += 1;
         let wanted = match (&self.positions, &mut self.hashes) {
             (Some(at), _) => at.binary_search(&i).is_ok(),
-            (None, Some(h)) => match h.get_mut(&keys_of(&row).0.canonical) {
+            (None, Some(h)) => match h.get_mut(&row_hash(&row)) {
                 Some(n) if *n > 0 => {
                     *n -= 1;
                     true
@@ -534,7 +548,7 @@ pub(crate) fn decide_residue(
             && keep
                 .kept
                 .iter()
-                .all(|(i, row)| digest.keys[*i].canonical == keys_of(row).0.canonical)
+                .all(|(i, row)| digest.keys[*i].canonical == row_hash(row))
     };
     match residue {
         Residue::Undecidable(_) => None,
@@ -545,14 +559,7 @@ pub(crate) fn decide_residue(
             if gold.kept.len() != at.len() || pred.kept.len() != at.len() {
                 return None;
             }
-            let g = ResultSet::new(
-                gold.columns,
-                gold.kept.into_iter().map(|(_, r)| r).collect(),
-            );
-            let p = ResultSet::new(
-                pred.columns,
-                pred.kept.into_iter().map(|(_, r)| r).collect(),
-            );
+            let (g, p) = (gold.into_rows(), pred.into_rows());
             let pairwise = sqlwitness_core::compare(&g, &p, &opts.ordered(true));
             if pairwise.equal {
                 return Some(Comparison::EQUAL);
@@ -578,14 +585,7 @@ pub(crate) fn decide_residue(
             if !complete(&gold, want_g) || !complete(&pred, want_p) {
                 return None;
             }
-            let g = ResultSet::new(
-                gold.columns,
-                gold.kept.into_iter().map(|(_, r)| r).collect(),
-            );
-            let p = ResultSet::new(
-                pred.columns,
-                pred.kept.into_iter().map(|(_, r)| r).collect(),
-            );
+            let (g, p) = (gold.into_rows(), pred.into_rows());
             let cmp = sqlwitness_core::compare(&g, &p, &opts.ordered(false));
             Some(if cmp.equal {
                 Comparison::EQUAL

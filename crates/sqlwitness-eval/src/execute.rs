@@ -150,8 +150,39 @@ pub(crate) fn execute_answer(
     run: String,
     unordered: bool,
 ) -> (Execution, Option<Answer>) {
+    let keys = digests_allowed(plan);
+    recorded(plan, ctx, db, original, run, unordered, keys)
+}
+
+/// Guards and runs one query; the execution record and, on success, the
+/// rows. The record keeps the whole result's hash and row count but only
+/// a cut sample (cells, SQL and messages cut to the report's limits, with
+/// `truncated` set; in canonical order when the result is compared
+/// `unordered`).
+pub(crate) fn execute(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    original: &str,
+    run: String,
+    unordered: bool,
+) -> (Execution, Option<ResultSet>) {
+    let (exec, answer) = recorded(plan, ctx, db, original, run, unordered, false);
+    (exec, answer.and_then(Answer::into_rows))
+}
+
+/// [`execute`], a result over `max_bytes` kept as its row keys when `keys`.
+fn recorded(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    original: &str,
+    run: String,
+    unordered: bool,
+    keys: bool,
+) -> (Execution, Option<Answer>) {
     let started = Instant::now();
-    let mut sink = Collector::new(&plan.limits, digests_allowed(plan));
+    let mut sink = Collector::new(&plan.limits, keys);
     let result = run_guarded_into(plan, ctx, db, &run, &mut sink);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let sql_run = (run != original).then_some(run);
@@ -186,46 +217,6 @@ pub(crate) fn execute_answer(
     };
     cut_texts(&mut exec);
     (exec, Some(answer))
-}
-
-/// Guards and runs one query; the execution record and, on success, the
-/// rows. The record keeps the whole result's hash and row count but only
-/// a cut sample (cells, SQL and messages cut to the report's limits, with
-/// `truncated` set; in canonical order when the result is compared
-/// `unordered`).
-pub(crate) fn execute(
-    plan: &EvalPlan,
-    ctx: &EngineCtx,
-    db: &Database,
-    original: &str,
-    run: String,
-    unordered: bool,
-) -> (Execution, Option<ResultSet>) {
-    let started = Instant::now();
-    let result = run_guarded(plan, ctx, db, &run);
-    let ms = started.elapsed().as_secs_f64() * 1000.0;
-    let sql_run = (run != original).then_some(run);
-    match result {
-        Ok(rows) => {
-            let (sample, truncated) = sample_of(&rows.rows, unordered);
-            let mut exec = Execution {
-                status: ExecutionStatus::Ok,
-                sql_run,
-                error_class: None,
-                error_code: None,
-                error: None,
-                row_count: Some(rows.row_count()),
-                result_hash: Some(rows.content_hash()),
-                sample,
-                columns: rows.columns.iter().map(|c| c.name.clone()).collect(),
-                truncated,
-                duration_ms: ms,
-            };
-            cut_texts(&mut exec);
-            (exec, Some(rows))
-        }
-        Err(e) => (failed_execution(&e, sql_run, ms), None),
-    }
 }
 
 pub(crate) fn failed_execution(e: &DbError, sql_run: Option<String>, ms: f64) -> Execution {

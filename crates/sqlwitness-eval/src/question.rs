@@ -10,7 +10,7 @@ use sqlwitness_dialect::Dialect;
 use sqlwitness_report::{truncate_text, EngineOutcome, Execution, QuestionReport, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
-use crate::digest::{compare_keys, decide_residue, Answer, Keep, KeyVerdict, Residue};
+use crate::digest::{compare_keys, decide_residue, Answer, Digest, Keep, KeyVerdict, Residue};
 use crate::execute::{
     execute, execute_answer, failed_execution, prepare_pred, prepare_sql, run_guarded_into,
 };
@@ -359,10 +359,11 @@ pub(crate) fn evaluate_on(
                 .sql_run
                 .clone()
                 .unwrap_or_else(|| pred_sql.to_string());
-            let o = match compare_large(plan, ctx, db, (&gold_sql, &g), (&pred_sql, &p), &opts) {
+            let (gd, pd) = (g.to_digest(), p.to_digest());
+            let o = match compare_large(plan, ctx, db, (&gold_sql, &gd), (&pred_sql, &pd), &opts) {
                 Ok(cmp) => EngineOutcome {
                     reason: cmp.reason,
-                    soft_f1: Some(g.to_digest().soft_f1(&p.to_digest())),
+                    soft_f1: Some(gd.soft_f1(&pd)),
                     ..outcome(
                         GoldRun::Ran,
                         Some(PredRun::Compared {
@@ -450,31 +451,30 @@ pub(crate) fn evaluate_on(
     )
 }
 
-/// The strict comparison of two answers one of which is held as row keys
-/// ([`crate::digest`]): decided by the keys, or by reading again, on both
-/// sides, only the rows the keys could not pair. `Err` (of class
+/// The strict comparison of two answers (each SQL as run, and its keys),
+/// one of which is held as row keys only ([`crate::digest`]): decided by
+/// the keys, or by reading again, on both sides, only the rows the keys
+/// could not pair. `Err` (of class
 /// `resource_limit`): why it could not be decided within the limits.
 fn compare_large(
     plan: &EvalPlan,
     ctx: &EngineCtx,
     db: &Database,
-    gold: (&str, &Answer),
-    pred: (&str, &Answer),
+    gold: (&str, &Digest),
+    pred: (&str, &Digest),
     opts: &CompareOptions,
 ) -> Result<Comparison, DbError> {
-    let (gd, pd) = (gold.1.to_digest(), pred.1.to_digest());
-    let residue = match compare_keys(&gd, &pd, opts) {
+    let residue = match compare_keys(gold.1, pred.1, opts) {
         KeyVerdict::Decided(c) => return Ok(c),
-        KeyVerdict::Residue(Residue::Undecidable(why)) => return Err(DbError::resource_limit(why)),
         KeyVerdict::Residue(r) => r,
     };
     let (mut gk, mut pk) = match &residue {
+        Residue::Undecidable(why) => return Err(DbError::resource_limit(*why)),
         Residue::Positions(at) => (Keep::at(&plan.limits, at), Keep::at(&plan.limits, at)),
         Residue::Hashes { gold, pred } => (
             Keep::with_hashes(&plan.limits, gold.clone()),
             Keep::with_hashes(&plan.limits, pred.clone()),
         ),
-        Residue::Undecidable(_) => unreachable!("returned above"),
     };
     for (side, (sql, _), keep) in [("gold", gold, &mut gk), ("prediction", pred, &mut pk)] {
         run_guarded_into(plan, ctx, db, sql, keep).map_err(|e| {
@@ -484,7 +484,7 @@ fn compare_large(
             ))
         })?;
     }
-    decide_residue(&residue, gk, pk, &gd, &pd, opts).ok_or_else(|| {
+    decide_residue(&residue, gk, pk, gold.1, pred.1, opts).ok_or_else(|| {
         DbError::resource_limit("a second reading returned other rows than the first")
     })
 }

@@ -22,7 +22,7 @@ use sqlwitness_core::{Database, ErrorClass, ResultSet, Value, Verdict};
 use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
 use sqlwitness_sql::{in_some_column_order, TieWindow};
 
-use crate::digest::{same_answer_keys, Answer};
+use crate::digest::{same_answer_keys, Answer, Digest};
 use crate::question::{EngineCtx, Rows};
 use crate::EvalPlan;
 
@@ -35,6 +35,9 @@ pub(crate) struct Reference<'a> {
     rows: Answer,
     window: OnceCell<Option<TieWindow>>,
     across_types: OnceCell<bool>,
+    /// The answer's row keys, computed once where it holds its rows and
+    /// another engine's answer is held as keys.
+    keys: OnceCell<Digest>,
 }
 
 impl<'a> Reference<'a> {
@@ -45,6 +48,7 @@ impl<'a> Reference<'a> {
             rows,
             window: OnceCell::new(),
             across_types: OnceCell::new(),
+            keys: OnceCell::new(),
         }
     }
 
@@ -52,6 +56,18 @@ impl<'a> Reference<'a> {
         self.window
             .get_or_init(|| TieWindow::probe(self.ctx.engine.as_ref(), db, self.sql, &plan.limits))
             .as_ref()
+    }
+
+    /// [`same_answer`] of `other` and the reference answer, or on row keys
+    /// where either is held as keys (columns then compare as given).
+    fn agrees(&self, other: &Answer, any_column_order: bool) -> bool {
+        match (&self.rows, other) {
+            (Answer::Rows(a), Answer::Rows(b)) => same_answer(a, b, any_column_order),
+            (Answer::Digest(a), b) => same_answer_keys(a, &b.to_digest()),
+            (Answer::Rows(a), Answer::Digest(b)) => {
+                same_answer_keys(self.keys.get_or_init(|| Digest::of(a)), b)
+            }
+        }
     }
 
     /// The judgment of one engine's outcome against the reference.
@@ -70,7 +86,7 @@ impl<'a> Reference<'a> {
         let verdict = match (&rows.pred, &outcome.pred) {
             _ if outcome.verdict == Verdict::EngineError => Verdict::EngineError,
             (Some(pred), _) => {
-                if agrees(ref_gold, pred, any_order) {
+                if self.agrees(pred, any_order) {
                     Verdict::Match
                 } else if held(pred).is_some_and(|p| {
                     window().is_some_and(|w| w.accepts_columns(&p.rows, any_order, true))
@@ -90,7 +106,7 @@ impl<'a> Reference<'a> {
             (None, None) => Verdict::GoldError,
         };
         let (gold_agrees, gold_mechanism) = match &rows.gold {
-            Some(gold) if agrees(ref_gold, gold, any_order) => (Some(true), None),
+            Some(gold) if self.agrees(gold, any_order) => (Some(true), None),
             Some(gold) => {
                 let ties = window().is_some_and(|w| w.cuts_ties());
                 let text_vs_number = *self.across_types.get_or_init(|| {
@@ -149,15 +165,6 @@ fn held(a: &Answer) -> Option<&ResultSet> {
     match a {
         Answer::Rows(rs) => Some(rs),
         Answer::Digest(_) => None,
-    }
-}
-
-/// [`same_answer`], or on row keys where either answer is held as keys
-/// (columns then compare as given).
-fn agrees(a: &Answer, b: &Answer, any_column_order: bool) -> bool {
-    match (a, b) {
-        (Answer::Rows(a), Answer::Rows(b)) => same_answer(a, b, any_column_order),
-        _ => same_answer_keys(&a.to_digest(), &b.to_digest()),
     }
 }
 
