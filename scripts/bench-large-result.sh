@@ -8,12 +8,12 @@
 # timed with /usr/bin/time (wall time, peak RSS of the client).
 #
 # Usage: scripts/bench-large-result.sh [--rows N] [--out DIR] [--bin PATH] [--engines LIST]
-#                                      [--max-result-mb LIST]
+#                                      [--max-result-mb LIST] [--jobs N]
 # Default N = 500,000; --bin target/release/sqlwitness; the servers from
 # SQLWITNESS_<ENGINE>_URL. Each run is made once per --max-result-mb value
 # (default "64,400"): at 64 MB (the default) the 500,000-row results are
 # over the limit and compared by their rows' keys; at 400 MB they are held
-# as values.
+# as values. --jobs (default 1) is eval's: questions judged at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +22,7 @@ out=bench-out/large-result
 bin=target/release/sqlwitness
 engines=sqlite,postgres,mysql,mariadb
 limits=64,400
+jobs=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
@@ -29,6 +30,7 @@ while [ $# -gt 0 ]; do
     --bin) bin="$2"; shift 2 ;;
     --engines) engines="$2"; shift 2 ;;
     --max-result-mb) limits="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -59,21 +61,21 @@ open(f"{bench}/pred.sql", "w").write(
 PY
 fi
 results="$out/results.md"
-echo "| engines | rows | --max-result-mb | wall | peak RSS | verdicts |" > "$results"
-echo "|---|---:|---:|---:|---:|---|" >> "$results"
+echo "| engines | rows | --jobs | --max-result-mb | wall | peak RSS | verdicts |" > "$results"
+echo "|---|---:|---:|---:|---:|---:|---|" >> "$results"
 for e in sqlite "$engines"; do
   # Migrate first (not timed), so that the timed run is the comparison.
   "$bin" migrate --bench "$bench" --engines "$e" -q >/dev/null 2>&1 || true
   for mb in ${limits//,/ }; do
     rm -rf "$out/run"
     /usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" eval --bench "$bench" --pred "$bench/pred.sql" \
-      --engines "$e" --out "$out/run" -q --max-result-mb "$mb" --jobs 1 >/dev/null 2>&1 || true
+      --engines "$e" --out "$out/run" -q --max-result-mb "$mb" --jobs "$jobs" >/dev/null 2>&1 || true
     read -r wall rss < "$out/time.txt"
     verdicts=$(python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 print("; ".join(", ".join(f"{e} {o['"'"'verdict'"'"']}" + (f" ({o['"'"'reason'"'"']})" if o.get("reason") else "")
                           for e, o in sorted(q["engines"].items())) for q in r["questions"]))' "$out/run/report.json")
-    echo "| $e | $rows | $mb | ${wall} s | $((rss / 1024)) MB | $verdicts |" >> "$results"
+    echo "| $e | $rows | $jobs | $mb | ${wall} s | $((rss / 1024)) MB | $verdicts |" >> "$results"
   done
 done
 cat "$results"

@@ -235,14 +235,27 @@ impl Digest {
     }
 }
 
+/// How a [`Collector`] holds an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hold {
+    /// Values within `max_bytes`; past it, the `resource_limit` error.
+    Values,
+    /// Values within `max_bytes`; past it, the rows' keys.
+    ValuesThenKeys,
+    /// Keys from the first row: the answer this one is compared with is
+    /// itself held as keys, so the comparison is made on keys whatever
+    /// this one's size.
+    Keys,
+}
+
 /// The sink of every answer: holds the rows while their values stay within
-/// `max_bytes`; past it, with `digest_over`, goes on with their keys only
-/// (within `max_rows`), else fails as `Collect` does.
+/// `max_bytes`; past it, as [`Hold`] says, goes on with their keys only
+/// (within `max_rows`) or fails as `Collect` does.
 pub(crate) struct Collector {
     limits: QueryLimits,
     /// The query's time limit, kept while held rows are turned into keys.
     until: Instant,
-    digest_over: bool,
+    hold: Hold,
     columns: Vec<Column>,
     rows: Vec<Vec<Value>>,
     bytes: usize,
@@ -250,11 +263,11 @@ pub(crate) struct Collector {
 }
 
 impl Collector {
-    pub fn new(limits: &QueryLimits, digest_over: bool) -> Collector {
+    pub fn new(limits: &QueryLimits, hold: Hold) -> Collector {
         Collector {
             limits: *limits,
             until: Instant::now() + limits.timeout,
-            digest_over,
+            hold,
             columns: Vec::new(),
             rows: Vec::new(),
             bytes: 0,
@@ -272,10 +285,10 @@ impl Collector {
 
 impl RowSink for Collector {
     fn columns(&mut self, columns: Vec<Column>) {
-        self.columns = columns;
         self.rows.clear();
         self.bytes = 0;
-        self.digest = None;
+        self.digest = (self.hold == Hold::Keys).then(|| Digest::new(columns.clone()));
+        self.columns = columns;
     }
 
     fn row(&mut self, row: Vec<Value>, bytes: usize) -> Result<(), DbError> {
@@ -295,7 +308,7 @@ impl RowSink for Collector {
         self.bytes += bytes;
         match self.limits.exceeded(count, self.bytes) {
             None => self.rows.push(row),
-            Some(_) if self.digest_over && count <= self.limits.max_rows => {
+            Some(_) if self.hold != Hold::Values && count <= self.limits.max_rows => {
                 if let Some(e) = self.limits.exceeded(count, bytes) {
                     return Err(e);
                 }
@@ -797,7 +810,7 @@ mod tests {
             }
             Ok(())
         };
-        let mut keys = Collector::new(&limits, true);
+        let mut keys = Collector::new(&limits, Hold::ValuesThenKeys);
         feed(&mut keys).unwrap();
         let Answer::Digest(d) = keys.into_answer() else {
             panic!("expected keys");
@@ -808,12 +821,23 @@ mod tests {
         let mut least = rows.rows.clone();
         least.sort_by_key(|r| r.iter().map(canonical_cell).collect::<Vec<_>>());
         assert_eq!(d.sample_rows(true), least[..SAMPLE_ROWS].to_vec());
+        // Kept as keys from the first row (the answer it is compared with
+        // is keys): the same keys, hash and samples, however few the rows.
+        let mut now = Collector::new(&QueryLimits::default(), Hold::Keys);
+        feed(&mut now).unwrap();
+        let Answer::Digest(n) = now.into_answer() else {
+            panic!("expected keys from the first row");
+        };
+        assert_eq!(n.keys, d.keys);
+        assert_eq!(n.content_hash(), d.content_hash());
+        assert_eq!(n.sample_rows(true), d.sample_rows(true));
+        assert_eq!(n.sample_rows(false), d.sample_rows(false));
         // Without keys the limit is an error, as before.
-        let mut values = Collector::new(&limits, false);
+        let mut values = Collector::new(&limits, Hold::Values);
         let err = feed(&mut values).unwrap_err();
         assert_eq!(err.class, sqlwitness_core::ErrorClass::ResourceLimit);
         // Within the limit the rows are held.
-        let mut small = Collector::new(&QueryLimits::default(), true);
+        let mut small = Collector::new(&QueryLimits::default(), Hold::ValuesThenKeys);
         feed(&mut small).unwrap();
         assert!(matches!(small.into_answer(), Answer::Rows(r) if r == rows));
         // Keys past the byte limit are an error too.
@@ -821,7 +845,7 @@ mod tests {
             max_bytes: 2000 * std::mem::size_of::<RowKeys>(),
             ..limits
         };
-        let mut wide = Collector::new(&tight, true);
+        let mut wide = Collector::new(&tight, Hold::ValuesThenKeys);
         let err = feed(&mut wide).unwrap_err();
         assert!(err.message.contains("even as row keys"), "{}", err.message);
         // Past max_rows nothing is kept.
@@ -829,7 +853,7 @@ mod tests {
             max_rows: 100,
             ..limits
         };
-        let mut capped = Collector::new(&few, true);
+        let mut capped = Collector::new(&few, Hold::ValuesThenKeys);
         assert!(feed(&mut capped).is_err());
     }
 

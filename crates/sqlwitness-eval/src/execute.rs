@@ -10,7 +10,7 @@ use sqlwitness_core::{canonical_cell, Database, DbError, EngineKind, ResultSet, 
 use sqlwitness_report::{truncate_cell, truncate_text, Execution, ExecutionStatus, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
-use crate::digest::{Answer, Collector};
+use crate::digest::{Answer, Collector, Hold};
 use crate::question::EngineCtx;
 use crate::EvalPlan;
 
@@ -141,7 +141,9 @@ pub(crate) fn digests_allowed(plan: &EvalPlan) -> bool {
 
 /// [`execute`] of a gold or a prediction that is compared: a result over
 /// the plan's `max_bytes` comes back as its row keys where
-/// [`digests_allowed`], else as the `resource_limit` error.
+/// [`digests_allowed`], else as the `resource_limit` error. With
+/// `keys_now` (the answer it is compared with is keys) it is kept as keys
+/// from its first row where allowed.
 pub(crate) fn execute_answer(
     plan: &EvalPlan,
     ctx: &EngineCtx,
@@ -149,9 +151,14 @@ pub(crate) fn execute_answer(
     original: &str,
     run: String,
     unordered: bool,
+    keys_now: bool,
 ) -> (Execution, Option<Answer>) {
-    let keys = digests_allowed(plan);
-    recorded(plan, ctx, db, original, run, unordered, keys)
+    let hold = match (digests_allowed(plan), keys_now) {
+        (false, _) => Hold::Values,
+        (true, false) => Hold::ValuesThenKeys,
+        (true, true) => Hold::Keys,
+    };
+    recorded(plan, ctx, db, original, run, unordered, hold)
 }
 
 /// Guards and runs one query; the execution record and, on success, the
@@ -167,11 +174,11 @@ pub(crate) fn execute(
     run: String,
     unordered: bool,
 ) -> (Execution, Option<ResultSet>) {
-    let (exec, answer) = recorded(plan, ctx, db, original, run, unordered, false);
+    let (exec, answer) = recorded(plan, ctx, db, original, run, unordered, Hold::Values);
     (exec, answer.and_then(Answer::into_rows))
 }
 
-/// [`execute`], a result over `max_bytes` kept as its row keys when `keys`.
+/// [`execute`], the rows held as `hold` says.
 fn recorded(
     plan: &EvalPlan,
     ctx: &EngineCtx,
@@ -179,10 +186,10 @@ fn recorded(
     original: &str,
     run: String,
     unordered: bool,
-    keys: bool,
+    hold: Hold,
 ) -> (Execution, Option<Answer>) {
     let started = Instant::now();
-    let mut sink = Collector::new(&plan.limits, keys);
+    let mut sink = Collector::new(&plan.limits, hold);
     let result = run_guarded_into(plan, ctx, db, &run, &mut sink);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let sql_run = (run != original).then_some(run);

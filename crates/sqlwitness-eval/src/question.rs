@@ -120,7 +120,11 @@ fn evaluate_question(
             EngineOutcome::new(decide(false, GoldRun::Ran, None))
         } else {
             let despite = judged && reference.is_some();
-            let (mut outcome, rows) = evaluate_on(plan, ctx, &db, gold, pred, names, despite);
+            // A reference gold over the limit is held as keys: the others'
+            // golds, which answer the same, are kept as keys from the start.
+            let as_keys = reference.as_ref().is_some_and(Reference::held_as_keys);
+            let (mut outcome, rows) =
+                evaluate_on(plan, ctx, &db, gold, pred, names, despite, as_keys);
             if Some(ctx.kind) == plan.reference {
                 reference = rows.gold.map(|g| Reference::new(ctx, gold, g));
             } else if let (true, Some(r)) = (judged, &reference) {
@@ -189,7 +193,7 @@ fn with_alternatives<'a>(
         return (outcome, gold);
     }
     for (i, alt) in q.alternatives.iter().enumerate() {
-        let (mut o, _) = evaluate_on(plan, ctx, db, alt, pred, names, false);
+        let (mut o, _) = evaluate_on(plan, ctx, db, alt, pred, names, false, false);
         if matched(o.verdict) {
             o.gold_index = Some(i + 1);
             // The reference judges against the first gold's answer only.
@@ -231,7 +235,9 @@ enum PredStage<'a> {
 }
 
 /// Reads, guards and runs the prediction (`None`: the self-check, where
-/// the gold is its own prediction).
+/// the gold is its own prediction); with `keys_now` (the gold is held as
+/// keys) its rows are kept as keys from the first.
+#[allow(clippy::too_many_arguments)]
 fn run_pred<'a>(
     plan: &EvalPlan,
     ctx: &EngineCtx,
@@ -240,6 +246,7 @@ fn run_pred<'a>(
     pred: Option<&'a PredictedSql>,
     names: Option<&NameSet>,
     unordered: bool,
+    keys_now: bool,
 ) -> PredStage<'a> {
     let pred_sql = match pred {
         None => gold,
@@ -260,7 +267,7 @@ fn run_pred<'a>(
     // Spider mode: the prediction as `evaluation.py` reads it from its line
     // (`sql_run` then records any cut at a tab).
     let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
-    match execute_answer(plan, ctx, db, pred_sql, pred_run, unordered) {
+    match execute_answer(plan, ctx, db, pred_sql, pred_run, unordered, keys_now) {
         (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
         (exec, None) => {
             let class = exec.error_class.unwrap_or(ErrorClass::Other);
@@ -271,7 +278,10 @@ fn run_pred<'a>(
 
 /// One question on one engine: gold, prediction, comparison, ties and
 /// legacy verdicts, the verdict. With `pred_despite_gold`, a prediction
-/// still runs when the gold fails (a reference judges it).
+/// still runs when the gold fails (a reference judges it). With
+/// `gold_as_keys` (the reference engine's gold is held as keys) the gold
+/// is kept as keys from its first row where keys are allowed.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_on(
     plan: &EvalPlan,
     ctx: &EngineCtx,
@@ -280,6 +290,7 @@ pub(crate) fn evaluate_on(
     pred: Option<&PredictedSql>,
     names: Option<&NameSet>,
     pred_despite_gold: bool,
+    gold_as_keys: bool,
 ) -> (EngineOutcome, Rows) {
     let gold_run = prepare_sql(plan, ctx.kind, gold, names);
     // Read as SQLite's first (Spider's and BIRD's shared golds), else as
@@ -309,13 +320,14 @@ pub(crate) fn evaluate_on(
             Rows::default(),
         );
     }
-    let (gold_exec, gold_rows) = execute_answer(plan, ctx, db, gold, gold_run, !ordered);
+    let (gold_exec, gold_rows) =
+        execute_answer(plan, ctx, db, gold, gold_run, !ordered, gold_as_keys);
     let Some(gold_rows) = gold_rows else {
         let class = gold_exec.error_class.unwrap_or(ErrorClass::Other);
         let mut rows = Rows::default();
         let mut pred_exec = None;
         if pred_despite_gold && class != ErrorClass::Connection && pred.is_some() {
-            match run_pred(plan, ctx, db, gold, pred, names, !ordered) {
+            match run_pred(plan, ctx, db, gold, pred, names, !ordered, false) {
                 PredStage::Ran(_, exec, r) => {
                     pred_exec = Some(exec);
                     rows.pred = Some(r);
@@ -326,8 +338,10 @@ pub(crate) fn evaluate_on(
         let o = outcome(GoldRun::Failed(class), None, Some(gold_exec), pred_exec);
         return (o, rows);
     };
+    // A gold held as keys is compared on keys: so is the prediction.
+    let keys_now = matches!(gold_rows, Answer::Digest(_));
     let (pred_sql, pred_exec, pred_rows) =
-        match run_pred(plan, ctx, db, gold, pred, names, !ordered) {
+        match run_pred(plan, ctx, db, gold, pred, names, !ordered, keys_now) {
             PredStage::Ran(sql, exec, rows) => (sql, exec, rows),
             PredStage::Stopped(run, exec) => {
                 // BIRD's Soft F1 scores a prediction that gave no rows 0.

@@ -52,6 +52,11 @@ impl<'a> Reference<'a> {
         }
     }
 
+    /// The reference answer is held as row keys (it was over the limit).
+    pub(crate) fn held_as_keys(&self) -> bool {
+        matches!(self.rows, Answer::Digest(_))
+    }
+
     fn window(&self, db: &Database, plan: &EvalPlan) -> Option<&TieWindow> {
         self.window
             .get_or_init(|| TieWindow::probe(self.ctx.engine.as_ref(), db, self.sql, &plan.limits))
