@@ -90,6 +90,21 @@ fn stored(v: ValueRef<'_>) -> (Value, bool) {
     }
 }
 
+/// Stores `v` in `slot` as [`stored`] does, reusing the buffer of a text
+/// already there; whether the text had to be read lossily.
+fn restore(slot: &mut Value, v: ValueRef<'_>) -> bool {
+    if let (Value::Text(s), ValueRef::Text(b)) = (&mut *slot, v) {
+        if let Ok(t) = std::str::from_utf8(b) {
+            s.clear();
+            s.push_str(t);
+            return false;
+        }
+    }
+    let (value, lossy) = stored(v);
+    *slot = value;
+    lossy
+}
+
 /// A name of the row id that no column of `table` takes.
 fn rowid_name(table: &SourceTable) -> Option<&'static str> {
     ["rowid", "_rowid_", "oid"]
@@ -129,32 +144,40 @@ impl SqliteSource {
         }
         let mut stmt = self.conn.prepare(&select).map_err(|e| self.error(e))?;
         let n = table.columns.len();
+        // The batch's rows are reused from one batch to the next (their
+        // texts' buffers too, where the consumer left them in place).
         let mut rows: Vec<Vec<Value>> = Vec::with_capacity(SCAN_BATCH);
+        let mut filled = 0usize;
         let mut lossy: Vec<LossyCell> = Vec::new();
         let mut count = 0u64;
         let mut q = stmt
             .query(rusqlite::params_from_iter(bounds.iter()))
             .map_err(|e| self_error(&self.path, e))?;
         while let Some(r) = q.next().map_err(|e| self_error(&self.path, e))? {
-            let mut row = Vec::with_capacity(n);
-            for c in 0..n {
+            if filled == rows.len() {
+                rows.push(Vec::with_capacity(n));
+            }
+            let row = &mut rows[filled];
+            if row.len() != n {
+                row.clear();
+                row.resize(n, Value::Null);
+            }
+            for (c, slot) in row.iter_mut().enumerate() {
                 let v = r.get_ref(c).map_err(|e| self_error(&self.path, e))?;
-                let (value, was_lossy) = stored(v);
-                if was_lossy {
+                if restore(slot, v) {
                     lossy.push((count, c));
                 }
-                row.push(value);
             }
-            rows.push(row);
+            filled += 1;
             count += 1;
-            if rows.len() == SCAN_BATCH {
-                batch(&mut rows, &lossy)?;
-                rows.clear();
+            if filled == SCAN_BATCH {
+                batch(&mut rows[..filled], &lossy)?;
+                filled = 0;
                 lossy.clear();
             }
         }
-        if !rows.is_empty() {
-            batch(&mut rows, &lossy)?;
+        if filled > 0 {
+            batch(&mut rows[..filled], &lossy)?;
         }
         Ok(count)
     }
