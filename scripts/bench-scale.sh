@@ -517,11 +517,14 @@ drop_target() {
 }
 
 # pg_statistics_note: whether the planner has statistics on the migrated tables
-# (ANALYZE, or autovacuum's): without them PostgreSQL may pick other plans.
+# (ANALYZE, or autovacuum's): without them PostgreSQL may pick other plans. The
+# copy's stamp (sqlwitness's own one-row table, __sqlwitness) is not a table
+# the queries read.
 pg_statistics_note() {
   local none
   none="$(psql_in "$sw_pg_db" -At -c "SELECT count(*) FILTER (WHERE last_analyze IS NULL
-    AND last_autoanalyze IS NULL) || ' of ' || count(*) FROM pg_stat_user_tables WHERE schemaname = '$db_id'")"
+    AND last_autoanalyze IS NULL) || ' of ' || count(*) FROM pg_stat_user_tables
+    WHERE schemaname = '$db_id' AND relname <> '__sqlwitness'")"
   [[ "$none" == 0\ * ]] || echo "no planner statistics ($none tables)"
 }
 
