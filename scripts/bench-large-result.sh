@@ -4,7 +4,7 @@
 # benchmark of one SQLite table of N rows (integer key, short text, real,
 # date as text) and two questions that return every row (one unordered,
 # matched by the prediction; one ordered, predicted in the reverse order),
-# then runs `eval` with `--jobs 1` on SQLite alone and on every engine,
+# then runs `eval` (`--jobs 1` unless told) on SQLite alone and on every engine,
 # timed with /usr/bin/time (wall time, peak RSS of the client).
 #
 # Usage: scripts/bench-large-result.sh [--rows N] [--out DIR] [--bin PATH] [--engines LIST]
