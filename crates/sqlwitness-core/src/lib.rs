@@ -5,6 +5,8 @@
 
 mod engine;
 mod error;
+mod escape;
+pub mod input;
 mod result;
 mod value;
 mod verdict;
@@ -19,6 +21,8 @@ pub use engine::{
     DEFAULT_NAMESPACE_PREFIX, NAMESPACE_MAX_BYTES,
 };
 pub use error::{DbError, ErrorClass};
+pub use escape::{escape_controls, is_escaped};
+pub use input::{open_input, read_input, read_input_to_string, InputLimit};
 pub use result::{
     canonical_cell, canonical_decimal, canonical_float, canonical_row_hash, row_hash, Column,
     MultisetHash, ResultSet,
