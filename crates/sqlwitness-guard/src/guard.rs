@@ -90,8 +90,10 @@ pub fn guard(sql: &str, dialect: &Dialect) -> Result<(), DbError> {
 /// `options.max_sql_bytes`; read by the server's own lexical rules
 /// (`dialect.lexical`, see `lexer`) it holds no NUL byte, no executable
 /// comment (`/*!…*/`, `/*M!…*/`, `/*+…*/` on MySQL/MariaDB), no block
-/// comment inside a block comment, nothing unterminated and no non-ASCII
-/// space outside quotes; and the server and `sqlparser` agree exactly on
+/// comment inside a block comment, nothing unterminated, no non-ASCII
+/// space and no brace (an ODBC escape such as `{ oj t }`, `{ fn f() }`,
+/// `{ d '…' }`: MySQL and MariaDB read each by rules of their own, so all
+/// are refused on every engine) outside quotes; and the server and `sqlparser` agree exactly on
 /// which bytes are comments and which are quoted. No server variable
 /// (`@@datadir`, where `dialect.lexical.system_variables`), no assignment
 /// `:=`, and at most [`MAX_CHAIN_OPERATORS`] operators (deeper syntax trees

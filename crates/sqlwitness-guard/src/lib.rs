@@ -7,7 +7,8 @@
 //!
 //! * the text itself, before any parser (`lexer`, `spans`): its length
 //!   ([`check_length`]), comments and quotes as the server's own lexer sees
-//!   them (no code hides where the parser sees a comment), no server
+//!   them (no code hides where the parser sees a comment), no ODBC escape
+//!   (`{ oj … }`, `{ fn … }`: no brace outside quotes), no server
 //!   variable;
 //! * names as the server resolves them (`names`): quotes removed,
 //!   PostgreSQL's Unicode escapes decoded;

@@ -209,3 +209,79 @@ fn functions_that_run_sql_text_or_keep_session_state_are_refused() {
         refused_on(Mysql, sql);
     }
 }
+
+/// ODBC escapes, as MySQL 9.7 and MariaDB 10.11 read them (see
+/// `tests/odbc_escapes.rs` for what each server does with each): every
+/// brace outside quotes and comments is refused, on every engine, however
+/// the escape is spelled.
+#[test]
+fn odbc_escapes_are_refused_everywhere() {
+    for kind in EngineKind::all() {
+        for sql in [
+            // A table inside `{ oj … }`, in any case, spacing and comments.
+            "SELECT count(*) FROM { oj information_schema.schemata }",
+            "SELECT count(*) FROM {OJ information_schema.tables}",
+            "SELECT count(*) FROM {oj`information_schema`.`processlist`}",
+            "SELECT count(*) FROM { /*x*/ oj information_schema.user_privileges }",
+            "SELECT count(*) FROM { oj /*x*/ car_1.cars_data }",
+            "SELECT count(*) FROM {-- c\noj performance_schema.global_variables}",
+            "SELECT count(*) FROM {# c\noj information_schema.schemata}",
+            "SELECT count(*) FROM {\toj\ninformation_schema.schemata\n}",
+            // MariaDB takes any identifier where MySQL takes `OJ`.
+            "SELECT count(*) FROM { `oj` car_1.cars_data }",
+            "SELECT count(*) FROM { foo car_1.cars_data }",
+            "SELECT count(*) FROM { information_schema .schemata }",
+            // Joins, parentheses, derived tables, CTEs inside and around.
+            "SELECT count(*) FROM { oj (car_1.cars_data) }",
+            "SELECT count(*) FROM { oj singer s LEFT JOIN car_1.cars_data c ON 1 = 1 }",
+            "SELECT count(*) FROM { oj (SELECT * FROM car_1.cars_data) d }",
+            "SELECT count(*) FROM { oj information_schema.schemata AS s }",
+            "SELECT count(*) FROM singer JOIN { oj information_schema.schemata } ON 1 = 1",
+            "WITH c AS (SELECT 1 FROM { oj information_schema.schemata }) SELECT * FROM c",
+            "SELECT count(*) FROM { oj { oj car_1.cars_data } }",
+            // Expressions: `{ ident expr }`.
+            "SELECT { fn concat('a', 'b') }",
+            "SELECT {fn version()}",
+            "SELECT { fn database() } FROM singer",
+            "SELECT { d '2020-01-02' }",
+            "SELECT { t '10:11:12' }",
+            "SELECT { ts '2020-01-02 10:11:12' }",
+            "SELECT {D '2020-01-02'}",
+            "SELECT { x (SELECT count(*) FROM information_schema.schemata) }",
+            "SELECT { oj 1 + 1 }",
+            "SELECT name FROM singer WHERE name LIKE 'a!%' ESCAPE { escape '!' }",
+            "SELECT name FROM singer WHERE name LIKE 'a' { escape '!' }",
+            "SELECT 'a'{ oj 1 }",
+            // Calls, and braces alone.
+            "{ call p() }",
+            "{ ? = call p() }",
+            "{call p}",
+            "SELECT 1 }",
+            "SELECT 1 {",
+        ] {
+            let msg = refused_on(kind, sql);
+            assert!(msg.contains("ODBC escape"), "{kind}: {sql:?}: {msg}");
+        }
+        // Braces in strings and comments are text.
+        for sql in [
+            "SELECT '{ oj information_schema.schemata }' FROM singer",
+            "SELECT count(*) FROM singer -- { oj car_1.cars_data }",
+            "SELECT count(*) FROM singer /* { oj car_1.cars_data } */",
+            "SELECT '}' || '{' FROM singer",
+        ] {
+            accepted_on(kind, sql);
+        }
+    }
+    use sqlwitness_core::builtin_engines::*;
+    // In each engine's own quotes too.
+    for kind in [Mysql, Mariadb] {
+        accepted_on(kind, "SELECT `{ oj y }` FROM singer");
+        accepted_on(kind, r#"SELECT "{ fn version() }" FROM singer"#);
+        accepted_on(kind, r"SELECT 'it\'s { d' FROM singer");
+    }
+    accepted_on(Postgres, r#"SELECT "{ oj y }" FROM singer"#);
+    accepted_on(Postgres, "SELECT '{1,2}'::int[], $${ oj }$$, E'\\'{'");
+    accepted_on(Sqlite, r#"SELECT [{ oj y }], "{x}" FROM singer"#);
+    // Where a quote is not the engine's, the brace is code.
+    refused_on(Postgres, "SELECT `{ oj y }` FROM singer");
+}
