@@ -134,10 +134,11 @@ pub fn diff_audits(baseline: &AuditReport, new: &AuditReport) -> AuditDiff {
 /// [`AUDIT_FORMAT_VERSION_MIN`]: crate::AUDIT_FORMAT_VERSION_MIN
 /// [`AUDIT_FORMAT_VERSION`]: crate::AUDIT_FORMAT_VERSION
 pub fn read_audit(path: &Path) -> Result<AuditReport, AuditError> {
-    let text = std::fs::read_to_string(path).map_err(|source| AuditError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::REPORT_FILE)
+        .map_err(|source| AuditError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let report: AuditReport = serde_json::from_str(&text).map_err(|source| AuditError::Json {
         path: path.to_path_buf(),
         source,

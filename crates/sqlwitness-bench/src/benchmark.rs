@@ -333,9 +333,11 @@ pub fn sqlite_file_problem(path: &Path) -> Option<String> {
 /// file; Python's `utf-8-sig` reading skips it, and so does sqlwitness.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// The file's bytes, without a leading UTF-8 byte order mark.
+/// The file's bytes, without a leading UTF-8 byte order mark: a regular
+/// file of at most [`sqlwitness_core::input::BENCHMARK_FILE`]'s size.
 fn read_without_bom(path: &Path) -> Result<Vec<u8>, BenchError> {
-    let mut bytes = std::fs::read(path).map_err(|e| BenchError::io(path, e))?;
+    let mut bytes = sqlwitness_core::read_input(path, sqlwitness_core::input::BENCHMARK_FILE)
+        .map_err(|e| BenchError::io(path, e))?;
     if bytes.starts_with(BOM) {
         bytes.drain(..BOM.len());
     }

@@ -242,7 +242,7 @@ fn engines_or(given: &[String], default: &str) -> Vec<String> {
 /// database's folder whose name contains `.sqlite` (its test suites);
 /// sqlwitness runs on `<db_id>.sqlite` only, and says so.
 fn test_suite_warning(gold: &Path, db_dir: &Path) -> Result<()> {
-    let text = std::fs::read_to_string(gold)
+    let text = sqlwitness_core::read_input_to_string(gold, sqlwitness_core::input::BENCHMARK_FILE)
         .map_err(|e| BadInput(format!("--gold {}: {e}", gold.display())))?;
     let mut dbs: Vec<&str> = text
         .lines()
@@ -273,7 +273,7 @@ fn test_suite_warning(gold: &Path, db_dir: &Path) -> Result<()> {
 
 /// `difficulty` of every entry of a JSON array or a JSON-lines file.
 fn read_difficulties(path: &Path) -> Result<Vec<Option<String>>> {
-    let text = std::fs::read_to_string(path)
+    let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::BENCHMARK_FILE)
         .map_err(|e| BadInput(format!("--diff_json_path {}: {e}", path.display())))?;
     let entries: Vec<serde_json::Value> = if text.trim_start().starts_with('[') {
         serde_json::from_str(&text)

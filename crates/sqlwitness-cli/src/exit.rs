@@ -60,6 +60,13 @@ pub fn code_for(err: &anyhow::Error) -> i32 {
         if cause.is::<BadInput>() || cause.is::<BenchError>() {
             return BAD_INPUT;
         }
+        // A file refused unread (a device, a FIFO) or too large.
+        if cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(sqlwitness_core::input::is_refused)
+        {
+            return BAD_INPUT;
+        }
         if cause.is::<ContainerFailure>()
             || matches!(
                 cause.downcast_ref::<sqlwitness_engines::EngineError>(),

@@ -310,7 +310,10 @@ fn write_spider_tables(
     path: &std::path::Path,
     report: &sqlwitness_bench::ImportReport,
 ) -> anyhow::Result<()> {
-    let mut entries: Vec<serde_json::Value> = match std::fs::read(path) {
+    let mut entries: Vec<serde_json::Value> = match sqlwitness_core::read_input(
+        path,
+        sqlwitness_core::input::BENCHMARK_FILE,
+    ) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
             exit::BadInput(format!("{}: not a tables.json array: {e}", path.display()))
         })?,
@@ -393,7 +396,7 @@ pub fn from_manifest(
             })
     };
     let path = bench.root.join(MANIFEST);
-    let text = match std::fs::read(&path) {
+    let text = match sqlwitness_core::read_input(&path, sqlwitness_core::input::MANIFEST_FILE) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),

@@ -250,8 +250,9 @@ pub struct RobustnessArgs {
 
 pub fn robustness(a: &RobustnessArgs) -> Result<i32> {
     let bad = |m: String| anyhow::Error::new(BadInput(m));
-    let text = std::fs::read_to_string(&a.mapping)
-        .map_err(|e| bad(format!("{}: {e}", a.mapping.display())))?;
+    let text =
+        sqlwitness_core::read_input_to_string(&a.mapping, sqlwitness_core::input::MANIFEST_FILE)
+            .map_err(|e| bad(format!("{}: {e}", a.mapping.display())))?;
     let mapping: Mapping = serde_json::from_str(&text)
         .map_err(|e| bad(format!("{}: line {}: {e}", a.mapping.display(), e.line())))?;
     let original = read_report(&a.original).map_err(|e| bad(e.to_string()))?;

@@ -220,8 +220,13 @@ fn stdin_predictions(specs: &[String], out: &std::path::Path) -> Result<Vec<Stri
                 bail!(BadInput("--pred -: standard input can be read once".into()));
             }
             read = true;
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            let limit = sqlwitness_core::input::BENCHMARK_FILE;
+            let text = sqlwitness_core::input::read_bounded(std::io::stdin().lock(), limit, 0)
+                .and_then(|b| {
+                    String::from_utf8(b).map_err(|e| {
+                        std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error())
+                    })
+                })
                 .map_err(|e| BadInput(format!("--pred -: reading standard input: {e}")))?;
             let t = text.trim_start();
             let ext = if t.starts_with('[')

@@ -625,14 +625,17 @@ impl Dialect {
     /// from the same directory, or else taken from the shipped ones.
     pub fn load_file(path: &Path) -> Result<Dialect, DialectError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| DialectError::Io {
-            file: file.clone(),
-            source,
+        let limit = sqlwitness_core::input::MANIFEST_FILE;
+        let text = sqlwitness_core::read_input_to_string(path, limit).map_err(|source| {
+            DialectError::Io {
+                file: file.clone(),
+                source,
+            }
         })?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Dialect::from_yaml_with(&file, &text, &|name| {
             let sibling = dir.join(format!("{name}.yaml"));
-            match std::fs::read_to_string(&sibling) {
+            match sqlwitness_core::read_input_to_string(&sibling, limit) {
                 Ok(t) => Some((sibling.display().to_string(), t)),
                 Err(_) => crate::builtin_text(name).map(|(f, t)| (f.to_string(), t.to_string())),
             }

@@ -337,7 +337,7 @@ pub struct ScoringPlan {
 /// Reads question ids: integers separated by whitespace or commas, `#`
 /// comments; each must be a question of the split.
 pub fn read_ids(path: &Path, questions: usize, flag: &str) -> Result<BTreeSet<usize>, EvalError> {
-    let text = std::fs::read_to_string(path)
+    let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::MANIFEST_FILE)
         .map_err(|e| EvalError::BadInput(format!("{flag}: {}: {e}", path.display())))?;
     let mut ids = BTreeSet::new();
     for (lineno, line) in text.lines().enumerate() {
@@ -366,6 +366,12 @@ pub fn read_ids(path: &Path, questions: usize, flag: &str) -> Result<BTreeSet<us
     Ok(ids)
 }
 
+/// A benchmark file's text, read within the benchmark files' limit.
+fn read_benchmark_text(source: &Path) -> Result<String, EvalError> {
+    sqlwitness_core::read_input_to_string(source, sqlwitness_core::input::BENCHMARK_FILE)
+        .map_err(|e| EvalError::io(format!("reading {}", source.display()), e))
+}
+
 /// Ids of the entries with `"feasible": false` in a JSON array or JSONL
 /// benchmark file (entry order = question id); nothing for other files.
 pub fn feasible_false(source: &Path) -> Result<BTreeSet<usize>, EvalError> {
@@ -374,8 +380,7 @@ pub fn feasible_false(source: &Path) -> Result<BTreeSet<usize>, EvalError> {
     let flag = |v: &serde_json::Value| v.get("feasible") == Some(&serde_json::Value::Bool(false));
     match ext {
         "json" => {
-            let text = std::fs::read_to_string(source)
-                .map_err(|e| EvalError::io(format!("reading {}", source.display()), e))?;
+            let text = read_benchmark_text(source)?;
             if let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&text) {
                 out.extend(
                     items
@@ -387,8 +392,7 @@ pub fn feasible_false(source: &Path) -> Result<BTreeSet<usize>, EvalError> {
             }
         }
         "jsonl" => {
-            let text = std::fs::read_to_string(source)
-                .map_err(|e| EvalError::io(format!("reading {}", source.display()), e))?;
+            let text = read_benchmark_text(source)?;
             let lines = text.lines().filter(|l| !l.trim().is_empty());
             for (i, l) in lines.enumerate() {
                 if serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| flag(&v)) {

@@ -231,7 +231,9 @@ impl Manifest {
                 databases: BTreeMap::new(),
             });
         }
-        let text = std::fs::read_to_string(path).map_err(|e| FuzzError::io(path, e))?;
+        let text =
+            sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::MANIFEST_FILE)
+                .map_err(|e| FuzzError::io(path, e))?;
         let m: Manifest = serde_json::from_str(&text).map_err(|e| FuzzError::Manifest {
             path: path.to_path_buf(),
             message: e.to_string(),

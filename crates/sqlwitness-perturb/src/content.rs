@@ -78,7 +78,9 @@ impl Rules {
 
     /// The user's rules first, then the shipped ones.
     pub fn with_user(path: &Path) -> Result<Rules, PerturbError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PerturbError::io(path, e))?;
+        let text =
+            sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::MANIFEST_FILE)
+                .map_err(|e| PerturbError::io(path, e))?;
         let mut user = Rules::parse(path, &text)?;
         let shipped = Rules::shipped();
         user.rules.extend(shipped.rules);

@@ -68,7 +68,9 @@ impl Dictionary {
     }
 
     pub fn load(path: &Path) -> Result<Dictionary, PerturbError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PerturbError::io(path, e))?;
+        let text =
+            sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::MANIFEST_FILE)
+                .map_err(|e| PerturbError::io(path, e))?;
         Dictionary::parse(path, &text)
     }
 
@@ -191,7 +193,8 @@ impl Dictionary {
 pub type Renames = BTreeMap<String, BTreeMap<String, String>>;
 
 pub fn load_renames(path: &Path) -> Result<Renames, PerturbError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PerturbError::io(path, e))?;
+    let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::MANIFEST_FILE)
+        .map_err(|e| PerturbError::io(path, e))?;
     let renames: Renames =
         serde_saphyr::from_str(&text).map_err(|e| PerturbError::format(path, "", e.to_string()))?;
     for (db, cols) in &renames {

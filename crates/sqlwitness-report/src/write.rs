@@ -46,12 +46,15 @@ pub fn write_report_with(
     Ok(())
 }
 
-/// Reads a `report.json`, rejecting other format versions.
+/// Reads a `report.json` (a regular file within
+/// [`sqlwitness_core::input::REPORT_FILE`]), rejecting other format
+/// versions.
 pub fn read_report(path: &Path) -> Result<Report, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::REPORT_FILE)
+        .map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let report: Report = serde_json::from_str(&text).map_err(|e| ReportError::Format {
         path: path.to_path_buf(),
         message: format!("line {} column {}: {e}", e.line(), e.column()),

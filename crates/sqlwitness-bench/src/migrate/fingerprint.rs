@@ -123,7 +123,11 @@ pub(crate) fn cache_get<T: DeserializeOwned>(
     kind: &str,
     key: &str,
 ) -> Option<T> {
-    let text = std::fs::read_to_string(cache_file(dir?, kind, key)).ok()?;
+    let text = sqlwitness_core::read_input_to_string(
+        &cache_file(dir?, kind, key),
+        sqlwitness_core::input::MANIFEST_FILE,
+    )
+    .ok()?;
     serde_json::from_str(&text).ok()
 }
 
