@@ -125,9 +125,6 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         !a.no_migrate,
     )?;
     let mut plan = audit_plan(&a)?;
-    if plan.journal == sqlwitness_eval::JournalMode::Resume {
-        crate::legacy::upgrade(&plan.out)?;
-    }
     let _containers = crate::containers::start(&containers, &mut plan.servers, a.quiet)?;
     // A benchmark shipped as dumps imports itself, as in `eval`.
     crate::import::from_manifest(&plan.bench, Some(&plan.servers), a.quiet)?;

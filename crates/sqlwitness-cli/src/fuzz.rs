@@ -100,9 +100,6 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
     }
     let spec = fuzz_spec(a, golds.keys().cloned().collect())?;
     let (journal, partition) = crate::plan::journal_flags(a.resume, a.partition.as_deref())?;
-    if journal == sqlwitness_eval::JournalMode::Resume {
-        crate::legacy::upgrade(&a.out)?;
-    }
     let plan = FuzzPlan {
         bench,
         golds,
@@ -227,19 +224,6 @@ fn fuzz_spec(a: &FuzzArgs, databases: Vec<String>) -> Result<FuzzSpec> {
         stress: Vec::new(),
     };
     Ok(spec.with_options(&options))
-}
-
-/// The spec of a journal's `fuzz` arguments (see [`crate::legacy`]): the
-/// benchmark read and each engine's own gold applied as the run did,
-/// without importing or contacting a server.
-pub(crate) fn spec_of(a: &FuzzArgs) -> Result<FuzzSpec> {
-    let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;
-    bench.allow_outside_links = a.allow_outside_links;
-    let files = InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?;
-    let engines: Vec<EngineKind> = reference_kind(a)?.into_iter().collect();
-    sqlwitness_eval::dialect_inputs(&mut bench, &files, &engines)?;
-    let (golds, _) = select(a, &bench)?;
-    fuzz_spec(a, golds.keys().cloned().collect())
 }
 
 /// `--reference ENGINE`, parsed.

@@ -12,7 +12,6 @@ mod eval;
 mod exit;
 mod fuzz;
 mod import;
-mod legacy;
 mod merge;
 mod migrate;
 mod perturb;
@@ -182,9 +181,6 @@ pub(crate) fn prepare_eval(
     let quiet = a.quiet;
     let mut plan = plan::eval_plan(a)?;
     adjust(&mut plan)?;
-    if plan.journal == sqlwitness_eval::JournalMode::Resume {
-        legacy::upgrade(&plan.out)?;
-    }
     let started = containers::start(&containers, &mut plan.servers, quiet)?;
     Ok((plan, started))
 }

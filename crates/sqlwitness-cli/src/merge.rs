@@ -23,9 +23,6 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             a.parts[0].display()
         )));
     }
-    for part in &a.parts {
-        crate::legacy::upgrade(part)?;
-    }
     let (header, _, _) = read_journal::<serde_json::Value>(&first)?;
     match header.plan {
         RunSpec::Eval(spec) => {

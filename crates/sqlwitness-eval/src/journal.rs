@@ -10,6 +10,14 @@
 //! A torn last line (the process died inside the write) is dropped and cut
 //! off before appending. A journal written by another plan, other inputs or
 //! other servers is refused, naming every difference.
+//!
+//! Every line is sealed: `{"mac":"<HMAC-SHA256, hex>","header":{…}}`, then
+//! `{"mac":"…","record":{…}}`, each MAC over the line's JSON as written,
+//! under the journal's own key (kept outside the output folder, see
+//! `journal_key.rs`), chained: a record's MAC covers the MAC before it and
+//! its position. A journal whose header or any record does not verify —
+//! edited, moved, dropped, taken from another journal — is refused, as is a
+//! journal of an earlier format, which carries no MACs.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -20,15 +28,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::journal_key::{hex, same_mac, unhex, Key, KeyRef, KeySource, KeyStore};
 use crate::{EvalError, RunSpec};
 
 /// The journal's file name in the output folder.
 pub const JOURNAL_FILE: &str = "journal.jsonl";
 
-/// The journal format this build writes and reads. Format 1 kept the
-/// command line instead of the plan: this library refuses it
-/// ([`read_journal`]); the CLI converts it.
-pub const JOURNAL_FORMAT: u32 = 2;
+/// The journal format this build writes and reads. Formats 1 and 2 had no
+/// MACs: their records cannot be verified, and [`read_journal`] refuses
+/// them.
+pub const JOURNAL_FORMAT: u32 = 3;
 
 /// Whether a run keeps a journal and whether it continues one.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -51,17 +60,21 @@ pub struct Partition {
 }
 
 impl Partition {
-    /// Parses `K/N` (1 ≤ K ≤ N).
+    /// The most parts a run may be split into.
+    pub const MAX_PARTS: usize = 10_000;
+
+    /// Parses `K/N` (1 ≤ K ≤ N ≤ [`Partition::MAX_PARTS`]).
     pub fn parse(text: &str) -> Result<Partition, EvalError> {
         let bad = || {
             EvalError::BadInput(format!(
-                "--partition `{text}`: expected K/N with 1 <= K <= N (e.g. 2/3)"
+                "--partition `{text}`: expected K/N with 1 <= K <= N <= {} (e.g. 2/3)",
+                Partition::MAX_PARTS
             ))
         };
         let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
         let k: usize = k.trim().parse().map_err(|_| bad())?;
         let n: usize = n.trim().parse().map_err(|_| bad())?;
-        if k == 0 || n == 0 || k > n {
+        if k == 0 || n == 0 || k > n || n > Partition::MAX_PARTS {
             return Err(bad());
         }
         Ok(Partition { k, n })
@@ -119,6 +132,10 @@ pub struct Header {
     /// report's run information); not compared.
     #[serde(default)]
     pub extra: serde_json::Value,
+    /// The key that seals the journal (set when the journal is opened);
+    /// not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<KeyRef>,
 }
 
 impl Header {
@@ -131,6 +148,7 @@ impl Header {
             inputs: BTreeMap::new(),
             servers: BTreeMap::new(),
             extra: serde_json::Value::Null,
+            key: None,
         }
     }
 
@@ -198,11 +216,19 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&h.finalize())
 }
 
-/// SHA-256 (hex) of a file's bytes.
+/// SHA-256 (hex) of a file's bytes, read as a stream (a regular file
+/// only).
 pub fn file_sha256(path: &Path) -> Result<String, EvalError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| EvalError::io(format!("reading {}", path.display()), e))?;
-    Ok(sha256_hex(&bytes))
+    let mut h = Sha256::new();
+    hash_file(&mut h, path)?;
+    Ok(hex(&h.finalize()))
+}
+
+/// Feeds the bytes of the regular file at `path` to `h`; returns how many.
+fn hash_file(h: &mut Sha256, path: &Path) -> Result<u64, EvalError> {
+    let read = |e| EvalError::io(format!("reading {}", path.display()), e);
+    let mut f = sqlwitness_core::open_input(path).map_err(read)?;
+    std::io::copy(&mut f, h).map_err(read)
 }
 
 /// SHA-256 (hex) over every file under `dir` (names and bytes, in name
@@ -230,24 +256,61 @@ pub fn dir_sha256(dir: &Path) -> Result<String, EvalError> {
         let rel = f.strip_prefix(dir).unwrap_or(&f);
         h.update(rel.to_string_lossy().as_bytes());
         h.update([0]);
-        let bytes =
-            std::fs::read(&f).map_err(|e| EvalError::io(format!("reading {}", f.display()), e))?;
-        h.update((bytes.len() as u64).to_le_bytes());
-        h.update(&bytes);
+        let len = std::fs::metadata(&f)
+            .map_err(|e| EvalError::io(format!("reading {}", f.display()), e))?
+            .len();
+        h.update(len.to_le_bytes());
+        hash_file(&mut h, &f)?;
     }
     Ok(hex(&h.finalize()))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// An open journal: records are appended one `write` each, under a lock;
-/// after [`Journal::stop`] nothing more is written.
+/// An open journal: records are appended one `write` each, under a lock,
+/// each sealed by a MAC chained from the one before; after
+/// [`Journal::stop`] nothing more is written.
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
-    file: Mutex<Option<File>>,
+    file: Mutex<Option<Writer>>,
+}
+
+/// The open file and the chain: the last MAC written and how many records
+/// the journal holds.
+#[derive(Debug)]
+struct Writer {
+    file: File,
+    key: Key,
+    last: [u8; 32],
+    count: u64,
+}
+
+const HEADER_DOMAIN: &[u8] = b"sqlwitness journal header\0";
+const RECORD_DOMAIN: &[u8] = b"sqlwitness journal record\0";
+
+fn header_mac(key: &Key, header: &str) -> [u8; 32] {
+    key.mac(&[HEADER_DOMAIN, header.as_bytes()])
+}
+
+/// The MAC of record `n` (1-based) after the MAC `last`.
+fn record_mac(key: &Key, last: &[u8; 32], n: u64, record: &str) -> [u8; 32] {
+    key.mac(&[RECORD_DOMAIN, last, &n.to_le_bytes(), record.as_bytes()])
+}
+
+/// `{"mac":"<hex>","<field>":<json>}` and a newline.
+fn sealed_line(mac: &[u8; 32], field: &str, json: &str) -> String {
+    format!("{{\"mac\":\"{}\",\"{field}\":{json}}}\n", hex(mac))
+}
+
+/// The MAC and the JSON of a sealed line, when it has that shape.
+fn unseal<'a>(line: &'a str, field: &str) -> Option<([u8; 32], &'a str)> {
+    let rest = line.strip_prefix("{\"mac\":\"")?;
+    let (mac, rest) = (rest.get(..64)?, rest.get(64..)?);
+    let json = rest
+        .strip_prefix("\",\"")?
+        .strip_prefix(field)?
+        .strip_prefix("\":")?
+        .strip_suffix('}')?;
+    Some((unhex::<32>(mac)?, json))
 }
 
 impl Journal {
@@ -261,11 +324,23 @@ impl Journal {
 
     /// Opens the journal of `dir` for the run `header` describes: a new one
     /// (`Fresh`, or `Resume` without a journal), or the existing one after
-    /// checking that it belongs to this run; returns the finished records.
+    /// verifying it and checking that it belongs to this run; returns the
+    /// finished records. The keys are the environment's
+    /// ([`KeyStore::from_env`]).
     pub fn open<R: DeserializeOwned>(
         dir: &Path,
         header: &Header,
         mode: JournalMode,
+    ) -> Result<(Journal, Vec<R>), EvalError> {
+        Journal::open_with(dir, header, mode, &KeyStore::from_env())
+    }
+
+    /// [`Journal::open`] with the keys of `keys`.
+    pub fn open_with<R: DeserializeOwned>(
+        dir: &Path,
+        header: &Header,
+        mode: JournalMode,
+        keys: &KeyStore,
     ) -> Result<(Journal, Vec<R>), EvalError> {
         if mode == JournalMode::Off {
             return Ok((Journal::off(), Vec::new()));
@@ -274,10 +349,10 @@ impl Journal {
             .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
         let path = dir.join(JOURNAL_FILE);
         // A journal whose header was never finished holds nothing.
-        let started = std::fs::read(&path).is_ok_and(|b| b.contains(&b'\n'));
-        if mode == JournalMode::Resume && started {
-            let (old, records, good_len) = read_journal::<R>(&path)?;
-            let diffs = old.differences(header, true);
+        let first = first_line(&path);
+        if mode == JournalMode::Resume && first.is_some() {
+            let sealed = read_sealed::<R>(&path, keys)?;
+            let diffs = sealed.header.differences(header, true);
             if !diffs.is_empty() {
                 return Err(EvalError::BadInput(format!(
                     "--resume: {} was written by another run ({}); remove it or run without \
@@ -291,31 +366,56 @@ impl Journal {
                 .open(&path)
                 .map_err(|e| EvalError::io(format!("opening {}", path.display()), e))?;
             // Cut off a torn last line before appending.
-            file.set_len(good_len)
+            file.set_len(sealed.good_len)
                 .map_err(|e| EvalError::io(format!("truncating {}", path.display()), e))?;
             drop(file);
             let file = OpenOptions::new()
                 .append(true)
                 .open(&path)
                 .map_err(|e| EvalError::io(format!("opening {}", path.display()), e))?;
+            let writer = Writer {
+                file,
+                key: sealed.key,
+                last: sealed.last,
+                count: sealed.records.len() as u64,
+            };
             return Ok((
                 Journal {
                     path,
-                    file: Mutex::new(Some(file)),
+                    file: Mutex::new(Some(writer)),
                 },
-                records,
+                sealed.records,
             ));
         }
+        // The journal this one replaces can no longer be resumed: its key
+        // goes with it.
+        let old = first.as_deref().map(|l| l.trim_end_matches('\n'));
+        if let Some(old) = old.and_then(|l| unseal(l, "header")) {
+            if let Ok(h) = serde_json::from_str::<Header>(old.1) {
+                if let Some(r) = &h.key {
+                    keys.forget(r);
+                }
+            }
+        }
+        let (key_ref, key) = keys.create()?;
+        let mut header = header.clone();
+        header.key = Some(key_ref);
+        let json = serde_json::to_string(&header).expect("a header serializes");
+        let mac = header_mac(&key, &json);
         let mut file = File::create(&path)
             .map_err(|e| EvalError::io(format!("creating {}", path.display()), e))?;
-        let mut line = serde_json::to_string(header).expect("a header serializes");
-        line.push('\n');
-        file.write_all(line.as_bytes())
+        file.write_all(sealed_line(&mac, "header", &json).as_bytes())
             .map_err(|e| EvalError::io(format!("writing {}", path.display()), e))?;
+        let writer = Writer {
+            file,
+            key,
+            last: mac,
+            count: 0,
+        };
         Ok((
             Journal {
                 path,
-                file: Mutex::new(Some(file)),
+                file: Mutex::new(Some(writer)),
             },
             Vec::new(),
         ))
@@ -325,15 +425,19 @@ impl Journal {
     /// [`Journal::stop`]: a record finished while the run is being
     /// interrupted may hold the errors of cancelled queries.
     pub fn record<R: Serialize>(&self, record: &R) -> Result<(), EvalError> {
-        let mut line = serde_json::to_string(record).expect("a record serializes");
-        line.push('\n');
+        let json = serde_json::to_string(record).expect("a record serializes");
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         if crate::interrupt::interrupted() {
             *file = None;
         }
-        if let Some(f) = file.as_mut() {
-            f.write_all(line.as_bytes())
+        if let Some(w) = file.as_mut() {
+            let n = w.count + 1;
+            let mac = record_mac(&w.key, &w.last, n, &json);
+            w.file
+                .write_all(sealed_line(&mac, "record", &json).as_bytes())
                 .map_err(|e| EvalError::io(format!("writing {}", self.path.display()), e))?;
+            w.last = mac;
+            w.count = n;
         }
         Ok(())
     }
@@ -342,30 +446,80 @@ impl Journal {
     /// writes nothing more.
     pub fn stop(&self) {
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(f) = file.take() {
-            let _ = f.sync_data();
+        if let Some(w) = file.take() {
+            let _ = w.file.sync_data();
         }
     }
 }
 
-/// Reads a journal: the header, the records, and the length of the part
-/// that parsed (a torn last line is left out). A bad line elsewhere is an
-/// error naming the file and the line.
+/// The first line of the journal at `path`, when it has one finished by
+/// a newline.
+fn first_line(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let file = sqlwitness_core::open_input(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file.take(sqlwitness_core::input::JOURNAL_FILE.bytes))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    if line.last() != Some(&b'\n') {
+        return None;
+    }
+    String::from_utf8(line).ok()
+}
+
+/// Reads a journal, verified with the environment's keys
+/// ([`KeyStore::from_env`]): the header, the records, and the length of the
+/// part that parsed (a torn last line is left out). A bad line elsewhere,
+/// or a line that does not verify, is an error naming the file and the
+/// line.
 pub fn read_journal<R: DeserializeOwned>(path: &Path) -> Result<(Header, Vec<R>, u64), EvalError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| EvalError::io(format!("reading {}", path.display()), e))?;
+    read_journal_with(path, &KeyStore::from_env())
+}
+
+/// [`read_journal`] with the keys of `keys`.
+pub fn read_journal_with<R: DeserializeOwned>(
+    path: &Path,
+    keys: &KeyStore,
+) -> Result<(Header, Vec<R>, u64), EvalError> {
+    let s = read_sealed::<R>(path, keys)?;
+    Ok((s.header, s.records, s.good_len))
+}
+
+/// A journal read and verified.
+struct Sealed<R> {
+    header: Header,
+    records: Vec<R>,
+    good_len: u64,
+    key: Key,
+    /// The MAC of the last line kept.
+    last: [u8; 32],
+}
+
+/// "start again" for a journal that cannot be trusted or read.
+const START_AGAIN: &str = "start again: rerun without --resume (every part, for a partitioned run)";
+
+fn read_sealed<R: DeserializeOwned>(path: &Path, keys: &KeyStore) -> Result<Sealed<R>, EvalError> {
+    let shown = path.display();
+    let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::JOURNAL_FILE)
+        .map_err(|e| {
+            if sqlwitness_core::input::is_refused(&e) {
+                EvalError::BadInput(format!("{shown}: {e}"))
+            } else {
+                EvalError::io(format!("reading {shown}"), e)
+            }
+        })?;
     let mut records = Vec::new();
-    let mut header: Option<Header> = None;
+    let mut header: Option<(Header, Key)> = None;
+    let mut last = [0u8; 32];
     let mut offset = 0usize;
     let mut good = 0usize;
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     for (i, raw) in lines.iter().enumerate() {
         offset += raw.len();
-        let last = i + 1 == lines.len();
+        let last_line = i + 1 == lines.len();
         // A line is finished by its newline (one write puts both): a last
-        // line without one was cut short, even where it parses (`12` of
-        // `123`).
-        if last && !raw.ends_with('\n') {
+        // line without one was cut short, even where it parses.
+        if last_line && !raw.ends_with('\n') {
             break;
         }
         let line = raw.trim_end_matches('\n');
@@ -373,53 +527,109 @@ pub fn read_journal<R: DeserializeOwned>(path: &Path) -> Result<(Header, Vec<R>,
             good = offset;
             continue;
         }
-        let bad = |e: serde_json::Error| {
-            EvalError::BadInput(format!(
-                "{} line {}: not a journal {}: {e}",
-                path.display(),
-                i + 1,
-                if i == 0 { "header" } else { "record" }
-            ))
-        };
-        if header.is_none() {
-            // The format first: another format's header has other fields.
-            let format = serde_json::from_str::<serde_json::Value>(line)
-                .map_err(bad)?
-                .get("journal")
-                .and_then(serde_json::Value::as_u64);
-            if let Some(n) = format.filter(|&n| n != u64::from(JOURNAL_FORMAT)) {
-                return Err(EvalError::BadInput(format!(
-                    "{}: journal format {n}, this sqlwitness reads format {JOURNAL_FORMAT}{}",
-                    path.display(),
-                    if n == 1 {
-                        " (format 1 kept the command line instead of the run's plan: the \
-                         sqlwitness command converts it when resuming or merging; else rerun \
-                         the run without --resume)"
-                    } else {
-                        ""
-                    }
-                )));
+        let place = format!("{shown} line {}", i + 1);
+        match &header {
+            None => {
+                let (h, key, mac) = read_header(line, &place, path, keys)?;
+                header = Some((h, key));
+                last = mac;
             }
-            header = Some(serde_json::from_str::<Header>(line).map_err(bad)?);
-        } else {
-            match serde_json::from_str::<R>(line) {
-                Ok(r) => records.push(r),
-                Err(e) => return Err(bad(e)),
+            Some((_, key)) => {
+                let bad = |what: String| {
+                    EvalError::BadInput(format!("{place}: not a journal record: {what}"))
+                };
+                let (mac, json) =
+                    unseal(line, "record").ok_or_else(|| bad("no MAC".to_string()))?;
+                let n = records.len() as u64 + 1;
+                if !same_mac(&mac, &record_mac(key, &last, n, json)) {
+                    return Err(EvalError::BadInput(format!(
+                        "{place}: the record does not verify: it was edited, moved or taken \
+                         from another journal, or a record before it was removed; the journal \
+                         cannot be trusted: {START_AGAIN}"
+                    )));
+                }
+                records.push(serde_json::from_str::<R>(json).map_err(|e| bad(e.to_string()))?);
+                last = mac;
             }
         }
         good = offset;
     }
-    let header = header.ok_or_else(|| {
-        EvalError::BadInput(format!("{}: the journal has no header", path.display()))
-    })?;
-    Ok((header, records, good as u64))
+    let (header, key) =
+        header.ok_or_else(|| EvalError::BadInput(format!("{shown}: the journal has no header")))?;
+    Ok(Sealed {
+        header,
+        records,
+        good_len: good as u64,
+        key,
+        last,
+    })
+}
+
+/// The header line: its format checked first (another format's header has
+/// other fields), then its key found and its MAC verified.
+fn read_header(
+    line: &str,
+    place: &str,
+    path: &Path,
+    keys: &KeyStore,
+) -> Result<(Header, Key, [u8; 32]), EvalError> {
+    let shown = path.display();
+    let bad = |what: String| EvalError::BadInput(format!("{place}: not a journal header: {what}"));
+    let Some((mac, json)) = unseal(line, "header") else {
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        return Err(match v.get("journal").and_then(serde_json::Value::as_u64) {
+            Some(n) => EvalError::BadInput(format!(
+                "{shown}: journal format {n}, written by an earlier sqlwitness without MACs: \
+                 its records cannot be verified; {START_AGAIN}"
+            )),
+            None => bad("no MAC".into()),
+        });
+    };
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
+    if let Some(n) = v
+        .get("journal")
+        .and_then(serde_json::Value::as_u64)
+        .filter(|&n| n != u64::from(JOURNAL_FORMAT))
+    {
+        return Err(EvalError::BadInput(format!(
+            "{shown}: journal format {n}, this sqlwitness reads format {JOURNAL_FORMAT}; \
+             {START_AGAIN}"
+        )));
+    }
+    let header: Header = serde_json::from_value(v).map_err(|e| bad(e.to_string()))?;
+    let key_ref = header
+        .key
+        .clone()
+        .ok_or_else(|| bad("it names no key".into()))?;
+    let key = keys.load(&key_ref, path)?;
+    if !same_mac(&mac, &header_mac(&key, json)) {
+        return Err(EvalError::BadInput(format!(
+            "{place}: the header does not verify with its key: it was edited or taken from \
+             another journal{}; the journal cannot be trusted: {START_AGAIN}",
+            if key_ref.source == KeySource::Shared {
+                " (or SQLWITNESS_JOURNAL_KEY is not the secret it was written with)"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok((header, key, mac))
 }
 
 /// The journals of partition outputs, checked to be the parts of one run:
 /// same command, settings, inputs and servers, partitions `1..=N` each
-/// once. Returns the first part's header (partition removed) and every
-/// part's records.
+/// once, every journal verified with the environment's keys. Returns the
+/// first part's header (partition and key removed) and every part's
+/// records.
 pub fn read_parts<R: DeserializeOwned>(dirs: &[PathBuf]) -> Result<(Header, Vec<R>), EvalError> {
+    read_parts_with(dirs, &KeyStore::from_env())
+}
+
+/// [`read_parts`] with the keys of `keys`.
+pub fn read_parts_with<R: DeserializeOwned>(
+    dirs: &[PathBuf],
+    keys: &KeyStore,
+) -> Result<(Header, Vec<R>), EvalError> {
     if dirs.is_empty() {
         return Err(EvalError::BadInput("merge: no part folders given".into()));
     }
@@ -436,7 +646,7 @@ pub fn read_parts<R: DeserializeOwned>(dirs: &[PathBuf]) -> Result<(Header, Vec<
                 dir.display()
             )));
         }
-        let (header, records, _) = read_journal::<R>(&path)?;
+        let (header, records, _) = read_journal_with::<R>(&path, keys)?;
         let p = header.partition.ok_or_else(|| {
             EvalError::BadInput(format!(
                 "merge: {} is not a partition (run with --partition K/N)",
@@ -488,6 +698,7 @@ pub fn read_parts<R: DeserializeOwned>(dirs: &[PathBuf]) -> Result<(Header, Vec<
     }
     let (_, mut header) = first.expect("at least one part");
     header.partition = None;
+    header.key = None;
     header.extra = serde_json::Value::Array(extras);
     Ok((header, all))
 }
@@ -540,7 +751,15 @@ mod tests {
     #[test]
     fn partitions_parse_and_balance_stably() {
         assert_eq!(Partition::parse("2/3").unwrap(), Partition { k: 2, n: 3 });
-        for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
+        for bad in [
+            "0/3",
+            "4/3",
+            "3",
+            "a/b",
+            "1/0",
+            "1/10001",
+            "1/99999999999999999999999",
+        ] {
             assert!(Partition::parse(bad).is_err(), "{bad}");
         }
         let weights: BTreeMap<String, usize> = [("a", 10), ("b", 6), ("c", 5), ("d", 4), ("e", 1)]
@@ -561,41 +780,186 @@ mod tests {
             .all(|&k| (1..=9).contains(&k)));
     }
 
+    /// Keys in a folder of the test's own.
+    fn keys(root: &Path) -> KeyStore {
+        KeyStore::at(root.join("keys"), None)
+    }
+
+    fn open(dir: &Path, h: &Header, mode: JournalMode, k: &KeyStore) -> (Journal, Vec<u32>) {
+        Journal::open_with::<u32>(dir, h, mode, k).unwrap()
+    }
+
+    fn resume_err(dir: &Path, h: &Header, k: &KeyStore) -> String {
+        Journal::open_with::<u32>(dir, h, JournalMode::Resume, k)
+            .unwrap_err()
+            .to_string()
+    }
+
     #[test]
     fn resume_keeps_finished_records_and_cuts_a_torn_line() {
-        let dir = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let (dir, k) = (root.path().join("out"), keys(root.path()));
         let h = header("spider");
-        let (j, done) = Journal::open::<u32>(dir.path(), &h, JournalMode::Fresh).unwrap();
+        let (j, done) = open(&dir, &h, JournalMode::Fresh, &k);
         assert!(done.is_empty());
         j.record(&1u32).unwrap();
         j.record(&2u32).unwrap();
         drop(j);
         // A write cut short by a kill.
-        let path = dir.path().join(JOURNAL_FILE);
+        let path = dir.join(JOURNAL_FILE);
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"3").unwrap();
+        f.write_all(b"{\"mac\":\"00").unwrap();
         drop(f);
-        let (j, done) = Journal::open::<u32>(dir.path(), &h, JournalMode::Resume).unwrap();
+        let (j, done) = open(&dir, &h, JournalMode::Resume, &k);
         assert_eq!(done, vec![1, 2]);
         j.record(&4u32).unwrap();
         drop(j);
-        let (_, records, _) = read_journal::<u32>(&path).unwrap();
+        let (_, records, _) = read_journal_with::<u32>(&path, &k).unwrap();
         assert_eq!(records, vec![1, 2, 4]);
-        // Fresh starts over.
-        let (_, done) = Journal::open::<u32>(dir.path(), &h, JournalMode::Fresh).unwrap();
+        // Fresh starts over, with a new key; the old one is removed.
+        let old_key = std::fs::read_dir(root.path().join("keys")).unwrap().count();
+        let (_, done) = open(&dir, &h, JournalMode::Fresh, &k);
         assert!(done.is_empty());
+        assert_eq!(
+            std::fs::read_dir(root.path().join("keys")).unwrap().count(),
+            old_key
+        );
+    }
+
+    /// Lines of a journal of three records, for editing.
+    fn three_records(dir: &Path, k: &KeyStore) -> Vec<String> {
+        let (j, _) = open(dir, &header("spider"), JournalMode::Fresh, k);
+        for r in [10u32, 20, 30] {
+            j.record(&r).unwrap();
+        }
+        drop(j);
+        std::fs::read_to_string(dir.join(JOURNAL_FILE))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn write_lines(dir: &Path, lines: &[String]) {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(dir.join(JOURNAL_FILE), text).unwrap();
+    }
+
+    #[test]
+    fn an_edited_dropped_or_moved_record_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, k) = (root.path().join("out"), keys(root.path()));
+        let h = header("spider");
+        let lines = three_records(&dir, &k);
+        assert!(lines[1].starts_with("{\"mac\":\""), "{}", lines[1]);
+        assert!(lines[1].ends_with(",\"record\":10}"), "{}", lines[1]);
+
+        let mut edited = lines.clone();
+        edited[2] = edited[2].replace(":20}", ":21}");
+        write_lines(&dir, &edited);
+        let err = resume_err(&dir, &h, &k);
+        assert!(err.contains("line 3: the record does not verify"), "{err}");
+        assert!(err.contains("rerun without --resume"), "{err}");
+
+        let mut dropped = lines.clone();
+        dropped.remove(2);
+        write_lines(&dir, &dropped);
+        let err = resume_err(&dir, &h, &k);
+        assert!(err.contains("line 3: the record does not verify"), "{err}");
+
+        let mut moved = lines.clone();
+        moved.swap(1, 2);
+        write_lines(&dir, &moved);
+        let err = resume_err(&dir, &h, &k);
+        assert!(err.contains("line 2: the record does not verify"), "{err}");
+
+        // An unsealed record.
+        let mut bare = lines.clone();
+        bare.push("40".into());
+        write_lines(&dir, &bare);
+        let err = resume_err(&dir, &h, &k);
+        assert!(err.contains("line 5: not a journal record"), "{err}");
+
+        // The honest journal still resumes; the refusals left it as it was.
+        write_lines(&dir, &lines);
+        let (_, done) = open(&dir, &h, JournalMode::Resume, &k);
+        assert_eq!(done, vec![10, 20, 30]);
+    }
+
+    #[test]
+    fn a_swapped_header_or_records_of_another_journal_are_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let k = keys(root.path());
+        let (a, b) = (root.path().join("a"), root.path().join("b"));
+        let h = header("spider");
+        let la = three_records(&a, &k);
+        let lb = three_records(&b, &k);
+        assert_ne!(la[1], lb[1], "another key, another MAC");
+
+        // b's header on a's records: the header verifies, the records not.
+        let mut swapped = la.clone();
+        swapped[0] = lb[0].clone();
+        write_lines(&a, &swapped);
+        let err = resume_err(&a, &h, &k);
+        assert!(err.contains("line 2: the record does not verify"), "{err}");
+
+        // A record copied from b into a.
+        let mut spliced = la.clone();
+        spliced.push(lb[3].clone());
+        write_lines(&a, &spliced);
+        let err = resume_err(&a, &h, &k);
+        assert!(err.contains("line 5: the record does not verify"), "{err}");
+
+        // An edited header (its settings made to match another run).
+        let mut edited = la.clone();
+        edited[0] = edited[0].replace("\"compare\":\"spider\"", "\"compare\":\"strict\"");
+        assert_ne!(edited[0], la[0]);
+        write_lines(&a, &edited);
+        let err = resume_err(&a, &header("strict"), &k);
+        assert!(err.contains("line 1: the header does not verify"), "{err}");
+
+        // A journal whose key is not here.
+        write_lines(&a, &la);
+        let elsewhere = KeyStore::at(root.path().join("elsewhere"), None);
+        let err = resume_err(&a, &h, &elsewhere);
+        assert!(err.contains("is not on this machine"), "{err}");
+    }
+
+    #[test]
+    fn a_shared_secret_verifies_on_every_machine_that_has_it() {
+        let root = tempfile::tempdir().unwrap();
+        let secret = "a secret of the run's machines";
+        let here = KeyStore::at(root.path().join("here"), Some(secret));
+        let there = KeyStore::at(root.path().join("there"), Some(secret));
+        let dir = root.path().join("out");
+        let h = header("spider");
+        let (j, _) = open(&dir, &h, JournalMode::Fresh, &here);
+        j.record(&7u32).unwrap();
+        drop(j);
+        assert!(!root.path().join("here").exists(), "no key file");
+        let (_, done) = open(&dir, &h, JournalMode::Resume, &there);
+        assert_eq!(done, vec![7]);
+        let other = KeyStore::at(root.path().join("x"), Some("another secret, long enough"));
+        let err = resume_err(&dir, &h, &other);
+        assert!(
+            err.contains("SQLWITNESS_JOURNAL_KEY is not the secret"),
+            "{err}"
+        );
+        let none = KeyStore::at(root.path().join("x"), None);
+        let err = resume_err(&dir, &h, &none);
+        assert!(err.contains("which is not set here"), "{err}");
     }
 
     #[test]
     fn another_plan_or_input_is_refused_with_the_difference_named() {
-        let dir = tempfile::tempdir().unwrap();
-        Journal::open::<u32>(dir.path(), &header("spider"), JournalMode::Fresh).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let (dir, k) = (root.path().join("out"), keys(root.path()));
+        open(&dir, &header("spider"), JournalMode::Fresh, &k);
         let mut other = header("strict");
         other
             .inputs
             .insert("questions".into(), sha256_hex(b"other"));
-        let err = Journal::open::<u32>(dir.path(), &other, JournalMode::Resume).unwrap_err();
-        let msg = err.to_string();
+        let msg = resume_err(&dir, &other, &k);
         assert!(
             msg.contains("compare: journal `spider`, this run `strict`"),
             "{msg}"
@@ -611,77 +975,101 @@ mod tests {
         let mut h = header("spider");
         h.partition = Some(Partition { k: 2, n: 3 });
         h.extra = serde_json::json!({"bench": "examples/spider-dev"});
+        h.key = Some(KeyRef {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            source: KeySource::Local,
+        });
         let line = serde_json::to_string(&h).unwrap();
         assert_eq!(serde_json::from_str::<Header>(&line).unwrap(), h);
-        assert!(line.starts_with("{\"journal\":2,"), "{line}");
+        assert!(line.starts_with("{\"journal\":3,"), "{line}");
         assert!(line.contains("\"plan\":{\"command\":\"eval\","), "{line}");
         assert!(!line.contains("--"), "a flag in the header: {line}");
     }
 
     #[test]
-    fn another_format_is_refused_saying_what_to_do() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(JOURNAL_FILE);
+    fn an_earlier_format_is_refused_saying_to_start_again() {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, k) = (root.path().join("out"), keys(root.path()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(JOURNAL_FILE);
         let v1 = r#"{"journal":1,"command":"eval","tool_version":"0.1.0","args":["--bench","b"],"settings":{},"inputs":{},"engines":{}}"#;
-        std::fs::write(&path, format!("{v1}\n1\n")).unwrap();
-        let err = read_journal::<u32>(&path).unwrap_err().to_string();
-        assert!(
-            err.contains("journal format 1, this sqlwitness reads format 2"),
-            "{err}"
+        let mut v2 = serde_json::to_value(header("spider")).unwrap();
+        v2["journal"] = 2.into();
+        for old in [v1.to_string(), v2.to_string()] {
+            std::fs::write(&path, format!("{old}\n1\n")).unwrap();
+            let err = read_journal_with::<u32>(&path, &k).unwrap_err().to_string();
+            assert!(err.contains("without MACs"), "{err}");
+            assert!(err.contains("start again: rerun without --resume"), "{err}");
+            // Resuming it is refused the same way, the journal left as it is.
+            let err = resume_err(&dir, &header("spider"), &k);
+            assert!(err.contains("without MACs"), "{err}");
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                format!("{old}\n1\n")
+            );
+        }
+        let future = format!(
+            "{{\"mac\":\"{}\",\"header\":{{\"journal\":9}}}}\n",
+            "0".repeat(64)
         );
-        assert!(err.contains("rerun the run without --resume"), "{err}");
-        std::fs::write(&path, "{\"journal\":3}\n").unwrap();
-        let err = read_journal::<u32>(&path).unwrap_err().to_string();
-        assert!(err.contains("journal format 3"), "{err}");
-        // Resuming it is refused the same way, the journal left as it is.
-        let err = Journal::open::<u32>(dir.path(), &header("spider"), JournalMode::Resume)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("journal format 3"), "{err}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"journal\":3}\n");
+        std::fs::write(&path, &future).unwrap();
+        let err = read_journal_with::<u32>(&path, &k).unwrap_err().to_string();
+        assert!(err.contains("journal format 9"), "{err}");
     }
 
     #[test]
     fn a_bad_line_inside_the_journal_names_its_place() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(JOURNAL_FILE);
-        let h = serde_json::to_string(&header("spider")).unwrap();
-        std::fs::write(&path, format!("{h}\n1\nnot json\n3\n")).unwrap();
-        let err = read_journal::<u32>(&path).unwrap_err().to_string();
+        let root = tempfile::tempdir().unwrap();
+        let (dir, k) = (root.path().join("out"), keys(root.path()));
+        let mut lines = three_records(&dir, &k);
+        lines[2] = "not json".into();
+        write_lines(&dir, &lines);
+        let err = read_journal_with::<u32>(&dir.join(JOURNAL_FILE), &k)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("line 3"), "{err}");
     }
 
     #[test]
     fn parts_of_one_run_merge_and_others_are_refused() {
         let root = tempfile::tempdir().unwrap();
+        let k = keys(root.path());
         let mut dirs = Vec::new();
-        for k in 1..=2 {
-            let dir = root.path().join(format!("p{k}"));
+        for n in 1..=2 {
+            let dir = root.path().join(format!("p{n}"));
             let mut h = header("spider");
-            h.partition = Some(Partition { k, n: 2 });
-            let (j, _) = Journal::open::<u32>(&dir, &h, JournalMode::Fresh).unwrap();
-            j.record(&(k as u32)).unwrap();
+            h.partition = Some(Partition { k: n, n: 2 });
+            let (j, _) = open(&dir, &h, JournalMode::Fresh, &k);
+            j.record(&(n as u32)).unwrap();
             dirs.push(dir);
         }
-        let (h, mut records) = read_parts::<u32>(&dirs).unwrap();
+        let (h, mut records) = read_parts_with::<u32>(&dirs, &k).unwrap();
         records.sort();
-        assert_eq!((h.partition, records), (None, vec![1, 2]));
-        let err = read_parts::<u32>(&dirs[..1]).unwrap_err().to_string();
+        assert_eq!((h.partition, h.key, records), (None, None, vec![1, 2]));
+        let err = read_parts_with::<u32>(&dirs[..1], &k)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("parts missing: 2/2"), "{err}");
-        let err = read_parts::<u32>(&[dirs[0].clone(), dirs[0].clone()])
+        let err = read_parts_with::<u32>(&[dirs[0].clone(), dirs[0].clone()], &k)
             .unwrap_err()
             .to_string();
         assert!(err.contains("given twice"), "{err}");
         let odd = root.path().join("odd");
         let mut h = header("strict");
         h.partition = Some(Partition { k: 2, n: 2 });
-        Journal::open::<u32>(&odd, &h, JournalMode::Fresh).unwrap();
-        let err = read_parts::<u32>(&[dirs[0].clone(), odd])
+        open(&odd, &h, JournalMode::Fresh, &k);
+        let err = read_parts_with::<u32>(&[dirs[0].clone(), odd], &k)
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("different runs") && err.contains("compare"),
             "{err}"
         );
+        // A part whose key is on another machine is refused, naming it.
+        let elsewhere = KeyStore::at(root.path().join("elsewhere"), None);
+        let err = read_parts_with::<u32>(&dirs, &elsewhere)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not on this machine"), "{err}");
     }
 }

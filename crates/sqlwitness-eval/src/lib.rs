@@ -26,6 +26,7 @@ mod fuzz;
 mod inputs;
 mod interrupt;
 mod journal;
+mod journal_key;
 mod migrate;
 mod plan;
 mod progress;
@@ -51,9 +52,11 @@ pub use interrupt::{
     clear_interrupt, interrupt, interrupted, on_interrupt, on_interrupt_last, settled, OnInterrupt,
 };
 pub use journal::{
-    assign_partitions, dir_sha256, file_sha256, read_journal, read_parts, sha256_hex, Header,
-    Journal, JournalMode, Partition, JOURNAL_FILE, JOURNAL_FORMAT,
+    assign_partitions, dir_sha256, file_sha256, read_journal, read_journal_with, read_parts,
+    read_parts_with, sha256_hex, Header, Journal, JournalMode, Partition, JOURNAL_FILE,
+    JOURNAL_FORMAT,
 };
+pub use journal_key::{KeyRef, KeySource, KeyStore, SHARED_KEY_ENV, STATE_DIR_ENV};
 pub use migrate::{is_good, migrate_many, migrate_one, problem, unusable, Migrated};
 pub use plan::{feasible_false, read_ids, EvalPlan, RunContext, ScoringPlan, Servers};
 pub use progress::{Bar, Progress, Silent};
