@@ -83,8 +83,8 @@ pub struct StandInArgs {
     /// Folder for `<db_id>/<db_id>.sqlite` (BIRD: `<bench>/dev_databases`).
     #[arg(long)]
     pub out: PathBuf,
-    /// Rows a table.
-    #[arg(long, default_value_t = 5)]
+    /// Rows a table (0 to 1,000,000).
+    #[arg(long, default_value_t = 5, value_parser = crate::ranges::count(0, 1_000_000))]
     pub rows: usize,
 }
 
@@ -234,23 +234,25 @@ pub struct EvalArgs {
     /// Spider mode: keep DISTINCT (the official evaluator deletes it by default).
     #[arg(long)]
     pub keep_distinct: bool,
-    /// Relative tolerance for floats in strict mode.
-    #[arg(long, default_value_t = 1e-9)]
+    /// Relative tolerance for floats in strict mode (at least 0, below 1).
+    #[arg(long, default_value_t = 1e-9, value_parser = crate::ranges::float_tolerance)]
     pub float_tolerance: f64,
-    /// Per-query time limit in seconds.
-    #[arg(long, default_value_t = 30.0)]
+    /// Per-query time limit in seconds (0.001 to 86400: a day).
+    #[arg(long, default_value_t = 30.0, value_parser = crate::ranges::seconds)]
     pub timeout: f64,
     /// The most one result may hold, in MiB of values. More is a
     /// `resource_limit` error, except for the gold and prediction `eval`
     /// compares in strict mode: those are read on as row keys and compared
-    /// by them. Fractions are allowed (`0.5`); at least one KiB.
-    #[arg(long, default_value_t = 64.0)]
+    /// by them. Fractions are allowed (`0.5`): from 0.0009765625 (one KiB)
+    /// to 65536 (64 GiB).
+    #[arg(long, default_value_t = 64.0, value_parser = crate::ranges::result_mb)]
     pub max_result_mb: f64,
-    /// Longer predicted SQL texts are refused unread.
-    #[arg(long, default_value_t = sqlwitness_guard::DEFAULT_MAX_SQL_BYTES)]
+    /// Longer predicted SQL texts are refused unread (1 to 16777216: 16
+    /// MiB).
+    #[arg(long, default_value_t = sqlwitness_guard::DEFAULT_MAX_SQL_BYTES, value_parser = crate::ranges::sql_bytes())]
     pub max_sql_bytes: usize,
-    /// Worker threads (default: number of CPUs).
-    #[arg(long, short = 'j')]
+    /// Worker threads (1 to 1024; default: number of CPUs).
+    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value_t = IdentifiersArg::Sqlite)]
     pub identifiers: IdentifiersArg,
@@ -270,8 +272,8 @@ pub struct EvalArgs {
     /// Only questions on these databases.
     #[arg(long = "db", value_delimiter = ',')]
     pub dbs: Vec<String>,
-    /// Only the first N questions (after --db filtering).
-    #[arg(long)]
+    /// Only the first N questions (after --db filtering; at least 1).
+    #[arg(long, value_parser = crate::ranges::at_least_one())]
     pub limit: Option<usize>,
     /// No progress bar.
     #[arg(long, short = 'q')]
@@ -282,10 +284,11 @@ pub struct EvalArgs {
     /// other inputs; a new run when there is none.
     #[arg(long)]
     pub resume: bool,
-    /// Run part K of N: the questions of the databases assigned to it
-    /// (stable, balanced by questions); `sqlwitness merge` combines the
-    /// parts' folders into the unpartitioned run's report.
-    #[arg(long, value_name = "K/N")]
+    /// Run part K of N (1 <= K <= N <= 10000): the questions of the
+    /// databases assigned to it (stable, balanced by questions);
+    /// `sqlwitness merge` combines the parts' folders into the
+    /// unpartitioned run's report.
+    #[arg(long, value_name = "K/N", value_parser = crate::ranges::partition)]
     pub partition: Option<String>,
     #[command(flatten)]
     pub servers: ServerArgs,
@@ -303,15 +306,15 @@ pub struct EvalArgs {
     pub no_witness: bool,
     /// With --suite: for a prediction that passes the suite (on SQLite),
     /// generate up to N more instances looking for a witness (seeded by the
-    /// suite's seed and the question id).
-    #[arg(long, requires = "suite", default_value_t = 0)]
+    /// suite's seed and the question id; 0 to 10,000).
+    #[arg(long, requires = "suite", default_value_t = 0, value_parser = crate::ranges::count(0, 10_000))]
     pub hunt: usize,
     /// Time every correct prediction and its gold N times on every engine
     /// (on the engine's own clock: SQLite's step time, PostgreSQL's and
     /// MySQL's EXPLAIN ANALYZE, MariaDB's session profile) and report
     /// BIRD's VES and mini-dev's R-VES with their spread across the runs
-    /// (0: no timing).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// (0: no timing; at most 1,000).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::ranges::count(0, 1_000))]
     pub ves_runs: usize,
     /// An `audit.json` of the same benchmark and split (`sqlwitness
     /// audit`): report.html shows each question's gold-audit findings,
@@ -345,9 +348,10 @@ pub struct MigrateArgs {
     /// Drop and reload even when the target already verifies.
     #[arg(long)]
     pub force: bool,
-    /// Databases migrated at once, each over its own connection (default:
-    /// twice the number of CPUs: the time is mostly the servers').
-    #[arg(long, short = 'j')]
+    /// Databases migrated at once, each over its own connection (1 to
+    /// 1024; default: twice the number of CPUs: the time is mostly the
+    /// servers').
+    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,

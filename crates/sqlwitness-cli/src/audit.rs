@@ -39,8 +39,9 @@ pub struct AuditArgs {
     /// Output folder for audit.json and audit.md.
     #[arg(long, default_value = "out/audit")]
     pub out: PathBuf,
-    /// Number of reshuffled copies of each database (the first reverses the rows).
-    #[arg(long, default_value_t = 3)]
+    /// Number of reshuffled copies of each database (the first reverses the
+    /// rows; 0 to 100).
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(0..=100))]
     pub shuffles: u64,
     /// Only these question ids (0-based, comma separated).
     #[arg(long = "id", value_delimiter = ',')]
@@ -52,11 +53,11 @@ pub struct AuditArgs {
     /// database folder (refused by default).
     #[arg(long)]
     pub allow_outside_links: bool,
-    /// Only the first N questions (after filtering).
-    #[arg(long)]
+    /// Only the first N questions (after filtering; at least 1).
+    #[arg(long, value_parser = crate::ranges::at_least_one())]
     pub limit: Option<usize>,
-    /// Per-query time limit in seconds.
-    #[arg(long, default_value_t = 30.0)]
+    /// Per-query time limit in seconds (0.001 to 86400: a day).
+    #[arg(long, default_value_t = 30.0, value_parser = crate::ranges::seconds)]
     pub timeout: f64,
     /// Do not try tie-inclusive rewrites.
     #[arg(long)]
@@ -77,10 +78,11 @@ pub struct AuditArgs {
     #[arg(long)]
     pub baseline: Option<PathBuf>,
     /// With --baseline: new findings allowed, as a fraction of the
-    /// questions with a database (0 allows none).
-    #[arg(long, default_value_t = 0.0)]
+    /// questions with a database (0 allows none; at most 1).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
     pub tolerance: f64,
-    #[arg(long, short = 'j')]
+    /// Worker threads (1 to 1024; default: number of CPUs).
+    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -88,7 +90,7 @@ pub struct AuditArgs {
     #[arg(long)]
     pub resume: bool,
     /// Audit part K of N, by database (see `eval --partition`).
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", value_parser = crate::ranges::partition)]
     pub partition: Option<String>,
     #[command(flatten)]
     pub servers: ServerArgs,

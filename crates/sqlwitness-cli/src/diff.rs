@@ -18,8 +18,9 @@ pub struct DiffArgs {
     /// The report.json to judge.
     pub new: PathBuf,
     /// Tolerated EX drop per engine and share of questions that may newly
-    /// fail (a fraction, e.g. 0.01) before the diff counts as a regression.
-    #[arg(long, default_value_t = 0.0)]
+    /// fail (a fraction from 0 to 1, e.g. 0.01) before the diff counts as
+    /// a regression.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
     pub tolerance: f64,
     /// Print the diff as JSON instead of Markdown.
     #[arg(long)]

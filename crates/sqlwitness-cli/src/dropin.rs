@@ -73,14 +73,15 @@ pub struct BirdEvalArgs {
     /// (`--engines` overrides it).
     #[arg(long = "sql_dialect", alias = "sql-dialect", default_value = "SQLite")]
     pub sql_dialect: String,
-    /// Worker threads (the official evaluator's processes).
-    #[arg(long = "num_cpus", alias = "num-cpus")]
+    /// Worker threads (the official evaluator's processes; 1 to 1024).
+    #[arg(long = "num_cpus", alias = "num-cpus", value_parser = crate::ranges::jobs())]
     pub num_cpus: Option<usize>,
-    /// Per-query time limit in seconds.
+    /// Per-query time limit in seconds (0.001 to 86400: a day).
     #[arg(
         long = "meta_time_out",
         alias = "meta-time-out",
-        default_value_t = 30.0
+        default_value_t = 30.0,
+        value_parser = crate::ranges::seconds
     )]
     pub meta_time_out: f64,
     /// Append the table to this file, as the official evaluator does.
@@ -104,11 +105,11 @@ pub struct Extras {
     /// junit.xml) in this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Per-query time limit in seconds (default 30).
-    #[arg(long)]
+    /// Per-query time limit in seconds (0.001 to 86400: a day; default 30).
+    #[arg(long, value_parser = crate::ranges::seconds)]
     pub timeout: Option<f64>,
-    /// Worker threads (default: number of CPUs).
-    #[arg(long, short = 'j')]
+    /// Worker threads (1 to 1024; default: number of CPUs).
+    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     /// No progress bar.
     #[arg(long, short = 'q')]

@@ -33,14 +33,15 @@ pub struct FuzzArgs {
     /// (entries of other databases already there are kept).
     #[arg(long)]
     pub out: PathBuf,
-    /// The random seed: the same seed writes byte-identical suites.
+    /// The random seed (0 to 18446744073709551615): the same seed writes
+    /// byte-identical suites.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Candidate instances generated per database before distillation.
     #[arg(long, default_value_t = 100)]
     pub candidates: usize,
-    /// At most this many neighbour queries per gold.
-    #[arg(long, default_value_t = 60)]
+    /// At most this many neighbour queries per gold (0 to 10,000).
+    #[arg(long, default_value_t = 60, value_parser = crate::ranges::count(0, 10_000))]
     pub max_neighbors: usize,
     /// Rules the instances break on purpose, comma-separated: `nulls`
     /// (NULLs in every column not declared NOT NULL), `orphans` (foreign-key
@@ -50,8 +51,9 @@ pub struct FuzzArgs {
     /// stresses a suite was built with.
     #[arg(long, default_value = "")]
     pub stress: String,
-    /// Worker threads (one database each; default: number of CPUs).
-    #[arg(long, short = 'j')]
+    /// Worker threads (one database each; 1 to 1024; default: number of
+    /// CPUs).
+    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -67,7 +69,7 @@ pub struct FuzzArgs {
     pub resume: bool,
     /// Build part K of N of the databases (see `eval --partition`);
     /// `sqlwitness merge` combines the parts' suite folders.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", value_parser = crate::ranges::partition)]
     pub partition: Option<String>,
     /// The engine whose gold (its own, from the benchmark or `--gold`)
     /// and its neighbours are run to distil the suite (default: sqlite).

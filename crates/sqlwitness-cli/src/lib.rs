@@ -17,6 +17,7 @@ mod migrate;
 mod perturb;
 mod plan;
 mod progress;
+mod ranges;
 mod scores;
 
 use clap::Parser;

@@ -22,8 +22,8 @@ pub struct ScoringArgs {
     /// other questions form the test split.
     #[arg(long, value_name = "IDS_FILE")]
     pub calibrate_on: Option<PathBuf>,
-    /// Bins of ECE, ACE and the reliability diagrams.
-    #[arg(long, default_value_t = sqlwitness_score::DEFAULT_BINS)]
+    /// Bins of ECE, ACE and the reliability diagrams (1 to 1,000).
+    #[arg(long, default_value_t = sqlwitness_score::DEFAULT_BINS, value_parser = crate::ranges::count(1, 1_000))]
     pub calibration_bins: usize,
     /// Also record the official Spider and BIRD evaluators' verdicts on the
     /// same rows (strict runs only; queries whose Spider preprocessing
@@ -36,8 +36,9 @@ pub struct ScoringArgs {
     #[arg(long, value_name = "REPORT")]
     pub baseline: Option<PathBuf>,
     /// With --baseline: the EX drop per engine, and the share of questions
-    /// that may newly fail, tolerated before exiting with 4.
-    #[arg(long, default_value_t = 0.0)]
+    /// that may newly fail, tolerated before exiting with 4 (a fraction, 0
+    /// to 1).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
     pub tolerance: f64,
 }
 
