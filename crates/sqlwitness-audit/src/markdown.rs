@@ -40,6 +40,12 @@ fn reference_name(reference: &str) -> &str {
 }
 
 pub fn render_markdown(r: &AuditReport) -> String {
+    // Inputs (questions, SQL, db_ids, file names, servers' messages) may
+    // hold control characters: shown escaped.
+    sqlwitness_core::escape_controls(&render_markdown_unescaped(r)).into_owned()
+}
+
+fn render_markdown_unescaped(r: &AuditReport) -> String {
     let s = &r.summary;
     let mut o = String::new();
     let _ = writeln!(o, "# sqlwitness audit: {} ({})\n", r.run.bench, r.run.split);

@@ -275,7 +275,7 @@ pub fn finish(
         .filter(|id| sqlwitness_eval::unusable(&plan.bench, id).is_some())
         .collect();
     if !unusable.is_empty() {
-        eprintln!(
+        say!(
             "sqlwitness: error: databases that cannot be used, their questions not audited: {}",
             unusable.join(", ")
         );
@@ -306,7 +306,7 @@ fn write_and_gate(
         let n = golds.iter().flatten().count();
         std::fs::write(&path, sqlwitness_eval::gold_file_text(&plan.bench, &golds))
             .with_context(|| format!("writing {}", path.display()))?;
-        eprintln!(
+        say!(
             "  {kind} golds: {} ({n} of {} questions)",
             path.display(),
             golds.len()
@@ -314,7 +314,7 @@ fn write_and_gate(
     }
     write_audit(out, report)?;
     let s = &report.summary;
-    eprintln!(
+    say!(
         "audit: {} questions ({} with a database), {} affected; ties: LIMIT 1 {}, LIMIT N {}, GROUP BY {}, ORDER BY {}, total {} (proven: {}, {}, {}, {}, {})",
         s.questions,
         s.with_db,
@@ -331,12 +331,12 @@ fn write_and_gate(
         s.ties_proven.total
     );
     for (engine, by) in &s.dialect_failures {
-        eprintln!("  {engine} gold failures: {by:?}");
+        say!("  {engine} gold failures: {by:?}");
     }
     for (engine, by) in &s.cross_engine {
-        eprintln!("  {engine} answers differently: {by:?}");
+        say!("  {engine} answers differently: {by:?}");
     }
-    eprintln!(
+    say!(
         "  rewrites: {} tried, {} verified; report: {} ({:.1} s)",
         s.rewrites_tried,
         s.rewrites_verified,
@@ -350,7 +350,7 @@ fn write_and_gate(
         let md = out.join("baseline-diff.md");
         std::fs::write(&md, diff.markdown(gates.tolerance))
             .with_context(|| format!("writing {}", md.display()))?;
-        eprintln!(
+        say!(
             "  against the baseline: {} new findings, {} resolved ({})",
             diff.new.len(),
             diff.resolved.len(),
@@ -362,7 +362,7 @@ fn write_and_gate(
     }
     let over = exceeded(s, &thresholds);
     if !over.is_empty() {
-        eprintln!("audit: --fail-on exceeded: {}", over.join("; "));
+        say!("audit: --fail-on exceeded: {}", over.join("; "));
         return Ok(exit::FINDINGS_EXCEED);
     }
     Ok(exit::OK)

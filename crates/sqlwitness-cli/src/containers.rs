@@ -202,8 +202,8 @@ pub fn start(plans: &[ContainerPlan], servers: &mut Servers, quiet: bool) -> Res
     // pulled or a server initialises removes what this run created so far.
     let hook = sqlwitness_eval::on_interrupt_last(move || {
         match sqlwitness_engines::remove_run(&run, PING_TIMEOUT) {
-            Ok(n) => eprintln!("sqlwitness: removed {n} container(s) of this run"),
-            Err(e) => eprintln!(
+            Ok(n) => say!("sqlwitness: removed {n} container(s) of this run"),
+            Err(e) => say!(
                 "sqlwitness: warning: {e}; remove them with `docker rm -f $(docker ps -aq \
                  --filter label={}={run})`",
                 sqlwitness_engines::CONTAINER_RUN_LABEL
@@ -217,11 +217,11 @@ pub fn start(plans: &[ContainerPlan], servers: &mut Servers, quiet: bool) -> Res
     for plan in plans {
         let t = Instant::now();
         if !quiet {
-            eprintln!("container: starting {} ({})…", plan.engine, plan.image);
+            say!("container: starting {} ({})…", plan.engine, plan.image);
         }
         let server = sqlwitness_engines::start_container(plan)?;
         if !quiet {
-            eprintln!(
+            say!(
                 "container: {} ready at {} ({:.1} s)",
                 plan.engine,
                 sqlwitness_engines::mask_url(server.url()),
@@ -257,10 +257,10 @@ impl Drop for Started {
         for s in self.servers.drain(..) {
             let engine = s.plan().engine;
             if let Err(e) = s.stop() {
-                eprintln!("sqlwitness: warning: {engine} container: {e}");
+                say!("sqlwitness: warning: {engine} container: {e}");
             }
         }
-        eprintln!("container: removed {n} container(s)");
+        say!("container: removed {n} container(s)");
     }
 }
 

@@ -43,7 +43,7 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&d)?);
     } else {
-        print!("{}", render_diff_markdown(&d, a.tolerance, MAX_ROWS));
+        show_part!("{}", render_diff_markdown(&d, a.tolerance, MAX_ROWS));
     }
     Ok(if d.regressions(a.tolerance).is_empty() {
         exit::OK
@@ -65,12 +65,12 @@ pub fn against_baseline(
     std::fs::write(out_dir.join("baseline-diff.md"), &md)?;
     let regressions = d.regressions(tolerance);
     if regressions.is_empty() {
-        eprintln!("baseline {}: no regression", baseline.0.display());
+        say!("baseline {}: no regression", baseline.0.display());
         return Ok(exit::OK);
     }
-    eprintln!("baseline {}: REGRESSION", baseline.0.display());
+    say!("baseline {}: REGRESSION", baseline.0.display());
     for r in &regressions {
-        eprintln!("  {r}");
+        say!("  {r}");
     }
     Ok(exit::REGRESSION)
 }

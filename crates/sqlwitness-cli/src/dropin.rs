@@ -147,7 +147,7 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         ));
     }
     if a.etype == "all" {
-        eprintln!("sqlwitness: warning: --etype all: the execution table only (exact set match is not implemented)");
+        say!("sqlwitness: warning: --etype all: the execution table only (exact set match is not implemented)");
     }
     test_suite_warning(&a.gold, &a.db)?;
     let layout = Layout {
@@ -166,9 +166,9 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
     let many = report.summary.engines.len() > 1;
     for (engine, s) in &report.summary.engines {
         if many {
-            println!("{engine}:");
+            show!("{engine}:");
         }
-        print!("{}", spider_table(&s.by_hardness));
+        show_part!("{}", spider_table(&s.by_hardness));
     }
     Ok(code)
 }
@@ -199,19 +199,19 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
         difficulty,
     };
     let (report, code) = evaluate(layout, &a.extras)?;
-    println!("start calculate EX");
+    show!("start calculate EX");
     let many = report.summary.engines.len() > 1;
     let mut log = String::new();
     for (engine, s) in &report.summary.engines {
         if many {
-            println!("{engine}:");
+            show!("{engine}:");
         }
         let table = bird_table(&s.by_difficulty, s.questions, s.matched);
-        print!("{table}");
+        show_part!("{table}");
         log.push_str(&table);
     }
-    println!("===========================================================================================");
-    println!(
+    show!("===========================================================================================");
+    show!(
         "Finished EX evaluation for {} on Mini Dev set\n\n",
         a.sql_dialect
     );
@@ -264,7 +264,7 @@ fn test_suite_warning(gold: &Path, db_dir: &Path) -> Result<()> {
         })
         .count();
     if with_suites > 0 {
-        eprintln!(
+        say!(
             "sqlwitness: warning: {with_suites} database folders in {} hold several `.sqlite` files: the official evaluator runs on all of them (test-suite accuracy), spider-eval on `<db_id>.sqlite` only (test suites: `sqlwitness fuzz` and `eval --suite`)",
             db_dir.display()
         );
@@ -384,12 +384,12 @@ fn evaluate(l: Layout, x: &Extras) -> Result<(Report, i32)> {
     let report = sqlwitness_eval::evaluate(&plan, &Bars { quiet: plan.quiet })?;
     if x.out.is_some() {
         write_report_with(&plan.out, &report, None)?;
-        eprintln!("report: {}", plan.out.join("report.json").display());
+        say!("report: {}", plan.out.join("report.json").display());
     }
     let mut code = exit::OK;
     for (engine, s) in &report.summary.engines {
         if s.missing_db + s.engine_error > 0 {
-            eprintln!(
+            say!(
                 "sqlwitness: warning: {engine}: {} questions without a database and {} the engine could not run count as wrong (the official evaluator stops on them)",
                 s.missing_db, s.engine_error
             );

@@ -16,7 +16,7 @@ pub fn run(plan: &EvalPlan, audit: Option<&AuditNotes>) -> Result<i32> {
     let report = sqlwitness_eval::evaluate(plan, &Bars { quiet: plan.quiet })?;
     write_report_with(&plan.out, &report, audit)?;
     print_summary(&report);
-    eprintln!(
+    say!(
         "report: {} ({:.2} s)",
         plan.out.join("report.json").display(),
         started.elapsed().as_secs_f64()
@@ -35,7 +35,7 @@ pub fn run(plan: &EvalPlan, audit: Option<&AuditNotes>) -> Result<i32> {
         None => exit::OK,
     };
     if !engine_errors.is_empty() {
-        eprintln!(
+        say!(
             "sqlwitness: error: questions the engines could not run (engine_error, left out of EX): {}",
             engine_errors.join(", ")
         );
@@ -52,13 +52,13 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
             (Some(m), Some(ex)) => format!(", suite {m} match, suite EX {ex:.4}"),
             _ => String::new(),
         };
-        eprintln!(
+        say!(
             "{engine:>8}: {} questions, {} match, {} mismatch, {} gold_error, {} pred_error, {} abstained, {} missing_db, {} timeout, {} engine_error, EX {:.4}, EX (scorable) {:.4}, tie-aware EX {:.4}{suite}",
             s.questions, s.matched, s.mismatch, s.gold_error, s.pred_error, s.abstained, s.missing_db, s.timeout, s.engine_error, s.ex,
             report.summary.ex_scorable(engine).unwrap_or(0.0), s.ex_tie_aware
         );
     }
-    eprintln!("({})", sqlwitness_report::EX_DEFINITIONS);
+    say!("({})", sqlwitness_report::EX_DEFINITIONS);
     // The official evaluators' tables: EX by Spider hardness, EX and Soft
     // F1 by BIRD difficulty.
     for (engine, s) in &report.summary.engines {
@@ -67,8 +67,8 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
             (&s.by_difficulty, false, "by BIRD difficulty"),
         ] {
             if !levels.is_empty() {
-                eprintln!("\n{engine} {what}:");
-                eprint!("{}", sqlwitness_report::official_table(levels, spider));
+                say!("\n{engine} {what}:");
+                say_part!("{}", sqlwitness_report::official_table(levels, spider));
             }
         }
     }
@@ -80,17 +80,17 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
         .filter_map(|(e, s)| s.ves.as_ref().map(|v| (e.as_str(), v)))
         .collect();
     if !ves.is_empty() {
-        eprintln!("\nEfficiency (VES, R-VES; per run: the score of each run alone):");
-        eprint!("{}", sqlwitness_report::ves_table(&ves));
+        say!("\nEfficiency (VES, R-VES; per run: the score of each run alone):");
+        say_part!("{}", sqlwitness_report::ves_table(&ves));
         for (engine, v) in &ves {
             if !v.by_difficulty.is_empty() {
-                eprintln!("\n{engine} VES by BIRD difficulty:");
-                eprint!("{}", sqlwitness_report::ves_official_table(v));
+                say!("\n{engine} VES by BIRD difficulty:");
+                say_part!("{}", sqlwitness_report::ves_official_table(v));
             }
         }
         let contrasts = sqlwitness_report::efficiency_contrasts(&report.questions);
         if ves.len() > 1 {
-            eprintln!(
+            say!(
                 "({} correct predictions are at least twice as efficient on one engine as on another, beyond the runs' spread: summary.md lists them)",
                 contrasts.len()
             );
@@ -102,7 +102,7 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
         .filter(|q| q.hardness_error.is_some())
         .count();
     if unread > 0 {
-        eprintln!("({unread} gold queries the Spider evaluator's parser cannot read have no hardness: they count in `all` only; `hardness_error` in report.json says why)");
+        say!("({unread} gold queries the Spider evaluator's parser cannot read have no hardness: they count in `all` only; `hardness_error` in report.json says why)");
     }
 }
 

@@ -119,7 +119,7 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
         match r {
             Ok(suite) => {
                 let c = &suite.counts;
-                eprintln!(
+                say!(
                     "{id:>28}: {} golds, {} instances kept of {}, neighbours {} (invalid {}, killed by original {}, by instances {}, survived {})",
                     c.golds, c.instances_kept, suite.candidates, c.neighbors, c.invalid,
                     c.killed_by_original, c.killed_by_instances, c.survived
@@ -127,11 +127,11 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("fuzz: {id}: {e}");
+                say!("fuzz: {id}: {e}");
             }
         }
     }
-    eprintln!(
+    say!(
         "suites: {} ({:.2} s)",
         a.out.join("manifest.json").display(),
         started.elapsed().as_secs_f64()
@@ -186,7 +186,7 @@ fn select(
         .cloned()
         .collect();
     for id in &missing {
-        eprintln!("fuzz: {id}: no SQLite file, skipped");
+        say!("fuzz: {id}: no SQLite file, skipped");
         golds.remove(id);
     }
     // A database that cannot be used is skipped, and the run exits 3.
@@ -195,7 +195,7 @@ fn select(
         .filter_map(|id| sqlwitness_eval::unusable(bench, id).map(|why| (id.clone(), why)))
         .collect();
     for (id, why) in &unusable {
-        eprintln!("fuzz: {id}: database unusable, skipped: {why}");
+        say!("fuzz: {id}: database unusable, skipped: {why}");
         golds.remove(id);
     }
     Ok((golds, unusable))
@@ -262,7 +262,7 @@ fn reference(
 fn write_mutants(a: &FuzzArgs, bench: &sqlwitness_bench::Benchmark) -> Result<i32> {
     let (text, mutated, kept) = mutant_predictions(bench, a.seed);
     std::fs::write(&a.out, text).with_context(|| format!("writing {}", a.out.display()))?;
-    eprintln!(
+    say!(
         "mutants: {} ({mutated} mutated, {kept} golds without neighbours kept)",
         a.out.display()
     );

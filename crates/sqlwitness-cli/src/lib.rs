@@ -3,6 +3,37 @@
 //! command call [`main_with`]; the Python API calls [`run_embedded`], the
 //! same commands without the process-wide signal handler.
 
+/// `eprintln!` for a terminal: control characters and bidi overrides that
+/// inputs may hold (question text, SQL, `db_id`s, file names, servers'
+/// messages) are shown escaped ([`sqlwitness_core::escape_controls`]).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}", sqlwitness_core::escape_controls(&format!($($arg)*)))
+    };
+}
+
+/// `eprint!` for a terminal, escaped as [`say!`].
+macro_rules! say_part {
+    ($($arg:tt)*) => {
+        eprint!("{}", sqlwitness_core::escape_controls(&format!($($arg)*)))
+    };
+}
+
+/// `println!` for a terminal, escaped as [`say!`] (JSON on standard output
+/// is printed as it is: JSON escapes controls itself).
+macro_rules! show {
+    ($($arg:tt)*) => {
+        println!("{}", sqlwitness_core::escape_controls(&format!($($arg)*)))
+    };
+}
+
+/// `print!` for a terminal, escaped as [`say!`].
+macro_rules! show_part {
+    ($($arg:tt)*) => {
+        print!("{}", sqlwitness_core::escape_controls(&format!($($arg)*)))
+    };
+}
+
 mod args;
 mod audit;
 mod containers;
@@ -53,8 +84,13 @@ where
     let cli = match args::Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version are not errors (exit 0); usage errors exit 2.
-            let _ = e.print();
+            // Help and version are not errors (exit 0); usage errors exit 2,
+            // their message escaped (it quotes the value given).
+            if e.use_stderr() {
+                say_part!("{}", e.render());
+            } else {
+                let _ = e.print();
+            }
             return e.exit_code();
         }
     };
@@ -71,7 +107,7 @@ where
                     eval::remove_unfinished(&out);
                 }
             } else {
-                eprintln!("sqlwitness: error: {err:#}");
+                say!("sqlwitness: error: {err:#}");
             }
             code
         }
@@ -109,7 +145,7 @@ where
     let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
     let cli = args::Cli::try_parse_from(&argv).map_err(|e| Failure {
         code: e.exit_code(),
-        message: e.to_string().trim_end().to_string(),
+        message: sqlwitness_core::escape_controls(e.to_string().trim_end()).into_owned(),
     })?;
     // A new run starts uninterrupted (an earlier run in this process may
     // have been).
@@ -124,7 +160,7 @@ where
         }
         Failure {
             code,
-            message: format!("{err:#}"),
+            message: sqlwitness_core::escape_controls(&format!("{err:#}")).into_owned(),
         }
     })
 }
@@ -148,18 +184,18 @@ fn install_interrupt_handler() {
         sqlwitness_eval::interrupt();
         if let Some(out) = out_folder() {
             eval::remove_unfinished(&out);
-            eprintln!(
+            say!(
                 "\nsqlwitness: interrupted; no report written. {} holds what finished: rerun \
                  with --resume to continue",
                 out.join(sqlwitness_eval::JOURNAL_FILE).display()
             );
         } else {
-            eprintln!("\nsqlwitness: interrupted");
+            say!("\nsqlwitness: interrupted");
         }
         std::process::exit(exit::INTERRUPTED);
     });
     if let Err(e) = result {
-        eprintln!("sqlwitness: warning: no interrupt handler ({e}); an interrupted run may leave queries running until their time limit");
+        say!("sqlwitness: warning: no interrupt handler ({e}); an interrupted run may leave queries running until their time limit");
     }
 }
 
@@ -224,7 +260,7 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
             for schema in schemas.values() {
                 sqlwitness_bench::build_schema_database(schema, &a.out, a.rows)?;
             }
-            eprintln!("{} databases in {}", schemas.len(), a.out.display());
+            say!("{} databases in {}", schemas.len(), a.out.display());
             Ok(exit::OK)
         }
         args::Command::Audit(a) => {

@@ -30,7 +30,7 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             let report = sqlwitness_eval::merge_eval(&plan, &a.parts)?;
             write_report(&a.out, &report)?;
             crate::eval::print_summary(&report);
-            eprintln!(
+            say!(
                 "merged {} parts: {} ({:.2} s)",
                 a.parts.len(),
                 a.out.join("report.json").display(),
@@ -45,7 +45,7 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
         }
         RunSpec::Fuzz(_) => {
             let n = sqlwitness_eval::merge_suites(&a.parts, &a.out)?;
-            eprintln!(
+            say!(
                 "merged {} parts: {} databases in {}",
                 a.parts.len(),
                 n,

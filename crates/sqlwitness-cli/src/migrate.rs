@@ -26,8 +26,8 @@ pub fn run(plan: &MigratePlan) -> Result<i32> {
     );
     pb.finish_and_clear();
     let (mut failed, mut missing) = (0usize, 0usize);
-    println!("| db | engine | status | tables verified | rows | coercions | keys skipped | ms |");
-    println!("|---|---|---|--:|--:|--:|--:|--:|");
+    show!("| db | engine | status | tables verified | rows | coercions | keys skipped | ms |");
+    show!("|---|---|---|--:|--:|--:|--:|--:|");
     for (db_id, kind, report) in &migrated {
         match report {
             Some(r) => {
@@ -35,15 +35,15 @@ pub fn run(plan: &MigratePlan) -> Result<i32> {
                 if problem(r).is_some() {
                     failed += 1;
                 }
-                println!("{}", row(r));
+                show!("{}", row(r));
             }
             None => {
                 missing += 1;
-                println!("| {db_id} | {kind} | no source database file | | | | | |");
+                show!("| {db_id} | {kind} | no source database file | | | | | |");
             }
         }
     }
-    eprintln!(
+    say!(
         "migration logs in {}; {} of {} targets failed{} ({:.2} s)",
         plan.log_dir.display(),
         failed,

@@ -193,7 +193,7 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
         });
     let mapping = sqlwitness_perturb::perturb_on(&opts, reference.as_ref(), &|line| {
         if !quiet {
-            eprintln!("{line}");
+            say!("{line}");
         }
     })
     .map_err(|e| {
@@ -205,7 +205,7 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
     })?;
     let s = &mapping.summary;
     let dropped: usize = s.dropped.values().sum();
-    eprintln!(
+    say!(
         "{}: {} perturbed databases from {}; questions affected {}, rewritten {}, verified {}, dropped {} (reasons in {}/mapping.json)",
         kind.dr_spider_name(),
         s.perturbed_databases,
@@ -224,7 +224,7 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
         .map(|d| format!("{}: {}", d.db_id, d.reason))
         .collect();
     if !unusable.is_empty() {
-        eprintln!(
+        say!(
             "sqlwitness: error: databases that cannot be used, left out:\n  {}",
             unusable.join("\n  ")
         );
@@ -283,7 +283,7 @@ pub fn robustness(a: &RobustnessArgs) -> Result<i32> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print!(
+        show_part!(
             "{}",
             render_robustness_markdown(&mapping.dr_spider_name, &rows)
         );

@@ -97,7 +97,7 @@ pub(crate) fn open_benchmark(path: &Path, split: &str) -> Result<Benchmark> {
     let bench = load_benchmark(path, split)
         .with_context(|| format!("loading benchmark {}", path.display()))?;
     for w in &bench.warnings {
-        eprintln!("sqlwitness: warning: {w}");
+        say!("sqlwitness: warning: {w}");
     }
     Ok(bench)
 }

@@ -14,7 +14,7 @@ pub fn bar(len: u64, message: &str, quiet: bool) -> ProgressBar {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    pb.set_message(message.to_string());
+    pb.set_message(sqlwitness_core::escape_controls(message).into_owned());
     pb
 }
 
@@ -31,7 +31,7 @@ impl sqlwitness_eval::Bar for Stage {
         self.0.inc(n);
     }
     fn note(&self, message: &str) {
-        self.0.suspend(|| eprintln!("{message}"));
+        self.0.suspend(|| say!("{message}"));
     }
     fn finish(&self) {
         self.0.finish_and_clear();
@@ -43,6 +43,6 @@ impl sqlwitness_eval::Progress for Bars {
         Box::new(Stage(bar(len, label, self.quiet)))
     }
     fn note(&self, message: &str) {
-        eprintln!("{message}");
+        say!("{message}");
     }
 }

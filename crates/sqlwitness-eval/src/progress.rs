@@ -26,7 +26,7 @@ struct NoBar;
 impl Bar for NoBar {
     fn inc(&self, _: u64) {}
     fn note(&self, message: &str) {
-        eprintln!("{message}");
+        eprintln!("{}", sqlwitness_core::escape_controls(message));
     }
     fn finish(&self) {}
 }
@@ -36,6 +36,6 @@ impl Progress for Silent {
         Box::new(NoBar)
     }
     fn note(&self, message: &str) {
-        eprintln!("{message}");
+        eprintln!("{}", sqlwitness_core::escape_controls(message));
     }
 }

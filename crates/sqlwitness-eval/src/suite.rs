@@ -182,7 +182,13 @@ pub(crate) fn with_suite(
                 }
             }
             Ok(None) => {}
-            Err(e) => eprintln!("suite: q{} ({db_id}): --hunt: {e}", q.id),
+            Err(e) => eprintln!(
+                "{}",
+                sqlwitness_core::escape_controls(&format!(
+                    "suite: q{} ({db_id}): --hunt: {e}",
+                    q.id
+                ))
+            ),
         }
     }
     let failure = v.failure;

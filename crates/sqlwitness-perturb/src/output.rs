@@ -157,6 +157,12 @@ pub struct DroppedQuestion {
 
 /// `perturb.md`.
 pub fn render_markdown(m: &Mapping) -> String {
+    // Inputs (questions, SQL, db_ids, file names, servers' messages) may
+    // hold control characters: shown escaped.
+    sqlwitness_core::escape_controls(&render_markdown_unescaped(m)).into_owned()
+}
+
+fn render_markdown_unescaped(m: &Mapping) -> String {
     let s = &m.summary;
     let mut out = String::new();
     let _ = writeln!(out, "# Perturbed set: {} ({})\n", m.dr_spider_name, m.kind);

@@ -213,6 +213,13 @@ impl ReportDiff {
 
 /// The diff as Markdown: a table per engine, then the changed verdicts.
 pub fn render_diff_markdown(d: &ReportDiff, tolerance: f64, max_rows: usize) -> String {
+    // Inputs (questions, SQL, db_ids, file names, servers' messages) may
+    // hold control characters: shown escaped.
+    sqlwitness_core::escape_controls(&render_diff_markdown_unescaped(d, tolerance, max_rows))
+        .into_owned()
+}
+
+fn render_diff_markdown_unescaped(d: &ReportDiff, tolerance: f64, max_rows: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# sqlwitness diff\n");
     let _ = writeln!(

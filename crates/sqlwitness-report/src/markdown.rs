@@ -10,6 +10,12 @@ use crate::{Report, Verdict};
 const TOP: usize = 15;
 
 pub fn render_markdown(report: &Report) -> String {
+    // Inputs (questions, SQL, db_ids, file names, servers' messages) may
+    // hold control characters: shown escaped.
+    sqlwitness_core::escape_controls(&render_markdown_unescaped(report)).into_owned()
+}
+
+fn render_markdown_unescaped(report: &Report) -> String {
     let mut out = String::new();
     let run = &report.run;
     let what = match &run.predictions {

@@ -80,6 +80,12 @@ pub fn robustness_rows(
 }
 
 pub fn render_robustness_markdown(kind: &str, rows: &[RobustnessRow]) -> String {
+    // Inputs (questions, SQL, db_ids, file names, servers' messages) may
+    // hold control characters: shown escaped.
+    sqlwitness_core::escape_controls(&render_robustness_markdown_unescaped(kind, rows)).into_owned()
+}
+
+fn render_robustness_markdown_unescaped(kind: &str, rows: &[RobustnessRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Robustness: {kind}\n");
     let _ = writeln!(
