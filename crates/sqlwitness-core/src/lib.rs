@@ -30,8 +30,8 @@ pub use result::{
 pub use value::Value;
 pub use verdict::Verdict;
 pub use write::{
-    ColumnDef, CopiedColumn, CopiedTable, DumpNamespace, ForeignKeyDef, KeyFn, Loaded, LossyCell,
-    Migrator, Ownership, RowSource, ScanBatch, ScanPart, ServerSource, Source, SourceColumn,
-    SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp, StampState, TableDef,
-    TargetKind, STAMP_FORMAT, STAMP_TABLE,
+    ColumnDef, CopiedColumn, CopiedTable, DumpNamespace, ForeignKeyDef, KeyFn, LexSettings, Loaded,
+    LossyCell, Migrator, Ownership, RowSource, ScanBatch, ScanPart, ServerSource, Source,
+    SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp, StampState,
+    TableDef, TargetKind, STAMP_FORMAT, STAMP_TABLE,
 };

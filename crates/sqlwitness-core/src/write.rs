@@ -544,18 +544,43 @@ pub struct SourceView {
     pub definition: String,
 }
 
+/// The loader session's settings that change where the server's strings
+/// and quoted names end ([`DumpNamespace::lexing`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexSettings {
+    /// PostgreSQL `standard_conforming_strings` (true elsewhere).
+    pub standard_strings: bool,
+    /// MySQL `sql_mode` `NO_BACKSLASH_ESCAPES` (false elsewhere).
+    pub no_backslash_escapes: bool,
+    /// MySQL `sql_mode` `ANSI_QUOTES` (false elsewhere).
+    pub ansi_quotes: bool,
+    /// The client's character set or encoding, as the server names it.
+    pub client_charset: String,
+}
+
 /// A namespace sqlwitness created on a server to load a SQL dump into, with
 /// a login of its own that may change that namespace and nothing else (no
-/// superuser, no server files or programs, no roles): the dump runs as that
-/// login, statement by statement, each within a time limit; the loaded
-/// namespace is then read as a [`ServerSource`] (by the administrative
-/// login). [`ServerSource::close`] drops the namespace (after checking its
-/// stamp again) and the login.
+/// superuser, no server files or programs, no roles, limits on its time,
+/// memory and temporary files): the dump runs as that login, statement by
+/// statement, each within a time limit, and its own code (triggers,
+/// functions) runs with that login's rights. The loaded namespace is then
+/// read as a [`ServerSource`] in a way that runs none of the dump's code
+/// with another login's rights. [`ServerSource::close`] drops the namespace
+/// (after checking its stamp again) and the login.
 pub trait DumpNamespace: ServerSource {
-    /// Runs one statement of the dump as the loader login. A statement
-    /// still running at `limit` is cancelled, and is an error of class
-    /// `timeout`.
+    /// Runs one statement of the dump as the loader login, sent so that
+    /// the server refuses a text it parses as several statements (an error
+    /// of class `refused`). A statement still running at `limit` is
+    /// cancelled, and is an error of class `timeout`.
     fn run(&mut self, sql: &str, limit: std::time::Duration) -> Result<(), DbError>;
+
+    /// The loader session's settings that decide how the server lexes the
+    /// next statement, as the server reports them.
+    fn lexing(&mut self) -> Result<LexSettings, DbError>;
+
+    /// The load is over: the loader's loading session ends; the loaded
+    /// namespace is read from here on.
+    fn finish_load(&mut self) -> Result<(), DbError>;
 
     /// Runs `COPY … FROM stdin` (`sql`) as the loader login with the data
     /// `data` hands out chunk by chunk (`None` at the end); the rows

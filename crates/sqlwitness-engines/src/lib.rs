@@ -176,24 +176,35 @@ pub fn open_migrator(kind: EngineKind, url: &str) -> Result<Box<dyn Migrator>, D
 
 /// A namespace `ns` on the server of `kind` (administrative `url`) made to
 /// load a SQL dump into, stamped with `stamp`, with a loader login of its
-/// own ([`DumpNamespace`]).
+/// own whose statements the server also stops past `statement_limit`
+/// ([`DumpNamespace`]).
 pub fn open_dump_namespace(
     kind: EngineKind,
     url: &str,
     ns: &str,
     stamp: &Stamp,
+    statement_limit: std::time::Duration,
 ) -> Result<Box<dyn DumpNamespace>, DbError> {
     let dialect = sqlwitness_dialect::builtin(kind);
     match dialect.adapter {
         #[cfg(feature = "postgres")]
-        Adapter::Postgres => Ok(Box::new(PgDumpNamespace::create(url, ns, stamp)?)),
+        Adapter::Postgres => Ok(Box::new(PgDumpNamespace::create(
+            url,
+            ns,
+            stamp,
+            statement_limit,
+        )?)),
         #[cfg(feature = "mysql")]
         Adapter::Mysql => Ok(Box::new(MysqlDumpNamespace::create(
-            dialect, url, ns, stamp,
+            dialect,
+            url,
+            ns,
+            stamp,
+            statement_limit,
         )?)),
         #[allow(unreachable_patterns)]
         _ => {
-            let _ = (url, ns, stamp);
+            let _ = (url, ns, stamp, statement_limit);
             Err(DbError::new(
                 ErrorClass::Other,
                 None,

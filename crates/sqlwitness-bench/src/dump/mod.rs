@@ -19,6 +19,7 @@
 
 mod export;
 mod policy;
+mod session;
 mod source_copy;
 mod split;
 mod views;
@@ -35,7 +36,7 @@ pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport, T
 use policy::{classify, classify_command, Context, Decision};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
 pub use split::DumpDialect;
-use split::{Item, Splitter};
+use split::{Item, Splitter, VersionReader};
 
 use crate::BenchError;
 
@@ -212,6 +213,9 @@ pub struct ImportReport {
     /// Statements not run, with why (the dump's own `CREATE DATABASE`,
     /// owners and grants …).
     pub skipped: Vec<DumpNote>,
+    /// Statements run otherwise than written, with how and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewritten: Vec<DumpNote>,
     /// Views and code the source defines, not created.
     pub not_created: Vec<DumpNote>,
     pub databases: Vec<DatabaseImport>,
@@ -263,16 +267,31 @@ fn format_error(path: &Path, line: usize, message: String) -> BenchError {
     }
 }
 
+/// What the check before the load found.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub skipped: Vec<DumpNote>,
+    pub rewritten: Vec<DumpNote>,
+    pub not_created: Vec<DumpNote>,
+}
+
 /// The loader's decision on every piece of the dump, read once before
-/// anything runs: the first refusal is an error naming its line.
+/// anything runs, as the server of `version` (MySQL and MariaDB: its
+/// `version()` text) will read it from a session that starts with
+/// `lexing`: the first refusal is an error naming its line.
 pub fn check_dump(
     path: &Path,
     dialect: DumpDialect,
-) -> Result<(Vec<DumpNote>, Vec<DumpNote>), BenchError> {
+    version: Option<&str>,
+    lexing: &sqlwitness_core::LexSettings,
+) -> Result<Checked, BenchError> {
     let mut ctx = Context::default();
-    let mut skipped = Vec::new();
-    let mut listed = Vec::new();
-    for item in Splitter::new(open(path)?, dialect) {
+    ctx.session.lexing = lexing_of(lexing);
+    let mut out = Checked::default();
+    let mut items = Splitter::new(open(path)?, dialect)
+        .for_server(version.and_then(VersionReader::from_version_text));
+    items.set_lexing(ctx.session.lexing);
+    while let Some(item) = items.next() {
         let item = item.map_err(|e| format_error(path, e.line, e.message))?;
         let (line, text, decision) = match &item {
             Item::Statement { line, text } => (*line, text, classify(dialect, &mut ctx, text)),
@@ -281,17 +300,19 @@ pub fn check_dump(
             }
             _ => continue,
         };
+        items.set_lexing(ctx.session.lexing);
         let note = |note: String| DumpNote {
             line,
             statement: head(text),
             note,
         };
         match decision {
-            Decision::Run | Decision::View(_) => {}
-            Decision::Skip(why) => skipped.push(note(why)),
-            Decision::List { kind, name } => {
-                listed.push(note(format!("{kind} {name}: not created")))
-            }
+            Decision::Run | Decision::Create { .. } => {}
+            Decision::RunAs { note: why, .. } => out.rewritten.push(note(why)),
+            Decision::Skip(why) => out.skipped.push(note(why)),
+            Decision::List { kind, name } => out
+                .not_created
+                .push(note(format!("{kind} {name}: not created"))),
             Decision::Refuse(why) => {
                 return Err(format_error(
                     path,
@@ -301,7 +322,7 @@ pub fn check_dump(
             }
         }
     }
-    Ok((skipped, listed))
+    Ok(out)
 }
 
 /// Writes each database of `opts.databases` into a SQLite file (and the
@@ -351,7 +372,23 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
     }
     match &opts.source {
         ImportSource::Dump(dump) => {
-            let (skipped, not_created) = check_dump(dump, dialect)?;
+            // Nothing is created for a dump refused as text. (A MySQL
+            // dump's version comments are read as its server reads them:
+            // checked once the server's version is known.)
+            let checked_before = match dialect {
+                DumpDialect::Postgres => Some(check_dump(
+                    dump,
+                    dialect,
+                    None,
+                    &sqlwitness_core::LexSettings {
+                        standard_strings: true,
+                        no_backslash_escapes: false,
+                        ansi_quotes: false,
+                        client_charset: "UTF8".into(),
+                    },
+                )?),
+                DumpDialect::Mysql => None,
+            };
             let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
                 db_id: dump.display().to_string(),
                 engine: opts.engine.to_string(),
@@ -365,20 +402,40 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
                 .collect::<Vec<_>>()
                 .join(",");
             let stamp = Stamp::new(&stamp_db, "dump", "dump-load");
-            let mut ns =
-                sqlwitness_engines::open_dump_namespace(opts.engine, &opts.url, &ns_name, &stamp)
-                    .map_err(server_err)?;
-            let result = load(&mut *ns, dump, dialect, opts).and_then(|loaded| {
-                let mut not_created = not_created;
-                not_created.extend(loaded.refused_views);
-                let mut report = export(&mut *ns, opts, not_created)?;
-                report.dump = Some(dump.clone());
-                report.skipped = skipped;
-                report.statements = loaded.statements;
-                report.copied_rows = loaded.copied_rows;
-                report.load_seconds = loaded.seconds;
-                Ok(report)
-            });
+            let mut ns = sqlwitness_engines::open_dump_namespace(
+                opts.engine,
+                &opts.url,
+                &ns_name,
+                &stamp,
+                opts.statement_limit,
+            )
+            .map_err(server_err)?;
+            let result = ns
+                .server_version()
+                .map_err(server_err)
+                .and_then(|version| {
+                    let checked = match checked_before {
+                        Some(c) => c,
+                        None => {
+                            let first = ns.lexing().map_err(server_err)?;
+                            check_dump(dump, dialect, Some(&version), &first)?
+                        }
+                    };
+                    let loaded = load(&mut *ns, dump, dialect, Some(&version), opts)?;
+                    Ok((checked, loaded))
+                })
+                .and_then(|(checked, loaded)| {
+                    let mut not_created = checked.not_created;
+                    not_created.extend(loaded.refused_objects);
+                    let mut report = export(&mut *ns, opts, not_created)?;
+                    report.dump = Some(dump.clone());
+                    report.skipped = checked.skipped;
+                    report.rewritten = checked.rewritten;
+                    report.statements = loaded.statements;
+                    report.copied_rows = loaded.copied_rows;
+                    report.load_seconds = loaded.seconds;
+                    Ok(report)
+                });
             let closed = ns.close();
             let report = result?;
             closed.map_err(server_err)?;
@@ -418,15 +475,19 @@ struct Loaded {
     /// Rows loaded by `COPY`.
     copied_rows: u64,
     seconds: f64,
-    /// Views the server refused to create, with its reason.
-    refused_views: Vec<DumpNote>,
+    /// Views and code the server refused to create, with its reason.
+    refused_objects: Vec<DumpNote>,
 }
 
-/// Runs the dump's statements in `ns`.
+/// Runs the dump's statements in `ns`, one at a time as the server parses
+/// them; after each statement that may change how the server lexes, reads
+/// the session's settings back and refuses the dump when they are not
+/// what its text says.
 fn load(
     ns: &mut dyn DumpNamespace,
     path: &Path,
     dialect: DumpDialect,
+    version: Option<&str>,
     opts: &ImportOptions,
 ) -> Result<Loaded, BenchError> {
     let fail = |line: usize, text: &str, e: sqlwitness_core::DbError| BenchError::DumpLoad {
@@ -444,82 +505,168 @@ fn load(
     let mut ctx = Context::default();
     let mut statements = 0u64;
     let mut copied_rows = 0u64;
-    let mut refused_views = Vec::new();
-    let mut items = Splitter::new(open(path)?, dialect).peekable();
+    let mut refused_objects = Vec::new();
+    let mut items = Splitter::new(open(path)?, dialect)
+        .for_server(version.and_then(VersionReader::from_version_text));
+    // The session as it starts: the splitter follows it from here.
+    let first = ns
+        .lexing()
+        .map_err(|e| fail(0, "reading the loader's session settings", e))?;
+    ctx.session.lexing = lexing_of(&first);
+    items.set_lexing(ctx.session.lexing);
     while let Some(item) = items.next() {
         let item = item.map_err(|e| format_error(path, e.line, e.message))?;
-        match item {
+        let (line, text) = match item {
             Item::Command { text, .. } => {
                 // Checked before the load: only skips remain.
                 let _ = classify_command(dialect, &mut ctx, &text);
+                continue;
             }
-            Item::Statement { line, text } => match classify(dialect, &mut ctx, &text) {
-                Decision::Run => {
-                    statements += 1;
-                    let copy = matches!(
-                        items.peek(),
-                        Some(Ok(Item::CopyData(_) | Item::CopyEnd { .. }))
+            Item::Statement { line, text } => (line, text),
+            Item::CopyData(_) | Item::CopyEnd { .. } => continue,
+        };
+        let decision = classify(dialect, &mut ctx, &text);
+        let ran = match decision {
+            Decision::Run => {
+                statements += 1;
+                if items.in_copy() {
+                    let mut source_error = None;
+                    let rows = ns.copy_in(
+                        &text,
+                        &mut || match items.next() {
+                            Some(Ok(Item::CopyData(chunk))) => Ok(Some(chunk)),
+                            Some(Ok(_)) | None => Ok(None),
+                            Some(Err(e)) => {
+                                let message = e.message.clone();
+                                source_error = Some(e);
+                                Err(sqlwitness_core::DbError::new(
+                                    sqlwitness_core::ErrorClass::Other,
+                                    None,
+                                    message,
+                                ))
+                            }
+                        },
+                        opts.statement_limit,
                     );
-                    if copy {
-                        let mut source_error = None;
-                        let rows = ns.copy_in(
-                            &text,
-                            &mut || match items.next() {
-                                Some(Ok(Item::CopyData(chunk))) => Ok(Some(chunk)),
-                                Some(Ok(_)) | None => Ok(None),
-                                Some(Err(e)) => {
-                                    source_error = Some(e.clone());
-                                    Err(sqlwitness_core::DbError::new(
-                                        sqlwitness_core::ErrorClass::Other,
-                                        None,
-                                        e.message,
-                                    ))
-                                }
-                            },
-                            opts.statement_limit,
-                        );
-                        if let Some(e) = source_error {
-                            return Err(format_error(path, e.line, e.message));
-                        }
-                        copied_rows += rows.map_err(|e| fail(line, &text, e))?;
-                    } else {
-                        ns.run(&text, opts.statement_limit)
-                            .map_err(|e| fail(line, &text, e))?;
+                    if let Some(e) = source_error {
+                        return Err(format_error(path, e.line, e.message));
                     }
+                    copied_rows += rows.map_err(|e| fail(line, &text, e))?;
+                } else {
+                    ns.run(&text, opts.statement_limit)
+                        .map_err(|e| fail(line, &text, e))?;
                 }
-                Decision::View(name) => {
-                    let sql = match dialect {
-                        DumpDialect::Mysql => policy::without_definer(&text),
-                        DumpDialect::Postgres => text.clone(),
-                    };
-                    match ns.run(&sql, opts.statement_limit) {
-                        Ok(()) => statements += 1,
-                        Err(e) if e.class == sqlwitness_core::ErrorClass::Timeout => {
-                            return Err(fail(line, &text, e))
-                        }
-                        Err(e) => refused_views.push(DumpNote {
-                            line,
-                            statement: head(&text),
-                            note: format!("view {name}: not created: {}", e.message),
-                        }),
+                true
+            }
+            Decision::RunAs { sql, .. } => {
+                statements += 1;
+                ns.run(&sql, opts.statement_limit)
+                    .map_err(|e| fail(line, &text, e))?;
+                true
+            }
+            Decision::Create { kind, name, sql } => {
+                match ns.run(sql.as_deref().unwrap_or(&text), opts.statement_limit) {
+                    Ok(()) => statements += 1,
+                    Err(e) if e.class == sqlwitness_core::ErrorClass::Timeout => {
+                        return Err(fail(line, &text, e))
                     }
+                    Err(e) => refused_objects.push(DumpNote {
+                        line,
+                        statement: head(&text),
+                        note: format!("{kind} {name}: not created: {}", e.message),
+                    }),
                 }
-                Decision::Refuse(why) => {
-                    // The check before the load refuses these: a dump that
-                    // changed under it is refused here.
-                    return Err(format_error(path, line, format!("refused: {why}")));
-                }
-                Decision::Skip(_) | Decision::List { .. } => {}
-            },
-            Item::CopyData(_) | Item::CopyEnd { .. } => {}
+                true
+            }
+            Decision::Refuse(why) => {
+                // The check before the load refuses these: a dump that
+                // changed under it is refused here.
+                return Err(format_error(path, line, format!("refused: {why}")));
+            }
+            Decision::Skip(_) | Decision::List { .. } => false,
+        };
+        items.set_lexing(ctx.session.lexing);
+        let first_word = policy::words(dialect, &text)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        if ran && ctx.session.check_after(dialect, &first_word, &text) {
+            let now = ns.lexing().map_err(|e| fail(line, &text, e))?;
+            if let Some(why) = session_differs(dialect, &ctx.session, &now) {
+                return Err(format_error(
+                    path,
+                    line,
+                    format!(
+                        "refused after `{}` ran: {why}; the statements after it would not be \
+                         read as the server reads them",
+                        head(&text)
+                    ),
+                ));
+            }
         }
     }
+    ns.finish_load()
+        .map_err(|e| fail(0, "ending the load", e))?;
     Ok(Loaded {
         statements,
         copied_rows,
         seconds: started.elapsed().as_secs_f64(),
-        refused_views,
+        refused_objects,
     })
+}
+
+/// The splitter's settings for a session's.
+fn lexing_of(s: &sqlwitness_core::LexSettings) -> split::Lexing {
+    split::Lexing {
+        standard_strings: s.standard_strings,
+        no_backslash_escapes: s.no_backslash_escapes,
+        ansi_quotes: s.ansi_quotes,
+    }
+}
+
+/// How the server's session settings `now` differ from what the dump's
+/// statements say (`session`), where it matters to where strings end.
+fn session_differs(
+    dialect: DumpDialect,
+    session: &session::Session,
+    now: &sqlwitness_core::LexSettings,
+) -> Option<String> {
+    let model = session.lexing;
+    match dialect {
+        DumpDialect::Postgres => {
+            if now.standard_strings != model.standard_strings {
+                return Some(format!(
+                    "standard_conforming_strings is {} on the server",
+                    if now.standard_strings { "on" } else { "off" }
+                ));
+            }
+            if !session::is_utf8_name(&now.client_charset) {
+                return Some(format!("the client encoding is {}", now.client_charset));
+            }
+        }
+        DumpDialect::Mysql => {
+            if now.no_backslash_escapes != model.no_backslash_escapes
+                || now.ansi_quotes != model.ansi_quotes
+            {
+                return Some(format!(
+                    "the server's sql_mode has NO_BACKSLASH_ESCAPES {} and ANSI_QUOTES {}",
+                    if now.no_backslash_escapes {
+                        "on"
+                    } else {
+                        "off"
+                    },
+                    if now.ansi_quotes { "on" } else { "off" }
+                ));
+            }
+            if !session::safe_charset(&now.client_charset) {
+                return Some(format!(
+                    "the client character set is {}",
+                    now.client_charset
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Writes each database of `opts.databases` from the tables of `ns` (a
@@ -640,6 +787,7 @@ fn export(
         copied_rows: 0,
         load_seconds: 0.0,
         skipped: Vec::new(),
+        rewritten: Vec::new(),
         not_created,
         databases,
     })

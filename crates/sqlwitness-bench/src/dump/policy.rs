@@ -1,27 +1,40 @@
 //! What a dump's loader runs, skips or refuses, statement by statement.
 //!
-//! A dump is input sqlwitness did not write. It is loaded into a namespace
-//! sqlwitness creates, under a login that owns only that namespace (the
-//! server's privileges are the wall); this policy is the first line, so
-//! that what would reach outside is refused by name before anything runs:
-//! server files and programs (`COPY … PROGRAM`, `COPY` to or from a server
-//! file, `LOAD DATA`, `INTO OUTFILE`), roles and logins, server-wide
-//! settings, other databases. What only sets up the dump's own environment
-//! (its `CREATE DATABASE` and `\connect`, owners and grants, extensions) is
-//! skipped with a note: sqlwitness provides that environment. Code that
-//! would run at load time or later (triggers, functions, procedures,
-//! events, rules) and materialized views are listed, not created. A view
-//! is a stored query that runs nothing when it is created: it is created in
-//! the dump's namespace by the loader (MySQL's `DEFINER=` clause left out,
-//! so that the loader is its definer), and a view the server refuses is
-//! listed with the server's reason instead of stopping the load.
+//! A dump is input sqlwitness did not write. Privilege is the wall: it is
+//! loaded into a namespace sqlwitness creates, under a login that owns only
+//! that namespace, one statement at a time as the server itself parses it.
+//! This policy is the second line, so that what would reach outside is
+//! refused by name before anything runs: server files and programs (`COPY …
+//! PROGRAM`, `COPY` to or from a server file, `LOAD DATA`, `INTO OUTFILE`,
+//! `DATA DIRECTORY`), roles and logins, server-wide settings, other
+//! databases, other servers (foreign tables, `FEDERATED`), statements built
+//! from strings at run time (`PREPARE`/`EXECUTE`), session settings the
+//! loader could not follow ([`super::session`]). What only sets up the
+//! dump's own environment (its `CREATE DATABASE` and `\connect`, owners and
+//! grants, extensions, the limits sqlwitness sets) is skipped with a note:
+//! sqlwitness provides that environment.
+//!
+//! The dump's own code — functions, procedures, triggers, rules, `DO`
+//! blocks — is created and runs as the loader (MySQL's `DEFINER=` clause
+//! left out, so that the loader is its definer): what a trigger writes
+//! during the load is kept, and it can reach nothing the loader cannot.
+//! Events (run on the server's schedule, after the load) are listed, not
+//! created. A view, or code the server refuses, is listed with the
+//! server's reason instead of stopping the load.
 
+use super::session::{SetEffect, PG_LIMITS};
 use super::split::{past_quoted, DumpDialect};
 
 /// The loader's decision on one statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     Run,
+    /// Runs `sql` instead of the statement as written; why (for the import
+    /// report).
+    RunAs {
+        sql: String,
+        note: String,
+    },
     /// Not run; why (for the import report).
     Skip(String),
     /// Listed as an object the dump defines but sqlwitness does not create
@@ -30,16 +43,42 @@ pub enum Decision {
         kind: String,
         name: String,
     },
-    /// A view: run as [`without_definer`] gives it; a view the server
-    /// refuses is listed with its reason (its name, as written).
-    View(String),
+    /// Creates a view or code (kind and name, as written), run as `sql`
+    /// when given; one the server refuses is listed with its reason.
+    Create {
+        kind: String,
+        name: String,
+        sql: Option<String>,
+    },
     /// The dump is refused; why.
     Refuse(String),
 }
 
+/// Tokens of a statement's head that [`classify`] reads (its kind, name
+/// and clauses); the rest is scanned without being kept.
+const HEAD: usize = 256;
+
+/// Table engines whose tables live in the server's own files.
+const LOCAL_ENGINES: [&str; 14] = [
+    "INNODB",
+    "MYISAM",
+    "ARIA",
+    "MEMORY",
+    "HEAP",
+    "ARCHIVE",
+    "BLACKHOLE",
+    "CSV",
+    "MRG_MYISAM",
+    "MERGE",
+    "ROCKSDB",
+    "TOKUDB",
+    "SEQUENCE",
+    "COLUMNSTORE",
+];
+
 /// `text` without MySQL's `DEFINER = user@host` clause (outside strings and
-/// quoted names, before the word `VIEW`: the query's own names are kept),
-/// so that the login that runs it is the definer.
+/// quoted names, before the kind of the object created: the object's own
+/// text is kept), so that the login that runs it is the definer.
 pub fn without_definer(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -55,7 +94,10 @@ pub fn without_definer(text: &str) -> String {
                 && b.get(i + w.len())
                     .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
         };
-        if word("VIEW") {
+        if ["VIEW", "TRIGGER", "PROCEDURE", "FUNCTION", "EVENT"]
+            .iter()
+            .any(|w| word(w))
+        {
             break;
         }
         match b[i] {
@@ -108,87 +150,221 @@ pub struct Context {
     /// The dump's own database (its first `CREATE DATABASE`, `USE` or
     /// `\connect`), which the namespace sqlwitness creates stands for.
     pub own_database: Option<String>,
+    /// The loader session's settings as the statements so far leave them.
+    pub session: super::session::Session,
 }
 
-/// A token of a statement: a keyword or bare name (upper-cased), a quoted
-/// name (as written, between its quotes), a string (`'`), or punctuation.
-pub(crate) fn words(dialect: DumpDialect, text: &str) -> Vec<String> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if b[i..].starts_with(b"--") || (c == b'#' && dialect == DumpDialect::Mysql) {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-        } else if b[i..].starts_with(b"/*!") || b[i..].starts_with(b"/*M!") {
-            // MySQL's executable comment: its content is a statement's.
-            i += if b[i + 2] == b'M' { 4 } else { 3 };
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-        } else if b[i..].starts_with(b"*/") && dialect == DumpDialect::Mysql {
-            i += 2;
-        } else if b[i..].starts_with(b"/*") {
-            let mut depth = 0;
-            while i < b.len() {
-                if b[i..].starts_with(b"/*") {
-                    depth += 1;
-                    i += 2;
-                } else if b[i..].starts_with(b"*/") {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-        } else if c == b'\'' || (c == b'"' && dialect == DumpDialect::Mysql) {
-            let backslash =
-                dialect == DumpDialect::Mysql || (i > 0 && matches!(b[i - 1], b'e' | b'E'));
-            i = past_quoted(b, i, c, backslash);
-            out.push("'".to_string());
-        } else if c == b'"' || c == b'`' {
-            let start = i;
-            i = past_quoted(b, i, c, false);
-            out.push(text[start..i].to_string());
-        } else if c == b'$' && dialect == DumpDialect::Postgres {
-            // A dollar-quoted body is a string here.
-            let mut j = i + 1;
-            while j < b.len() && b[j] != b'$' && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                j += 1;
-            }
-            if j < b.len() && b[j] == b'$' && !b[i + 1..j].first().is_some_and(u8::is_ascii_digit) {
-                let tag = &b[i..=j];
-                let mut k = j + 1;
-                while k < b.len() && !b[k..].starts_with(tag) {
-                    k += 1;
-                }
-                i = (k + tag.len()).min(b.len());
-                out.push("'".to_string());
-            } else {
-                out.push("$".to_string());
-                i += 1;
-            }
-        } else if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
-            let start = i;
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$') || b[i] >= 0x80)
-            {
-                i += 1;
-            }
-            out.push(text[start..i].to_ascii_uppercase());
-        } else {
-            out.push((c as char).to_string());
-            i += 1;
+/// A token of a statement: a keyword or bare name, a quoted name (as
+/// written, with its quotes), a string (its content is not read), or
+/// punctuation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tok<'a> {
+    Word(&'a str),
+    Quoted(&'a str),
+    Str,
+    Punct(&'a str),
+}
+
+impl Tok<'_> {
+    /// Whether this is the keyword or bare name `word` (any case).
+    pub(crate) fn is(&self, word: &str) -> bool {
+        matches!(self, Tok::Word(w) if w.eq_ignore_ascii_case(word))
+    }
+
+    fn punct(&self, p: &str) -> bool {
+        matches!(self, Tok::Punct(x) if *x == p)
+    }
+
+    /// The token as [`words`] gives it: a word upper-cased, a string `'`.
+    fn text(&self) -> String {
+        match self {
+            Tok::Word(w) => w.to_ascii_uppercase(),
+            Tok::Quoted(q) => q.to_string(),
+            Tok::Str => "'".to_string(),
+            Tok::Punct(p) => p.to_string(),
         }
     }
-    out
+}
+
+/// The tokens of a statement, read as they are needed (nothing is kept).
+pub(crate) struct Tokens<'a> {
+    dialect: DumpDialect,
+    text: &'a str,
+    i: usize,
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Tok<'a>;
+
+    fn next(&mut self) -> Option<Tok<'a>> {
+        let (dialect, text) = (self.dialect, self.text);
+        let b = text.as_bytes();
+        let mut i = self.i;
+        let out = loop {
+            if i >= b.len() {
+                self.i = i;
+                return None;
+            }
+            let c = b[i];
+            if c.is_ascii_whitespace() {
+                i += 1;
+            } else if b[i..].starts_with(b"--") || (c == b'#' && dialect == DumpDialect::Mysql) {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            } else if b[i..].starts_with(b"/*!") || b[i..].starts_with(b"/*M!") {
+                // MySQL's executable comment: its content is a statement's.
+                i += if b[i + 2] == b'M' { 4 } else { 3 };
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+            } else if b[i..].starts_with(b"*/") && dialect == DumpDialect::Mysql {
+                i += 2;
+            } else if b[i..].starts_with(b"/*") {
+                let mut depth = 0;
+                while i < b.len() {
+                    if b[i..].starts_with(b"/*") {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i..].starts_with(b"*/") {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            } else if c == b'\'' || (c == b'"' && dialect == DumpDialect::Mysql) {
+                let backslash =
+                    dialect == DumpDialect::Mysql || (i > 0 && matches!(b[i - 1], b'e' | b'E'));
+                i = past_quoted(b, i, c, backslash);
+                break Tok::Str;
+            } else if c == b'"' || c == b'`' {
+                let start = i;
+                i = past_quoted(b, i, c, false);
+                break Tok::Quoted(&text[start..i]);
+            } else if c == b'$' && dialect == DumpDialect::Postgres {
+                // A dollar-quoted body is a string here.
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'$' && (b[j].is_ascii_alphanumeric() || b[j] == b'_')
+                {
+                    j += 1;
+                }
+                if j < b.len()
+                    && b[j] == b'$'
+                    && !b[i + 1..j].first().is_some_and(u8::is_ascii_digit)
+                {
+                    let tag = &b[i..=j];
+                    let mut k = j + 1;
+                    while k < b.len() && !b[k..].starts_with(tag) {
+                        k += 1;
+                    }
+                    i = (k + tag.len()).min(b.len());
+                    break Tok::Str;
+                }
+                i += 1;
+                break Tok::Punct("$");
+            } else if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
+                let start = i;
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$') || b[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                break Tok::Word(&text[start..i]);
+            } else {
+                let len = text[i..].chars().next().map_or(1, char::len_utf8);
+                let p = &text[i..i + len];
+                i += len;
+                break Tok::Punct(p);
+            }
+        };
+        self.i = i;
+        Some(out)
+    }
+}
+
+/// Every token of `text`, read as it is needed.
+pub(crate) fn tokens(dialect: DumpDialect, text: &str) -> Tokens<'_> {
+    Tokens {
+        dialect,
+        text,
+        i: 0,
+    }
+}
+
+/// The first [`HEAD`] tokens of `text` (words upper-cased, strings `'`).
+pub(crate) fn words(dialect: DumpDialect, text: &str) -> Vec<String> {
+    tokens(dialect, text).take(HEAD).map(|t| t.text()).collect()
+}
+
+/// What one pass over a whole statement finds beyond its head.
+#[derive(Debug, Default)]
+struct Scan {
+    to: bool,
+    from: bool,
+    from_stdin: bool,
+    from_program: bool,
+    into_file: bool,
+    directory: bool,
+    tablespace_files: bool,
+    soname: bool,
+    set_config: bool,
+    trigger_all: bool,
+    /// A table option `CONNECTION` (outside the column list).
+    connection: bool,
+    /// A table option `ENGINE = name` (outside the column list).
+    engine: Option<String>,
+}
+
+fn scan(dialect: DumpDialect, text: &str) -> Scan {
+    let mut s = Scan::default();
+    let mut depth = 0i32;
+    let mut prev: Option<Tok> = None;
+    let mut engine_next = 0u8;
+    for t in tokens(dialect, text) {
+        if let Some(p) = prev {
+            let pair = |a: &str, b: &str| p.is(a) && t.is(b);
+            s.from_stdin |= pair("FROM", "STDIN");
+            s.from_program |= pair("FROM", "PROGRAM");
+            s.into_file |= pair("INTO", "OUTFILE") || pair("INTO", "DUMPFILE");
+            s.directory |= pair("DATA", "DIRECTORY") || pair("INDEX", "DIRECTORY");
+            s.tablespace_files |= pair("DISCARD", "TABLESPACE") || pair("IMPORT", "TABLESPACE");
+            s.trigger_all |= pair("TRIGGER", "ALL");
+            if depth == 0 && p.is("CONNECTION") && (t.punct("=") || t == Tok::Str) {
+                s.connection = true;
+            }
+        }
+        s.to |= t.is("TO");
+        s.from |= t.is("FROM");
+        s.soname |= t.is("SONAME");
+        s.set_config |= t.is("SET_CONFIG");
+        match engine_next {
+            1 if t.punct("=") => engine_next = 2,
+            2 => {
+                let name = match t {
+                    Tok::Word(w) => w.to_ascii_uppercase(),
+                    Tok::Quoted(q) => name_of(dialect, q).to_ascii_uppercase(),
+                    _ => String::new(),
+                };
+                s.engine = Some(name);
+                engine_next = 0;
+            }
+            _ => engine_next = 0,
+        }
+        if depth == 0 && t.is("ENGINE") {
+            engine_next = 1;
+        }
+        if t.punct("(") {
+            depth += 1;
+        } else if t.punct(")") {
+            depth -= 1;
+        }
+        prev = Some(t);
+    }
+    s
 }
 
 /// A name token without its quotes (`"Shop"` → `Shop`, `SHOP` → `shop`
@@ -278,9 +454,16 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
             });
             own_database(ctx, dialect, token.as_ref(), "\\connect")
         }
-        (DumpDialect::Postgres, "\\restrict" | "\\unrestrict" | "\\encoding") => {
+        (DumpDialect::Postgres, "\\restrict" | "\\unrestrict") => {
             skip("a psql setting for the dump's own session")
         }
+        (DumpDialect::Postgres, "\\encoding") => match parts.next() {
+            Some(e) if super::session::is_utf8_name(e) => {
+                skip("the dump is read as UTF-8, its encoding")
+            }
+            Some(e) => Decision::Refuse(format!("\\encoding {e}: the dump is read as UTF-8")),
+            None => skip("a psql display setting"),
+        },
         (DumpDialect::Postgres, "\\set" | "\\pset" | "\\echo" | "\\timing") => {
             skip("a psql display or variable setting")
         }
@@ -291,7 +474,8 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
     }
 }
 
-/// The loader's decision on one statement.
+/// The loader's decision on one statement; follows what it does to the
+/// session's settings.
 pub fn classify(dialect: DumpDialect, ctx: &mut Context, text: &str) -> Decision {
     let w = words(dialect, text);
     let first = w.first().map(String::as_str).unwrap_or("");
@@ -306,6 +490,11 @@ pub fn classify(dialect: DumpDialect, ctx: &mut Context, text: &str) -> Decision
             "{first} {second}: roles and logins are not the dump's to change"
         ));
     }
+    if matches!(first, "PREPARE" | "EXECUTE" | "DEALLOCATE") {
+        return refuse(&format!(
+            "{first}: a statement built or kept aside to run later is not read before it runs"
+        ));
+    }
     // A MySQL schema is a database; a PostgreSQL one is inside the dump's.
     let database = second == "DATABASE" || (dialect == DumpDialect::Mysql && second == "SCHEMA");
     if matches!(first, "CREATE" | "DROP" | "ALTER") && database {
@@ -318,26 +507,40 @@ pub fn classify(dialect: DumpDialect, ctx: &mut Context, text: &str) -> Decision
             &format!("{first} {second}"),
         );
     }
-    match dialect {
-        DumpDialect::Postgres => classify_postgres(&w, first, second),
-        DumpDialect::Mysql => classify_mysql(ctx, &w, first, second),
+    let found = scan(dialect, text);
+    let decision = match dialect {
+        DumpDialect::Postgres => classify_postgres(ctx, text, &found, &w, first, second),
+        DumpDialect::Mysql => classify_mysql(ctx, text, &found, &w, first, second),
+    };
+    if let Decision::Create { kind, .. } = &decision {
+        if kind != "view" {
+            ctx.session.defines_code = true;
+        }
     }
+    decision
 }
 
-fn classify_postgres(w: &[String], first: &str, second: &str) -> Decision {
+fn classify_postgres(
+    ctx: &mut Context,
+    text: &str,
+    found: &Scan,
+    w: &[String],
+    first: &str,
+    second: &str,
+) -> Decision {
     if first == "COPY" {
-        let to = has(w, "TO");
-        let from_at = w.iter().position(|x| x == "FROM");
-        if to && from_at.is_none() {
+        if found.to && !found.from {
             return refuse("COPY … TO writes to a server file or program");
         }
-        return match from_at.and_then(|i| w.get(i + 1)).map(String::as_str) {
-            Some("STDIN") => Decision::Run,
-            Some("PROGRAM") => refuse("COPY … FROM PROGRAM runs a program on the server"),
-            _ => refuse("COPY … FROM a server file reads outside the dump"),
-        };
+        if found.from_stdin {
+            return Decision::Run;
+        }
+        if found.from_program {
+            return refuse("COPY … FROM PROGRAM runs a program on the server");
+        }
+        return refuse("COPY … FROM a server file reads outside the dump");
     }
-    if matches!(first, "GRANT" | "REVOKE") {
+    if matches!(first, "GRANT" | "REVOKE") || has_pair(w, "DEFAULT", "PRIVILEGES") {
         return skip("privileges are sqlwitness's to give: not applied");
     }
     if matches!(first, "ALTER") && has_pair(w, "OWNER", "TO") {
@@ -349,11 +552,19 @@ fn classify_postgres(w: &[String], first: &str, second: &str) -> Decision {
         return skip("the loader's login is not changed");
     }
     let third = w.get(2).map(String::as_str).unwrap_or("");
+    let head5 = &w[..w.len().min(5)];
+    let language = matches!(first, "CREATE" | "DROP" | "ALTER")
+        && has(head5, "LANGUAGE")
+        && !head5
+            .iter()
+            .any(|x| matches!(x.as_str(), "FUNCTION" | "PROCEDURE" | "AGGREGATE"));
     let extension = (matches!(first, "CREATE" | "DROP" | "ALTER") && second == "EXTENSION")
-        || (first == "COMMENT" && second == "ON" && third == "EXTENSION");
+        || (first == "COMMENT" && second == "ON" && third == "EXTENSION")
+        || language;
     if extension {
         return skip(
-            "extensions are not created by a dump's loader (objects that need one fail by name)",
+            "extensions and languages are not created by a dump's loader (objects that need one \
+             fail by name)",
         );
     }
     let server_wide = matches!(
@@ -370,34 +581,105 @@ fn classify_postgres(w: &[String], first: &str, second: &str) -> Decision {
     ) || (first == "CREATE" || first == "ALTER" || first == "DROP")
         && matches!(
             (second, third),
-            ("FOREIGN", "DATA") | ("USER", "MAPPING") | ("EVENT", "TRIGGER")
+            ("FOREIGN", "DATA") | ("USER", "MAPPING") | ("EVENT", "TRIGGER") | ("FOREIGN", "TABLE")
         );
     if server_wide {
         return refuse(&format!(
             "{first} {second}: reaches beyond the dump's namespace (server files, settings or other servers)"
         ));
     }
-    if first == "DO" {
-        return Decision::List {
-            kind: "code block (DO)".into(),
-            name: String::new(),
+    if first == "SET" || first == "RESET" {
+        return match ctx.session.postgres_set(text) {
+            SetEffect::Follow => Decision::Run,
+            SetEffect::KeepLimits(why) => Decision::Skip(why),
+            SetEffect::Refuse(why) => Decision::Refuse(why),
         };
     }
-    if let Some(listed) = listed_object(w) {
+    // A setting changed by a function call is not followed: the lexing
+    // settings and the loader's limits only change by `SET`.
+    if found.set_config {
+        let lower = text.to_ascii_lowercase();
+        let guarded = PG_LIMITS
+            .iter()
+            .chain(&["standard_conforming_strings", "client_encoding"])
+            .find(|n| lower.contains(*n));
+        if let Some(name) = guarded {
+            return Decision::Refuse(format!(
+                "set_config of {name}: the loader follows that setting by SET only"
+            ));
+        }
+    }
+    if first == "ALTER" && second == "TABLE" && found.trigger_all {
+        // `pg_dump --disable-triggers`: the key checks' triggers are the
+        // server's and only a superuser may switch them; the dump's own
+        // triggers are the loader's.
+        if let Some(sql) = trigger_all_to_user(text) {
+            return Decision::RunAs {
+                sql,
+                note: "TRIGGER ALL run as TRIGGER USER: the dump's own triggers are switched, \
+                       the server's key checks stay on"
+                    .into(),
+            };
+        }
+    }
+    if first == "DO" {
+        return Decision::Create {
+            kind: "code block (DO)".into(),
+            name: String::new(),
+            sql: None,
+        };
+    }
+    if let Some(listed) = created_object(DumpDialect::Postgres, w, text) {
         return listed;
     }
     Decision::Run
 }
 
-fn classify_mysql(ctx: &mut Context, w: &[String], first: &str, second: &str) -> Decision {
+/// `ALTER TABLE … DISABLE|ENABLE TRIGGER ALL` as `… TRIGGER USER`.
+fn trigger_all_to_user(text: &str) -> Option<String> {
+    let upper = text.to_ascii_uppercase();
+    let at = upper.rfind("TRIGGER ALL")?;
+    let rest = upper[at + "TRIGGER ALL".len()..].trim();
+    rest.is_empty()
+        .then(|| format!("{}TRIGGER USER", &text[..at]))
+}
+
+fn classify_mysql(
+    ctx: &mut Context,
+    text: &str,
+    found: &Scan,
+    w: &[String],
+    first: &str,
+    second: &str,
+) -> Decision {
+    const M: DumpDialect = DumpDialect::Mysql;
     if first == "USE" {
-        return own_database(ctx, DumpDialect::Mysql, w.get(1), "USE");
+        return own_database(ctx, M, w.get(1), "USE");
     }
     if first == "LOAD" {
         return refuse("LOAD DATA / LOAD XML reads a file outside the dump");
     }
-    if has(w, "INTO") && (has(w, "OUTFILE") || has(w, "DUMPFILE")) {
+    if found.into_file {
         return refuse("SELECT … INTO OUTFILE/DUMPFILE writes a server file");
+    }
+    if found.directory {
+        return refuse("DATA/INDEX DIRECTORY places the table's files outside the server's own");
+    }
+    if found.tablespace_files {
+        return refuse("DISCARD/IMPORT TABLESPACE reaches the server's files");
+    }
+    if found.soname {
+        return refuse("a function from a server library (SONAME)");
+    }
+    if let Some(engine) = &found.engine {
+        if !LOCAL_ENGINES.contains(&engine.as_str()) {
+            return Decision::Refuse(format!(
+                "ENGINE={engine}: a table whose rows live outside the server's own tables"
+            ));
+        }
+    }
+    if found.connection && matches!(first, "CREATE" | "ALTER") && has(w, "TABLE") {
+        return refuse("a table CONNECTION reaches another server");
     }
     if matches!(first, "GRANT" | "REVOKE")
         || (first == "SET" && matches!(second, "PASSWORD" | "ROLE" | "DEFAULT"))
@@ -406,17 +688,24 @@ fn classify_mysql(ctx: &mut Context, w: &[String], first: &str, second: &str) ->
             "{first}: privileges and logins are not the dump's to change"
         ));
     }
+    if first == "SET"
+        && w.iter()
+            .any(|x| matches!(x.as_str(), "SQL_LOG_BIN" | "GTID_PURGED"))
+    {
+        return skip("replication settings are the server's");
+    }
     let global = first == "SET"
         && w.iter()
             .any(|x| matches!(x.as_str(), "GLOBAL" | "PERSIST" | "PERSIST_ONLY"));
     if global {
         return refuse("SET GLOBAL/PERSIST changes the whole server");
     }
-    if first == "SET"
-        && w.iter()
-            .any(|x| matches!(x.as_str(), "SQL_LOG_BIN" | "GTID_PURGED"))
-    {
-        return skip("replication settings are the server's");
+    if first == "SET" {
+        match ctx.session.mysql_set(text) {
+            SetEffect::Follow => {}
+            SetEffect::KeepLimits(why) => return Decision::Skip(why),
+            SetEffect::Refuse(why) => return Decision::Refuse(why),
+        }
     }
     let server = matches!(
         first,
@@ -435,27 +724,29 @@ fn classify_mysql(ctx: &mut Context, w: &[String], first: &str, second: &str) ->
             | "SOURCE"
             | "SYSTEM"
             | "RESTART"
+            | "BINLOG"
+            | "CACHE"
     ) && !(first == "START" && second == "TRANSACTION")
         || matches!(
             (first, second),
             (
                 "CREATE" | "ALTER" | "DROP",
-                "SERVER" | "TABLESPACE" | "LOGFILE" | "SPATIAL"
+                "SERVER" | "TABLESPACE" | "LOGFILE" | "SPATIAL" | "RESOURCE"
             )
         )
         || (first == "ALTER" && second == "INSTANCE");
     if server {
         return refuse(&format!("{first} {second}: a server-level statement"));
     }
-    if let Some(listed) = listed_object(w) {
+    if let Some(listed) = created_object(M, w, text) {
         return listed;
     }
     Decision::Run
 }
 
-/// Views and code (triggers, functions, procedures, events, rules): the
-/// kind and name, when the statement creates one.
-fn listed_object(w: &[String]) -> Option<Decision> {
+/// Views and code (triggers, functions, procedures, rules, aggregates,
+/// events): what becomes of a statement that creates one.
+fn created_object(dialect: DumpDialect, w: &[String], text: &str) -> Option<Decision> {
     if w.first().map(String::as_str) != Some("CREATE") {
         return None;
     }
@@ -492,14 +783,19 @@ fn listed_object(w: &[String]) -> Option<Decision> {
                 at += 2;
             }
             let name = name.to_lowercase();
-            let kind = if x == "VIEW" && w[..i].iter().any(|y| y == "MATERIALIZED") {
-                "materialized view".to_string()
-            } else if x == "VIEW" {
-                return Some(Decision::View(name));
-            } else {
-                x.to_lowercase()
+            let materialized = w[..i].iter().any(|y| y == "MATERIALIZED");
+            let kind = match x.as_str() {
+                "VIEW" if materialized => "materialized view".to_string(),
+                "EVENT" => {
+                    return Some(Decision::List {
+                        kind: "event".into(),
+                        name,
+                    })
+                }
+                other => other.to_lowercase(),
             };
-            return Some(Decision::List { kind, name });
+            let sql = (dialect == DumpDialect::Mysql).then(|| without_definer(text));
+            return Some(Decision::Create { kind, name, sql });
         }
     }
     None
@@ -539,6 +835,7 @@ mod tests {
         // Once the dump's own database is known, any other is refused.
         let mut ctx = Context {
             own_database: Some("shop".into()),
+            ..Context::default()
         };
         assert!(refused(&classify(
             DumpDialect::Postgres,
@@ -560,11 +857,15 @@ mod tests {
         ));
         assert_eq!(
             pg("CREATE OR REPLACE VIEW v AS SELECT 1"),
-            Decision::View("v".into())
+            Decision::Create {
+                kind: "view".into(),
+                name: "v".into(),
+                sql: None
+            }
         );
         assert!(matches!(
             pg("CREATE MATERIALIZED VIEW m AS SELECT 1"),
-            Decision::List { .. }
+            Decision::Create { kind, .. } if kind == "materialized view"
         ));
         assert_eq!(pg("CREATE TABLE event (trigger int)"), Decision::Run);
         // A column named like a keyword is a column.
@@ -618,7 +919,14 @@ mod tests {
         let mut ctx = Context::default();
         let text = "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013 DEFINER=`root`@`localhost` \
                     SQL SECURITY DEFINER */\n/*!50001 VIEW `big` AS select 'DEFINER=x@y' AS `s` */";
-        assert_eq!(my(&mut ctx, text), Decision::View("`big`".into()));
+        assert_eq!(
+            my(&mut ctx, text),
+            Decision::Create {
+                kind: "view".into(),
+                name: "`big`".into(),
+                sql: Some(without_definer(text))
+            }
+        );
         assert_eq!(
             without_definer(text),
             "/*!50001 CREATE ALGORITHM=UNDEFINED */\n/*!50013  SQL SECURITY DEFINER */\n\
@@ -654,12 +962,102 @@ mod tests {
         let mut ctx = Context::default();
         assert_eq!(my(&mut ctx, "/*!40101 SET NAMES utf8mb4 */"), Decision::Run);
         assert_eq!(my(&mut ctx, "LOCK TABLES `t` WRITE"), Decision::Run);
-        assert!(matches!(
+        // The dump's code is created with the loader as its definer.
+        assert_eq!(
             my(
                 &mut ctx,
                 "/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @x=1 */"
             ),
-            Decision::List { .. }
+            Decision::Create {
+                kind: "trigger".into(),
+                name: "tr".into(),
+                sql: Some(
+                    "/*!50003 CREATE*/ /*!50017 */ /*!50003 TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @x=1 */"
+                        .into()
+                )
+            }
+        );
+        assert!(ctx.session.defines_code);
+        assert!(matches!(
+            my(&mut ctx, "CREATE DEFINER=`root`@`%` EVENT e ON SCHEDULE EVERY 1 SECOND DO INSERT INTO t VALUES (1)"),
+            Decision::List { kind, .. } if kind == "event"
         ));
+    }
+
+    #[test]
+    fn statements_that_reach_outside_or_hide_what_they_run_are_refused() {
+        for s in [
+            "PREPARE s FROM @sql",
+            "EXECUTE s",
+            "CREATE TABLE t (a int) DATA DIRECTORY = '/tmp/x'",
+            "/*!50100 CREATE TABLE t (a int) INDEX DIRECTORY='/tmp' */",
+            "ALTER TABLE t DISCARD TABLESPACE",
+            "CREATE TABLE f (a int) ENGINE=FEDERATED CONNECTION='mysql://u@h/db/t'",
+            "CREATE TABLE c (a int) ENGINE = CONNECT TABLE_TYPE=CSV FILE_NAME='/etc/passwd'",
+            "CREATE FUNCTION f RETURNS STRING SONAME 'lib.so'",
+            "SET @@SESSION.max_statement_time = 0",
+        ] {
+            assert!(refused(&my(&mut Context::default(), s)), "{s}");
+        }
+        for s in [
+            "PREPARE p AS SELECT 1",
+            "SELECT pg_catalog.set_config('standard_conforming_strings', 'off', false)",
+            "SELECT set_config('statement_timeout', '0', false)",
+            "CREATE FOREIGN TABLE f (a int) SERVER s",
+            "SET client_encoding = 'SJIS'",
+        ] {
+            assert!(refused(&pg(s)), "{s}");
+        }
+        // A column named engine or connection is a column.
+        let mut ctx = Context::default();
+        assert_eq!(
+            my(
+                &mut ctx,
+                "CREATE TABLE cars (engine varchar(9), connection int) ENGINE=InnoDB"
+            ),
+            Decision::Run
+        );
+        assert_eq!(
+            pg("SELECT pg_catalog.set_config('search_path', '', false)"),
+            Decision::Run
+        );
+    }
+
+    #[test]
+    fn the_dumps_code_runs_as_the_loader_and_its_limits_are_sqlwitness_s() {
+        let mut ctx = Context::default();
+        assert!(matches!(
+            classify(DumpDialect::Postgres, &mut ctx, "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$"),
+            Decision::Create { kind, .. } if kind == "function"
+        ));
+        assert!(ctx.session.defines_code);
+        assert!(matches!(
+            pg("DO $$BEGIN PERFORM 1; END$$"),
+            Decision::Create { .. }
+        ));
+        assert!(matches!(pg("SET statement_timeout = 0"), Decision::Skip(_)));
+        assert!(matches!(
+            pg("CREATE OR REPLACE PROCEDURAL LANGUAGE plpgsql"),
+            Decision::Skip(_)
+        ));
+        assert_eq!(
+            pg("ALTER TABLE public.t DISABLE TRIGGER ALL"),
+            Decision::RunAs {
+                sql: "ALTER TABLE public.t DISABLE TRIGGER USER".into(),
+                note: "TRIGGER ALL run as TRIGGER USER: the dump's own triggers are switched, \
+                       the server's key checks stay on"
+                    .into()
+            }
+        );
+        let mut ctx = Context::default();
+        assert_eq!(
+            classify(
+                DumpDialect::Postgres,
+                &mut ctx,
+                "SET standard_conforming_strings = off"
+            ),
+            Decision::Run
+        );
+        assert!(!ctx.session.lexing.standard_strings);
     }
 }

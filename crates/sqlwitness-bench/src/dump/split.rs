@@ -1,33 +1,145 @@
-//! Splitting a SQL dump into statements, as a stream: the lexical rules of
-//! the dump's own client (psql for PostgreSQL, the mysql client for MySQL
-//! and MariaDB), so that a `;` inside a string, a quoted name, a comment or
-//! a dollar-quoted body never ends a statement.
+//! Splitting a SQL dump into statements, as a stream, by the lexical rules
+//! of the server that runs it, so that a `;` inside a string, a quoted
+//! name, a comment or a dollar-quoted body never ends a statement.
 //!
-//! PostgreSQL: `'…'` (with `''`), `E'…'` (backslash escapes), `"…"`,
-//! `$tag$…$tag$`, `--` and nested `/* */` comments; a line starting with a
-//! backslash outside a statement is a psql command; `COPY … FROM stdin` is
-//! followed by its data lines up to `\.`.
+//! PostgreSQL: `'…'` (with `''`; backslash escapes when
+//! `standard_conforming_strings` is off), `E'…'` (backslash escapes),
+//! `"…"`, `$tag$…$tag$`, `--` and nested `/* */` comments; a backslash
+//! outside quotes starts a psql command, which must begin a statement (it
+//! takes the rest of its line); `COPY … FROM stdin` is followed by its data
+//! lines up to `\.`.
 //!
-//! MySQL: `'…'` and `"…"` with backslash escapes, `` `…` ``, `-- `, `#` and
-//! `/* */` comments (`/*!…*/` is kept: the server runs it); a `DELIMITER`
-//! line changes the statement terminator.
+//! MySQL and MariaDB: `'…'` and `"…"` with backslash escapes (none under
+//! `NO_BACKSLASH_ESCAPES`; `"…"` is a quoted name under `ANSI_QUOTES`),
+//! `` `…` ``, `-- ` (a space or control character after the dashes), `#`
+//! and `/* */` comments; a version comment (`/*!50003 …*/`, MariaDB's
+//! `/*M!100100 …*/`) is statement text on a server whose version reads it
+//! and a comment on any other, by each server's own rules. The mysql
+//! client's commands are followed as that client reads them: `DELIMITER`
+//! (anywhere outside quotes, as the client does: inside a statement it is
+//! refused), a backslash command or a long-form command (`source`,
+//! `system`, `charset` …) at the start of a statement.
+//!
+//! The settings that change how the server lexes (`standard_conforming_strings`,
+//! `sql_mode`'s `NO_BACKSLASH_ESCAPES` and `ANSI_QUOTES`) are given by the
+//! caller between statements ([`Splitter::set_lexing`]): the splitter never
+//! reads past the statement it returns, so a setting a statement makes
+//! applies from the next one on, as on the server.
 //!
 //! The input is read a line at a time: memory follows the longest statement
-//! (a multi-row `INSERT`), never the dump; `COPY` data is handed on in
-//! chunks.
+//! (a multi-row `INSERT`), never the dump; a statement that is a whole line
+//! is handed on without a copy; `COPY` data is handed on in chunks.
 
 use std::collections::VecDeque;
 use std::io::BufRead;
 
-/// Which client's rules a dump follows.
+/// Which server's rules a dump follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DumpDialect {
     Postgres,
     Mysql,
 }
 
+/// The session settings that change where the server's strings and quoted
+/// names end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lexing {
+    /// PostgreSQL `standard_conforming_strings`: a backslash in `'…'` is an
+    /// ordinary character (in `E'…'` it always escapes).
+    pub standard_strings: bool,
+    /// MySQL `sql_mode` `NO_BACKSLASH_ESCAPES`.
+    pub no_backslash_escapes: bool,
+    /// MySQL `sql_mode` `ANSI_QUOTES`: `"…"` is a quoted name.
+    pub ansi_quotes: bool,
+}
+
+impl Default for Lexing {
+    /// What a fresh loader session has: PostgreSQL's standard strings,
+    /// MySQL's backslash escapes and double-quoted strings.
+    fn default() -> Self {
+        Lexing {
+            standard_strings: true,
+            no_backslash_escapes: false,
+            ansi_quotes: false,
+        }
+    }
+}
+
+/// The MySQL-family server a dump is read for: which version comments it
+/// runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VersionReader {
+    pub mariadb: bool,
+    /// `major * 10000 + minor * 100 + patch` (9.7.4: 90704; 10.11.19: 101119).
+    pub version: u32,
+}
+
+impl VersionReader {
+    /// Whether the server reads the version comment `/*!` (`mariadb_only`:
+    /// `/*M!`) of `version` (`None`: no version digits) as statement text.
+    pub fn runs(&self, mariadb_only: bool, version: Option<u32>) -> bool {
+        if mariadb_only && !self.mariadb {
+            return false;
+        }
+        match version {
+            None => true,
+            // MariaDB leaves MySQL 5.7 to 9.x's comments alone.
+            Some(v) if self.mariadb && (50700..100000).contains(&v) => false,
+            Some(v) => v <= self.version,
+        }
+    }
+
+    /// The version a server's `version()` text names (`9.7.4-2`,
+    /// `10.11.19-MariaDB-0+deb12u1`).
+    pub fn from_version_text(text: &str) -> Option<VersionReader> {
+        let mut parts = text
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty())
+            .map(|p| p.parse::<u32>().ok());
+        let (major, minor, patch) = (parts.next()??, parts.next()??, parts.next()??);
+        if minor > 99 || patch > 99 {
+            return None;
+        }
+        Some(VersionReader {
+            mariadb: text.contains("MariaDB"),
+            version: major * 10000 + minor * 100 + patch,
+        })
+    }
+}
+
 /// Bytes of `COPY` data per [`Item::CopyData`].
 const COPY_CHUNK: usize = 1 << 20;
+
+/// The mysql client's long-form commands, which it runs itself when one
+/// begins a statement (`use` is also a statement the server runs alike).
+const MYSQL_CLIENT_COMMANDS: [&str; 26] = [
+    "?",
+    "clear",
+    "connect",
+    "delimiter",
+    "edit",
+    "ego",
+    "exit",
+    "go",
+    "help",
+    "nopager",
+    "notee",
+    "pager",
+    "print",
+    "prompt",
+    "quit",
+    "rehash",
+    "source",
+    "status",
+    "system",
+    "tee",
+    "charset",
+    "warnings",
+    "nowarning",
+    "resetconnection",
+    "query_attributes",
+    "ssl_session_data_print",
+];
 
 /// One piece of a dump.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +155,8 @@ pub enum Item {
     CopyEnd { line: usize },
 }
 
-/// A dump that cannot be read: not UTF-8, or it ends inside a string.
+/// A dump that cannot be read as its server would: not UTF-8, it ends
+/// inside a string, or text the splitter cannot follow exactly.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SplitError {
     pub line: usize,
@@ -55,7 +168,8 @@ enum Lex {
     Normal,
     /// In a `'…'` string; `true` when backslash escapes apply.
     Single(bool),
-    Double,
+    /// In a `"…"` string or quoted name; `true` when backslash escapes apply.
+    Double(bool),
     Backtick,
     /// In a block comment of this nesting depth.
     Block(usize),
@@ -67,9 +181,21 @@ enum Lex {
 pub struct Splitter<R> {
     reader: R,
     dialect: DumpDialect,
+    lexing: Lexing,
+    versions: Option<VersionReader>,
     line_no: usize,
+    /// The line being lexed (with its end of line) and the next byte to lex.
+    line: String,
+    pos: usize,
+    /// The start of the part of `line` not yet in `buf`.
+    seg: usize,
     lex: Lex,
+    /// The statement so far (earlier lines' parts).
     buf: String,
+    /// The statement has text besides whitespace and comments.
+    started: bool,
+    /// Inside a MySQL version comment the server reads (its `*/` ends it).
+    in_version: bool,
     start_line: usize,
     delimiter: String,
     in_copy: bool,
@@ -84,9 +210,16 @@ impl<R: BufRead> Splitter<R> {
         Splitter {
             reader,
             dialect,
+            lexing: Lexing::default(),
+            versions: None,
             line_no: 0,
+            line: String::new(),
+            pos: 0,
+            seg: 0,
             lex: Lex::Normal,
             buf: String::new(),
+            started: false,
+            in_version: false,
             start_line: 0,
             delimiter: ";".into(),
             in_copy: false,
@@ -94,6 +227,32 @@ impl<R: BufRead> Splitter<R> {
             out: VecDeque::new(),
             done: false,
             raw: Vec::new(),
+        }
+    }
+
+    /// Reads MySQL version comments as `server` does (without: every
+    /// version comment is statement text).
+    pub fn for_server(mut self, server: Option<VersionReader>) -> Self {
+        self.versions = server;
+        self
+    }
+
+    /// The settings the next statement is lexed with.
+    pub fn set_lexing(&mut self, lexing: Lexing) {
+        self.lexing = lexing;
+    }
+
+    /// Whether the statement just returned is a `COPY … FROM stdin` whose
+    /// data follows.
+    pub fn in_copy(&self) -> bool {
+        self.in_copy
+    }
+
+    fn error(&mut self, line: usize, message: impl Into<String>) -> SplitError {
+        self.done = true;
+        SplitError {
+            line,
+            message: message.into(),
         }
     }
 
@@ -135,138 +294,265 @@ impl<R: BufRead> Splitter<R> {
         }
     }
 
-    fn text_line(&mut self) -> Result<(), SplitError> {
-        let line = std::str::from_utf8(&self.raw)
-            .map_err(|e| SplitError {
-                line: self.line_no,
-                message: format!("not UTF-8 ({e})"),
-            })?
-            .to_string();
-        let pending = self.buf.trim().is_empty() && self.lex == Lex::Normal;
-        if pending {
-            let t = line.trim();
-            let command = match self.dialect {
-                DumpDialect::Postgres => t.starts_with('\\'),
-                DumpDialect::Mysql => {
-                    let lower = t.to_ascii_lowercase();
-                    lower.starts_with("delimiter ") || lower == "delimiter" || t.starts_with('\\')
-                }
-            };
-            if command {
-                self.buf.clear();
-                if self.dialect == DumpDialect::Mysql
-                    && t.to_ascii_lowercase().starts_with("delimiter")
-                {
-                    let d = t["delimiter".len()..].trim();
-                    if !d.is_empty() {
-                        self.delimiter = d.to_string();
-                    }
-                }
-                self.out.push_back(Item::Command {
-                    line: self.line_no,
-                    text: t.to_string(),
-                });
-                return Ok(());
+    /// Takes the next line as the text being lexed.
+    fn take_line(&mut self) -> Result<(), SplitError> {
+        let raw = std::mem::take(&mut self.raw);
+        self.line = match String::from_utf8(raw) {
+            Ok(s) => s,
+            Err(e) => {
+                let message = format!("not UTF-8 ({})", e.utf8_error());
+                self.raw = e.into_bytes();
+                return Err(self.error(self.line_no, message));
             }
+        };
+        if self.line.as_bytes().contains(&0) {
+            return Err(self.error(self.line_no, "a NUL byte in the dump's text"));
         }
-        self.scan(&line);
+        self.pos = 0;
+        self.seg = 0;
         Ok(())
     }
 
-    /// Lexes one line into the statement buffer, ending statements at the
-    /// delimiter.
-    fn scan(&mut self, line: &str) {
-        let b = line.as_bytes();
-        let mut i = 0;
-        let mut seg = 0; // start of the part of `line` not yet in `buf`
-        while i < b.len() {
-            if self.buf.trim().is_empty() && seg == i && self.lex == Lex::Normal {
-                if b[i].is_ascii_whitespace() {
-                    i += 1;
-                    seg = i;
-                    continue;
-                }
-                self.start_line = self.line_no;
-            }
+    /// Moves the unconsumed part of the line into the statement.
+    fn flush_segment(&mut self) {
+        if self.seg < self.line.len() && !matches!(self.lex, Lex::Block(_)) {
+            self.buf.push_str(&self.line[self.seg..]);
+        }
+        self.seg = self.line.len();
+    }
+
+    /// The statement ending at `end` of the line; the line then continues
+    /// at `resume`.
+    fn end_statement(&mut self, end: usize, resume: usize) -> Option<Item> {
+        let rest_blank = self.line[resume..].trim().is_empty();
+        let text = if self.buf.is_empty() && rest_blank {
+            // The statement is this line's text: handed on without a copy.
+            let mut s = std::mem::take(&mut self.line);
+            s.truncate(end);
+            s.drain(..self.seg);
+            self.pos = 0;
+            self.seg = 0;
+            trim_in_place(&mut s);
+            s
+        } else {
+            self.buf.push_str(&self.line[self.seg..end]);
+            self.pos = resume;
+            self.seg = resume;
+            let mut s = std::mem::take(&mut self.buf);
+            trim_in_place(&mut s);
+            s
+        };
+        self.buf.clear();
+        self.started = false;
+        if text.is_empty() {
+            return None;
+        }
+        if self.dialect == DumpDialect::Postgres && is_copy_from_stdin(&text) {
+            self.in_copy = true;
+        }
+        Some(Item::Statement {
+            line: self.start_line,
+            text,
+        })
+    }
+
+    /// A command that takes the rest of the line from `at`.
+    fn command(&mut self, at: usize) -> Item {
+        let text = self.line[at..].trim().to_string();
+        self.pos = self.line.len();
+        self.seg = self.pos;
+        Item::Command {
+            line: self.line_no,
+            text,
+        }
+    }
+
+    /// The mysql client's `DELIMITER x` at `at` (the start of a statement):
+    /// its delimiter is the first word after it, and nothing may follow.
+    fn delimiter_command(&mut self, at: usize) -> Result<Item, SplitError> {
+        let rest = self.line[at + "delimiter".len()..].trim();
+        let word = rest.split_whitespace().next().unwrap_or("");
+        let line = self.line_no;
+        if word.is_empty() {
+            return Err(self.error(line, "DELIMITER without a delimiter"));
+        }
+        if word.contains('\\') || word.starts_with(['\'', '"', '`']) {
+            return Err(self.error(
+                line,
+                format!("DELIMITER `{word}`: a quoted delimiter or one with a backslash"),
+            ));
+        }
+        if rest.len() > word.len() {
+            return Err(self.error(
+                line,
+                "text after the DELIMITER command's delimiter (the mysql client drops it)",
+            ));
+        }
+        self.delimiter = word.to_string();
+        Ok(self.command(at))
+    }
+
+    /// Lexes the line from `pos` up to the end of a statement (returned),
+    /// a command (returned) or the end of the line (`None`).
+    fn lex_line(&mut self) -> Result<Option<Item>, SplitError> {
+        let mysql = self.dialect == DumpDialect::Mysql;
+        while self.pos < self.line.len() {
+            let i = self.pos;
+            let b = self.line.as_bytes();
             match self.lex.clone() {
                 Lex::Normal => {
+                    let c = b[i];
                     let rest = &b[i..];
-                    if rest.starts_with(self.delimiter.as_bytes()) {
-                        self.buf.push_str(&line[seg..i]);
-                        i += self.delimiter.len();
-                        seg = i;
-                        self.end_statement();
+                    if !self.started && c.is_ascii_whitespace() {
+                        self.pos += 1;
+                        if self.buf.trim().is_empty() {
+                            self.seg = self.pos;
+                        }
                         continue;
                     }
-                    let c = b[i];
-                    let comment_line = rest.starts_with(b"--")
-                        && (self.dialect == DumpDialect::Postgres
-                            || rest.len() == 2
-                            || rest[2].is_ascii_whitespace())
-                        || (c == b'#' && self.dialect == DumpDialect::Mysql);
-                    if comment_line {
-                        // Kept out of the statement: the rest of the line.
-                        self.buf.push_str(&line[seg..i]);
+                    if mysql && starts_with_ignore_case(rest, b"delimiter ") {
+                        if self.started || !self.buf.trim().is_empty() {
+                            return Err(self.error(
+                                self.line_no,
+                                "a DELIMITER command inside a statement (the mysql client ends \
+                                 the statement there)",
+                            ));
+                        }
+                        return self.delimiter_command(i).map(Some);
+                    }
+                    if !self.started {
+                        self.start_line = self.line_no;
+                        if c == b'\\' {
+                            return Ok(Some(self.command(i)));
+                        }
+                        if mysql && self.buf.trim().is_empty() {
+                            let word = first_word(rest);
+                            if word.eq_ignore_ascii_case("delimiter") {
+                                return self.delimiter_command(i).map(Some);
+                            }
+                            if MYSQL_CLIENT_COMMANDS
+                                .iter()
+                                .any(|w| w.eq_ignore_ascii_case(word))
+                            {
+                                return Ok(Some(self.command(i)));
+                            }
+                        }
+                    }
+                    if self.in_version && rest.starts_with(b"*/") {
+                        self.in_version = false;
+                        self.pos += 2;
+                        continue;
+                    }
+                    if rest.starts_with(self.delimiter.as_bytes()) {
+                        let end = i;
+                        let resume = i + self.delimiter.len();
+                        let item = self.end_statement(end, resume);
+                        if self.in_copy {
+                            let after = self.line.get(self.pos..).unwrap_or("").trim();
+                            if !after.is_empty() && !after.starts_with("--") {
+                                let line = self.line_no;
+                                return Err(self.error(
+                                    line,
+                                    "text after `COPY … FROM stdin` on its line (its data starts \
+                                     on the next line)",
+                                ));
+                            }
+                            self.pos = self.line.len();
+                            self.seg = self.pos;
+                        }
+                        match item {
+                            Some(item) => return Ok(Some(item)),
+                            None => continue,
+                        }
+                    }
+                    if c == b'\\' {
+                        let what = if mysql { "mysql client" } else { "psql" };
+                        return Err(self.error(
+                            self.line_no,
+                            format!(
+                                "a {what} command (a backslash outside quotes) inside a statement"
+                            ),
+                        ));
+                    }
+                    let line_comment = if mysql {
+                        c == b'#'
+                            || (rest.starts_with(b"--")
+                                && rest.get(2).is_none_or(|d| *d <= b' ' || *d == 0x7f))
+                    } else {
+                        rest.starts_with(b"--")
+                    };
+                    if line_comment {
+                        self.buf.push_str(&self.line[self.seg..i]);
                         self.buf.push('\n');
-                        i = b.len();
-                        seg = i;
+                        self.pos = self.line.len();
+                        self.seg = self.pos;
                         continue;
                     }
                     if rest.starts_with(b"/*") {
-                        let executable = self.dialect == DumpDialect::Mysql
-                            && (rest.starts_with(b"/*!") || rest.starts_with(b"/*M!"));
-                        if !executable {
-                            self.buf.push_str(&line[seg..i]);
-                            self.lex = Lex::Block(1);
-                            i += 2;
-                            seg = i;
-                            continue;
+                        if mysql {
+                            if let Some(skip) = self.version_comment(rest) {
+                                // Statement text the server reads: kept.
+                                self.started = true;
+                                self.in_version = true;
+                                self.pos += skip;
+                                continue;
+                            }
                         }
-                        i += 2;
+                        self.buf.push_str(&self.line[self.seg..i]);
+                        self.lex = Lex::Block(1);
+                        self.pos += 2;
+                        self.seg = self.pos;
                         continue;
                     }
+                    self.started = true;
                     match c {
                         b'\'' => {
-                            let escapes = match self.dialect {
-                                DumpDialect::Mysql => true,
-                                DumpDialect::Postgres => {
-                                    i > 0
+                            let escapes = if mysql {
+                                !self.lexing.no_backslash_escapes
+                            } else {
+                                !self.lexing.standard_strings
+                                    || (i > 0
                                         && matches!(b[i - 1], b'e' | b'E')
-                                        && (i < 2 || !is_ident_byte(b[i - 2]))
-                                }
+                                        && (i < 2 || !is_ident_byte(b[i - 2])))
                             };
                             self.lex = Lex::Single(escapes);
                         }
-                        b'"' => self.lex = Lex::Double,
-                        b'`' if self.dialect == DumpDialect::Mysql => self.lex = Lex::Backtick,
-                        b'$' if self.dialect == DumpDialect::Postgres => {
+                        b'"' => {
+                            self.lex = Lex::Double(
+                                mysql
+                                    && !self.lexing.ansi_quotes
+                                    && !self.lexing.no_backslash_escapes,
+                            )
+                        }
+                        b'`' if mysql => self.lex = Lex::Backtick,
+                        b'$' if !mysql && (i == 0 || !is_ident_byte(b[i - 1])) => {
                             if let Some(tag) = dollar_tag(rest) {
-                                if i == 0 || !is_ident_byte(b[i - 1]) {
-                                    i += tag.len();
-                                    self.lex = Lex::Dollar(tag);
-                                    continue;
-                                }
+                                self.pos += tag.len();
+                                self.lex = Lex::Dollar(tag);
+                                continue;
                             }
                         }
                         _ => {}
                     }
-                    i += 1;
+                    self.pos += 1;
                 }
                 Lex::Single(escapes) => {
                     let (next, closed) = in_quotes(b, i, b'\'', escapes);
-                    i = next;
+                    self.pos = next;
                     if closed {
                         self.lex = Lex::Normal;
                     }
                 }
-                Lex::Double | Lex::Backtick => {
-                    let (q, escapes) = if self.lex == Lex::Double {
-                        (b'"', self.dialect == DumpDialect::Mysql)
-                    } else {
-                        (b'`', false)
-                    };
-                    let (next, closed) = in_quotes(b, i, q, escapes);
-                    i = next;
+                Lex::Double(escapes) => {
+                    let (next, closed) = in_quotes(b, i, b'"', escapes);
+                    self.pos = next;
+                    if closed {
+                        self.lex = Lex::Normal;
+                    }
+                }
+                Lex::Backtick => {
+                    let (next, closed) = in_quotes(b, i, b'`', false);
+                    self.pos = next;
                     if closed {
                         self.lex = Lex::Normal;
                     }
@@ -274,51 +560,63 @@ impl<R: BufRead> Splitter<R> {
                 Lex::Block(depth) => {
                     let rest = &b[i..];
                     if rest.starts_with(b"*/") {
-                        i += 2;
+                        self.pos += 2;
                         if depth > 1 {
                             self.lex = Lex::Block(depth - 1);
                         } else {
                             // Comments never reach the statement.
                             self.lex = Lex::Normal;
                             self.buf.push(' ');
-                            seg = i;
+                            self.seg = self.pos;
                         }
-                    } else if rest.starts_with(b"/*") && self.dialect == DumpDialect::Postgres {
-                        i += 2;
+                    } else if rest.starts_with(b"/*") && !mysql {
+                        self.pos += 2;
                         self.lex = Lex::Block(depth + 1);
                     } else {
-                        i += 1;
+                        self.pos += 1;
                     }
                 }
                 Lex::Dollar(tag) => {
                     if b[i..].starts_with(tag.as_bytes()) {
-                        i += tag.len();
+                        self.pos += tag.len();
                         self.lex = Lex::Normal;
                     } else {
-                        i += 1;
+                        self.pos += 1;
                     }
                 }
             }
         }
-        if seg < b.len() && !matches!(self.lex, Lex::Block(_)) {
-            self.buf.push_str(&line[seg..]);
-        }
+        Ok(None)
     }
 
-    fn end_statement(&mut self) {
-        let text = self.buf.trim().to_string();
-        self.buf.clear();
-        if text.is_empty() {
-            return;
-        }
-        let copy_stdin = self.dialect == DumpDialect::Postgres && is_copy_from_stdin(&text);
-        self.out.push_back(Item::Statement {
-            line: self.start_line,
-            text,
-        });
-        if copy_stdin {
-            self.in_copy = true;
-        }
+    /// For `/*!…` or `/*M!…` at the start of `rest` that the server reads
+    /// as statement text: the length of its opening (`/*!` and the version
+    /// digits). `None`: a comment.
+    fn version_comment(&self, rest: &[u8]) -> Option<usize> {
+        let (mariadb_only, open) = if rest.starts_with(b"/*!") {
+            (false, 3)
+        } else if rest.starts_with(b"/*M!") {
+            (true, 4)
+        } else {
+            return None;
+        };
+        let digits = rest[open..]
+            .iter()
+            .take(6)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        // Five or six digits are a version; fewer are statement text.
+        let (version, len) = if digits >= 5 {
+            let text = std::str::from_utf8(&rest[open..open + digits]).ok()?;
+            (text.parse::<u32>().ok(), digits)
+        } else {
+            (None, 0)
+        };
+        let runs = match self.versions {
+            Some(server) => server.runs(mariadb_only, version),
+            None => true,
+        };
+        runs.then_some(open + len)
     }
 }
 
@@ -333,50 +631,96 @@ impl<R: BufRead> Iterator for Splitter<R> {
             if self.done {
                 return None;
             }
+            if self.in_copy {
+                match self.read_line() {
+                    Err(e) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                    Ok(false) => {
+                        self.flush_copy();
+                        self.out.push_back(Item::CopyEnd { line: self.line_no });
+                        self.in_copy = false;
+                        self.done = true;
+                    }
+                    Ok(true) => self.copy_line(),
+                }
+                continue;
+            }
+            if self.pos < self.line.len() {
+                match self.lex_line() {
+                    Ok(Some(item)) => return Some(Ok(item)),
+                    Ok(None) => continue,
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            self.flush_segment();
             match self.read_line() {
                 Err(e) => {
                     self.done = true;
                     return Some(Err(e));
                 }
+                Ok(true) => {
+                    if let Err(e) = self.take_line() {
+                        return Some(Err(e));
+                    }
+                }
                 Ok(false) => {
                     self.done = true;
-                    if self.in_copy {
-                        self.flush_copy();
-                        self.out.push_back(Item::CopyEnd { line: self.line_no });
-                        self.in_copy = false;
-                        continue;
-                    }
-                    match &self.lex {
-                        Lex::Normal | Lex::Block(_) => {}
-                        other => {
-                            return Some(Err(SplitError {
-                                line: self.start_line,
-                                message: format!(
-                                    "the dump ends inside {} begun by the statement on this line",
-                                    match other {
-                                        Lex::Single(_) => "a string",
-                                        Lex::Double | Lex::Backtick => "a quoted name",
-                                        _ => "a dollar-quoted body",
-                                    }
-                                ),
-                            }))
-                        }
+                    let inside = match &self.lex {
+                        Lex::Normal | Lex::Block(_) => None,
+                        Lex::Single(_) => Some("a string"),
+                        Lex::Double(_) | Lex::Backtick => Some("a quoted name or string"),
+                        Lex::Dollar(_) => Some("a dollar-quoted body"),
+                    };
+                    if let Some(inside) = inside {
+                        return Some(Err(SplitError {
+                            line: self.start_line,
+                            message: format!(
+                                "the dump ends inside {inside} begun by the statement on this line"
+                            ),
+                        }));
                     }
                     // A last statement without its terminator still runs
                     // (psql and mysql both send it).
-                    self.end_statement();
-                    continue;
-                }
-                Ok(true) => {
-                    if self.in_copy {
-                        self.copy_line();
-                    } else if let Err(e) = self.text_line() {
-                        self.done = true;
-                        return Some(Err(e));
+                    self.line.clear();
+                    self.seg = 0;
+                    if let Some(item) = self.end_statement(0, 0) {
+                        return Some(Ok(item));
                     }
                 }
             }
         }
+    }
+}
+
+fn trim_in_place(s: &mut String) {
+    let end = s.trim_end().len();
+    s.truncate(end);
+    let start = s.len() - s.trim_start().len();
+    s.drain(..start);
+}
+
+fn starts_with_ignore_case(b: &[u8], word: &[u8]) -> bool {
+    b.len() >= word.len() && b[..word.len()].eq_ignore_ascii_case(word)
+}
+
+/// The first word of `b` (letters, `_`, or a lone `?`), as text.
+fn first_word(b: &[u8]) -> &str {
+    if b.first() == Some(&b'?') {
+        return "?";
+    }
+    let n = b
+        .iter()
+        .take_while(|c| c.is_ascii_alphabetic() || **c == b'_')
+        .count();
+    // What follows the word must end it (space, `;`, end of line).
+    match b.get(n) {
+        None => std::str::from_utf8(&b[..n]).unwrap_or(""),
+        Some(c) if c.is_ascii_whitespace() || *c == b';' => {
+            std::str::from_utf8(&b[..n]).unwrap_or("")
+        }
+        Some(_) => "",
     }
 }
 
@@ -385,7 +729,7 @@ impl<R: BufRead> Iterator for Splitter<R> {
 /// the next position, and whether the quote closed there.
 fn in_quotes(b: &[u8], i: usize, q: u8, escapes: bool) -> (usize, bool) {
     if escapes && b[i] == b'\\' {
-        (i + 2, false)
+        ((i + 2).min(b.len().max(i + 1)), false)
     } else if b[i] == q {
         if b.get(i + 1) == Some(&q) {
             (i + 2, false)
@@ -417,7 +761,7 @@ fn trim_eol(b: &[u8]) -> &[u8] {
 }
 
 fn is_ident_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
 }
 
 /// The `$tag$` at the start of `rest`, when it is one (`$$`, `$body$`; not
@@ -450,6 +794,12 @@ mod tests {
         Splitter::new(text.as_bytes(), dialect)
             .collect::<Result<_, _>>()
             .unwrap()
+    }
+
+    fn split_err(dialect: DumpDialect, text: &str) -> SplitError {
+        Splitter::new(text.as_bytes(), dialect)
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap_err()
     }
 
     fn stmt(line: usize, text: &str) -> Item {
@@ -501,6 +851,30 @@ mod tests {
     }
 
     #[test]
+    fn a_setting_applies_from_the_next_statement() {
+        // With standard strings off, `'\''` is one quote inside a string:
+        // the server reads one statement where standard strings read three.
+        let dump = "SET standard_conforming_strings = off; SELECT 'a\\'; DROP TABLE t; --';\n";
+        let mut s = Splitter::new(dump.as_bytes(), DumpDialect::Postgres);
+        assert_eq!(
+            s.next().unwrap().unwrap(),
+            stmt(1, "SET standard_conforming_strings = off")
+        );
+        s.set_lexing(Lexing {
+            standard_strings: false,
+            ..Lexing::default()
+        });
+        assert_eq!(
+            s.next().unwrap().unwrap(),
+            stmt(1, "SELECT 'a\\'; DROP TABLE t; --'")
+        );
+        assert!(s.next().is_none());
+        // Left on, the same text is three statements.
+        let items = split(DumpDialect::Postgres, "SELECT 'a\\'; DROP TABLE t; --';\n");
+        assert_eq!(items.len(), 2, "{items:?}");
+    }
+
+    #[test]
     fn mysql_escapes_backticks_executable_comments_and_delimiter() {
         let dump = "/*!40101 SET NAMES utf8 */;\nINSERT INTO `a;b` VALUES ('x\\';y',\"q;\"); # c;\n\
                     DELIMITER ;;\nCREATE TRIGGER t BEFORE INSERT ON a FOR EACH ROW BEGIN SET @x = 1; END ;;\n\
@@ -529,13 +903,107 @@ mod tests {
     }
 
     #[test]
+    fn mysql_modes_change_where_strings_end() {
+        let text = "SELECT 'a\\'; SELECT 1; -- ';\n";
+        let mut s = Splitter::new(text.as_bytes(), DumpDialect::Mysql);
+        s.set_lexing(Lexing {
+            no_backslash_escapes: true,
+            ..Lexing::default()
+        });
+        assert_eq!(s.next().unwrap().unwrap(), stmt(1, "SELECT 'a\\'"));
+        assert_eq!(s.next().unwrap().unwrap(), stmt(1, "SELECT 1"));
+        let text = "SELECT \"a\\\"; SELECT 1; -- \";\n";
+        let mut s = Splitter::new(text.as_bytes(), DumpDialect::Mysql);
+        s.set_lexing(Lexing {
+            ansi_quotes: true,
+            ..Lexing::default()
+        });
+        assert_eq!(s.next().unwrap().unwrap(), stmt(1, "SELECT \"a\\\""));
+    }
+
+    #[test]
+    fn version_comments_are_read_as_each_server_reads_them() {
+        let mysql = VersionReader::from_version_text("9.7.4-2").unwrap();
+        let mariadb = VersionReader::from_version_text("10.11.19-MariaDB-0+deb12u1").unwrap();
+        assert_eq!((mysql.mariadb, mysql.version), (false, 90704));
+        assert_eq!((mariadb.mariadb, mariadb.version), (true, 101119));
+        for (v, my, maria) in [
+            (Some(40101), true, true),
+            (Some(50699), true, true),
+            (Some(50700), true, false),
+            (Some(80000), true, false),
+            (Some(90800), false, false),
+            (Some(100000), false, true),
+            (Some(101120), false, false),
+            (None, true, true),
+        ] {
+            assert_eq!(mysql.runs(false, v), my, "{v:?}");
+            assert_eq!(mariadb.runs(false, v), maria, "{v:?}");
+        }
+        assert!(!mysql.runs(true, Some(50000)));
+        assert!(mariadb.runs(true, Some(100000)));
+        // A comment the server does not read hides its quote.
+        let text = "SELECT 1 /*!90800 ' */; SELECT 2;\n";
+        let on = |server| {
+            Splitter::new(text.as_bytes(), DumpDialect::Mysql)
+                .for_server(Some(server))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        assert_eq!(
+            on(mysql).unwrap(),
+            vec![stmt(1, "SELECT 1"), stmt(1, "SELECT 2")]
+        );
+        let newer = VersionReader {
+            mariadb: false,
+            version: 90800,
+        };
+        assert!(on(newer).is_err(), "the quote opens a string to the end");
+    }
+
+    #[test]
+    fn client_commands_it_cannot_follow_are_errors_naming_their_line() {
+        for (dialect, text, line) in [
+            (DumpDialect::Mysql, "SELECT 1;\nSELECT 2 delimiter //\n", 2),
+            (
+                DumpDialect::Mysql,
+                "DELIMITER // CREATE TRIGGER t BEFORE INSERT ON a FOR EACH ROW SET @x=1 //\n",
+                1,
+            ),
+            (DumpDialect::Mysql, "DELIMITER\n", 1),
+            (DumpDialect::Mysql, "SELECT 1 \\G\n", 1),
+            (DumpDialect::Postgres, "SELECT 1;\nSELECT 2 \\gexec\n", 2),
+            (
+                DumpDialect::Postgres,
+                "COPY t FROM stdin; DROP TABLE x;\n1\n\\.\n",
+                1,
+            ),
+            (DumpDialect::Postgres, "SELECT '\0';\n", 1),
+        ] {
+            let e = split_err(dialect, text);
+            assert_eq!(e.line, line, "{text}: {e:?}");
+        }
+        // A long-form client command starting a statement is a command.
+        let items = split(DumpDialect::Mysql, "SELECT 1; source /etc/passwd\n");
+        assert_eq!(
+            items[1],
+            Item::Command {
+                line: 1,
+                text: "source /etc/passwd".into()
+            }
+        );
+        let items = split(DumpDialect::Mysql, "select `delimiter ` from t;\n");
+        assert_eq!(items, vec![stmt(1, "select `delimiter ` from t")]);
+    }
+
+    #[test]
+    fn a_statement_that_is_its_whole_line_is_handed_on_without_a_copy() {
+        let items = split(DumpDialect::Mysql, "INSERT INTO t VALUES (1);\n  \n");
+        assert_eq!(items, vec![stmt(1, "INSERT INTO t VALUES (1)")]);
+    }
+
+    #[test]
     fn an_unterminated_string_names_its_line() {
-        let err = Splitter::new(
-            "SELECT 1;\nSELECT 'open\n;\n".as_bytes(),
-            DumpDialect::Postgres,
-        )
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap_err();
+        let err = split_err(DumpDialect::Postgres, "SELECT 1;\nSELECT 'open\n;\n");
         assert_eq!(err.line, 2);
     }
 }

@@ -1,10 +1,22 @@
 //! Loading a MySQL or MariaDB dump ([`MysqlDumpNamespace`]): a database
 //! created and stamped as every migrated copy is ([`MysqlMigrator`]), and a
-//! fresh login granted everything on that database and nothing else — no
-//! global privilege, so no `FILE` (`LOAD DATA INFILE`, `INTO OUTFILE`), no
-//! `SUPER`, no user or grant changes; its `DEFINER`s cannot name another
-//! account. The dump runs over that login; the loaded database is read as
-//! a [`Source`] by the administrative login, then dropped with the login.
+//! fresh login granted what a dump's tables, views, routines and triggers
+//! need on that database and nothing else — no global privilege, so no
+//! `FILE` (`LOAD DATA INFILE`, `INTO OUTFILE`), no `SUPER`, no `PROCESS`,
+//! no user or grant changes, no `EVENT`; its `DEFINER`s cannot name another
+//! account. Its sessions carry limits: MariaDB's `MAX_STATEMENT_TIME` on the
+//! login and `max_session_mem_used`, MySQL's `max_execution_time` (which
+//! bounds its `SELECT`s; other statements are stopped by the client).
+//!
+//! The dump runs over that login one statement at a time, each prepared
+//! first (the server's statement protocol refuses a text it parses as
+//! several statements; one it cannot prepare, such as `CREATE TRIGGER` on
+//! MySQL, is then sent as the single statement the server just parsed);
+//! the dump's own code runs with the loader's rights. The loaded database
+//! is read as a [`Source`] by the administrative login — base tables and
+//! the catalogue only, which run nothing the dump defined (a generated
+//! column may not call a routine) — and its views by a fresh session of the
+//! loader; then it is dropped with the login.
 //!
 //! A live database a benchmark names ([`MysqlDumpNamespace::attach`]) is
 //! read the same way over the login its URL gives, in a read-only session;
@@ -15,9 +27,9 @@ use std::time::Duration;
 
 use sqlwitness_core::ResultSet;
 use sqlwitness_core::{
-    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, Migrator, ScanBatch,
-    ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView,
-    Stamp, TargetKind, STAMP_TABLE,
+    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, LexSettings, Migrator,
+    ScanBatch, ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable,
+    SourceView, Stamp, TargetKind, STAMP_TABLE,
 };
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
@@ -30,6 +42,18 @@ use crate::login::literal;
 
 /// Rows per scan batch.
 const SCAN_BATCH: usize = 1000;
+/// The privileges the loader has on its database (`ALL` but `EVENT` and
+/// `GRANT OPTION`).
+const LOADER_PRIVILEGES: &str = "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER, \
+     CREATE TEMPORARY TABLES, LOCK TABLES, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, ALTER ROUTINE, \
+     EXECUTE, TRIGGER, REFERENCES";
+/// MariaDB: the memory one loader session may use.
+const LOADER_MEMORY: u64 = 1 << 30;
+/// The time reading the loader's session settings back may take.
+const SETTINGS_LIMIT: Duration = Duration::from_secs(30);
+/// The server's error for a statement its prepared-statement protocol does
+/// not take (it parsed the text as one statement first).
+const NOT_PREPARABLE: &str = "1295";
 
 /// Key checks in MySQL's SQL.
 const KEY_SQL: KeySql = KeySql {
@@ -44,6 +68,11 @@ pub struct MysqlDumpNamespace {
     admin: MySqlConnection,
     loader: Option<MySqlConnection>,
     loader_id: u64,
+    /// How the loader connects (its password).
+    loader_opts: Option<MySqlConnectOptions>,
+    /// The loader's statement limit.
+    statement_limit: Duration,
+    mariadb: bool,
     database: String,
     user: String,
     closed: bool,
@@ -70,6 +99,13 @@ impl std::fmt::Debug for MysqlDumpNamespace {
             .field("database", &self.database)
             .finish_non_exhaustive()
     }
+}
+
+/// The server's error number of a driver error.
+fn my_error_code(e: &sqlx::Error) -> Option<String> {
+    e.as_database_error()?
+        .try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()
+        .map(|m| m.number().to_string())
 }
 
 fn my_error(e: sqlx::Error) -> DbError {
@@ -99,6 +135,7 @@ impl MysqlDumpNamespace {
         admin_url: &str,
         database: &str,
         stamp: &Stamp,
+        statement_limit: Duration,
     ) -> Result<Self, DbError> {
         let mut migrator = MysqlMigrator::connect(dialect, admin_url)?;
         migrator.lock(database)?;
@@ -118,6 +155,9 @@ impl MysqlDumpNamespace {
             admin,
             loader: None,
             loader_id: 0,
+            loader_opts: None,
+            statement_limit,
+            mariadb: false,
             database: database.to_string(),
             user,
             closed: false,
@@ -182,6 +222,9 @@ impl MysqlDumpNamespace {
             admin,
             loader: None,
             loader_id: 0,
+            loader_opts: None,
+            statement_limit: Duration::ZERO,
+            mariadb: false,
             database,
             user: String::new(),
             closed: false,
@@ -191,33 +234,81 @@ impl MysqlDumpNamespace {
 
     fn prepare(&mut self, base: &MySqlConnectOptions) -> Result<(), DbError> {
         let password = crate::fresh_password();
+        let version: String = self
+            .rt
+            .block_on(
+                sqlx::query_scalar("SELECT CAST(VERSION() AS CHAR)").fetch_one(&mut self.admin),
+            )
+            .map_err(my_error)?;
+        self.mariadb = version.contains("MariaDB");
+        // MariaDB stops the loader's statements itself (a little after the
+        // client would, so that a client that died does not leave one
+        // running).
+        let statement_time = if self.mariadb {
+            format!(
+                " MAX_STATEMENT_TIME {}",
+                self.statement_limit.as_secs_f64() + 2.0
+            )
+        } else {
+            String::new()
+        };
         for host in ["%", "localhost"] {
-            let sql = format!(
-                "CREATE USER '{u}'@'{host}' IDENTIFIED BY {p} WITH MAX_USER_CONNECTIONS 2; \
-                 GRANT ALL ON {db}.* TO '{u}'@'{host}'",
-                u = self.user,
-                p = literal(&password, true),
-                db = grant_db(&self.database),
-            );
-            self.rt
-                .block_on(self.admin.execute(sqlx::raw_sql(AssertSqlSafe(sql))))
-                .map_err(my_error)?;
+            for sql in [
+                format!(
+                    "CREATE USER '{u}'@'{host}' IDENTIFIED BY {p} WITH MAX_USER_CONNECTIONS 3{statement_time}",
+                    u = self.user,
+                    p = literal(&password, true),
+                ),
+                format!(
+                    "GRANT {LOADER_PRIVILEGES} ON {db}.* TO '{u}'@'{host}'",
+                    u = self.user,
+                    db = grant_db(&self.database),
+                ),
+            ] {
+                self.rt
+                    .block_on(self.admin.execute(AssertSqlSafe(sql)))
+                    .map_err(my_error)?;
+            }
         }
         let opts = base
             .clone()
             .username(&self.user)
             .password(&password)
-            .database(&self.database);
+            .database(&self.database)
+            .statement_cache_capacity(0);
+        let (loader, id) = self.connect_loader(&opts)?;
+        self.loader = Some(loader);
+        self.loader_id = id;
+        self.loader_opts = Some(opts);
+        Ok(())
+    }
+
+    /// A session of the loader with its limits set: the connection and its
+    /// id.
+    fn connect_loader(
+        &self,
+        opts: &MySqlConnectOptions,
+    ) -> Result<(MySqlConnection, u64), DbError> {
         let mut loader = self
             .rt
             .block_on(opts.connect())
             .map_err(|e| DbError::connection(format!("the loader login cannot connect: {e}")))?;
-        self.loader_id = self
+        let limits = if self.mariadb {
+            format!("SET SESSION max_session_mem_used = {LOADER_MEMORY}")
+        } else {
+            format!(
+                "SET SESSION max_execution_time = {}",
+                self.statement_limit.as_millis().min(u32::MAX as u128)
+            )
+        };
+        self.rt
+            .block_on(loader.execute(AssertSqlSafe(limits)))
+            .map_err(my_error)?;
+        let id = self
             .rt
             .block_on(sqlx::query_scalar("SELECT CONNECTION_ID()").fetch_one(&mut loader))
             .map_err(my_error)?;
-        self.loader = Some(loader);
-        Ok(())
+        Ok((loader, id))
     }
 
     fn stop_loader(&mut self) {
@@ -463,14 +554,73 @@ impl DumpNamespace for MysqlDumpNamespace {
     fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
-        let work = loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string())));
+        let work = async {
+            // Prepared, the text is parsed as one statement or refused; a
+            // statement the protocol does not take was parsed whole first,
+            // and is then sent as the one statement it is.
+            match sqlx::query(AssertSqlSafe(sql.to_string()))
+                .persistent(false)
+                .execute(&mut *loader)
+                .await
+            {
+                Err(e) if my_error_code(&e).as_deref() == Some(NOT_PREPARABLE) => loader
+                    .execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string())))
+                    .await
+                    .map(|_| ()),
+                other => other.map(|_| ()),
+            }
+        };
         match within(rt, limit, work) {
-            Some(r) => r.map(|_| ()).map_err(my_error),
+            Some(r) => r.map_err(my_error),
             None => {
                 self.stop_loader();
                 Err(past_limit("statement", limit))
             }
         }
+    }
+
+    fn lexing(&mut self) -> Result<LexSettings, DbError> {
+        let rt = &self.rt;
+        let loader = open(&mut self.loader, LOADER_ENDED)?;
+        let work = sqlx::query_as::<_, (String, String)>(
+            "SELECT CAST(@@SESSION.sql_mode AS CHAR), CAST(@@SESSION.character_set_client AS CHAR)",
+        )
+        .persistent(false)
+        .fetch_one(&mut *loader);
+        let (mode, charset) = match within(rt, SETTINGS_LIMIT, work) {
+            Some(r) => r.map_err(my_error)?,
+            None => {
+                self.stop_loader();
+                return Err(past_limit("settings read", SETTINGS_LIMIT));
+            }
+        };
+        let modes: Vec<String> = mode
+            .split(',')
+            .map(|m| m.trim().to_ascii_uppercase())
+            .collect();
+        let has = |m: &str| modes.iter().any(|x| x == m);
+        Ok(LexSettings {
+            standard_strings: true,
+            no_backslash_escapes: has("NO_BACKSLASH_ESCAPES"),
+            ansi_quotes: has("ANSI_QUOTES") || has("ANSI"),
+            client_charset: charset,
+        })
+    }
+
+    fn finish_load(&mut self) -> Result<(), DbError> {
+        // Views are read in a fresh session of the loader (no temporary
+        // table or variable of the load's).
+        if let Some(l) = self.loader.take() {
+            let _ = self.rt.block_on(l.close());
+        }
+        let opts = self
+            .loader_opts
+            .clone()
+            .ok_or_else(|| DbError::connection(LOADER_ENDED))?;
+        let (loader, id) = self.connect_loader(&opts)?;
+        self.loader = Some(loader);
+        self.loader_id = id;
+        Ok(())
     }
 
     fn copy_in(

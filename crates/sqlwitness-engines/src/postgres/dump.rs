@@ -2,9 +2,19 @@
 //! created and stamped by the administrative login, whose `public` schema a
 //! fresh login owns — no superuser, no database or role creation, no
 //! server files or programs (`COPY … PROGRAM` and `COPY` from a server file
-//! need roles it is not given), a connection limit of its own. The dump runs
-//! over that login; the loaded database is read back as a [`Source`] by the
-//! administrative login, then dropped with the login.
+//! need roles it is not given), a connection limit of its own, and limits
+//! set on the role (statement time, temporary files, memory per sort, idle
+//! time, a check that the client is still there). The dump runs over that
+//! login one statement at a time in the extended query protocol, which
+//! refuses a text the server parses as several statements; the dump's own
+//! code (triggers, functions) runs with the loader's rights.
+//!
+//! The loaded database is read in a fresh session of the loader, with
+//! `search_path` pinned to `pg_catalog` (no function or operator the dump
+//! defines is ever chosen), row security off, and values read through
+//! their types' own output functions (never a cast the dump could define):
+//! the administrative login runs nothing of the dump's. It then drops the
+//! database and the login.
 //!
 //! A database rather than a schema: a dump names its schemas (`public.t`,
 //! `CREATE SCHEMA app`), and in a database of its own every schema it names
@@ -20,9 +30,9 @@ use std::time::Duration;
 
 use sqlwitness_core::ResultSet;
 use sqlwitness_core::{
-    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, ScanBatch, ServerSource,
-    Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView, Stamp,
-    TargetKind, STAMP_TABLE,
+    CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, LexSettings, ScanBatch,
+    ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView,
+    Stamp, TargetKind, STAMP_TABLE,
 };
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
@@ -39,6 +49,23 @@ use crate::login::literal;
 const STAMP_SCHEMA: &str = "sqlwitness";
 /// Rows per scan batch.
 const SCAN_BATCH: usize = 1000;
+/// The limit of the loader's temporary files (a sort or a recursive query
+/// spilling past it fails at once rather than writing for seconds between
+/// two checks of its cancel).
+const LOADER_TEMP_FILES: &str = "256MB";
+/// Memory for one sort or hash of the loader.
+const LOADER_WORK_MEM: &str = "64MB";
+/// How long a loader session may sit idle (the server ends it).
+const LOADER_IDLE: &str = "10min";
+/// The loader's reading session: the dump's functions and operators are
+/// never chosen by name, policies never run, a table under one is an error.
+const READER_SETUP: [&str; 3] = [
+    "SET search_path = pg_catalog, pg_temp",
+    "SET row_security = off",
+    "SET statement_timeout = 0",
+];
+/// The time reading the loader's session settings back may take.
+const SETTINGS_LIMIT: Duration = Duration::from_secs(30);
 
 /// Key checks in PostgreSQL's SQL.
 const KEY_SQL: KeySql = KeySql {
@@ -71,11 +98,19 @@ enum Reads {
 pub struct PgDumpNamespace {
     rt: tokio::runtime::Runtime,
     admin: PgConnection,
-    /// The administrative login inside the dump's database (stamp, catalog,
-    /// reads).
+    /// The administrative login inside the dump's database (its stamp
+    /// only); a live database's reading session.
     inside: Option<PgConnection>,
+    /// The loader's loading session, until the load ends.
     loader: Option<PgConnection>,
     loader_pid: i32,
+    /// The loader's reading session, after the load.
+    reader: Option<PgConnection>,
+    reader_pid: i32,
+    /// How the loader connects (its password).
+    loader_opts: Option<PgConnectOptions>,
+    /// The statement limit the loader's role carries.
+    statement_limit: Duration,
     database: String,
     role: String,
     located: std::collections::HashMap<String, Located>,
@@ -123,12 +158,22 @@ pub(crate) fn pg_error(e: sqlx::Error) -> DbError {
     match e.as_database_error() {
         Some(db) => {
             let code = db.code().map(|c| c.into_owned());
+            let several = db.message().contains("multiple commands");
             let class = match code.as_deref() {
                 Some("42501") => ErrorClass::Refused,
                 Some("57014") => ErrorClass::Timeout,
+                Some("42601") if several => ErrorClass::Refused,
                 _ => ErrorClass::Other,
             };
-            DbError::new(class, code, db.message().to_string())
+            let message = if several {
+                format!(
+                    "the server reads several statements in this text ({}): refused",
+                    db.message()
+                )
+            } else {
+                db.message().to_string()
+            };
+            DbError::new(class, code, message)
         }
         None => crate::server::driver_error(e),
     }
@@ -137,8 +182,14 @@ pub(crate) fn pg_error(e: sqlx::Error) -> DbError {
 impl PgDumpNamespace {
     /// Creates database `database` (refused when it exists and is not a
     /// leftover of sqlwitness's own) stamped with `stamp`, and its loader
-    /// login; connects both.
-    pub fn create(admin_url: &str, database: &str, stamp: &Stamp) -> Result<Self, DbError> {
+    /// login, whose statements the server stops at `statement_limit` too;
+    /// connects both.
+    pub fn create(
+        admin_url: &str,
+        database: &str,
+        stamp: &Stamp,
+        statement_limit: Duration,
+    ) -> Result<Self, DbError> {
         let rt = crate::server::blocking_runtime()?;
         let base: PgConnectOptions = admin_url
             .parse()
@@ -173,7 +224,7 @@ impl PgDumpNamespace {
         let password = crate::fresh_password();
         let setup = format!(
             "CREATE ROLE {r} LOGIN PASSWORD {p} NOSUPERUSER NOCREATEDB NOCREATEROLE \
-             NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 2",
+             NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 3",
             r = quote(&role),
             p = literal(&password, false)
         );
@@ -185,6 +236,10 @@ impl PgDumpNamespace {
             inside: None,
             loader: None,
             loader_pid: 0,
+            reader: None,
+            reader_pid: 0,
+            loader_opts: None,
+            statement_limit,
             database: database.to_string(),
             role: role.clone(),
             located: Default::default(),
@@ -247,6 +302,10 @@ impl PgDumpNamespace {
             inside: Some(inside),
             loader: None,
             loader_pid: 0,
+            reader: None,
+            reader_pid: 0,
+            loader_opts: None,
+            statement_limit: Duration::ZERO,
             database,
             role: String::new(),
             located: Default::default(),
@@ -306,33 +365,98 @@ impl PgDumpNamespace {
             .block_on(inside.execute(sqlx::raw_sql(AssertSqlSafe(stamp_sql))))
             .map_err(pg_error)?;
         self.inside = Some(inside);
+        self.limit_loader()?;
         let opts = base
             .clone()
             .database(&self.database)
             .username(&self.role)
             .password(password)
-            .application_name("sqlwitness dump loader");
-        let mut loader = self
+            .application_name("sqlwitness dump loader")
+            // Every statement unnamed: the dump's text is parsed once, as
+            // one statement.
+            .statement_cache_capacity(0);
+        let (loader, pid) = self.connect_loader(&opts)?;
+        self.loader = Some(loader);
+        self.loader_pid = pid;
+        self.loader_opts = Some(opts);
+        Ok(())
+    }
+
+    /// The limits the loader's sessions start with, set on its role (a
+    /// setting only a superuser may give is left at the server's when the
+    /// administrative login is not one).
+    fn limit_loader(&mut self) -> Result<(), DbError> {
+        let role = quote(&self.role);
+        // The server stops a statement a little after the client would,
+        // so that a client that died does not leave it running.
+        let ms = (self.statement_limit.as_millis() + 2000).min(i32::MAX as u128);
+        let settings = [
+            ("statement_timeout", format!("'{ms}ms'"), true),
+            ("lock_timeout", format!("'{ms}ms'"), true),
+            (
+                "idle_in_transaction_session_timeout",
+                format!("'{LOADER_IDLE}'"),
+                true,
+            ),
+            ("work_mem", format!("'{LOADER_WORK_MEM}'"), true),
+            ("standard_conforming_strings", "on".into(), true),
+            ("temp_file_limit", format!("'{LOADER_TEMP_FILES}'"), false),
+            ("idle_session_timeout", format!("'{LOADER_IDLE}'"), false),
+            ("client_connection_check_interval", "'1s'".into(), false),
+        ];
+        for (name, value, required) in settings {
+            let r = self.rt.block_on(self.admin.execute(AssertSqlSafe(format!(
+                "ALTER ROLE {role} SET {name} = {value}"
+            ))));
+            if let Err(e) = r {
+                if required {
+                    return Err(pg_error(e));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A session of the loader: the connection and its backend's pid.
+    fn connect_loader(&self, opts: &PgConnectOptions) -> Result<(PgConnection, i32), DbError> {
+        let mut conn = self
             .rt
             .block_on(opts.connect())
             .map_err(|e| DbError::connection(format!("the loader login cannot connect: {e}")))?;
-        self.loader_pid = self
+        let pid = self
             .rt
-            .block_on(sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(&mut loader))
+            .block_on(
+                sqlx::query_scalar("SELECT pg_catalog.pg_backend_pid()")
+                    .persistent(false)
+                    .fetch_one(&mut conn),
+            )
             .map_err(pg_error)?;
-        self.loader = Some(loader);
-        Ok(())
+        Ok((conn, pid))
     }
 
     /// Cancels the loader's statement, then ends its session.
     fn stop_loader(&mut self) {
         let pid = self.loader_pid;
+        self.stop_backend(pid);
+        self.loader = None;
+    }
+
+    /// Cancels the reading session's statement, then ends the session.
+    fn stop_reader(&mut self) {
+        let pid = self.reader_pid;
+        self.stop_backend(pid);
+        self.reader = None;
+    }
+
+    fn stop_backend(&mut self, pid: i32) {
+        if pid == 0 {
+            return;
+        }
         let _ = self.rt.block_on(
             sqlx::query("SELECT pg_cancel_backend($1), pg_terminate_backend($1)")
                 .bind(pid)
                 .execute(&mut self.admin),
         );
-        self.loader = None;
     }
 
     fn located(&self, t: &SourceTable) -> Result<Located, DbError> {
@@ -344,12 +468,21 @@ impl PgDumpNamespace {
 
     fn count(&mut self, sql: String) -> Result<u64, DbError> {
         let rt = &self.rt;
-        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let n: Option<i64> = rt
             .block_on(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(conn))
             .map_err(pg_error)?;
         Ok(n.unwrap_or(0).max(0) as u64)
     }
+}
+
+/// `col` as the text its type's output function writes (`NULL` stays
+/// `NULL`), without a cast: a cast from a type the dump defines may be the
+/// dump's own function.
+fn as_text(col: &str) -> String {
+    format!(
+        "CASE WHEN pg_catalog.num_nulls({col}) = 1 THEN NULL ELSE pg_catalog.format('%s', {col}) END"
+    )
 }
 
 /// Whether the driver decodes a column of this type (by `typname` of its
@@ -384,6 +517,21 @@ fn positions(columns: &[SourceColumn], names: &[String]) -> Vec<usize> {
         .collect()
 }
 
+/// The session the loaded database is read over: the loader's reading
+/// session for a dump (after the load), a live database's own.
+fn src<'a>(
+    reads: &Reads,
+    reader: &'a mut Option<PgConnection>,
+    inside: &'a mut Option<PgConnection>,
+) -> Result<&'a mut PgConnection, DbError> {
+    match reads {
+        Reads::Dump => reader
+            .as_mut()
+            .ok_or_else(|| DbError::connection("the dump's database is read after its load")),
+        Reads::Live(_) => open(inside, NAMESPACE_CLOSED),
+    }
+}
+
 fn qualified(l: &Located) -> String {
     format!("{}.{}", quote(&l.schema), quote(&l.relation))
 }
@@ -405,7 +553,7 @@ impl PgDumpNamespace {
     /// and NOT NULL.
     fn copy_columns(&mut self, ns: &str, l: &Located) -> Result<Vec<CopiedColumn>, DbError> {
         let rt = &self.rt;
-        let inside = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let inside = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let cols = rt
             .block_on(
                 sqlx::query(
@@ -520,7 +668,7 @@ impl PgDumpNamespace {
         let conn = if outside {
             &mut self.admin
         } else {
-            open(&mut self.inside, NAMESPACE_CLOSED)?
+            src(&self.reads, &mut self.reader, &mut self.inside)?
         };
         let row = rt
             .block_on(sqlx::query(AssertSqlSafe(checksum_sql(from, cols))).fetch_one(conn))
@@ -533,7 +681,7 @@ impl Source for PgDumpNamespace {
     fn schema(&mut self) -> Result<SourceSchema, DbError> {
         let scope = self.schemas_read();
         let rt = &self.rt;
-        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let tables = rt
             .block_on(
                 sqlx::query(AssertSqlSafe(format!(
@@ -650,7 +798,7 @@ impl Source for PgDumpNamespace {
             .zip(&l.as_text)
             .map(|(c, &text)| {
                 if text {
-                    format!("{}::text", quote(&c.name))
+                    as_text(&quote(&c.name))
                 } else {
                     quote(&c.name)
                 }
@@ -659,7 +807,7 @@ impl Source for PgDumpNamespace {
             .join(", ");
         let sql = format!("SELECT {list} FROM {}", qualified(&l));
         let rt = &self.rt;
-        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let rows = sqlx::query(AssertSqlSafe(sql)).fetch(&mut *conn);
         rt.block_on(scan_in_batches(
             rows, decode_row, pg_error, SCAN_BATCH, batch,
@@ -704,7 +852,11 @@ impl DumpNamespace for PgDumpNamespace {
     fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
-        let work = loader.execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string())));
+        // The extended protocol: the server parses the text as one
+        // statement or refuses it.
+        let work = sqlx::query(AssertSqlSafe(sql.to_string()))
+            .persistent(false)
+            .execute(loader);
         match within(rt, limit, work) {
             Some(r) => r.map(|_| ()).map_err(pg_error),
             None => {
@@ -723,6 +875,14 @@ impl DumpNamespace for PgDumpNamespace {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
         let work = async {
+            // Parsed first in the extended protocol, which refuses a text of
+            // several statements; the same text then starts the COPY.
+            loader
+                .prepare(sqlx::SqlSafeStr::into_sql_str(AssertSqlSafe(
+                    sql.to_string(),
+                )))
+                .await
+                .map_err(pg_error)?;
             let mut copy = loader.copy_in_raw(sql).await.map_err(pg_error)?;
             loop {
                 match data() {
@@ -748,6 +908,64 @@ impl DumpNamespace for PgDumpNamespace {
             }
         }
     }
+
+    fn lexing(&mut self) -> Result<LexSettings, DbError> {
+        let rt = &self.rt;
+        let loader = open(&mut self.loader, LOADER_ENDED)?;
+        // Qualified: a function of the dump's never answers for the server.
+        let work = sqlx::query_as::<_, (String, String, String)>(
+            "SELECT pg_catalog.current_setting('standard_conforming_strings'), \
+             pg_catalog.current_setting('client_encoding'), \
+             pg_catalog.current_setting('statement_timeout')",
+        )
+        .persistent(false)
+        .fetch_one(&mut *loader);
+        let (scs, encoding, timeout) = match within(rt, SETTINGS_LIMIT, work) {
+            Some(r) => r.map_err(pg_error)?,
+            None => {
+                self.stop_loader();
+                return Err(past_limit("settings read", SETTINGS_LIMIT));
+            }
+        };
+        // A limit the dump's code changed is the loader's again.
+        let ms = (self.statement_limit.as_millis() + 2000).min(i32::MAX as u128);
+        if timeout != format!("{ms}ms") && !self.statement_limit.is_zero() {
+            let loader = open(&mut self.loader, LOADER_ENDED)?;
+            rt.block_on(
+                sqlx::query(AssertSqlSafe(format!("SET statement_timeout = '{ms}ms'")))
+                    .persistent(false)
+                    .execute(loader),
+            )
+            .map_err(pg_error)?;
+        }
+        Ok(LexSettings {
+            standard_strings: scs == "on",
+            no_backslash_escapes: false,
+            ansi_quotes: false,
+            client_charset: encoding,
+        })
+    }
+
+    fn finish_load(&mut self) -> Result<(), DbError> {
+        if let Some(l) = self.loader.take() {
+            let _ = self.rt.block_on(l.close());
+        }
+        let opts = self
+            .loader_opts
+            .clone()
+            .ok_or_else(|| DbError::connection(LOADER_ENDED))?
+            .application_name("sqlwitness dump reader")
+            .statement_cache_capacity(100);
+        let (mut reader, pid) = self.connect_loader(&opts)?;
+        for sql in READER_SETUP {
+            self.rt
+                .block_on(sqlx::query(sql).persistent(false).execute(&mut reader))
+                .map_err(pg_error)?;
+        }
+        self.reader = Some(reader);
+        self.reader_pid = pid;
+        Ok(())
+    }
 }
 
 impl ServerSource for PgDumpNamespace {
@@ -760,7 +978,7 @@ impl ServerSource for PgDumpNamespace {
     fn other_objects(&mut self) -> Result<Vec<String>, DbError> {
         let scope = self.schemas_read();
         let rt = &self.rt;
-        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let rows: Vec<String> = rt
             .block_on(
                 sqlx::query_scalar(AssertSqlSafe(format!(
@@ -788,34 +1006,56 @@ impl ServerSource for PgDumpNamespace {
     fn views(&mut self) -> Result<Vec<SourceView>, DbError> {
         let scope = self.schemas_read();
         let rt = &self.rt;
-        let conn = open(&mut self.inside, NAMESPACE_CLOSED)?;
-        let rows = rt
+        let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
+        let listed: Vec<(i64, String, String)> = rt
             .block_on(
-                sqlx::query(AssertSqlSafe(format!(
-                    "SELECT c.relname::text, pg_get_viewdef(c.oid, true) \
+                sqlx::query_as(AssertSqlSafe(format!(
+                    "SELECT c.oid::int8, c.relname::text, n.nspname::text \
                      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
                      WHERE c.relkind = 'v' AND {scope} ORDER BY c.oid"
                 )))
-                .fetch_all(conn),
+                .fetch_all(&mut *conn),
             )
             .map_err(pg_error)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| SourceView {
-                name: r.get(0),
-                definition: r
-                    .get::<String, _>(1)
+        let mut out = Vec::new();
+        for (oid, name, schema) in listed {
+            // Printed with the view's own schema first on the path, so that
+            // its names come unqualified; the query calls nothing found by
+            // that path.
+            let definition: Result<String, sqlx::Error> = rt.block_on(async {
+                sqlx::query(AssertSqlSafe(format!(
+                    "SET search_path = {}, pg_catalog",
+                    quote(&schema)
+                )))
+                .execute(&mut *conn)
+                .await?;
+                let d = sqlx::query_scalar(
+                    "SELECT pg_catalog.pg_get_viewdef($1::pg_catalog.int8::pg_catalog.oid, true)",
+                )
+                .bind(oid)
+                .fetch_one(&mut *conn)
+                .await;
+                sqlx::query(READER_SETUP[0]).execute(&mut *conn).await?;
+                d
+            });
+            out.push(SourceView {
+                name,
+                definition: definition
+                    .map_err(pg_error)?
                     .trim()
                     .trim_end_matches(';')
                     .to_string(),
-            })
-            .collect())
+            });
+        }
+        Ok(out)
     }
 
     fn view_rows(&mut self, name: &str, limit: Duration) -> Result<ResultSet, DbError> {
         let scope = self.schemas_read();
         let rt = &self.rt;
-        let inside = open(&mut self.inside, NAMESPACE_CLOSED)?;
+        // A dump's views are read by its loader (the login confined to its
+        // database); a live database's by its own login.
+        let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let schema: String = rt
             .block_on(
                 sqlx::query_scalar(AssertSqlSafe(format!(
@@ -824,18 +1064,10 @@ impl ServerSource for PgDumpNamespace {
                      WHERE c.relkind = 'v' AND c.relname = $1 AND {scope} ORDER BY c.oid LIMIT 1"
                 )))
                 .bind(name)
-                .fetch_one(inside),
+                .fetch_one(&mut *conn),
             )
             .map_err(pg_error)?;
         let sql = format!("SELECT * FROM {}.{}", quote(&schema), quote(name));
-        // A dump's views are read by its loader (the login confined to its
-        // database); a live database's by its own login.
-        let dump = self.reads == Reads::Dump;
-        let conn = if dump {
-            open(&mut self.loader, LOADER_ENDED)?
-        } else {
-            open(&mut self.inside, NAMESPACE_CLOSED)?
-        };
         let work = sqlx::query(AssertSqlSafe(sql)).fetch_all(conn);
         match within(rt, limit, work) {
             Some(r) => {
@@ -843,10 +1075,9 @@ impl ServerSource for PgDumpNamespace {
                 Ok(crate::server::result_set(&rows, decode_row))
             }
             None => {
-                if dump {
-                    self.stop_loader();
-                } else {
-                    self.inside = None;
+                match self.reads {
+                    Reads::Dump => self.stop_reader(),
+                    Reads::Live(_) => self.inside = None,
                 }
                 Err(past_limit("view", limit))
             }
@@ -870,7 +1101,7 @@ impl ServerSource for PgDumpNamespace {
             );
             let in_sql = format!("COPY {target} ({}) FROM STDIN", names.join(", "));
             let admin = &mut self.admin;
-            let inside = open(&mut self.inside, NAMESPACE_CLOSED)?;
+            let inside = src(&self.reads, &mut self.reader, &mut self.inside)?;
             self.rt.block_on(async {
                 use futures_util::TryStreamExt;
                 let mut rows = inside.copy_out_raw(&out_sql).await.map_err(pg_error)?;
@@ -941,6 +1172,9 @@ impl ServerSource for PgDumpNamespace {
         if let Some(l) = self.loader.take() {
             let _ = self.rt.block_on(l.close());
         }
+        if let Some(r) = self.reader.take() {
+            let _ = self.rt.block_on(r.close());
+        }
         // The stamp is checked again before the database is dropped.
         let ours = match self.inside.take() {
             Some(mut c) => {
@@ -986,7 +1220,7 @@ impl ServerSource for PgDumpNamespace {
 
 impl Drop for PgDumpNamespace {
     fn drop(&mut self) {
-        if self.loader.is_some() || self.inside.is_some() {
+        if self.loader.is_some() || self.inside.is_some() || self.reader.is_some() {
             let _ = self.close();
         }
     }
