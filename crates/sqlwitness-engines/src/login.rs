@@ -110,9 +110,25 @@ pub(crate) const RUN_LOGIN_STALE: std::time::Duration = std::time::Duration::fro
 pub(crate) const RUN_LOGIN_STAMP: &str = "sqlwitness run login";
 
 /// A login of its own for one run: created over the administrative login
-/// with exactly the reader's read access (PostgreSQL: a member of
-/// [`READER_LOGIN`]; MySQL and MariaDB: `SELECT` on each database the
-/// reader may read), and dropped when the run ends.
+/// with read access to the benchmark copies and nothing else, and dropped
+/// when the run ends. PostgreSQL: a member of [`READER_LOGIN`]. MySQL and
+/// MariaDB: `SELECT` on the databases the run reads
+/// ([`RunLogin::create_reading`]; every database the reader may read with
+/// [`RunLogin::create`]), never one the reader may not read.
+///
+/// On MySQL and MariaDB this is the second line behind the guard: the
+/// login sees no other benchmark's database, not even its name (in
+/// `information_schema.SCHEMATA`, `TABLES`, `COLUMNS` or `SHOW DATABASES`),
+/// no other login's session (`PROCESSLIST` lists a login's own only), no
+/// `mysql.*` or `sys.*` and, on MySQL, no `performance_schema` table but
+/// those every login may read. What every login may read whatever it is
+/// granted is the guard's alone to refuse: server variables (`@@datadir`,
+/// `SHOW VARIABLES`, MySQL's `performance_schema.global_variables` and
+/// `variables_info`, MariaDB's `information_schema.GLOBAL_VARIABLES`), the
+/// server's status, and the run's own sessions, which hold its other
+/// queries' text (`information_schema.PROCESSLIST`; MySQL's
+/// `performance_schema.processlist`). `sqlwitness-guard`'s
+/// `tests/run_login_reads.rs` shows each on the live servers.
 ///
 /// Two runs on one server never share a login, so a query of one can
 /// signal or kill no session of the other: PostgreSQL lets a login signal
@@ -146,7 +162,27 @@ impl std::fmt::Debug for RunLogin {
 
 impl RunLogin {
     /// Creates a run login on the server of `admin_url` (an administrative
-    /// login that may create logins and grant the reader's access).
+    /// login that may create logins and grant the reader's access) that
+    /// may read every benchmark copy the reader may read: for a run that
+    /// cannot name its namespaces before it connects.
+    pub fn create(kind: EngineKind, admin_url: &str) -> Result<RunLogin, EngineError> {
+        RunLogin::make(kind, admin_url, RunReads::Reader)
+    }
+
+    /// Creates a run login on the server of `admin_url` that may read the
+    /// namespaces `namespaces` (the run's own benchmark copies, as
+    /// `Database::namespace` names them) where the reader may read them,
+    /// and no other: a namespace made later is added with
+    /// [`RunLogin::grant_database`]. PostgreSQL: the login is a member of
+    /// the reader role all the same (its grants are the role's).
+    pub fn create_reading(
+        kind: EngineKind,
+        admin_url: &str,
+        namespaces: &[String],
+    ) -> Result<RunLogin, EngineError> {
+        RunLogin::make(kind, admin_url, RunReads::Only(namespaces))
+    }
+
     #[cfg_attr(
         not(any(feature = "postgres", feature = "mysql")),
         allow(
@@ -155,7 +191,11 @@ impl RunLogin {
             reason = "a build without server engines makes no run login"
         )
     )]
-    pub fn create(kind: EngineKind, admin_url: &str) -> Result<RunLogin, EngineError> {
+    fn make(
+        kind: EngineKind,
+        admin_url: &str,
+        reads: RunReads<'_>,
+    ) -> Result<RunLogin, EngineError> {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -169,16 +209,17 @@ impl RunLogin {
         match sqlwitness_dialect::shipped(kind).adapter {
             #[cfg(feature = "postgres")]
             sqlwitness_dialect::Adapter::Postgres => {
+                let _ = reads;
                 crate::postgres::create_run_login(admin_url, &name, &password, stale_before)
                     .map_err(|e| fail(e.to_string()))?
             }
             #[cfg(feature = "mysql")]
             sqlwitness_dialect::Adapter::Mysql => {
-                crate::mysql::create_run_login(admin_url, &name, &password, stale_before)
+                crate::mysql::create_run_login(admin_url, &name, &password, stale_before, reads)
                     .map_err(|e| fail(e.to_string()))?
             }
             _ => {
-                let _ = (password, stale_before);
+                let _ = (password, stale_before, reads);
                 return Err(EngineError::NotCompiled { engine: kind });
             }
         }
@@ -206,7 +247,8 @@ impl RunLogin {
     /// do, the login inherits the reader role's grants as they are made;
     /// MySQL and MariaDB: `SELECT` on `ns` granted to the login itself,
     /// whose grants were copied from the reader's when it was created
-    /// (they go with the login when it is dropped).
+    /// (they go with the login when it is dropped); `ns` is a namespace the
+    /// run made itself, and the reader's grant on it was made with it.
     pub fn grant_database(&self, ns: &str) -> Result<(), EngineError> {
         match sqlwitness_dialect::shipped(self.kind).adapter {
             #[cfg(feature = "mysql")]
@@ -250,6 +292,23 @@ impl RunLogin {
             _ => {}
         }
     }
+}
+
+/// What a run login may read besides what it is granted later
+/// ([`RunLogin::grant_database`]): never more than the reader.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(
+    not(any(feature = "postgres", feature = "mysql")),
+    allow(
+        dead_code,
+        reason = "a build without server engines makes no run login"
+    )
+)]
+pub(crate) enum RunReads<'a> {
+    /// Every namespace the reader may read.
+    Reader,
+    /// These namespaces, where the reader may read them.
+    Only(&'a [String]),
 }
 
 impl Drop for RunLogin {

@@ -2,7 +2,7 @@
 //! `localhost`, granted `SELECT` on each migrated database; and what a
 //! connected login may do beyond `SELECT`.
 
-use crate::login::{literal, reader_password, READER_LOGIN};
+use crate::login::{literal, reader_password, RunReads, READER_LOGIN};
 
 /// Grants the (ready) reader login `SELECT` on database `ns`, and nothing
 /// else.
@@ -66,12 +66,15 @@ pub(crate) async fn revoke_mysql(
 /// `_` and `%` (wildcards there) escaped so the grant names this database
 /// only.
 pub(crate) fn grant_db(ns: &str) -> String {
-    let db = ns
-        .replace('`', "``")
-        .replace('\\', "\\\\")
+    format!("`{}`", grant_pattern(ns).replace('`', "``"))
+}
+
+/// A database name as the grant tables keep it (`mysql.db.Db`): `\`, `_`
+/// and `%` escaped with a backslash.
+fn grant_pattern(ns: &str) -> String {
+    ns.replace('\\', "\\\\")
         .replace('_', "\\_")
-        .replace('%', "\\%");
-    format!("`{db}`")
+        .replace('%', "\\%")
 }
 
 /// What the connected MySQL/MariaDB login may do beyond `SELECT` on
@@ -126,14 +129,16 @@ fn grant_line_excess(line: &str) -> Option<String> {
 }
 
 /// Creates the run login `name` (see [`crate::RunLogin`]) for hosts `%`
-/// and `localhost` with `SELECT` on every database the reader login may
-/// read, and nothing else; first drops the run logins earlier runs left
-/// behind (created before `stale_before`, no session).
+/// and `localhost` with `SELECT` on the databases of `reads` that the
+/// reader login may read (all of the reader's for [`RunReads::Reader`]),
+/// and nothing else; first drops the run logins earlier runs left behind
+/// (created before `stale_before`, no session).
 pub(crate) fn create_run_login(
     admin_url: &str,
     name: &str,
     password: &str,
     stale_before: u64,
+    reads: RunReads<'_>,
 ) -> Result<(), sqlx::Error> {
     use sqlx::{AssertSqlSafe, Connection, Executor};
     crate::login::block_on(async {
@@ -168,7 +173,13 @@ pub(crate) fn create_run_login(
         .bind(READER_LOGIN)
         .fetch_all(&mut conn)
         .await?;
-        for db in granted {
+        let folded: i64 = sqlx::query_scalar("SELECT CAST(@@lower_case_table_names AS SIGNED)")
+            .fetch_one(&mut conn)
+            .await?;
+        for db in granted
+            .iter()
+            .filter(|db| copies_grant(reads, db, folded != 0))
+        {
             let grant = format!(
                 "GRANT SELECT ON `{}`.* TO {}",
                 db.replace('`', "``"),
@@ -178,6 +189,23 @@ pub(crate) fn create_run_login(
         }
         conn.close().await
     })
+}
+
+/// Whether `reads` asks for the reader's grant on `db` (a `mysql.db` row:
+/// wildcards escaped); `folded`: the server compares database names in any
+/// case (`lower_case_table_names`).
+fn copies_grant(reads: RunReads<'_>, db: &str, folded: bool) -> bool {
+    match reads {
+        RunReads::Reader => true,
+        RunReads::Only(namespaces) => namespaces.iter().any(|ns| {
+            let pattern = grant_pattern(ns);
+            if folded {
+                pattern.eq_ignore_ascii_case(db)
+            } else {
+                pattern == db
+            }
+        }),
+    }
 }
 
 /// Drops the run login `name` (both hosts).
