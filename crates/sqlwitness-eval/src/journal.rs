@@ -349,9 +349,13 @@ impl Journal {
             .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
         let path = dir.join(JOURNAL_FILE);
         // A journal whose header was never finished holds nothing.
-        let first = first_line(&path);
-        if mode == JournalMode::Resume && first.is_some() {
-            let sealed = read_sealed::<R>(&path, keys)?;
+        let resumed = match mode {
+            JournalMode::Resume if std::fs::symlink_metadata(&path).is_ok() => {
+                read_sealed::<R>(&path, keys)?
+            }
+            _ => None,
+        };
+        if let Some(sealed) = resumed {
             let diffs = sealed.header.differences(header, true);
             if !diffs.is_empty() {
                 return Err(EvalError::BadInput(format!(
@@ -389,6 +393,7 @@ impl Journal {
         }
         // The journal this one replaces can no longer be resumed: its key
         // goes with it.
+        let first = first_line(&path);
         let old = first.as_deref().map(|l| l.trim_end_matches('\n'));
         if let Some(old) = old.and_then(|l| unseal(l, "header")) {
             if let Ok(h) = serde_json::from_str::<Header>(old.1) {
@@ -453,12 +458,12 @@ impl Journal {
 }
 
 /// The first line of the journal at `path`, when it has one finished by
-/// a newline.
+/// a newline within the manifests' limit.
 fn first_line(path: &Path) -> Option<String> {
     use std::io::{BufRead, Read};
     let file = sqlwitness_core::open_input(path).ok()?;
     let mut line = Vec::new();
-    std::io::BufReader::new(file.take(sqlwitness_core::input::JOURNAL_FILE.bytes))
+    std::io::BufReader::new(file.take(sqlwitness_core::input::MANIFEST_FILE.bytes))
         .read_until(b'\n', &mut line)
         .ok()?;
     if line.last() != Some(&b'\n') {
@@ -481,7 +486,9 @@ pub fn read_journal_with<R: DeserializeOwned>(
     path: &Path,
     keys: &KeyStore,
 ) -> Result<(Header, Vec<R>, u64), EvalError> {
-    let s = read_sealed::<R>(path, keys)?;
+    let s = read_sealed::<R>(path, keys)?.ok_or_else(|| {
+        EvalError::BadInput(format!("{}: the journal has no header", path.display()))
+    })?;
     Ok((s.header, s.records, s.good_len))
 }
 
@@ -498,7 +505,12 @@ struct Sealed<R> {
 /// "start again" for a journal that cannot be trusted or read.
 const START_AGAIN: &str = "start again: rerun without --resume (every part, for a partitioned run)";
 
-fn read_sealed<R: DeserializeOwned>(path: &Path, keys: &KeyStore) -> Result<Sealed<R>, EvalError> {
+/// The journal at `path`, verified; `None` when its header was never
+/// finished (the journal holds nothing).
+fn read_sealed<R: DeserializeOwned>(
+    path: &Path,
+    keys: &KeyStore,
+) -> Result<Option<Sealed<R>>, EvalError> {
     let shown = path.display();
     let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::JOURNAL_FILE)
         .map_err(|e| {
@@ -554,15 +566,13 @@ fn read_sealed<R: DeserializeOwned>(path: &Path, keys: &KeyStore) -> Result<Seal
         }
         good = offset;
     }
-    let (header, key) =
-        header.ok_or_else(|| EvalError::BadInput(format!("{shown}: the journal has no header")))?;
-    Ok(Sealed {
+    Ok(header.map(|(header, key)| Sealed {
         header,
         records,
         good_len: good as u64,
         key,
         last,
-    })
+    }))
 }
 
 /// The header line: its format checked first (another format's header has
@@ -1015,6 +1025,23 @@ mod tests {
         std::fs::write(&path, &future).unwrap();
         let err = read_journal_with::<u32>(&path, &k).unwrap_err().to_string();
         assert!(err.contains("journal format 9"), "{err}");
+    }
+
+    #[test]
+    fn a_journal_past_its_size_limit_is_refused_unread() {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, k) = (root.path().join("out"), keys(root.path()));
+        three_records(&dir, &k);
+        // Sparse: as large as the limit says, nothing written.
+        let f = OpenOptions::new()
+            .write(true)
+            .open(dir.join(JOURNAL_FILE))
+            .unwrap();
+        f.set_len(sqlwitness_core::input::JOURNAL_FILE.bytes + 1)
+            .unwrap();
+        drop(f);
+        let err = resume_err(&dir, &header("spider"), &k);
+        assert!(err.contains("journal.jsonl: larger than 1 GiB"), "{err}");
     }
 
     #[test]
