@@ -196,7 +196,13 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     }
     let with_db = with_database(plan, &mine);
     let unavailable = migrate_for_audit(plan, &with_db);
-    let connected = crate::connect(engines, servers, jobs as u32 + 1)?;
+    let namespaces: std::collections::BTreeSet<String> = with_db
+        .iter()
+        .map(|&i| bench.database(&bench.questions[i].db_id).namespace)
+        .collect();
+    let namespaces: Vec<String> = namespaces.into_iter().collect();
+    let connected =
+        crate::connect::connect_reading(engines, servers, jobs as u32 + 1, &namespaces)?;
     let reference = plan.reference;
     if !connected.iter().any(|c| c.kind == reference) {
         return Err(EvalError::BadInput(format!(

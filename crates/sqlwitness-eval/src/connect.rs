@@ -46,17 +46,65 @@ impl HeldLogin {
 /// given, else over the explicit reader URL ([`Servers::reader_url`]). A
 /// login that cannot connect, or that may do more than read the benchmark
 /// copies, is an engine failure (exit 3) naming what to do.
+///
+/// The run's login may read every copy the reader may read; a run that
+/// knows its namespaces before it connects uses [`connect_reading`].
 pub fn connect(
     kinds: &[EngineKind],
     servers: &Servers,
     pool_size: u32,
+) -> Result<Vec<Connected>, EvalError> {
+    connect_with(kinds, servers, pool_size, None)
+}
+
+/// [`connect`], with the run's own login (on MySQL and MariaDB) reading
+/// only `namespaces`, the copies of the run's databases: a prediction
+/// that gets past the guard still cannot read, or see the name of, another
+/// benchmark's database (see [`RunLogin`]). A namespace the run makes
+/// later is granted with [`RunLogin::grant_database`].
+pub fn connect_reading(
+    kinds: &[EngineKind],
+    servers: &Servers,
+    pool_size: u32,
+    namespaces: &[String],
+) -> Result<Vec<Connected>, EvalError> {
+    connect_with(kinds, servers, pool_size, Some(namespaces))
+}
+
+/// The namespaces an evaluation of the databases `db_ids` reads on a
+/// server: each database's copy, and its test-suite instances' copies.
+pub(crate) fn eval_namespaces(plan: &crate::EvalPlan, db_ids: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for id in db_ids {
+        out.push(plan.bench.database(id).namespace);
+        if let Some(suite) = &plan.suite {
+            let instances = suite.instances(id).map_or(0, <[_]>::len);
+            out.extend(
+                (0..instances)
+                    .filter_map(|k| suite.instance_database(id, k))
+                    .map(|db| db.namespace),
+            );
+        }
+    }
+    out
+}
+
+fn connect_with(
+    kinds: &[EngineKind],
+    servers: &Servers,
+    pool_size: u32,
+    namespaces: Option<&[String]>,
 ) -> Result<Vec<Connected>, EvalError> {
     let mut out = Vec::new();
     for &kind in kinds {
         let mut login = None;
         let url = match servers.run_login_admin(kind) {
             Some(admin) if kind.is_server() => {
-                let created = RunLogin::create(kind, admin).map_err(|e| {
+                let created = match namespaces {
+                    Some(ns) => RunLogin::create_reading(kind, admin, ns),
+                    None => RunLogin::create(kind, admin),
+                };
+                let created = created.map_err(|e| {
                     EvalError::Engine(format!(
                         "{e}\n  each run reads over a login of its own, created over the \
                          administrative login; give a reader login of your own with --reader \

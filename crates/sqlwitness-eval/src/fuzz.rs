@@ -246,7 +246,12 @@ fn server_reference(
             );
         }
     }
-    let mut connected = crate::connect(&[r.kind], &r.servers, plan.jobs as u32 + 1)?;
+    let originals: Vec<String> = todo
+        .iter()
+        .map(|(id, _)| sqlwitness_core::namespace_for(&plan.bench.namespace_prefix, id))
+        .collect();
+    let mut connected =
+        crate::connect::connect_reading(&[r.kind], &r.servers, plan.jobs as u32 + 1, &originals)?;
     let c = connected.remove(0);
     Ok((
         unavailable,

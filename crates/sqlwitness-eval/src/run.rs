@@ -63,7 +63,12 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         .collect();
     let collations: Vec<_> = migrations.iter().map(|m| m.collations.clone()).collect();
     crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
-    let connected = crate::connect(&plan.engines, &plan.servers, plan.jobs as u32 + 1)?;
+    let connected = crate::connect::connect_reading(
+        &plan.engines,
+        &plan.servers,
+        plan.jobs as u32 + 1,
+        &crate::connect::eval_namespaces(plan, &db_ids),
+    )?;
     // The run's own logins outlive the engines that use them.
     let mut logins = Vec::new();
     let ctxs: Vec<EngineCtx> = connected
