@@ -11,6 +11,7 @@ mod migrate;
 mod names;
 mod predictions;
 mod schema_db;
+mod side_file;
 mod spider;
 mod tables;
 
@@ -31,5 +32,6 @@ pub use migrate::{
 pub use names::db_id_problem;
 pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};
 pub use schema_db::build_schema_database;
+pub use side_file::side_file;
 pub use spider::read_json_array;
 pub use tables::{load_tables_json, KeyColumns, TableSchema};
