@@ -334,8 +334,18 @@ fn write_spider_tables(
 /// which `eval` imports by itself before it runs.
 pub const MANIFEST: &str = "dumps.json";
 
+/// The only environment variables a [`MANIFEST`]'s `live` entry may name:
+/// `SQLWITNESS_LIVE_<NAME>`, which a user sets for that purpose. A
+/// downloaded benchmark is not trusted to choose a variable: any other
+/// (sqlwitness's own administrative and reader URLs, a cloud key, an
+/// application's `DATABASE_URL`) would hand it a secret or a login.
+pub const LIVE_URL_ENV_PREFIX: &str = "SQLWITNESS_LIVE_";
+
+/// Which folder the files a [`MANIFEST`] names must resolve inside.
+const BENCH_FOLDER: &str = "the benchmark folder";
+
 /// One dump or live database of a benchmark's [`MANIFEST`]: paths
-/// relative to the benchmark's folder.
+/// relative to the benchmark's folder, and inside it (links followed).
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ManifestEntry {
@@ -365,11 +375,160 @@ struct ManifestEntry {
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LiveEntry {
-    /// The environment variable holding the database's URL.
+    /// The environment variable holding the database's URL: one named
+    /// [`LIVE_URL_ENV_PREFIX`]`<NAME>`.
     url_env: String,
     /// PostgreSQL: the one schema to read.
     #[serde(default)]
     schema: Option<String>,
+}
+
+/// Where a checked [`ManifestEntry`] imports from.
+enum EntrySource {
+    /// The dump file, resolved inside the benchmark folder.
+    Dump(PathBuf),
+    /// The variable holding the live database's URL (checked by name, read
+    /// when the entry runs).
+    Live {
+        url_env: String,
+        schema: Option<String>,
+    },
+}
+
+/// A [`ManifestEntry`] with every name it holds checked.
+struct CheckedEntry {
+    /// `…/dumps.json entry <i>`, for messages.
+    place: String,
+    engine: EngineKind,
+    source: EntrySource,
+    /// The source for messages: the dump as the entry names it.
+    shown: String,
+    databases: Vec<DumpDatabase>,
+    copy_only: bool,
+}
+
+/// `named`, the `field` of the entry at `place`, as the file to read: a
+/// regular file inside the benchmark folder, links followed; else an
+/// error naming the entry, the field and the name as written (never
+/// anything of the file).
+fn entry_file(
+    bench: &sqlwitness_bench::Benchmark,
+    place: &str,
+    field: &str,
+    named: &std::path::Path,
+) -> Result<PathBuf, exit::BadInput> {
+    sqlwitness_bench::side_file(&bench.root, &bench.root, named, BENCH_FOLDER).map_err(|why| {
+        exit::BadInput(format!(
+            "{place}: {field} {:?}: {why}",
+            named.display().to_string()
+        ))
+    })
+}
+
+/// Why `name` may not be a `live` entry's `url_env` (`None`: it may).
+fn live_env_problem(name: &str) -> Option<String> {
+    let ok = name.strip_prefix(LIVE_URL_ENV_PREFIX).is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    });
+    (!ok).then(|| {
+        format!(
+            "live.url_env {name:?}: a live database's URL is read only from a variable named \
+             {LIVE_URL_ENV_PREFIX}<NAME> (NAME of A-Z, 0-9 and _) that you set for it; \
+             sqlwitness's own variables and any other variable are refused"
+        )
+    })
+}
+
+/// Checks entry `i` of the manifest at `path`: its engine, the files it
+/// names (inside the benchmark folder, regular), the variable a live entry
+/// names, its db_ids.
+fn check_entry(
+    bench: &sqlwitness_bench::Benchmark,
+    path: &std::path::Path,
+    i: usize,
+    entry: &ManifestEntry,
+) -> anyhow::Result<CheckedEntry> {
+    let place = format!("{} entry {i}", path.display());
+    let engine = EngineKind::parse(&entry.engine)
+        .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
+        .ok_or_else(|| {
+            exit::BadInput(format!(
+                "{place}: engine `{}`: dumps and live sources are read by postgres, mysql or mariadb",
+                entry.engine
+            ))
+        })?;
+    let (source, shown, stem) = match (&entry.dump, &entry.live) {
+        (Some(dump), None) => {
+            let file = entry_file(bench, &place, "dump", dump)?;
+            let stem = dump
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (
+                EntrySource::Dump(file),
+                bench.root.join(dump).display().to_string(),
+                Some(stem),
+            )
+        }
+        (None, Some(live)) => {
+            if let Some(why) = live_env_problem(&live.url_env) {
+                return Err(exit::BadInput(format!("{place}: {why}")).into());
+            }
+            let source = EntrySource::Live {
+                url_env: live.url_env.clone(),
+                schema: live.schema.clone(),
+            };
+            (source, "the live database".to_string(), None)
+        }
+        _ => {
+            return Err(exit::BadInput(format!(
+                "{place}: give either `dump` (a file) or `live` (a database on a server)"
+            ))
+            .into())
+        }
+    };
+    let databases = match &entry.tables {
+        Some(tables) => {
+            let file = entry_file(bench, &place, "tables", tables)?;
+            sqlwitness_bench::load_tables_json(&file)?
+                .into_values()
+                .map(|s| DumpDatabase {
+                    db_id: s.db_id,
+                    tables: Some(s.table_names_original),
+                })
+                .collect::<Vec<_>>()
+        }
+        None => {
+            let db_id = match (&entry.db_id, stem) {
+                (Some(d), _) => d.clone(),
+                (None, Some(stem)) => stem,
+                (None, None) => {
+                    return Err(exit::BadInput(format!(
+                        "{place}: a live database needs `db_id` or `tables`"
+                    ))
+                    .into())
+                }
+            };
+            if let Some(why) = sqlwitness_bench::db_id_problem(&db_id) {
+                return Err(exit::BadInput(format!("{place}: {why}")).into());
+            }
+            vec![DumpDatabase {
+                db_id,
+                tables: None,
+            }]
+        }
+    };
+    Ok(CheckedEntry {
+        place,
+        engine,
+        source,
+        shown,
+        databases,
+        copy_only: entry.copy_only,
+    })
 }
 
 /// Imports the dumps a benchmark's [`MANIFEST`] names whose databases have
@@ -379,6 +538,14 @@ struct LiveEntry {
 /// namespace prefix, over the administrative URL `servers` gives an engine
 /// (else `SQLWITNESS_<ENGINE>_URL`). Nothing when there is no manifest or
 /// every database is there.
+///
+/// Every entry is checked before any runs: a file an entry names (`dump`,
+/// `tables`) must be a regular file inside the benchmark's folder once
+/// links are followed (`--allow-outside-links` does not apply: it is for
+/// database files a user links in, while a dump is sent to a server), and
+/// a `live` entry may name only a [`LIVE_URL_ENV_PREFIX`] variable; else
+/// the run stops (exit 2) naming the entry, and nothing of the named file
+/// is read, sent or shown.
 pub fn from_manifest(
     bench: &sqlwitness_bench::Benchmark,
     servers: Option<&sqlwitness_eval::Servers>,
@@ -403,78 +570,26 @@ pub fn from_manifest(
     };
     let entries: Vec<ManifestEntry> = serde_json::from_slice(&text)
         .map_err(|e| exit::BadInput(format!("{}: {e}", path.display())))?;
+    let checked = entries
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| check_entry(bench, &path, i, entry))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut ran = false;
-    for (i, entry) in entries.iter().enumerate() {
-        let place = format!("{} entry {i}", path.display());
-        let engine = EngineKind::parse(&entry.engine)
-            .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
-            .ok_or_else(|| {
-                exit::BadInput(format!(
-                    "{place}: engine `{}`: dumps and live sources are read by postgres, mysql or mariadb",
-                    entry.engine
-                ))
-            })?;
-        let source = match (&entry.dump, &entry.live) {
-            (Some(dump), None) => ImportSource::Dump(bench.root.join(dump)),
-            (None, Some(live)) => {
-                let url = std::env::var(&live.url_env)
-                    .ok()
-                    .filter(|u| !u.trim().is_empty())
-                    .ok_or_else(|| {
-                        exit::BadInput(format!(
-                            "{place}: the live database's URL is read from {}, which is not set",
-                            live.url_env
-                        ))
-                    })?;
-                ImportSource::Live {
-                    url,
-                    schema: live.schema.clone(),
-                }
-            }
-            _ => {
-                return Err(exit::BadInput(format!(
-                    "{place}: give either `dump` (a file) or `live` (a database on a server)"
-                ))
-                .into())
-            }
-        };
-        let shown = match &source {
-            ImportSource::Dump(dump) => dump.display().to_string(),
-            ImportSource::Live { .. } => "the live database".to_string(),
-        };
-        let databases = match &entry.tables {
-            Some(tables) => sqlwitness_bench::load_tables_json(&bench.root.join(tables))?
-                .into_values()
-                .map(|s| DumpDatabase {
-                    db_id: s.db_id,
-                    tables: Some(s.table_names_original),
-                })
-                .collect::<Vec<_>>(),
-            None => {
-                let db_id = match (&entry.db_id, &source) {
-                    (Some(d), _) => d.clone(),
-                    (None, ImportSource::Dump(dump)) => dump
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    (None, ImportSource::Live { .. }) => {
-                        return Err(exit::BadInput(format!(
-                            "{place}: a live database needs `db_id` or `tables`"
-                        ))
-                        .into())
-                    }
-                };
-                vec![DumpDatabase {
-                    db_id,
-                    tables: None,
-                }]
-            }
-        };
+    for (i, entry) in checked.into_iter().enumerate() {
+        let CheckedEntry {
+            place,
+            engine,
+            source,
+            shown,
+            databases,
+            copy_only,
+        } = entry;
         let missing = databases
             .iter()
             .filter(|d| !bench.sqlite_path(&d.db_id).exists())
             .count();
-        if !entry.copy_only && missing > 0 && missing < databases.len() {
+        if !copy_only && missing > 0 && missing < databases.len() {
             return Err(exit::BadInput(format!(
                 "{place}: {missing} of the {} databases of {shown} have no SQLite file and the \
                  others have one: remove them to import again, or import by hand",
@@ -482,10 +597,24 @@ pub fn from_manifest(
             ))
             .into());
         }
-        let needed = if entry.copy_only { ran } else { missing > 0 };
+        let needed = if copy_only { ran } else { missing > 0 };
         if !needed {
             continue;
         }
+        let source = match source {
+            EntrySource::Dump(file) => ImportSource::Dump(file),
+            EntrySource::Live { url_env, schema } => {
+                let url = std::env::var(&url_env)
+                    .ok()
+                    .filter(|u| !u.trim().is_empty())
+                    .ok_or_else(|| {
+                        exit::BadInput(format!(
+                            "{place}: the live database's URL is read from {url_env}, which is not set"
+                        ))
+                    })?;
+                ImportSource::Live { url, schema }
+            }
+        };
         let url = url(engine).ok_or_else(|| {
             exit::BadInput(format!(
                 "{place}: a {engine} dump or database is imported by that engine: give --server \
@@ -501,7 +630,7 @@ pub fn from_manifest(
             databases,
             statement_limit: Duration::from_secs(600),
             source_copy_prefix: Some(prefix.to_string()),
-            copy_only: entry.copy_only,
+            copy_only,
         };
         let report = sqlwitness_bench::import_dump(&opts)
             .map_err(|e| exit::EngineFailure(format!("{place}: {e}")))?;
@@ -511,7 +640,7 @@ pub fn from_manifest(
         if !quiet {
             eprintln!(
                 "imported {shown} ({engine}{}): {} databases; report: {}",
-                if entry.copy_only { ", copies only" } else { "" },
+                if copy_only { ", copies only" } else { "" },
                 report.databases.len(),
                 report_path.display()
             );
@@ -526,4 +655,28 @@ pub fn from_manifest(
         ran = true;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod manifest_tests {
+    use super::live_env_problem;
+
+    #[test]
+    fn a_live_entry_names_only_a_live_variable() {
+        assert_eq!(live_env_problem("SQLWITNESS_LIVE_BIRD_PG"), None);
+        assert_eq!(live_env_problem("SQLWITNESS_LIVE_2"), None);
+        for refused in [
+            "SQLWITNESS_POSTGRES_URL",
+            "SQLWITNESS_MYSQL_READER_URL",
+            "SQLWITNESS_READER_PASSWORD",
+            "SQLWITNESS_LIVE_",
+            "SQLWITNESS_LIVE_a",
+            "SQLWITNESS_LIVE_X=Y",
+            "DATABASE_URL",
+            "AWS_SECRET_ACCESS_KEY",
+            "",
+        ] {
+            assert!(live_env_problem(refused).is_some(), "{refused}");
+        }
+    }
 }
