@@ -37,7 +37,8 @@ pub struct FuzzArgs {
     /// byte-identical suites.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Candidate instances generated per database before distillation.
+    /// Candidate instances generated per database before distillation (at
+    /// most 1,000: the instances a database's suite may keep).
     #[arg(long, default_value_t = 100)]
     pub candidates: usize,
     /// At most this many neighbour queries per gold (0 to 10,000).
@@ -91,6 +92,14 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
     let started = Instant::now();
     if a.candidates == 0 {
         bail!(BadInput("--candidates: must be at least 1".into()));
+    }
+    // A suite keeps at most its candidates, and `eval --suite` takes at
+    // most this many instances of a database.
+    if a.candidates > sqlwitness_fuzz::MAX_INSTANCES_PER_DATABASE {
+        bail!(BadInput(format!(
+            "--candidates: at most {}",
+            sqlwitness_fuzz::MAX_INSTANCES_PER_DATABASE
+        )));
     }
     let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;
     bench.allow_outside_links = a.allow_outside_links;

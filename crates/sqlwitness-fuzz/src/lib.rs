@@ -44,5 +44,8 @@ pub use schema::{
     ForeignKeySpec, TableDef, MAX_SET_DOMAIN,
 };
 pub use shrink::{shrink_witness, Witness};
-pub use suite::{suite_namespace, SuiteFailure, SuiteSet, SuiteVerdict};
+pub use suite::{
+    suite_namespace, SuiteFailure, SuiteSet, SuiteVerdict, MAX_INSTANCES_PER_DATABASE,
+    MAX_SUITE_INSTANCES,
+};
 pub use type_limits::TypeLimit;

@@ -41,6 +41,19 @@ fn max_namespace() -> usize {
         .unwrap_or(63)
 }
 
+/// The most instances one database's suite may list: every question of the
+/// database runs on each, and on every server engine each is a namespace
+/// of its own while the run lasts. `fuzz` keeps at most `--candidates`
+/// instances, which it caps at this number.
+pub const MAX_INSTANCES_PER_DATABASE: usize = 1_000;
+
+/// The most instances a suite may list over all its databases: what bounds
+/// the namespaces one `eval --suite` run creates on each server engine.
+pub const MAX_SUITE_INSTANCES: usize = 10_000;
+
+/// Which folder the files a suite's manifest names must resolve inside.
+const SUITE_FOLDER: &str = "the suite folder";
+
 /// Engine, `db_id`, instance index and the SQL text run.
 type GoldKey = (EngineKind, String, usize, String);
 type Cached = Arc<Result<ResultSet, DbError>>;
@@ -136,7 +149,15 @@ enum Sides<'a> {
 
 impl SuiteSet {
     /// Opens the suite folder `root` (its `manifest.json` and
-    /// `database/<db_id>/` folders).
+    /// `database/<db_id>/` folders). A suite is input like a benchmark (it
+    /// may be downloaded), so its manifest is checked before anything of
+    /// it is used (see [`MAX_INSTANCES_PER_DATABASE`],
+    /// [`MAX_SUITE_INSTANCES`]): every `db_id` is a name, not a path;
+    /// every instance and original file resolves, links followed, to a
+    /// regular file inside `root`; no file is listed twice among a
+    /// database's instances; and the instances stay within the bounds. A
+    /// manifest that breaks one is refused naming the database, the entry
+    /// and the name as written, never anything of the file it names.
     pub fn open(root: &Path) -> Result<SuiteSet, FuzzError> {
         let manifest_path = root.join("manifest.json");
         if !manifest_path.is_file() {
@@ -146,32 +167,57 @@ impl SuiteSet {
             });
         }
         let manifest = Manifest::read(&manifest_path)?;
+        let bad = |message: String| FuzzError::Manifest {
+            path: manifest_path.clone(),
+            message,
+        };
+        let total: usize = manifest.databases.values().map(|s| s.instances.len()).sum();
+        if total > MAX_SUITE_INSTANCES {
+            return Err(bad(format!(
+                "{total} instances: a suite may have at most {MAX_SUITE_INSTANCES} (split it \
+                 into suites of fewer databases)"
+            )));
+        }
         let mut instances = BTreeMap::new();
         let mut origins = BTreeMap::new();
         for (db_id, suite) in &manifest.databases {
+            if let Some(why) = sqlwitness_bench::db_id_problem(db_id) {
+                return Err(bad(format!("databases: {why}")));
+            }
+            if suite.instances.len() > MAX_INSTANCES_PER_DATABASE {
+                return Err(bad(format!(
+                    "{db_id}: {} instances: a database's suite may have at most \
+                     {MAX_INSTANCES_PER_DATABASE}",
+                    suite.instances.len()
+                )));
+            }
             let dir = suite_db_dir(root, db_id);
-            let mut files = Vec::new();
-            for inst in &suite.instances {
-                let p = dir.join(&inst.file);
-                if !p.is_file() {
-                    return Err(FuzzError::Manifest {
-                        path: manifest_path.clone(),
-                        message: format!("{db_id}: instance {} is missing", p.display()),
-                    });
+            let file = |what: &str, named: &str| {
+                sqlwitness_bench::side_file(root, &dir, Path::new(named), SUITE_FOLDER)
+                    .map_err(|why| bad(format!("{db_id}: {what}: file {named:?}: {why}")))
+            };
+            let mut files: Vec<PathBuf> = Vec::new();
+            let mut seen: HashMap<PathBuf, usize> = HashMap::new();
+            for (k, inst) in suite.instances.iter().enumerate() {
+                let p = file(&format!("instance {k}"), &inst.file)?;
+                if let Some(first) = seen.insert(p.clone(), k) {
+                    return Err(bad(format!(
+                        "{db_id}: instance {k}: file {:?} is the file of instance {first}: \
+                         each instance is listed once",
+                        inst.file
+                    )));
                 }
                 files.push(p);
             }
+            let original = file("original", &suite.original)?;
             instances.insert(db_id.clone(), files);
             let stress =
-                Stress::parse(&suite.stress.join(",")).map_err(|m| FuzzError::Manifest {
-                    path: manifest_path.clone(),
-                    message: format!("{db_id}: {m}"),
-                })?;
+                Stress::parse(&suite.stress.join(",")).map_err(|m| bad(format!("{db_id}: {m}")))?;
             origins.insert(
                 db_id.clone(),
                 Origin {
                     seed: suite.seed,
-                    original: dir.join(&suite.original),
+                    original,
                     extra_keys: suite.extra_foreign_keys.clone(),
                     stress,
                 },
