@@ -62,7 +62,9 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         .map(|&kind| migrate_for(plan, kind, &db_ids, progress))
         .collect();
     let collations: Vec<_> = migrations.iter().map(|m| m.collations.clone()).collect();
-    crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
+    // The suite's instance copies are the run's own: dropped when this
+    // goes, after everything below (the engines reading them) is gone.
+    let mut suite_copies = crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
     let connected = crate::connect::connect_reading(
         &plan.engines,
         &plan.servers,
@@ -100,6 +102,8 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     // On an interrupt: the journal first (nothing finished from then on is
     // recorded), then the servers' queries in flight.
     let _hooks = crate::interrupt::run_hooks(&journal, ctxs.iter().map(|c| c.engine.clone()));
+    // Then the suite's copies, which the cancelled queries no longer hold.
+    suite_copies.rearm();
     let wanted: HashSet<usize> = mine.iter().copied().collect();
     let mut done: HashMap<usize, QuestionReport> = done
         .into_iter()

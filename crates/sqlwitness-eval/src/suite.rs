@@ -3,6 +3,7 @@
 //! that matches on the original run on each instance).
 
 use sqlwitness_dialect::EngineFacts;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use sqlwitness_bench::{migrate_database, MigrateOptions, MigrationTarget, PredictedSql, Question};
@@ -14,43 +15,121 @@ use sqlwitness_sql::NameSet;
 use crate::execute::{prepare_pred, prepare_sql};
 use crate::{EvalPlan, Progress};
 
+/// The server namespaces of a run's suite instances: every one the run
+/// migrated into (or tried to) is dropped when this is dropped — at the
+/// end of the run, on an error or a panic — or when the run is
+/// interrupted, after the queries in flight are cancelled. A suite is
+/// input the run does not own, so its copies live only as long as the run
+/// that made them (at most [`sqlwitness_fuzz::MAX_SUITE_INSTANCES`] per
+/// server engine). Only namespaces holding sqlwitness's stamp are dropped.
+pub(crate) struct SuiteCopies {
+    made: Arc<Mutex<Vec<(MigrationTarget, String)>>>,
+    on_interrupt: Option<crate::OnInterrupt>,
+}
+
+impl SuiteCopies {
+    fn new() -> SuiteCopies {
+        let mut copies = SuiteCopies {
+            made: Arc::default(),
+            on_interrupt: None,
+        };
+        copies.rearm();
+        copies
+    }
+
+    /// Registers the interrupt hook again, after every hook registered so
+    /// far: the run calls this once its engines' hooks (which cancel the
+    /// queries in flight, whose locks a drop would wait for) are
+    /// registered.
+    pub(crate) fn rearm(&mut self) {
+        self.on_interrupt = None;
+        let made = Arc::clone(&self.made);
+        self.on_interrupt = Some(crate::on_interrupt(move || drop_all(&made)));
+    }
+
+    fn record(&self, target: &MigrationTarget, namespace: &str) {
+        self.made
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((target.clone(), namespace.to_string()));
+    }
+}
+
+impl Drop for SuiteCopies {
+    fn drop(&mut self) {
+        self.on_interrupt = None;
+        drop_all(&self.made);
+    }
+}
+
+/// Drops every namespace of `made` (once: the list is emptied), naming on
+/// stderr any that could not be dropped.
+fn drop_all(made: &Mutex<Vec<(MigrationTarget, String)>>) {
+    let list = std::mem::take(&mut *made.lock().unwrap_or_else(|e| e.into_inner()));
+    for (target, namespace) in list {
+        if let Err(e) = sqlwitness_bench::drop_namespace(&target, &namespace) {
+            eprintln!(
+                "suite: {}: the instance copy {namespace} could not be dropped: {e}",
+                target.engine()
+            );
+        }
+    }
+}
+
 /// `eval --suite` on PostgreSQL/MySQL: migrates every instance of the
 /// suites of `db_ids` into its namespace (`<prefix><db_id>__s<k>`) once, before
 /// the parallel evaluation, with the same idempotent migration as the
-/// original databases (verified targets are skipped). Instances that fail
-/// make the database's suite unavailable on that engine (no suite verdict
-/// there; reported on stderr).
+/// original databases. Instances that fail make the database's suite
+/// unavailable on that engine (no suite verdict there; reported on
+/// stderr), as does an engine without an administrative URL to copy them
+/// with. The copies are the run's own: the returned [`SuiteCopies`] drops
+/// them.
 pub(crate) fn prepare_suites(
     plan: &EvalPlan,
     kinds: &[EngineKind],
     db_ids: &[String],
     progress: &dyn Progress,
-) {
+) -> SuiteCopies {
+    let copies = SuiteCopies::new();
     let Some(suite) = &plan.suite else {
-        return;
+        return copies;
     };
-    if !plan.migrate {
-        return;
-    }
     for &kind in kinds.iter().filter(|&&k| k.is_server()) {
+        let with_suite = || db_ids.iter().filter(|id| suite.instances(id).is_some());
         let Some(url) = plan.servers.url(kind) else {
+            // Without an administrative login the instances cannot be
+            // copied there, and an instance never copied must not pass
+            // a prediction by failing both sides.
+            for id in with_suite() {
+                suite.set_unavailable(
+                    kind,
+                    id,
+                    format!(
+                        "no administrative URL for {kind} (--server {kind}=URL or {}): the \
+                         suite's instances are copied there for the run",
+                        kind.url_env()
+                    ),
+                );
+            }
             continue;
         };
         let target = MigrationTarget::new(kind, url);
-        let todo: Vec<(&String, usize)> = db_ids
-            .iter()
+        let todo: Vec<(&String, usize)> = with_suite()
             .filter_map(|id| suite.instances(id).map(|f| (id, f.len())))
             .flat_map(|(id, n)| (0..n).map(move |k| (id, k)))
             .collect();
         let started = Instant::now();
         let pb = progress.bar(todo.len() as u64, "migrate suites");
-        let mut failed = 0;
+        let (mut failed, mut typed_copies) = (0, 0);
         // Where the database's copy on this server is a dump's own-typed
         // copy, its instances take those column types, as fuzz's candidates
         // do: a gold answers on them as on the original, or the instance
         // cannot exist there and the suite is unavailable, saying why.
         let mut typed: std::collections::BTreeMap<&String, MigrateOptions> = Default::default();
         for (id, k) in &todo {
+            if crate::interrupted() {
+                break;
+            }
             let Some(db) = suite.instance_database(id, *k) else {
                 continue;
             };
@@ -66,8 +145,14 @@ pub(crate) fn prepare_suites(
                     ..MigrateOptions::default()
                 }
             });
+            copies.record(&target, &db.namespace);
             let problem = match migrate_database(&db, &target, opts) {
-                Ok(r) => crate::problem(&r),
+                Ok(r) => {
+                    if r.column_types.as_ref().is_some_and(|c| c.columns_typed > 0) {
+                        typed_copies += 1;
+                    }
+                    crate::problem(&r)
+                }
                 Err(e) => Some(e.to_string()),
             };
             if let Some(p) = problem {
@@ -82,13 +167,19 @@ pub(crate) fn prepare_suites(
         }
         pb.finish();
         if !plan.quiet || failed > 0 {
+            let typed = if typed_copies > 0 {
+                format!(" ({typed_copies} with column types from a dump's own-typed copy)")
+            } else {
+                String::new()
+            };
             progress.note(&format!(
-                "suite: {kind}: {} instances migrated or verified, {failed} failed ({:.1} s)",
+                "suite: {kind}: {} instances migrated or verified{typed}, {failed} failed ({:.1} s)",
                 todo.len(),
                 started.elapsed().as_secs_f64()
             ));
         }
     }
+    copies
 }
 
 /// `eval --suite`: after the verdict on the original database, runs the
