@@ -328,7 +328,7 @@ fn eval_imports_the_live_database_a_benchmark_names() {
     let bench = dir.path();
     std::fs::write(
         bench.join("dumps.json"),
-        r#"[{"engine": "postgres", "live": {"url_env": "SWT_LIVE_SHOP_URL", "schema": "app"}, "db_id": "shop"}]"#,
+        r#"[{"engine": "postgres", "live": {"url_env": "SQLWITNESS_LIVE_SHOP", "schema": "app"}, "db_id": "shop"}]"#,
     )
     .unwrap();
     std::fs::write(
@@ -339,7 +339,7 @@ fn eval_imports_the_live_database_a_benchmark_names() {
     let gold = bench.join("gold_postgres.sql");
     std::fs::write(&gold, "SELECT sum(balance) FROM customer\n").unwrap();
     let o = bin()
-        .env("SWT_LIVE_SHOP_URL", &source)
+        .env("SQLWITNESS_LIVE_SHOP", &source)
         .args(["eval", "--bench"])
         .arg(bench)
         .args([
