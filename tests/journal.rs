@@ -6,7 +6,7 @@
 //! not comparable verdict for verdict.
 
 use serde_json::Value as Json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -578,12 +578,14 @@ fn predictions_from_standard_input() {
 }
 
 /// The header is the run's plan in the library's names: no flag in it, no
-/// server URL; and a journal of format 1 (the command line instead of the
-/// plan) is converted once when resumed, its finished questions kept.
+/// server URL, the key's id but not the key; a journal of an earlier
+/// format (no MACs: format 1 kept the command line, format 2 the plan) is
+/// refused with the advice to start again, and left as it is.
 #[test]
-fn the_header_keeps_the_plan_and_a_format_1_journal_resumes() {
+fn the_header_keeps_the_plan_and_an_unsealed_journal_is_refused() {
     let root = tempfile::tempdir().unwrap();
     let out = root.path().join("out");
+    let state = root.path().join("state");
     let args: Vec<String> = [
         "eval",
         "--bench",
@@ -599,45 +601,291 @@ fn the_header_keeps_the_plan_and_a_format_1_journal_resumes() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    run_ok(&args);
+    let o = sqlwitness()
+        .args(&args)
+        .env("SQLWITNESS_STATE_DIR", &state)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let journal = out.join("journal.jsonl");
     let text = std::fs::read_to_string(&journal).unwrap();
     let (first, records) = text.split_once('\n').unwrap();
     assert!(!first.contains("--"), "a flag in the header: {first}");
-    let header: Json = serde_json::from_str(first).unwrap();
-    assert_eq!(header["journal"], 2);
+    let line: Json = serde_json::from_str(first).unwrap();
+    assert_eq!(line["mac"].as_str().unwrap().len(), 64);
+    let header = &line["header"];
+    assert_eq!(header["journal"], 3);
     assert_eq!(header["plan"]["command"], "eval");
     assert_eq!(header["plan"]["compare"], "spider");
     assert_eq!(header["plan"]["files"]["benchmark"], "examples/spider-dev");
     assert_eq!(header["plan"]["questions"].as_array().unwrap().len(), 45);
+    let id = header["key"]["id"].as_str().unwrap();
+    assert_eq!(header["key"]["source"], "local");
+    let key = state.join("journal-keys").join(format!("{id}.key"));
+    let key_text = std::fs::read_to_string(&key).unwrap();
+    assert!(
+        !text.contains(key_text.trim()),
+        "the key is not in the journal"
+    );
 
-    // The same journal as format 1 wrote it: the arguments as given (less
-    // `--out` and `-q`), the settings by name.
-    let v1 = serde_json::json!({
-        "journal": 1,
-        "command": "eval",
-        "tool_version": header["tool_version"],
-        "args": ["--bench", "examples/spider-dev", "--db", "concert_singer",
-                 "--compare", "spider"],
-        "settings": {"compare": "spider"},
-        "inputs": header["inputs"],
-        "engines": header["servers"],
-        "extra": header["extra"],
-    });
-    std::fs::write(&journal, format!("{v1}\n{records}")).unwrap();
-    let before = comparable(&out.join("report.json"));
+    // The same journal as format 2 wrote it: the header and records bare.
+    let mut v2 = header.clone();
+    v2["journal"] = 2.into();
+    v2.as_object_mut().unwrap().remove("key");
+    let bare: String = records
+        .lines()
+        .map(|l| {
+            let v: Json = serde_json::from_str(l).unwrap();
+            format!("{}\n", v["record"])
+        })
+        .collect();
+    let old = format!("{v2}\n{bare}");
+    std::fs::write(&journal, &old).unwrap();
     let mut resume = args.clone();
     resume.push("--resume".into());
-    let stderr = run_ok(&resume);
+    let o = sqlwitness()
+        .args(&resume)
+        .env("SQLWITNESS_STATE_DIR", &state)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("journal format 2"), "{stderr}");
+    assert!(stderr.contains("without MACs"), "{stderr}");
     assert!(
-        stderr.contains("converted from journal format 1"),
+        stderr.contains("start again: rerun without --resume"),
         "{stderr}"
     );
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), old);
+}
+
+/// A small benchmark: three questions on concert_singer, predictions of
+/// which two match (EX 0.667), or all three with `all_right`.
+fn small_run(root: &Path, all_right: bool) -> (PathBuf, PathBuf) {
+    let bench = root.join("bench");
+    let db = bench.join("database/concert_singer");
+    std::fs::create_dir_all(&db).unwrap();
+    std::fs::copy(
+        sqlwitness_testkit::repo_path(
+            "examples/spider-dev/database/concert_singer/concert_singer.sqlite",
+        ),
+        db.join("concert_singer.sqlite"),
+    )
+    .unwrap();
+    std::fs::write(bench.join("tables.json"), "[]").unwrap();
+    let golds = [
+        "SELECT count(*) FROM singer",
+        "SELECT name FROM stadium WHERE capacity > 5000",
+        "SELECT max(age) FROM singer",
+    ];
+    let dev: Vec<Json> = golds
+        .iter()
+        .map(|g| serde_json::json!({"db_id": "concert_singer", "question": "q", "query": g}))
+        .collect();
+    std::fs::write(bench.join("dev.json"), Json::Array(dev).to_string()).unwrap();
+    let pred = root.join(if all_right { "right.sql" } else { "pred.sql" });
+    let third = if all_right {
+        golds[2]
+    } else {
+        "SELECT min(age) FROM singer"
+    };
+    std::fs::write(&pred, format!("{}\n{}\n{third}\n", golds[0], golds[1])).unwrap();
+    (bench, pred)
+}
+
+fn small_eval(bench: &Path, pred: &Path, out: &Path, state: &Path, resume: bool) -> Output {
+    let mut c = sqlwitness();
+    c.args(["eval", "--bench"])
+        .arg(bench)
+        .arg("--pred")
+        .arg(pred)
+        .arg("--out")
+        .arg(out)
+        .args(["-q", "-j", "1"])
+        .env("SQLWITNESS_STATE_DIR", state)
+        .env_remove("SQLWITNESS_JOURNAL_KEY");
+    if resume {
+        c.arg("--resume");
+    }
+    c.output().unwrap()
+}
+
+fn journal_lines(out: &Path) -> Vec<String> {
+    std::fs::read_to_string(out.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// An edited, shortened, reordered or spliced journal, a header from
+/// another journal and a journal of another run are refused; the key must
+/// be on the machine; an honest interrupted journal resumes to the same
+/// report.
+#[test]
+fn a_journal_that_does_not_verify_is_refused_and_an_honest_one_resumes() {
+    let root = tempfile::tempdir().unwrap();
+    let state = root.path().join("state");
+    let (bench, pred) = small_run(root.path(), false);
+    let out = root.path().join("out");
+    let o = small_eval(&bench, &pred, &out, &state, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let clean = comparable(&out.join("report.json"));
+    let ex = clean["summary"]["engines"]["sqlite"]["ex"]
+        .as_f64()
+        .unwrap();
+    assert!((ex - 2.0 / 3.0).abs() < 1e-9, "{ex}");
+    let lines = journal_lines(&out);
+    assert_eq!(lines.len(), 4);
+
+    let refused = |journal: &[String], state: &Path, what: &str| {
+        std::fs::write(out.join("journal.jsonl"), journal.concat()).unwrap();
+        let o = small_eval(&bench, &pred, &out, state, true);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {stderr}");
+        assert!(stderr.contains(what), "{what}: {stderr}");
+        assert!(
+            !out.join("report.json").exists(),
+            "{what}: a report was written"
+        );
+    };
+    // EX 0.667 made 1.0 by editing the mismatch.
+    let mismatch = lines
+        .iter()
+        .position(|l| l.contains("\"verdict\":\"mismatch\""))
+        .expect("a mismatch recorded");
+    let mut edited = lines.clone();
+    edited[mismatch] =
+        edited[mismatch].replace("\"verdict\":\"mismatch\"", "\"verdict\":\"match\"");
+    refused(
+        &edited,
+        &state,
+        &format!("line {}: the record does not verify", mismatch + 1),
+    );
+    let mut dropped = lines.clone();
+    dropped.remove(2);
+    refused(&dropped, &state, "line 3: the record does not verify");
+    let mut moved = lines.clone();
+    moved.swap(1, 3);
+    refused(&moved, &state, "line 2: the record does not verify");
+
+    // Another run of the same plan: its header, its records, its journal.
+    let other = root.path().join("other");
+    let o = small_eval(&bench, &pred, &other, &state, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let theirs = journal_lines(&other);
+    let mut swapped = lines.clone();
+    swapped[0] = theirs[0].clone();
+    refused(&swapped, &state, "line 2: the record does not verify");
+    let mut spliced = lines[..3].to_vec();
+    spliced.push(theirs[3].clone());
+    refused(&spliced, &state, "line 4: the record does not verify");
+    // A run of other predictions (all right): its journal copied here.
+    let (_, right) = small_run(root.path(), true);
+    let third = root.path().join("third");
+    let o = small_eval(&bench, &right, &third, &state, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    refused(
+        &journal_lines(&third),
+        &state,
+        "input predictions: its content differs",
+    );
+    // The key is on another machine.
+    refused(
+        &lines,
+        &root.path().join("elsewhere"),
+        "is not on this machine",
+    );
+
+    // Honest: interrupted after one question, inside the next write.
+    let mut cut = lines[..2].concat();
+    cut.push_str(&lines[2][..40]);
+    std::fs::write(out.join("journal.jsonl"), cut).unwrap();
+    let o = small_eval(&bench, &pred, &out, &state, true);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
     assert!(
-        stderr.contains("45 questions from the journal, 0 to run"),
+        stderr.contains("1 questions from the journal, 2 to run"),
         "{stderr}"
     );
-    assert_eq!(before, comparable(&out.join("report.json")));
-    let again = std::fs::read_to_string(&journal).unwrap();
-    assert!(again.starts_with("{\"journal\":2,"), "{again}");
+    assert_eq!(comparable(&out.join("report.json")), clean);
+}
+
+/// Parts run on machines that share `SQLWITNESS_JOURNAL_KEY` merge on
+/// another machine with the same secret; parts whose keys stay on their
+/// machines merge only where the key files are.
+#[test]
+fn merge_verifies_parts_with_their_keys() {
+    let root = tempfile::tempdir().unwrap();
+    let secret = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    let part = |k: usize, state: &Path, shared: bool| -> PathBuf {
+        let dir = root.path().join(format!("part{k}-{shared}"));
+        let mut c = sqlwitness();
+        c.args([
+            "eval",
+            "--bench",
+            "examples/spider-dev",
+            "--db",
+            "concert_singer,pets_1",
+            "-q",
+            "--partition",
+            &format!("{k}/2"),
+            "--out",
+        ])
+        .arg(&dir)
+        .env("SQLWITNESS_STATE_DIR", state);
+        if shared {
+            c.env("SQLWITNESS_JOURNAL_KEY", secret);
+        } else {
+            c.env_remove("SQLWITNESS_JOURNAL_KEY");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        dir
+    };
+    let merge = |parts: &[PathBuf], state: &Path, shared: bool| -> Output {
+        let mut c = sqlwitness();
+        c.args(["merge", "-q", "--out"])
+            .arg(root.path().join("merged"))
+            .args(parts)
+            .env("SQLWITNESS_STATE_DIR", state);
+        if shared {
+            c.env("SQLWITNESS_JOURNAL_KEY", secret);
+        } else {
+            c.env_remove("SQLWITNESS_JOURNAL_KEY");
+        }
+        c.output().unwrap()
+    };
+    let (m1, m2, here) = (
+        root.path().join("machine1"),
+        root.path().join("machine2"),
+        root.path().join("here"),
+    );
+    let shared = [part(1, &m1, true), part(2, &m2, true)];
+    let o = merge(&shared, &here, true);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = merge(&shared, &here, false);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("SQLWITNESS_JOURNAL_KEY, which is not set here"),
+        "{stderr}"
+    );
+
+    let local = [part(1, &m1, false), part(2, &m2, false)];
+    let o = merge(&local, &here, false);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not on this machine"), "{stderr}");
+    // The parts' key files brought here.
+    let keys = here.join("journal-keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    for m in [&m1, &m2] {
+        for f in std::fs::read_dir(m.join("journal-keys")).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, keys.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let o = merge(&local, &here, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

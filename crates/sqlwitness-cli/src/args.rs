@@ -84,7 +84,7 @@ pub struct StandInArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Rows a table (0 to 1,000,000).
-    #[arg(long, default_value_t = 5, value_parser = crate::ranges::count(0, 1_000_000))]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 5, value_parser = crate::ranges::count(0, 1_000_000))]
     pub rows: usize,
 }
 
@@ -235,24 +235,24 @@ pub struct EvalArgs {
     #[arg(long)]
     pub keep_distinct: bool,
     /// Relative tolerance for floats in strict mode (at least 0, below 1).
-    #[arg(long, default_value_t = 1e-9, value_parser = crate::ranges::float_tolerance)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 1e-9, value_parser = crate::ranges::float_tolerance)]
     pub float_tolerance: f64,
     /// Per-query time limit in seconds (0.001 to 86400: a day).
-    #[arg(long, default_value_t = 30.0, value_parser = crate::ranges::seconds)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 30.0, value_parser = crate::ranges::seconds)]
     pub timeout: f64,
     /// The most one result may hold, in MiB of values. More is a
     /// `resource_limit` error, except for the gold and prediction `eval`
     /// compares in strict mode: those are read on as row keys and compared
     /// by them. Fractions are allowed (`0.5`): from 0.0009765625 (one KiB)
     /// to 65536 (64 GiB).
-    #[arg(long, default_value_t = 64.0, value_parser = crate::ranges::result_mb)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 64.0, value_parser = crate::ranges::result_mb)]
     pub max_result_mb: f64,
     /// Longer predicted SQL texts are refused unread (1 to 16777216: 16
     /// MiB).
-    #[arg(long, default_value_t = sqlwitness_guard::DEFAULT_MAX_SQL_BYTES, value_parser = crate::ranges::sql_bytes())]
+    #[arg(allow_hyphen_values = true, long, default_value_t = sqlwitness_guard::DEFAULT_MAX_SQL_BYTES, value_parser = crate::ranges::sql_bytes())]
     pub max_sql_bytes: usize,
     /// Worker threads (1 to 1024; default: number of CPUs).
-    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
+    #[arg(allow_hyphen_values = true, long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, value_enum, default_value_t = IdentifiersArg::Sqlite)]
     pub identifiers: IdentifiersArg,
@@ -273,7 +273,7 @@ pub struct EvalArgs {
     #[arg(long = "db", value_delimiter = ',')]
     pub dbs: Vec<String>,
     /// Only the first N questions (after --db filtering; at least 1).
-    #[arg(long, value_parser = crate::ranges::at_least_one())]
+    #[arg(allow_hyphen_values = true, long, value_parser = crate::ranges::at_least_one())]
     pub limit: Option<usize>,
     /// No progress bar.
     #[arg(long, short = 'q')]
@@ -288,7 +288,7 @@ pub struct EvalArgs {
     /// databases assigned to it (stable, balanced by questions);
     /// `sqlwitness merge` combines the parts' folders into the
     /// unpartitioned run's report.
-    #[arg(long, value_name = "K/N", value_parser = crate::ranges::partition)]
+    #[arg(allow_hyphen_values = true, long, value_name = "K/N", value_parser = crate::ranges::partition)]
     pub partition: Option<String>,
     #[command(flatten)]
     pub servers: ServerArgs,
@@ -307,14 +307,14 @@ pub struct EvalArgs {
     /// With --suite: for a prediction that passes the suite (on SQLite),
     /// generate up to N more instances looking for a witness (seeded by the
     /// suite's seed and the question id; 0 to 10,000).
-    #[arg(long, requires = "suite", default_value_t = 0, value_parser = crate::ranges::count(0, 10_000))]
+    #[arg(allow_hyphen_values = true, long, requires = "suite", default_value_t = 0, value_parser = crate::ranges::count(0, 10_000))]
     pub hunt: usize,
     /// Time every correct prediction and its gold N times on every engine
     /// (on the engine's own clock: SQLite's step time, PostgreSQL's and
     /// MySQL's EXPLAIN ANALYZE, MariaDB's session profile) and report
     /// BIRD's VES and mini-dev's R-VES with their spread across the runs
     /// (0: no timing; at most 1,000).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::ranges::count(0, 1_000))]
+    #[arg(allow_hyphen_values = true, long, value_name = "N", default_value_t = 0, value_parser = crate::ranges::count(0, 1_000))]
     pub ves_runs: usize,
     /// An `audit.json` of the same benchmark and split (`sqlwitness
     /// audit`): report.html shows each question's gold-audit findings,
@@ -351,7 +351,7 @@ pub struct MigrateArgs {
     /// Databases migrated at once, each over its own connection (1 to
     /// 1024; default: twice the number of CPUs: the time is mostly the
     /// servers').
-    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
+    #[arg(allow_hyphen_values = true, long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -41,7 +41,7 @@ pub struct AuditArgs {
     pub out: PathBuf,
     /// Number of reshuffled copies of each database (the first reverses the
     /// rows; 0 to 100).
-    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(0..=100))]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(0..=100))]
     pub shuffles: u64,
     /// Only these question ids (0-based, comma separated).
     #[arg(long = "id", value_delimiter = ',')]
@@ -54,10 +54,10 @@ pub struct AuditArgs {
     #[arg(long)]
     pub allow_outside_links: bool,
     /// Only the first N questions (after filtering; at least 1).
-    #[arg(long, value_parser = crate::ranges::at_least_one())]
+    #[arg(allow_hyphen_values = true, long, value_parser = crate::ranges::at_least_one())]
     pub limit: Option<usize>,
     /// Per-query time limit in seconds (0.001 to 86400: a day).
-    #[arg(long, default_value_t = 30.0, value_parser = crate::ranges::seconds)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 30.0, value_parser = crate::ranges::seconds)]
     pub timeout: f64,
     /// Do not try tie-inclusive rewrites.
     #[arg(long)]
@@ -79,10 +79,10 @@ pub struct AuditArgs {
     pub baseline: Option<PathBuf>,
     /// With --baseline: new findings allowed, as a fraction of the
     /// questions with a database (0 allows none; at most 1).
-    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
     pub tolerance: f64,
     /// Worker threads (1 to 1024; default: number of CPUs).
-    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
+    #[arg(allow_hyphen_values = true, long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -90,7 +90,7 @@ pub struct AuditArgs {
     #[arg(long)]
     pub resume: bool,
     /// Audit part K of N, by database (see `eval --partition`).
-    #[arg(long, value_name = "K/N", value_parser = crate::ranges::partition)]
+    #[arg(allow_hyphen_values = true, long, value_name = "K/N", value_parser = crate::ranges::partition)]
     pub partition: Option<String>,
     #[command(flatten)]
     pub servers: ServerArgs,

@@ -20,7 +20,7 @@ pub struct DiffArgs {
     /// Tolerated EX drop per engine and share of questions that may newly
     /// fail (a fraction from 0 to 1, e.g. 0.01) before the diff counts as
     /// a regression.
-    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
     pub tolerance: f64,
     /// Print the diff as JSON instead of Markdown.
     #[arg(long)]

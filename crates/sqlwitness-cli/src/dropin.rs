@@ -74,12 +74,13 @@ pub struct BirdEvalArgs {
     #[arg(long = "sql_dialect", alias = "sql-dialect", default_value = "SQLite")]
     pub sql_dialect: String,
     /// Worker threads (the official evaluator's processes; 1 to 1024).
-    #[arg(long = "num_cpus", alias = "num-cpus", value_parser = crate::ranges::jobs())]
+    #[arg(allow_hyphen_values = true, long = "num_cpus", alias = "num-cpus", value_parser = crate::ranges::jobs())]
     pub num_cpus: Option<usize>,
     /// Per-query time limit in seconds (0.001 to 86400: a day).
     #[arg(
         long = "meta_time_out",
         alias = "meta-time-out",
+        allow_hyphen_values = true,
         default_value_t = 30.0,
         value_parser = crate::ranges::seconds
     )]
@@ -106,10 +107,10 @@ pub struct Extras {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Per-query time limit in seconds (0.001 to 86400: a day; default 30).
-    #[arg(long, value_parser = crate::ranges::seconds)]
+    #[arg(allow_hyphen_values = true, long, value_parser = crate::ranges::seconds)]
     pub timeout: Option<f64>,
     /// Worker threads (1 to 1024; default: number of CPUs).
-    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
+    #[arg(allow_hyphen_values = true, long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     /// No progress bar.
     #[arg(long, short = 'q')]

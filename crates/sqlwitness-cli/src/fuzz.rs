@@ -35,14 +35,14 @@ pub struct FuzzArgs {
     pub out: PathBuf,
     /// The random seed (0 to 18446744073709551615): the same seed writes
     /// byte-identical suites.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
     pub seed: u64,
     /// Candidate instances generated per database before distillation (at
     /// most 1,000: the instances a database's suite may keep).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, allow_hyphen_values = true)]
     pub candidates: usize,
     /// At most this many neighbour queries per gold (0 to 10,000).
-    #[arg(long, default_value_t = 60, value_parser = crate::ranges::count(0, 10_000))]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 60, value_parser = crate::ranges::count(0, 10_000))]
     pub max_neighbors: usize,
     /// Rules the instances break on purpose, comma-separated: `nulls`
     /// (NULLs in every column not declared NOT NULL), `orphans` (foreign-key
@@ -54,7 +54,7 @@ pub struct FuzzArgs {
     pub stress: String,
     /// Worker threads (one database each; 1 to 1024; default: number of
     /// CPUs).
-    #[arg(long, short = 'j', value_parser = crate::ranges::jobs())]
+    #[arg(allow_hyphen_values = true, long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -70,7 +70,7 @@ pub struct FuzzArgs {
     pub resume: bool,
     /// Build part K of N of the databases (see `eval --partition`);
     /// `sqlwitness merge` combines the parts' suite folders.
-    #[arg(long, value_name = "K/N", value_parser = crate::ranges::partition)]
+    #[arg(allow_hyphen_values = true, long, value_name = "K/N", value_parser = crate::ranges::partition)]
     pub partition: Option<String>,
     /// The engine whose gold (its own, from the benchmark or `--gold`)
     /// and its neighbours are run to distil the suite (default: sqlite).

@@ -54,7 +54,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "TABLES_JSON")]
     pub tables: Option<PathBuf>,
     /// Seconds one statement of the dump may run (0.001 to 86400: a day).
-    #[arg(long, default_value_t = 600.0, value_parser = crate::ranges::seconds)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 600.0, value_parser = crate::ranges::seconds)]
     pub statement_timeout: f64,
     /// Where the report goes (default OUT/import-report.json).
     #[arg(long)]

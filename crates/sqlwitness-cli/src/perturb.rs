@@ -24,11 +24,11 @@ pub struct PerturbArgs {
     #[arg(long, value_parser = ["synonym", "abbreviation", "content", "renames"])]
     pub kind: Option<String>,
     /// Sampling rounds per database (duplicates removed; 1 to 1,000).
-    #[arg(long, default_value_t = 5, value_parser = crate::ranges::count(1, 1_000))]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 5, value_parser = crate::ranges::count(1, 1_000))]
     pub samples: usize,
     /// The random seed (0 to 18446744073709551615): the same seed writes
     /// the same bytes.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     pub seed: u64,
     /// Output folder (new or empty): a benchmark in the Spider layout plus
     /// mapping.json and perturb.md.
@@ -56,7 +56,7 @@ pub struct PerturbArgs {
     pub databases: Vec<String>,
     /// Time limit of each verification query, in whole seconds (1 to 86400:
     /// a day).
-    #[arg(long, default_value_t = 30, value_parser = crate::ranges::whole_seconds())]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 30, value_parser = crate::ranges::whole_seconds())]
     pub timeout: u64,
     #[arg(long, short = 'q')]
     pub quiet: bool,

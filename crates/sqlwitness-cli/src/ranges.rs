@@ -37,7 +37,8 @@ pub fn seconds(text: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!(
-            "{v} seconds is outside {MIN_SECONDS} to {MAX_SECONDS} (a day)"
+            "{} seconds is outside {MIN_SECONDS} to {MAX_SECONDS} (a day)",
+            text.trim()
         ))
     }
 }
@@ -53,7 +54,7 @@ pub fn fraction(text: &str) -> Result<f64, String> {
     if (0.0..=1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{v} is outside 0 to 1"))
+        Err(format!("{} is outside 0 to 1", text.trim()))
     }
 }
 
@@ -63,7 +64,7 @@ pub fn float_tolerance(text: &str) -> Result<f64, String> {
     if (0.0..1.0).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{v} is outside [0, 1)"))
+        Err(format!("{} is outside [0, 1)", text.trim()))
     }
 }
 
@@ -74,7 +75,8 @@ pub fn result_mb(text: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!(
-            "{v} MiB is outside 0.0009765625 (one KiB) to {MAX_RESULT_MB} (64 GiB)"
+            "{} MiB is outside 0.0009765625 (one KiB) to {MAX_RESULT_MB} (64 GiB)",
+            text.trim()
         ))
     }
 }

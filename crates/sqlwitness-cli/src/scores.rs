@@ -23,7 +23,7 @@ pub struct ScoringArgs {
     #[arg(long, value_name = "IDS_FILE")]
     pub calibrate_on: Option<PathBuf>,
     /// Bins of ECE, ACE and the reliability diagrams (1 to 1,000).
-    #[arg(long, default_value_t = sqlwitness_score::DEFAULT_BINS, value_parser = crate::ranges::count(1, 1_000))]
+    #[arg(allow_hyphen_values = true, long, default_value_t = sqlwitness_score::DEFAULT_BINS, value_parser = crate::ranges::count(1, 1_000))]
     pub calibration_bins: usize,
     /// Also record the official Spider and BIRD evaluators' verdicts on the
     /// same rows (strict runs only; queries whose Spider preprocessing
@@ -38,7 +38,7 @@ pub struct ScoringArgs {
     /// With --baseline: the EX drop per engine, and the share of questions
     /// that may newly fail, tolerated before exiting with 4 (a fraction, 0
     /// to 1).
-    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 0.0, value_parser = crate::ranges::fraction)]
     pub tolerance: f64,
 }
 
