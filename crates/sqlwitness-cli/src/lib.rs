@@ -95,7 +95,17 @@ where
         }
     };
     install_interrupt_handler();
-    match run(cli) {
+    let result = run(cli);
+    if sqlwitness_eval::interrupted() {
+        // Whatever the command returned, it was cut short: the signal
+        // handler's hooks finish, and it exits 130.
+        sqlwitness_eval::settled();
+        if let Some(out) = out_folder() {
+            eval::remove_unfinished(&out);
+        }
+        return exit::INTERRUPTED;
+    }
+    match result {
         Ok(code) => code,
         Err(err) => {
             let code = exit::code_for(&err);
@@ -173,10 +183,20 @@ pub fn interrupt() {
 }
 
 /// SIGINT, SIGTERM (and SIGHUP): stop the journals and the servers' queries
-/// in flight ([`sqlwitness_eval::interrupt`]), remove what a report writer
-/// left half-written, exit 130. A second signal while this runs exits at
+/// in flight ([`sqlwitness_eval::interrupt`]), drop the dump databases and
+/// loader logins the run holds ([`sqlwitness_engines::remove_held`]),
+/// remove what a report writer left half-written, exit 130. A second signal while this runs exits at
 /// once.
 fn install_interrupt_handler() {
+    // A dump's database and loader login this run made are dropped with
+    // the interrupt's other hooks, which the command waits for (what a
+    // signal cannot reach is swept by the next command).
+    static DUMPS: std::sync::Once = std::sync::Once::new();
+    DUMPS.call_once(|| {
+        std::mem::forget(sqlwitness_eval::on_interrupt(
+            sqlwitness_engines::remove_held,
+        ))
+    });
     let result = ctrlc::set_handler(|| {
         if sqlwitness_eval::interrupted() {
             std::process::exit(exit::INTERRUPTED);

@@ -15,6 +15,7 @@ mod container;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod dump;
 mod error;
+mod lease;
 mod login;
 #[cfg(feature = "mysql")]
 mod mysql;
@@ -31,6 +32,7 @@ pub use container::{
 #[cfg(feature = "containers")]
 pub use container::{docker_available, remove_run, start_container, StartedServer};
 pub use error::{mask_url, EngineError};
+pub use lease::{remove_held, sweep, sweep_again, REGISTRY};
 pub use login::{
     mysql_client_options, reader_password, reader_url, RunLogin, DEFAULT_READER_PASSWORD,
     READER_LOGIN, READER_PASSWORD_ENV, RUN_LOGIN_PREFIX,
@@ -149,10 +151,24 @@ pub fn connect(kind: EngineKind, url: Option<&str>) -> Result<Box<dyn Engine>, E
     open(kind, url, DEFAULT_MAX_CONNECTIONS).map(|o| o.engine)
 }
 
+/// [`sweep`] of the server, what it dropped said on standard error; a
+/// sweep that fails is left to the next command.
+fn sweep_quietly(kind: EngineKind, url: &str) {
+    if let Ok(dropped) = sweep(kind, url) {
+        if !dropped.is_empty() {
+            eprintln!(
+                "sqlwitness: {kind}: removed what an interrupted run left: {}",
+                dropped.join(", ")
+            );
+        }
+    }
+}
+
 /// The write side of `kind` over its administrative `url` (migration).
 /// An engine without a server backend in this build is an error of class
 /// `other` naming it.
 pub fn open_migrator(kind: EngineKind, url: &str) -> Result<Box<dyn Migrator>, DbError> {
+    sweep_quietly(kind, url);
     let dialect = sqlwitness_dialect::builtin(kind);
     let unsupported = || {
         DbError::new(
@@ -185,6 +201,7 @@ pub fn open_dump_namespace(
     stamp: &Stamp,
     statement_limit: std::time::Duration,
 ) -> Result<Box<dyn DumpNamespace>, DbError> {
+    sweep_quietly(kind, url);
     let dialect = sqlwitness_dialect::builtin(kind);
     match dialect.adapter {
         #[cfg(feature = "postgres")]

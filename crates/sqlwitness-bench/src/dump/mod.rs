@@ -830,11 +830,34 @@ fn list_not_carried(
         if not_created.iter().any(|n| n.note.contains(&o)) {
             continue;
         }
+        let code = [
+            "trigger ",
+            "function ",
+            "procedure ",
+            "operator ",
+            "cast ",
+            "rule ",
+            "policy ",
+        ]
+        .iter()
+        .any(|k| o.starts_with(k));
         let why = carries
             .iter()
             .find_map(|c| c.note.as_deref())
             .map(|n| format!(": {n}"))
-            .unwrap_or_default();
+            .unwrap_or_else(|| {
+                if o.starts_with("enum type ") || o.starts_with("domain ") {
+                    ": its columns' values are carried (as text or its base type in SQLite; \
+                     an enum is made again in the copy on the dump's own engine)"
+                        .to_string()
+                } else if code {
+                    ": defined in the dump's database while it loaded (any code of it ran with \
+                     the loader's rights only)"
+                        .to_string()
+                } else {
+                    String::new()
+                }
+            });
         not_created.push(DumpNote {
             line: 0,
             statement: String::new(),

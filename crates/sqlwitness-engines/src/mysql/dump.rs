@@ -25,19 +25,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlwitness_core::ResultSet;
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, LexSettings, Migrator,
     ScanBatch, ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable,
     SourceView, Stamp, TargetKind, STAMP_TABLE,
 };
+use sqlwitness_core::{EngineKind, ResultSet};
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
+use super::lease;
 use super::login::grant_db;
 use super::read::decode_row;
 use super::write::{quote, MysqlMigrator};
 use crate::dump::{open, past_limit, scan_in_batches, within, KeySql, LOADER_ENDED};
+use crate::lease::Leased;
 use crate::login::literal;
 
 /// Rows per scan batch.
@@ -137,18 +139,40 @@ impl MysqlDumpNamespace {
         stamp: &Stamp,
         statement_limit: Duration,
     ) -> Result<Self, DbError> {
-        let mut migrator = MysqlMigrator::connect(dialect, admin_url)?;
-        migrator.lock(database)?;
-        migrator.drop_namespace(database)?;
-        migrator.create_namespace(database, stamp)?;
+        let kind = EngineKind::parse(&dialect.name).unwrap_or(EngineKind::Mysql);
         let rt = crate::server::blocking_runtime()?;
         let base: MySqlConnectOptions = admin_url
             .parse()
             .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(admin_url))))?;
-        let admin = rt
+        let mut admin = rt
             .block_on(base.connect())
             .map_err(|e| DbError::connection(e.to_string()))?;
         let user = format!("sw_load_{}", &crate::fresh_password()[..16]);
+        // Recorded under a lease this session holds before either exists
+        // (a run killed from here on leaves them to the next sweep).
+        let items = vec![
+            Leased::Database(database.to_string()),
+            Leased::Login(user.clone()),
+        ];
+        rt.block_on(lease::record(&mut admin, database, &items))
+            .map_err(my_error)?;
+        crate::lease::hold(kind, admin_url, database, items);
+        let made = (|| {
+            let mut migrator = MysqlMigrator::connect(dialect, admin_url)?;
+            migrator.lock(database)?;
+            migrator.drop_namespace(database)?;
+            migrator.create_namespace(database, stamp)?;
+            Ok::<_, DbError>(migrator)
+        })();
+        let migrator = match made {
+            Ok(m) => m,
+            Err(e) => {
+                // The lease ends with this session: the next sweep drops
+                // whatever of it was made.
+                crate::lease::let_go(database);
+                return Err(e);
+            }
+        };
         let mut ns = MysqlDumpNamespace {
             rt,
             migrator,
@@ -851,7 +875,14 @@ impl ServerSource for MysqlDumpNamespace {
         }
         match first_error {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => {
+                // Both gone: their record and lease too.
+                let _ = self
+                    .rt
+                    .block_on(lease::release(&mut self.admin, &self.database));
+                crate::lease::let_go(&self.database);
+                Ok(())
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod dump;
 mod infile;
+pub(crate) mod lease;
 mod login;
 mod read;
 mod write;

@@ -28,20 +28,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlwitness_core::ResultSet;
 use sqlwitness_core::{
     CopiedColumn, CopiedTable, DbError, DumpNamespace, ErrorClass, KeyFn, LexSettings, ScanBatch,
     ServerSource, Source, SourceColumn, SourceForeignKey, SourceSchema, SourceTable, SourceView,
     Stamp, TargetKind, STAMP_TABLE,
 };
+use sqlwitness_core::{EngineKind, ResultSet};
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
+use super::lease;
 use super::read::decode_row;
 use super::write::quote;
 use crate::dump::{
     open, past_limit, scan_in_batches, within, KeySql, LOADER_ENDED, NAMESPACE_CLOSED,
 };
+use crate::lease::Leased;
 use crate::login::literal;
 
 /// The schema of the dump's database that holds sqlwitness's stamp, owned by
@@ -222,14 +224,26 @@ impl PgDumpNamespace {
         }
         let role = format!("sw_load_{}", &crate::fresh_password()[..16]);
         let password = crate::fresh_password();
+        // Recorded under a lease this session holds before either exists
+        // (a run killed from here on leaves them to the next sweep).
+        let items = vec![
+            Leased::Database(database.to_string()),
+            Leased::Login(role.clone()),
+        ];
+        rt.block_on(lease::record(&mut admin, database, &items))
+            .map_err(pg_error)?;
+        crate::lease::hold(EngineKind::Postgres, admin_url, database, items);
         let setup = format!(
             "CREATE ROLE {r} LOGIN PASSWORD {p} NOSUPERUSER NOCREATEDB NOCREATEROLE \
              NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 3",
             r = quote(&role),
             p = literal(&password, false)
         );
-        rt.block_on(admin.execute(AssertSqlSafe(setup)))
-            .map_err(pg_error)?;
+        if let Err(e) = rt.block_on(admin.execute(AssertSqlSafe(setup))) {
+            let _ = rt.block_on(lease::release(&mut admin, database));
+            crate::lease::let_go(database);
+            return Err(pg_error(e));
+        }
         let mut ns = PgDumpNamespace {
             rt,
             admin,
@@ -995,6 +1009,30 @@ impl ServerSource for PgDumpNamespace {
                      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
                      WHERE {scope} AND NOT EXISTS (SELECT 1 FROM pg_depend d \
                        WHERE d.objid = p.oid AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e') \
+                     UNION ALL \
+                     SELECT 'operator ' || n.nspname || '.' || o.oprname || '(' || \
+                       format_type(o.oprleft, NULL) || ', ' || format_type(o.oprright, NULL) || ')' \
+                     FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace WHERE {scope} \
+                     UNION ALL \
+                     SELECT 'cast (' || format_type(k.castsource, NULL) || ' AS ' || \
+                       format_type(k.casttarget, NULL) || ')' FROM pg_cast k \
+                     JOIN pg_type ts ON ts.oid = k.castsource JOIN pg_type tt ON tt.oid = k.casttarget \
+                     JOIN pg_namespace n ON n.oid IN (ts.typnamespace, tt.typnamespace) \
+                     WHERE {scope} \
+                     UNION ALL \
+                     SELECT CASE t.typtype WHEN 'e' THEN 'enum type ' WHEN 'd' THEN 'domain ' \
+                       WHEN 'r' THEN 'range type ' ELSE 'composite type ' END || n.nspname || '.' || t.typname \
+                     FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
+                     WHERE {scope} AND (t.typtype IN ('e', 'd', 'r') OR (t.typtype = 'c' AND \
+                       (SELECT c.relkind FROM pg_class c WHERE c.oid = t.typrelid) = 'c')) \
+                     UNION ALL \
+                     SELECT 'rule ' || r.rulename || ' on ' || c.relname FROM pg_rewrite r \
+                     JOIN pg_class c ON c.oid = r.ev_class JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE {scope} AND r.rulename <> '_RETURN' \
+                     UNION ALL \
+                     SELECT 'policy ' || p.polname || ' on ' || c.relname FROM pg_policy p \
+                     JOIN pg_class c ON c.oid = p.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE {scope} \
                      ORDER BY 1"
                 )))
                 .fetch_all(conn),
@@ -1213,7 +1251,14 @@ impl ServerSource for PgDumpNamespace {
         }
         match first_error {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => {
+                // Both gone: their record and lease too.
+                let _ = self
+                    .rt
+                    .block_on(lease::release(&mut self.admin, &self.database));
+                crate::lease::let_go(&self.database);
+                Ok(())
+            }
         }
     }
 }

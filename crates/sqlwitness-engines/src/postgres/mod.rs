@@ -3,6 +3,7 @@
 //! login ([`login`]).
 
 mod dump;
+pub(crate) mod lease;
 mod login;
 mod read;
 mod write;

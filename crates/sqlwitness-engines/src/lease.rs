@@ -1,0 +1,148 @@
+//! Leases: what sqlwitness creates on a server for the length of one run (a
+//! dump's database and its loader login) is recorded on that server before
+//! it is created, under a lease held by the creating session (PostgreSQL:
+//! an advisory lock; MySQL and MariaDB: a named lock). Both end with the
+//! session, however the run ends.
+//!
+//! * A run that ends normally drops what it made and its record.
+//! * An interrupted run (SIGINT, SIGTERM) drops what it still holds
+//!   ([`remove_held`], which the command line's interrupt handler calls).
+//! * A run killed outright leaves its records with no lease: the next
+//!   command against that server ([`sweep`], called as sqlwitness first
+//!   reaches a server with an administrative login) ends their sessions and
+//!   drops them. A record whose lease is held belongs to a run still going
+//!   and is left alone, so two runs never sweep each other.
+//!
+//! Nothing is swept that has no record: sqlwitness never drops what it did
+//! not create.
+
+use std::sync::Mutex;
+
+use sqlwitness_core::{DbError, EngineKind};
+
+/// The schema (PostgreSQL, in the administrative login's database) or
+/// database (MySQL, MariaDB) holding the records.
+pub const REGISTRY: &str = "sqlwitness_registry";
+
+/// One thing recorded under a lease.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Leased {
+    Database(String),
+    Login(String),
+}
+
+impl Leased {
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Leased::Database(_) => "database",
+            Leased::Login(_) => "login",
+        }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            Leased::Database(n) | Leased::Login(n) => n,
+        }
+    }
+
+    pub(crate) fn from_row(kind: &str, name: String) -> Option<Leased> {
+        match kind {
+            "database" => Some(Leased::Database(name)),
+            "login" => Some(Leased::Login(name)),
+            _ => None,
+        }
+    }
+}
+
+/// A lease this process holds: removed by [`remove_held`] on an interrupt.
+#[derive(Debug, Clone)]
+struct Held {
+    kind: EngineKind,
+    admin_url: String,
+    lease: String,
+    items: Vec<Leased>,
+}
+
+static HELD: Mutex<Vec<Held>> = Mutex::new(Vec::new());
+
+/// Servers already swept by this process.
+static SWEPT: Mutex<Vec<(EngineKind, String)>> = Mutex::new(Vec::new());
+
+pub(crate) fn hold(kind: EngineKind, admin_url: &str, lease: &str, items: Vec<Leased>) {
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    held.retain(|h| h.lease != lease);
+    held.push(Held {
+        kind,
+        admin_url: admin_url.to_string(),
+        lease: lease.to_string(),
+        items,
+    });
+}
+
+pub(crate) fn let_go(lease: &str) {
+    HELD.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|h| h.lease != lease);
+}
+
+/// Drops what this process holds under its leases (a dump's database and
+/// loader login, ending their sessions) over fresh administrative
+/// sessions: for an interrupted run, before the process exits. Best effort,
+/// each server within a few seconds; what remains is swept by the next
+/// command.
+pub fn remove_held() {
+    let held: Vec<Held> = std::mem::take(&mut *HELD.lock().unwrap_or_else(|e| e.into_inner()));
+    for h in held {
+        let _ = remove(h.kind, &h.admin_url, &h.lease, &h.items);
+    }
+}
+
+#[cfg_attr(
+    not(any(feature = "postgres", feature = "mysql")),
+    allow(unused_variables)
+)]
+fn remove(kind: EngineKind, admin_url: &str, lease: &str, items: &[Leased]) -> Result<(), DbError> {
+    match sqlwitness_dialect::shipped(kind).adapter {
+        #[cfg(feature = "postgres")]
+        sqlwitness_dialect::Adapter::Postgres => {
+            crate::postgres::lease::remove(admin_url, lease, items)
+        }
+        #[cfg(feature = "mysql")]
+        sqlwitness_dialect::Adapter::Mysql => crate::mysql::lease::remove(admin_url, lease, items),
+        _ => Ok(()),
+    }
+}
+
+/// Sweeps the server of `admin_url`: every record whose lease no session
+/// holds (a run that was killed) has its sessions ended and is dropped,
+/// with its record. Once per server and process; what was dropped, as
+/// `kind name`.
+#[cfg_attr(
+    not(any(feature = "postgres", feature = "mysql")),
+    allow(unused_variables)
+)]
+pub fn sweep(kind: EngineKind, admin_url: &str) -> Result<Vec<String>, DbError> {
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if swept.iter().any(|(k, u)| *k == kind && u == admin_url) {
+            return Ok(Vec::new());
+        }
+        swept.push((kind, admin_url.to_string()));
+    }
+    match sqlwitness_dialect::shipped(kind).adapter {
+        #[cfg(feature = "postgres")]
+        sqlwitness_dialect::Adapter::Postgres => crate::postgres::lease::sweep(admin_url),
+        #[cfg(feature = "mysql")]
+        sqlwitness_dialect::Adapter::Mysql => crate::mysql::lease::sweep(admin_url),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// [`sweep`] again even when this process swept the server already (tests).
+pub fn sweep_again(kind: EngineKind, admin_url: &str) -> Result<Vec<String>, DbError> {
+    SWEPT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(k, u)| !(*k == kind && u == admin_url));
+    sweep(kind, admin_url)
+}

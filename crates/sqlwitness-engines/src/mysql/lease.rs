@@ -1,0 +1,238 @@
+//! Leases on MySQL and MariaDB ([`crate::lease`]): records in the database
+//! `sqlwitness_registry`, each lease a named lock (`GET_LOCK`) held by the
+//! creating session.
+
+use std::time::Duration;
+
+use sqlwitness_core::DbError;
+use sqlx::mysql::MySqlConnection;
+use sqlx::{AssertSqlSafe, Connection, Executor};
+
+use super::write::quote;
+use crate::lease::{Leased, REGISTRY};
+
+/// The time a sweep or a removal may take on one server.
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// The lock name of the lease bound to `?` (at most 64 characters).
+const LOCK: &str = "CONCAT('sqlwitness lease:', LEFT(SHA2(?, 256), 40))";
+
+fn error(e: sqlx::Error) -> DbError {
+    crate::server::driver_error(e)
+}
+
+async fn registry_exists(c: &mut MySqlConnection) -> Result<bool, sqlx::Error> {
+    let found: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'leases'",
+    )
+    .bind(REGISTRY)
+    .fetch_optional(&mut *c)
+    .await?;
+    Ok(found.is_some())
+}
+
+/// Takes `lease` on `admin` (held while that session lives) and records
+/// `items` under it, before they are created.
+pub(crate) async fn record(
+    admin: &mut MySqlConnection,
+    lease: &str,
+    items: &[Leased],
+) -> Result<(), sqlx::Error> {
+    let got: Option<i64> =
+        sqlx::query_scalar(AssertSqlSafe(format!("SELECT GET_LOCK({LOCK}, 10)")))
+            .bind(lease)
+            .fetch_one(&mut *admin)
+            .await?;
+    if got != Some(1) {
+        return Err(sqlx::Error::Protocol(format!(
+            "the lease {lease} is held by another session"
+        )));
+    }
+    if !registry_exists(admin).await? {
+        for ddl in [
+            format!("CREATE DATABASE IF NOT EXISTS {}", quote(REGISTRY)),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {}.leases (lease VARCHAR(64) NOT NULL, \
+                 kind VARCHAR(16) NOT NULL, name VARCHAR(128) NOT NULL, \
+                 created TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, PRIMARY KEY (kind, name)) \
+                 ENGINE=InnoDB",
+                quote(REGISTRY)
+            ),
+        ] {
+            admin.execute(AssertSqlSafe(ddl)).await?;
+        }
+    }
+    for item in items {
+        sqlx::query(AssertSqlSafe(format!(
+            "REPLACE INTO {}.leases (lease, kind, name) VALUES (?, ?, ?)",
+            quote(REGISTRY)
+        )))
+        .bind(lease)
+        .bind(item.kind())
+        .bind(item.name())
+        .execute(&mut *admin)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Deletes the records of `lease` and lets it go.
+pub(crate) async fn release(admin: &mut MySqlConnection, lease: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(AssertSqlSafe(format!(
+        "DELETE FROM {}.leases WHERE lease = ?",
+        quote(REGISTRY)
+    )))
+    .bind(lease)
+    .execute(&mut *admin)
+    .await?;
+    sqlx::query(AssertSqlSafe(format!("DO RELEASE_LOCK({LOCK})")))
+        .bind(lease)
+        .execute(&mut *admin)
+        .await?;
+    Ok(())
+}
+
+/// A login's user name and the hosts sqlwitness creates it for.
+const HOSTS: [&str; 2] = ["%", "localhost"];
+
+/// Ends the sessions of `items` and drops them; what was dropped.
+async fn drop_items(c: &mut MySqlConnection, items: &[Leased]) -> Result<Vec<String>, sqlx::Error> {
+    let mut dropped = Vec::new();
+    for item in items {
+        if let Leased::Login(user) = item {
+            let ids: Vec<u64> = sqlx::query_scalar(
+                "SELECT CAST(ID AS UNSIGNED) FROM information_schema.PROCESSLIST WHERE USER = ?",
+            )
+            .bind(user)
+            .fetch_all(&mut *c)
+            .await?;
+            for id in ids {
+                let _ = c.execute(AssertSqlSafe(format!("KILL {id}"))).await;
+            }
+        }
+    }
+    for item in items {
+        if let Leased::Database(db) = item {
+            c.execute(AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {}",
+                quote(db)
+            )))
+            .await?;
+            dropped.push(format!("database {db}"));
+        }
+    }
+    for item in items {
+        if let Leased::Login(user) = item {
+            for host in HOSTS {
+                c.execute(AssertSqlSafe(format!(
+                    "DROP USER IF EXISTS {}@'{host}'",
+                    crate::login::literal(user, true)
+                )))
+                .await?;
+            }
+            dropped.push(format!("login {user}"));
+        }
+    }
+    Ok(dropped)
+}
+
+/// Drops what `lease` recorded, over a fresh session, and its records (the
+/// lease's own holder is this process: an interrupted run).
+pub(crate) fn remove(admin_url: &str, lease: &str, items: &[Leased]) -> Result<(), DbError> {
+    let (lease, items) = (lease.to_string(), items.to_vec());
+    run(admin_url, move |c| {
+        Box::pin(async move {
+            drop_items(c, &items).await?;
+            if registry_exists(c).await? {
+                sqlx::query(AssertSqlSafe(format!(
+                    "DELETE FROM {}.leases WHERE lease = ?",
+                    quote(REGISTRY)
+                )))
+                .bind(&lease)
+                .execute(&mut *c)
+                .await?;
+            }
+            Ok(Vec::new())
+        })
+    })
+    .map(|_| ())
+}
+
+/// Sweeps the records no session holds a lease for.
+pub(crate) fn sweep(admin_url: &str) -> Result<Vec<String>, DbError> {
+    run(admin_url, |c| {
+        Box::pin(async move {
+            if !registry_exists(c).await? {
+                return Ok(Vec::new());
+            }
+            let leases: Vec<String> = sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT DISTINCT CAST(lease AS CHAR) FROM {}.leases ORDER BY 1",
+                quote(REGISTRY)
+            )))
+            .fetch_all(&mut *c)
+            .await?;
+            let mut swept = Vec::new();
+            for lease in leases {
+                let got: Option<i64> =
+                    sqlx::query_scalar(AssertSqlSafe(format!("SELECT GET_LOCK({LOCK}, 0)")))
+                        .bind(&lease)
+                        .fetch_one(&mut *c)
+                        .await?;
+                if got != Some(1) {
+                    continue; // A run still going.
+                }
+                let rows: Vec<(String, String)> = sqlx::query_as(AssertSqlSafe(format!(
+                    "SELECT CAST(kind AS CHAR), CAST(name AS CHAR) FROM {}.leases WHERE lease = ?",
+                    quote(REGISTRY)
+                )))
+                .bind(&lease)
+                .fetch_all(&mut *c)
+                .await?;
+                let items: Vec<Leased> = rows
+                    .into_iter()
+                    .filter_map(|(k, n)| Leased::from_row(&k, n))
+                    .collect();
+                match drop_items(c, &items).await {
+                    Ok(dropped) => {
+                        swept.extend(dropped);
+                        release(c, &lease).await?;
+                    }
+                    Err(_) => {
+                        sqlx::query(AssertSqlSafe(format!("DO RELEASE_LOCK({LOCK})")))
+                            .bind(&lease)
+                            .execute(&mut *c)
+                            .await?;
+                    }
+                }
+            }
+            Ok(swept)
+        })
+    })
+}
+
+type Work<'c> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Vec<String>, sqlx::Error>> + Send + 'c>,
+>;
+
+/// Runs `work` over a fresh administrative session within [`LIMIT`].
+fn run(
+    admin_url: &str,
+    work: impl for<'c> FnOnce(&'c mut MySqlConnection) -> Work<'c>,
+) -> Result<Vec<String>, DbError> {
+    let rt = crate::server::blocking_runtime()?;
+    rt.block_on(async {
+        let go = async {
+            let mut c = MySqlConnection::connect(admin_url).await?;
+            c.execute("SET SESSION lock_wait_timeout = 10").await?;
+            let out = work(&mut c).await;
+            let _ = c.close().await;
+            out
+        };
+        match tokio::time::timeout(LIMIT, go).await {
+            Ok(r) => r.map_err(error),
+            Err(_) => Err(DbError::timeout(
+                "sweeping what an earlier run left took too long",
+            )),
+        }
+    })
+}

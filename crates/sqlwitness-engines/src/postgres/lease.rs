@@ -1,0 +1,242 @@
+//! Leases on PostgreSQL ([`crate::lease`]): records in
+//! `sqlwitness_registry.leases` of the administrative login's database, each
+//! lease an advisory lock held by the creating session.
+
+use std::time::Duration;
+
+use sqlwitness_core::DbError;
+use sqlx::postgres::PgConnection;
+use sqlx::{AssertSqlSafe, Connection, Executor};
+
+use super::dump::pg_error;
+use super::write::quote;
+use crate::lease::{Leased, REGISTRY};
+
+/// The time a sweep or a removal may take on one server.
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// The advisory-lock key of `lease`.
+fn key(lease: &str) -> String {
+    format!(
+        "pg_catalog.hashtextextended('sqlwitness lease ' || {}, 0)",
+        crate::login::literal(lease, false)
+    )
+}
+
+async fn registry_exists(c: &mut PgConnection) -> Result<bool, sqlx::Error> {
+    let found: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+         WHERE n.nspname = $1 AND c.relname = 'leases'",
+    )
+    .bind(REGISTRY)
+    .fetch_optional(&mut *c)
+    .await?;
+    Ok(found.is_some())
+}
+
+/// Takes `lease` on `admin` (held while that session lives) and records
+/// `items` under it, before they are created.
+pub(crate) async fn record(
+    admin: &mut PgConnection,
+    lease: &str,
+    items: &[Leased],
+) -> Result<(), sqlx::Error> {
+    admin
+        .execute(AssertSqlSafe(format!(
+            "SELECT pg_catalog.pg_advisory_lock({})",
+            key(lease)
+        )))
+        .await?;
+    if !registry_exists(admin).await? {
+        let ddl = format!(
+            "CREATE SCHEMA IF NOT EXISTS {r}; REVOKE ALL ON SCHEMA {r} FROM PUBLIC; \
+             CREATE TABLE IF NOT EXISTS {r}.leases (lease text NOT NULL, kind text NOT NULL, \
+             name text NOT NULL, created timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (kind, name))",
+            r = quote(REGISTRY)
+        );
+        // Two runs creating it at once: one of them may see the other's.
+        if let Err(e) = admin
+            .execute(sqlx::raw_sql(AssertSqlSafe(ddl.clone())))
+            .await
+        {
+            if !registry_exists(admin).await? {
+                return Err(e);
+            }
+        }
+    }
+    for item in items {
+        sqlx::query(AssertSqlSafe(format!(
+            "INSERT INTO {}.leases (lease, kind, name) VALUES ($1, $2, $3) \
+             ON CONFLICT (kind, name) DO UPDATE SET lease = EXCLUDED.lease",
+            quote(REGISTRY)
+        )))
+        .bind(lease)
+        .bind(item.kind())
+        .bind(item.name())
+        .execute(&mut *admin)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Deletes the records of `lease` and lets it go (what it recorded has
+/// been dropped).
+pub(crate) async fn release(admin: &mut PgConnection, lease: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(AssertSqlSafe(format!(
+        "DELETE FROM {}.leases WHERE lease = $1",
+        quote(REGISTRY)
+    )))
+    .bind(lease)
+    .execute(&mut *admin)
+    .await?;
+    admin
+        .execute(AssertSqlSafe(format!(
+            "SELECT pg_catalog.pg_advisory_unlock({})",
+            key(lease)
+        )))
+        .await?;
+    Ok(())
+}
+
+/// Ends the sessions of `items` and drops them; the names dropped.
+async fn drop_items(c: &mut PgConnection, items: &[Leased]) -> Result<Vec<String>, sqlx::Error> {
+    let mut dropped = Vec::new();
+    // Sessions first, then databases (the login's objects are in them),
+    // then logins.
+    for item in items {
+        if let Leased::Login(role) = item {
+            sqlx::query(
+                "SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity \
+                 WHERE usename = $1",
+            )
+            .bind(role)
+            .execute(&mut *c)
+            .await?;
+        }
+    }
+    for item in items {
+        if let Leased::Database(db) = item {
+            c.execute(AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                quote(db)
+            )))
+            .await?;
+            dropped.push(format!("database {db}"));
+        }
+    }
+    for item in items {
+        if let Leased::Login(role) = item {
+            c.execute(AssertSqlSafe(format!(
+                "DROP ROLE IF EXISTS {}",
+                quote(role)
+            )))
+            .await?;
+            dropped.push(format!("login {role}"));
+        }
+    }
+    Ok(dropped)
+}
+
+/// Drops what `lease` recorded, over a fresh session of `admin_url`, and
+/// its records (the lease's own holder is this process: an interrupted
+/// run).
+pub(crate) fn remove(admin_url: &str, lease: &str, items: &[Leased]) -> Result<(), DbError> {
+    let (lease, items) = (lease.to_string(), items.to_vec());
+    run(admin_url, move |c| {
+        Box::pin(async move {
+            drop_items(c, &items).await?;
+            sqlx::query(AssertSqlSafe(format!(
+                "DELETE FROM {}.leases WHERE lease = $1",
+                quote(REGISTRY)
+            )))
+            .bind(&lease)
+            .execute(&mut *c)
+            .await?;
+            Ok(Vec::new())
+        })
+    })
+    .map(|_| ())
+}
+
+/// Sweeps the records no session holds a lease for.
+pub(crate) fn sweep(admin_url: &str) -> Result<Vec<String>, DbError> {
+    run(admin_url, |c| {
+        Box::pin(async move {
+            if !registry_exists(c).await? {
+                return Ok(Vec::new());
+            }
+            let leases: Vec<String> = sqlx::query_scalar(AssertSqlSafe(format!(
+                "SELECT DISTINCT lease FROM {}.leases ORDER BY 1",
+                quote(REGISTRY)
+            )))
+            .fetch_all(&mut *c)
+            .await?;
+            let mut swept = Vec::new();
+            for lease in leases {
+                let free: bool = sqlx::query_scalar(AssertSqlSafe(format!(
+                    "SELECT pg_catalog.pg_try_advisory_lock({})",
+                    key(&lease)
+                )))
+                .fetch_one(&mut *c)
+                .await?;
+                if !free {
+                    continue; // A run still going.
+                }
+                let rows: Vec<(String, String)> = sqlx::query_as(AssertSqlSafe(format!(
+                    "SELECT kind, name FROM {}.leases WHERE lease = $1",
+                    quote(REGISTRY)
+                )))
+                .bind(&lease)
+                .fetch_all(&mut *c)
+                .await?;
+                let items: Vec<Leased> = rows
+                    .into_iter()
+                    .filter_map(|(k, n)| Leased::from_row(&k, n))
+                    .collect();
+                let result = drop_items(c, &items).await;
+                if let Ok(dropped) = &result {
+                    swept.extend(dropped.iter().cloned());
+                }
+                // Records whose objects could not be dropped stay for the
+                // next sweep.
+                if result.is_ok() {
+                    release(c, &lease).await?;
+                } else {
+                    c.execute(AssertSqlSafe(format!(
+                        "SELECT pg_catalog.pg_advisory_unlock({})",
+                        key(&lease)
+                    )))
+                    .await?;
+                }
+            }
+            Ok(swept)
+        })
+    })
+}
+
+type Work<'c> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Vec<String>, sqlx::Error>> + Send + 'c>,
+>;
+
+/// Runs `work` over a fresh administrative session within [`LIMIT`].
+fn run(
+    admin_url: &str,
+    work: impl for<'c> FnOnce(&'c mut PgConnection) -> Work<'c>,
+) -> Result<Vec<String>, DbError> {
+    let rt = crate::server::blocking_runtime()?;
+    rt.block_on(async {
+        let go = async {
+            let mut c = PgConnection::connect(admin_url).await?;
+            c.execute("SET lock_timeout = '10s'").await?;
+            let out = work(&mut c).await;
+            let _ = c.close().await;
+            out
+        };
+        match tokio::time::timeout(LIMIT, go).await {
+            Ok(r) => r.map_err(pg_error),
+            Err(_) => Err(DbError::timeout(
+                "sweeping what an earlier run left took too long",
+            )),
+        }
+    })
+}
