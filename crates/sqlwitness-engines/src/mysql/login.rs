@@ -273,4 +273,23 @@ mod tests {
         }
         assert_eq!(grant_db("concert_singer"), "`concert\\_singer`");
     }
+
+    #[test]
+    fn a_run_login_copies_the_reader_s_grants_on_its_namespaces_only() {
+        let mine = ["sw_car_1".to_string(), "sw_50%".to_string()];
+        let only = RunReads::Only(&mine);
+        for (db, folded, copied) in [
+            ("sw\\_car\\_1", false, true),
+            ("sw\\_50\\%", false, true),
+            ("sw\\_car\\_10", false, false),
+            ("sw_car_1", false, false),
+            ("sw\\_concert\\_singer", false, false),
+            ("SW\\_CAR\\_1", false, false),
+            ("SW\\_CAR\\_1", true, true),
+        ] {
+            assert_eq!(copies_grant(only, db, folded), copied, "{db} {folded}");
+        }
+        assert!(!copies_grant(RunReads::Only(&[]), "sw\\_car\\_1", false));
+        assert!(copies_grant(RunReads::Reader, "anything", false));
+    }
 }
