@@ -120,7 +120,7 @@ fn every_numeric_flag_refuses_values_outside_its_range() {
         (&audit, "--jobs", &["0", "100000000"]),
         (&audit, "--partition", &["0/1"]),
         (&fuzz, "--seed", &[]),
-        (&fuzz, "--candidates", &["0"]),
+        (&fuzz, "--candidates", &["0", "1001"]),
         (&fuzz, "--max-neighbors", &["10001"]),
         (&fuzz, "--jobs", &["0"]),
         (&fuzz, "--partition", &["2/1"]),

@@ -37,9 +37,9 @@ pub struct FuzzArgs {
     /// byte-identical suites.
     #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
     pub seed: u64,
-    /// Candidate instances generated per database before distillation (at
-    /// most 1,000: the instances a database's suite may keep).
-    #[arg(long, default_value_t = 100, allow_hyphen_values = true)]
+    /// Candidate instances generated per database before distillation (1
+    /// to 1,000: the instances a database's suite may keep).
+    #[arg(long, default_value_t = 100, allow_hyphen_values = true, value_parser = crate::ranges::count(1, sqlwitness_fuzz::MAX_INSTANCES_PER_DATABASE as u64))]
     pub candidates: usize,
     /// At most this many neighbour queries per gold (0 to 10,000).
     #[arg(allow_hyphen_values = true, long, default_value_t = 60, value_parser = crate::ranges::count(0, 10_000))]

@@ -97,9 +97,9 @@ fn refused(r: RefusedInput) -> io::Error {
 
 /// `1 GiB`, `64 MiB`, `1536 bytes`.
 fn show_bytes(n: u64) -> String {
-    if n >= GIB && n % GIB == 0 {
+    if n >= GIB && n.is_multiple_of(GIB) {
         format!("{} GiB", n / GIB)
-    } else if n >= MIB && n % MIB == 0 {
+    } else if n >= MIB && n.is_multiple_of(MIB) {
         format!("{} MiB", n / MIB)
     } else {
         format!("{n} bytes")
