@@ -17,7 +17,8 @@ mod tables;
 
 pub use benchmark::{load_benchmark, sqlite_file_problem, Benchmark, BenchmarkFormat, Question};
 pub use dump::{
-    check_dump, dump_dialect, export_sqlite, import_dump, is_source_copy, map_type, ColumnMapping,
+    check_dump, dump_dialect, dump_statements, export_sqlite, import_dump, is_source_copy, map_type,
+    ColumnMapping,
     DatabaseImport, DumpDatabase, DumpDialect, DumpNote, ImportOptions, ImportReport, ImportSource,
     SourceCopy, Storage, TableExport, TypeRefused, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN,
 };

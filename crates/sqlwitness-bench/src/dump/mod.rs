@@ -325,6 +325,42 @@ pub fn check_dump(
     Ok(out)
 }
 
+/// The statements of a dump as the loader reads them (following the
+/// settings its statements make, reading MySQL's version comments as the
+/// server of `version` does), with the line each starts on, up to the first
+/// text the loader cannot read as its server would, or refuses: that error,
+/// with its line, comes second. Client commands are left out.
+#[allow(clippy::type_complexity)]
+pub fn dump_statements(
+    text: &str,
+    dialect: DumpDialect,
+    version: Option<&str>,
+) -> (Vec<(usize, String)>, Option<(usize, String)>) {
+    let mut ctx = Context::default();
+    let mut items = Splitter::new(text.as_bytes(), dialect)
+        .for_server(version.and_then(VersionReader::from_version_text));
+    let mut out = Vec::new();
+    while let Some(item) = items.next() {
+        match item {
+            Err(e) => return (out, Some((e.line, e.message))),
+            Ok(Item::Statement { line, text }) => {
+                if let Decision::Refuse(why) = classify(dialect, &mut ctx, &text) {
+                    return (out, Some((line, why)));
+                }
+                items.set_lexing(ctx.session.lexing);
+                out.push((line, text));
+            }
+            Ok(Item::Command { line, text }) => {
+                if let Decision::Refuse(why) = classify_command(dialect, &mut ctx, &text) {
+                    return (out, Some((line, why)));
+                }
+            }
+            Ok(Item::CopyData(_) | Item::CopyEnd { .. }) => {}
+        }
+    }
+    (out, None)
+}
+
 /// Writes each database of `opts.databases` into a SQLite file (and the
 /// copies on the source's engine): a dump is loaded into a fresh namespace,
 /// dropped with its login at the end whatever happened; a live database is
