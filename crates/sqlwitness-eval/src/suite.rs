@@ -120,7 +120,7 @@ pub(crate) fn prepare_suites(
             .collect();
         let started = Instant::now();
         let pb = progress.bar(todo.len() as u64, "migrate suites");
-        let (mut failed, mut typed_copies) = (0, 0);
+        let (mut done, mut failed, mut typed_copies) = (0, 0, 0);
         // Where the database's copy on this server is a dump's own-typed
         // copy, its instances take those column types, as fuzz's candidates
         // do: a gold answers on them as on the original, or the instance
@@ -163,6 +163,7 @@ pub(crate) fn prepare_suites(
                 ));
                 suite.set_unavailable(kind, id, format!("{}: {p}", db.namespace));
             }
+            done += 1;
             pb.inc(1);
         }
         pb.finish();
@@ -174,7 +175,7 @@ pub(crate) fn prepare_suites(
             };
             progress.note(&format!(
                 "suite: {kind}: {} instances migrated or verified{typed}, {failed} failed ({:.1} s)",
-                todo.len(),
+                done,
                 started.elapsed().as_secs_f64()
             ));
         }
