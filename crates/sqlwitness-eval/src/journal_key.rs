@@ -170,10 +170,14 @@ impl KeyStore {
             )));
         };
         let key = random::<32>()?;
+        let fix = format!(
+            "the journal's key is kept there: set {STATE_DIR_ENV} to a writable folder, or \
+             {SHARED_KEY_ENV}"
+        );
         make_private_dir(dir)
-            .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
+            .map_err(|e| EvalError::io(format!("creating {} ({fix})", dir.display()), e))?;
         write_private(&file, format!("{}\n", hex(&key)).as_bytes())
-            .map_err(|e| EvalError::io(format!("writing {}", file.display()), e))?;
+            .map_err(|e| EvalError::io(format!("writing {} ({fix})", file.display()), e))?;
         let r = KeyRef {
             id,
             source: KeySource::Local,
