@@ -277,7 +277,7 @@ fn the_loader_runs_one_statement_at_a_time_and_can_do_nothing_else() {
         let mut dump =
             sqlwitness_engines::open_dump_namespace(kind, url, &ns, &stamp, Duration::from_secs(5))
                 .unwrap();
-        dump.run("CREATE TABLE t (x int)", Duration::from_secs(5))
+        dump.run("CREATE TABLE t (x int)".into(), Duration::from_secs(5))
             .unwrap();
         let two = dump.run(
             "INSERT INTO t VALUES (1); DROP TABLE t",
@@ -285,7 +285,7 @@ fn the_loader_runs_one_statement_at_a_time_and_can_do_nothing_else() {
         );
         assert!(two.is_err(), "{kind}: two statements ran");
         // The table is still there and empty.
-        dump.run("INSERT INTO t VALUES (2)", Duration::from_secs(5))
+        dump.run("INSERT INTO t VALUES (2)".into(), Duration::from_secs(5))
             .unwrap();
         match adapter(kind) {
             Adapter::Postgres => {

@@ -310,16 +310,14 @@ fn write_spider_tables(
     path: &std::path::Path,
     report: &sqlwitness_bench::ImportReport,
 ) -> anyhow::Result<()> {
-    let mut entries: Vec<serde_json::Value> = match sqlwitness_core::read_input(
-        path,
-        sqlwitness_core::input::BENCHMARK_FILE,
-    ) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-            exit::BadInput(format!("{}: not a tables.json array: {e}", path.display()))
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),
-    };
+    let mut entries: Vec<serde_json::Value> =
+        match sqlwitness_core::read_input(path, sqlwitness_core::input::BENCHMARK_FILE) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                exit::BadInput(format!("{}: not a tables.json array: {e}", path.display()))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),
+        };
     for d in &report.databases {
         entries.retain(|e| e["db_id"] != d.db_id.as_str());
         entries.push(d.spider_tables.clone());

@@ -572,7 +572,8 @@ pub trait DumpNamespace: ServerSource {
     /// the server refuses a text it parses as several statements (an error
     /// of class `refused`). A statement still running at `limit` is
     /// cancelled, and is an error of class `timeout`.
-    fn run(&mut self, sql: &str, limit: std::time::Duration) -> Result<(), DbError>;
+    /// The text is handed over (a dump's statement may be hundreds of MB).
+    fn run(&mut self, sql: String, limit: std::time::Duration) -> Result<(), DbError>;
 
     /// The loader session's settings that decide how the server lexes the
     /// next statement, as the server reports them.

@@ -192,14 +192,16 @@ pub fn open_migrator(kind: EngineKind, url: &str) -> Result<Box<dyn Migrator>, D
 
 /// A namespace `ns` on the server of `kind` (administrative `url`) made to
 /// load a SQL dump into, stamped with `stamp`, with a loader login of its
-/// own whose statements the server also stops past `statement_limit`
-/// ([`DumpNamespace`]).
+/// own whose statements the server also stops past `statement_limit`, and
+/// whose temporary files may reach the size of the dump, `dump_bytes`
+/// (PostgreSQL; at least 512 MB) ([`DumpNamespace`]).
 pub fn open_dump_namespace(
     kind: EngineKind,
     url: &str,
     ns: &str,
     stamp: &Stamp,
     statement_limit: std::time::Duration,
+    dump_bytes: u64,
 ) -> Result<Box<dyn DumpNamespace>, DbError> {
     sweep_quietly(kind, url);
     let dialect = sqlwitness_dialect::builtin(kind);
@@ -210,6 +212,7 @@ pub fn open_dump_namespace(
             ns,
             stamp,
             statement_limit,
+            dump_bytes,
         )?)),
         #[cfg(feature = "mysql")]
         Adapter::Mysql => Ok(Box::new(MysqlDumpNamespace::create(
@@ -221,7 +224,7 @@ pub fn open_dump_namespace(
         )?)),
         #[allow(unreachable_patterns)]
         _ => {
-            let _ = (url, ns, stamp, statement_limit);
+            let _ = (url, ns, stamp, statement_limit, dump_bytes);
             Err(DbError::new(
                 ErrorClass::Other,
                 None,

@@ -242,7 +242,11 @@ pub fn dump_dialect(engine: EngineKind) -> Option<DumpDialect> {
 
 /// A statement's start, on one line, for messages.
 fn head(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = text
+        .char_indices()
+        .nth(400)
+        .map_or(text, |(i, _)| &text[..i]);
+    let one: String = start.split_whitespace().collect::<Vec<_>>().join(" ");
     if one.chars().count() > 100 {
         format!("{}…", one.chars().take(100).collect::<String>())
     } else {
@@ -444,6 +448,7 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
                 &ns_name,
                 &stamp,
                 opts.statement_limit,
+                std::fs::metadata(dump).map_or(0, |m| m.len()),
             )
             .map_err(server_err)?;
             let result = ns
@@ -526,13 +531,12 @@ fn load(
     version: Option<&str>,
     opts: &ImportOptions,
 ) -> Result<Loaded, BenchError> {
-    let fail = |line: usize, text: &str, e: sqlwitness_core::DbError| BenchError::DumpLoad {
+    let fail = |line: usize, shown: &str, e: sqlwitness_core::DbError| BenchError::DumpLoad {
         path: path.to_path_buf(),
         line,
         engine: opts.engine.to_string(),
         message: format!(
-            "`{}`: {}{}",
-            head(text),
+            "`{shown}`: {}{}",
             e.message,
             e.code.map(|c| format!(" (code {c})")).unwrap_or_default()
         ),
@@ -562,6 +566,14 @@ fn load(
             Item::CopyData(_) | Item::CopyEnd { .. } => continue,
         };
         let decision = classify(dialect, &mut ctx, &text);
+        // What is needed of the text once it has gone to the server (it is
+        // handed over, not copied: a statement may be hundreds of MB).
+        let shown = head(&text);
+        let first_word = policy::words(dialect, &text)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let check = ctx.session.check_after(dialect, &first_word, &text);
         let ran = match decision {
             Decision::Run => {
                 statements += 1;
@@ -587,28 +599,28 @@ fn load(
                     if let Some(e) = source_error {
                         return Err(format_error(path, e.line, e.message));
                     }
-                    copied_rows += rows.map_err(|e| fail(line, &text, e))?;
+                    copied_rows += rows.map_err(|e| fail(line, &shown, e))?;
                 } else {
-                    ns.run(&text, opts.statement_limit)
-                        .map_err(|e| fail(line, &text, e))?;
+                    ns.run(text, opts.statement_limit)
+                        .map_err(|e| fail(line, &shown, e))?;
                 }
                 true
             }
             Decision::RunAs { sql, .. } => {
                 statements += 1;
-                ns.run(&sql, opts.statement_limit)
-                    .map_err(|e| fail(line, &text, e))?;
+                ns.run(sql, opts.statement_limit)
+                    .map_err(|e| fail(line, &shown, e))?;
                 true
             }
             Decision::Create { kind, name, sql } => {
-                match ns.run(sql.as_deref().unwrap_or(&text), opts.statement_limit) {
+                match ns.run(sql.unwrap_or(text), opts.statement_limit) {
                     Ok(()) => statements += 1,
                     Err(e) if e.class == sqlwitness_core::ErrorClass::Timeout => {
-                        return Err(fail(line, &text, e))
+                        return Err(fail(line, &shown, e))
                     }
                     Err(e) => refused_objects.push(DumpNote {
                         line,
-                        statement: head(&text),
+                        statement: shown.clone(),
                         note: format!("{kind} {name}: not created: {}", e.message),
                     }),
                 }
@@ -622,20 +634,15 @@ fn load(
             Decision::Skip(_) | Decision::List { .. } => false,
         };
         items.set_lexing(ctx.session.lexing);
-        let first_word = policy::words(dialect, &text)
-            .into_iter()
-            .next()
-            .unwrap_or_default();
-        if ran && ctx.session.check_after(dialect, &first_word, &text) {
-            let now = ns.lexing().map_err(|e| fail(line, &text, e))?;
+        if ran && check {
+            let now = ns.lexing().map_err(|e| fail(line, &shown, e))?;
             if let Some(why) = session_differs(dialect, &ctx.session, &now) {
                 return Err(format_error(
                     path,
                     line,
                     format!(
-                        "refused after `{}` ran: {why}; the statements after it would not be \
-                         read as the server reads them",
-                        head(&text)
+                        "refused after `{shown}` ran: {why}; the statements after it would not \
+                         be read as the server reads them"
                     ),
                 ));
             }

@@ -542,7 +542,11 @@ impl Session {
             }
             DumpDialect::Mysql => matches!(first, "SET" | "CALL" | "DO" | "SELECT"),
         };
-        by_word || text.to_ascii_lowercase().contains("set_config")
+        by_word
+            || text
+                .as_bytes()
+                .windows(10)
+                .any(|w| w.eq_ignore_ascii_case(b"set_config"))
     }
 }
 

@@ -575,20 +575,22 @@ impl MysqlDumpNamespace {
 }
 
 impl DumpNamespace for MysqlDumpNamespace {
-    fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
+    fn run(&mut self, sql: String, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
+        // Shared, not copied, between the two ways it may be sent.
+        let sql = std::sync::Arc::new(sql);
         let work = async {
             // Prepared, the text is parsed as one statement or refused; a
             // statement the protocol does not take was parsed whole first,
             // and is then sent as the one statement it is.
-            match sqlx::query(AssertSqlSafe(sql.to_string()))
+            match sqlx::query(AssertSqlSafe(sql.clone()))
                 .persistent(false)
                 .execute(&mut *loader)
                 .await
             {
                 Err(e) if my_error_code(&e).as_deref() == Some(NOT_PREPARABLE) => loader
-                    .execute(sqlx::raw_sql(AssertSqlSafe(sql.to_string())))
+                    .execute(sqlx::raw_sql(AssertSqlSafe(sql.clone())))
                     .await
                     .map(|_| ()),
                 other => other.map(|_| ()),

@@ -51,10 +51,11 @@ use crate::login::literal;
 const STAMP_SCHEMA: &str = "sqlwitness";
 /// Rows per scan batch.
 const SCAN_BATCH: usize = 1000;
-/// The limit of the loader's temporary files (a sort or a recursive query
-/// spilling past it fails at once rather than writing for seconds between
-/// two checks of its cancel).
-const LOADER_TEMP_FILES: &str = "256MB";
+/// The least limit of the loader's temporary files, in kB (a recursive
+/// query spilling past it fails rather than writing for seconds between two
+/// checks of its cancel); a larger dump gets its own size, so that its
+/// index builds can sort what it holds.
+const LOADER_TEMP_FILES_KB: u64 = 512 * 1024;
 /// Memory for one sort or hash of the loader.
 const LOADER_WORK_MEM: &str = "64MB";
 /// How long a loader session may sit idle (the server ends it).
@@ -113,6 +114,8 @@ pub struct PgDumpNamespace {
     loader_opts: Option<PgConnectOptions>,
     /// The statement limit the loader's role carries.
     statement_limit: Duration,
+    /// The size of the dump (its loader's temporary files may reach it).
+    dump_bytes: u64,
     database: String,
     role: String,
     located: std::collections::HashMap<String, Located>,
@@ -191,6 +194,7 @@ impl PgDumpNamespace {
         database: &str,
         stamp: &Stamp,
         statement_limit: Duration,
+        dump_bytes: u64,
     ) -> Result<Self, DbError> {
         let rt = crate::server::blocking_runtime()?;
         let base: PgConnectOptions = admin_url
@@ -254,6 +258,7 @@ impl PgDumpNamespace {
             reader_pid: 0,
             loader_opts: None,
             statement_limit,
+            dump_bytes,
             database: database.to_string(),
             role: role.clone(),
             located: Default::default(),
@@ -320,6 +325,7 @@ impl PgDumpNamespace {
             reader_pid: 0,
             loader_opts: None,
             statement_limit: Duration::ZERO,
+            dump_bytes: 0,
             database,
             role: String::new(),
             located: Default::default(),
@@ -414,7 +420,11 @@ impl PgDumpNamespace {
             ),
             ("work_mem", format!("'{LOADER_WORK_MEM}'"), true),
             ("standard_conforming_strings", "on".into(), true),
-            ("temp_file_limit", format!("'{LOADER_TEMP_FILES}'"), false),
+            (
+                "temp_file_limit",
+                format!("'{}kB'", LOADER_TEMP_FILES_KB.max(self.dump_bytes / 1024)),
+                false,
+            ),
             ("idle_session_timeout", format!("'{LOADER_IDLE}'"), false),
             ("client_connection_check_interval", "'1s'".into(), false),
         ];
@@ -863,12 +873,12 @@ impl Source for PgDumpNamespace {
 }
 
 impl DumpNamespace for PgDumpNamespace {
-    fn run(&mut self, sql: &str, limit: Duration) -> Result<(), DbError> {
+    fn run(&mut self, sql: String, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
         // The extended protocol: the server parses the text as one
         // statement or refuses it.
-        let work = sqlx::query(AssertSqlSafe(sql.to_string()))
+        let work = sqlx::query(AssertSqlSafe(sql))
             .persistent(false)
             .execute(loader);
         match within(rt, limit, work) {

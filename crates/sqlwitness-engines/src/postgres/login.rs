@@ -4,6 +4,14 @@
 
 use crate::login::{literal, reader_password, READER_LOGIN};
 
+/// The temporary files one query of the reader or a run login may write.
+/// A query that builds values of hundreds of megabytes (a recursive
+/// doubling) spends seconds between two checks of its cancel writing them
+/// out; at this size it fails within about half a second of its time limit
+/// on a loaded two-core machine (at 1 GB, up to four seconds past it), and
+/// a sort of up to half a gigabyte still runs.
+pub(crate) const TEMP_FILE_LIMIT: &str = "512MB";
+
 /// Grants the (ready) reader login `USAGE` on schema `ns` and `SELECT` on
 /// its tables, and nothing else.
 pub(crate) async fn grant_schema_postgres(
@@ -61,14 +69,15 @@ pub(crate) async fn ensure_reader_postgres(
     let has_limit: bool = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole \
          WHERE r.rolname = $1 AND s.setdatabase = 0 \
-         AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'temp_file_limit=%'))",
+         AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c = 'temp_file_limit=' || $2))",
     )
     .bind(READER_LOGIN)
+    .bind(TEMP_FILE_LIMIT)
     .fetch_one(&mut *conn)
     .await?;
     if !has_limit {
         let settings = format!(
-            "ALTER ROLE {READER_LOGIN} SET temp_file_limit = '1GB'; \
+            "ALTER ROLE {READER_LOGIN} SET temp_file_limit = '{TEMP_FILE_LIMIT}'; \
              ALTER ROLE {READER_LOGIN} SET idle_in_transaction_session_timeout = '5min'"
         );
         conn.execute(sqlx::raw_sql(AssertSqlSafe(settings))).await?;
@@ -150,7 +159,7 @@ pub(crate) fn create_run_login(
             "CREATE ROLE {role} LOGIN INHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION \
              NOBYPASSRLS PASSWORD {p} IN ROLE {READER_LOGIN}; \
              COMMENT ON ROLE {role} IS {stamp}; \
-             ALTER ROLE {role} SET temp_file_limit = '1GB'; \
+             ALTER ROLE {role} SET temp_file_limit = '{TEMP_FILE_LIMIT}'; \
              ALTER ROLE {role} SET idle_in_transaction_session_timeout = '5min'",
             p = literal(password, false),
             stamp = literal(crate::login::RUN_LOGIN_STAMP, false),
