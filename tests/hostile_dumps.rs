@@ -274,13 +274,19 @@ fn the_loader_runs_one_statement_at_a_time_and_can_do_nothing_else() {
     let ran = sqlwitness_testkit::for_each_server(None, |kind, url| {
         let ns = sqlwitness_testkit::unique_name("sw_dump_t");
         let stamp = sqlwitness_core::Stamp::new("t", "dump", "dump-load");
-        let mut dump =
-            sqlwitness_engines::open_dump_namespace(kind, url, &ns, &stamp, Duration::from_secs(5))
-                .unwrap();
+        let mut dump = sqlwitness_engines::open_dump_namespace(
+            kind,
+            url,
+            &ns,
+            &stamp,
+            Duration::from_secs(5),
+            0,
+        )
+        .unwrap();
         dump.run("CREATE TABLE t (x int)".into(), Duration::from_secs(5))
             .unwrap();
         let two = dump.run(
-            "INSERT INTO t VALUES (1); DROP TABLE t",
+            "INSERT INTO t VALUES (1); DROP TABLE t".into(),
             Duration::from_secs(5),
         );
         assert!(two.is_err(), "{kind}: two statements ran");
@@ -616,6 +622,107 @@ fn what_a_killed_import_left_is_swept_by_the_next_command() {
             Vec::<String>::new(),
             "{kind}"
         );
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}
+
+/// A run login is recorded under its run's lease too: an `eval` killed
+/// outright leaves it, and the next command against the server drops it.
+#[test]
+fn a_killed_evals_run_login_is_swept_by_the_next_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = sqlwitness_testkit::for_each_server(None, |kind, url| {
+        let marker = sqlwitness_testkit::unique_name("swt_runlogin");
+        let joins = (0..11)
+            .map(|i| format!("singer s{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let pred = dir.path().join(format!("{kind}-pred.sql"));
+        // The first of concert_singer's questions (the first of Spider dev)
+        // runs long; a prediction for every question, as the format wants.
+        let sum = (0..11)
+            .map(|i| format!("s{i}.Age"))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let mut lines = vec![format!("SELECT sum({sum}) AS {marker} FROM {joins}")];
+        lines.resize(1034, "SELECT 1".to_string());
+        std::fs::write(&pred, lines.join("\n") + "\n").unwrap();
+        let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_rl"));
+        let mut child = bin()
+            .args(["eval", "--bench"])
+            .arg(sqlwitness_testkit::example_spider())
+            .args([
+                "--split",
+                "dev",
+                "--db",
+                "concert_singer",
+                "--limit",
+                "1",
+                "--engines",
+                kind.as_str(),
+                "--server",
+                &format!("{kind}={url}"),
+                "--namespace-prefix",
+                &prefix,
+                "--timeout",
+                "120",
+                "-q",
+                "--pred",
+            ])
+            .arg(&pred)
+            .arg("--out")
+            .arg(dir.path().join(format!("{kind}-out")))
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let login = loop {
+            let found = match adapter(kind) {
+                Adapter::Postgres => pg_text(
+                    url,
+                    &format!(
+                        "SELECT usename::text FROM pg_stat_activity WHERE query LIKE '%{marker}%' \
+                         AND usename LIKE 'sqlwitness_run_%' LIMIT 1"
+                    ),
+                ),
+                _ => admin_text(
+                    url,
+                    &format!(
+                        "SELECT CAST(USER AS CHAR) FROM information_schema.PROCESSLIST \
+                         WHERE INFO LIKE '%{marker}%' AND USER LIKE 'sqlwitness_run_%' LIMIT 1"
+                    ),
+                ),
+            };
+            if !found.is_empty() {
+                break found;
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("{kind}: eval ended before its prediction ran: {status}");
+            }
+            assert!(started.elapsed() < Duration::from_secs(120), "{kind}");
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        child.kill().unwrap();
+        child.wait().unwrap();
+        sqlwitness_engines::sweep_again(kind, url).unwrap();
+        let exists = match adapter(kind) {
+            Adapter::Postgres => {
+                admin::count(
+                    url,
+                    &format!("SELECT count(*) FROM pg_roles WHERE rolname = '{login}'"),
+                ) > 0
+            }
+            _ => !admin_text(
+                url,
+                &format!(
+                    "SELECT CAST(user AS CHAR) FROM mysql.user WHERE user = '{login}' LIMIT 1"
+                ),
+            )
+            .is_empty(),
+        };
+        assert!(!exists, "{kind}: {login} is still there");
+        let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+        let _ = sqlwitness_bench::drop_namespace(&target, &format!("{prefix}concert_singer"));
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }

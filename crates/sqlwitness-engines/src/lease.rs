@@ -146,3 +146,89 @@ pub fn sweep_again(kind: EngineKind, admin_url: &str) -> Result<Vec<String>, DbE
         .retain(|(k, u)| !(*k == kind && u == admin_url));
     sweep(kind, admin_url)
 }
+
+/// A lease taken by a session of its own, held while the value lives: what
+/// a run keeps for its whole length (its run login) is recorded under it.
+/// [`HeldLease::end`] deletes the records (what they name is gone) and
+/// lets the lease go; a run killed before that leaves them to a sweep.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) struct HeldLease {
+    rt: tokio::runtime::Runtime,
+    conn: LeaseConn,
+    lease: String,
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+enum LeaseConn {
+    #[cfg(feature = "postgres")]
+    Pg(sqlx::PgConnection),
+    #[cfg(feature = "mysql")]
+    My(sqlx::MySqlConnection),
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl HeldLease {
+    /// Takes `lease` on a new administrative session of `admin_url` and
+    /// records `items` under it, before they are created.
+    pub(crate) fn take(
+        kind: EngineKind,
+        admin_url: &str,
+        lease: &str,
+        items: Vec<Leased>,
+    ) -> Result<HeldLease, DbError> {
+        use sqlx::Connection;
+        let rt = crate::server::blocking_runtime()?;
+        let conn = match sqlwitness_dialect::shipped(kind).adapter {
+            #[cfg(feature = "postgres")]
+            sqlwitness_dialect::Adapter::Postgres => {
+                let mut c = rt
+                    .block_on(sqlx::PgConnection::connect(admin_url))
+                    .map_err(crate::server::driver_error)?;
+                rt.block_on(crate::postgres::lease::record(&mut c, lease, &items))
+                    .map_err(crate::server::driver_error)?;
+                LeaseConn::Pg(c)
+            }
+            #[cfg(feature = "mysql")]
+            sqlwitness_dialect::Adapter::Mysql => {
+                let mut c = rt
+                    .block_on(sqlx::MySqlConnection::connect(admin_url))
+                    .map_err(crate::server::driver_error)?;
+                rt.block_on(crate::mysql::lease::record(&mut c, lease, &items))
+                    .map_err(crate::server::driver_error)?;
+                LeaseConn::My(c)
+            }
+            #[allow(unreachable_patterns)]
+            _ => {
+                return Err(DbError::connection(format!(
+                    "{kind}: no lease on this engine"
+                )))
+            }
+        };
+        hold(kind, admin_url, lease, items);
+        Ok(HeldLease {
+            rt,
+            conn,
+            lease: lease.to_string(),
+        })
+    }
+
+    /// What the lease recorded is gone: its records are deleted and it is
+    /// let go.
+    pub(crate) fn end(self) {
+        use sqlx::Connection;
+        let HeldLease { rt, conn, lease } = self;
+        match conn {
+            #[cfg(feature = "postgres")]
+            LeaseConn::Pg(mut c) => {
+                let _ = rt.block_on(crate::postgres::lease::release(&mut c, &lease));
+                let _ = rt.block_on(c.close());
+            }
+            #[cfg(feature = "mysql")]
+            LeaseConn::My(mut c) => {
+                let _ = rt.block_on(crate::mysql::lease::release(&mut c, &lease));
+                let _ = rt.block_on(c.close());
+            }
+        }
+        let_go(&lease);
+    }
+}

@@ -133,9 +133,12 @@ pub(crate) const RUN_LOGIN_STAMP: &str = "sqlwitness run login";
 /// Two runs on one server never share a login, so a query of one can
 /// signal or kill no session of the other: PostgreSQL lets a login signal
 /// only its own role's backends, MySQL lets a user kill only its own
-/// connections. A run killed before it could drop its login leaves it
-/// behind; a later run drops such logins once they are
-/// [`RUN_LOGIN_STALE`] old and have no session.
+/// connections. The login is recorded on the server under a lease its run
+/// holds before it is created ([`crate::sweep`]): a run killed before it
+/// could drop its login leaves it to the next command against that server,
+/// which ends its sessions and drops it. (A login no record names, left by
+/// an earlier version, is dropped once it is [`RUN_LOGIN_STALE`] old and
+/// has no session.)
 #[cfg_attr(
     not(any(feature = "postgres", feature = "mysql")),
     allow(
@@ -149,6 +152,9 @@ pub struct RunLogin {
     name: String,
     url: String,
     released: std::sync::atomic::AtomicBool,
+    /// The login is recorded under this lease while the run lives.
+    #[cfg(any(feature = "postgres", feature = "mysql"))]
+    lease: std::sync::Mutex<Option<crate::lease::HeldLease>>,
 }
 
 impl std::fmt::Debug for RunLogin {
@@ -206,29 +212,53 @@ impl RunLogin {
         let fail = |e: String| {
             EngineError::connect(kind, admin_url, format!("cannot create a run login: {e}"))
         };
-        match sqlwitness_dialect::shipped(kind).adapter {
+        // Recorded under a lease of the run's before it exists: a run
+        // killed from here on leaves it to the next command's sweep.
+        #[cfg(any(feature = "postgres", feature = "mysql"))]
+        let lease = {
+            crate::sweep(kind, admin_url).ok();
+            crate::lease::HeldLease::take(
+                kind,
+                admin_url,
+                &name,
+                vec![crate::lease::Leased::Login(name.clone())],
+            )
+            .map_err(|e| fail(e.message))?
+        };
+        let made = match sqlwitness_dialect::shipped(kind).adapter {
             #[cfg(feature = "postgres")]
             sqlwitness_dialect::Adapter::Postgres => {
                 let _ = reads;
                 crate::postgres::create_run_login(admin_url, &name, &password, stale_before)
-                    .map_err(|e| fail(e.to_string()))?
+                    .map_err(|e| fail(e.to_string()))
             }
             #[cfg(feature = "mysql")]
             sqlwitness_dialect::Adapter::Mysql => {
                 crate::mysql::create_run_login(admin_url, &name, &password, stale_before, reads)
-                    .map_err(|e| fail(e.to_string()))?
+                    .map_err(|e| fail(e.to_string()))
             }
             _ => {
                 let _ = (password, stale_before, reads);
                 return Err(EngineError::NotCompiled { engine: kind });
             }
+        };
+        #[cfg(any(feature = "postgres", feature = "mysql"))]
+        if let Err(e) = made {
+            // Nothing, or a login half made: the sweep's once the lease ends.
+            drop(lease);
+            crate::lease::let_go(&name);
+            return Err(e);
         }
+        #[cfg(not(any(feature = "postgres", feature = "mysql")))]
+        made?;
         Ok(RunLogin {
             kind,
             admin_url: admin_url.to_string(),
             name,
             url,
             released: Default::default(),
+            #[cfg(any(feature = "postgres", feature = "mysql"))]
+            lease: std::sync::Mutex::new(Some(lease)),
         })
     }
 
@@ -290,6 +320,11 @@ impl RunLogin {
                 let _ = crate::mysql::drop_run_login(&self.admin_url, &self.name);
             }
             _ => {}
+        }
+        // Gone: its record and lease too.
+        #[cfg(any(feature = "postgres", feature = "mysql"))]
+        if let Some(lease) = self.lease.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            lease.end();
         }
     }
 }
