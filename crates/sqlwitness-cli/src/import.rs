@@ -216,7 +216,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             .collect::<Vec<_>>()
             .join(" ");
         match (&report.dump, &report.live_source) {
-            (Some(dump), _) => eprintln!(
+            (Some(dump), _) => say!(
                 "{}: loaded by {server} ({} statements, {} rows by COPY) in {:.1} s; {} skipped, {} not created",
                 dump.display(),
                 report.statements,
@@ -225,7 +225,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
                 report.skipped.len(),
                 report.not_created.len()
             ),
-            (None, source) => eprintln!(
+            (None, source) => say!(
                 "{}: read on {server}; {} not carried",
                 source.as_deref().unwrap_or_default(),
                 report.not_created.len()
@@ -244,9 +244,9 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
                 .map(|t| t.table.as_str())
                 .collect();
             if a.copy_only {
-                eprintln!("  {}: the SQLite file kept: {}", d.db_id, d.path.display());
+                say!("  {}: the SQLite file kept: {}", d.db_id, d.path.display());
             } else {
-                eprintln!(
+                say!(
                     "  {}: {} tables, {} rows in {:.1} s ({:.0} rows/s) → {}{}",
                     d.db_id,
                     d.tables.len() - refused.len(),
@@ -258,13 +258,13 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
                 );
             }
             for r in &refused {
-                eprintln!("    refused {r}");
+                say!("    refused {r}");
             }
             if !unverified.is_empty() {
-                eprintln!("    not verified: {}", unverified.join(", "));
+                say!("    not verified: {}", unverified.join(", "));
             }
             if !d.missing_tables.is_empty() {
-                eprintln!("    not in the dump: {}", d.missing_tables.join(", "));
+                say!("    not in the dump: {}", d.missing_tables.join(", "));
             }
             if !d.views.is_empty() {
                 let carried: Vec<&str> = d
@@ -273,7 +273,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
                     .filter(|v| v.carried)
                     .map(|v| v.view.as_str())
                     .collect();
-                eprintln!(
+                say!(
                     "    views: {} carried ({}), {} listed with the reason",
                     carried.len(),
                     carried.join(", "),
@@ -282,13 +282,13 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             }
             if let Some(c) = &d.source_copy {
                 match (&c.error, c.faithful) {
-                    (None, true) => eprintln!(
+                    (None, true) => say!(
                         "    {} copy with the source's own types: {} ({} tables)",
                         c.engine,
                         c.namespace,
                         c.tables.len()
                     ),
-                    (error, _) => eprintln!(
+                    (error, _) => say!(
                         "    NO {} copy with the source's own types: {}",
                         c.engine,
                         error.as_deref().unwrap_or("a table did not verify")
@@ -296,7 +296,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
                 }
             }
         }
-        eprintln!("report: {}", report_path.display());
+        say!("report: {}", report_path.display());
     }
     Ok(if report.complete() {
         exit::OK
@@ -636,7 +636,7 @@ pub fn from_manifest(
         std::fs::write(&report_path, serde_json::to_string_pretty(&report)? + "\n")
             .with_context(|| format!("{}: cannot write the report", report_path.display()))?;
         if !quiet {
-            eprintln!(
+            say!(
                 "imported {shown} ({engine}{}): {} databases; report: {}",
                 if copy_only { ", copies only" } else { "" },
                 report.databases.len(),

@@ -29,6 +29,10 @@ pub const REGISTRY: &str = "sqlwitness_registry";
 pub(crate) enum Leased {
     Database(String),
     Login(String),
+    /// A benchmark namespace made for one run (a suite instance's copy):
+    /// PostgreSQL's schema, MySQL's database; dropped only while it holds
+    /// sqlwitness's stamp, or nothing at all.
+    Namespace(String),
 }
 
 impl Leased {
@@ -36,12 +40,13 @@ impl Leased {
         match self {
             Leased::Database(_) => "database",
             Leased::Login(_) => "login",
+            Leased::Namespace(_) => "namespace",
         }
     }
 
     pub(crate) fn name(&self) -> &str {
         match self {
-            Leased::Database(n) | Leased::Login(n) => n,
+            Leased::Database(n) | Leased::Login(n) | Leased::Namespace(n) => n,
         }
     }
 
@@ -49,6 +54,7 @@ impl Leased {
         match kind {
             "database" => Some(Leased::Database(name)),
             "login" => Some(Leased::Login(name)),
+            "namespace" => Some(Leased::Namespace(name)),
             _ => None,
         }
     }
@@ -212,6 +218,39 @@ impl HeldLease {
         })
     }
 
+    /// Records `item` under the lease, before it is created.
+    pub(crate) fn record(
+        &mut self,
+        kind: EngineKind,
+        admin_url: &str,
+        item: Leased,
+    ) -> Result<(), DbError> {
+        let items = [item.clone()];
+        match &mut self.conn {
+            #[cfg(feature = "postgres")]
+            LeaseConn::Pg(c) => self
+                .rt
+                .block_on(crate::postgres::lease::record_more(c, &self.lease, &items))
+                .map_err(crate::server::driver_error)?,
+            #[cfg(feature = "mysql")]
+            LeaseConn::My(c) => self
+                .rt
+                .block_on(crate::mysql::lease::record_more(c, &self.lease, &items))
+                .map_err(crate::server::driver_error)?,
+        }
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        match held.iter_mut().find(|h| h.lease == self.lease) {
+            Some(h) => h.items.push(item),
+            None => held.push(Held {
+                kind,
+                admin_url: admin_url.to_string(),
+                lease: self.lease.clone(),
+                items: vec![item],
+            }),
+        }
+        Ok(())
+    }
+
     /// What the lease recorded is gone: its records are deleted and it is
     /// let go.
     pub(crate) fn end(self) {
@@ -230,5 +269,58 @@ impl HeldLease {
             }
         }
         let_go(&lease);
+    }
+}
+
+/// A lease of one run on one server, under which the namespaces the run
+/// makes for itself alone (a suite instance's copy) are recorded before
+/// they are made: a run killed outright leaves them to the next command's
+/// sweep ([`sweep`]), which drops those holding sqlwitness's stamp.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub struct RunLease {
+    kind: EngineKind,
+    admin_url: String,
+    held: Option<HeldLease>,
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl RunLease {
+    /// Takes a lease of its own on the server of `admin_url`.
+    pub fn take(kind: EngineKind, admin_url: &str) -> Result<RunLease, DbError> {
+        let name = format!("run_{}", &crate::fresh_password()[..16]);
+        let held = HeldLease::take(kind, admin_url, &name, Vec::new())?;
+        Ok(RunLease {
+            kind,
+            admin_url: admin_url.to_string(),
+            held: Some(held),
+        })
+    }
+
+    /// Records namespace `ns`, before it is made.
+    pub fn record_namespace(&mut self, ns: &str) -> Result<(), DbError> {
+        match &mut self.held {
+            Some(h) => h.record(
+                self.kind,
+                &self.admin_url,
+                Leased::Namespace(ns.to_string()),
+            ),
+            None => Err(DbError::connection("the run's lease has ended")),
+        }
+    }
+
+    /// What the lease recorded is gone: its records go with it.
+    pub fn end(mut self) {
+        if let Some(h) = self.held.take() {
+            h.end();
+        }
+    }
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl Drop for RunLease {
+    fn drop(&mut self) {
+        if let Some(h) = self.held.take() {
+            h.end();
+        }
     }
 }

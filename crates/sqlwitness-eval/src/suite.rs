@@ -24,6 +24,10 @@ use crate::{EvalPlan, Progress};
 /// server engine). Only namespaces holding sqlwitness's stamp are dropped.
 pub(crate) struct SuiteCopies {
     made: Arc<Mutex<Vec<(MigrationTarget, String)>>>,
+    /// Each server's namespaces are recorded there under a lease of the
+    /// run's before they are made: a run killed outright leaves them to the
+    /// next command's sweep.
+    leases: Arc<Mutex<Vec<(MigrationTarget, sqlwitness_engines::RunLease)>>>,
     on_interrupt: Option<crate::OnInterrupt>,
 }
 
@@ -31,6 +35,7 @@ impl SuiteCopies {
     fn new() -> SuiteCopies {
         let mut copies = SuiteCopies {
             made: Arc::default(),
+            leases: Arc::default(),
             on_interrupt: None,
         };
         copies.rearm();
@@ -44,10 +49,33 @@ impl SuiteCopies {
     pub(crate) fn rearm(&mut self) {
         self.on_interrupt = None;
         let made = Arc::clone(&self.made);
-        self.on_interrupt = Some(crate::on_interrupt(move || drop_all(&made)));
+        let leases = Arc::clone(&self.leases);
+        self.on_interrupt = Some(crate::on_interrupt(move || drop_all(&made, &leases)));
     }
 
     fn record(&self, target: &MigrationTarget, namespace: &str) {
+        let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
+        if !leases.iter().any(|(t, _)| t == target) {
+            match sqlwitness_engines::RunLease::take(target.engine, &target.url) {
+                Ok(lease) => leases.push((target.clone(), lease)),
+                Err(e) => eprintln!(
+                    "suite: {}: the instance copies are not recorded on the server ({}); a run \
+                     killed outright would leave them",
+                    target.engine(),
+                    e.message
+                ),
+            }
+        }
+        if let Some((_, lease)) = leases.iter_mut().find(|(t, _)| t == target) {
+            if let Err(e) = lease.record_namespace(namespace) {
+                eprintln!(
+                    "suite: {}: {namespace} is not recorded on the server: {}",
+                    target.engine(),
+                    e.message
+                );
+            }
+        }
+        drop(leases);
         self.made
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -58,20 +86,35 @@ impl SuiteCopies {
 impl Drop for SuiteCopies {
     fn drop(&mut self) {
         self.on_interrupt = None;
-        drop_all(&self.made);
+        drop_all(&self.made, &self.leases);
     }
 }
 
 /// Drops every namespace of `made` (once: the list is emptied), naming on
 /// stderr any that could not be dropped.
-fn drop_all(made: &Mutex<Vec<(MigrationTarget, String)>>) {
+fn drop_all(
+    made: &Mutex<Vec<(MigrationTarget, String)>>,
+    leases: &Mutex<Vec<(MigrationTarget, sqlwitness_engines::RunLease)>>,
+) {
     let list = std::mem::take(&mut *made.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut kept = Vec::new();
     for (target, namespace) in list {
         if let Err(e) = sqlwitness_bench::drop_namespace(&target, &namespace) {
             eprintln!(
                 "suite: {}: the instance copy {namespace} could not be dropped: {e}",
                 target.engine()
             );
+            kept.push(target);
+        }
+    }
+    // A server whose copies are all gone lets its record go; one that kept
+    // a copy leaves it recorded, for the next command's sweep.
+    let leases = std::mem::take(&mut *leases.lock().unwrap_or_else(|e| e.into_inner()));
+    for (target, lease) in leases {
+        if kept.contains(&target) {
+            std::mem::forget(lease);
+        } else {
+            lease.end();
         }
     }
 }

@@ -62,6 +62,15 @@ pub(crate) async fn record(
             admin.execute(AssertSqlSafe(ddl)).await?;
         }
     }
+    record_more(admin, lease, items).await
+}
+
+/// Records `items` under `lease`, which `admin` holds.
+pub(crate) async fn record_more(
+    admin: &mut MySqlConnection,
+    lease: &str,
+    items: &[Leased],
+) -> Result<(), sqlx::Error> {
     for item in items {
         sqlx::query(AssertSqlSafe(format!(
             "REPLACE INTO {}.leases (lease, kind, name) VALUES (?, ?, ?)",
@@ -119,6 +128,26 @@ async fn drop_items(c: &mut MySqlConnection, items: &[Leased]) -> Result<Vec<Str
             )))
             .await?;
             dropped.push(format!("database {db}"));
+        }
+    }
+    for item in items {
+        if let Leased::Namespace(ns) = item {
+            // Ours while it holds the stamp, or nothing (made, not yet
+            // stamped); anything else is left.
+            let tables: Vec<String> = sqlx::query_scalar(
+                "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
+            )
+            .bind(ns)
+            .fetch_all(&mut *c)
+            .await?;
+            if tables.is_empty() || tables.iter().any(|t| t == sqlwitness_core::STAMP_TABLE) {
+                c.execute(AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {}",
+                    quote(ns)
+                )))
+                .await?;
+                dropped.push(format!("namespace {ns}"));
+            }
         }
     }
     for item in items {

@@ -64,6 +64,15 @@ pub(crate) async fn record(
             }
         }
     }
+    record_more(admin, lease, items).await
+}
+
+/// Records `items` under `lease`, which `admin` holds.
+pub(crate) async fn record_more(
+    admin: &mut PgConnection,
+    lease: &str,
+    items: &[Leased],
+) -> Result<(), sqlx::Error> {
     for item in items {
         sqlx::query(AssertSqlSafe(format!(
             "INSERT INTO {}.leases (lease, kind, name) VALUES ($1, $2, $3) \
@@ -122,6 +131,31 @@ async fn drop_items(c: &mut PgConnection, items: &[Leased]) -> Result<Vec<String
             )))
             .await?;
             dropped.push(format!("database {db}"));
+        }
+    }
+    for item in items {
+        if let Leased::Namespace(ns) = item {
+            // Ours while it holds the stamp, or nothing (made, not yet
+            // stamped); anything else is left.
+            let ours: bool = sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c \
+                   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+                   WHERE n.nspname = $1 AND c.relname = $2) \
+                 OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c \
+                   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1)",
+            )
+            .bind(ns)
+            .bind(sqlwitness_core::STAMP_TABLE)
+            .fetch_one(&mut *c)
+            .await?;
+            if ours {
+                c.execute(AssertSqlSafe(format!(
+                    "DROP SCHEMA IF EXISTS {} CASCADE",
+                    quote(ns)
+                )))
+                .await?;
+                dropped.push(format!("namespace {ns}"));
+            }
         }
     }
     for item in items {
