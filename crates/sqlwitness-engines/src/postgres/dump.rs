@@ -344,8 +344,9 @@ impl PgDumpNamespace {
             Reads::Dump => format!("{system} AND n.nspname <> {}", literal(STAMP_SCHEMA, false)),
             Reads::Live(Some(schema)) => format!("n.nspname = {}", literal(schema, false)),
             Reads::Live(None) => format!(
-                "{system} AND NOT EXISTS (SELECT 1 FROM pg_class s \
+                "{system} AND n.nspname <> {} AND NOT EXISTS (SELECT 1 FROM pg_class s \
                  WHERE s.relnamespace = n.oid AND s.relname = {})",
+                literal(crate::lease::REGISTRY, false),
                 literal(STAMP_TABLE, false)
             ),
         }
