@@ -16,6 +16,11 @@
 //! Nothing is swept that has no record: sqlwitness never drops what it did
 //! not create.
 
+#![cfg_attr(
+    not(any(feature = "postgres", feature = "mysql")),
+    allow(dead_code, reason = "a build without server engines leases nothing")
+)]
+
 use std::sync::Mutex;
 
 use sqlwitness_core::{DbError, EngineKind};
@@ -322,5 +327,79 @@ impl Drop for RunLease {
         if let Some(h) = self.held.take() {
             h.end();
         }
+    }
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl RunLease {
+    /// Deletes the record of namespace `ns` (it has been dropped).
+    fn forget(&mut self, ns: &str) {
+        let Some(h) = &mut self.held else { return };
+        let lease = h.lease.clone();
+        match &mut h.conn {
+            #[cfg(feature = "postgres")]
+            LeaseConn::Pg(c) => {
+                let _ = h.rt.block_on(crate::postgres::lease::forget(c, &lease, ns));
+            }
+            #[cfg(feature = "mysql")]
+            LeaseConn::My(c) => {
+                let _ = h.rt.block_on(crate::mysql::lease::forget(c, &lease, ns));
+            }
+        }
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = held.iter_mut().find(|e| e.lease == lease) {
+            entry
+                .items
+                .retain(|i| *i != Leased::Namespace(ns.to_string()));
+        }
+    }
+}
+
+/// The process's own lease on each server, for the scratch namespaces its
+/// runs make one at a time ([`lease_namespace`]).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+static SCRATCH: Mutex<Vec<(EngineKind, String, RunLease)>> = Mutex::new(Vec::new());
+
+/// Records scratch namespace `ns` (a fuzz candidate's or a perturbed
+/// database's copy, made for one run and dropped by it) on the server of
+/// `admin_url` before it is made, under a lease this process holds while
+/// it lives: a run killed before it could drop the namespace leaves it to
+/// the next command's sweep. [`unlease_namespace`] once it is dropped.
+#[cfg(not(any(feature = "postgres", feature = "mysql")))]
+pub fn lease_namespace(_kind: EngineKind, _admin_url: &str, _ns: &str) -> Result<(), DbError> {
+    Ok(())
+}
+
+/// [`lease_namespace`]'s counterpart (nothing without a server engine).
+#[cfg(not(any(feature = "postgres", feature = "mysql")))]
+pub fn unlease_namespace(_kind: EngineKind, _admin_url: &str, _ns: &str) {}
+
+/// Records scratch namespace `ns` (see above).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub fn lease_namespace(kind: EngineKind, admin_url: &str, ns: &str) -> Result<(), DbError> {
+    let mut all = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    if !all.iter().any(|(k, u, _)| *k == kind && u == admin_url) {
+        all.push((
+            kind,
+            admin_url.to_string(),
+            RunLease::take(kind, admin_url)?,
+        ));
+    }
+    let (_, _, lease) = all
+        .iter_mut()
+        .find(|(k, u, _)| *k == kind && u == admin_url)
+        .expect("just added");
+    lease.record_namespace(ns)
+}
+
+/// The scratch namespace `ns` is dropped: its record goes.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub fn unlease_namespace(kind: EngineKind, admin_url: &str, ns: &str) {
+    let mut all = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, lease)) = all
+        .iter_mut()
+        .find(|(k, u, _)| *k == kind && u == admin_url)
+    {
+        lease.forget(ns);
     }
 }

@@ -34,6 +34,7 @@ pub use container::{docker_available, remove_run, start_container, StartedServer
 pub use error::{mask_url, EngineError};
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub use lease::RunLease;
+pub use lease::{lease_namespace, unlease_namespace};
 pub use lease::{remove_held, sweep, sweep_again, REGISTRY};
 pub use login::{
     mysql_client_options, reader_password, reader_url, RunLogin, DEFAULT_READER_PASSWORD,

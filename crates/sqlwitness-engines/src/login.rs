@@ -225,7 +225,7 @@ impl RunLogin {
             )
             .map_err(|e| fail(e.message))?
         };
-        let made = match sqlwitness_dialect::shipped(kind).adapter {
+        let made: Result<(), EngineError> = match sqlwitness_dialect::shipped(kind).adapter {
             #[cfg(feature = "postgres")]
             sqlwitness_dialect::Adapter::Postgres => {
                 let _ = reads;
@@ -250,7 +250,7 @@ impl RunLogin {
             return Err(e);
         }
         #[cfg(not(any(feature = "postgres", feature = "mysql")))]
-        made?;
+        let _ = made;
         Ok(RunLogin {
             kind,
             admin_url: admin_url.to_string(),

@@ -131,6 +131,16 @@ impl ServerReference<'_> {
             ..self.migrate.clone()
         };
         let mut typed = false;
+        // Recorded on the server before it is made: a run killed before it
+        // drops the copy leaves it to the next command's sweep.
+        if let Err(e) =
+            sqlwitness_engines::lease_namespace(self.target.engine, &self.target.url, &db.namespace)
+        {
+            return Err(Unplaced::Unverified(format!(
+                "not recorded on the server before it was made: {}",
+                e.message
+            )));
+        }
         let problem = match migrate_database(&db, &self.target, &migrate) {
             Ok(r) => r.problem().map(Unplaced::Unverified).or_else(|| {
                 typed = r.column_types.as_ref().is_some_and(|c| c.columns_typed > 0);
@@ -152,7 +162,13 @@ impl ServerReference<'_> {
     fn remove(&self, db: &Database) {
         // A scratch namespace that cannot be dropped is left behind
         // stamped; the next run with the same prefix replaces it.
-        let _ = drop_namespace(&self.target, &db.namespace);
+        if drop_namespace(&self.target, &db.namespace).is_ok() {
+            sqlwitness_engines::unlease_namespace(
+                self.target.engine,
+                &self.target.url,
+                &db.namespace,
+            );
+        }
     }
 }
 

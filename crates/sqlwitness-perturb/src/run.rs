@@ -463,7 +463,13 @@ impl Drop for Scratch<'_> {
     fn drop(&mut self) {
         // One that cannot be dropped is left stamped; the next run with
         // the same prefix replaces it.
-        let _ = sqlwitness_bench::drop_namespace(self.target, &self.db.namespace);
+        if sqlwitness_bench::drop_namespace(self.target, &self.db.namespace).is_ok() {
+            sqlwitness_engines::unlease_namespace(
+                self.target.engine,
+                &self.target.url,
+                &self.db.namespace,
+            );
+        }
     }
 }
 
@@ -624,6 +630,9 @@ impl<'a> Run<'a> {
             sqlite_path: ppath.to_path_buf(),
             namespace: sqlwitness_core::namespace_for(&s.prefix, &format!("{db}__p{k}")),
         };
+        // Recorded on the server before it is made: a run killed before it
+        // drops the copy leaves it to the next command's sweep.
+        let _ = sqlwitness_engines::lease_namespace(s.target.engine, &s.target.url, &db.namespace);
         let mut scratch = Scratch {
             target: &s.target,
             db,

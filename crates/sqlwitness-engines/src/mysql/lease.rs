@@ -85,6 +85,23 @@ pub(crate) async fn record_more(
     Ok(())
 }
 
+/// Deletes the record of namespace `ns` under `lease`.
+pub(crate) async fn forget(
+    c: &mut MySqlConnection,
+    lease: &str,
+    ns: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(AssertSqlSafe(format!(
+        "DELETE FROM {}.leases WHERE lease = ? AND kind = 'namespace' AND name = ?",
+        quote(REGISTRY)
+    )))
+    .bind(lease)
+    .bind(ns)
+    .execute(&mut *c)
+    .await?;
+    Ok(())
+}
+
 /// Deletes the records of `lease` and lets it go.
 pub(crate) async fn release(admin: &mut MySqlConnection, lease: &str) -> Result<(), sqlx::Error> {
     sqlx::query(AssertSqlSafe(format!(

@@ -88,6 +88,19 @@ pub(crate) async fn record_more(
     Ok(())
 }
 
+/// Deletes the record of namespace `ns` under `lease`.
+pub(crate) async fn forget(c: &mut PgConnection, lease: &str, ns: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(AssertSqlSafe(format!(
+        "DELETE FROM {}.leases WHERE lease = $1 AND kind = 'namespace' AND name = $2",
+        quote(REGISTRY)
+    )))
+    .bind(lease)
+    .bind(ns)
+    .execute(&mut *c)
+    .await?;
+    Ok(())
+}
+
 /// Deletes the records of `lease` and lets it go (what it recorded has
 /// been dropped).
 pub(crate) async fn release(admin: &mut PgConnection, lease: &str) -> Result<(), sqlx::Error> {
