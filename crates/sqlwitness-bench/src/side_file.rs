@@ -6,6 +6,37 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// Why a file a benchmark or suite names is not used: a phrase to follow
+/// the entry's name in a message (`outside the benchmark folder: …`),
+/// never holding anything of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideFileRefused(pub String);
+
+impl std::fmt::Display for SideFileRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SideFileRefused {}
+
+impl std::ops::Deref for SideFileRefused {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SideFileRefused {
+    fn from(why: String) -> Self {
+        SideFileRefused(why)
+    }
+}
+
+fn no<T>(why: impl Into<String>) -> Result<T, SideFileRefused> {
+    Err(SideFileRefused(why.into()))
+}
+
 /// The file `named` (relative to `base`, itself inside `folder`), resolved
 /// through every link, when it is a regular file inside `folder` (also
 /// resolved): the path to open, so that what was checked is what is read.
@@ -20,12 +51,12 @@ pub fn side_file(
     base: &Path,
     named: &Path,
     folder_name: &str,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, SideFileRefused> {
     if named.as_os_str().is_empty() {
-        return Err("an empty path".into());
+        return no("an empty path");
     }
     if named.has_root() || named.is_absolute() {
-        return Err(format!(
+        return no(format!(
             "an absolute path: files are named relative to {folder_name}, and only files \
              inside it are used"
         ));
@@ -36,7 +67,7 @@ pub fn side_file(
         let mut depth = below.components().count();
         for c in named.components() {
             match c {
-                Component::ParentDir if depth == 0 => return Err(outside(folder_name)),
+                Component::ParentDir if depth == 0 => return no(outside(folder_name)),
                 Component::ParentDir => depth -= 1,
                 Component::Normal(_) => depth += 1,
                 _ => {}
@@ -48,18 +79,18 @@ pub fn side_file(
     let file = match std::fs::canonicalize(base.join(named)) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!("not found in {folder_name}"))
+            return no(format!("not found in {folder_name}"))
         }
-        Err(_) => return Err(format!("cannot be resolved inside {folder_name}")),
+        Err(_) => return no(format!("cannot be resolved inside {folder_name}")),
     };
     if !file.starts_with(&folder) {
-        return Err(outside(folder_name));
+        return no(outside(folder_name));
     }
     let kind = std::fs::metadata(&file)
         .map_err(|_| format!("cannot be resolved inside {folder_name}"))?
         .file_type();
     if !kind.is_file() {
-        return Err(format!("{}, not a regular file", file_kind(&kind)));
+        return no(format!("{}, not a regular file", file_kind(&kind)));
     }
     Ok(file)
 }

@@ -127,8 +127,9 @@ pub(crate) const RUN_LOGIN_STAMP: &str = "sqlwitness run login";
 /// `variables_info`, MariaDB's `information_schema.GLOBAL_VARIABLES`), the
 /// server's status, and the run's own sessions, which hold its other
 /// queries' text (`information_schema.PROCESSLIST`; MySQL's
-/// `performance_schema.processlist`). `sqlwitness-guard`'s
-/// `tests/run_login_reads.rs` shows each on the live servers.
+/// `performance_schema.processlist`).
+/// `crates/sqlwitness-guard/tests/run_login_reads.rs` shows each on the
+/// live servers.
 ///
 /// Two runs on one server never share a login, so a query of one can
 /// signal or kill no session of the other: PostgreSQL lets a login signal

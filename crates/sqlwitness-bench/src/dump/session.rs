@@ -302,7 +302,7 @@ fn mysql_target(a: &[Tok]) -> Option<(String, bool, &[Tok])> {
 
 /// `NO_BACKSLASH_ESCAPES` and `ANSI_QUOTES` of an `sql_mode` value; an
 /// error names a grammar mode.
-fn modes(value: &str) -> Result<(bool, bool), String> {
+fn modes(value: &str) -> Result<(bool, bool), SetEffect> {
     let mut nbe = false;
     let mut ansi = false;
     for m in value.split(',').map(|m| m.trim().to_ascii_uppercase()) {
@@ -310,9 +310,9 @@ fn modes(value: &str) -> Result<(bool, bool), String> {
             "NO_BACKSLASH_ESCAPES" => nbe = true,
             "ANSI_QUOTES" | "ANSI" => ansi = true,
             g if GRAMMAR_MODES.contains(&g) => {
-                return Err(format!(
+                return Err(SetEffect::Refuse(format!(
                     "sql_mode {g} changes the server's grammar beyond what the loader follows"
-                ))
+                )))
             }
             _ => {}
         }
@@ -376,7 +376,7 @@ impl Session {
                     let (nbe, ansi) = match value {
                         Value::Text(t) => match modes(&t) {
                             Ok(m) => m,
-                            Err(e) => return SetEffect::Refuse(e),
+                            Err(refused) => return refused,
                         },
                         Value::System(ref s) if s == "sql_mode" => continue,
                         Value::User(ref u) => match self.saved.get(u) {

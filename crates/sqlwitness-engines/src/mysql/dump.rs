@@ -148,8 +148,9 @@ impl MysqlDumpNamespace {
             .block_on(base.connect())
             .map_err(|e| DbError::connection(e.to_string()))?;
         let user = format!("sw_load_{}", &crate::fresh_password()[..16]);
-        // Recorded under a lease this session holds before either exists
-        // (a run killed from here on leaves them to the next sweep).
+        // Recorded under a lease the administrative connection holds,
+        // before either exists (a run killed from here on leaves them to
+        // the next sweep).
         let items = vec![
             Leased::Database(database.to_string()),
             Leased::Login(user.clone()),
@@ -167,7 +168,7 @@ impl MysqlDumpNamespace {
         let migrator = match made {
             Ok(m) => m,
             Err(e) => {
-                // The lease ends with this session: the next sweep drops
+                // The lease ends with this connection: the next sweep drops
                 // whatever of it was made.
                 crate::lease::let_go(database);
                 return Err(e);

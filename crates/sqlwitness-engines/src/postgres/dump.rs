@@ -228,8 +228,9 @@ impl PgDumpNamespace {
         }
         let role = format!("sw_load_{}", &crate::fresh_password()[..16]);
         let password = crate::fresh_password();
-        // Recorded under a lease this session holds before either exists
-        // (a run killed from here on leaves them to the next sweep).
+        // Recorded under a lease the administrative connection holds,
+        // before either exists (a run killed from here on leaves them to
+        // the next sweep).
         let items = vec![
             Leased::Database(database.to_string()),
             Leased::Login(role.clone()),
