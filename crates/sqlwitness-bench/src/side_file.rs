@@ -173,7 +173,7 @@ mod tests {
             .unwrap();
         assert!(made.success());
         let e = side_file(dir.path(), dir.path(), Path::new("pipe.sql"), NAME).unwrap_err();
-        assert_eq!(e, "a FIFO, not a regular file");
+        assert_eq!(&*e, "a FIFO, not a regular file");
     }
 
     #[test]

@@ -293,6 +293,7 @@ pub fn check_dump(
     ctx.session.lexing = lexing_of(lexing);
     let mut out = Checked::default();
     let mut items = Splitter::new(open(path)?, dialect)
+        .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
         .for_server(version.and_then(VersionReader::from_version_text));
     items.set_lexing(ctx.session.lexing);
     while let Some(item) = items.next() {
@@ -547,6 +548,7 @@ fn load(
     let mut copied_rows = 0u64;
     let mut refused_objects = Vec::new();
     let mut items = Splitter::new(open(path)?, dialect)
+        .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
         .for_server(version.and_then(VersionReader::from_version_text));
     // The session as it starts: the splitter follows it from here.
     let first = ns

@@ -203,6 +203,37 @@ pub struct Splitter<R> {
     out: VecDeque<Item>,
     done: bool,
     raw: Vec<u8>,
+    /// Bytes read so far.
+    offset: u64,
+    /// The length of the line starting at a byte offset, for a line longer
+    /// than the reader's buffer: read into a buffer of exactly its size.
+    sizer: Option<LineSizer>,
+}
+
+/// The length of the line (with its end of line) starting at a byte offset
+/// of the dump, when it can be told.
+pub type LineSizer = Box<dyn FnMut(u64) -> Option<usize> + Send>;
+
+/// A [`LineSizer`] reading the file at `path` (a second time, for long
+/// lines only).
+pub fn file_line_sizer(path: std::path::PathBuf) -> LineSizer {
+    use std::io::{Read, Seek, SeekFrom};
+    Box::new(move |offset| {
+        let mut f = std::fs::File::open(&path).ok()?;
+        f.seek(SeekFrom::Start(offset)).ok()?;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut len = 0usize;
+        loop {
+            let n = f.read(&mut buf).ok()?;
+            if n == 0 {
+                return Some(len);
+            }
+            if let Some(i) = buf[..n].iter().position(|&b| b == b'\n') {
+                return Some(len + i + 1);
+            }
+            len += n;
+        }
+    })
 }
 
 impl<R: BufRead> Splitter<R> {
@@ -227,7 +258,17 @@ impl<R: BufRead> Splitter<R> {
             out: VecDeque::new(),
             done: false,
             raw: Vec::new(),
+            offset: 0,
+            sizer: None,
         }
+    }
+
+    /// Reads a line longer than the reader's buffer into a buffer of
+    /// exactly its length, as `sizer` tells it (else the buffer grows by
+    /// doubling, and a statement of N bytes briefly holds about 2 N).
+    pub fn with_line_sizer(mut self, sizer: LineSizer) -> Self {
+        self.sizer = Some(sizer);
+        self
     }
 
     /// Reads MySQL version comments as `server` does (without: every
@@ -258,6 +299,17 @@ impl<R: BufRead> Splitter<R> {
 
     fn read_line(&mut self) -> Result<bool, SplitError> {
         self.raw.clear();
+        if let Some(sizer) = &mut self.sizer {
+            let buffered = self.reader.fill_buf().map_err(|e| SplitError {
+                line: self.line_no + 1,
+                message: format!("cannot read: {e}"),
+            })?;
+            if !buffered.is_empty() && !buffered.contains(&b'\n') {
+                if let Some(len) = sizer(self.offset) {
+                    self.raw = Vec::with_capacity(len);
+                }
+            }
+        }
         let n = self
             .reader
             .read_until(b'\n', &mut self.raw)
@@ -268,6 +320,7 @@ impl<R: BufRead> Splitter<R> {
         if n == 0 {
             return Ok(false);
         }
+        self.offset += n as u64;
         self.line_no += 1;
         Ok(true)
     }
@@ -999,6 +1052,40 @@ mod tests {
     fn a_statement_that_is_its_whole_line_is_handed_on_without_a_copy() {
         let items = split(DumpDialect::Mysql, "INSERT INTO t VALUES (1);\n  \n");
         assert_eq!(items, vec![stmt(1, "INSERT INTO t VALUES (1)")]);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_is_read_at_its_told_size() {
+        let text = format!(
+            "SELECT 1;\nINSERT INTO t VALUES ('{}');\nSELECT 2;\n",
+            "x".repeat(5000)
+        );
+        let bytes = text.clone().into_bytes();
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = asked.clone();
+        let sizer: LineSizer = Box::new(move |offset| {
+            seen.lock().unwrap().push(offset);
+            let rest = &bytes[offset as usize..];
+            Some(
+                rest.iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(rest.len(), |i| i + 1),
+            )
+        });
+        let items: Vec<Item> = Splitter::new(
+            std::io::BufReader::with_capacity(64, text.as_bytes()),
+            DumpDialect::Postgres,
+        )
+        .with_line_sizer(sizer)
+        .collect::<Result<_, _>>()
+        .unwrap();
+        assert_eq!(items.len(), 3);
+        assert_eq!(
+            items[1],
+            stmt(2, text.lines().nth(1).unwrap().trim_end_matches(';'))
+        );
+        // Asked for the long line only (it starts after `SELECT 1;\n`).
+        assert_eq!(*asked.lock().unwrap(), [10]);
     }
 
     #[test]
