@@ -321,9 +321,12 @@ impl MysqlDumpNamespace {
         let limits = if self.mariadb {
             format!("SET SESSION max_session_mem_used = {LOADER_MEMORY}")
         } else {
+            // A little after the client's own limit (which reports the
+            // statement as stopped; MySQL's ends a `SLEEP` as if it had
+            // finished).
             format!(
                 "SET SESSION max_execution_time = {}",
-                self.statement_limit.as_millis().min(u32::MAX as u128)
+                (self.statement_limit.as_millis() + 2000).min(u32::MAX as u128)
             )
         };
         self.rt

@@ -160,7 +160,8 @@ pub(crate) fn create_run_login(
              NOBYPASSRLS PASSWORD {p} IN ROLE {READER_LOGIN}; \
              COMMENT ON ROLE {role} IS {stamp}; \
              ALTER ROLE {role} SET temp_file_limit = '{TEMP_FILE_LIMIT}'; \
-             ALTER ROLE {role} SET idle_in_transaction_session_timeout = '5min'",
+             ALTER ROLE {role} SET idle_in_transaction_session_timeout = '5min'; \
+             ALTER ROLE {role} SET client_connection_check_interval = '1s'",
             p = literal(password, false),
             stamp = literal(crate::login::RUN_LOGIN_STAMP, false),
         );
