@@ -903,10 +903,15 @@ fn list_not_carried(
                     String::new()
                 }
             });
+        let type_values = o.starts_with("enum type ") || o.starts_with("domain ");
         not_created.push(DumpNote {
             line: 0,
             statement: String::new(),
-            note: format!("{o}: not carried{why}"),
+            note: if type_values {
+                format!("{o}{why}")
+            } else {
+                format!("{o}: not carried{why}")
+            },
         });
     }
 }

@@ -300,7 +300,7 @@ impl MysqlDumpNamespace {
             .username(&self.user)
             .password(&password)
             .database(&self.database)
-            .statement_cache_capacity(0);
+            .statement_cache_capacity(8);
         let (loader, id) = self.connect_loader(&opts)?;
         self.loader = Some(loader);
         self.loader_id = id;
@@ -582,22 +582,34 @@ impl DumpNamespace for MysqlDumpNamespace {
     fn run(&mut self, sql: String, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
         let loader = open(&mut self.loader, LOADER_ENDED)?;
-        // Shared, not copied, between the two ways it may be sent.
-        let sql = std::sync::Arc::new(sql);
         let work = async {
-            // Prepared, the text is parsed as one statement or refused; a
-            // statement the protocol does not take was parsed whole first,
-            // and is then sent as the one statement it is.
-            match sqlx::query(AssertSqlSafe(sql.clone()))
-                .persistent(false)
+            // The server's `PREPARE` parses the text as one statement or
+            // refuses it; a statement it does not take was parsed whole
+            // first, and is then sent as the one statement it is. (Through
+            // a session variable: the protocol's own prepare-execute-close
+            // leaves a close unanswered, which stalls every statement on
+            // TCP's delayed acknowledgement.)
+            sqlx::query("SET @sqlwitness_statement = ?")
+                .bind(sql.as_str())
                 .execute(&mut *loader)
-                .await
-            {
+                .await?;
+            let prepared = loader
+                .execute("PREPARE sqlwitness_statement FROM @sqlwitness_statement")
+                .await;
+            loader.execute("SET @sqlwitness_statement = NULL").await?;
+            match prepared {
                 Err(e) if my_error_code(&e).as_deref() == Some(NOT_PREPARABLE) => loader
-                    .execute(sqlx::raw_sql(AssertSqlSafe(sql.clone())))
+                    .execute(sqlx::raw_sql(AssertSqlSafe(sql)))
                     .await
                     .map(|_| ()),
-                other => other.map(|_| ()),
+                Err(e) => Err(e),
+                Ok(_) => {
+                    let ran = loader.execute("EXECUTE sqlwitness_statement").await;
+                    let _ = loader
+                        .execute("DEALLOCATE PREPARE sqlwitness_statement")
+                        .await;
+                    ran.map(|_| ())
+                }
             }
         };
         match within(rt, limit, work) {
@@ -615,7 +627,6 @@ impl DumpNamespace for MysqlDumpNamespace {
         let work = sqlx::query_as::<_, (String, String)>(
             "SELECT CAST(@@SESSION.sql_mode AS CHAR), CAST(@@SESSION.character_set_client AS CHAR)",
         )
-        .persistent(false)
         .fetch_one(&mut *loader);
         let (mode, charset) = match within(rt, SETTINGS_LIMIT, work) {
             Some(r) => r.map_err(my_error)?,
