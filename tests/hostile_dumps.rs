@@ -540,20 +540,28 @@ fn sleeping_dump(kind: EngineKind, marker: &str) -> String {
     }
 }
 
+/// Starts an import of a dump whose second statement sleeps (its marker a
+/// name of `name`'s), and waits until it runs: the child, and the loader
+/// login and database running it.
+fn sleeping_import(kind: EngineKind, url: &str, dir: &Path, name: &str) -> (Child, String, String) {
+    let marker = sqlwitness_testkit::unique_name(name);
+    let dump = dir.join(format!("{kind}-{name}.sql"));
+    std::fs::write(&dump, sleeping_dump(kind, &marker)).unwrap();
+    let mut child = import_command(kind, url, &dump, &dir.join(format!("{kind}-{name}")))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (user, db) = running_loader(kind, url, &marker, &mut child);
+    (child, user, db)
+}
+
 /// SIGTERM: the import drops its database and loader login (ending the
 /// statement) before it exits.
 #[test]
 fn an_import_stopped_by_sigterm_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let ran = sqlwitness_testkit::for_each_server(None, |kind, url| {
-        let marker = sqlwitness_testkit::unique_name("swt_term");
-        let dump = dir.path().join(format!("{kind}-term.sql"));
-        std::fs::write(&dump, sleeping_dump(kind, &marker)).unwrap();
-        let mut child = import_command(kind, url, &dump, &dir.path().join(format!("{kind}-term")))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let (user, db) = running_loader(kind, url, &marker, &mut child);
+        let (mut child, user, db) = sleeping_import(kind, url, dir.path(), "swt_term");
         let pid = child.id().to_string();
         Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         let status = child.wait().unwrap();
@@ -574,23 +582,8 @@ fn an_import_stopped_by_sigterm_leaves_nothing() {
 fn what_a_killed_import_left_is_swept_by_the_next_command() {
     let dir = tempfile::tempdir().unwrap();
     let ran = sqlwitness_testkit::for_each_server(None, |kind, url| {
-        let live_marker = sqlwitness_testkit::unique_name("swt_live");
-        let dump = dir.path().join(format!("{kind}-live.sql"));
-        std::fs::write(&dump, sleeping_dump(kind, &live_marker)).unwrap();
-        let mut live = import_command(kind, url, &dump, &dir.path().join(format!("{kind}-live")))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let (live_user, live_db) = running_loader(kind, url, &live_marker, &mut live);
-
-        let marker = sqlwitness_testkit::unique_name("swt_kill");
-        let dump = dir.path().join(format!("{kind}-kill.sql"));
-        std::fs::write(&dump, sleeping_dump(kind, &marker)).unwrap();
-        let mut child = import_command(kind, url, &dump, &dir.path().join(format!("{kind}-kill")))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let (user, db) = running_loader(kind, url, &marker, &mut child);
+        let (mut live, live_user, live_db) = sleeping_import(kind, url, dir.path(), "swt_live");
+        let (mut child, user, db) = sleeping_import(kind, url, dir.path(), "swt_kill");
         child.kill().unwrap();
         child.wait().unwrap();
 

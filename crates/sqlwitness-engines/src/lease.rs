@@ -65,6 +65,66 @@ impl Leased {
     }
 }
 
+/// The records on one server family, as a sweep and a removal use them:
+/// what they do with them is the same on every server.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+#[allow(async_fn_in_trait, reason = "used on a current-thread runtime only")]
+pub(crate) trait Registry {
+    /// Whether the server has the records' table.
+    async fn exists(&mut self) -> Result<bool, sqlx::Error>;
+    /// Every lease with a record.
+    async fn leases(&mut self) -> Result<Vec<String>, sqlx::Error>;
+    /// Takes `lease` when no session holds it (its run is over).
+    async fn try_take(&mut self, lease: &str) -> Result<bool, sqlx::Error>;
+    /// Lets `lease` go.
+    async fn let_go(&mut self, lease: &str) -> Result<(), sqlx::Error>;
+    /// What `lease` recorded.
+    async fn items(&mut self, lease: &str) -> Result<Vec<Leased>, sqlx::Error>;
+    /// Ends the sessions of `items` and drops them (a namespace only while
+    /// it holds the stamp, or nothing); what was dropped, as `kind name`.
+    async fn drop_items(&mut self, items: &[Leased]) -> Result<Vec<String>, sqlx::Error>;
+    /// Deletes the records of `lease`.
+    async fn delete(&mut self, lease: &str) -> Result<(), sqlx::Error>;
+}
+
+/// Sweeps the records no session holds a lease for; what was dropped. A
+/// lease whose objects could not all be dropped keeps its records, for the
+/// next sweep.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) async fn sweep_registry(r: &mut impl Registry) -> Result<Vec<String>, sqlx::Error> {
+    if !r.exists().await? {
+        return Ok(Vec::new());
+    }
+    let mut swept = Vec::new();
+    for lease in r.leases().await? {
+        if !r.try_take(&lease).await? {
+            continue; // A run still going.
+        }
+        let items = r.items(&lease).await?;
+        if let Ok(dropped) = r.drop_items(&items).await {
+            swept.extend(dropped);
+            r.delete(&lease).await?;
+        }
+        r.let_go(&lease).await?;
+    }
+    Ok(swept)
+}
+
+/// Drops `items`, which `lease` recorded, and its records: the lease's own
+/// holder is this process (an interrupted run).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) async fn remove_recorded(
+    r: &mut impl Registry,
+    lease: &str,
+    items: &[Leased],
+) -> Result<(), sqlx::Error> {
+    r.drop_items(items).await?;
+    if r.exists().await? {
+        r.delete(lease).await?;
+    }
+    Ok(())
+}
+
 /// A lease this process holds: removed by [`remove_held`] on an interrupt.
 #[derive(Debug, Clone)]
 struct Held {

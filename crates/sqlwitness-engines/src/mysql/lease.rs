@@ -182,89 +182,85 @@ async fn drop_items(c: &mut MySqlConnection, items: &[Leased]) -> Result<Vec<Str
     Ok(dropped)
 }
 
+impl crate::lease::Registry for MySqlConnection {
+    async fn exists(&mut self) -> Result<bool, sqlx::Error> {
+        registry_exists(self).await
+    }
+
+    async fn leases(&mut self) -> Result<Vec<String>, sqlx::Error> {
+        sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT DISTINCT CAST(lease AS CHAR) FROM {}.leases ORDER BY 1",
+            quote(REGISTRY)
+        )))
+        .fetch_all(self)
+        .await
+    }
+
+    async fn try_take(&mut self, lease: &str) -> Result<bool, sqlx::Error> {
+        let got: Option<i64> =
+            sqlx::query_scalar(AssertSqlSafe(format!("SELECT GET_LOCK({LOCK}, 0)")))
+                .bind(lease)
+                .fetch_one(self)
+                .await?;
+        Ok(got == Some(1))
+    }
+
+    async fn let_go(&mut self, lease: &str) -> Result<(), sqlx::Error> {
+        sqlx::query(AssertSqlSafe(format!("DO RELEASE_LOCK({LOCK})")))
+            .bind(lease)
+            .execute(self)
+            .await
+            .map(|_| ())
+    }
+
+    async fn items(&mut self, lease: &str) -> Result<Vec<Leased>, sqlx::Error> {
+        let rows: Vec<(String, String)> = sqlx::query_as(AssertSqlSafe(format!(
+            "SELECT CAST(kind AS CHAR), CAST(name AS CHAR) FROM {}.leases WHERE lease = ?",
+            quote(REGISTRY)
+        )))
+        .bind(lease)
+        .fetch_all(self)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(k, n)| Leased::from_row(&k, n))
+            .collect())
+    }
+
+    async fn drop_items(&mut self, items: &[Leased]) -> Result<Vec<String>, sqlx::Error> {
+        drop_items(self, items).await
+    }
+
+    async fn delete(&mut self, lease: &str) -> Result<(), sqlx::Error> {
+        sqlx::query(AssertSqlSafe(format!(
+            "DELETE FROM {}.leases WHERE lease = ?",
+            quote(REGISTRY)
+        )))
+        .bind(lease)
+        .execute(self)
+        .await
+        .map(|_| ())
+    }
+}
+
 /// Drops what `lease` recorded, over a fresh session, and its records (the
 /// lease's own holder is this process: an interrupted run).
 pub(crate) fn remove(admin_url: &str, lease: &str, items: &[Leased]) -> Result<(), DbError> {
-    let (lease, items) = (lease.to_string(), items.to_vec());
-    run(admin_url, move |c| {
-        Box::pin(async move {
-            drop_items(c, &items).await?;
-            if registry_exists(c).await? {
-                sqlx::query(AssertSqlSafe(format!(
-                    "DELETE FROM {}.leases WHERE lease = ?",
-                    quote(REGISTRY)
-                )))
-                .bind(&lease)
-                .execute(&mut *c)
-                .await?;
-            }
-            Ok(Vec::new())
-        })
+    run(admin_url, async |c| {
+        crate::lease::remove_recorded(c, lease, items).await
     })
-    .map(|_| ())
 }
 
 /// Sweeps the records no session holds a lease for.
 pub(crate) fn sweep(admin_url: &str) -> Result<Vec<String>, DbError> {
-    run(admin_url, |c| {
-        Box::pin(async move {
-            if !registry_exists(c).await? {
-                return Ok(Vec::new());
-            }
-            let leases: Vec<String> = sqlx::query_scalar(AssertSqlSafe(format!(
-                "SELECT DISTINCT CAST(lease AS CHAR) FROM {}.leases ORDER BY 1",
-                quote(REGISTRY)
-            )))
-            .fetch_all(&mut *c)
-            .await?;
-            let mut swept = Vec::new();
-            for lease in leases {
-                let got: Option<i64> =
-                    sqlx::query_scalar(AssertSqlSafe(format!("SELECT GET_LOCK({LOCK}, 0)")))
-                        .bind(&lease)
-                        .fetch_one(&mut *c)
-                        .await?;
-                if got != Some(1) {
-                    continue; // A run still going.
-                }
-                let rows: Vec<(String, String)> = sqlx::query_as(AssertSqlSafe(format!(
-                    "SELECT CAST(kind AS CHAR), CAST(name AS CHAR) FROM {}.leases WHERE lease = ?",
-                    quote(REGISTRY)
-                )))
-                .bind(&lease)
-                .fetch_all(&mut *c)
-                .await?;
-                let items: Vec<Leased> = rows
-                    .into_iter()
-                    .filter_map(|(k, n)| Leased::from_row(&k, n))
-                    .collect();
-                match drop_items(c, &items).await {
-                    Ok(dropped) => {
-                        swept.extend(dropped);
-                        release(c, &lease).await?;
-                    }
-                    Err(_) => {
-                        sqlx::query(AssertSqlSafe(format!("DO RELEASE_LOCK({LOCK})")))
-                            .bind(&lease)
-                            .execute(&mut *c)
-                            .await?;
-                    }
-                }
-            }
-            Ok(swept)
-        })
-    })
+    run(admin_url, async |c| crate::lease::sweep_registry(c).await)
 }
 
-type Work<'c> = std::pin::Pin<
-    Box<dyn std::future::Future<Output = Result<Vec<String>, sqlx::Error>> + Send + 'c>,
->;
-
 /// Runs `work` over a fresh administrative session within [`LIMIT`].
-fn run(
+fn run<T>(
     admin_url: &str,
-    work: impl for<'c> FnOnce(&'c mut MySqlConnection) -> Work<'c>,
-) -> Result<Vec<String>, DbError> {
+    work: impl AsyncFnOnce(&mut MySqlConnection) -> Result<T, sqlx::Error>,
+) -> Result<T, DbError> {
     let rt = crate::server::blocking_runtime()?;
     rt.block_on(async {
         let go = async {
