@@ -125,6 +125,42 @@ pub(crate) async fn remove_recorded(
     Ok(())
 }
 
+/// Runs `work` over a fresh administrative session of `admin_url` (after
+/// `setup`, which bounds its lock waits), within [`SWEEP_LIMIT`]; `err`
+/// classes a driver error.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) fn on_fresh<C, T>(
+    admin_url: &str,
+    setup: &'static str,
+    err: fn(sqlx::Error) -> DbError,
+    work: impl AsyncFnOnce(&mut C) -> Result<T, sqlx::Error>,
+) -> Result<T, DbError>
+where
+    C: sqlx::Connection,
+    for<'c> &'c mut C: sqlx::Executor<'c>,
+{
+    let rt = crate::server::blocking_runtime()?;
+    rt.block_on(async {
+        let go = async {
+            let mut c = C::connect(admin_url).await?;
+            sqlx::Executor::execute(&mut c, setup).await?;
+            let out = work(&mut c).await;
+            let _ = c.close().await;
+            out
+        };
+        match tokio::time::timeout(SWEEP_LIMIT, go).await {
+            Ok(r) => r.map_err(err),
+            Err(_) => Err(DbError::timeout(
+                "sweeping what an earlier run left took too long",
+            )),
+        }
+    })
+}
+
+/// The time a sweep or a removal may take on one server.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+const SWEEP_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// A lease this process holds: removed by [`remove_held`] on an interrupt.
 #[derive(Debug, Clone)]
 struct Held {

@@ -2,17 +2,12 @@
 //! `sqlwitness_registry`, each lease a named lock (`GET_LOCK`) held by the
 //! creating session.
 
-use std::time::Duration;
-
 use sqlwitness_core::DbError;
 use sqlx::mysql::MySqlConnection;
-use sqlx::{AssertSqlSafe, Connection, Executor};
+use sqlx::{AssertSqlSafe, Executor};
 
 use super::write::quote;
 use crate::lease::{Leased, REGISTRY};
-
-/// The time a sweep or a removal may take on one server.
-const LIMIT: Duration = Duration::from_secs(20);
 
 /// The lock name of the lease bound to `?` (at most 64 characters).
 const LOCK: &str = "CONCAT('sqlwitness lease:', LEFT(SHA2(?, 256), 40))";
@@ -256,25 +251,10 @@ pub(crate) fn sweep(admin_url: &str) -> Result<Vec<String>, DbError> {
     run(admin_url, async |c| crate::lease::sweep_registry(c).await)
 }
 
-/// Runs `work` over a fresh administrative session within [`LIMIT`].
+/// Runs `work` over a fresh administrative session.
 fn run<T>(
     admin_url: &str,
     work: impl AsyncFnOnce(&mut MySqlConnection) -> Result<T, sqlx::Error>,
 ) -> Result<T, DbError> {
-    let rt = crate::server::blocking_runtime()?;
-    rt.block_on(async {
-        let go = async {
-            let mut c = MySqlConnection::connect(admin_url).await?;
-            c.execute("SET SESSION lock_wait_timeout = 10").await?;
-            let out = work(&mut c).await;
-            let _ = c.close().await;
-            out
-        };
-        match tokio::time::timeout(LIMIT, go).await {
-            Ok(r) => r.map_err(error),
-            Err(_) => Err(DbError::timeout(
-                "sweeping what an earlier run left took too long",
-            )),
-        }
-    })
+    crate::lease::on_fresh(admin_url, "SET SESSION lock_wait_timeout = 10", error, work)
 }

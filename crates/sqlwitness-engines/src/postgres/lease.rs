@@ -2,18 +2,13 @@
 //! `sqlwitness_registry.leases` of the administrative login's database, each
 //! lease an advisory lock held by the creating session.
 
-use std::time::Duration;
-
 use sqlwitness_core::DbError;
 use sqlx::postgres::PgConnection;
-use sqlx::{AssertSqlSafe, Connection, Executor};
+use sqlx::{AssertSqlSafe, Executor};
 
 use super::dump::pg_error;
 use super::write::quote;
 use crate::lease::{Leased, REGISTRY};
-
-/// The time a sweep or a removal may take on one server.
-const LIMIT: Duration = Duration::from_secs(20);
 
 /// The advisory-lock key of `lease`.
 fn key(lease: &str) -> String {
@@ -260,25 +255,10 @@ pub(crate) fn sweep(admin_url: &str) -> Result<Vec<String>, DbError> {
     run(admin_url, async |c| crate::lease::sweep_registry(c).await)
 }
 
-/// Runs `work` over a fresh administrative session within [`LIMIT`].
+/// Runs `work` over a fresh administrative session.
 fn run<T>(
     admin_url: &str,
     work: impl AsyncFnOnce(&mut PgConnection) -> Result<T, sqlx::Error>,
 ) -> Result<T, DbError> {
-    let rt = crate::server::blocking_runtime()?;
-    rt.block_on(async {
-        let go = async {
-            let mut c = PgConnection::connect(admin_url).await?;
-            c.execute("SET lock_timeout = '10s'").await?;
-            let out = work(&mut c).await;
-            let _ = c.close().await;
-            out
-        };
-        match tokio::time::timeout(LIMIT, go).await {
-            Ok(r) => r.map_err(pg_error),
-            Err(_) => Err(DbError::timeout(
-                "sweeping what an earlier run left took too long",
-            )),
-        }
-    })
+    crate::lease::on_fresh(admin_url, "SET lock_timeout = '10s'", pg_error, work)
 }
