@@ -19,6 +19,7 @@
 
 mod export;
 mod policy;
+mod reading;
 mod session;
 mod source_copy;
 mod split;
@@ -33,7 +34,8 @@ use serde::Serialize;
 use sqlwitness_core::{DumpNamespace, EngineKind, ServerSource, Stamp};
 
 pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport, TypeRefused};
-use policy::{classify, classify_command, Context, Decision};
+use policy::Decision;
+use reading::{Piece, Reading};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
 pub use split::DumpDialect;
 use split::{Item, Splitter, VersionReader};
@@ -289,26 +291,24 @@ pub fn check_dump(
     version: Option<&str>,
     lexing: &sqlwitness_core::LexSettings,
 ) -> Result<Checked, BenchError> {
-    let mut ctx = Context::default();
-    ctx.session.lexing = lexing_of(lexing);
     let mut out = Checked::default();
-    let mut items = Splitter::new(open(path)?, dialect)
-        .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
-        .for_server(version.and_then(VersionReader::from_version_text));
-    items.set_lexing(ctx.session.lexing);
-    while let Some(item) = items.next() {
-        let item = item.map_err(|e| format_error(path, e.line, e.message))?;
-        let (line, text, decision) = match &item {
-            Item::Statement { line, text } => (*line, text, classify(dialect, &mut ctx, text)),
-            Item::Command { line, text } => {
-                (*line, text, classify_command(dialect, &mut ctx, text))
-            }
-            _ => continue,
-        };
-        items.set_lexing(ctx.session.lexing);
+    let mut reading = Reading::new(
+        Splitter::new(open(path)?, dialect)
+            .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
+            .for_server(version.and_then(VersionReader::from_version_text)),
+        dialect,
+        lexing_of(lexing),
+    );
+    while let Some(piece) = reading.next_piece() {
+        let Piece {
+            line,
+            text,
+            decision,
+            ..
+        } = piece.map_err(|e| format_error(path, e.line, e.message))?;
         let note = |note: String| DumpNote {
             line,
-            statement: head(text),
+            statement: head(&text),
             note,
         };
         match decision {
@@ -322,7 +322,7 @@ pub fn check_dump(
                 return Err(format_error(
                     path,
                     line,
-                    format!("refused: {why} (`{}`); nothing was loaded", head(text)),
+                    format!("refused: {why} (`{}`); nothing was loaded", head(&text)),
                 ))
             }
         }
@@ -341,26 +341,28 @@ pub fn dump_statements(
     dialect: DumpDialect,
     version: Option<&str>,
 ) -> (Vec<(usize, String)>, Option<(usize, String)>) {
-    let mut ctx = Context::default();
-    let mut items = Splitter::new(text.as_bytes(), dialect)
-        .for_server(version.and_then(VersionReader::from_version_text));
+    let mut reading = Reading::new(
+        Splitter::new(text.as_bytes(), dialect)
+            .for_server(version.and_then(VersionReader::from_version_text)),
+        dialect,
+        split::Lexing::default(),
+    );
     let mut out = Vec::new();
-    while let Some(item) = items.next() {
-        match item {
+    while let Some(piece) = reading.next_piece() {
+        match piece {
             Err(e) => return (out, Some((e.line, e.message))),
-            Ok(Item::Statement { line, text }) => {
-                if let Decision::Refuse(why) = classify(dialect, &mut ctx, &text) {
-                    return (out, Some((line, why)));
-                }
-                items.set_lexing(ctx.session.lexing);
-                out.push((line, text));
-            }
-            Ok(Item::Command { line, text }) => {
-                if let Decision::Refuse(why) = classify_command(dialect, &mut ctx, &text) {
-                    return (out, Some((line, why)));
-                }
-            }
-            Ok(Item::CopyData(_) | Item::CopyEnd { .. }) => {}
+            Ok(Piece {
+                line,
+                decision: Decision::Refuse(why),
+                ..
+            }) => return (out, Some((line, why))),
+            Ok(Piece {
+                line,
+                text,
+                command: false,
+                ..
+            }) => out.push((line, text)),
+            Ok(_) => {}
         }
     }
     (out, None)
@@ -543,31 +545,31 @@ fn load(
         ),
     };
     let started = Instant::now();
-    let mut ctx = Context::default();
     let mut statements = 0u64;
     let mut copied_rows = 0u64;
     let mut refused_objects = Vec::new();
-    let mut items = Splitter::new(open(path)?, dialect)
-        .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
-        .for_server(version.and_then(VersionReader::from_version_text));
     // The session as it starts: the splitter follows it from here.
     let first = ns
         .lexing()
         .map_err(|e| fail(0, "reading the loader's session settings", e))?;
-    ctx.session.lexing = lexing_of(&first);
-    items.set_lexing(ctx.session.lexing);
-    while let Some(item) = items.next() {
-        let item = item.map_err(|e| format_error(path, e.line, e.message))?;
-        let (line, text) = match item {
-            Item::Command { text, .. } => {
-                // Checked before the load: only skips remain.
-                let _ = classify_command(dialect, &mut ctx, &text);
-                continue;
-            }
-            Item::Statement { line, text } => (line, text),
-            Item::CopyData(_) | Item::CopyEnd { .. } => continue,
-        };
-        let decision = classify(dialect, &mut ctx, &text);
+    let mut reading = Reading::new(
+        Splitter::new(open(path)?, dialect)
+            .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
+            .for_server(version.and_then(VersionReader::from_version_text)),
+        dialect,
+        lexing_of(&first),
+    );
+    while let Some(piece) = reading.next_piece() {
+        let Piece {
+            line,
+            text,
+            command,
+            decision,
+        } = piece.map_err(|e| format_error(path, e.line, e.message))?;
+        if command {
+            // Checked before the load: only skips remain.
+            continue;
+        }
         // What is needed of the text once it has gone to the server (it is
         // handed over, not copied: a statement may be hundreds of MB).
         let shown = head(&text);
@@ -575,7 +577,8 @@ fn load(
             .into_iter()
             .next()
             .unwrap_or_default();
-        let check = ctx.session.check_after(dialect, &first_word, &text);
+        let check = reading.ctx.session.check_after(dialect, &first_word, &text);
+        let items = &mut reading.items;
         let ran = match decision {
             Decision::Run => {
                 statements += 1;
@@ -635,10 +638,9 @@ fn load(
             }
             Decision::Skip(_) | Decision::List { .. } => false,
         };
-        items.set_lexing(ctx.session.lexing);
         if ran && check {
             let now = ns.lexing().map_err(|e| fail(line, &shown, e))?;
-            if let Some(why) = session_differs(dialect, &ctx.session, &now) {
+            if let Some(why) = session_differs(dialect, &reading.ctx.session, &now) {
                 return Err(format_error(
                     path,
                     line,
