@@ -117,6 +117,20 @@ pub(crate) fn foreign_key_sql(
     ))
 }
 
+/// The limit a loader's session carries on the server for a client limit
+/// of `limit`: a little later than the client's own (which stops the
+/// statement and reports it), so that a statement whose client died still
+/// ends.
+pub(crate) fn server_limit(limit: Duration) -> Duration {
+    limit + Duration::from_secs(2)
+}
+
+/// [`server_limit`] in whole milliseconds, at most `i32::MAX` (the range
+/// PostgreSQL's and MySQL's settings take).
+pub(crate) fn server_limit_ms(limit: Duration) -> u128 {
+    server_limit(limit).as_millis().min(i32::MAX as u128)
+}
+
 /// The error of a `what` (`statement`, `COPY`) stopped at `limit`.
 pub(crate) fn past_limit(what: &str, limit: Duration) -> DbError {
     DbError::timeout(format!(

@@ -156,7 +156,7 @@ pub fn connect(kind: EngineKind, url: Option<&str>) -> Result<Box<dyn Engine>, E
 
 /// [`sweep`] of the server, what it dropped said on standard error; a
 /// sweep that fails is left to the next command.
-fn sweep_quietly(kind: EngineKind, url: &str) {
+pub(crate) fn sweep_quietly(kind: EngineKind, url: &str) {
     if let Ok(dropped) = sweep(kind, url) {
         if !dropped.is_empty() {
             eprintln!(

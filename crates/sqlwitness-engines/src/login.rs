@@ -217,7 +217,7 @@ impl RunLogin {
         // killed from here on leaves it to the next command's sweep.
         #[cfg(any(feature = "postgres", feature = "mysql"))]
         let lease = {
-            crate::sweep(kind, admin_url).ok();
+            crate::sweep_quietly(kind, admin_url);
             crate::lease::HeldLease::take(
                 kind,
                 admin_url,

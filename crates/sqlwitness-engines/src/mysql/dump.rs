@@ -38,7 +38,9 @@ use super::lease;
 use super::login::grant_db;
 use super::read::decode_row;
 use super::write::{quote, MysqlMigrator};
-use crate::dump::{open, past_limit, scan_in_batches, within, KeySql, LOADER_ENDED};
+use crate::dump::{
+    open, past_limit, scan_in_batches, server_limit, server_limit_ms, within, KeySql, LOADER_ENDED,
+};
 use crate::lease::Leased;
 use crate::login::literal;
 
@@ -272,7 +274,7 @@ impl MysqlDumpNamespace {
         let statement_time = if self.mariadb {
             format!(
                 " MAX_STATEMENT_TIME {}",
-                self.statement_limit.as_secs_f64() + 2.0
+                server_limit(self.statement_limit).as_secs_f64()
             )
         } else {
             String::new()
@@ -321,12 +323,11 @@ impl MysqlDumpNamespace {
         let limits = if self.mariadb {
             format!("SET SESSION max_session_mem_used = {LOADER_MEMORY}")
         } else {
-            // A little after the client's own limit (which reports the
-            // statement as stopped; MySQL's ends a `SLEEP` as if it had
-            // finished).
+            // After the client's own limit, which reports the statement as
+            // stopped (MySQL's ends a `SLEEP` as if it had finished).
             format!(
                 "SET SESSION max_execution_time = {}",
-                (self.statement_limit.as_millis() + 2000).min(u32::MAX as u128)
+                server_limit_ms(self.statement_limit)
             )
         };
         self.rt

@@ -41,7 +41,8 @@ use super::lease;
 use super::read::decode_row;
 use super::write::quote;
 use crate::dump::{
-    open, past_limit, scan_in_batches, within, KeySql, LOADER_ENDED, NAMESPACE_CLOSED,
+    open, past_limit, scan_in_batches, server_limit_ms, within, KeySql, LOADER_ENDED,
+    NAMESPACE_CLOSED,
 };
 use crate::lease::Leased;
 use crate::login::literal;
@@ -409,9 +410,7 @@ impl PgDumpNamespace {
     /// administrative login is not one).
     fn limit_loader(&mut self) -> Result<(), DbError> {
         let role = quote(&self.role);
-        // The server stops a statement a little after the client would,
-        // so that a client that died does not leave it running.
-        let ms = (self.statement_limit.as_millis() + 2000).min(i32::MAX as u128);
+        let ms = server_limit_ms(self.statement_limit);
         let settings = [
             ("statement_timeout", format!("'{ms}ms'"), true),
             ("lock_timeout", format!("'{ms}ms'"), true),
@@ -954,7 +953,7 @@ impl DumpNamespace for PgDumpNamespace {
             }
         };
         // A limit the dump's code changed is the loader's again.
-        let ms = (self.statement_limit.as_millis() + 2000).min(i32::MAX as u128);
+        let ms = server_limit_ms(self.statement_limit);
         if timeout != format!("{ms}ms") && !self.statement_limit.is_zero() {
             let loader = open(&mut self.loader, LOADER_ENDED)?;
             rt.block_on(
