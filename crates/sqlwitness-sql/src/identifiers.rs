@@ -7,7 +7,11 @@
 //! is migrated with its exact mixed-case names (`Song_Name`), a query that
 //! SQLite accepts — `SELECT song_name FROM Singer` — fails there. The
 //! rewrite below quotes every identifier that names exactly one table or
-//! column, with that name's exact spelling.
+//! column, with that name's exact spelling; a column reference takes the
+//! spelling of the table it names (module `scope`), since two tables may
+//! spell one name differently (`orders.shipperId`, `shippers.shipperid`).
+
+mod scope;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -83,6 +87,8 @@ pub struct NameSet {
     any: Spellings,
     tables: Spellings,
     columns: Spellings,
+    /// Lower-case table name → its columns.
+    table_columns: HashMap<String, Spellings>,
 }
 
 type Spellings = HashMap<String, Option<String>>;
@@ -122,7 +128,25 @@ impl NameSet {
             ),
             tables: spellings(tables.iter().map(|(t, _)| t)),
             columns: spellings(tables.iter().flat_map(|(_, cols)| cols)),
+            table_columns: {
+                let mut by_table: HashMap<String, Vec<&String>> = HashMap::new();
+                for (t, cols) in tables {
+                    by_table
+                        .entry(t.to_ascii_lowercase())
+                        .or_default()
+                        .extend(cols);
+                }
+                by_table
+                    .into_iter()
+                    .map(|(t, cols)| (t, spellings(cols.into_iter())))
+                    .collect()
+            },
         }
+    }
+
+    /// The columns of the table named `table` (any ASCII case).
+    fn table_columns(&self, table: &str) -> Option<&Spellings> {
+        self.table_columns.get(&table.to_ascii_lowercase())
     }
 
     /// The exact spelling of `word` when exactly one spelling among all
@@ -179,7 +203,12 @@ const CLAUSE_KEYWORDS: &[&str] = &[
 ///
 /// Works on tokens (`sqlparser`'s tokenizer, SQLite dialect); everything
 /// but the rewritten words — whitespace, comments, strings, operators —
-/// is kept byte for byte. A word is rewritten when it is an identifier —
+/// is kept byte for byte. A column reference that the syntax tree
+/// resolves to one column of one table — through its qualifier (a table
+/// name, or the alias of a table, a subquery or a common table
+/// expression), or, bare, as the one FROM item of its query (or, failing
+/// that, of an enclosing query) that has it — is quoted as that table
+/// spells it. Any other word is rewritten when it is an identifier —
 /// unquoted, or quoted with `"…"`, `` `…` `` or `[…]` — whose lower case
 /// equals the lower case of exactly one spelling among the tables and
 /// columns (several tables may share the spelling, e.g. `Name`), except:
@@ -194,8 +223,9 @@ const CLAUSE_KEYWORDS: &[&str] = &[
 /// identifier, so the query fails with the honest error SQLite's
 /// "double-quoted string" leniency hides; on MySQL double quotes are a
 /// string). A word that matches several spellings (`name` in one table,
-/// `Name` in another) is left unchanged. SQL that does not tokenize comes
-/// back unchanged.
+/// `Name` in another) and that no table of its scope resolves (an
+/// ambiguous bare name, SQL that does not parse) is left unchanged. SQL
+/// that does not tokenize comes back unchanged.
 pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> String {
     let identifiers = &sqlwitness_dialect::shipped(target).identifiers;
     if !identifiers.rewrite {
@@ -206,6 +236,7 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
         return sql.to_string();
     };
     let aliases = declared_aliases(&tokens, names);
+    let columns = scope::column_spellings(sql, names);
     let mut out = String::with_capacity(sql.len() + 16);
     // For each open parenthesis: is it CAST's?
     let mut parens: Vec<bool> = Vec::new();
@@ -258,7 +289,9 @@ pub fn resolve_identifiers(sql: &str, names: &NameSet, target: EngineKind) -> St
                     } else {
                         Position::Column
                     };
-                    if let Some(exact) = names.resolve_at(&w.value, pos) {
+                    if let Some(exact) = columns.get(&t.start) {
+                        text = Some(quote(exact));
+                    } else if let Some(exact) = names.resolve_at(&w.value, pos) {
                         text = Some(quote(exact));
                     } else if next_is_dot {
                         // A qualifier spelled otherwise than its alias was
@@ -483,9 +516,166 @@ mod tests {
         ]);
         assert_eq!(names.resolve("NAME"), None);
         assert_eq!(names.resolve("id"), Some("Id"));
+        // Bare, in a join of both tables: SQLite calls it ambiguous.
         assert_eq!(
-            resolve_identifiers("SELECT NAME, ID FROM A", &names, EngineKind::Postgres),
-            r#"SELECT NAME, "Id" FROM "a""#
+            resolve_identifiers(
+                "SELECT NAME, a.ID FROM A JOIN b ON 1",
+                &names,
+                EngineKind::Postgres
+            ),
+            r#"SELECT NAME, "a"."Id" FROM "a" JOIN "b" ON 1"#
+        );
+        // Not a query: no scope to resolve it in.
+        assert_eq!(
+            resolve_identifiers("SELECT NAME FROM", &names, EngineKind::Postgres),
+            "SELECT NAME FROM"
+        );
+    }
+
+    /// Northwind's spellings: `orders.shipperId` and `shippers.shipperid`
+    /// (and `shipperName`, one spelling), besides `Customers.CustomerID`
+    /// and `orders.customerid`.
+    fn northwind() -> NameSet {
+        let t = |name: &str, cols: &[&str]| {
+            (
+                name.to_string(),
+                cols.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            )
+        };
+        NameSet::new(&[
+            t("orders", &["orderId", "shipperId", "customerid"]),
+            t("shippers", &["shipperid", "shipperName"]),
+            t("Customers", &["CustomerID", "City"]),
+        ])
+    }
+
+    fn pg(sql: &str, names: &NameSet) -> String {
+        resolve_identifiers(sql, names, EngineKind::Postgres)
+    }
+
+    #[test]
+    fn a_qualified_column_takes_the_spelling_of_its_alias_table() {
+        let names = northwind();
+        assert_eq!(
+            pg(
+                "SELECT s.SHIPPERID FROM shippers AS s WHERE s.shipperId > 1",
+                &names
+            ),
+            r#"SELECT s."shipperid" FROM "shippers" AS s WHERE s."shipperid" > 1"#
+        );
+        assert_eq!(
+            pg("SELECT o.shipperid FROM orders o", &names),
+            r#"SELECT o."shipperId" FROM "orders" o"#
+        );
+    }
+
+    #[test]
+    fn a_qualified_column_takes_the_spelling_of_its_named_table() {
+        let names = northwind();
+        assert_eq!(
+            pg(
+                "SELECT orders.SHIPPERID FROM orders JOIN shippers \
+                 ON orders.shipperid = Shippers.shipperId",
+                &names
+            ),
+            r#"SELECT "orders"."shipperId" FROM "orders" JOIN "shippers" ON "orders"."shipperId" = "shippers"."shipperid""#
+        );
+    }
+
+    #[test]
+    fn a_bare_column_takes_the_spelling_of_the_one_table_of_its_scope() {
+        let names = northwind();
+        assert_eq!(
+            pg("SELECT shipperid FROM orders WHERE SHIPPERID = 2", &names),
+            r#"SELECT "shipperId" FROM "orders" WHERE "shipperId" = 2"#
+        );
+        assert_eq!(
+            pg("SELECT shipperId FROM shippers ORDER BY shipperID", &names),
+            r#"SELECT "shipperid" FROM "shippers" ORDER BY "shipperid""#
+        );
+        // In a join, the one table that has it.
+        assert_eq!(
+            pg(
+                "SELECT shipperName, orderid FROM orders JOIN shippers USING (shipperid)",
+                &names
+            ),
+            r#"SELECT "shipperName", "orderId" FROM "orders" JOIN "shippers" USING (shipperid)"#
+        );
+    }
+
+    #[test]
+    fn a_subquery_resolves_in_its_own_scope_then_outwards() {
+        let names = northwind();
+        assert_eq!(
+            pg(
+                "SELECT shipperid FROM shippers WHERE shipperid IN \
+                 (SELECT shipperid FROM orders)",
+                &names
+            ),
+            r#"SELECT "shipperid" FROM "shippers" WHERE "shipperid" IN (SELECT "shipperId" FROM "orders")"#
+        );
+        // A correlated reference reaches the enclosing query's table.
+        assert_eq!(
+            pg(
+                "SELECT shipperName FROM shippers AS s WHERE EXISTS \
+                 (SELECT 1 FROM Customers WHERE s.SHIPPERID = 1 AND shipperid > 0)",
+                &names
+            ),
+            r#"SELECT "shipperName" FROM "shippers" AS s WHERE EXISTS (SELECT 1 FROM "Customers" WHERE s."shipperid" = 1 AND "shipperid" > 0)"#
+        );
+    }
+
+    #[test]
+    fn derived_tables_and_ctes_pass_their_columns_spellings_on() {
+        let names = northwind();
+        assert_eq!(
+            pg(
+                "SELECT t.SHIPPERID, u.shipperid FROM (SELECT shipperid FROM orders) AS t \
+                 JOIN (SELECT * FROM shippers) u ON t.shipperid = u.SHIPPERID",
+                &names
+            ),
+            r#"SELECT t."shipperId", u."shipperid" FROM (SELECT "shipperId" FROM "orders") AS t JOIN (SELECT * FROM "shippers") u ON t."shipperId" = u."shipperid""#
+        );
+        assert_eq!(
+            pg(
+                "WITH o AS (SELECT o.shipperid FROM orders AS o) \
+                 SELECT shipperid FROM o UNION SELECT shipperid FROM shippers ORDER BY shipperid",
+                &names
+            ),
+            r#"WITH o AS (SELECT o."shipperId" FROM "orders" AS o) SELECT "shipperId" FROM o UNION SELECT "shipperid" FROM "shippers" ORDER BY "shipperId""#
+        );
+        // An alias of an output is no column: the rule for other words.
+        assert_eq!(
+            pg(
+                "SELECT x.n FROM (SELECT shipperid AS n FROM orders) x ORDER BY x.n",
+                &names
+            ),
+            r#"SELECT x.n FROM (SELECT "shipperId" AS n FROM "orders") x ORDER BY x.n"#
+        );
+    }
+
+    #[test]
+    fn both_spellings_in_one_query_each_as_its_table_spells_it() {
+        let names = northwind();
+        let sql = "SELECT o.shipperId, s.shipperid FROM orders o JOIN shippers s \
+                   ON o.shipperId = s.shipperid";
+        assert_eq!(
+            pg(sql, &names),
+            r#"SELECT o."shipperId", s."shipperid" FROM "orders" o JOIN "shippers" s ON o."shipperId" = s."shipperid""#
+        );
+        // Each written in the other table's spelling.
+        let sql = "SELECT o.shipperid, s.shipperId, c.customerid, o.CustomerID \
+                   FROM orders o JOIN shippers s ON o.shipperid = s.shipperId \
+                   JOIN customers c ON c.CUSTOMERID = o.CUSTOMERID";
+        assert_eq!(
+            pg(sql, &names),
+            r#"SELECT o."shipperId", s."shipperid", c."CustomerID", o."customerid" FROM "orders" o JOIN "shippers" s ON o."shipperId" = s."shipperid" JOIN "Customers" c ON c."CustomerID" = o."customerid""#
+        );
+        assert_eq!(
+            resolve_identifiers(sql, &names, EngineKind::Mysql),
+            "SELECT o.`shipperId`, s.`shipperid`, c.`CustomerID`, o.`customerid` FROM `orders` o \
+             JOIN `shippers` s ON o.`shipperId` = s.`shipperid` JOIN `Customers` c \
+             ON c.`CustomerID` = o.`customerid`"
         );
     }
 
