@@ -39,6 +39,8 @@ CREATE TABLE `with_point` (
   `place` point DEFAULT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
+INSERT INTO `with_point` VALUES (1,ST_GeomFromText('POINT(1 2)'));
+
 /*!50001 CREATE ALGORITHM=UNDEFINED */
 /*!50013 DEFINER=`root`@`localhost` SQL SECURITY DEFINER */
 /*!50001 VIEW `happy` AS select `carried`.`id` AS `id` from `carried` where (`carried`.`feeling` = 'happy') */;

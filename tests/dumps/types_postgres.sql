@@ -75,6 +75,14 @@ COPY public.with_array (id, tags) FROM stdin;
 1	{a,b}
 \.
 
+COPY public.with_interval (id, span) FROM stdin;
+1	1 day 02:00:00
+\.
+
+COPY public.with_point (id, place) FROM stdin;
+1	(1,2)
+\.
+
 CREATE TRIGGER carried_touch BEFORE INSERT ON public.carried FOR EACH ROW EXECUTE FUNCTION public.touch();
 
 ALTER TABLE ONLY public.carried

@@ -102,9 +102,12 @@ impl Benchmark {
     }
 
     /// `db_id` as every engine addresses it: its SQLite file, and on the
-    /// servers the namespace [`Benchmark::namespace_prefix`] + `db_id`.
+    /// servers the namespace [`Benchmark::namespace_prefix`] + `db_id`
+    /// (with the suffix of a database imported while another benchmark's
+    /// database of that `db_id` held the plain namespace: see
+    /// [`crate::database_of`]).
     pub fn database(&self, db_id: &str) -> Database {
-        Database::with_prefix(db_id, self.sqlite_path(db_id), &self.namespace_prefix)
+        crate::database_of(db_id, &self.sqlite_path(db_id), &self.namespace_prefix)
     }
 
     pub fn db_exists(&self, db_id: &str) -> bool {

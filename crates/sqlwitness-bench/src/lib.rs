@@ -12,15 +12,16 @@ mod names;
 mod predictions;
 mod schema_db;
 mod side_file;
+mod source_model;
 mod spider;
 mod tables;
 
 pub use benchmark::{load_benchmark, sqlite_file_problem, Benchmark, BenchmarkFormat, Question};
 pub use dump::{
-    check_dump, dump_dialect, dump_statements, export_sqlite, import_dump, is_source_copy,
-    map_type, ColumnMapping, DatabaseImport, DumpDatabase, DumpDialect, DumpNote, ImportOptions,
-    ImportReport, ImportSource, SourceCopy, Storage, TableExport, TypeRefused,
-    SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN,
+    check_dump, dump_dialect, dump_statements, export_sqlite, import_again, import_dump,
+    is_source_copy, map_type, stale_dump, ColumnMapping, DatabaseImport, DumpDatabase, DumpDialect,
+    DumpNote, ImportOptions, ImportReport, ImportSource, SourceCopy, SqliteColumn, Storage,
+    TableExport, TypeRefused, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN,
 };
 pub use error::BenchError;
 pub use migrate::{
@@ -34,5 +35,9 @@ pub use names::db_id_problem;
 pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Prediction};
 pub use schema_db::build_schema_database;
 pub use side_file::{side_file, SideFileRefused};
+pub use source_model::{
+    database_of, home_of, model_path, namespace_suffix, read_model, target_type, write_model,
+    DumpIdentity, ModelColumn, ModelTable, SourceModel, TargetType, SOURCE_MODEL_FORMAT,
+};
 pub use spider::read_json_array;
 pub use tables::{load_tables_json, KeyColumns, TableSchema};

@@ -5,7 +5,7 @@
 //! (verified), with a report of every type decision and every statement
 //! not run.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -191,17 +191,41 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
         source_copy_prefix: (!a.no_source_copy).then(|| prefix.clone()),
         copy_only: a.copy_only,
     };
-    let report = match sqlwitness_bench::import_dump(&opts) {
-        Ok(r) => r,
-        Err(e @ (BenchError::Migration { .. } | BenchError::DumpLoad { .. })) => {
-            return Err(exit::EngineFailure(e.to_string()).into())
-        }
-        Err(e) => return Err(e.into()),
-    };
     let report_path = a
         .report
         .clone()
         .unwrap_or_else(|| a.out.join("import-report.json"));
+    let existed: Vec<(String, bool)> = opts
+        .databases
+        .iter()
+        .map(|d| {
+            let file = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
+            (d.db_id.clone(), file.exists())
+        })
+        .collect();
+    let report = match sqlwitness_bench::import_dump(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            write_failure_report(&report_path, &opts, &existed, &e);
+            return Err(match e {
+                BenchError::Migration { .. } | BenchError::DumpLoad { .. } => {
+                    exit::EngineFailure(e.to_string()).into()
+                }
+                e => e.into(),
+            });
+        }
+    };
+    if !report.up_to_date.is_empty() && report.databases.is_empty() {
+        // Nothing was done: the report of the import that wrote them stays.
+        if !a.quiet {
+            say!(
+                "{}: already imported from these very bytes, and current ({}): nothing to do",
+                report.dump.as_deref().unwrap_or(Path::new("")).display(),
+                report.up_to_date.join(", ")
+            );
+        }
+        return Ok(exit::OK);
+    }
     let text = serde_json::to_string_pretty(&report)?;
     std::fs::write(&report_path, text + "\n")
         .with_context(|| format!("{}: cannot write the report", report_path.display()))?;
@@ -231,6 +255,12 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
                 report.not_created.len()
             ),
         }
+        if !report.replaced.is_empty() {
+            say!(
+                "  imported before from another version of the dump, written again: {}",
+                report.replaced.join(", ")
+            );
+        }
         for d in &report.databases {
             let refused: Vec<String> = d
                 .tables
@@ -259,6 +289,20 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             }
             for r in &refused {
                 say!("    refused {r}");
+            }
+            for t in &d.tables {
+                for c in t.columns.iter().filter(|c| c.degraded.is_some()) {
+                    say!(
+                        "    degraded {}.{} ({}): {}",
+                        t.table,
+                        c.column,
+                        c.source_type,
+                        c.degraded.as_deref().unwrap_or_default()
+                    );
+                }
+                for l in &t.left_out {
+                    say!("    left out {}.{l}", t.table);
+                }
             }
             if !unverified.is_empty() {
                 say!("    not verified: {}", unverified.join(", "));
@@ -303,6 +347,54 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
     } else {
         exit::ENGINE
     })
+}
+
+/// The report of an import that failed: what failed, and what each
+/// database's file is now (nothing is written or changed before the dump
+/// loads; a database written before the failure is named). Best effort: a
+/// report that cannot be written leaves the error on stderr alone.
+fn write_failure_report(
+    path: &Path,
+    opts: &ImportOptions,
+    existed: &[(String, bool)],
+    error: &BenchError,
+) {
+    let databases: Vec<serde_json::Value> = existed
+        .iter()
+        .map(|(db_id, before)| {
+            let file = opts.out.join(db_id).join(format!("{db_id}.sqlite"));
+            let now = file.exists();
+            let state = match (before, now) {
+                (true, true) => "left as it was",
+                (false, false) => "not written",
+                (false, true) => "written before the failure",
+                (true, false) => "removed (written by an import of another version of the dump)",
+            };
+            serde_json::json!({ "db_id": db_id, "path": file, "state": state })
+        })
+        .collect();
+    let source = match &opts.source {
+        ImportSource::Dump(p) => serde_json::json!({ "dump": p }),
+        ImportSource::Live { url, schema } => serde_json::json!({
+            "live_source": sqlwitness_engines::mask_url(url),
+            "schema": schema,
+        }),
+    };
+    let mut report = serde_json::json!({
+        "failed": true,
+        "engine": opts.engine.to_string(),
+        "error": error.to_string(),
+        "databases": databases,
+        "loaded_namespace": "dropped with its loader login (as after every import)",
+    });
+    if let (Some(r), Some(s)) = (report.as_object_mut(), source.as_object()) {
+        r.extend(s.clone());
+    }
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    let _ = std::fs::write(path, text + "\n");
 }
 
 /// Merges the import's databases into the Spider `tables.json` at `path`.
@@ -595,7 +687,15 @@ pub fn from_manifest(
             ))
             .into());
         }
-        let needed = if copy_only { ran } else { missing > 0 };
+        // A dump edited since it was imported is imported again (the
+        // import replaces what it wrote from the old one).
+        let stale = databases.iter().any(|d| {
+            matches!(
+                sqlwitness_bench::stale_dump(&bench.sqlite_path(&d.db_id)),
+                Ok(Some(_))
+            )
+        });
+        let needed = if copy_only { ran } else { missing > 0 || stale };
         if !needed {
             continue;
         }

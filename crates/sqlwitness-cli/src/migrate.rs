@@ -10,6 +10,15 @@ use crate::progress;
 
 pub fn run(plan: &MigratePlan) -> Result<i32> {
     let started = std::time::Instant::now();
+    // A database whose dump changed since `import` wrote it is imported
+    // again first (where a server of the dump's engine is given).
+    sqlwitness_eval::refresh_dumps(
+        &plan.bench,
+        &plan.db_ids,
+        &plan.servers,
+        sqlwitness_eval::REIMPORT_STATEMENT_LIMIT,
+        &|n| say!("{n}"),
+    );
     let pb = progress::bar(
         (plan.db_ids.len() * plan.engines.len()) as u64,
         "migrate",

@@ -97,6 +97,11 @@ pub struct Stamp {
     /// say what it holds without reading it.
     #[serde(default)]
     pub report: Option<serde_json::Value>,
+    /// The benchmark file the copy belongs to (its canonical path), where
+    /// it matters: a copy `import` made on the dump's own engine, which no
+    /// other benchmark's database of the same `db_id` may take over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<String>,
 }
 
 impl Stamp {
@@ -111,6 +116,7 @@ impl Stamp {
             source: source.to_string(),
             plan: plan.to_string(),
             report: None,
+            home: None,
         }
     }
 

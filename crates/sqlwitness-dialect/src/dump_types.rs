@@ -101,8 +101,16 @@ pub struct DumpTypeRule {
     #[serde(default)]
     pub fallback: Option<String>,
     /// Why the types are refused; the report reads "`<type>` <refuse>".
+    /// A refused column is left out of its table (the table keeps its
+    /// other columns), and named.
     #[serde(default)]
     pub refuse: Option<String>,
+    /// With a carry: how the carried form degrades the type (geometry as
+    /// WKT, a full-text vector as its text). A degraded column is named in
+    /// the import report and in every copy's report; a query that reads it
+    /// is not portable to an engine that holds it degraded.
+    #[serde(default)]
+    pub degraded: Option<String>,
 }
 
 /// The `dump_types` section.
@@ -173,6 +181,7 @@ impl DumpTypes {
                 }
                 (Some(_), false)
                     if rule.note.is_some()
+                        || rule.degraded.is_some()
                         || rule.unsigned.is_some()
                         || rule.wide.is_some()
                         || rule.fallback.is_some() =>

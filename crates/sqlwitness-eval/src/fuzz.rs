@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use sqlwitness_bench::Benchmark;
 use sqlwitness_bench::{migrate_database, MigrateOptions, MigrationTarget};
-use sqlwitness_core::{Database, EngineKind};
+use sqlwitness_core::EngineKind;
 use sqlwitness_fuzz::{
     build_db_suite_on, DbSuite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest, ServerReference,
 };
@@ -227,11 +227,7 @@ fn server_reference(
     let target = MigrationTarget::new(r.kind, url);
     let mut unavailable = BTreeMap::new();
     for (id, _) in todo {
-        let db = Database::with_prefix(
-            id.as_str(),
-            plan.bench.sqlite_path(id),
-            &plan.bench.namespace_prefix,
-        );
+        let db = plan.bench.database(id);
         let problem = match migrate_database(&db, &target, &r.migrate) {
             Ok(report) => crate::problem(&report),
             Err(e) => Some(e.to_string()),
@@ -248,7 +244,7 @@ fn server_reference(
     }
     let originals: Vec<String> = todo
         .iter()
-        .map(|(id, _)| sqlwitness_core::namespace_for(&plan.bench.namespace_prefix, id))
+        .map(|(id, _)| plan.bench.database(id).namespace)
         .collect();
     let mut connected =
         crate::connect::connect_reading(&[r.kind], &r.servers, plan.jobs as u32 + 1, &originals)?;

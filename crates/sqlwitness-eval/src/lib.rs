@@ -57,7 +57,10 @@ pub use journal::{
     JOURNAL_FORMAT,
 };
 pub use journal_key::{KeyRef, KeySource, KeyStore, SHARED_KEY_ENV, STATE_DIR_ENV};
-pub use migrate::{is_good, migrate_many, migrate_one, problem, unusable, Migrated};
+pub use migrate::{
+    is_good, migrate_many, migrate_one, problem, refresh_dumps, unusable, Migrated,
+    REIMPORT_STATEMENT_LIMIT,
+};
 pub use plan::{feasible_false, read_ids, EvalPlan, RunContext, ScoringPlan, Servers};
 pub use progress::{Bar, Progress, Silent};
 pub use reference::{cell as reference_cell, same_answer};

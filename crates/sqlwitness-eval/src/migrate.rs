@@ -50,12 +50,66 @@ pub fn unusable(bench: &Benchmark, db_id: &str) -> Option<String> {
         return Some(why);
     }
     let path = bench.sqlite_path(db_id);
+    match sqlwitness_bench::stale_dump(&path) {
+        Ok(Some(model)) => {
+            let dump = model.dump.as_ref().map(|d| d.path.display().to_string());
+            return Some(format!(
+                "the dump {} has changed since it was imported (its copies hold the old one): \
+                 import it again with `sqlwitness import`, or give the run a {} server to do so",
+                dump.unwrap_or_default(),
+                model.engine
+            ));
+        }
+        Ok(None) => {}
+        Err(e) => return Some(e.to_string()),
+    }
     sqlwitness_engines::sqlite_probe(&path)
         .err()
         .map(|e| match e.code {
             Some(code) => format!("{} ({code})", e.message),
             None => e.message,
         })
+}
+
+/// The time one statement of a dump imported again by a run may take (as
+/// `sqlwitness import`'s default).
+pub const REIMPORT_STATEMENT_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Imports again, before anything reads them, the databases of `db_ids`
+/// whose dump changed since `import` wrote them, where the run has a server
+/// of the dump's engine (else [`unusable`] says so and their questions are
+/// `engine_error`); one note each.
+pub fn refresh_dumps(
+    bench: &Benchmark,
+    db_ids: &[String],
+    servers: &Servers,
+    statement_limit: std::time::Duration,
+    note: &dyn Fn(&str),
+) {
+    for id in db_ids {
+        let path = bench.sqlite_path(id);
+        let Ok(Some(model)) = sqlwitness_bench::stale_dump(&path) else {
+            continue;
+        };
+        let Some(url) = model.engine().and_then(|k| servers.url(k)) else {
+            continue;
+        };
+        match sqlwitness_bench::import_again(
+            &model,
+            &path,
+            url,
+            &bench.namespace_prefix,
+            statement_limit,
+        ) {
+            Ok(_) => note(&format!(
+                "{id}: its dump changed since it was imported: imported again on {}",
+                model.engine
+            )),
+            Err(e) => note(&format!(
+                "{id}: its dump changed since it was imported, and importing it again failed: {e}"
+            )),
+        }
+    }
 }
 
 /// One migration of [`migrate_many`]: the database, the engine, and the

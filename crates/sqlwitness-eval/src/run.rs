@@ -39,6 +39,15 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         ids.dedup();
         ids
     };
+    // A database whose dump changed since `import` wrote it is imported
+    // again first, where the run has a server of the dump's engine.
+    crate::refresh_dumps(
+        &plan.bench,
+        &db_ids,
+        &plan.servers,
+        crate::REIMPORT_STATEMENT_LIMIT,
+        &|n| progress.note(n),
+    );
     // A database that cannot be used is never read nor migrated: its
     // questions are `engine_error` on every engine, the others are judged.
     let unusable: BTreeMap<String, String> = db_ids

@@ -29,6 +29,11 @@ pub struct ColumnMapping {
     /// What the rendering loses or changes, when anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// How the column is degraded, when SQLite has no form that keeps its
+    /// type (geometry as WKT, an array as JSON): the column is carried so,
+    /// and named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<String>,
 }
 
 /// One table written (or refused).
@@ -40,10 +45,14 @@ pub struct TableExport {
     /// Values stored in another form than the column's (a decimal kept as
     /// TEXT, an unsigned integer past SQLite's range), counted.
     pub coerced: u64,
-    /// Why the table was not written (a refused column type, a name SQLite
-    /// cannot tell from another's).
+    /// Why the table was not written (a name SQLite cannot tell from
+    /// another's). A column type is never a reason: see `left_out`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// Columns with no SQLite form at all, left out of the table (which
+    /// keeps its other columns), each `name (type): why`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     /// The rows read back from the file hash to the rows written.
     pub verified: bool,
 }
@@ -64,24 +73,45 @@ fn affinity(declared: &str) -> Storage {
     }
 }
 
-/// Why a source column type has no SQLite form that keeps its meaning (the
-/// column is refused by name).
+/// Why a source column type has no SQLite form at all (the column is left
+/// out of its table, by name).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct TypeRefused(pub String);
 
+/// The SQLite column a source column of one type becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqliteColumn {
+    /// The declared type in SQLite (empty: none).
+    pub sqlite_type: String,
+    pub storage: Storage,
+    /// What the rendering changes.
+    pub note: Option<String>,
+    /// How the type is degraded, when SQLite has no form that keeps it.
+    pub degraded: Option<String>,
+}
+
+impl SqliteColumn {
+    fn new(sqlite_type: String, storage: Storage, note: Option<String>) -> SqliteColumn {
+        SqliteColumn {
+            sqlite_type,
+            storage,
+            note,
+            degraded: None,
+        }
+    }
+}
+
 /// The SQLite column for a source column of declared type `declared` on
-/// the engine of `dialect`, or why it is refused. The decision is the
+/// the engine of `dialect`, or why it has none. The decision is the
 /// dialect's `dump_types` (dialects/*.yaml); what stays here reads the shape
 /// of the declared type, not its name: its base name (lower case, without
 /// its parenthesised list and a trailing `unsigned`), its precision and
 /// `unsigned` (which pick a rule's `wide` and `unsigned` carries), and the
-/// refusal of arrays (`[]` suffix, `_` prefix) and ranges (a base name
-/// ending in `range`), which no list of names could hold.
-pub fn map_type(
-    dialect: &Dialect,
-    declared: &str,
-) -> Result<(String, Storage, Option<String>), TypeRefused> {
+/// degraded forms of arrays (`[]` suffix, `_` prefix: their JSON, as the
+/// source reads them) and ranges (a base name ending in `range`: their
+/// text), which no list of names could hold.
+pub fn map_type(dialect: &Dialect, declared: &str) -> Result<SqliteColumn, TypeRefused> {
     let t = declared.trim().to_ascii_lowercase();
     let base = t.split('(').next().unwrap_or("").trim().to_string();
     let base = base
@@ -100,19 +130,29 @@ pub fn map_type(
         ),
         _ => declared.trim().to_string(),
     };
-    if t.ends_with("[]") || t.starts_with('_') {
-        return Err(TypeRefused("arrays have no SQLite form".into()));
-    }
     let Some(map) = &dialect.dump_types else {
         return Err(TypeRefused(format!(
             "{} dumps are not imported",
             dialect.name
         )));
     };
+    if t.ends_with("[]") || t.starts_with('_') {
+        return Ok(SqliteColumn {
+            degraded: Some(
+                "as JSON (`[1,2]`, by array_to_json; an array of a type the dump defines as its \
+                 text, `{a,b}`); array operators and subscripts are not kept"
+                    .into(),
+            ),
+            ..SqliteColumn::new("TEXT".into(), Storage::Text, None)
+        });
+    }
     if base.ends_with("range") {
-        return Err(TypeRefused(format!(
-            "{base} has no SQLite form that keeps its meaning"
-        )));
+        return Ok(SqliteColumn {
+            degraded: Some(format!(
+                "as the server's text rendering (`[1,5)`); {base} operators are not kept"
+            )),
+            ..SqliteColumn::new("TEXT".into(), Storage::Text, None)
+        });
     }
     let declared_as = |d: &SqliteDeclared| -> String {
         match d {
@@ -124,12 +164,20 @@ pub fn map_type(
     let rule = match map.decide(&base) {
         DumpTypeDecision::Refuse(why) => return Err(TypeRefused(format!("{base} {why}"))),
         DumpTypeDecision::Default(c) => {
-            return Ok((declared_as(&c.sqlite), c.storage, c.note.clone()))
+            return Ok(SqliteColumn::new(
+                declared_as(&c.sqlite),
+                c.storage,
+                c.note.clone(),
+            ))
         }
         DumpTypeDecision::Carry(rule) => rule,
     };
     if let Some(u) = rule.unsigned.as_ref().filter(|_| t.contains("unsigned")) {
-        return Ok((declared_as(&u.sqlite), u.storage, u.note.clone()));
+        return Ok(SqliteColumn::new(
+            declared_as(&u.sqlite),
+            u.storage,
+            u.note.clone(),
+        ));
     }
     if let Some(w) = &rule.wide {
         let precision: Option<u32> = t
@@ -137,7 +185,11 @@ pub fn map_type(
             .and_then(|(_, r)| r.split([',', ')']).next())
             .and_then(|p| p.trim().parse().ok());
         if precision.is_none_or(|p| p > w.above) {
-            return Ok((declared_as(&w.sqlite), w.storage, w.note.clone()));
+            return Ok(SqliteColumn::new(
+                declared_as(&w.sqlite),
+                w.storage,
+                w.note.clone(),
+            ));
         }
     }
     // Validated when the dialect is loaded: a carrying rule has both.
@@ -151,7 +203,10 @@ pub fn map_type(
         Some(fallback) if affinity(declared) != storage => fallback.clone(),
         _ => declared_as(sqlite),
     };
-    Ok((sqlite_type, storage, rule.note.clone()))
+    Ok(SqliteColumn {
+        degraded: rule.degraded.clone(),
+        ..SqliteColumn::new(sqlite_type, storage, rule.note.clone())
+    })
 }
 
 /// Whether the decimal text `d` is exactly the double `f` (so storing `f`
@@ -307,23 +362,30 @@ pub fn export_sqlite(
     let mut written: Vec<String> = Vec::new();
     for t in tables {
         let mut columns = Vec::new();
-        let mut refused = None;
-        for c in &t.columns {
+        let mut left_out = Vec::new();
+        // The source columns written, by index into `t.columns`.
+        let mut kept = Vec::new();
+        for (i, c) in t.columns.iter().enumerate() {
             match map_type(dialect, &c.declared) {
-                Ok((sqlite_type, storage, note)) => columns.push(ColumnMapping {
-                    column: c.name.clone(),
-                    source_type: c.declared.clone(),
-                    sqlite_type,
-                    storage,
-                    note,
-                }),
-                Err(why) => {
-                    refused.get_or_insert(format!("column {} ({}): {why}", c.name, c.declared));
+                Ok(m) => {
+                    kept.push(i);
+                    columns.push(ColumnMapping {
+                        column: c.name.clone(),
+                        source_type: c.declared.clone(),
+                        sqlite_type: m.sqlite_type,
+                        storage: m.storage,
+                        note: m.note,
+                        degraded: m.degraded,
+                    })
                 }
+                Err(why) => left_out.push(format!("{} ({}): {why}", c.name, c.declared)),
             }
         }
-        if refused.is_none() && written.iter().any(|w| w.eq_ignore_ascii_case(&t.name)) {
+        let mut refused = None;
+        if written.iter().any(|w| w.eq_ignore_ascii_case(&t.name)) {
             refused = Some("SQLite does not tell table names apart by case, and a table of this name is already written".into());
+        } else if kept.is_empty() {
+            refused = Some("no column has a SQLite form".into());
         }
         let mut report = TableExport {
             table: t.name.clone(),
@@ -331,16 +393,18 @@ pub fn export_sqlite(
             rows: 0,
             coerced: 0,
             refused,
+            left_out,
             verified: false,
         };
         if report.refused.is_some() {
             results.push(report);
             continue;
         }
+        let is_kept = |name: &str| kept.iter().any(|&i| t.columns[i].name == name);
         let mut defs: Vec<String> = report
             .columns
             .iter()
-            .zip(&t.columns)
+            .zip(kept.iter().map(|&i| &t.columns[i]))
             .map(|(m, c)| {
                 format!(
                     "{} {}{}",
@@ -350,7 +414,7 @@ pub fn export_sqlite(
                 )
             })
             .collect();
-        if !t.primary_key.is_empty() {
+        if !t.primary_key.is_empty() && t.primary_key.iter().all(|i| kept.contains(i)) {
             let cols: Vec<String> = t
                 .primary_key
                 .iter()
@@ -360,7 +424,10 @@ pub fn export_sqlite(
         }
         for fk in &t.foreign_keys {
             let exported = tables.iter().any(|p| p.name == fk.parent_table);
-            if !exported || fk.parent_columns.iter().any(Option::is_none) {
+            if !exported
+                || fk.parent_columns.iter().any(Option::is_none)
+                || !fk.columns.iter().all(|c| is_kept(c))
+            {
                 continue;
             }
             let cols: Vec<String> = fk.columns.iter().map(|c| quote(c)).collect();
@@ -392,7 +459,7 @@ pub fn export_sqlite(
         let insert = format!(
             "INSERT INTO {} VALUES ({})",
             quote(&t.name),
-            vec!["?"; t.columns.len()].join(", ")
+            vec!["?"; kept.len()].join(", ")
         );
         // Order-independent: the sum of the rows' hashes (SQLite returns a
         // table with an integer primary key in key order, not load order).
@@ -403,8 +470,9 @@ pub fn export_sqlite(
             let mut stmt = tx.prepare(&insert).map_err(|e| sqlite_err(out, e))?;
             src.scan(t, &mut |batch, _lossy| {
                 for row in batch {
-                    let vals: Vec<Sql> = row
+                    let vals: Vec<Sql> = kept
                         .iter()
+                        .map(|&i| &row[i])
                         .zip(&storages)
                         .map(|(v, &s)| {
                             let (sql, c) = to_sqlite(s, v);
@@ -432,7 +500,7 @@ pub fn export_sqlite(
             let mut stmt = db
                 .prepare(&format!("SELECT * FROM {}", quote(&t.name)))
                 .map_err(|e| sqlite_err(out, e))?;
-            let n = t.columns.len();
+            let n = kept.len();
             let mut q = stmt.query([]).map_err(|e| sqlite_err(out, e))?;
             while let Some(r) = q.next().map_err(|e| sqlite_err(out, e))? {
                 let mut h = xxhash_rust::xxh3::Xxh3::new();
@@ -481,10 +549,14 @@ mod tests {
     /// `map_type`'s answer in the form of `type_map_cases`.
     fn rendered(dialect: &Dialect, declared: &str) -> String {
         match map_type(dialect, declared) {
-            Ok((sqlite, storage, note)) => format!(
-                "[{sqlite}] {} | {}",
-                serde_json::to_value(storage).unwrap().as_str().unwrap(),
-                note.as_deref().unwrap_or("-")
+            Ok(m) => format!(
+                "[{}] {} | {}{}",
+                m.sqlite_type,
+                serde_json::to_value(m.storage).unwrap().as_str().unwrap(),
+                m.note.as_deref().unwrap_or("-"),
+                m.degraded
+                    .map(|d| format!(" | degraded {d}"))
+                    .unwrap_or_default()
             ),
             Err(why) => format!("refused: {why}"),
         }
@@ -556,23 +628,26 @@ mod tests {
         use sqlwitness_core::EngineKind;
         let pg = |t: &str| map_type(sqlwitness_dialect::shipped(EngineKind::Postgres), t);
         let my = |t: &str| map_type(sqlwitness_dialect::shipped(EngineKind::Mysql), t);
-        assert_eq!(pg("integer").unwrap().1, Storage::Integer);
-        assert_eq!(my("bigint unsigned").unwrap().1, Storage::Integer);
-        assert_eq!(my("bigint unsigned").unwrap().0, "");
-        assert_eq!(my("int(10) unsigned").unwrap().0, "int unsigned");
-        assert_eq!(pg("numeric(10,2)").unwrap().0, "numeric(10,2)");
-        assert_eq!(pg("numeric(30,10)").unwrap().0, "");
-        assert_eq!(pg("numeric").unwrap().0, "");
+        assert_eq!(pg("integer").unwrap().storage, Storage::Integer);
+        assert_eq!(my("bigint unsigned").unwrap().storage, Storage::Integer);
+        assert_eq!(my("bigint unsigned").unwrap().sqlite_type, "");
+        assert_eq!(my("int(10) unsigned").unwrap().sqlite_type, "int unsigned");
+        assert_eq!(pg("numeric(10,2)").unwrap().sqlite_type, "numeric(10,2)");
+        assert_eq!(pg("numeric(30,10)").unwrap().sqlite_type, "");
+        assert_eq!(pg("numeric").unwrap().sqlite_type, "");
         assert_eq!(
-            pg("character varying(40)").unwrap().0,
+            pg("character varying(40)").unwrap().sqlite_type,
             "character varying(40)"
         );
-        assert_eq!(pg("name").unwrap().0, "TEXT");
-        assert_eq!(my("enum('a','b')").unwrap().0, "TEXT");
-        assert_eq!(pg("timestamp without time zone").unwrap().0, "TIMESTAMP");
-        assert_eq!(pg("bytea").unwrap().1, Storage::Blob);
-        assert_eq!(pg("jsonb").unwrap().1, Storage::Text);
-        for refused in [
+        assert_eq!(pg("name").unwrap().sqlite_type, "TEXT");
+        assert_eq!(my("enum('a','b')").unwrap().sqlite_type, "TEXT");
+        assert_eq!(
+            pg("timestamp without time zone").unwrap().sqlite_type,
+            "TIMESTAMP"
+        );
+        assert_eq!(pg("bytea").unwrap().storage, Storage::Blob);
+        assert_eq!(pg("jsonb").unwrap().storage, Storage::Text);
+        for degraded in [
             "integer[]",
             "interval",
             "point",
@@ -580,10 +655,13 @@ mod tests {
             "int4range",
             "time with time zone",
             "money",
+            "tsvector",
         ] {
-            assert!(pg(refused).is_err(), "{refused}");
+            let m = pg(degraded).unwrap();
+            assert!(m.degraded.is_some(), "{degraded}");
+            assert_eq!(m.storage, Storage::Text, "{degraded}");
         }
-        assert!(my("point").is_err());
+        assert!(my("point").unwrap().degraded.is_some());
         assert!(map_type(sqlwitness_dialect::shipped(EngineKind::Sqlite), "integer").is_err());
     }
 

@@ -18,6 +18,7 @@
 //! benchmark names ([`ImportSource::Live`]).
 
 mod export;
+mod freshness;
 mod policy;
 mod reading;
 mod session;
@@ -33,7 +34,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use sqlwitness_core::{DumpNamespace, EngineKind, ServerSource, Stamp};
 
-pub use export::{export_sqlite, map_type, ColumnMapping, Storage, TableExport, TypeRefused};
+pub use export::{
+    export_sqlite, map_type, ColumnMapping, SqliteColumn, Storage, TableExport, TypeRefused,
+};
+pub use freshness::{import_again, stale_dump};
 use policy::Decision;
 use reading::{Piece, Reading};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
@@ -115,6 +119,11 @@ pub struct DatabaseImport {
     /// one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_copy: Option<SourceCopy>,
+    /// Appended to the `db_id` in this database's namespaces, because
+    /// another benchmark's database of the same `db_id` holds the plain one
+    /// (recorded in the source model beside the file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_suffix: Option<String>,
     /// The database's entry of a Spider `tables.json` (the written
     /// tables, their columns, keys and foreign keys).
     #[serde(skip)]
@@ -159,7 +168,13 @@ fn spider_tables(
     }
     let index = |table: &str, column: &str| -> Option<usize> {
         let ti = tables.iter().position(|(t, _)| t.name == table)?;
-        let ci = tables[ti].0.columns.iter().position(|c| c.name == column)?;
+        // Among the columns written (a column with no SQLite form is left
+        // out).
+        let ci = tables[ti]
+            .1
+            .columns
+            .iter()
+            .position(|c| c.column == column)?;
         Some(first_column[ti] + ci)
     };
     let mut primary_keys = Vec::new();
@@ -221,6 +236,15 @@ pub struct ImportReport {
     /// Views and code the source defines, not created.
     pub not_created: Vec<DumpNote>,
     pub databases: Vec<DatabaseImport>,
+    /// Databases already imported from these very bytes, with their copy on
+    /// the dump's own engine current: nothing was done (the dump was not
+    /// loaded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub up_to_date: Vec<String>,
+    /// Databases imported before from another version of the dump: their
+    /// files were replaced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaced: Vec<String>,
 }
 
 impl ImportReport {
@@ -378,6 +402,61 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         engine: opts.engine.to_string(),
         message: "dumps and live sources are read by PostgreSQL, MySQL or MariaDB".into(),
     })?;
+    for d in &opts.databases {
+        if let Some(problem) = crate::db_id_problem(&d.db_id) {
+            return Err(BenchError::Migration {
+                db_id: d.db_id.clone(),
+                engine: opts.engine.to_string(),
+                message: problem,
+            });
+        }
+    }
+    let identity = match &opts.source {
+        ImportSource::Dump(dump) => Some(crate::DumpIdentity::of(dump)?),
+        ImportSource::Live { .. } => None,
+    };
+    let mut replaced = Vec::new();
+    let mut aside = None;
+    if let Some(identity) = &identity {
+        match freshness::check(opts, identity)? {
+            freshness::Fresh::UpToDate(report) => return Ok(*report),
+            freshness::Fresh::Replace(ids, set_aside) => {
+                replaced = ids;
+                aside = Some(set_aside);
+            }
+            freshness::Fresh::New => {}
+        }
+    }
+    let mut report = match import_fresh(opts, dialect) {
+        Ok(r) => {
+            if let Some(aside) = aside {
+                aside.discard();
+            }
+            r
+        }
+        Err(e) => {
+            if let Some(aside) = aside {
+                aside.restore();
+            }
+            return Err(e);
+        }
+    };
+    if !opts.copy_only {
+        for d in &report.databases {
+            let chosen = opts
+                .databases
+                .iter()
+                .find(|o| o.db_id == d.db_id)
+                .and_then(|o| o.tables.clone());
+            freshness::write_model(&report, d, identity.as_ref(), chosen)?;
+        }
+    }
+    report.replaced = replaced;
+    Ok(report)
+}
+
+/// [`import_dump`] once the databases are known to need it.
+fn import_fresh(opts: &ImportOptions, dialect: DumpDialect) -> Result<ImportReport, BenchError> {
     for d in &opts.databases {
         if let Some(problem) = crate::db_id_problem(&d.db_id) {
             return Err(BenchError::Migration {
@@ -797,8 +876,16 @@ fn export(
             source_views.carry(adapter, &file, opts.statement_limit)
         };
         let rows = written.iter().map(|t| t.rows).sum();
+        let mut namespace_suffix = None;
         let source_copy = opts.source_copy_prefix.as_deref().map(|prefix| {
-            let db = sqlwitness_core::Database::with_prefix(&d.db_id, &file, prefix);
+            let mut db = crate::database_of(&d.db_id, &file, prefix);
+            if !opts.copy_only {
+                namespace_suffix = freshness::collision_suffix(opts, prefix, &d.db_id, &file);
+                if let Some(suffix) = &namespace_suffix {
+                    db.namespace =
+                        sqlwitness_core::namespace_for(prefix, &format!("{}{suffix}", d.db_id));
+                }
+            }
             let check = opts.copy_only.then_some(file.as_path());
             source_copy::write(
                 ns,
@@ -821,6 +908,7 @@ fn export(
             complete,
             views: carried_views,
             source_copy,
+            namespace_suffix,
             spider_tables: spider,
         });
     }
@@ -837,6 +925,8 @@ fn export(
         rewritten: Vec::new(),
         not_created,
         databases,
+        up_to_date: Vec::new(),
+        replaced: Vec::new(),
     })
 }
 

@@ -164,11 +164,11 @@ fn target_kind(engine: EngineKind, sql_type: &str) -> sqlwitness_core::TargetKin
     if t.starts_with("timestamp") || t.starts_with("datetime") {
         return TargetKind::Timestamp;
     }
-    match crate::dump::map_type(sqlwitness_dialect::shipped(engine), sql_type) {
-        Ok((_, Storage::Integer, _)) => TargetKind::Integer,
-        Ok((_, Storage::Real, _)) => TargetKind::Real,
-        Ok((_, Storage::Decimal, _)) => TargetKind::Numeric,
-        Ok((_, Storage::Blob, _)) => TargetKind::Blob,
+    match crate::dump::map_type(sqlwitness_dialect::shipped(engine), sql_type).map(|m| m.storage) {
+        Ok(Storage::Integer) => TargetKind::Integer,
+        Ok(Storage::Real) => TargetKind::Real,
+        Ok(Storage::Decimal) => TargetKind::Numeric,
+        Ok(Storage::Blob) => TargetKind::Blob,
         _ => TargetKind::Text,
     }
 }
@@ -228,11 +228,12 @@ pub(crate) fn write(
         copy.error = Some(e.message);
         return copy;
     }
-    let stamp = Stamp::new(
+    let mut stamp = Stamp::new(
         &db.db_id,
         &fingerprint,
         &format!("{SOURCE_COPY_PLAN}; {engine}"),
     );
+    stamp.home = Some(crate::home_of(&db.sqlite_path));
     let result = locked(
         ns,
         &mut *w,

@@ -45,6 +45,19 @@ pub struct TypesReport {
     /// Columns that kept the inferred type, `table.column: why`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept_inferred: Vec<String>,
+    /// Typed from the source's column model (`<db_id>.source.json`, which
+    /// `import` writes), not from another copy: its file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_model: Option<String>,
+    /// Columns given a type that changes something of the source's,
+    /// `table.column: what`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+    /// Columns this copy holds degraded, as the SQLite file holds them
+    /// (`table.column (type): how`): a query that reads one is not
+    /// portable to this engine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub degraded: Vec<String>,
 }
 
 /// How a converted value is brought to what the original's type holds
@@ -336,6 +349,125 @@ pub(crate) fn apply(
         t.adjust = adjust;
     }
     report
+}
+
+/// Gives `tables` the types of the source's column model (see
+/// `crate::source_model`) on `engine`, where they load and read back
+/// exactly; the rest keep the inferred type, and the report says why.
+pub(crate) fn apply_model(
+    engine: EngineKind,
+    model: &crate::SourceModel,
+    shown: &str,
+    tables: &mut [TablePlan],
+) -> TypesReport {
+    let mut report = TypesReport {
+        source_model: Some(shown.to_string()),
+        ..TypesReport::default()
+    };
+    let Some(source_engine) = model.engine() else {
+        report.kept_inferred.push(format!(
+            "every column: the model names no engine `{}`",
+            model.engine
+        ));
+        return report;
+    };
+    let keys = key_columns(tables);
+    for t in tables.iter_mut() {
+        if t.adjust.len() != t.columns.len() {
+            t.adjust = vec![Adjust::None; t.columns.len()];
+        }
+        for (i, c) in t.columns.iter_mut().enumerate() {
+            let shown = format!("{}.{}", t.def.name, c.name);
+            let Some(m) = model.column(&t.def.name, &c.name) else {
+                report
+                    .kept_inferred
+                    .push(format!("{shown}: not in the source's model"));
+                continue;
+            };
+            if let Some(how) = &m.degraded {
+                report
+                    .degraded
+                    .push(format!("{shown} ({}): {how}", m.source_type));
+                continue;
+            }
+            let (sql_type, change) =
+                match crate::source_model::target_type(source_engine, &m.source_type, engine) {
+                    crate::TargetType::Kept(t) => (t, None),
+                    crate::TargetType::Changed(t, why) => (t, Some(why)),
+                    crate::TargetType::Inferred(why) => {
+                        report.kept_inferred.push(format!("{shown}: {why}"));
+                        continue;
+                    }
+                };
+            let key = keys.contains(&(t.def.name.clone(), c.name.clone()));
+            let safe = match sqlwitness_dialect::shipped(engine).adapter {
+                Adapter::Postgres => postgres_type(&sql_type, c.kind),
+                Adapter::Mysql => mysql_type(&sql_type, c.kind, key),
+                _ => None,
+            };
+            let Some((kind, adj)) = safe else {
+                report.kept_inferred.push(format!(
+                    "{shown}: {sql_type} (from the source's {}) is not a type the migration \
+                     loads and reads back exactly on {engine}",
+                    m.source_type
+                ));
+                continue;
+            };
+            if !kind_holds(kind, c.kind) {
+                report.kept_inferred.push(format!(
+                    "{shown}: the SQLite file holds values of another kind than {sql_type}"
+                ));
+                continue;
+            }
+            if let Some(why) = change {
+                report.changed.push(format!("{shown}: {why}"));
+            }
+            c.kind = kind;
+            c.target_type = sql_type.clone();
+            c.reason = format!("the source's type ({})", m.source_type);
+            if let Some(d) = t.def.columns.get_mut(i) {
+                d.kind = kind;
+                d.sql_type = sql_type;
+            }
+            t.adjust[i] = adj;
+            report.columns_typed += 1;
+        }
+    }
+    report
+}
+
+/// Whether values the migration read as `inferred` load into a column of
+/// `kind` unchanged: an integer or real column's values into a decimal,
+/// integers into a real, anything into text, else only the same kind.
+fn kind_holds(kind: TargetKind, inferred: TargetKind) -> bool {
+    use TargetKind::*;
+    kind == inferred
+        || matches!(
+            (kind, inferred),
+            (Numeric, Integer) | (Numeric, Real) | (Real, Integer) | (Integer, Numeric)
+        )
+}
+
+/// `(table, column)` of every column in a key: a primary key, a foreign
+/// key, or a parent's column another table's foreign key refers to.
+fn key_columns(tables: &[TablePlan]) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for t in tables {
+        for c in t
+            .def
+            .primary_key
+            .iter()
+            .chain(t.def.foreign_keys.iter().flat_map(|k| k.columns.iter()))
+        {
+            out.insert((t.def.name.clone(), c.clone()));
+        }
+        for k in &t.def.foreign_keys {
+            for c in &k.parent_columns {
+                out.insert((k.parent_table.clone(), c.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// `v` as the original's type holds it (see [`Adjust`]).

@@ -194,6 +194,9 @@ pub(crate) fn run(
         }
     }
     let views = super::views::sqlite_views(&db.sqlite_path).map_err(|e| err(db, engine, e))?;
+    // The source's column model, where `import` wrote one: the copy's
+    // types come from it.
+    let model = crate::read_model(&db.sqlite_path)?;
     w.lock(ns).map_err(|e| err(db, engine, e))?;
     let mut ctx = Ctx {
         db,
@@ -211,11 +214,15 @@ pub(crate) fn run(
             if !views.is_empty() {
                 fp.push_str(&format!("; views {VIEWS_VERSION}"));
             }
+            if let Some(m) = &model {
+                fp.push_str(&format!("; source types {}", m.fingerprint()));
+            }
             if let Some(from) = &opts.types_from {
                 fp.push_str(&format!("; types from {}", from.namespace));
             }
             fp
         },
+        model,
         server_version,
         views,
         verify: opts.verify,
@@ -238,6 +245,8 @@ struct Ctx<'a> {
     server_version: String,
     /// The SQLite file's views (name, `CREATE VIEW` text).
     views: Vec<(String, String)>,
+    /// The source's column model beside the SQLite file.
+    model: Option<crate::SourceModel>,
     /// `opts.verify`, or `Full` once column types come from the original.
     verify: Verify,
 }
@@ -619,6 +628,23 @@ impl Ctx<'_> {
         )?;
         drop(src);
         notes.extend(plan.notes.iter().cloned());
+        let from_model = self.model.as_ref().map(|m| {
+            let shown = crate::model_path(&self.db.sqlite_path)
+                .display()
+                .to_string();
+            let r = super::original_types::apply_model(
+                self.target.engine(),
+                m,
+                &shown,
+                &mut plan.tables,
+            );
+            if r.columns_typed > 0 {
+                // A value the source's type would change (rounded, cut) is
+                // seen only by reading the copy back.
+                self.verify = Verify::Full;
+            }
+            r
+        });
         let types = self.opts.types_from.as_ref().map(|from| {
             let r = super::original_types::apply(w, self.target.engine(), from, &mut plan.tables);
             if r.columns_typed > 0 {
@@ -629,7 +655,7 @@ impl Ctx<'_> {
             r
         });
         let mut report = self.base_report(plan.tables.iter().map(table_report).collect(), notes);
-        report.column_types = types;
+        report.column_types = types.or(from_model);
         let started = Instant::now();
 
         let stamp = Stamp::new(&self.db.db_id, self.fingerprint, &self.plan_fp);

@@ -372,6 +372,9 @@ impl MysqlDumpNamespace {
             format!("CAST({q} AS UNSIGNED)")
         } else if t.starts_with("enum") || t.starts_with("set") || t == "json" {
             format!("CAST({q} AS CHAR)")
+        } else if is_spatial(&t) {
+            // Degraded to its WKT (the dialect file's `dump_types` says so).
+            format!("ST_AsText({q})")
         } else {
             q
         }
@@ -533,6 +536,23 @@ impl Source for MysqlDumpNamespace {
         let (c, p) = (self.qualified(&child.name), self.qualified(&parent.name));
         self.count(KEY_SQL.orphans((&c, child), cols, (&p, parent), pcols))
     }
+}
+
+/// Whether a MySQL `COLUMN_TYPE` is a spatial type.
+fn is_spatial(t: &str) -> bool {
+    let base = t.split([' ', '(']).next().unwrap_or("");
+    matches!(
+        base,
+        "geometry"
+            | "point"
+            | "linestring"
+            | "polygon"
+            | "multipoint"
+            | "multilinestring"
+            | "multipolygon"
+            | "geometrycollection"
+            | "geomcollection"
+    )
 }
 
 /// The storage engines a copied table may use: the server's own. A table of

@@ -510,6 +510,36 @@ fn as_text(col: &str) -> String {
     )
 }
 
+/// Whether a declared type (as `format_type` writes it) is an array of a
+/// type of the server's own, never one the dump defined (whose cast to
+/// JSON would be the dump's code): read as its JSON.
+fn builtin_array(declared: &str) -> bool {
+    let Some(element) = declared.trim().strip_suffix("[]") else {
+        return false;
+    };
+    let base = element.split('(').next().unwrap_or("").trim();
+    matches!(
+        base,
+        "smallint"
+            | "integer"
+            | "bigint"
+            | "real"
+            | "double precision"
+            | "numeric"
+            | "boolean"
+            | "text"
+            | "character varying"
+            | "character"
+            | "date"
+            | "time without time zone"
+            | "timestamp without time zone"
+            | "timestamp with time zone"
+            | "uuid"
+            | "json"
+            | "jsonb"
+    )
+}
+
 /// Whether the driver decodes a column of this type (by `typname` of its
 /// base type) into a typed value; the rest are read as their text.
 fn decodes(typname: &str) -> bool {
@@ -822,7 +852,11 @@ impl Source for PgDumpNamespace {
             .iter()
             .zip(&l.as_text)
             .map(|(c, &text)| {
-                if text {
+                if builtin_array(&c.declared) {
+                    // Degraded to its JSON (the dialect file's `dump_types`
+                    // says so).
+                    as_text(&format!("pg_catalog.array_to_json({})", quote(&c.name)))
+                } else if text {
                     as_text(&quote(&c.name))
                 } else {
                     quote(&c.name)

@@ -1,0 +1,316 @@
+//! Whether a dump's databases were imported before, from these very bytes:
+//! `import` of the same dump again does nothing; of an edited dump, it
+//! replaces what it wrote from the old one. What `import` wrote is known
+//! by the source model beside each SQLite file (`<db_id>.source.json`,
+//! `crate::source_model`), which names the dump's bytes; a file without
+//! one was not written by `import` and is never replaced.
+
+use std::path::{Path, PathBuf};
+
+use sqlwitness_core::{Ownership, StampState};
+
+use super::{DatabaseImport, ImportOptions, ImportReport};
+use crate::{BenchError, DumpIdentity, ModelColumn, ModelTable, SourceModel};
+
+pub(super) enum Fresh {
+    /// Nothing imported before.
+    New,
+    /// Every database imported from these bytes, its copy on the dump's
+    /// engine current: the report says so and nothing else is done.
+    UpToDate(Box<ImportReport>),
+    /// Imported before from other bytes (or its copy is gone): these
+    /// databases' files are set aside, to be written again.
+    Replace(Vec<String>, SetAside),
+}
+
+fn sqlite_path(opts: &ImportOptions, db_id: &str) -> PathBuf {
+    opts.out.join(db_id).join(format!("{db_id}.sqlite"))
+}
+
+/// What `import` wrote for the database whose file is `path`: the file,
+/// SQLite's side files and the model.
+fn written(path: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![crate::model_path(path), path.to_path_buf()];
+    for side in ["-journal", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_os_string();
+        p.push(side);
+        paths.push(PathBuf::from(p));
+    }
+    paths
+}
+
+fn set_aside_name(p: &Path) -> PathBuf {
+    let mut s = p.as_os_str().to_os_string();
+    s.push(".replaced");
+    PathBuf::from(s)
+}
+
+fn rename(from: &Path, to: &Path) -> Result<(), BenchError> {
+    match std::fs::rename(from, to) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(BenchError::Io {
+            path: from.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The files an earlier import wrote, set aside while the edited dump
+/// loads: removed once it is written, put back when it fails (nothing is
+/// lost to a dump that does not load).
+pub(super) struct SetAside {
+    paths: Vec<PathBuf>,
+}
+
+impl SetAside {
+    fn new(databases: &[PathBuf]) -> Result<SetAside, BenchError> {
+        let mut aside = SetAside { paths: Vec::new() };
+        for db in databases {
+            for p in written(db) {
+                if p.exists() {
+                    rename(&p, &set_aside_name(&p))?;
+                    aside.paths.push(p);
+                }
+            }
+        }
+        Ok(aside)
+    }
+
+    /// The new import is written: the old files go.
+    pub(super) fn discard(self) {
+        for p in &self.paths {
+            let _ = std::fs::remove_file(set_aside_name(p));
+        }
+    }
+
+    /// The new import failed: what it began to write goes, the old files
+    /// come back.
+    pub(super) fn restore(self) {
+        for p in &self.paths {
+            let _ = std::fs::remove_file(p);
+            let _ = rename(&set_aside_name(p), p);
+        }
+    }
+}
+
+/// Whether the copy `import` made of `db_id` on the dump's own engine is
+/// there, complete, and stamped with the SQLite file's current content.
+fn source_copy_current(opts: &ImportOptions, prefix: &str, db_id: &str, path: &Path) -> bool {
+    let Ok(mut w) = sqlwitness_engines::open_migrator(opts.engine, &opts.url) else {
+        return false;
+    };
+    let ns = crate::database_of(db_id, path, prefix).namespace;
+    let Ok(Ownership::Ours(stamp)) = w.ownership(&ns) else {
+        return false;
+    };
+    let Ok(fingerprint) =
+        crate::migrate::source_fingerprint(path, crate::migrate::cache_dir(None).as_deref())
+    else {
+        return false;
+    };
+    super::is_source_copy(&stamp)
+        && stamp.state == StampState::Complete
+        && stamp.db_id == db_id
+        && stamp.source == fingerprint
+}
+
+/// The namespace suffix database `db_id` (written at `path`) takes when
+/// the plain namespace holds the copy `import` made of another
+/// benchmark's database of the same `db_id` — one whose file is still
+/// there — so that neither replaces the other's.
+pub(super) fn collision_suffix(
+    opts: &ImportOptions,
+    prefix: &str,
+    db_id: &str,
+    path: &Path,
+) -> Option<String> {
+    let home = crate::home_of(path);
+    let mut w = sqlwitness_engines::open_migrator(opts.engine, &opts.url).ok()?;
+    let plain = sqlwitness_core::namespace_for(prefix, db_id);
+    let Ok(Ownership::Ours(stamp)) = w.ownership(&plain) else {
+        return None;
+    };
+    let other = stamp.home.as_deref()?;
+    (other != home && Path::new(other).is_file()).then(|| crate::namespace_suffix(&home))
+}
+
+/// Decides, before anything is loaded, whether `opts`' databases need the
+/// dump of `identity` loaded (removing what an earlier import of another
+/// version of it wrote).
+pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fresh, BenchError> {
+    if opts.copy_only {
+        return Ok(Fresh::New);
+    }
+    let mut same = Vec::new();
+    let mut ours = Vec::new();
+    let mut all_same = true;
+    for d in &opts.databases {
+        let path = sqlite_path(opts, &d.db_id);
+        if !path.exists() {
+            all_same = false;
+            continue;
+        }
+        let Some(model) = crate::read_model(&path)? else {
+            // Not written by `import`: the import refuses to replace it.
+            all_same = false;
+            continue;
+        };
+        let Some(dump) = &model.dump else {
+            all_same = false;
+            continue;
+        };
+        ours.push((d.db_id.clone(), path.clone()));
+        let same_source = dump.same_bytes(identity)
+            && model.engine == opts.engine.to_string()
+            && model.chosen_tables == d.tables;
+        let copy_ok = match &opts.source_copy_prefix {
+            Some(prefix) => source_copy_current(opts, prefix, &d.db_id, &path),
+            None => true,
+        };
+        if same_source && copy_ok {
+            same.push(d.db_id.clone());
+        } else {
+            all_same = false;
+        }
+    }
+    if all_same && !same.is_empty() {
+        let mut w = sqlwitness_engines::open_migrator(opts.engine, &opts.url).ok();
+        let server_version = w
+            .as_mut()
+            .and_then(|w| w.server_version().ok())
+            .unwrap_or_default();
+        return Ok(Fresh::UpToDate(Box::new(ImportReport {
+            dump: Some(identity.path.clone()),
+            live_source: None,
+            engine: opts.engine.to_string(),
+            server_version,
+            statements: 0,
+            copied_rows: 0,
+            load_seconds: 0.0,
+            skipped: Vec::new(),
+            rewritten: Vec::new(),
+            not_created: Vec::new(),
+            databases: Vec::new(),
+            up_to_date: same,
+            replaced: Vec::new(),
+        })));
+    }
+    if ours.is_empty() {
+        return Ok(Fresh::New);
+    }
+    let paths: Vec<PathBuf> = ours.iter().map(|(_, p)| p.clone()).collect();
+    let aside = SetAside::new(&paths)?;
+    Ok(Fresh::Replace(
+        ours.into_iter().map(|(id, _)| id).collect(),
+        aside,
+    ))
+}
+
+/// Writes the source model of database `d` of `report` beside its SQLite
+/// file: each written table's columns with the type the source declares
+/// (from its copy on the source's engine where one was made, which names
+/// the character set and collation), and how the file holds a degraded
+/// one.
+pub(super) fn write_model(
+    report: &ImportReport,
+    d: &DatabaseImport,
+    dump: Option<&DumpIdentity>,
+    chosen_tables: Option<Vec<String>>,
+) -> Result<(), BenchError> {
+    if !d.path.is_file() {
+        return Ok(());
+    }
+    let copied = |table: &str, column: &str| -> Option<String> {
+        let copy = d.source_copy.as_ref()?;
+        let t = copy.tables.iter().find(|t| t.name == table)?;
+        let c = t.columns.iter().find(|c| c.name == column)?;
+        Some(c.sql_type.clone())
+    };
+    let tables = d
+        .tables
+        .iter()
+        .filter(|t| t.refused.is_none())
+        .map(|t| ModelTable {
+            name: t.table.clone(),
+            columns: t
+                .columns
+                .iter()
+                .map(|c| ModelColumn {
+                    name: c.column.clone(),
+                    source_type: copied(&t.table, &c.column)
+                        .unwrap_or_else(|| c.source_type.clone()),
+                    degraded: c.degraded.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    let model = SourceModel {
+        format: crate::SOURCE_MODEL_FORMAT,
+        db_id: d.db_id.clone(),
+        engine: report.engine.clone(),
+        server_version: report.server_version.clone(),
+        dump: dump.cloned(),
+        namespace_suffix: d.namespace_suffix.clone(),
+        chosen_tables,
+        tables,
+    };
+    crate::write_model(&d.path, &model)?;
+    Ok(())
+}
+
+/// The source model of the database whose SQLite file is `sqlite`, when it
+/// was imported from a dump that has changed since (or is gone): its
+/// copies no longer hold what the dump holds.
+pub fn stale_dump(sqlite: &Path) -> Result<Option<SourceModel>, BenchError> {
+    let Some(model) = crate::read_model(sqlite)? else {
+        return Ok(None);
+    };
+    let changed = match &model.dump {
+        None => false,
+        Some(d) => !d.unchanged().unwrap_or(false),
+    };
+    Ok(changed.then_some(model))
+}
+
+/// Imports again the database whose SQLite file is `sqlite` from the dump
+/// its model names (which has changed), on the dump's engine at `url`,
+/// with its copy on that engine under `prefix`: the files and that copy
+/// are replaced.
+pub fn import_again(
+    model: &SourceModel,
+    sqlite: &Path,
+    url: &str,
+    prefix: &str,
+    statement_limit: std::time::Duration,
+) -> Result<ImportReport, BenchError> {
+    let engine = model.engine().ok_or_else(|| BenchError::Format {
+        path: crate::model_path(sqlite),
+        place: "engine".into(),
+        message: format!("`{}` is not an engine", model.engine),
+    })?;
+    let dump = model.dump.as_ref().ok_or_else(|| BenchError::Format {
+        path: crate::model_path(sqlite),
+        place: "dump".into(),
+        message: "names no dump".into(),
+    })?;
+    // `<out>/<db_id>/<db_id>.sqlite`
+    let out = sqlite
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    super::import_dump(&ImportOptions {
+        engine,
+        url: url.to_string(),
+        source: super::ImportSource::Dump(dump.path.clone()),
+        out,
+        databases: vec![super::DumpDatabase {
+            db_id: model.db_id.clone(),
+            tables: model.chosen_tables.clone(),
+        }],
+        statement_limit,
+        source_copy_prefix: Some(prefix.to_string()),
+        copy_only: false,
+    })
+}
