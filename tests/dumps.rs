@@ -2150,3 +2150,80 @@ fn two_benchmarks_with_one_db_id_never_share_a_copy() {
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }
+
+/// A question that reads a column the engine's copy holds only degraded
+/// (a MySQL `point` as WKT in SQLite) is marked not portable there: a
+/// prediction's failure on that engine is `engine_error`, never the
+/// model's; a question that does not read it is judged as usual.
+#[test]
+fn a_query_that_reads_a_degraded_column_is_not_portable_there() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((source, source_url)) = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Mysql)
+        .cloned()
+    else {
+        assert!(
+            !sqlwitness_testkit::required(),
+            "MySQL or MariaDB is required"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let out = bench.join("database");
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_np"));
+    let (code, stderr) = import_with_copies(
+        source,
+        &source_url,
+        &fixture("types_mysql.sql"),
+        &out,
+        &["--db-id", "types"],
+        &prefix,
+    );
+    let _guard = DropCopies(source, source_url.clone(), out.clone());
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        [
+            r#"{"db_id": "types", "gold": "SELECT id FROM with_point WHERE place LIKE 'POINT%'"}"#,
+            r#"{"db_id": "types", "gold": "SELECT count(*) FROM with_point"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let pred = bench.join("pred.sql");
+    std::fs::write(
+        &pred,
+        "SELECT id FROM with_point WHERE place IS NULL\nSELECT count(*) + 1 FROM with_point\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args(["eval", "--bench"])
+        .arg(bench)
+        .args(["--engines", "sqlite", "-q", "--pred"])
+        .arg(&pred)
+        .arg("--out")
+        .arg(bench.join("out"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bench.join("out/report.json")).unwrap()).unwrap();
+    let q = |i: usize| report["questions"][i]["engines"]["sqlite"].clone();
+    assert_eq!(q(0)["verdict"], "engine_error", "{}", q(0));
+    assert!(
+        q(0)["not_portable"]
+            .as_str()
+            .is_some_and(|n| n.contains("with_point.place") && n.contains("WKT")),
+        "{}",
+        q(0)
+    );
+    assert_eq!(q(1)["verdict"], "mismatch", "{}", q(1));
+    assert!(q(1)["not_portable"].is_null(), "{}", q(1));
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -28,6 +28,45 @@ pub(crate) struct EngineCtx {
     /// Per database, what its copy on this engine changed that can make the
     /// engine answer differently (`nul_stripped`, `mixed_storage`).
     pub caveats: HashMap<String, Vec<(String, &'static str)>>,
+    /// Per database, the columns its copy on this engine holds only
+    /// degraded (a dump's geometry as WKT …): `(table, column, how)`.
+    pub degraded: HashMap<String, Vec<(String, String, String)>>,
+}
+
+/// Marks `outcome` not portable when the gold or the prediction reads a
+/// column this engine's copy holds degraded: a failure (`mismatch`,
+/// `pred_error`) is then `engine_error`, never the model's; a gold that
+/// fails stays `gold_error`, with the reason beside it.
+fn not_portable(
+    ctx: &EngineCtx,
+    db_id: &str,
+    gold: &str,
+    pred: Option<&PredictedSql>,
+    outcome: &mut EngineOutcome,
+) {
+    let Some(columns) = ctx.degraded.get(db_id) else {
+        return;
+    };
+    let pred = pred.and_then(PredictedSql::as_sql);
+    let reads = |sql: &str, table: &str, column: &str| {
+        crate::reference::mentions(sql, table) && crate::reference::mentions(sql, column)
+    };
+    let read: Vec<String> = columns
+        .iter()
+        .filter(|(t, c, _)| reads(gold, t, c) || pred.is_some_and(|p| reads(p, t, c)))
+        .map(|(t, c, how)| format!("{t}.{c} (held {how})"))
+        .collect();
+    if read.is_empty() {
+        return;
+    }
+    outcome.not_portable = Some(format!(
+        "reads {} on {}, which holds it only degraded",
+        read.join(", "),
+        ctx.kind
+    ));
+    if matches!(outcome.verdict, Verdict::Mismatch | Verdict::PredError) {
+        outcome.verdict = Verdict::EngineError;
+    }
 }
 
 /// What the evaluation knows of a question's database: its names (for
@@ -132,6 +171,7 @@ fn evaluate_question(
                 outcome.reference =
                     Some(r.judge(&db, &outcome, &rows, plan, facts.schema, caveats));
             }
+            not_portable(ctx, &q.db_id, gold, pred, &mut outcome);
             let (outcome, accepted) =
                 with_alternatives(plan, ctx, &db, q, gold, pred, names, outcome);
             gold = accepted;

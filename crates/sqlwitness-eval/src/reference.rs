@@ -154,7 +154,7 @@ impl<'a> Reference<'a> {
 }
 
 /// Whether `sql` names `table` (as a whole word, in any letter case).
-fn mentions(sql: &str, table: &str) -> bool {
+pub(crate) fn mentions(sql: &str, table: &str) -> bool {
     let sql = sql.to_lowercase();
     let table = table.to_lowercase();
     let word = |c: char| c.is_alphanumeric() || c == '_';

@@ -82,6 +82,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     )?;
     // The run's own logins outlive the engines that use them.
     let mut logins = Vec::new();
+    let degraded = degraded_columns(plan, &db_ids);
     let ctxs: Vec<EngineCtx> = connected
         .into_iter()
         .zip(migrations)
@@ -97,6 +98,12 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
                 engine: c.engine,
                 unavailable,
                 caveats: m.caveats,
+                degraded: degraded
+                    .iter()
+                    .filter_map(|(id, (source, cols))| {
+                        (*source != Some(c.kind)).then(|| (id.clone(), cols.clone()))
+                    })
+                    .collect(),
             }
         })
         .collect();
@@ -526,4 +533,35 @@ mod tests {
         assert_ne!(one, two);
         assert_ne!(two, other);
     }
+}
+
+/// Per database, its source's engine and the columns every other engine's
+/// copy holds only degraded (from the source model `import` wrote beside
+/// the SQLite file: the copy on the source's own engine keeps their type).
+#[allow(clippy::type_complexity)]
+fn degraded_columns(
+    plan: &EvalPlan,
+    db_ids: &[String],
+) -> HashMap<String, (Option<EngineKind>, Vec<(String, String, String)>)> {
+    let mut out = HashMap::new();
+    for id in db_ids {
+        let Ok(Some(model)) = sqlwitness_bench::read_model(&plan.bench.sqlite_path(id)) else {
+            continue;
+        };
+        let cols: Vec<(String, String, String)> = model
+            .tables
+            .iter()
+            .flat_map(|t| {
+                t.columns.iter().filter_map(|c| {
+                    c.degraded
+                        .clone()
+                        .map(|how| (t.name.clone(), c.name.clone(), how))
+                })
+            })
+            .collect();
+        if !cols.is_empty() {
+            out.insert(id.clone(), (model.engine(), cols));
+        }
+    }
+    out
 }

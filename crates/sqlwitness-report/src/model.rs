@@ -172,6 +172,12 @@ pub struct EngineOutcome {
     /// timed runs and their efficiency (BIRD's VES, mini-dev's R-VES).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ves: Option<crate::VesOutcome>,
+    /// The gold or the prediction reads a column this engine's copy holds
+    /// only degraded (geometry as WKT, an array as JSON …): what it reads,
+    /// and how. A failure here is not portable to this engine, never the
+    /// model's: the verdict is then `engine_error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_portable: Option<String>,
 }
 
 impl EngineOutcome {
@@ -205,6 +211,7 @@ impl EngineOutcome {
             reference: None,
             legacy: None,
             ves: None,
+            not_portable: None,
         }
     }
 }

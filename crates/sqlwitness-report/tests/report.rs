@@ -68,6 +68,7 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                     legacy: None,
                     reference: None,
                     ves: None,
+                    not_portable: None,
                 },
             )
         })
