@@ -739,9 +739,60 @@ fn classify_mysql(
         return refuse(&format!("{first} {second}: a server-level statement"));
     }
     if let Some(listed) = created_object(M, w, text) {
-        return listed;
+        return match (listed, &ctx.own_database) {
+            (
+                Decision::Create {
+                    kind,
+                    name,
+                    sql: Some(sql),
+                },
+                Some(own),
+            ) if kind == "view" => Decision::Create {
+                kind,
+                name,
+                sql: Some(own_database_left_out(&sql, own)),
+            },
+            (listed, _) => listed,
+        };
     }
     Decision::Run
+}
+
+/// A MySQL view's `text` with the dump's own database `own` left out of
+/// the names it qualifies (`` `own`.`film` `` → `` `film` ``): the dump's
+/// database is the namespace sqlwitness creates, the loader session's own
+/// database, and the loader may read no other. Only when every mention of
+/// `own` is such a qualifier — never a name alone or after a dot, which
+/// could be a table or an alias of that name; else `text` as it is, and the
+/// server says what it cannot read.
+fn own_database_left_out(text: &str, own: &str) -> String {
+    const M: DumpDialect = DumpDialect::Mysql;
+    let toks: Vec<Tok> = tokens(M, text).collect();
+    // Every token but a string is a slice of `text`: its offset.
+    let at = |s: &str| s.as_ptr() as usize - text.as_ptr() as usize;
+    let mut cuts = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        let word = match t {
+            Tok::Word(w) if *w == own => w,
+            Tok::Quoted(q) if q.starts_with('`') && name_of(M, q) == own => q,
+            _ => continue,
+        };
+        let after_dot = i > 0 && toks[i - 1].punct(".");
+        match toks.get(i + 1) {
+            Some(Tok::Punct(dot)) if *dot == "." && !after_dot => {
+                cuts.push((at(word), at(dot) + dot.len()));
+            }
+            _ => return text.to_string(),
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end) in cuts {
+        out.push_str(&text[copied..start]);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// Views and code (triggers, functions, procedures, rules, aggregates,
@@ -942,6 +993,40 @@ mod tests {
         );
         let kept = "CREATE VIEW v AS SELECT * FROM t WHERE definer = 'x'";
         assert_eq!(without_definer(kept), kept);
+    }
+
+    #[test]
+    fn a_mysql_view_reads_the_dumps_own_database_as_the_namespace() {
+        let mut ctx = Context::default();
+        my(&mut ctx, "USE `sakila`");
+        let text = "/*!50001 CREATE ALGORITHM=UNDEFINED */ /*!50001 VIEW `sakila`.`v` AS select \
+                    `sakila`.`f`.`title` AS `t`, 'sakila.film' AS `s` from (`sakila`.`film` `f` \
+                    join sakila.film_actor `fa` on((`fa`.`film_id` = `f`.`film_id`))) */";
+        let Decision::Create { sql: Some(sql), .. } = my(&mut ctx, text) else {
+            panic!("a view is created");
+        };
+        assert_eq!(
+            sql,
+            "/*!50001 CREATE ALGORITHM=UNDEFINED */ /*!50001 VIEW `v` AS select `f`.`title` AS \
+             `t`, 'sakila.film' AS `s` from (`film` `f` join film_actor `fa` on((`fa`.`film_id` \
+             = `f`.`film_id`))) */"
+        );
+        // A table or alias that may share the name: the text as it is.
+        for kept in [
+            "CREATE VIEW v AS SELECT `sakila`.`a` FROM `t` `sakila`",
+            "CREATE VIEW v AS SELECT sakila.a FROM sakila.sakila",
+            "CREATE VIEW v AS SELECT `other`.`t`.`a` FROM `other`.`t`",
+        ] {
+            assert_eq!(
+                my(&mut ctx, kept),
+                Decision::Create {
+                    kind: "view".into(),
+                    name: "v".into(),
+                    sql: Some(kept.to_string())
+                },
+                "{kept}"
+            );
+        }
     }
 
     #[test]

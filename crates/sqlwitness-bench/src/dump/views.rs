@@ -153,3 +153,76 @@ fn carry_one(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use sqlwitness_dialect::Adapter;
+
+    /// Queries as MySQL 9 and MariaDB 10.11 print them (`SHOW CREATE
+    /// VIEW`), rewritten for SQLite, answer on SQLite as on the server.
+    #[test]
+    fn show_create_view_texts_run_on_sqlite() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE actor (actor_id INTEGER, first_name TEXT, last_name TEXT);
+             CREATE TABLE film_actor (actor_id INTEGER, film_id INTEGER);
+             CREATE TABLE customer (id INTEGER, first_name TEXT, last_name TEXT, active INTEGER);
+             INSERT INTO actor VALUES (1, 'ÉLODIE', 'DAVIS'), (2, 'ED', 'CHASE'), (3, 'AL', NULL);
+             INSERT INTO film_actor VALUES (1, 7), (2, 7), (3, 7), (1, 8);
+             INSERT INTO customer VALUES (1, 'MARY', 'SMITH', 1), (2, 'LINDA', NULL, 0);",
+        )
+        .unwrap();
+        let cases = [
+            // MySQL: `length` counts bytes.
+            (
+                "select `fa`.`film_id` AS `film`,group_concat(concat(`a`.`first_name`,\
+                 _utf8mb4' ',`a`.`last_name`) order by `a`.`last_name` ASC separator ', ') AS \
+                 `actors`,sum(length(`a`.`first_name`)) AS `bytes` from (`sakila`.`actor` `a` \
+                 join `sakila`.`film_actor` `fa` on((`a`.`actor_id` = `fa`.`actor_id`))) \
+                 group by `fa`.`film_id`",
+                "[[7, 'ED CHASE, ÉLODIE DAVIS', 11], [8, 'ÉLODIE DAVIS', 7]]",
+            ),
+            // MariaDB: `ucase`, `lcase`, `octet_length`.
+            (
+                "select `fa`.`film_id` AS `film`,group_concat(distinct concat(ucase(substr(\
+                 `a`.`first_name`,1,1)),lcase(substr(`a`.`first_name`,2,octet_length(\
+                 `a`.`first_name`)))) order by `a`.`first_name` ASC separator ',') AS `names` \
+                 from (`actor` `a` join `film_actor` `fa` on(`a`.`actor_id` = `fa`.`actor_id`)) \
+                 group by `fa`.`film_id`",
+                "[[7, 'Al,Ed,Élodie'], [8, 'Élodie']]",
+            ),
+            (
+                "select `c`.`id` AS `id`,if(`c`.`active`,_utf8mb4'active',_latin1'') AS `notes`,\
+                 concat(`c`.`first_name`,_utf8mb4 X'20',`c`.`last_name`) AS `name`,\
+                 cast(`c`.`id` as char charset utf8mb4) AS `label` from `customer` `c` where \
+                 (`c`.`first_name` <> (_utf8mb4'BOB' collate utf8mb4_bin))",
+                "[[1, 'active', 'MARY SMITH', '1'], [2, '', NULL, '2']]",
+            ),
+        ];
+        for (def, want) in cases {
+            let sql = sqlwitness_sql::view_to_sqlite(def, Adapter::Mysql).unwrap();
+            let mut stmt = conn.prepare(&sql).unwrap_or_else(|e| panic!("{e}: {sql}"));
+            let n = stmt.column_count();
+            let got: Vec<String> = stmt
+                .query_map([], |r| {
+                    let cells: Vec<String> = (0..n)
+                        .map(|i| match r.get_ref(i).unwrap() {
+                            rusqlite::types::ValueRef::Null => "NULL".to_string(),
+                            rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                            rusqlite::types::ValueRef::Text(t) => {
+                                format!("'{}'", String::from_utf8_lossy(t))
+                            }
+                            v => format!("{v:?}"),
+                        })
+                        .collect();
+                    Ok(format!("[{}]", cells.join(", ")))
+                })
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            let mut got = got;
+            got.sort();
+            assert_eq!(format!("[{}]", got.join(", ")), want, "{sql}");
+        }
+    }
+}

@@ -6,10 +6,15 @@
 //! SQLite copy holds the tables under their own names), PostgreSQL's
 //! `expr::type` casts become SQLite casts to the type's storage class (or
 //! go when the type has none: dates and times are stored as text), and
-//! `~~` / `~~*` become `LIKE`. Whatever else the server wrote is kept:
-//! a function or clause SQLite lacks fails when the view is created or
-//! read. Whether the rewritten view means the same is decided on data by
-//! the caller (its rows against the source view's), never here.
+//! `~~` / `~~*` become `LIKE`. MySQL's and MariaDB's own spellings
+//! (introducers, `concat`, `if`, `group_concat(… separator …)`, casts to
+//! `char charset …`) become SQLite's where SQLite says the same (module
+//! `mysql`). Whatever else the server wrote is kept: a function or clause
+//! SQLite lacks fails when the view is created or read. Whether the
+//! rewritten view means the same is decided on data by the caller (its
+//! rows against the source view's), never here.
+
+mod mysql;
 
 use std::ops::ControlFlow;
 
@@ -31,12 +36,18 @@ pub fn view_to_sqlite(
     adapter: sqlwitness_dialect::Adapter,
 ) -> Result<String, ViewQueryError> {
     let dialect = crate::parser_dialect(adapter);
-    let mut statements = crate::parse_bounded(dialect.as_ref(), sql)
+    let mysql = adapter == sqlwitness_dialect::Adapter::Mysql;
+    let sql = if mysql {
+        mysql::without_type_charsets(sql)
+    } else {
+        sql.to_string()
+    };
+    let mut statements = crate::parse_bounded(dialect.as_ref(), &sql)
         .map_err(|e| ViewQueryError(format!("does not parse: {e}")))?;
     let [Statement::Query(_)] = statements.as_slice() else {
         return Err(ViewQueryError("is not a single query".into()));
     };
-    let _ = statements[0].visit(&mut ToSqlite);
+    let _ = statements[0].visit(&mut ToSqlite { mysql });
     Ok(statements[0].to_string())
 }
 
@@ -55,7 +66,10 @@ pub fn sqlite_view_query(create: &str) -> Result<String, ViewQueryError> {
     }
 }
 
-struct ToSqlite;
+struct ToSqlite {
+    /// The query is MySQL's or MariaDB's: their own spellings are read.
+    mysql: bool,
+}
 
 /// SQLite's type for a cast to `t`, `None` when the cast is left out (the
 /// value is stored as it is: dates, times, booleans as SQLite keeps them).
@@ -86,6 +100,12 @@ impl VisitorMut for ToSqlite {
     }
 
     fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if self.mysql {
+            if let Some(r) = mysql::rewrite(e) {
+                *e = r;
+                return ControlFlow::Continue(());
+            }
+        }
         let replaced = match e {
             Expr::CompoundIdentifier(parts) if parts.len() > 2 => {
                 // `schema.table.column` → `table.column`.
@@ -93,19 +113,21 @@ impl VisitorMut for ToSqlite {
                 Some(Expr::CompoundIdentifier(keep))
             }
             Expr::Cast {
-                kind: CastKind::DoubleColon,
+                kind,
                 expr,
                 data_type,
                 ..
-            } => Some(match sqlite_cast(data_type) {
-                Some(t) => Expr::Cast {
-                    kind: CastKind::Cast,
-                    expr: expr.clone(),
-                    data_type: t,
-                    format: None,
-                },
-                None => Expr::Nested(expr.clone()),
-            }),
+            } if *kind == CastKind::DoubleColon || (self.mysql && *kind == CastKind::Cast) => {
+                Some(match sqlite_cast(data_type) {
+                    Some(t) => Expr::Cast {
+                        kind: CastKind::Cast,
+                        expr: expr.clone(),
+                        data_type: t,
+                        format: None,
+                    },
+                    None => Expr::Nested(expr.clone()),
+                })
+            }
             Expr::BinaryOp { left, op, right }
                 if matches!(
                     op,
