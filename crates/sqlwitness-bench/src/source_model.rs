@@ -19,6 +19,10 @@ use sqlwitness_dialect::Adapter;
 
 use crate::BenchError;
 
+/// The version of [`target_type`]'s choices: a copy typed by another is
+/// out of date.
+pub const TARGET_TYPES_VERSION: u32 = 1;
+
 /// The model's format; another is an error.
 pub const SOURCE_MODEL_FORMAT: u32 = 1;
 
@@ -167,7 +171,10 @@ impl SourceModel {
     /// with other source types is out of date.
     pub fn fingerprint(&self) -> String {
         use sha2::Digest;
-        let text = serde_json::to_string(&self.tables).unwrap_or_default();
+        let text = format!(
+            "{TARGET_TYPES_VERSION} {}",
+            serde_json::to_string(&self.tables).unwrap_or_default()
+        );
         hex(&sha2::Sha256::digest(text.as_bytes())[..8])
     }
 }
@@ -333,6 +340,13 @@ pub fn target_type(
         };
     }
     let lower = source_type.trim().to_ascii_lowercase();
+    if lower.starts_with('"') {
+        return TargetType::Inferred(
+            "a type the dump defines (an enum: its labels are carried as text; their declared \
+             order is not kept)"
+                .into(),
+        );
+    }
     if lower.starts_with("enum(") {
         return TargetType::Inferred(
             "an enum: its labels are carried as text; their declared order is not kept".into(),
@@ -422,6 +436,8 @@ pub fn target_type(
                     }
                 },
                 "real" | "double precision" => "double".to_string(),
+                // MySQL's own boolean: 1/0, as the SQLite file holds it.
+                "boolean" => "tinyint(1)".to_string(),
                 "character varying" if !p.args.is_empty() => {
                     format!("varchar({}){collate}", p.args[0])
                 }

@@ -100,9 +100,8 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
                 caveats: m.caveats,
                 degraded: degraded
                     .iter()
-                    .filter_map(|(id, (source, cols))| {
-                        (*source != Some(c.kind)).then(|| (id.clone(), cols.clone()))
-                    })
+                    .filter(|(_, (source, _))| *source != Some(c.kind))
+                    .map(|(id, (_, cols))| (id.clone(), cols.clone()))
                     .collect(),
             }
         })
@@ -496,6 +495,37 @@ fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Per database, its source's engine and the columns every other engine's
+/// copy holds only degraded (from the source model `import` wrote beside
+/// the SQLite file: the copy on the source's own engine keeps their type).
+#[allow(clippy::type_complexity)]
+fn degraded_columns(
+    plan: &EvalPlan,
+    db_ids: &[String],
+) -> HashMap<String, (Option<EngineKind>, Vec<(String, String, String)>)> {
+    let mut out = HashMap::new();
+    for id in db_ids {
+        let Ok(Some(model)) = sqlwitness_bench::read_model(&plan.bench.sqlite_path(id)) else {
+            continue;
+        };
+        let cols: Vec<(String, String, String)> = model
+            .tables
+            .iter()
+            .flat_map(|t| {
+                t.columns.iter().filter_map(|c| {
+                    c.degraded
+                        .clone()
+                        .map(|how| (t.name.clone(), c.name.clone(), how))
+                })
+            })
+            .collect();
+        if !cols.is_empty() {
+            out.insert(id.clone(), (model.engine(), cols));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,35 +563,4 @@ mod tests {
         assert_ne!(one, two);
         assert_ne!(two, other);
     }
-}
-
-/// Per database, its source's engine and the columns every other engine's
-/// copy holds only degraded (from the source model `import` wrote beside
-/// the SQLite file: the copy on the source's own engine keeps their type).
-#[allow(clippy::type_complexity)]
-fn degraded_columns(
-    plan: &EvalPlan,
-    db_ids: &[String],
-) -> HashMap<String, (Option<EngineKind>, Vec<(String, String, String)>)> {
-    let mut out = HashMap::new();
-    for id in db_ids {
-        let Ok(Some(model)) = sqlwitness_bench::read_model(&plan.bench.sqlite_path(id)) else {
-            continue;
-        };
-        let cols: Vec<(String, String, String)> = model
-            .tables
-            .iter()
-            .flat_map(|t| {
-                t.columns.iter().filter_map(|c| {
-                    c.degraded
-                        .clone()
-                        .map(|how| (t.name.clone(), c.name.clone(), how))
-                })
-            })
-            .collect();
-        if !cols.is_empty() {
-            out.insert(id.clone(), (model.engine(), cols));
-        }
-    }
-    out
 }

@@ -553,11 +553,15 @@ fn classify_postgres(
     }
     let third = w.get(2).map(String::as_str).unwrap_or("");
     let head5 = &w[..w.len().min(5)];
+    // `CREATE [OR REPLACE] [TRUSTED] [PROCEDURAL] LANGUAGE`, `DROP` and
+    // `ALTER [PROCEDURAL] LANGUAGE` — not a table or column that is named
+    // `language` (Pagila's `public.language`).
     let language = matches!(first, "CREATE" | "DROP" | "ALTER")
-        && has(head5, "LANGUAGE")
-        && !head5
+        && head5
             .iter()
-            .any(|x| matches!(x.as_str(), "FUNCTION" | "PROCEDURE" | "AGGREGATE"));
+            .skip(1)
+            .find(|x| !matches!(x.as_str(), "OR" | "REPLACE" | "TRUSTED" | "PROCEDURAL"))
+            .is_some_and(|x| x == "LANGUAGE");
     let extension = (matches!(first, "CREATE" | "DROP" | "ALTER") && second == "EXTENSION")
         || (first == "COMMENT" && second == "ON" && third == "EXTENSION")
         || language;
@@ -1124,6 +1128,20 @@ mod tests {
         assert!(matches!(
             pg("CREATE OR REPLACE PROCEDURAL LANGUAGE plpgsql"),
             Decision::Skip(_)
+        ));
+        assert!(matches!(
+            pg("ALTER PROCEDURAL LANGUAGE plpgsql OWNER TO postgres"),
+            Decision::Skip(_)
+        ));
+        assert!(matches!(pg("DROP LANGUAGE plperl"), Decision::Skip(_)));
+        // A table, and its key, named `language` (Pagila, Sakila).
+        assert!(matches!(
+            pg("CREATE TABLE public.language (language_id integer NOT NULL, name text)"),
+            Decision::Run
+        ));
+        assert!(matches!(
+            pg("ALTER TABLE ONLY public.language ADD CONSTRAINT language_pkey PRIMARY KEY (language_id)"),
+            Decision::Run
         ));
         assert_eq!(
             pg("ALTER TABLE public.t DISABLE TRIGGER ALL"),

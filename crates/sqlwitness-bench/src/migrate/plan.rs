@@ -249,7 +249,18 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, O
             }
             return (v.clone(), None);
         }
-        (TargetKind::Text | TargetKind::Numeric, Value::Int(i)) => i.to_string(),
+        // An integer is an exact decimal; a real is the decimal SQLite
+        // prints for it, the value a decimal of the source's type held
+        // (import stores one as REAL only when that round-trips exactly).
+        (TargetKind::Numeric, Value::Int(i)) => return (Value::Decimal(i.to_string()), None),
+        (TargetKind::Numeric, Value::Float(f))
+            if f.is_finite()
+                && sqlite_real_text(*f).parse::<f64>().ok() == Some(*f)
+                && !sqlite_real_text(*f).contains('e') =>
+        {
+            return (Value::Decimal(sqlite_real_text(*f)), None)
+        }
+        (TargetKind::Text, Value::Int(i)) => i.to_string(),
         (TargetKind::Text | TargetKind::Numeric, Value::Float(f)) => sqlite_real_text(*f),
         (TargetKind::Blob, Value::Bytes(_)) => return (v.clone(), None),
         (TargetKind::Blob, Value::Text(s)) => {
