@@ -353,9 +353,20 @@ impl<R: BufRead> Splitter<R> {
         self.line = match String::from_utf8(raw) {
             Ok(s) => s,
             Err(e) => {
-                let message = format!("not UTF-8 ({})", e.utf8_error());
-                self.raw = e.into_bytes();
-                return Err(self.error(self.line_no, message));
+                // A MySQL string of bytes that are not text (mysqldump
+                // writes a BLOB's bytes as they are, escaped: Sakila's
+                // staff pictures) is the same value as a hex literal.
+                let hexed = (self.dialect == DumpDialect::Mysql && matches!(self.lex, Lex::Normal))
+                    .then(|| binary_strings_as_hex(e.as_bytes(), self.lexing))
+                    .flatten();
+                match hexed {
+                    Some(line) => line,
+                    None => {
+                        let message = format!("not UTF-8 ({})", e.utf8_error());
+                        self.raw = e.into_bytes();
+                        return Err(self.error(self.line_no, message));
+                    }
+                }
             }
         };
         if self.line.as_bytes().contains(&0) {
@@ -747,6 +758,89 @@ impl<R: BufRead> Iterator for Splitter<R> {
     }
 }
 
+/// `line` (MySQL text, starting outside any string or comment) with every
+/// string literal whose bytes are not UTF-8 written as the hex literal of
+/// the bytes it stands for (its escapes read as the server reads them);
+/// `None` when the line still is not UTF-8 (bytes outside strings, a
+/// string that goes on past the line).
+fn binary_strings_as_hex(line: &[u8], lexing: Lexing) -> Option<String> {
+    let escapes = !lexing.no_backslash_escapes;
+    let mut out: Vec<u8> = Vec::with_capacity(line.len() * 2);
+    let mut i = 0;
+    while i < line.len() {
+        let c = line[i];
+        match c {
+            b'\'' | b'"' if !(c == b'"' && lexing.ansi_quotes) => {
+                // The literal's bytes as the server reads them.
+                let mut value = Vec::new();
+                let mut j = i + 1;
+                let mut closed = false;
+                while j < line.len() {
+                    let b = line[j];
+                    if b == b'\\' && escapes && j + 1 < line.len() {
+                        let n = line[j + 1];
+                        match n {
+                            b'0' => value.push(0),
+                            b'b' => value.push(8),
+                            b'n' => value.push(b'\n'),
+                            b'r' => value.push(b'\r'),
+                            b't' => value.push(b'\t'),
+                            b'Z' => value.push(26),
+                            b'%' | b'_' => value.extend_from_slice(&[b'\\', n]),
+                            other => value.push(other),
+                        }
+                        j += 2;
+                    } else if b == c && line.get(j + 1) == Some(&c) {
+                        value.push(c);
+                        j += 2;
+                    } else if b == c {
+                        closed = true;
+                        break;
+                    } else {
+                        value.push(b);
+                        j += 1;
+                    }
+                }
+                if !closed {
+                    return None;
+                }
+                let literal = &line[i..=j];
+                if std::str::from_utf8(literal).is_ok() {
+                    out.extend_from_slice(literal);
+                } else {
+                    out.extend_from_slice(b"X'");
+                    for b in value {
+                        out.extend_from_slice(format!("{b:02X}").as_bytes());
+                    }
+                    out.push(b'\'');
+                }
+                i = j + 1;
+            }
+            b'`' | b'"' => {
+                let end = line[i + 1..].iter().position(|&b| b == c)?;
+                out.extend_from_slice(&line[i..=i + 1 + end]);
+                i += end + 2;
+            }
+            // A comment to the end of the line, as it is.
+            b'#' => {
+                out.extend_from_slice(&line[i..]);
+                break;
+            }
+            b'-' if line.get(i + 1) == Some(&b'-')
+                && line.get(i + 2).is_none_or(|b| b.is_ascii_whitespace()) =>
+            {
+                out.extend_from_slice(&line[i..]);
+                break;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 fn trim_in_place(s: &mut String) {
     let end = s.trim_end().len();
     s.truncate(end);
@@ -841,6 +935,28 @@ fn is_copy_from_stdin(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_mysql_string_of_bytes_becomes_their_hex_literal() {
+        let lexing = Lexing::default();
+        let line = b"INSERT INTO staff VALUES (1,'Mike','\x89PNG\\r\\n\\Z\\0\xff''x',\"ok\");\n";
+        assert_eq!(
+            binary_strings_as_hex(line, lexing).unwrap(),
+            "INSERT INTO staff VALUES (1,'Mike',X'89504E470D0A1A00FF2778',\"ok\");\n"
+        );
+        // Bytes outside a string, or a string the line does not close.
+        assert_eq!(binary_strings_as_hex(b"SELECT \xff;", lexing), None);
+        assert_eq!(binary_strings_as_hex(b"SELECT '\xff", lexing), None);
+        // Through the splitter, as one statement.
+        let dump: &[u8] = b"SET NAMES utf8mb4;\nINSERT INTO t VALUES ('\xfe\\0');\nSELECT 1;\n";
+        let texts: Vec<String> = Splitter::new(dump, DumpDialect::Mysql)
+            .filter_map(|i| match i {
+                Ok(Item::Statement { text, .. }) => Some(text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts[1], "INSERT INTO t VALUES (X'FE00')");
+    }
     use super::*;
 
     fn split(dialect: DumpDialect, text: &str) -> Vec<Item> {
