@@ -2073,6 +2073,41 @@ fn import_is_idempotent_notices_an_edited_dump_and_reports_a_failure() {
         assert_eq!(code, 0, "{stderr}");
         assert!(stderr.contains("written again: shop"), "{stderr}");
         assert_eq!(items(&out), before + 1);
+        // Edited again, then evaluated: `eval` imports it again first.
+        let text = std::fs::read_to_string(&dump).unwrap();
+        std::fs::write(
+            &dump,
+            text.replacen(
+                "COPY public.item",
+                "INSERT INTO public.item (item_id, shop_id, name, price) VALUES (98, 1, 'honey', 4.50);\n\nCOPY public.item",
+                1,
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("dev.jsonl"),
+            r#"{"db_id": "shop", "gold": "SELECT count(*) FROM item"}"#,
+        )
+        .unwrap();
+        let o = bin()
+            .args(["eval", "--bench"])
+            .arg(dir.path())
+            .args([
+                "--engines",
+                &format!("sqlite,{kind}"),
+                "--server",
+                &format!("{kind}={url}"),
+                "--namespace-prefix",
+                &prefix,
+                "--out",
+            ])
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
+        let eval_err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{eval_err}");
+        assert!(eval_err.contains("imported again"), "{eval_err}");
+        assert_eq!(items(&out), before + 2);
         // A dump refused: the report says so, and the file is as it was.
         std::fs::write(&dump, "COPY public.item FROM PROGRAM 'id';\n").unwrap();
         let (code, stderr) =

@@ -30,7 +30,7 @@ pub const SOURCE_MODEL_FORMAT: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DumpIdentity {
-    /// The dump as `import` was given it.
+    /// The dump's absolute path when it was imported.
     pub path: PathBuf,
     pub bytes: u64,
     /// The file's modification time (nanoseconds since the epoch): while
@@ -64,7 +64,8 @@ impl DumpIdentity {
             hasher.update(&buf[..n]);
         }
         Ok(DumpIdentity {
-            path: path.to_path_buf(),
+            // Absolute: the model is read from wherever a later run starts.
+            path: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
             bytes,
             modified_ns,
             sha256: hex(&hasher.finalize()),

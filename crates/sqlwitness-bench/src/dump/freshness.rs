@@ -260,15 +260,16 @@ pub(super) fn write_model(
 }
 
 /// The source model of the database whose SQLite file is `sqlite`, when it
-/// was imported from a dump that has changed since (or is gone): its
-/// copies no longer hold what the dump holds.
+/// was imported from a dump that has changed since: its copies no longer
+/// hold what the dump holds. A dump that is gone (removed once imported)
+/// changed nothing: the files stand for it.
 pub fn stale_dump(sqlite: &Path) -> Result<Option<SourceModel>, BenchError> {
     let Some(model) = crate::read_model(sqlite)? else {
         return Ok(None);
     };
     let changed = match &model.dump {
-        None => false,
-        Some(d) => !d.unchanged().unwrap_or(false),
+        Some(d) if d.path.is_file() => !d.unchanged().unwrap_or(false),
+        _ => false,
     };
     Ok(changed.then_some(model))
 }
@@ -313,4 +314,63 @@ pub fn import_again(
         source_copy_prefix: Some(prefix.to_string()),
         copy_only: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_beside(sqlite: &Path, dump: &Path) {
+        std::fs::write(sqlite, b"").unwrap();
+        let model = SourceModel {
+            format: crate::SOURCE_MODEL_FORMAT,
+            db_id: "shop".into(),
+            engine: "postgres".into(),
+            server_version: String::new(),
+            dump: Some(DumpIdentity::of(dump).unwrap()),
+            namespace_suffix: None,
+            chosen_tables: None,
+            tables: Vec::new(),
+        };
+        crate::write_model(sqlite, &model).unwrap();
+    }
+
+    #[test]
+    fn an_edited_dump_is_stale_a_moved_run_or_a_removed_dump_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let dump = dir.path().join("shop.sql");
+        std::fs::write(&dump, "CREATE TABLE t (x int);\n").unwrap();
+        let sqlite = dir.path().join("shop.sqlite");
+        model_beside(&sqlite, &dump);
+        // Recorded absolute: read from anywhere.
+        let model = crate::read_model(&sqlite).unwrap().unwrap();
+        assert!(model.dump.as_ref().unwrap().path.is_absolute());
+        assert!(stale_dump(&sqlite).unwrap().is_none());
+        // The same size, other bytes.
+        std::fs::write(&dump, "CREATE TABLE u (x int);\n").unwrap();
+        assert!(stale_dump(&sqlite).unwrap().is_some());
+        std::fs::remove_file(&dump).unwrap();
+        assert!(stale_dump(&sqlite).unwrap().is_none());
+    }
+
+    #[test]
+    fn files_set_aside_come_back_when_the_new_import_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = dir.path().join("shop.sqlite");
+        let dump = dir.path().join("shop.sql");
+        std::fs::write(&dump, "x").unwrap();
+        model_beside(&sqlite, &dump);
+        std::fs::write(&sqlite, b"old").unwrap();
+        let aside = SetAside::new(std::slice::from_ref(&sqlite)).unwrap();
+        assert!(!sqlite.exists());
+        std::fs::write(&sqlite, b"half-written").unwrap();
+        aside.restore();
+        assert_eq!(std::fs::read(&sqlite).unwrap(), b"old");
+        assert!(crate::model_path(&sqlite).exists());
+        let aside = SetAside::new(std::slice::from_ref(&sqlite)).unwrap();
+        std::fs::write(&sqlite, b"new").unwrap();
+        aside.discard();
+        assert_eq!(std::fs::read(&sqlite).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 }
