@@ -5,18 +5,28 @@
 //! laid out as a Spider `_gold.sql` benchmark in a temporary folder, the
 //! plan is pointed back at the user's files, and the run, its verdicts and
 //! its report are `eval`'s, with the cross-engine options behind flags.
+//!
+//! A drop-in prints a table only when it computed every question of it:
+//! files the official script would stop on are refused first
+//! ([`inputs`]), and a database missing or unusable, or a question an
+//! engine could not run, ends the command without a table (the reason on
+//! standard error, the report in `--out` when given).
+
+mod inputs;
+mod tables;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser};
-use std::fmt::Write as _;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use sqlwitness_report::{write_report_with, LevelSummary, Report};
+use sqlwitness_report::{write_report_with, Report, Verdict};
 
 use crate::args::{CompareArg, EvalArgs, ServerArgs};
 use crate::containers::ContainerArgs;
-use crate::exit::{self, BadInput};
+use crate::exit::{self, BadInput, ContainerFailure, EngineFailure};
 use crate::progress::Bars;
+use inputs::Flags;
 
 #[derive(Debug, Args)]
 pub struct SpiderEvalArgs {
@@ -65,10 +75,11 @@ pub struct BirdEvalArgs {
     /// servers' copies are migrated from them).
     #[arg(long = "db_root_path", alias = "db-root-path")]
     pub db_root_path: PathBuf,
-    /// The questions with their `difficulty`, in the gold's order (a JSON
-    /// array or JSON lines).
+    /// The questions with their `difficulty`, in the gold's order (JSON
+    /// lines, as mini-dev's `mini_dev_sqlite.jsonl`, or a JSON array).
+    /// Required: the official evaluator stops without it.
     #[arg(long = "diff_json_path", alias = "diff-json-path")]
-    pub diff_json_path: Option<PathBuf>,
+    pub diff_json_path: PathBuf,
     /// The engine the queries run on: SQLite, MySQL or PostgreSQL
     /// (`--engines` overrides it).
     #[arg(long = "sql_dialect", alias = "sql-dialect", default_value = "SQLite")]
@@ -112,6 +123,11 @@ pub struct Extras {
     /// Worker threads (1 to 1024; default: number of CPUs).
     #[arg(allow_hyphen_values = true, long, short = 'j', value_parser = crate::ranges::jobs())]
     pub jobs: Option<usize>,
+    /// Use database files that are links resolving outside the database
+    /// folder, as `eval --allow-outside-links` (refused by default: the
+    /// folder may not make sqlwitness read files elsewhere on the machine).
+    #[arg(long)]
+    pub allow_outside_links: bool,
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -123,6 +139,7 @@ pub struct Extras {
 
 /// What a drop-in command hands to `eval`.
 struct Layout<'a> {
+    flags: &'a Flags,
     gold: &'a Path,
     tables: Option<&'a Path>,
     db_dir: &'a Path,
@@ -133,7 +150,7 @@ struct Layout<'a> {
     timeout: f64,
     jobs: Option<usize>,
     /// BIRD: each question's difficulty, in the gold's order.
-    difficulty: Option<Vec<Option<String>>>,
+    difficulty: Option<Vec<String>>,
 }
 
 pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
@@ -150,8 +167,12 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
     if a.etype == "all" {
         say!("sqlwitness: warning: --etype all: the execution table only (exact set match is not implemented)");
     }
-    test_suite_warning(&a.gold, &a.db)?;
+    let flags = &inputs::SPIDER;
+    let db_ids = inputs::read_gold(flags, &a.gold, &a.pred)?;
+    inputs::check_spider_predictions(flags, &a.pred, &a.gold, db_ids.len())?;
+    test_suite_warning(&db_ids, &a.db);
     let layout = Layout {
+        flags,
         gold: &a.gold,
         tables: a.table.as_deref(),
         db_dir: &a.db,
@@ -163,15 +184,15 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         jobs: a.extras.jobs,
         difficulty: None,
     };
-    let (report, code) = evaluate(layout, &a.extras)?;
+    let report = evaluate(layout, &a.extras)?;
     let many = report.summary.engines.len() > 1;
     for (engine, s) in &report.summary.engines {
         if many {
             show!("{engine}:");
         }
-        show_part!("{}", spider_table(&s.by_hardness));
+        show_part!("{}", tables::spider_table(&s.by_hardness));
     }
-    Ok(code)
+    Ok(exit::OK)
 }
 
 pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
@@ -183,11 +204,13 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
             "--sql_dialect: `{other}` is not one of SQLite, MySQL, PostgreSQL"
         ))),
     };
-    let difficulty = match &a.diff_json_path {
-        Some(p) => Some(read_difficulties(p)?),
-        None => None,
-    };
+    let flags = &inputs::BIRD;
+    let golds = inputs::read_gold(flags, &a.ground_truth_path, &a.predicted_sql_path)?.len();
+    inputs::check_bird_predictions(flags, &a.predicted_sql_path, &a.ground_truth_path, golds)?;
+    let difficulty =
+        inputs::read_difficulties(&a.diff_json_path, flags, &a.ground_truth_path, golds)?;
     let layout = Layout {
+        flags,
         gold: &a.ground_truth_path,
         tables: None,
         db_dir: &a.db_root_path,
@@ -197,9 +220,9 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
         engines: engines_or(&a.extras.engines, dialect_engine),
         timeout: a.extras.timeout.unwrap_or(a.meta_time_out),
         jobs: a.extras.jobs.or(a.num_cpus),
-        difficulty,
+        difficulty: Some(difficulty),
     };
-    let (report, code) = evaluate(layout, &a.extras)?;
+    let report = evaluate(layout, &a.extras)?;
     show!("start calculate EX");
     let many = report.summary.engines.len() > 1;
     let mut log = String::new();
@@ -207,11 +230,13 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
         if many {
             show!("{engine}:");
         }
-        let table = bird_table(&s.by_difficulty, s.questions, s.matched);
-        show_part!("{table}");
-        log.push_str(&table);
+        show_part!(
+            "{}",
+            tables::bird_table(&s.by_difficulty, s.questions, s.matched)
+        );
+        log.push_str(&tables::bird_log(&s.by_difficulty, s.questions, s.matched));
     }
-    show!("===========================================================================================");
+    show!("{}", tables::BIRD_RULE);
     show!(
         "Finished EX evaluation for {} on Mini Dev set\n\n",
         a.sql_dialect
@@ -223,13 +248,10 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
             .append(true)
             .open(path)
             .with_context(|| format!("--output_log_path {}", path.display()))?;
-        write!(
-            f,
-            "start calculate EX\n{log}===========================================================================================\nFinished EX evaluation for mini dev set\n\n"
-        )
-        .with_context(|| format!("writing {}", path.display()))?;
+        f.write_all(log.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(code)
+    Ok(exit::OK)
 }
 
 fn engines_or(given: &[String], default: &str) -> Vec<String> {
@@ -243,13 +265,8 @@ fn engines_or(given: &[String], default: &str) -> Vec<String> {
 /// The official Spider evaluator runs each query on every file of the
 /// database's folder whose name contains `.sqlite` (its test suites);
 /// sqlwitness runs on `<db_id>.sqlite` only, and says so.
-fn test_suite_warning(gold: &Path, db_dir: &Path) -> Result<()> {
-    let text = sqlwitness_core::read_input_to_string(gold, sqlwitness_core::input::BENCHMARK_FILE)
-        .map_err(|e| BadInput(format!("--gold {}: {e}", gold.display())))?;
-    let mut dbs: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.trim().rsplit_once('\t').map(|(_, db)| db.trim()))
-        .collect();
+fn test_suite_warning(db_ids: &[String], db_dir: &Path) {
+    let mut dbs: Vec<&str> = db_ids.iter().map(String::as_str).collect();
     dbs.sort_unstable();
     dbs.dedup();
     let with_suites = dbs
@@ -270,39 +287,6 @@ fn test_suite_warning(gold: &Path, db_dir: &Path) -> Result<()> {
             db_dir.display()
         );
     }
-    Ok(())
-}
-
-/// `difficulty` of every entry of a JSON array or a JSON-lines file.
-fn read_difficulties(path: &Path) -> Result<Vec<Option<String>>> {
-    let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::BENCHMARK_FILE)
-        .map_err(|e| BadInput(format!("--diff_json_path {}: {e}", path.display())))?;
-    let entries: Vec<serde_json::Value> = if text.trim_start().starts_with('[') {
-        serde_json::from_str(&text)
-            .map_err(|e| BadInput(format!("--diff_json_path {}: {e}", path.display())))?
-    } else {
-        text.lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(n, l)| {
-                serde_json::from_str(l).map_err(|e| {
-                    BadInput(format!(
-                        "--diff_json_path {}: line {}: {e}",
-                        path.display(),
-                        n + 1
-                    ))
-                })
-            })
-            .collect::<Result<_, _>>()?
-    };
-    Ok(entries
-        .iter()
-        .map(|e| {
-            e.get("difficulty")
-                .and_then(|d| d.as_str())
-                .map(String::from)
-        })
-        .collect())
 }
 
 /// Only to parse `eval`'s flags into [`EvalArgs`].
@@ -312,20 +296,16 @@ struct EvalOnly {
     eval: EvalArgs,
 }
 
-/// Runs `eval` on the files of `l`: the report (written to `--out` when
-/// given) and the exit code (3 when questions ended `engine_error`).
-fn evaluate(l: Layout, x: &Extras) -> Result<(Report, i32)> {
-    for (flag, path) in [("gold", l.gold), ("predictions", l.pred)] {
-        if !path.is_file() {
-            bail!(BadInput(format!(
-                "{flag}: {} is not a file",
-                path.display()
-            )));
-        }
-    }
+/// Runs `eval` on the files of `l` and returns its report (written to
+/// `--out` when given) when every question was computed on every engine;
+/// otherwise an error saying which were not, and why (exit 2 for missing
+/// databases, 3 for files that cannot be used or questions an engine could
+/// not run).
+fn evaluate(l: Layout, x: &Extras) -> Result<Report> {
     if !l.db_dir.is_dir() {
         bail!(BadInput(format!(
-            "databases: {} is not a folder",
+            "{} {}: not a folder",
+            l.flags.db,
             l.db_dir.display()
         )));
     }
@@ -333,238 +313,237 @@ fn evaluate(l: Layout, x: &Extras) -> Result<(Report, i32)> {
         .prefix("sqlwitness-dropin-")
         .tempdir()
         .context("creating a temporary folder")?;
-    std::fs::copy(l.gold, tmp.path().join("dev_gold.sql"))
-        .with_context(|| format!("reading {}", l.gold.display()))?;
-    match l.tables {
-        Some(t) => std::fs::copy(t, tmp.path().join("tables.json"))
-            .map(|_| ())
-            .map_err(|e| BadInput(format!("--table {}: {e}", t.display())))?,
-        None => std::fs::write(tmp.path().join("tables.json"), "[]")?,
-    }
+    let renames = lay_out(tmp.path(), &l)?;
     let out = x.out.clone().unwrap_or_else(|| tmp.path().join("out"));
+    let e = eval_args(tmp.path(), &out, &l, x)?;
+    let db_dir = l.db_dir.to_path_buf();
+    let gold = l.gold.to_path_buf();
+    let difficulty = l.difficulty;
+    let flags = l.flags;
+    let prepared = crate::prepare_eval(e, |plan| {
+        // The report names the user's files, and the databases are read
+        // where they are.
+        plan.bench.database_dir = db_dir.clone();
+        plan.bench.source_file = gold.clone();
+        plan.bench_arg = db_dir;
+        if let Some(levels) = difficulty {
+            if levels.len() != plan.bench.questions.len() {
+                bail!(BadInput(format!(
+                    "--diff_json_path holds {} questions but {} {} holds {} gold queries",
+                    levels.len(),
+                    flags.gold,
+                    gold.display(),
+                    plan.bench.questions.len()
+                )));
+            }
+            for (q, d) in plan.bench.questions.iter_mut().zip(levels) {
+                q.difficulty = Some(d);
+            }
+        }
+        databases_usable(&plan.bench, flags)
+    });
+    let (plan, _containers) = prepared.map_err(|err| in_user_terms(err, &renames))?;
+    let report = sqlwitness_eval::evaluate(&plan, &Bars { quiet: plan.quiet })
+        .map_err(|err| in_user_terms(err.into(), &renames))?;
+    if x.out.is_some() {
+        write_report_with(&plan.out, &report, None)?;
+        say!("report: {}", plan.out.join("report.json").display());
+    }
+    all_computed(&report, flags, l.gold, x.out.is_some())?;
+    Ok(report)
+}
+
+/// Lays the gold and the schema file out in `tmp` as a Spider `_gold.sql`
+/// benchmark (`dev_gold.sql`, `tables.json`) and returns what `eval`'s
+/// messages name of it with what to name instead (the user's files).
+fn lay_out(tmp: &Path, l: &Layout) -> Result<Vec<(String, String)>> {
+    let shown = |p: &Path| p.display().to_string();
+    let gold = tmp.join("dev_gold.sql");
+    std::fs::copy(l.gold, &gold)
+        .map_err(|e| BadInput(format!("{} {}: {e}", l.flags.gold, l.gold.display())))?;
+    let mut renames = vec![
+        (format!("loading benchmark {}: ", shown(tmp)), String::new()),
+        (shown(&gold), shown(l.gold)),
+    ];
+    let tables = tmp.join("tables.json");
+    match l.tables {
+        Some(t) => {
+            std::fs::copy(t, &tables)
+                .map_err(|e| BadInput(format!("--table {}: {e}", t.display())))?;
+            renames.push((shown(&tables), shown(t)));
+        }
+        None => std::fs::write(&tables, "[]")?,
+    }
+    Ok(renames)
+}
+
+/// `eval`'s flags for the layout in `tmp`, the report going to `out`.
+fn eval_args(tmp: &Path, out: &Path, l: &Layout, x: &Extras) -> Result<EvalArgs> {
     let mut argv: Vec<std::ffi::OsString> = vec!["eval".into(), "--bench".into()];
-    argv.push(tmp.path().into());
+    argv.push(tmp.into());
     argv.extend(["--split".into(), "dev".into(), "--pred".into()]);
     argv.push(l.pred.into());
     argv.push("--out".into());
-    argv.push(out.clone().into());
+    argv.push(out.into());
     let mut e = EvalOnly::try_parse_from(argv)
         .map_err(|err| BadInput(err.to_string()))?
         .eval;
-    e.engines = l.engines;
+    e.engines = l.engines.clone();
     e.compare = l.compare;
     e.keep_distinct = l.keep_distinct;
     e.timeout = l.timeout;
     e.jobs = l.jobs;
     e.quiet = x.quiet;
+    e.allow_outside_links = x.allow_outside_links;
     e.servers = x.servers.clone();
     e.containers = x.containers.clone();
-    let db_dir = l.db_dir.to_path_buf();
-    let gold = l.gold.to_path_buf();
-    let difficulty = l.difficulty;
-    let (plan, _containers) = crate::prepare_eval(e, |plan| {
-        // The report names the user's files, and the databases are read
-        // where they are.
-        plan.bench.database_dir = db_dir.clone();
-        plan.bench.source_file = gold;
-        plan.bench_arg = db_dir;
-        if let Some(levels) = difficulty {
-            if levels.len() != plan.bench.questions.len() {
-                bail!(BadInput(format!(
-                    "--diff_json_path: {} entries for {} gold queries",
-                    levels.len(),
-                    plan.bench.questions.len()
-                )));
-            }
-            for (q, d) in plan.bench.questions.iter_mut().zip(levels) {
-                q.difficulty = d;
-            }
-        }
-        Ok(())
-    })?;
-    let report = sqlwitness_eval::evaluate(&plan, &Bars { quiet: plan.quiet })?;
-    if x.out.is_some() {
-        write_report_with(&plan.out, &report, None)?;
-        say!("report: {}", plan.out.join("report.json").display());
+    Ok(e)
+}
+
+/// Refuses before anything runs when a database the gold names is missing
+/// (exit 2) or cannot be used — a link outside the folder without
+/// `--allow-outside-links`, an empty or truncated file (exit 3): the
+/// official evaluator stops on a missing database, and the drop-in prints
+/// no table with questions it did not run.
+fn databases_usable(bench: &sqlwitness_bench::Benchmark, flags: &Flags) -> Result<()> {
+    let mut questions: BTreeMap<&str, usize> = BTreeMap::new();
+    for q in &bench.questions {
+        *questions.entry(q.db_id.as_str()).or_default() += 1;
     }
-    let mut code = exit::OK;
+    let folder = format!("{} {}", flags.db, bench.database_dir.display());
+    let missing: Vec<String> = questions
+        .iter()
+        .filter(|(db, _)| !bench.db_exists(db))
+        .map(|(db, n)| format!("{db} ({n} questions)"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(BadInput(format!(
+            "{folder}: {} of the {} databases the gold names {} missing (`<db_id>/<db_id>.sqlite`): {}. \
+             The official evaluator stops on a missing database; no table is printed (leave \
+             those questions out of both files, or run `sqlwitness eval`, which reports them \
+             as missing_db)",
+            missing.len(),
+            questions.len(),
+            if missing.len() == 1 { "is" } else { "are" },
+            first_few(&missing)
+        )));
+    }
+    let unusable: Vec<String> = questions
+        .keys()
+        .filter_map(|db| bench.db_unusable(db))
+        .collect();
+    if !unusable.is_empty() {
+        bail!(EngineFailure(format!(
+            "{folder}: {} of the {} databases the gold names cannot be used, so no table is \
+             printed: {}",
+            unusable.len(),
+            questions.len(),
+            first_few(&unusable)
+        )));
+    }
+    Ok(())
+}
+
+/// The first five of `items` joined, and how many more there are.
+fn first_few(items: &[String]) -> String {
+    let mut text = items
+        .iter()
+        .take(5)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if items.len() > 5 {
+        text.push_str(&format!("; and {} more", items.len() - 5));
+    }
+    text
+}
+
+/// An error when some question of `report` was not computed on some
+/// engine (no database there, or `engine_error`): the table would count it
+/// as wrong, which the official evaluator, stopping there, never does.
+/// Names the engine, the gold lines and the reasons (exit 3).
+fn all_computed(report: &Report, flags: &Flags, gold: &Path, kept: bool) -> Result<()> {
+    let mut problems = Vec::new();
     for (engine, s) in &report.summary.engines {
-        if s.missing_db + s.engine_error > 0 {
-            say!(
-                "sqlwitness: warning: {engine}: {} questions without a database and {} the engine could not run count as wrong (the official evaluator stops on them)",
-                s.missing_db, s.engine_error
-            );
+        if s.missing_db + s.engine_error == 0 {
+            continue;
         }
-        if s.engine_error > 0 {
-            code = exit::ENGINE;
+        // Reason → gold lines (a gold line a question: blank lines refused).
+        let mut why: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for q in &report.questions {
+            let Some(o) = q.engines.get(engine) else {
+                continue;
+            };
+            let reason = match o.verdict {
+                Verdict::MissingDb => format!("{}: no database", q.db_id),
+                Verdict::EngineError => {
+                    let error = o.not_portable.clone().or_else(|| {
+                        [&o.gold, &o.pred]
+                            .into_iter()
+                            .flatten()
+                            .find_map(|x| x.error.clone())
+                    });
+                    format!(
+                        "{}: {}",
+                        q.db_id,
+                        error.unwrap_or_else(|| "the engine could not run it".into())
+                    )
+                }
+                _ => continue,
+            };
+            why.entry(reason).or_default().push(q.id + 1);
         }
+        let reasons: Vec<String> = why
+            .into_iter()
+            .map(|(reason, lines)| {
+                let shown: Vec<String> = lines.iter().take(3).map(usize::to_string).collect();
+                let more = if lines.len() > 3 { ", …" } else { "" };
+                format!("line {}{more}: {reason}", shown.join(", "))
+            })
+            .collect();
+        problems.push(format!(
+            "{engine}: {} of {} questions of {} {} were not computed ({} without a database, {} \
+             the engine could not run): {}",
+            s.missing_db + s.engine_error,
+            s.questions,
+            flags.gold,
+            gold.display(),
+            s.missing_db,
+            s.engine_error,
+            first_few(&reasons)
+        ));
     }
-    Ok((report, code))
-}
-
-/// `{:<20}` cells after a 20-wide row name, as the evaluators'
-/// `print_formated_s` and `print_data` write them.
-fn row(out: &mut String, name: &str, cells: &[String]) {
-    let _ = write!(out, "{name:20}");
-    for c in cells {
-        let _ = write!(out, " {c:<20}");
+    if problems.is_empty() {
+        return Ok(());
     }
-    out.push('\n');
+    bail!(EngineFailure(format!(
+        "{}. No table is printed: it would count these questions as wrong, and the official \
+         evaluator stops on them{}",
+        problems.join(". "),
+        if kept {
+            " (the report in --out has every question)"
+        } else {
+            " (--out DIR keeps the report of every question)"
+        }
+    )))
 }
 
-/// Matches over every question of the level, as the evaluators divide
-/// (a question without a database counts as wrong).
-fn accuracy(l: &LevelSummary) -> f64 {
-    if l.questions == 0 {
-        0.0
-    } else {
-        l.matched as f64 / l.questions as f64
+/// `err` with the temporary layout's files named as the user's (`eval`
+/// reads copies of the gold and `tables.json`): each `(from, to)` of
+/// `renames` replaced, the exit code kept.
+fn in_user_terms(err: anyhow::Error, renames: &[(String, String)]) -> anyhow::Error {
+    let text = format!("{err:#}");
+    if !renames.iter().any(|(from, _)| text.contains(from)) {
+        return err;
     }
-}
-
-/// The Spider test-suite evaluator's `print_scores` for `--etype exec`.
-fn spider_table(levels: &std::collections::BTreeMap<String, LevelSummary>) -> String {
-    let cols = sqlwitness_report::level_columns(true);
-    let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
-    let mut out = String::new();
-    row(
-        &mut out,
-        "",
-        &cols.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-    );
-    row(
-        &mut out,
-        "count",
-        &cols
-            .iter()
-            .map(|c| get(c).questions.to_string())
-            .collect::<Vec<_>>(),
-    );
-    out.push_str("=====================   EXECUTION ACCURACY     =====================\n");
-    row(
-        &mut out,
-        "execution",
-        &cols
-            .iter()
-            .map(|c| format!("{:.3}", accuracy(&get(c))))
-            .collect::<Vec<_>>(),
-    );
-    out
-}
-
-/// BIRD mini-dev's `print_data` for EX (percentages, two decimals); the
-/// total is every question, with or without a difficulty.
-fn bird_table(
-    levels: &std::collections::BTreeMap<String, LevelSummary>,
-    questions: usize,
-    matched: usize,
-) -> String {
-    let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
-    let mut counts: Vec<String> = sqlwitness_report::DIFFICULTY_LEVELS
+    let text = renames
         .iter()
-        .map(|c| get(c).questions.to_string())
-        .collect();
-    counts.push(questions.to_string());
-    let mut scores: Vec<String> = sqlwitness_report::DIFFICULTY_LEVELS
-        .iter()
-        .map(|c| format!("{:.2}", accuracy(&get(c)) * 100.0))
-        .collect();
-    let total = LevelSummary {
-        questions,
-        matched,
-        ..Default::default()
-    };
-    scores.push(format!("{:.2}", accuracy(&total) * 100.0));
-    let mut out = String::new();
-    row(
-        &mut out,
-        "",
-        &sqlwitness_report::level_columns(false)
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>(),
-    );
-    row(&mut out, "count", &counts);
-    out.push_str(
-        "======================================    EX    =====================================\n",
-    );
-    row(&mut out, "EX", &scores);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::BTreeMap;
-
-    fn level(questions: usize, matched: usize) -> LevelSummary {
-        LevelSummary {
-            questions,
-            matched,
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn the_spider_table_is_print_scores_layout() {
-        let levels: BTreeMap<String, LevelSummary> = [
-            ("easy", level(4, 4)),
-            ("medium", level(3, 2)),
-            ("hard", level(2, 1)),
-            ("extra", level(1, 0)),
-            ("all", level(10, 7)),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-        let t = spider_table(&levels);
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(
-            lines[0],
-            format!(
-                "{:20} {:20} {:20} {:20} {:20} {:20}",
-                "", "easy", "medium", "hard", "extra", "all"
-            )
-        );
-        assert_eq!(
-            lines[1],
-            format!(
-                "{:20} {:<20} {:<20} {:<20} {:<20} {:<20}",
-                "count", 4, 3, 2, 1, 10
-            )
-        );
-        assert_eq!(
-            lines[2],
-            "=====================   EXECUTION ACCURACY     ====================="
-        );
-        assert_eq!(
-            lines[3],
-            format!(
-                "{:20} {:<20} {:<20} {:<20} {:<20} {:<20}",
-                "execution", "1.000", "0.667", "0.500", "0.000", "0.700"
-            )
-        );
-    }
-
-    #[test]
-    fn the_bird_table_counts_every_question_in_total() {
-        let levels: BTreeMap<String, LevelSummary> =
-            [("simple", level(2, 1)), ("moderate", level(1, 1))]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect();
-        let t = bird_table(&levels, 4, 2);
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(
-            lines[1],
-            format!("{:20} {:<20} {:<20} {:<20} {:<20}", "count", 2, 1, 0, 4)
-        );
-        assert_eq!(
-            lines[3],
-            format!(
-                "{:20} {:<20} {:<20} {:<20} {:<20}",
-                "EX", "50.00", "100.00", "0.00", "50.00"
-            )
-        );
+        .fold(text, |t, (from, to)| t.replace(from, to));
+    match exit::code_for(&err) {
+        exit::BAD_INPUT => BadInput(text).into(),
+        exit::ENGINE => EngineFailure(text).into(),
+        exit::CONTAINERS => ContainerFailure(text).into(),
+        exit::INTERRUPTED => err,
+        _ => anyhow::anyhow!(text),
     }
 }

@@ -11,11 +11,16 @@ use sqlwitness_report::{write_report_with, AuditNote, AuditNotes};
 use crate::exit::{self, BadInput};
 use crate::progress::Bars;
 
+mod levels;
+
 pub fn run(plan: &EvalPlan, audit: Option<&AuditNotes>) -> Result<i32> {
     let started = Instant::now();
     let report = sqlwitness_eval::evaluate(plan, &Bars { quiet: plan.quiet })?;
     write_report_with(&plan.out, &report, audit)?;
-    print_summary(&report);
+    print_summary_of(
+        &report,
+        plan.bench.format == sqlwitness_bench::BenchmarkFormat::Bird,
+    );
     say!(
         "report: {} ({:.2} s)",
         plan.out.join("report.json").display(),
@@ -46,6 +51,11 @@ pub fn run(plan: &EvalPlan, audit: Option<&AuditNotes>) -> Result<i32> {
 
 /// One line per engine on stderr.
 pub fn print_summary(report: &sqlwitness_report::Report) {
+    print_summary_of(report, false)
+}
+
+/// [`print_summary`], knowing whether the benchmark has BIRD's layout.
+fn print_summary_of(report: &sqlwitness_report::Report, bird_layout: bool) {
     for (engine, s) in &report.summary.engines {
         // The suite's accuracy where the run had one (`eval --suite`).
         let suite = match (s.suite_match, s.suite_ex) {
@@ -59,19 +69,7 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
         );
     }
     say!("({})", sqlwitness_report::EX_DEFINITIONS);
-    // The official evaluators' tables: EX by Spider hardness, EX and Soft
-    // F1 by BIRD difficulty.
-    for (engine, s) in &report.summary.engines {
-        for (levels, spider, what) in [
-            (&s.by_hardness, true, "by Spider hardness"),
-            (&s.by_difficulty, false, "by BIRD difficulty"),
-        ] {
-            if !levels.is_empty() {
-                say!("\n{engine} {what}:");
-                say_part!("{}", sqlwitness_report::official_table(levels, spider));
-            }
-        }
-    }
+    levels::print_level_tables(report, bird_layout);
     // `--ves-runs`: VES and R-VES per engine, with their spread across runs.
     let ves: Vec<(&str, &sqlwitness_report::VesSummary)> = report
         .summary
@@ -95,14 +93,6 @@ pub fn print_summary(report: &sqlwitness_report::Report) {
                 contrasts.len()
             );
         }
-    }
-    let unread = report
-        .questions
-        .iter()
-        .filter(|q| q.hardness_error.is_some())
-        .count();
-    if unread > 0 {
-        say!("({unread} gold queries the Spider evaluator's parser cannot read have no hardness: they count in `all` only; `hardness_error` in report.json says why)");
     }
 }
 

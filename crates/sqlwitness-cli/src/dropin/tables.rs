@@ -1,0 +1,215 @@
+//! The tables the official evaluators print, byte for byte: test-suite
+//! evaluator's `print_scores` (`--etype exec`) and BIRD mini-dev's
+//! `print_data` for EX, on standard output and in `--output_log_path`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use sqlwitness_report::LevelSummary;
+
+/// `print_data`'s banner on standard output.
+const BIRD_BANNER: &str =
+    "======================================    EX    =====================================";
+/// `print_data`'s banner in the log file: one space fewer after the metric
+/// than on standard output, as the official script writes it.
+const BIRD_LOG_BANNER: &str =
+    "======================================    EX   =====================================";
+/// The rule under the table, on standard output and in the log.
+pub(super) const BIRD_RULE: &str =
+    "===========================================================================================";
+
+/// `{:<20}` cells after a 20-wide row name, as the evaluators'
+/// `print_formated_s` and `print_data` write them.
+fn row(out: &mut String, name: &str, cells: &[String]) {
+    let _ = write!(out, "{name:20}");
+    for c in cells {
+        let _ = write!(out, " {c:<20}");
+    }
+    out.push('\n');
+}
+
+/// Matches over every question of the level, as the evaluators divide
+/// (the drop-ins print a table only when every question was computed).
+fn accuracy(l: &LevelSummary) -> f64 {
+    if l.questions == 0 {
+        0.0
+    } else {
+        l.matched as f64 / l.questions as f64
+    }
+}
+
+/// The Spider test-suite evaluator's `print_scores` for `--etype exec`.
+pub(super) fn spider_table(levels: &BTreeMap<String, LevelSummary>) -> String {
+    let cols = sqlwitness_report::level_columns(true);
+    let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
+    let mut out = String::new();
+    row(
+        &mut out,
+        "",
+        &cols.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+    );
+    row(
+        &mut out,
+        "count",
+        &cols
+            .iter()
+            .map(|c| get(c).questions.to_string())
+            .collect::<Vec<_>>(),
+    );
+    out.push_str("=====================   EXECUTION ACCURACY     =====================\n");
+    row(
+        &mut out,
+        "execution",
+        &cols
+            .iter()
+            .map(|c| format!("{:.3}", accuracy(&get(c))))
+            .collect::<Vec<_>>(),
+    );
+    out
+}
+
+/// BIRD mini-dev's `print_data` for EX (percentages, two decimals) as it
+/// prints it on standard output; the total is every question.
+pub(super) fn bird_table(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    matched: usize,
+) -> String {
+    bird_table_with(levels, questions, matched, BIRD_BANNER)
+}
+
+/// What `print_data` appends to `--output_log_path` for one table: the
+/// same rows under its own banner, framed by its first and last lines.
+pub(super) fn bird_log(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    matched: usize,
+) -> String {
+    format!(
+        "start calculate EX\n{}{BIRD_RULE}\nFinished EX evaluation for mini dev set\n\n",
+        bird_table_with(levels, questions, matched, BIRD_LOG_BANNER)
+    )
+}
+
+fn bird_table_with(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    matched: usize,
+    banner: &str,
+) -> String {
+    let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
+    let mut counts: Vec<String> = sqlwitness_report::DIFFICULTY_LEVELS
+        .iter()
+        .map(|c| get(c).questions.to_string())
+        .collect();
+    counts.push(questions.to_string());
+    let mut scores: Vec<String> = sqlwitness_report::DIFFICULTY_LEVELS
+        .iter()
+        .map(|c| format!("{:.2}", accuracy(&get(c)) * 100.0))
+        .collect();
+    let total = LevelSummary {
+        questions,
+        matched,
+        ..Default::default()
+    };
+    scores.push(format!("{:.2}", accuracy(&total) * 100.0));
+    let mut out = String::new();
+    row(
+        &mut out,
+        "",
+        &sqlwitness_report::level_columns(false)
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>(),
+    );
+    row(&mut out, "count", &counts);
+    out.push_str(banner);
+    out.push('\n');
+    row(&mut out, "EX", &scores);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(questions: usize, matched: usize) -> LevelSummary {
+        LevelSummary {
+            questions,
+            matched,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_spider_table_is_print_scores_layout() {
+        let levels: BTreeMap<String, LevelSummary> = [
+            ("easy", level(4, 4)),
+            ("medium", level(3, 2)),
+            ("hard", level(2, 1)),
+            ("extra", level(1, 0)),
+            ("all", level(10, 7)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let t = spider_table(&levels);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines[0],
+            format!(
+                "{:20} {:20} {:20} {:20} {:20} {:20}",
+                "", "easy", "medium", "hard", "extra", "all"
+            )
+        );
+        assert_eq!(
+            lines[1],
+            format!(
+                "{:20} {:<20} {:<20} {:<20} {:<20} {:<20}",
+                "count", 4, 3, 2, 1, 10
+            )
+        );
+        assert_eq!(
+            lines[2],
+            "=====================   EXECUTION ACCURACY     ====================="
+        );
+        assert_eq!(
+            lines[3],
+            format!(
+                "{:20} {:<20} {:<20} {:<20} {:<20} {:<20}",
+                "execution", "1.000", "0.667", "0.500", "0.000", "0.700"
+            )
+        );
+    }
+
+    #[test]
+    fn the_bird_table_counts_every_question_in_total() {
+        let levels: BTreeMap<String, LevelSummary> =
+            [("simple", level(2, 1)), ("moderate", level(1, 1))]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+        let t = bird_table(&levels, 4, 2);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines[1],
+            format!("{:20} {:<20} {:<20} {:<20} {:<20}", "count", 2, 1, 0, 4)
+        );
+        assert_eq!(lines[2], BIRD_BANNER);
+        assert_eq!(
+            lines[3],
+            format!(
+                "{:20} {:<20} {:<20} {:<20} {:<20}",
+                "EX", "50.00", "100.00", "0.00", "50.00"
+            )
+        );
+        // The log's banner has one space fewer after the metric.
+        let log = bird_log(&levels, 4, 2);
+        let log: Vec<&str> = log.lines().collect();
+        assert_eq!(log[0], "start calculate EX");
+        assert_eq!(log[3], BIRD_LOG_BANNER);
+        assert_eq!(BIRD_LOG_BANNER.len() + 1, BIRD_BANNER.len());
+        assert_eq!(log[5], BIRD_RULE);
+        assert_eq!(log[6], "Finished EX evaluation for mini dev set");
+    }
+}

@@ -1,0 +1,493 @@
+//! `spider-eval` and `bird-eval` end to end, the binary run on the shipped
+//! Spider example and on a small BIRD-style database: a table is printed
+//! only when every question of it was computed, files the official scripts
+//! would stop on are refused naming the user's file and the line, and the
+//! log and the native tables read as the official ones. SQLite only.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    sqlwitness_testkit::repo_root()
+}
+
+fn example() -> PathBuf {
+    repo().join("examples/spider-dev")
+}
+
+/// Runs sqlwitness from the repository root, no server configured.
+fn run(args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sqlwitness"));
+    c.current_dir(repo()).args(args);
+    for kind in sqlwitness_core::EngineKind::all() {
+        c.env_remove(kind.url_env())
+            .env_remove(kind.reader_url_env());
+    }
+    c.output().unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A refusal: `code`, nothing on standard output, and each of `named` in
+/// the message.
+fn refused(o: &Output, code: i32, named: &[&str]) -> String {
+    let e = err(o);
+    assert_eq!(o.status.code(), Some(code), "{e}");
+    assert_eq!(out(o), "", "a refusal prints no table: {e}");
+    for n in named {
+        assert!(e.contains(n), "`{n}` not named: {e}");
+    }
+    assert!(
+        !e.contains("sqlwitness-dropin-") && !e.contains("dev_gold.sql"),
+        "a temporary file named: {e}"
+    );
+    e
+}
+
+/// The example's questions on `dbs` as the Spider evaluator's files:
+/// `gold.sql` (`SQL<TAB>db_id`) and `pred.sql` (the gold's SQL, so every
+/// question matches).
+fn spider_files(dir: &Path, dbs: &[&str]) -> (PathBuf, PathBuf, usize) {
+    let text = std::fs::read_to_string(example().join("dev.json")).unwrap();
+    let questions: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let (mut gold, mut pred, mut n) = (String::new(), String::new(), 0);
+    for q in &questions {
+        let db = q["db_id"].as_str().unwrap();
+        if dbs.contains(&db) {
+            let sql = q["query"].as_str().unwrap().trim();
+            gold.push_str(&format!("{sql}\t{db}\n"));
+            pred.push_str(&format!("{sql}\n"));
+            n += 1;
+        }
+    }
+    let (g, p) = (dir.join("gold.sql"), dir.join("pred.sql"));
+    std::fs::write(&g, gold).unwrap();
+    std::fs::write(&p, pred).unwrap();
+    (g, p, n)
+}
+
+fn spider_eval(gold: &Path, pred: &Path, db: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "spider-eval",
+        "--gold",
+        s(gold),
+        "--pred",
+        s(pred),
+        "--db",
+        s(db),
+        "--etype",
+        "exec",
+        "-q",
+    ];
+    args.extend(extra);
+    run(&args)
+}
+
+const BIRD_GOLDS: [(&str, &str); 6] = [
+    ("SELECT count(*) FROM member", "simple"),
+    ("SELECT name FROM member WHERE age > 30", "simple"),
+    ("SELECT max(age) FROM member", "moderate"),
+    (
+        "SELECT name FROM member ORDER BY age DESC LIMIT 1",
+        "moderate",
+    ),
+    ("SELECT avg(age) FROM member", "challenging"),
+    ("SELECT min(age) FROM member", "challenging"),
+];
+
+/// BIRD mini-dev's files on one small database: `dev_databases/club`,
+/// the gold (`SQL<TAB>db_id`), the difficulties (JSON lines) and the
+/// predictions (BIRD JSON: the golds, the last one wrong).
+struct Bird {
+    dbs: PathBuf,
+    gold: PathBuf,
+    diff: PathBuf,
+    pred: PathBuf,
+}
+
+fn bird_files(dir: &Path) -> Bird {
+    let dbs = dir.join("dev_databases");
+    std::fs::create_dir_all(dbs.join("club")).unwrap();
+    let c = rusqlite::Connection::open(dbs.join("club/club.sqlite")).unwrap();
+    c.execute_batch(
+        "CREATE TABLE member (id INTEGER PRIMARY KEY, name TEXT, age INTEGER);
+         INSERT INTO member VALUES (1,'Ann',31),(2,'Bob',25),(3,'Cid',40),(4,'Dee',19);",
+    )
+    .unwrap();
+    let gold = dir.join("gold.sql");
+    let diff = dir.join("diff.jsonl");
+    let pred = dir.join("pred.json");
+    let mut g = String::new();
+    let mut d = String::new();
+    let mut p = serde_json::Map::new();
+    for (i, (sql, level)) in BIRD_GOLDS.iter().enumerate() {
+        g.push_str(&format!("{sql}\tclub\n"));
+        d.push_str(&format!(
+            "{{\"db_id\": \"club\", \"difficulty\": \"{level}\"}}\n"
+        ));
+        let predicted = if i == 5 { "SELECT 0" } else { sql };
+        p.insert(
+            i.to_string(),
+            format!("{predicted}\t----- bird -----\tclub").into(),
+        );
+    }
+    std::fs::write(&gold, g).unwrap();
+    std::fs::write(&diff, d).unwrap();
+    std::fs::write(&pred, serde_json::to_string_pretty(&p).unwrap()).unwrap();
+    Bird {
+        dbs,
+        gold,
+        diff,
+        pred,
+    }
+}
+
+fn bird_eval(gold: &Path, pred: &Path, dbs: &Path, extra: &[&str]) -> Output {
+    let root = format!("{}/", dbs.display());
+    let mut args = vec![
+        "bird-eval",
+        "--predicted_sql_path",
+        s(pred),
+        "--ground_truth_path",
+        s(gold),
+        "--db_root_path",
+        &root,
+        "--sql_dialect",
+        "SQLite",
+        "-q",
+    ];
+    args.extend(extra);
+    run(&args)
+}
+
+#[test]
+fn a_folder_of_links_prints_no_table_unless_allow_outside_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, pred, n) = spider_files(dir.path(), &["concert_singer", "pets_1"]);
+    let links = dir.path().join("links");
+    std::fs::create_dir(&links).unwrap();
+    for db in ["concert_singer", "pets_1"] {
+        std::os::unix::fs::symlink(example().join("database").join(db), links.join(db)).unwrap();
+    }
+    let o = spider_eval(&gold, &pred, &links, &[]);
+    refused(
+        &o,
+        3,
+        &["--db", s(&links), "is a link to", "--allow-outside-links"],
+    );
+    // With the flag, as `eval --allow-outside-links`, the links are read.
+    let o = spider_eval(&gold, &pred, &links, &["--allow-outside-links"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let table = out(&o);
+    let count = table.lines().nth(1).unwrap();
+    assert!(count.trim_end().ends_with(&n.to_string()), "{table}");
+    assert!(
+        table.lines().nth(3).unwrap().trim_end().ends_with("1.000"),
+        "{table}"
+    );
+
+    // A database missing from the folder: no table either (exit 2).
+    let (gold, pred, _) = spider_files(dir.path(), &["concert_singer", "wta_1"]);
+    let o = spider_eval(&gold, &pred, &example().join("database"), &[]);
+    refused(&o, 2, &["--db", "wta_1 (62 questions)", "missing"]);
+}
+
+#[test]
+fn bird_eval_needs_the_difficulties_and_prints_no_table_of_zeros() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bird_files(dir.path());
+    // The official script reads `--diff_json_path` unconditionally.
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[]);
+    refused(&o, 2, &["--diff_json_path"]);
+    // An entry without a difficulty, a level no question has.
+    let diff = dir.path().join("bad.jsonl");
+    let text = std::fs::read_to_string(&b.diff).unwrap();
+    std::fs::write(&diff, text.replacen("\"difficulty\"", "\"level\"", 1)).unwrap();
+    let d = format!("--diff_json_path={}", diff.display());
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d]);
+    refused(&o, 2, &[s(&diff), "line 1", "difficulty"]);
+    std::fs::write(&diff, text.replace("challenging", "moderate")).unwrap();
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d]);
+    refused(&o, 2, &[s(&diff), "no question is `challenging`"]);
+
+    let d = format!("--diff_json_path={}", b.diff.display());
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let lines: Vec<String> = out(&o).lines().map(str::to_string).collect();
+    assert_eq!(lines[0], "start calculate EX");
+    assert_eq!(
+        lines[2],
+        format!("{:20} {:<20} {:<20} {:<20} {:<20}", "count", 2, 2, 2, 6)
+    );
+    assert_eq!(
+        lines[4],
+        format!(
+            "{:20} {:<20} {:<20} {:<20} {:<20}",
+            "EX", "100.00", "100.00", "50.00", "83.33"
+        )
+    );
+}
+
+#[test]
+fn a_prediction_count_unlike_the_gold_is_refused_by_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, pred, n) = spider_files(dir.path(), &["concert_singer"]);
+    let text = std::fs::read_to_string(&pred).unwrap();
+    let short = dir.path().join("short.sql");
+    std::fs::write(&short, text.lines().skip(1).collect::<Vec<_>>().join("\n")).unwrap();
+    let o = spider_eval(&gold, &short, &example().join("database"), &[]);
+    refused(
+        &o,
+        2,
+        &[
+            s(&short),
+            s(&gold),
+            &format!("{} predictions", n - 1),
+            &format!("{n} gold queries"),
+        ],
+    );
+
+    let b = bird_files(&dir.path().join("bird"));
+    let mut preds: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&b.pred).unwrap()).unwrap();
+    preds.remove("5");
+    let short = dir.path().join("short.json");
+    std::fs::write(&short, serde_json::to_string(&preds).unwrap()).unwrap();
+    let d = format!("--diff_json_path={}", b.diff.display());
+    let o = bird_eval(&b.gold, &short, &b.dbs, &[&d]);
+    refused(
+        &o,
+        2,
+        &[s(&short), s(&b.gold), "5 predictions", "6 gold queries"],
+    );
+}
+
+#[test]
+fn errors_name_the_users_files_and_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, pred, _) = spider_files(dir.path(), &["concert_singer"]);
+    let db = example().join("database");
+    // Swapped: the predictions given as the gold.
+    let o = spider_eval(&pred, &gold, &db, &[]);
+    refused(&o, 2, &["--gold", s(&pred), "line 1", "swapped"]);
+    let b = bird_files(&dir.path().join("bird"));
+    let d = format!("--diff_json_path={}", b.diff.display());
+    let o = bird_eval(&b.pred, &b.gold, &b.dbs, &[&d]);
+    refused(
+        &o,
+        2,
+        &["--ground_truth_path", s(&b.pred), "line 1", "swapped"],
+    );
+    // What `eval` underneath refuses is named as the user's file too: a
+    // `db_id` that is not a name, a schema file that is not JSON.
+    let odd = dir.path().join("odd.sql");
+    std::fs::write(&odd, "SELECT 1\t../concert_singer\n").unwrap();
+    let one = dir.path().join("one.sql");
+    std::fs::write(&one, "SELECT 1\n").unwrap();
+    let o = spider_eval(&odd, &one, &db, &[]);
+    refused(&o, 2, &[s(&odd), "line 1"]);
+    let tables = dir.path().join("tables.json");
+    std::fs::write(&tables, "[{").unwrap();
+    let o = spider_eval(&gold, &pred, &db, &["--table", s(&tables)]);
+    refused(&o, 2, &[s(&tables)]);
+}
+
+#[test]
+fn a_blank_prediction_line_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, pred, n) = spider_files(dir.path(), &["concert_singer"]);
+    let db = example().join("database");
+    let lines: Vec<String> = std::fs::read_to_string(&pred)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let with_blank = |at: usize| {
+        let mut l = lines.clone();
+        l[at] = "  ".into();
+        let path = dir.path().join(format!("blank{at}.sql"));
+        std::fs::write(&path, l.join("\n") + "\n").unwrap();
+        path
+    };
+    // Inside: evaluation.py ends an interaction there and stops.
+    let p = with_blank(4);
+    let e = refused(&spider_eval(&gold, &p, &db, &[]), 2, &[s(&p), "line 5"]);
+    assert!(e.contains("number of sessions must equal"), "{e}");
+    // Last: evaluation.py drops it and pairs one prediction fewer.
+    let p = with_blank(n - 1);
+    let e = refused(
+        &spider_eval(&gold, &p, &db, &[]),
+        2,
+        &[s(&p), &format!("line {n}")],
+    );
+    assert!(e.contains("one prediction fewer"), "{e}");
+    // One blank line after the last prediction is the end of the file.
+    let p = dir.path().join("trailing.sql");
+    std::fs::write(&p, lines.join("\n") + "\n\n").unwrap();
+    let o = spider_eval(&gold, &p, &db, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_refused_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, pred, _) = spider_files(dir.path(), &["concert_singer"]);
+    let db = example().join("database");
+    let mut bytes = std::fs::read(&pred).unwrap();
+    let third = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(1)
+        .unwrap()
+        .0;
+    bytes.splice(
+        third + 1..third + 1,
+        b"SELECT 'caf\xe9' -- ".iter().copied(),
+    );
+    let bad = dir.path().join("latin1.sql");
+    std::fs::write(&bad, &bytes).unwrap();
+    let e = refused(
+        &spider_eval(&gold, &bad, &db, &[]),
+        2,
+        &["--pred", s(&bad), "line 3", "byte 12", "not UTF-8"],
+    );
+    assert!(e.contains("UnicodeDecodeError"), "{e}");
+    let e = refused(&spider_eval(&bad, &pred, &db, &[]), 2, &["--gold", s(&bad)]);
+    assert!(e.contains("line 3"), "{e}");
+
+    let b = bird_files(&dir.path().join("bird"));
+    let mut bytes = std::fs::read(&b.pred).unwrap();
+    let at = bytes.windows(8).position(|w| w == b"SELECT 0").unwrap();
+    bytes[at + 7] = 0xff;
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, &bytes).unwrap();
+    let d = format!("--diff_json_path={}", b.diff.display());
+    let line = bytes[..at].iter().filter(|&&c| c == b'\n').count() + 1;
+    refused(
+        &bird_eval(&b.gold, &bad, &b.dbs, &[&d]),
+        2,
+        &["--predicted_sql_path", s(&bad), &format!("line {line}")],
+    );
+}
+
+/// What mini-dev's `print_data` appends to `--output_log_path` for these
+/// scores and counts, as the official function wrote it.
+const OFFICIAL_LOG: &str = "start calculate EX\n                     simple               moderate             challenging          total               \ncount                2                    2                    2                    6                   \n======================================    EX   =====================================\nEX                   100.00               100.00               50.00                83.33               \n===========================================================================================\nFinished EX evaluation for mini dev set\n\n";
+
+#[test]
+fn the_bird_log_is_the_official_log_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bird_files(dir.path());
+    let log = dir.path().join("log.txt");
+    let d = format!("--diff_json_path={}", b.diff.display());
+    let l = format!("--output_log_path={}", log.display());
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d, &l]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), OFFICIAL_LOG);
+    // Appended, as the official script appends.
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d, &l]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        OFFICIAL_LOG.repeat(2)
+    );
+}
+
+/// The cells of the row of `table` (on `text`) whose name is `name`.
+fn cells<'a>(text: &'a str, heading: &str, name: &str) -> Vec<&'a str> {
+    let from = text
+        .find(heading)
+        .unwrap_or_else(|| panic!("{heading}: {text}"));
+    let row = text[from..]
+        .lines()
+        .find(|l| l.starts_with(name))
+        .unwrap_or_else(|| panic!("{name}: {text}"));
+    row[20..].split_whitespace().collect()
+}
+
+#[test]
+fn evals_tables_count_what_ex_divides_by_and_bird_runs_print_bird_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("spider");
+    // The example's wta_1 has no database: 62 questions left out of EX.
+    let o = run(&[
+        "eval",
+        "--bench",
+        s(&example()),
+        "--db",
+        "concert_singer,wta_1",
+        "--out",
+        s(&report),
+        "-q",
+    ]);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    let counts = cells(&e, "sqlite by Spider hardness:", "count");
+    let ex = cells(&e, "sqlite by Spider hardness:", "execution");
+    for (count, ex) in counts.iter().zip(&ex) {
+        let (count, ex): (f64, f64) = (count.parse().unwrap(), ex.parse().unwrap());
+        let matches = count * ex;
+        // Three decimals: within half a thousandth of each question.
+        assert!(
+            (matches - matches.round()).abs() <= count * 0.0005 + 1e-9,
+            "count {count} × EX {ex}: {e}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
+            .unwrap();
+    let sqlite = &json["summary"]["engines"]["sqlite"];
+    let with_db = sqlite["questions"].as_u64().unwrap() - sqlite["missing_db"].as_u64().unwrap();
+    assert_eq!(counts[4], with_db.to_string(), "{e}");
+    assert!(
+        e.contains("62 without a database") && e.contains("wta_1"),
+        "{e}"
+    );
+
+    // A BIRD layout: BIRD's table by difficulty, not Spider's by hardness.
+    let bench = dir.path().join("bird");
+    let b = bird_files(&bench);
+    let questions: Vec<serde_json::Value> = BIRD_GOLDS
+        .iter()
+        .enumerate()
+        .map(|(i, (sql, level))| {
+            serde_json::json!({"question_id": i, "db_id": "club", "question": "?",
+                "evidence": "", "SQL": sql, "difficulty": level})
+        })
+        .collect();
+    std::fs::write(
+        bench.join("dev.json"),
+        serde_json::to_string(&questions).unwrap(),
+    )
+    .unwrap();
+    let o = run(&[
+        "eval",
+        "--bench",
+        s(&bench),
+        "--pred",
+        s(&b.pred),
+        "--out",
+        s(&bench.join("out")),
+        "-q",
+    ]);
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(!e.contains("by Spider hardness"), "{e}");
+    assert!(!e.contains("have no hardness"), "{e}");
+    assert_eq!(
+        cells(&e, "sqlite by BIRD difficulty:", "count"),
+        ["2", "2", "2", "6"],
+        "{e}"
+    );
+}
