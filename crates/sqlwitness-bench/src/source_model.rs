@@ -322,6 +322,25 @@ pub fn target_type(
         return TargetType::Inferred("zerofill is a display width only MySQL keeps".into());
     }
     if from == to && matches!(to, Adapter::Mysql) {
+        // An unsigned integer is read back signed by the migration: one
+        // width up holds every value.
+        if p.unsigned {
+            let wider = match p.base.as_str() {
+                "tinyint" => "smallint",
+                "smallint" => "int",
+                "mediumint" | "int" | "integer" => "bigint",
+                _ => {
+                    return TargetType::Inferred(format!(
+                        "{} unsigned is read back signed: the migration decides from the values",
+                        p.base
+                    ))
+                }
+            };
+            return TargetType::Changed(
+                wider.to_string(),
+                format!("{} unsigned held as {wider} (signed, one width up)", p.base),
+            );
+        }
         // The same family: the type as written, with its character set and
         // collation — but MySQL's `_0900_` collations are MySQL's alone.
         let t = source_type.trim().to_string();
@@ -552,6 +571,22 @@ mod tests {
                 EngineKind::Mariadb
             ),
             TargetType::Changed(t, _) if t.ends_with("utf8mb4_unicode_520_ci")
+        ));
+    }
+
+    #[test]
+    fn unsigned_integers_go_one_width_up_within_the_mysql_family() {
+        assert!(matches!(
+            target_type(Mysql, "smallint unsigned", EngineKind::Mariadb),
+            TargetType::Changed(t, _) if t == "int"
+        ));
+        assert!(matches!(
+            target_type(Mysql, "tinyint(3) unsigned", Mysql),
+            TargetType::Changed(t, _) if t == "smallint"
+        ));
+        assert!(matches!(
+            target_type(Mysql, "bigint unsigned", Mysql),
+            TargetType::Inferred(_)
         ));
     }
 

@@ -59,8 +59,8 @@ pub use parse::{
     Dialects, MAX_CHAIN_OPERATORS, SQLITE_ONLY,
 };
 pub use rewrite::{
-    sqlite_view_query, tie_inclusive_rewrite, tie_inclusive_rewrite_in, translate, view_to_sqlite,
-    Rewrite, Translation, ViewQueryError,
+    sqlite_view_query, standard_quotes, tie_inclusive_rewrite, tie_inclusive_rewrite_in, translate,
+    view_to_sqlite, Rewrite, Translation, ViewQueryError,
 };
 pub use schema::{ForeignKey, SchemaInfo, TableInfo};
 pub use spider_eval::{

@@ -66,10 +66,17 @@ impl SourceViews {
                     .collect()
             }
         };
-        self.0
+        let mut reports: Vec<ViewReport> = self
+            .0
             .iter()
             .map(|(v, rows)| carry_one(&conn, adapter, v, rows, limit))
-            .collect()
+            .collect();
+        // A view over another view made later: again, while that helps.
+        again_while_it_helps(&mut reports, |i| {
+            let (v, rows) = &self.0[i];
+            carry_one(&conn, adapter, v, rows, limit)
+        });
+        reports
     }
 
     /// Carries every view into namespace `target` of `w`: the copy of the
@@ -86,23 +93,52 @@ impl SourceViews {
         target: &str,
         dialect: &sqlwitness_dialect::Dialect,
     ) -> Vec<ViewReport> {
-        self.0
-            .iter()
-            .map(|(v, source_rows)| {
-                let mut r = ViewReport {
-                    sql: Some(v.definition.clone()),
-                    ..ViewReport::new(&v.name)
-                };
-                match source_rows {
-                    Ok(source) => {
-                        r.rows = Some(source.rows.len() as u64);
-                        create_checked(w, target, dialect, &mut r, &v.definition, source);
-                    }
-                    Err(why) => r.note = Some(why.0.clone()),
+        let mut one = |i: usize| {
+            let (v, source_rows) = &self.0[i];
+            let mut r = ViewReport {
+                sql: Some(v.definition.clone()),
+                ..ViewReport::new(&v.name)
+            };
+            match source_rows {
+                Ok(source) => {
+                    r.rows = Some(source.rows.len() as u64);
+                    create_checked(w, target, dialect, &mut r, &v.definition, source);
                 }
-                r
+                Err(why) => r.note = Some(why.0.clone()),
+            }
+            r
+        };
+        let mut reports: Vec<ViewReport> = (0..self.0.len()).map(&mut one).collect();
+        again_while_it_helps(&mut reports, one);
+        reports
+    }
+}
+
+/// Tries again, pass after pass, the views not carried because a table or
+/// view they read was missing (a view over a view the source listed after
+/// it), as long as a pass carries one more.
+fn again_while_it_helps(reports: &mut [ViewReport], mut carry: impl FnMut(usize) -> ViewReport) {
+    let missing = |r: &ViewReport| {
+        !r.carried
+            && r.note.as_deref().is_some_and(|n| {
+                n.contains("no such table")
+                    || n.contains("doesn't exist")
+                    || n.contains("does not exist")
             })
-            .collect()
+    };
+    loop {
+        let todo: Vec<usize> = (0..reports.len())
+            .filter(|&i| missing(&reports[i]))
+            .collect();
+        let mut progress = false;
+        for i in todo {
+            let r = carry(i);
+            progress |= r.carried;
+            reports[i] = r;
+        }
+        if !progress {
+            break;
+        }
     }
 }
 

@@ -253,12 +253,10 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, O
         // prints for it, the value a decimal of the source's type held
         // (import stores one as REAL only when that round-trips exactly).
         (TargetKind::Numeric, Value::Int(i)) => return (Value::Decimal(i.to_string()), None),
-        (TargetKind::Numeric, Value::Float(f))
-            if f.is_finite()
-                && sqlite_real_text(*f).parse::<f64>().ok() == Some(*f)
-                && !sqlite_real_text(*f).contains('e') =>
-        {
-            return (Value::Decimal(sqlite_real_text(*f)), None)
+        // Written out without an exponent (`8.99e-5` → `0.0000899`: the
+        // decimal a server stores and reads back).
+        (TargetKind::Numeric, Value::Float(f)) if f.is_finite() => {
+            return (Value::Decimal(format!("{f}")), None)
         }
         (TargetKind::Text, Value::Int(i)) => i.to_string(),
         (TargetKind::Text | TargetKind::Numeric, Value::Float(f)) => sqlite_real_text(*f),

@@ -12,7 +12,7 @@
 mod to_sqlite;
 mod translate;
 
-pub use to_sqlite::{sqlite_view_query, view_to_sqlite, ViewQueryError};
+pub use to_sqlite::{sqlite_view_query, standard_quotes, view_to_sqlite, ViewQueryError};
 pub use translate::{translate, Translation};
 
 use serde::{Deserialize, Serialize};

@@ -51,6 +51,54 @@ pub fn view_to_sqlite(
     Ok(statements[0].to_string())
 }
 
+/// `text` (SQLite's SQL: strings in `'…'` with `''`, names in `"…"` or
+/// backquotes) with backquoted names written in standard double quotes:
+/// SQLite reads both, PostgreSQL only the standard ones (a MySQL view
+/// carried into SQLite keeps MySQL's backquotes, which MySQL and MariaDB
+/// read as names and not as strings).
+pub fn standard_quotes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                // A string or a standard name, as it is.
+                out.push(c);
+                while let Some(d) = chars.next() {
+                    out.push(d);
+                    if d == c {
+                        if chars.peek() == Some(&c) {
+                            out.push(chars.next().unwrap_or(c));
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            '`' => {
+                let mut name = String::new();
+                while let Some(d) = chars.next() {
+                    if d == '`' {
+                        if chars.peek() == Some(&'`') {
+                            chars.next();
+                            name.push('`');
+                        } else {
+                            break;
+                        }
+                    } else {
+                        name.push(d);
+                    }
+                }
+                out.push('"');
+                out.push_str(&name.replace('"', "\"\""));
+                out.push('"');
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The query of a SQLite `CREATE VIEW` statement (as `sqlite_master`
 /// keeps it), or why it cannot be carried as one.
 pub fn sqlite_view_query(create: &str) -> Result<String, ViewQueryError> {
@@ -193,6 +241,10 @@ mod tests {
                    `o`.`cid`))) where (`c`.`total` > 10) group by `c`.`id`";
         let out = view_to_sqlite(def, Adapter::Mysql).unwrap();
         assert!(out.contains("count(0) AS `n`"), "{out}");
+        assert_eq!(
+            super::standard_quotes("SELECT `a`.`x``y` AS `we\"ird`, 'it''s `no`' FROM \"t\""),
+            "SELECT \"a\".\"x`y\" AS \"we\"\"ird\", 'it''s `no`' FROM \"t\""
+        );
         assert!(view_to_sqlite("DROP TABLE t", Adapter::Mysql).is_err());
     }
 }
