@@ -558,8 +558,9 @@ pub trait Engine: Send + Sync {
 
     /// Stops, on the server, every query this engine is running now (an
     /// interrupted run: nothing it started outlives it). The queries return
-    /// errors to their callers, whose results must not be kept. Embedded
-    /// engines stop with the process and do nothing here.
+    /// errors to their callers, whose results must not be kept. An
+    /// embedded engine interrupts its statements and starts no other (the
+    /// process may go on: the Python API); by default, nothing.
     fn cancel_running(&self) {}
 
     /// Runs `sql` like [`Engine::execute`] with planner settings applied to

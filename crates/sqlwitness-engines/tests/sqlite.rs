@@ -148,6 +148,39 @@ fn timeout_interrupts_an_endless_query() {
     assert_eq!(rs.rows, vec![vec![Value::Int(1)]]);
 }
 
+/// An interrupted run: the statements running stop at their next step (a
+/// query with minutes left does not hold the run), and none starts after.
+#[test]
+fn cancel_running_stops_every_statement_now_and_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = std::sync::Arc::new(SqliteEngine::new());
+    let lim = QueryLimits {
+        timeout: Duration::from_secs(600),
+        max_rows: 10,
+        ..QueryLimits::default()
+    };
+    let endless =
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
+    let running: Vec<_> = (0..2)
+        .map(|_| {
+            let (e, db, lim) = (e.clone(), db.clone(), lim);
+            std::thread::spawn(move || e.execute(&db, endless, &lim))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    e.cancel_running();
+    for r in running {
+        let err = r.join().unwrap().unwrap_err();
+        assert_eq!(err.class, ErrorClass::Connection, "{err}");
+    }
+    let err = e.execute(&db, "SELECT 1", &lim).unwrap_err();
+    assert!(err.message.contains("interrupted"), "{err}");
+    // Another engine is not touched.
+    let other = SqliteEngine::new();
+    assert!(other.execute(&db, "SELECT 1", &lim).is_ok());
+}
+
 #[test]
 fn cartesian_explosion_hits_max_rows() {
     let dir = tempfile::tempdir().unwrap();

@@ -181,6 +181,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     let pb = progress.bar(todo.len() as u64, "eval");
     let fresh: Vec<QuestionReport> = pool.install(|| {
         todo.par_iter()
+            .filter(|_| !crate::interrupted())
             .map(|&i| {
                 let q = &plan.bench.questions[i];
                 let facts = DbFacts {

@@ -64,6 +64,11 @@ pub struct SqliteEngine {
     info: EngineInfo,
     dialect: Arc<Dialect>,
     idle: Mutex<HashMap<PathBuf, Vec<PooledConn>>>,
+    /// Statements running now, to interrupt on [`Engine::cancel_running`].
+    running: Mutex<BTreeMap<u64, InterruptHandle>>,
+    next_running: std::sync::atomic::AtomicU64,
+    /// Set by [`Engine::cancel_running`]: no statement starts any more.
+    cancelled: std::sync::atomic::AtomicBool,
 }
 
 impl Default for SqliteEngine {
@@ -96,6 +101,9 @@ impl SqliteEngine {
             },
             dialect: Arc::new(dialect),
             idle: Mutex::new(HashMap::new()),
+            running: Mutex::new(BTreeMap::new()),
+            next_running: std::sync::atomic::AtomicU64::new(0),
+            cancelled: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -200,15 +208,43 @@ impl SqliteEngine {
         limits: &QueryLimits,
         sink: &mut dyn RowSink,
     ) -> Result<Duration, DbError> {
+        use std::sync::atomic::Ordering;
+        let cancelled = || {
+            DbError::new(
+                ErrorClass::Connection,
+                None,
+                "the run was interrupted: the statement was not run to its end",
+            )
+        };
+        if self.cancelled.load(Ordering::SeqCst) {
+            return Err(cancelled());
+        }
         let path = db.sqlite_path.as_path();
         let pc = self.take(path)?;
         let deadline = Instant::now() + limits.timeout;
         set_deadline(&pc.deadline, Some(deadline));
         let ticket = watchdog().arm(deadline, pc.conn.get_interrupt_handle());
-        let result = self.run(&pc, sql, limits, sink);
+        let id = self.next_running.fetch_add(1, Ordering::SeqCst);
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, pc.conn.get_interrupt_handle());
+        // A cancel between the check above and the registration.
+        let result = if self.cancelled.load(Ordering::SeqCst) {
+            Err(cancelled())
+        } else {
+            self.run(&pc, sql, limits, sink)
+        };
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
         watchdog().disarm(ticket);
         set_deadline(&pc.deadline, None);
         self.give_back(path, pc);
+        if self.cancelled.load(Ordering::SeqCst) {
+            return Err(cancelled());
+        }
         result
     }
 }
@@ -244,6 +280,22 @@ impl Engine for SqliteEngine {
             ms: stepping.as_secs_f64() * 1000.0,
             method: TimingMethod::SqliteSteps,
         })
+    }
+
+    /// Interrupts every statement running now (SQLite stops it at its next
+    /// step, or before its first), and refuses every later one: an
+    /// interrupted run ends within a step, not when its slowest query does.
+    fn cancel_running(&self) {
+        self.cancelled
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        for handle in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
+            handle.interrupt();
+        }
     }
 }
 
