@@ -825,6 +825,13 @@ fn export(
         .other_objects()
         .map_err(|e| fail("the objects beside the tables", e))?;
     let schema = ns.schema().map_err(|e| fail("the tables", e))?;
+    // What the source's tables leave out (a partition carried as its
+    // parent, a table another schema's of that name hides), said once.
+    not_created.extend(schema.skipped.iter().map(|s| DumpNote {
+        line: 0,
+        statement: String::new(),
+        note: s.clone(),
+    }));
     let mut databases = Vec::new();
     for d in &opts.databases {
         let started = Instant::now();

@@ -749,6 +749,25 @@ impl Source for PgDumpNamespace {
             )
             .map_err(pg_error)?;
         let mut out = SourceSchema::default();
+        // A partition's rows are its parent's: read through the parent, and
+        // said so.
+        let partitions: Vec<(String, String)> = rt
+            .block_on(
+                sqlx::query_as(AssertSqlSafe(format!(
+                    "SELECT c.relname::text, p.relname::text FROM pg_class c \
+                     JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class p ON p.oid = i.inhparent \
+                     WHERE c.relkind IN ('r', 'p') AND c.relispartition AND {scope} \
+                     ORDER BY c.relname"
+                )))
+                .fetch_all(&mut *conn),
+            )
+            .map_err(pg_error)?;
+        for (partition, parent) in partitions {
+            out.skipped.push(format!(
+                "table {partition}: a partition of {parent}, whose rows it holds (carried as {parent})"
+            ));
+        }
         let mut located = std::collections::HashMap::new();
         for t in tables {
             let oid: i64 = t.get(0);
