@@ -5,20 +5,32 @@ The functions here run the command line's own library in this process (no
 subprocess): :func:`evaluate` is ``sqlwitness eval``, :func:`audit` is
 ``sqlwitness audit``, :func:`migrate` is ``sqlwitness migrate`` and :func:`run`
 any command by its arguments. A run releases the GIL; Ctrl-C (KeyboardInterrupt)
-cancels it as SIGINT does on the command line (its journal keeps what finished,
-``resume=True`` continues). A command that fails raises a :class:`SqlwitnessError`
-subclass carrying the command line's exit code.
+cancels it as SIGINT does on the command line (its journal in ``out`` keeps what
+finished; the same call with ``resume=True`` continues).
+
+Every option is a keyword argument with its type: a misspelt one is a
+``TypeError``, a value out of range a ``ValueError`` naming the argument
+(:class:`BadInputError`, before anything runs). A command that fails raises a
+:class:`SqlwitnessError` subclass carrying the command line's exit code, its
+message naming the Python arguments rather than the flags they became. Flags
+the API does not name go in ``extra_args``, as on the command line.
+
+Without ``out=``, a report lives in a temporary folder that is removed when the
+returned object is garbage-collected (see :class:`Report`).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
+import shutil
+import sys
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _native
+from . import _flags, _native, _questions
+from ._flags import Command
+from ._output import captured
+from ._reports import AuditReport, MigrateResult, Report, owned, temporary_folder
 from .errors import (
     BadInputError,
     ContainerError,
@@ -33,6 +45,7 @@ __version__: str = _native.__version__
 __all__ = [
     "AuditReport",
     "BadInputError",
+    "Completed",
     "ContainerError",
     "EngineError",
     "Interrupted",
@@ -46,228 +59,171 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+#: An engine by name (``postgresql`` and ``pg`` are accepted for ``postgres``).
+EngineName = Literal["sqlite", "postgres", "mysql", "mariadb"]
+#: One engine, or several: ``"sqlite"``, ``["sqlite", "postgres"]``.
+Engines = Union[EngineName, Sequence[EngineName]]
+#: One database name or several.
+Databases = Union[str, Sequence[str]]
 #: Predictions: a file (Spider text, BIRD JSON or JSONL), or one SQL text per
 #: question in question order (``None`` or ``""`` abstains).
 Predictions = Union[PathLike, Sequence[Optional[str]]]
 
+_COMPARE = ("strict", "spider", "bird")
+_TIES = ("strict", "aware")
+_COLUMN_ORDER = ("exact", "any")
+_VERIFY = ("load", "full")
 
-def run(*args: str) -> int:
+
+class Completed(int):
+    """The exit code of a command that finished (an ``int``: 0, or 3, 4, 5 with its
+    report written), with :attr:`output`, what it printed on standard output."""
+
+    output: str
+
+    def __new__(cls, exit_code: int, output: str = "") -> "Completed":
+        self = super().__new__(cls, exit_code)
+        self.output = output
+        return self
+
+    @property
+    def exit_code(self) -> int:
+        return int(self)
+
+
+def run(*args: Union[str, "os.PathLike[str]"], echo: bool = True) -> Completed:
     """Runs one command by its arguments, as ``sqlwitness ARGS...`` would, in this
     process. Returns the exit code of a command that finished (0, or 3, 4, 5 with
-    its report written); raises a :class:`SqlwitnessError` for one that failed."""
-    code, message = _native.run(["sqlwitness", *map(str, args)])
-    if message is not None:
+    its report written) as a :class:`Completed`, whose ``output`` is what the
+    command printed on standard output (``--help`` and ``--version`` included);
+    with ``echo`` (the default) that text is also written to ``sys.stdout``, where
+    a notebook shows it. Standard error (progress, warnings) is not captured.
+    Raises a :class:`SqlwitnessError` for a command that failed."""
+    argv = ["sqlwitness", *(os.fspath(a) if isinstance(a, os.PathLike) else str(a) for a in args)]
+    with captured() as printed:
+        code, message = _native.run(argv)
+    output = "".join(printed)
+    if message is not None and code == 0:
+        # --help and --version: clap's text, not an error.
+        output += message.rstrip("\n") + "\n"
+    if echo and output:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    if message is not None and code != 0:
         raise error_for(code, message)
+    return Completed(code, output)
+
+
+def _execute(cmd: Command) -> int:
+    """Runs the command an API function built; its failure named in Python terms."""
+    code, message = _native.run(["sqlwitness", *cmd.argv])
+    if message is not None:
+        if code == 0:
+            raise BadInputError(
+                f"extra_args: the command printed its help or version and ran nothing; "
+                f"use sqlwitness.run({cmd.argv[0]!r}, '--help')"
+            )
+        raise error_for(code, cmd.translate(message))
     return code
 
 
-def _flags(options: Mapping[str, Any]) -> List[str]:
-    """``name=value`` as ``--name value``; ``True`` as ``--name``; ``None`` and
-    ``False`` left out; a list or tuple repeats the flag."""
-    argv: List[str] = []
-    for name, value in options.items():
-        flag = "--" + name.replace("_", "-")
-        if value is None or value is False:
+#: Flags whose Python argument has another name.
+_RENAMED = {"pred": "predictions", "server": "servers", "reader": "readers", "all": "all_databases"}
+
+
+def _params(flags: str) -> Dict[str, str]:
+    """Each flag a function builds (space separated) → the Python argument it
+    stands for, as its messages name it."""
+    return {f: _RENAMED.get(f, f.replace("-", "_")) for f in flags.split()}
+
+
+_SHARED = "bench split engines db jobs server reader containers"
+_EVAL_PARAMS = _params(
+    _SHARED + " pred compare ties out limit timeout gold reference no-migrate column-order"
+    " keep-distinct float-tolerance suite legacy baseline tolerance resume"
+)
+_AUDIT_PARAMS = _params(
+    _SHARED + " out limit timeout gold reference no-migrate fail-on baseline tolerance resume"
+)
+_MIGRATE_PARAMS = _params(_SHARED + " all force verify log-dir")
+
+
+def _text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: a str, got {type(value).__name__}")
+    return value
+
+
+def _paths(name: str, mapping: Optional[Mapping[str, PathLike]]) -> Optional[Mapping[str, str]]:
+    if mapping is None:
+        return None
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"{name}: a mapping engine → file, got {type(mapping).__name__}")
+    return {str(k): _flags.path(f"{name}[{k!r}]", v) for k, v in mapping.items()}
+
+
+def _common(cmd: Command, bench: Any, split: Any, engines: Any) -> str:
+    """``--bench``, ``--split`` and ``--engines``; the benchmark's path."""
+    bench_path = _flags.path("bench", bench)
+    cmd.add("bench", bench_path)
+    cmd.add("split", _text("split", split))
+    cmd.add("engines", _flags.engines("engines", engines))
+    return bench_path
+
+
+def _servers(cmd: Command, servers: Any, readers: Any, containers: Any) -> None:
+    cmd.pairs("server", _flags.urls("servers", servers))
+    cmd.pairs("reader", _flags.urls("readers", readers))
+    cmd.add("containers", _flags.flag_on("containers", containers))
+
+
+#: Predictions to pass: (engine or None, a file as given, or a list and the
+#: question each entry answers).
+_PredictionPlan = Tuple[Optional[str], Optional[str], Optional[List[Optional[str]]], List[int]]
+
+
+def _prediction_plans(
+    predictions: Any, bench: str, split: str, dbs: Sequence[str], limit: Optional[int]
+) -> List[_PredictionPlan]:
+    """Each prediction argument checked, lists against the questions (before
+    anything is written or run)."""
+    if predictions is None:
+        return []
+    items: List[Tuple[Optional[str], Any]]
+    if isinstance(predictions, Mapping):
+        items = [(str(k), v) for k, v in predictions.items()]
+    else:
+        items = [(None, predictions)]
+    plans: List[_PredictionPlan] = []
+    db_ids: Optional[List[str]] = None
+    read = False
+    for engine, given in items:
+        label = "predictions" if engine is None else f"predictions[{engine!r}]"
+        if isinstance(given, (str, os.PathLike)):
+            plans.append((engine, os.fspath(given), None, []))
             continue
-        if value is True:
-            argv.append(flag)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                argv += [flag, str(v)]
-        else:
-            argv += [flag, str(value)]
-    return argv
+        if isinstance(given, (bytes, Mapping)) or not isinstance(given, Iterable):
+            raise TypeError(
+                f"{label}: a file, or a sequence of SQL texts (None abstains), got {type(given).__name__}"
+            )
+        texts = list(given)
+        if not read:
+            db_ids, read = _questions.split_db_ids(bench, split), True
+        selected = _questions.selection(db_ids, dbs, limit) if db_ids is not None else None
+        ids = _questions.prediction_ids(label, len(texts), db_ids, selected, split)
+        plans.append((engine, None, texts, ids))
+    return plans
 
 
-def _pairs(flag: str, mapping: Optional[Mapping[str, Any]]) -> List[str]:
-    argv: List[str] = []
-    for engine, value in (mapping or {}).items():
-        argv += [flag, f"{engine}={value}"]
-    return argv
-
-
-def _out_folder(out: Optional[PathLike], what: str) -> Path:
-    if out is None:
-        return Path(tempfile.mkdtemp(prefix=f"sqlwitness-{what}-"))
-    return Path(out)
-
-
-def _prediction_file(preds: Predictions, out: Path, name: str) -> str:
-    """A prediction file for ``--pred``: a path as given, a list written as JSONL
-    (``{"id": i, "sql": ...}``, ``null`` abstains) into ``out``."""
-    if isinstance(preds, (str, os.PathLike)):
-        return os.fspath(preds)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"predictions-{name}.jsonl"
-    with open(path, "w", encoding="utf-8") as f:
-        for i, sql in enumerate(preds):
-            if sql is not None and not isinstance(sql, str):
-                raise BadInputError(f"predictions[{i}]: a SQL text or None, got {type(sql).__name__}")
-            f.write(json.dumps({"id": i, "sql": sql or None}, ensure_ascii=False) + "\n")
-    return os.fspath(path)
-
-
-def _read_json(path: Path) -> Dict[str, Any]:
-    with open(path, encoding="utf-8") as f:
-        data: Dict[str, Any] = json.load(f)
-    return data
-
-
-def _files(out: Path, names: Sequence[str]) -> Dict[str, Path]:
-    return {n: out / n for n in names if (out / n).exists()}
-
-
-class Report:
-    """The report of an ``eval`` run (``report.json`` and its siblings in ``out``)."""
-
-    def __init__(self, out: PathLike, exit_code: int = 0) -> None:
-        self.out = Path(out)
-        #: The command line's exit code: 0, 3 (questions ended ``engine_error``) or
-        #: 4 (a regression against ``baseline``); the report is written in each case.
-        self.exit_code = exit_code
-        #: ``report.json`` as plain data (format described in docs/report-format.md).
-        self.data: Dict[str, Any] = _read_json(self.out / "report.json")
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0
-
-    @property
-    def summary(self) -> Dict[str, Any]:
-        """``summary`` of report.json: per engine the verdict counts, EX, tie-aware EX,
-        ``by_hardness`` and ``by_difficulty``; the scores."""
-        summary: Dict[str, Any] = self.data["summary"]
-        return summary
-
-    @property
-    def questions(self) -> List[Dict[str, Any]]:
-        """Every question as report.json holds it (its outcome per engine under
-        ``engines``)."""
-        questions: List[Dict[str, Any]] = self.data["questions"]
-        return questions
-
-    def ex(self, engine: str = "sqlite") -> float:
-        """Execution accuracy on ``engine``."""
-        return float(self.summary["engines"][engine]["ex"])
-
-    def outcomes(self) -> List[Dict[str, Any]]:
-        """One flat row per question and engine: ``id``, ``db_id``, ``engine``,
-        ``verdict``, ``reason``, ``hardness``, ``difficulty``, the SQL texts, the
-        error classes and ``soft_f1``."""
-        rows: List[Dict[str, Any]] = []
-        for q in self.questions:
-            for engine, o in q["engines"].items():
-                gold = o.get("gold") or {}
-                pred = o.get("pred") or {}
-                rows.append(
-                    {
-                        "id": q["id"],
-                        "db_id": q["db_id"],
-                        "engine": engine,
-                        "verdict": o["verdict"],
-                        "reason": o.get("reason"),
-                        "hardness": q.get("hardness"),
-                        "difficulty": q.get("difficulty"),
-                        "question": q.get("question"),
-                        "gold_sql": o.get("gold_sql") or q.get("gold_sql"),
-                        "pred_sql": o.get("pred_sql") or q.get("pred_sql"),
-                        "gold_error_class": gold.get("error_class"),
-                        "pred_error_class": pred.get("error_class"),
-                        "soft_f1": o.get("soft_f1"),
-                    }
-                )
-        return rows
-
-    def to_pandas(self) -> Any:
-        """:meth:`outcomes` as a pandas DataFrame (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError as e:
-            raise ImportError("Report.to_pandas needs pandas: pip install pandas") from e
-        return pd.DataFrame(self.outcomes())
-
-    def to_polars(self) -> Any:
-        """:meth:`outcomes` as a polars DataFrame (needs polars)."""
-        try:
-            import polars as pl
-        except ImportError as e:
-            raise ImportError("Report.to_polars needs polars: pip install polars") from e
-        return pl.DataFrame(self.outcomes())
-
-    @property
-    def files(self) -> Dict[str, Path]:
-        """The report files written: report.json, summary.md, report.html, junit.xml
-        (and baseline-diff.md with a baseline)."""
-        return _files(
-            self.out,
-            ["report.json", "summary.md", "report.html", "junit.xml", "baseline-diff.md"],
-        )
-
-    def __repr__(self) -> str:
-        parts = [
-            f"{e}: EX {s['ex']:.4f} ({s['match']}/{s['questions']})"
-            for e, s in self.summary["engines"].items()
-        ]
-        return f"<sqlwitness.Report {self.out} {'; '.join(parts)}>"
-
-
-class AuditReport:
-    """The report of an ``audit`` run (``audit.json`` and its siblings in ``out``)."""
-
-    def __init__(self, out: PathLike, exit_code: int = 0) -> None:
-        self.out = Path(out)
-        #: 0, 3, 4 (new findings against ``baseline``) or 5 (``fail_on`` exceeded).
-        self.exit_code = exit_code
-        self.data: Dict[str, Any] = _read_json(self.out / "audit.json")
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0
-
-    @property
-    def summary(self) -> Dict[str, Any]:
-        summary: Dict[str, Any] = self.data["summary"]
-        return summary
-
-    @property
-    def findings(self) -> List[Dict[str, Any]]:
-        """Every finding as audit.json holds it (docs/audit.md)."""
-        findings: List[Dict[str, Any]] = self.data["findings"]
-        return findings
-
-    def to_pandas(self) -> Any:
-        import pandas as pd
-
-        return pd.DataFrame(self.findings)
-
-    def to_polars(self) -> Any:
-        import polars as pl
-
-        return pl.DataFrame(self.findings)
-
-    @property
-    def files(self) -> Dict[str, Path]:
-        names = ["audit.json", "audit.md", "audit.html", "baseline-diff.md"]
-        names += [p.name for p in sorted(self.out.glob("gold_*.sql"))]
-        return _files(self.out, names)
-
-    def __repr__(self) -> str:
-        return f"<sqlwitness.AuditReport {self.out} {len(self.findings)} findings>"
-
-
-class MigrateResult:
-    """What ``migrate`` did: its exit code and the folder of its per-database logs."""
-
-    def __init__(self, exit_code: int, log_dir: Path) -> None:
-        self.exit_code = exit_code
-        self.log_dir = log_dir
-
-    @property
-    def logs(self) -> List[Path]:
-        return sorted(self.log_dir.glob("**/*")) if self.log_dir.exists() else []
-
-    def __repr__(self) -> str:
-        return f"<sqlwitness.MigrateResult exit {self.exit_code}, logs in {self.log_dir}>"
+def _add_predictions(cmd: Command, plans: Sequence[_PredictionPlan], out: Path) -> None:
+    for engine, file, texts, ids in plans:
+        if texts is not None:
+            label = "predictions" if engine is None else f"predictions[{engine!r}]"
+            written = out / f"predictions-{engine or 'api'}.jsonl"
+            _questions.write_predictions(texts, ids, written, label)
+            cmd.written.append((os.fspath(written), label))
+            file = os.fspath(written)
+        cmd.add("pred", file if engine is None else f"{engine}={file}")
 
 
 def evaluate(
@@ -275,81 +231,188 @@ def evaluate(
     split: str = "dev",
     predictions: Union[Predictions, Mapping[str, Predictions], None] = None,
     *,
-    engines: Sequence[str] = ("sqlite",),
-    compare: str = "strict",
-    ties: str = "strict",
+    engines: Engines = "sqlite",
+    compare: Literal["strict", "spider", "bird"] = "strict",
+    ties: Literal["strict", "aware"] = "strict",
     out: Optional[PathLike] = None,
+    db: Optional[Databases] = None,
+    limit: Optional[int] = None,
+    timeout: Optional[float] = None,
+    jobs: Optional[int] = None,
     gold: Optional[Mapping[str, PathLike]] = None,
+    reference: Optional[str] = None,
     servers: Optional[Mapping[str, str]] = None,
+    readers: Optional[Mapping[str, str]] = None,
     containers: bool = False,
+    no_migrate: bool = False,
+    column_order: Literal["exact", "any"] = "exact",
+    keep_distinct: bool = False,
+    float_tolerance: Optional[float] = None,
+    suite: Optional[PathLike] = None,
+    legacy: bool = False,
+    baseline: Optional[PathLike] = None,
+    tolerance: Optional[float] = None,
+    resume: bool = False,
     quiet: bool = True,
-    **options: Any,
+    extra_args: Sequence[str] = (),
 ) -> Report:
     """``sqlwitness eval``: runs gold and predicted SQL on every engine of ``engines``,
     compares and returns the :class:`Report`.
 
-    ``predictions``: a file, a list of SQL texts in question order (``None`` abstains),
-    or a mapping engine → either (each engine its own predictions); ``None`` is the
-    gold self-check. ``compare``: ``strict``, ``spider`` or ``bird``; ``ties``:
-    ``strict`` or ``aware``. ``out``: the report folder (default: a new temporary
-    folder). ``gold``: engine → an engine's own gold file. ``servers``: engine →
-    administrative URL (else ``SQLWITNESS_<ENGINE>_URL``). Every other ``eval`` flag
-    is a keyword argument: ``timeout=10``, ``jobs=2``, ``limit=50``, ``db=["concert_singer"]``,
-    ``legacy=True``, ``resume=True``, ``baseline="old/report.json"``, ...
+    ``predictions``: a file, a list of SQL texts in question order (``None``
+    abstains) — one per question of the split, or one per question ``db`` and
+    ``limit`` select; another length is a ``ValueError`` — or a mapping engine →
+    either (each engine its own predictions); ``None`` is the gold self-check.
+    ``engines``: a name or a list of names. ``compare``: ``strict``, ``spider`` or
+    ``bird``; ``ties``: ``strict`` or ``aware``. ``out``: the report folder
+    (default: a temporary folder removed with the :class:`Report`). ``db``: only
+    questions on these databases; ``limit``: only the first N of them.
+    ``timeout``: seconds a query (default 30); ``jobs``: worker threads (default:
+    the CPUs). ``gold``: engine → an engine's own gold file; ``reference``: the
+    engine whose gold judges the others (or ``"none"``). ``servers``: engine →
+    administrative URL (else ``SQLWITNESS_<ENGINE>_URL``); ``readers``: engine →
+    the login queries run as; ``containers``: start the server engines in Docker.
+    The others are ``eval``'s flags of the same name (docs/evaluation.md);
+    ``extra_args``: more flags, as on the command line (``["--ves-runs", "3"]``).
     """
-    out_dir = _out_folder(out, "eval")
-    argv = ["eval", "--bench", os.fspath(bench), "--split", split, "--out", os.fspath(out_dir)]
-    if isinstance(predictions, Mapping):
-        for engine, p in predictions.items():
-            argv += ["--pred", f"{engine}={_prediction_file(p, out_dir, engine)}"]
-    elif predictions is not None:
-        argv += ["--pred", _prediction_file(predictions, out_dir, "api")]
-    argv += ["--engines", ",".join(engines), "--compare", compare, "--ties", ties]
-    argv += _pairs("--gold", gold) + _pairs("--server", servers)
-    argv += _flags({"containers": containers, "quiet": quiet, **options})
-    code = run(*argv)
-    return Report(out_dir, code)
+    cmd = Command("eval", _EVAL_PARAMS)
+    bench_path = _common(cmd, bench, split, engines)
+    dbs = _flags.names("db", db)
+    first = _flags.count("limit", limit)
+    cmd.add("compare", _flags.choice("compare", compare, _COMPARE))
+    cmd.add("ties", _flags.choice("ties", ties, _TIES))
+    cmd.add("column-order", _flags.choice("column_order", column_order, _COLUMN_ORDER))
+    cmd.add("db", ",".join(dbs) or None)
+    cmd.add("limit", first)
+    cmd.add("timeout", _flags.number("timeout", timeout))
+    cmd.add("jobs", _flags.count("jobs", jobs))
+    cmd.add("float-tolerance", _flags.number("float_tolerance", float_tolerance))
+    cmd.add("tolerance", _flags.number("tolerance", tolerance))
+    cmd.pairs("gold", _paths("gold", gold))
+    cmd.add("reference", None if reference is None else _text("reference", reference))
+    _servers(cmd, servers, readers, containers)
+    cmd.add("no-migrate", _flags.flag_on("no_migrate", no_migrate))
+    cmd.add("keep-distinct", _flags.flag_on("keep_distinct", keep_distinct))
+    cmd.add("suite", _flags.optional_path("suite", suite))
+    cmd.add("legacy", _flags.flag_on("legacy", legacy))
+    cmd.add("baseline", _flags.optional_path("baseline", baseline))
+    cmd.add("resume", _flags.flag_on("resume", resume))
+    cmd.add("quiet", _flags.flag_on("quiet", quiet))
+    cmd.extra(extra_args)
+    plans = _prediction_plans(predictions, bench_path, split, dbs, first)
+    temporary = temporary_folder("eval") if out is None else None
+    out_dir = temporary or Path(_flags.path("out", out))
+    try:
+        cmd.add("out", os.fspath(out_dir))
+        _add_predictions(cmd, plans, out_dir)
+        code = _execute(cmd)
+        report: Report = owned(Report(out_dir, code), temporary)
+        return report
+    except BaseException:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+        raise
 
 
 def audit(
     bench: PathLike,
     split: str = "dev",
     *,
-    engines: Sequence[str] = ("sqlite",),
+    engines: Engines = "sqlite",
     out: Optional[PathLike] = None,
+    db: Optional[Databases] = None,
+    limit: Optional[int] = None,
+    timeout: Optional[float] = None,
+    jobs: Optional[int] = None,
+    gold: Optional[Mapping[str, PathLike]] = None,
+    reference: Optional[EngineName] = None,
     servers: Optional[Mapping[str, str]] = None,
+    readers: Optional[Mapping[str, str]] = None,
     containers: bool = False,
+    no_migrate: bool = False,
+    fail_on: Optional[Union[str, Sequence[str]]] = None,
+    baseline: Optional[PathLike] = None,
+    tolerance: Optional[float] = None,
+    resume: bool = False,
     quiet: bool = True,
-    **options: Any,
+    extra_args: Sequence[str] = (),
 ) -> AuditReport:
     """``sqlwitness audit``: the gold audit (nondeterminism proven on data, dialect
-    failures, rewrites); returns the :class:`AuditReport`. Other ``audit`` flags are
-    keyword arguments (``fail_on=["limit_ties=0"]``, ``baseline=...``, ...)."""
-    out_dir = _out_folder(out, "audit")
-    argv = ["audit", "--bench", os.fspath(bench), "--split", split, "--out", os.fspath(out_dir)]
-    argv += ["--engines", ",".join(engines)] + _pairs("--server", servers)
-    argv += _flags({"containers": containers, "quiet": quiet, **options})
-    code = run(*argv)
-    return AuditReport(out_dir, code)
+    failures, rewrites); returns the :class:`AuditReport`. ``fail_on``: rules and
+    their thresholds (``["limit_ties=0"]``: exit code 5 beyond them); ``baseline``:
+    an earlier audit.json (exit code 4 on new findings beyond ``tolerance``). The
+    other arguments are :func:`evaluate`'s; ``extra_args``: more ``audit`` flags
+    (``["--shuffles", "5"]``)."""
+    cmd = Command("audit", _AUDIT_PARAMS)
+    _common(cmd, bench, split, engines)
+    cmd.add("db", ",".join(_flags.names("db", db)) or None)
+    cmd.add("limit", _flags.count("limit", limit))
+    cmd.add("timeout", _flags.number("timeout", timeout))
+    cmd.add("jobs", _flags.count("jobs", jobs))
+    cmd.add("tolerance", _flags.number("tolerance", tolerance))
+    cmd.pairs("gold", _paths("gold", gold))
+    cmd.add("reference", None if reference is None else _text("reference", reference))
+    _servers(cmd, servers, readers, containers)
+    cmd.add("no-migrate", _flags.flag_on("no_migrate", no_migrate))
+    cmd.add("fail-on", ",".join(_flags.names("fail_on", fail_on)) or None)
+    cmd.add("baseline", _flags.optional_path("baseline", baseline))
+    cmd.add("resume", _flags.flag_on("resume", resume))
+    cmd.add("quiet", _flags.flag_on("quiet", quiet))
+    cmd.extra(extra_args)
+    temporary = temporary_folder("audit") if out is None else None
+    out_dir = temporary or Path(_flags.path("out", out))
+    try:
+        cmd.add("out", os.fspath(out_dir))
+        code = _execute(cmd)
+        report: AuditReport = owned(AuditReport(out_dir, code), temporary)
+        return report
+    except BaseException:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+        raise
 
 
 def migrate(
     bench: PathLike,
     split: str = "dev",
     *,
-    engines: Sequence[str] = ("postgres", "mysql"),
+    engines: Engines = ("postgres", "mysql"),
+    db: Optional[Databases] = None,
+    all_databases: bool = False,
+    force: bool = False,
+    verify: Optional[Literal["load", "full"]] = None,
+    jobs: Optional[int] = None,
     servers: Optional[Mapping[str, str]] = None,
+    readers: Optional[Mapping[str, str]] = None,
     log_dir: Optional[PathLike] = None,
     containers: bool = False,
     quiet: bool = True,
-    **options: Any,
+    extra_args: Sequence[str] = (),
 ) -> MigrateResult:
     """``sqlwitness migrate``: copies the benchmark's SQLite databases to the server
-    engines and verifies them (already verified copies are skipped). Other flags are
-    keyword arguments (``all=True``, ``db=[...]``, ``force=True``, ``verify="full"``)."""
-    logs = _out_folder(log_dir, "migrate")
-    argv = ["migrate", "--bench", os.fspath(bench), "--split", split, "--log-dir", os.fspath(logs)]
-    argv += ["--engines", ",".join(engines)] + _pairs("--server", servers)
-    argv += _flags({"containers": containers, "quiet": quiet, **options})
-    code = run(*argv)
-    return MigrateResult(code, logs)
+    engines and verifies them (already verified copies are skipped). ``db``: these
+    databases (default: those the split's questions use); ``all_databases``: every
+    database of the benchmark (``--all``); ``force``: reload verified copies too;
+    ``verify``: ``load`` (default) or ``full``. ``log_dir``: the per-database logs
+    (default: a temporary folder removed with the :class:`MigrateResult`)."""
+    cmd = Command("migrate", _MIGRATE_PARAMS)
+    _common(cmd, bench, split, engines)
+    cmd.add("db", ",".join(_flags.names("db", db)) or None)
+    cmd.add("all", _flags.flag_on("all_databases", all_databases))
+    cmd.add("force", _flags.flag_on("force", force))
+    cmd.add("verify", None if verify is None else _flags.choice("verify", verify, _VERIFY))
+    cmd.add("jobs", _flags.count("jobs", jobs))
+    _servers(cmd, servers, readers, containers)
+    cmd.add("quiet", _flags.flag_on("quiet", quiet))
+    cmd.extra(extra_args)
+    temporary = temporary_folder("migrate") if log_dir is None else None
+    logs = temporary or Path(_flags.path("log_dir", log_dir))
+    try:
+        cmd.add("log-dir", os.fspath(logs))
+        code = _execute(cmd)
+        result: MigrateResult = owned(MigrateResult(code, logs), temporary)
+        return result
+    except BaseException:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+        raise

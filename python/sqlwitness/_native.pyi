@@ -7,4 +7,5 @@ def cli(argv: list[str]) -> int:
 
 def run(argv: list[str]) -> tuple[int, str | None]:
     """One command in this process: (exit code, None) when it finished, (exit code,
-    message) when it failed. KeyboardInterrupt cancels it."""
+    message) when it failed, (0, text) for --help and --version. Standard output is
+    flushed before it returns. KeyboardInterrupt cancels it."""

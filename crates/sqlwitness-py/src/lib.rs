@@ -21,7 +21,9 @@ fn cli(py: Python<'_>, argv: Vec<String>) -> i32 {
 
 /// One command in this process: `(exit_code, None)` when it finished
 /// (0, or 3/4/5 with its report written), `(exit_code, message)` when it
-/// failed. A KeyboardInterrupt while it runs cancels it (the journal
+/// failed, `(0, text)` for `--help` and `--version` (clap's text, not an
+/// error). What the command prints on standard output is flushed before
+/// it returns. A KeyboardInterrupt while it runs cancels it (the journal
 /// keeps what finished) and is raised once the run has stopped.
 #[pyfunction]
 fn run(py: Python<'_>, argv: Vec<String>) -> PyResult<(i32, Option<String>)> {
@@ -36,7 +38,12 @@ fn run(py: Python<'_>, argv: Vec<String>) -> PyResult<(i32, Option<String>)> {
     let worker = std::thread::Builder::new()
         .name("sqlwitness-run".into())
         .spawn(move || {
-            let _ = tx.send(sqlwitness_cli::run_embedded(argv));
+            let result = sqlwitness_cli::run_embedded(argv);
+            // Everything the command printed is written out before the run
+            // returns: the API reads standard output back (`run`'s `output`),
+            // and a line left in the buffer would land in the next command's.
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            let _ = tx.send(result);
         })?;
     let outcome = loop {
         match py.detach(|| recv_timeout(&rx)) {
