@@ -110,5 +110,26 @@ for engine in mysql mariadb; do
   rm -rf "$out/$engine-import"
   timed "$engine import" "$out/$engine-import.log" "$bin" import -q --engine "$engine" --server "$url" --dump "$my_dump_file" --out "$out/$engine-import" --db-id sale
 done
+# Copies on the other engines of the PostgreSQL dump's database: migrated
+# from the file import wrote, with the types of the source model beside it,
+# and without the model (the types inferred from the values), against the
+# MySQL client's floor above.
+bench="$out/pg-bench"
+rm -rf "$bench" && mkdir -p "$bench"
+cp -r "$out/pg-import" "$bench/database"
+echo '{"db_id": "sale", "gold": "SELECT count(*) FROM sale"}' > "$bench/dev.jsonl"
+untyped="$out/pg-bench-untyped"
+rm -rf "$untyped" && cp -r "$bench" "$untyped" && rm -f "$untyped"/database/sale/sale.source.json
+for engine in mysql mariadb; do
+  if [ "$engine" = mysql ]; then url="$mysql_url"; else url="$mariadb_url"; fi
+  timed "$engine copy of the postgres dump, typed by its source model" "$out/$engine-typed.log" \
+    "$bin" migrate -q --bench "$bench" --all --force --engines "$engine" --namespace-prefix sw_bench_typed_ \
+    --server "$engine=$url" --log-dir "$out/log-typed"
+  timed "$engine copy of the postgres dump, types inferred" "$out/$engine-untyped.log" \
+    "$bin" migrate -q --bench "$untyped" --all --force --engines "$engine" --namespace-prefix sw_bench_untyped_ \
+    --server "$engine=$url" --log-dir "$out/log-untyped"
+  port=3307; [ "$engine" = mariadb ] && port=3306
+  mysql -h127.0.0.1 -P$port -uroot -e "DROP DATABASE IF EXISTS sw_bench_typed_sale; DROP DATABASE IF EXISTS sw_bench_untyped_sale"
+done
 rm -f "$out/time.tmp"
 cat "$out/results.md"
