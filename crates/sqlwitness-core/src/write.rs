@@ -536,6 +536,16 @@ pub trait ServerSource: Source {
     /// table is copied).
     fn copy_foreign_key(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<(), DbError>;
 
+    /// Adds every foreign key of `table` to its copy in `ns` (after every
+    /// table is copied): one outcome per key, in the order of
+    /// `table.foreign_keys`. By default one [`ServerSource::copy_foreign_key`]
+    /// each; a backend may add them together.
+    fn copy_foreign_keys(&mut self, ns: &str, table: &SourceTable) -> Vec<Result<(), DbError>> {
+        (0..table.foreign_keys.len())
+            .map(|k| self.copy_foreign_key(ns, table, k))
+            .collect()
+    }
+
     /// Ends the sessions. A namespace made for a dump is dropped (only
     /// while it still holds sqlwitness's stamp) with its loader login; a
     /// live source is left as it was.

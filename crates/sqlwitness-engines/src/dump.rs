@@ -84,11 +84,28 @@ pub(crate) fn add_unique_keys(
 }
 
 /// `ALTER TABLE ns.table ADD FOREIGN KEY (…) REFERENCES ns.parent (…)` for
-/// foreign key `k` of `table` in the copy `ns`, names quoted with `quote`.
-/// A key that names no parent column references the parent's primary key
-/// where the server allows it (`parent_columns_needed` false), else it is
-/// refused.
+/// foreign key `k` of `table` in the copy `ns`, names quoted with `quote`
+/// (see [`foreign_key_clause`]).
 pub(crate) fn foreign_key_sql(
+    ns: &str,
+    table: &SourceTable,
+    k: usize,
+    quote: impl Fn(&str) -> String,
+    parent_columns_needed: bool,
+) -> Result<String, DbError> {
+    let clause = foreign_key_clause(ns, table, k, &quote, parent_columns_needed)?;
+    Ok(format!(
+        "ALTER TABLE {}.{} ADD {clause}",
+        quote(ns),
+        quote(&table.name)
+    ))
+}
+
+/// `FOREIGN KEY (…) REFERENCES ns.parent (…)` for foreign key `k` of
+/// `table` in the copy `ns`, names quoted with `quote`. A key that names no
+/// parent column references the parent's primary key where the server
+/// allows it (`parent_columns_needed` false), else it is refused.
+pub(crate) fn foreign_key_clause(
     ns: &str,
     table: &SourceTable,
     k: usize,
@@ -108,9 +125,7 @@ pub(crate) fn foreign_key_sql(
         _ => String::new(),
     };
     Ok(format!(
-        "ALTER TABLE {}.{} ADD FOREIGN KEY ({}) REFERENCES {}.{}{parent}",
-        quote(ns),
-        quote(&table.name),
+        "FOREIGN KEY ({}) REFERENCES {}.{}{parent}",
         list(&mut fk.columns.iter()),
         quote(ns),
         quote(&fk.parent_table)

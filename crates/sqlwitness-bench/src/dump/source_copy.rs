@@ -347,19 +347,17 @@ fn locked(
     }
     let mut fk_applied = Vec::new();
     for (t, _) in &copied {
-        let mut outcomes = Vec::new();
-        for k in 0..t.foreign_keys.len() {
-            let r = ns.copy_foreign_key(target, t, k);
-            if let Err(e) = &r {
+        let outcomes = ns.copy_foreign_keys(target, t);
+        for (fk, r) in t.foreign_keys.iter().zip(&outcomes) {
+            if let Err(e) = r {
                 copy.notes.push(format!(
                     "table {}: foreign key ({}) → {} not added: {}",
                     t.name,
-                    t.foreign_keys[k].columns.join(", "),
-                    t.foreign_keys[k].parent_table,
+                    fk.columns.join(", "),
+                    fk.parent_table,
                     e.message
                 ));
             }
-            outcomes.push(r);
         }
         fk_applied.push(outcomes);
     }

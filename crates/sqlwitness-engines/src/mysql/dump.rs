@@ -599,6 +599,181 @@ impl MysqlDumpNamespace {
     }
 }
 
+/// How a foreign key is added to a copy.
+enum Adding {
+    /// Every row of the copy matches the parent: added with the table's
+    /// other such keys in one `ALTER TABLE`, the rows not checked again.
+    Checked(String),
+    /// The parent's copy has no index on the key's columns (the server
+    /// refuses such a key): added alone, the server checking it.
+    ByServer(String),
+}
+
+impl MysqlDumpNamespace {
+    /// Adds foreign keys `keys` of `table` to its copy in `ns`: one outcome
+    /// each. mysqldump's preamble sets `FOREIGN_KEY_CHECKS=0`, so a dump's
+    /// rows may break its keys: each key is checked on the copy first, and
+    /// one that a row breaks is not added. The keys
+    /// that hold are then added together with the session's
+    /// `foreign_key_checks` off, which MySQL and MariaDB do in place —
+    /// with it on, each key rebuilds the table.
+    fn add_foreign_keys(
+        &mut self,
+        ns: &str,
+        table: &SourceTable,
+        keys: &[usize],
+    ) -> Vec<Result<(), DbError>> {
+        let target = format!("{}.{}", quote(ns), quote(&table.name));
+        let mut outcomes = Vec::with_capacity(keys.len());
+        let mut checked = Vec::new();
+        for (i, &k) in keys.iter().enumerate() {
+            outcomes.push(match self.adding(ns, table, k) {
+                Ok(Adding::Checked(clause)) => {
+                    checked.push((i, clause));
+                    Ok(())
+                }
+                Ok(Adding::ByServer(clause)) => {
+                    self.admin_exec(format!("ALTER TABLE {target} ADD {clause}"))
+                }
+                Err(e) => Err(e),
+            });
+        }
+        // Together (InnoDB builds the keys' indexes in one pass); when the
+        // server refuses that (a key's types, say), each alone, so that
+        // each refusal is its own key's.
+        let all = checked
+            .iter()
+            .map(|(_, clause)| format!("ADD {clause}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if checked.len() > 1
+            && self
+                .without_key_checks(format!("ALTER TABLE {target} {all}"))
+                .is_ok()
+        {
+            return outcomes;
+        }
+        for (i, clause) in checked {
+            outcomes[i] = self.without_key_checks(format!("ALTER TABLE {target} ADD {clause}"));
+        }
+        outcomes
+    }
+
+    /// How foreign key `k` of `table` is added to its copy in `ns`, or why
+    /// not (it names no parent column, or a row of the copy breaks it).
+    fn adding(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<Adding, DbError> {
+        let clause = crate::dump::foreign_key_clause(ns, table, k, quote, true)?;
+        let fk = &table.foreign_keys[k];
+        let parent_columns: Vec<&str> = fk
+            .parent_columns
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        if !self.has_index(ns, &fk.parent_table, &parent_columns)? {
+            return Ok(Adding::ByServer(clause));
+        }
+        match self.orphan(ns, table, k, &parent_columns)? {
+            None => Ok(Adding::Checked(clause)),
+            Some(key) => Err(DbError::refused(format!(
+                "a row's key ({}) matches no row of {}",
+                key.as_deref().unwrap_or("…"),
+                fk.parent_table
+            ))),
+        }
+    }
+
+    /// The first row of the copy of `table` in `ns` whose foreign key `k`
+    /// matches no row of the parent's copy on `parent_columns` (its key's
+    /// values, as text where they have one); `None` when every row does.
+    /// A key with a NULL in it references nothing (MATCH SIMPLE, as the
+    /// server's own check).
+    fn orphan(
+        &mut self,
+        ns: &str,
+        table: &SourceTable,
+        k: usize,
+        parent_columns: &[&str],
+    ) -> Result<Option<Option<String>>, DbError> {
+        let fk = &table.foreign_keys[k];
+        let c: Vec<String> = fk
+            .columns
+            .iter()
+            .map(|n| format!("c.{}", quote(n)))
+            .collect();
+        let p: Vec<String> = parent_columns
+            .iter()
+            .map(|n| format!("p.{}", quote(n)))
+            .collect();
+        let on = c
+            .iter()
+            .zip(&p)
+            .map(|(c, p)| format!("{p} = {c}"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let set = c
+            .iter()
+            .map(|c| format!("{c} IS NOT NULL"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let sql = format!(
+            "SELECT CAST(CONCAT_WS(', ', {}) AS CHAR) FROM {}.{} c LEFT JOIN {}.{} p ON {on} \
+             WHERE {set} AND {} IS NULL LIMIT 1",
+            c.join(", "),
+            quote(ns),
+            quote(&table.name),
+            quote(ns),
+            quote(&fk.parent_table),
+            p[0],
+        );
+        self.rt
+            .block_on(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_optional(&mut self.admin))
+            .map_err(my_error)
+    }
+
+    /// Whether `table` of the copy in `ns` has an index whose first columns
+    /// are `columns`.
+    fn has_index(&mut self, ns: &str, table: &str, columns: &[&str]) -> Result<bool, DbError> {
+        let parts: Vec<(String, Option<String>)> = self
+            .rt
+            .block_on(
+                sqlx::query_as(
+                    "SELECT CAST(INDEX_NAME AS CHAR), CAST(COLUMN_NAME AS CHAR) \
+                     FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? \
+                     ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+                )
+                .bind(ns)
+                .bind(table)
+                .fetch_all(&mut self.admin),
+            )
+            .map_err(my_error)?;
+        let mut indexes: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (index, column) in &parts {
+            let column = column.as_deref().unwrap_or("");
+            match indexes.last_mut() {
+                Some((name, cols)) if name == index => cols.push(column),
+                _ => indexes.push((index, vec![column])),
+            }
+        }
+        Ok(indexes.iter().any(|(_, cols)| {
+            cols.len() >= columns.len()
+                && cols
+                    .iter()
+                    .zip(columns)
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        }))
+    }
+
+    /// Runs `sql` on the administrative session with `foreign_key_checks`
+    /// off, then on again.
+    fn without_key_checks(&mut self, sql: String) -> Result<(), DbError> {
+        self.admin_exec("SET SESSION foreign_key_checks = 0".into())?;
+        let ran = self.admin_exec(sql);
+        let restored = self.admin_exec("SET SESSION foreign_key_checks = 1".into());
+        ran.and(restored)
+    }
+}
+
 impl DumpNamespace for MysqlDumpNamespace {
     fn run(&mut self, sql: String, limit: Duration) -> Result<(), DbError> {
         let rt = &self.rt;
@@ -886,8 +1061,14 @@ impl ServerSource for MysqlDumpNamespace {
     }
 
     fn copy_foreign_key(&mut self, ns: &str, table: &SourceTable, k: usize) -> Result<(), DbError> {
-        let sql = crate::dump::foreign_key_sql(ns, table, k, quote, true)?;
-        self.admin_exec(sql)
+        self.add_foreign_keys(ns, table, &[k])
+            .pop()
+            .unwrap_or(Ok(()))
+    }
+
+    fn copy_foreign_keys(&mut self, ns: &str, table: &SourceTable) -> Vec<Result<(), DbError>> {
+        let keys: Vec<usize> = (0..table.foreign_keys.len()).collect();
+        self.add_foreign_keys(ns, table, &keys)
     }
 
     fn close(&mut self) -> Result<(), DbError> {
