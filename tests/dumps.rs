@@ -2262,3 +2262,87 @@ fn a_query_that_reads_a_degraded_column_is_not_portable_there() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// A decimal past a double's digits, which the SQLite file holds as its
+/// exact text, is a decimal of the source's precision on the other
+/// engines, to the last digit.
+#[test]
+fn a_wide_decimal_stays_exact_on_the_other_engines() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = servers
+        .iter()
+        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
+        .cloned()
+    else {
+        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let out = bench.join("database");
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_wide"));
+    let (code, stderr) = import_with_copies(
+        pg,
+        &pg_url,
+        &fixture("types_postgres.sql"),
+        &out,
+        &["--db-id", "types"],
+        &prefix,
+    );
+    let _guard = DropCopies(pg, pg_url.clone(), out.clone());
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        r#"{"db_id": "types", "gold": "SELECT count(*) FROM carried"}"#,
+    )
+    .unwrap();
+    let mut checked = 0;
+    for (kind, url) in servers
+        .iter()
+        .filter(|(k, _)| adapter(*k) == Adapter::Mysql)
+    {
+        let o = bin()
+            .args(["migrate", "--bench"])
+            .arg(bench)
+            .args([
+                "--all",
+                "--engines",
+                kind.as_str(),
+                "--namespace-prefix",
+                &prefix,
+                "--server",
+                &format!("{kind}={url}"),
+                "-q",
+                "--log-dir",
+            ])
+            .arg(bench.join("log"))
+            .output()
+            .unwrap();
+        let ns = format!("{prefix}types");
+        let exact = admin::count(
+            url,
+            &format!(
+                "SELECT CAST(COUNT(*) AS SIGNED) FROM `{ns}`.`carried` \
+                 WHERE huge = 12345678901234567890.0123456789"
+            ),
+        );
+        let typed = admin::count(
+            url,
+            &format!(
+                "SELECT CAST(COUNT(*) AS SIGNED) FROM information_schema.COLUMNS \
+                 WHERE TABLE_SCHEMA = '{ns}' AND TABLE_NAME = 'carried' AND COLUMN_NAME = 'huge' \
+                 AND COLUMN_TYPE = 'decimal(30,10)'"
+            ),
+        );
+        sqlwitness_bench::drop_namespace(&sqlwitness_bench::MigrationTarget::new(*kind, url), &ns)
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!((typed, exact), (1, 1), "{kind}");
+        checked += 1;
+    }
+    assert!(checked > 0 || !sqlwitness_testkit::required());
+}

@@ -438,13 +438,19 @@ pub(crate) fn apply_model(
 
 /// Whether values the migration read as `inferred` load into a column of
 /// `kind` unchanged: an integer or real column's values into a decimal,
-/// integers into a real, anything into text, else only the same kind.
+/// integers into a real, else only the same kind — and the text of a
+/// source decimal SQLite could not hold as a real (past 15 digits) into
+/// that decimal, the only numeric type a model gives.
 fn kind_holds(kind: TargetKind, inferred: TargetKind) -> bool {
     use TargetKind::*;
     kind == inferred
         || matches!(
             (kind, inferred),
-            (Numeric, Integer) | (Numeric, Real) | (Real, Integer) | (Integer, Numeric)
+            (Numeric, Integer)
+                | (Numeric, Real)
+                | (Numeric, Text)
+                | (Real, Integer)
+                | (Integer, Numeric)
         )
 }
 
