@@ -781,8 +781,10 @@ fn own_database_left_out(text: &str, own: &str) -> String {
     let mut cuts = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let word = match t {
-            Tok::Word(w) if *w == own => w,
-            Tok::Quoted(q) if q.starts_with('`') && name_of(M, q) == own => q,
+            // The dump's own name as its statements read (`USE sakila`
+            // is read in upper case): compared without case.
+            Tok::Word(w) if w.eq_ignore_ascii_case(own) => w,
+            Tok::Quoted(q) if q.starts_with('`') && name_of(M, q).eq_ignore_ascii_case(own) => q,
             _ => continue,
         };
         let after_dot = i > 0 && toks[i - 1].punct(".");
@@ -1018,6 +1020,21 @@ mod tests {
             "/*!50001 CREATE ALGORITHM=UNDEFINED */ /*!50001 VIEW `v` AS select `f`.`title` AS \
              `t`, 'sakila.film' AS `s` from (`film` `f` join film_actor `fa` on((`fa`.`film_id` \
              = `f`.`film_id`))) */"
+        );
+        // Named without quotes (Sakila's own schema file: `USE sakila`, then
+        // `FROM sakila.film f`).
+        let mut ctx = Context::default();
+        my(&mut ctx, "USE sakila");
+        let Decision::Create { sql: Some(sql), .. } = my(
+            &mut ctx,
+            "CREATE DEFINER=CURRENT_USER SQL SECURITY INVOKER VIEW actor_info AS \
+             SELECT f.title FROM sakila.film f JOIN sakila.film_actor fa ON f.film_id = fa.film_id",
+        ) else {
+            panic!("a view is created");
+        };
+        assert!(
+            sql.ends_with("FROM film f JOIN film_actor fa ON f.film_id = fa.film_id"),
+            "{sql}"
         );
         // A table or alias that may share the name: the text as it is.
         for kept in [
