@@ -94,8 +94,10 @@ class Report:
 
     def outcomes(self) -> List[Dict[str, Any]]:
         """One flat row per question and engine: ``id``, ``db_id``, ``engine``,
-        ``verdict``, ``reason``, ``hardness``, ``difficulty``, the SQL texts, the
-        error classes and ``soft_f1``."""
+        ``verdict``, ``reason``, ``hardness``, ``difficulty``, the SQL texts, for the
+        gold and the prediction each their error class and message, row count and
+        duration in milliseconds, ``soft_f1``, and ``not_portable`` (the degraded
+        columns a query reads on that engine)."""
         rows: List[Dict[str, Any]] = []
         for q in self.questions:
             for engine, o in q["engines"].items():
@@ -115,7 +117,14 @@ class Report:
                         "pred_sql": o.get("pred_sql") or q.get("pred_sql"),
                         "gold_error_class": gold.get("error_class"),
                         "pred_error_class": pred.get("error_class"),
+                        "gold_error": gold.get("error"),
+                        "pred_error": pred.get("error"),
+                        "gold_rows": gold.get("row_count"),
+                        "pred_rows": pred.get("row_count"),
+                        "gold_ms": gold.get("duration_ms"),
+                        "pred_ms": pred.get("duration_ms"),
                         "soft_f1": o.get("soft_f1"),
+                        "not_portable": o.get("not_portable"),
                     }
                 )
         return rows
@@ -123,6 +132,48 @@ class Report:
     def to_pandas(self) -> Any:
         """:meth:`outcomes` as a pandas DataFrame (needs pandas)."""
         return optional_module("pandas", "Report.to_pandas").DataFrame(self.outcomes())
+
+    def _levels(self, key: str, engine: str) -> List[Dict[str, Any]]:
+        levels = self.summary["engines"][engine].get(key) or {}
+        return [{"level": level, **values} for level, values in levels.items()]
+
+    def by_hardness(self, engine: str = "sqlite") -> Any:
+        """Spider's table by hardness on ``engine`` (``questions``, ``match``,
+        ``ex``, ``soft_f1`` per level and ``all``) as a pandas DataFrame indexed
+        by level (needs pandas)."""
+        pd = optional_module("pandas", "Report.by_hardness")
+        return pd.DataFrame(self._levels("by_hardness", engine)).set_index("level")
+
+    def by_difficulty(self, engine: str = "sqlite") -> Any:
+        """BIRD's table by difficulty on ``engine`` as a pandas DataFrame indexed
+        by level (needs pandas); empty when the questions have no difficulty."""
+        pd = optional_module("pandas", "Report.by_difficulty")
+        rows = self._levels("by_difficulty", engine)
+        return pd.DataFrame(rows).set_index("level") if rows else pd.DataFrame()
+
+    def _repr_html_(self) -> str:
+        """The summary table, as a notebook shows this object."""
+        import html
+
+        head = "".join(
+            f"<th>{h}</th>"
+            for h in ("engine", "EX", "match", "mismatch", "gold_error", "pred_error", "engine_error")
+        )
+        rows = "".join(
+            "<tr>"
+            + f"<td>{html.escape(e)}</td>"
+            + f"<td>{s['ex']:.4f} ({s['match']}/{self.ex_questions(e)})</td>"
+            + "".join(
+                f"<td>{int(s.get(k, 0))}</td>"
+                for k in ("match", "mismatch", "gold_error", "pred_error", "engine_error")
+            )
+            + "</tr>"
+            for e, s in self.summary["engines"].items()
+        )
+        return (
+            f"<div><b>sqlwitness report</b> <code>{html.escape(str(self.out))}</code>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        )
 
     def to_polars(self) -> Any:
         """:meth:`outcomes` as a polars DataFrame (needs polars)."""

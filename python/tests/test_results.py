@@ -69,6 +69,26 @@ def test_report_repr_divides_as_ex_does() -> None:
     assert golds.ex("sqlite") == golds.summary["engines"]["sqlite"]["match"] / golds.ex_questions("sqlite")
 
 
+def test_results_within_reach() -> None:
+    preds = [None] * 1034
+    preds[0] = "SELECT count(*) FROM singer"
+    preds[1] = "SELEC nonsense"
+    report = sqlwitness.evaluate(EXAMPLE, "dev", preds)
+    rows = {r["id"]: r for r in report.outcomes()}
+    ok, bad = rows[0], rows[1]
+    assert ok["gold_rows"] == ok["pred_rows"] == 1
+    assert ok["gold_ms"] is not None and ok["pred_ms"] is not None
+    # Not a query the guard lets through: refused, with the reason.
+    assert bad["pred_error_class"] == "refused" and bad["pred_error"]
+    html = report._repr_html_()
+    assert "<table>" in html and "(1/972)" in html
+    pytest.importorskip("pandas")
+    table = report.by_hardness()
+    assert table.loc["all", "questions"] == 1034
+    assert list(table.columns)[:2] == ["questions", "match"]
+    assert report.by_difficulty().empty
+
+
 def test_optional_dependencies_say_how_to_install_them(monkeypatch: pytest.MonkeyPatch) -> None:
     report = sqlwitness.evaluate(EXAMPLE, "dev", limit=2)
     audit = sqlwitness.audit(EXAMPLE, "dev", limit=2)
