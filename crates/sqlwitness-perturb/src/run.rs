@@ -597,7 +597,7 @@ impl<'a> Run<'a> {
     /// why it is not available, if it is not.
     fn original_on_server(&self, r: &Reference<'_>, db: &str, path: &Path) -> Option<String> {
         let s = r.server;
-        let original = Database::with_prefix(db, path, &s.prefix);
+        let original = sqlwitness_bench::database_of(db, path, &s.prefix);
         let problem = match sqlwitness_bench::migrate_database(&original, &s.target, &s.migrate) {
             Ok(report) => report.problem(),
             Err(e) => Some(e.to_string()),
@@ -618,13 +618,16 @@ impl<'a> Run<'a> {
     fn scratch(
         r: &Reference<'a>,
         db: &str,
+        original_path: &Path,
         k: usize,
         pid: &str,
         ppath: &Path,
         applied: &[Planned],
     ) -> Result<Scratch<'a>, Unplaced> {
         let s = r.server;
-        let original = sqlwitness_core::namespace_for(&s.prefix, db);
+        // The original's namespace as the benchmark addresses it (with the
+        // suffix of a second benchmark's database of the same `db_id`).
+        let original = sqlwitness_bench::database_of(db, original_path, &s.prefix).namespace;
         let db = Database {
             db_id: pid.to_string(),
             sqlite_path: ppath.to_path_buf(),
@@ -716,7 +719,7 @@ impl<'a> Run<'a> {
             .map_err(|why| on(("perturbed copy not available".to_string(), why.to_string())))?;
         let gold = &r.server.golds[id];
         let original = originals.entry(id).or_insert_with(|| {
-            let original = Database::with_prefix(db, path, &r.server.prefix);
+            let original = sqlwitness_bench::database_of(db, path, &r.server.prefix);
             r.server.engine.execute(&original, gold, &self.limits)
         });
         verify(
@@ -854,8 +857,9 @@ impl<'a> Run<'a> {
             let verified = match (verified, &their_sql, &self.reference) {
                 (Ok(()), Some(their), Some(r)) => {
                     failed_gold = Some(their.clone());
-                    let copy = scratch
-                        .get_or_insert_with(|| Self::scratch(r, db, k, &pid, &ppath, &applied));
+                    let copy = scratch.get_or_insert_with(|| {
+                        Self::scratch(r, db, path, k, &pid, &ppath, &applied)
+                    });
                     self.verify_on_reference(r, db, path, q.id, their, copy, &mut originals.server)
                 }
                 (v, _, _) => v,
