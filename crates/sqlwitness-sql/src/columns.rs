@@ -943,15 +943,17 @@ fn output_name(e: &Expr) -> Option<String> {
     }
 }
 
-fn last_part(name: &ObjectName) -> Option<String> {
+/// The last part of a (possibly qualified) table name.
+pub(crate) fn last_part(name: &ObjectName) -> Option<String> {
     match name.0.last()? {
         ObjectNamePart::Identifier(i) => Some(i.value.clone()),
         ObjectNamePart::Function(_) => None,
     }
 }
 
-/// `ORDER BY name` naming an output alias of a SELECT body.
-fn is_output_alias(e: &Expr, body: &SetExpr) -> bool {
+/// `ORDER BY name` naming an output alias of a SELECT body (SQLite looks
+/// for an alias first).
+pub(crate) fn is_output_alias(e: &Expr, body: &SetExpr) -> bool {
     let (Expr::Identifier(i), SetExpr::Select(s)) = (e, body) else {
         return false;
     };

@@ -15,14 +15,15 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, Ident, Join, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart, OrderByKind,
-    Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement, TableFactor,
-    TableWithJoins, Visit, Visitor,
+    Expr, Ident, Join, JoinConstraint, JoinOperator, OrderByKind, Query, Select, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, Statement, TableFactor, TableWithJoins, Visit,
+    Visitor,
 };
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::tokenizer::Location;
 
 use super::{NameSet, Spellings};
+use crate::columns::{is_output_alias, last_part};
 use crate::parse::parse_bounded;
 
 /// The exact spelling of each column reference of `sql` (SQLite syntax)
@@ -451,25 +452,6 @@ fn column_parts(e: &Expr) -> Option<&[Ident]> {
         Expr::CompoundIdentifier(parts) => Some(parts),
         _ => None,
     }
-}
-
-fn last_part(name: &ObjectName) -> Option<String> {
-    match name.0.last()? {
-        ObjectNamePart::Identifier(i) => Some(i.value.clone()),
-        ObjectNamePart::Function(_) => None,
-    }
-}
-
-/// `ORDER BY name` naming an output alias of a SELECT body (SQLite looks
-/// for an alias first).
-fn is_output_alias(e: &Expr, body: &SetExpr) -> bool {
-    let (Expr::Identifier(i), SetExpr::Select(s)) = (e, body) else {
-        return false;
-    };
-    s.projection.iter().any(|item| match item {
-        SelectItem::ExprWithAlias { alias, .. } => alias.value.eq_ignore_ascii_case(&i.value),
-        _ => false,
-    })
 }
 
 fn constraint(j: &Join) -> Option<&JoinConstraint> {
