@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sqlwitness_core::{Ownership, StampState};
+use sqlwitness_core::{Migrator, Ownership, StampState};
 
 use super::{DatabaseImport, ImportOptions, ImportReport};
 use crate::{BenchError, DumpIdentity, ModelColumn, ModelTable, SourceModel};
@@ -94,10 +94,26 @@ impl SetAside {
     }
 }
 
-/// Whether the copy `import` made of `db_id` on the dump's own engine is
-/// there, complete, and stamped with the SQLite file's current content.
-fn source_copy_current(opts: &ImportOptions, prefix: &str, db_id: &str, path: &Path) -> bool {
-    let Ok(mut w) = sqlwitness_engines::open_migrator(opts.engine, &opts.url) else {
+/// The administrative connection to the dump's server in `slot`, opened
+/// on first use (`None` when it cannot be).
+fn opened<'a>(
+    slot: &'a mut Option<Option<Box<dyn Migrator>>>,
+    opts: &ImportOptions,
+) -> Option<&'a mut Box<dyn Migrator>> {
+    slot.get_or_insert_with(|| sqlwitness_engines::open_migrator(opts.engine, &opts.url).ok())
+        .as_mut()
+}
+
+/// Whether the copy `import` made of `db_id` on the dump's own engine (read
+/// over `w`) is there, complete, and stamped with the SQLite file's current
+/// content.
+fn source_copy_current(
+    w: Option<&mut Box<dyn Migrator>>,
+    prefix: &str,
+    db_id: &str,
+    path: &Path,
+) -> bool {
+    let Some(w) = w else {
         return false;
     };
     let ns = crate::database_of(db_id, path, prefix).namespace;
@@ -145,6 +161,8 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
     let mut same = Vec::new();
     let mut ours = Vec::new();
     let mut all_same = true;
+    // The dump's server, opened once when a copy there is to be checked.
+    let mut server = None;
     for d in &opts.databases {
         let path = sqlite_path(opts, &d.db_id);
         if !path.exists() {
@@ -164,36 +182,28 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
         let same_source = dump.same_bytes(identity)
             && model.engine == opts.engine.to_string()
             && model.chosen_tables == d.tables;
-        let copy_ok = match &opts.source_copy_prefix {
-            Some(prefix) => source_copy_current(opts, prefix, &d.db_id, &path),
-            None => true,
-        };
-        if same_source && copy_ok {
+        // The copy is checked only where the files are current.
+        let current = same_source
+            && match &opts.source_copy_prefix {
+                Some(prefix) => {
+                    source_copy_current(opened(&mut server, opts), prefix, &d.db_id, &path)
+                }
+                None => true,
+            };
+        if current {
             same.push(d.db_id.clone());
         } else {
             all_same = false;
         }
     }
     if all_same && !same.is_empty() {
-        let mut w = sqlwitness_engines::open_migrator(opts.engine, &opts.url).ok();
-        let server_version = w
-            .as_mut()
+        let server_version = opened(&mut server, opts)
             .and_then(|w| w.server_version().ok())
             .unwrap_or_default();
         return Ok(Fresh::UpToDate(Box::new(ImportReport {
             dump: Some(identity.path.clone()),
-            live_source: None,
-            engine: opts.engine.to_string(),
-            server_version,
-            statements: 0,
-            copied_rows: 0,
-            load_seconds: 0.0,
-            skipped: Vec::new(),
-            rewritten: Vec::new(),
-            not_created: Vec::new(),
-            databases: Vec::new(),
             up_to_date: same,
-            replaced: Vec::new(),
+            ..ImportReport::new(opts.engine, server_version)
         })));
     }
     if ours.is_empty() {

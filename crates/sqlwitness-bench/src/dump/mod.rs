@@ -248,6 +248,25 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
+    /// A report of nothing yet: the source's engine and server.
+    pub fn new(engine: EngineKind, server_version: String) -> ImportReport {
+        ImportReport {
+            dump: None,
+            live_source: None,
+            engine: engine.to_string(),
+            server_version,
+            statements: 0,
+            copied_rows: 0,
+            load_seconds: 0.0,
+            skipped: Vec::new(),
+            rewritten: Vec::new(),
+            not_created: Vec::new(),
+            databases: Vec::new(),
+            up_to_date: Vec::new(),
+            replaced: Vec::new(),
+        }
+    }
+
     /// Every database written and verified, and its copy on the dump's own
     /// engine made, where one was asked for.
     pub fn complete(&self) -> bool {
@@ -921,19 +940,9 @@ fn export(
     }
     list_not_carried(&mut not_created, others, &databases, opts.copy_only);
     Ok(ImportReport {
-        dump: None,
-        live_source: None,
-        engine: opts.engine.to_string(),
-        server_version,
-        statements: 0,
-        copied_rows: 0,
-        load_seconds: 0.0,
-        skipped: Vec::new(),
-        rewritten: Vec::new(),
         not_created,
         databases,
-        up_to_date: Vec::new(),
-        replaced: Vec::new(),
+        ..ImportReport::new(opts.engine, server_version)
     })
 }
 
