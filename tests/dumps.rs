@@ -35,6 +35,20 @@ fn adapter(kind: EngineKind) -> Adapter {
     sqlwitness_dialect::shipped(kind).adapter
 }
 
+/// The first server of `family` among `servers`; `None` (a failure where
+/// every engine is required) when there is none.
+fn first_server(servers: &[(EngineKind, String)], family: Adapter) -> Option<(EngineKind, String)> {
+    let found = servers.iter().find(|(k, _)| adapter(*k) == family).cloned();
+    if found.is_none() {
+        let which = match family {
+            Adapter::Postgres => "PostgreSQL",
+            _ => "MySQL or MariaDB",
+        };
+        assert!(!sqlwitness_testkit::required(), "{which} is required");
+    }
+    found
+}
+
 /// Runs `sqlwitness import`; the exit code and stderr. The copies it makes
 /// on the dump's own engine take a namespace prefix of the test's own and
 /// are dropped afterwards.
@@ -848,14 +862,7 @@ impl BirdStandIn {
     /// to be).
     fn import(servers: &[(EngineKind, String)]) -> Option<BirdStandIn> {
         let shared = sqlwitness_testkit::shared_data("bird_minidev")?;
-        let Some((pg, pg_url)) = servers
-            .iter()
-            .find(|(k, _)| adapter(*k) == Adapter::Postgres)
-            .cloned()
-        else {
-            assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
-            return None;
-        };
+        let (pg, pg_url) = first_server(servers, Adapter::Postgres)?;
         let dir = tempfile::tempdir().unwrap();
         let bench = dir.path();
         for f in [
@@ -1093,12 +1100,7 @@ fn a_suite_is_distilled_on_postgres_with_its_own_golds() {
 #[test]
 fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, url)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
-        .cloned()
-    else {
-        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+    let Some((pg, url)) = first_server(&servers, Adapter::Postgres) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -1229,12 +1231,7 @@ fn place_scratch(
 #[test]
 fn a_second_dump_of_the_same_databases_adds_its_engines_copy() {
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
-        .cloned()
-    else {
-        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+    let Some((pg, pg_url)) = first_server(&servers, Adapter::Postgres) else {
         return;
     };
     let mysqls: Vec<(EngineKind, String)> = servers
@@ -1386,12 +1383,7 @@ fn a_second_dump_of_the_same_databases_adds_its_engines_copy() {
 #[test]
 fn eval_imports_the_dumps_a_benchmark_names() {
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, _)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
-        .cloned()
-    else {
-        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+    let Some((pg, _)) = first_server(&servers, Adapter::Postgres) else {
         return;
     };
     let my = servers
@@ -1520,12 +1512,7 @@ fn bird_minidev_audited_with_postgres_as_the_reference() {
         return;
     };
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
-        .cloned()
-    else {
-        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+    let Some((pg, pg_url)) = first_server(&servers, Adapter::Postgres) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -1938,15 +1925,7 @@ fn a_mysql_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
 #[test]
 fn a_dumps_copies_on_other_engines_keep_its_types_and_collations() {
     let servers = sqlwitness_testkit::servers();
-    let Some((source, source_url)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Mysql)
-        .cloned()
-    else {
-        assert!(
-            !sqlwitness_testkit::required(),
-            "MySQL or MariaDB is required"
-        );
+    let Some((source, source_url)) = first_server(&servers, Adapter::Mysql) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -2193,15 +2172,7 @@ fn two_benchmarks_with_one_db_id_never_share_a_copy() {
 #[test]
 fn a_query_that_reads_a_degraded_column_is_not_portable_there() {
     let servers = sqlwitness_testkit::servers();
-    let Some((source, source_url)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Mysql)
-        .cloned()
-    else {
-        assert!(
-            !sqlwitness_testkit::required(),
-            "MySQL or MariaDB is required"
-        );
+    let Some((source, source_url)) = first_server(&servers, Adapter::Mysql) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -2269,12 +2240,7 @@ fn a_query_that_reads_a_degraded_column_is_not_portable_there() {
 #[test]
 fn a_wide_decimal_stays_exact_on_the_other_engines() {
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = servers
-        .iter()
-        .find(|(k, _)| adapter(*k) == Adapter::Postgres)
-        .cloned()
-    else {
-        assert!(!sqlwitness_testkit::required(), "PostgreSQL is required");
+    let Some((pg, pg_url)) = first_server(&servers, Adapter::Postgres) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
