@@ -230,16 +230,6 @@ fn unchanged(v: Value, kind: TargetKind, types: &TypeMap) -> Result<Value, Value
     }
 }
 
-/// Whether `s` is a plain decimal number (`-12.50`, `7`), as a server's
-/// decimal type reads it.
-fn is_decimal_text(s: &str) -> bool {
-    let t = s.strip_prefix('-').unwrap_or(s);
-    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-    !(int.is_empty() && frac.is_empty())
-        && int.bytes().all(|b| b.is_ascii_digit())
-        && frac.bytes().all(|b| b.is_ascii_digit())
-}
-
 /// Converts one source value to `kind`; `Some(stored text)` when the value
 /// changed (a coercion to record).
 pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, Option<String>) {
@@ -270,7 +260,9 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, O
         }
         // A decimal's exact text (import keeps one past a double's digits
         // as TEXT).
-        (TargetKind::Numeric, Value::Text(s)) if is_decimal_text(s) => {
+        (TargetKind::Numeric, Value::Text(s))
+            if sqlwitness_core::canonical_decimal(s).is_some() =>
+        {
             return (Value::Decimal(s.clone()), None)
         }
         (TargetKind::Text, Value::Int(i)) => i.to_string(),
