@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use sqlwitness_core::EngineKind;
 use sqlwitness_dialect::Adapter;
 
+use crate::migrate::fingerprint::modified_ns;
 use crate::BenchError;
 
 /// The version of [`target_type`]'s choices: a copy typed by another is
@@ -92,13 +93,6 @@ impl DumpIdentity {
     pub fn same_bytes(&self, other: &DumpIdentity) -> bool {
         self.bytes == other.bytes && self.sha256 == other.sha256
     }
-}
-
-fn modified_ns(meta: &std::fs::Metadata) -> u128 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos())
 }
 
 fn hex(bytes: &[u8]) -> String {

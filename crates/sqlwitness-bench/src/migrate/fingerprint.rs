@@ -57,7 +57,8 @@ struct Entry {
     fingerprint: String,
 }
 
-fn modified_ns(meta: &std::fs::Metadata) -> u128 {
+/// A file's modification time in nanoseconds since the epoch (0 unknown).
+pub(crate) fn modified_ns(meta: &std::fs::Metadata) -> u128 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())

@@ -13,7 +13,7 @@
 //! sqlwitness did not make is never touched. Everything lands in a
 //! [`MigrationReport`] ([`log`]).
 
-mod fingerprint;
+pub(crate) mod fingerprint;
 mod keys;
 mod log;
 mod original_types;
