@@ -48,6 +48,7 @@ __all__ = [
     "Completed",
     "ContainerError",
     "EngineError",
+    "EngineName",
     "Interrupted",
     "MigrateResult",
     "Report",
@@ -59,8 +60,9 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
-#: An engine by name (``postgresql`` and ``pg`` are accepted for ``postgres``).
-EngineName = Literal["sqlite", "postgres", "mysql", "mariadb"]
+#: An engine by name (``postgresql`` and ``pg`` are accepted for ``postgres``). A
+#: list kept in a variable is typed as one: ``engines: List[sqlwitness.EngineName]``.
+EngineName = Literal["sqlite", "postgres", "mysql", "mariadb", "duckdb"]
 #: One engine, or several: ``"sqlite"``, ``["sqlite", "postgres"]``.
 Engines = Union[EngineName, Sequence[EngineName]]
 #: One database name or several.
@@ -270,7 +272,8 @@ def evaluate(
     ``timeout``: seconds a query (default 30); ``jobs``: worker threads (default:
     the CPUs). ``gold``: engine → an engine's own gold file; ``reference``: the
     engine whose gold judges the others (or ``"none"``). ``servers``: engine →
-    administrative URL (else ``SQLWITNESS_<ENGINE>_URL``); ``readers``: engine →
+    administrative URL (else ``SQLWITNESS_<ENGINE>_URL``; for ``duckdb`` the folder
+    of its copies, ``duckdb:/path/to/folder``); ``readers``: engine →
     the login queries run as; ``containers``: start the server engines in Docker.
     The others are ``eval``'s flags of the same name (docs/evaluation.md);
     ``extra_args``: more flags, as on the command line (``["--ves-runs", "3"]``).

@@ -23,6 +23,7 @@ ENGINE_SPELLINGS: Dict[str, str] = {
     "pg": "postgres",
     "mysql": "mysql",
     "mariadb": "mariadb",
+    "duckdb": "duckdb",
 }
 
 #: The URL schemes of each server engine's administrative and reader URLs.
@@ -31,6 +32,10 @@ URL_SCHEMES: Dict[str, Tuple[str, ...]] = {
     "mysql": ("mysql", "mariadb"),
     "mariadb": ("mysql", "mariadb"),
 }
+
+#: The URL scheme of each engine whose URL names a folder of its own files
+#: (``duckdb:/path/to/folder``) rather than a server.
+FOLDER_SCHEMES: Dict[str, str] = {"duckdb": "duckdb"}
 
 #: Numeric arguments: (least, most, whether ``most`` is allowed, what the number
 #: is), the command line's ranges.
@@ -233,6 +238,8 @@ def url_problem(engine: str, url: str) -> Optional[str]:
     schemes = URL_SCHEMES.get(kind or "")
     if kind == "sqlite":
         return "is given for sqlite, which has no server"
+    if kind in FOLDER_SCHEMES:
+        return folder_url_problem(FOLDER_SCHEMES[kind], url)
     example = f"{schemes[0]}://USER@HOST:PORT/DATABASE" if schemes else "SCHEME://USER@HOST:PORT/DATABASE"
     if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url.strip()):
         return f"is not a URL (expected {example})"
@@ -244,4 +251,20 @@ def url_problem(engine: str, url: str) -> Optional[str]:
     if schemes and parts.scheme.lower() not in schemes:
         wanted = " or ".join(f"{s}://" for s in schemes)
         return f"has the scheme {parts.scheme}://, not {kind}'s ({wanted})"
+    return None
+
+
+def folder_url_problem(scheme: str, url: str) -> Optional[str]:
+    """Why ``url`` does not name a folder as ``scheme:/path/to/folder`` (or
+    ``scheme:///path/to/folder``), or ``None``."""
+    example = f"{scheme}:/path/to/folder"
+    text = url.strip()
+    if not text.startswith(f"{scheme}:"):
+        other = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*):", text)
+        if other and other.group(1).lower() != scheme:
+            return f"has the scheme {other.group(1)}:, not {scheme}: (expected {example})"
+        return f"is not a {scheme} URL (expected {example})"
+    rest = text[len(scheme) + 1 :]
+    if not (rest[2:] if rest.startswith("//") else rest):
+        return f"names no folder (expected {example})"
     return None

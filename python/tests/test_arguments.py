@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import inspect
 import tempfile
+import typing
 from pathlib import Path
 
 import pytest
 
 import sqlwitness
+from sqlwitness import _flags
+from sqlwitness._flags import Command
 from conftest import example_questions
 
 
@@ -67,6 +70,10 @@ def test_options_are_keyword_arguments_with_types(example: Path) -> None:
         sqlwitness.evaluate(example, "dev", timeot=5)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="timeot"):
         sqlwitness.audit(example, "dev", timeot=5)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="timeout"):
+        sqlwitness.migrate(example, "dev", timeout=5)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="echoes"):
+        sqlwitness.run("--version", echoes=False)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="timeout: a number"):
         sqlwitness.evaluate(example, "dev", timeout="5")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="extra_args"):
@@ -96,6 +103,80 @@ def test_a_value_out_of_range_names_the_argument(example: Path, argument: str, v
         sqlwitness.evaluate(example, "dev", **{argument: value})
     assert "--" not in str(e.value)
     assert isinstance(e.value, sqlwitness.BadInputError)
+
+
+@pytest.mark.parametrize(
+    "function, argument, value",
+    [
+        ("audit", "timeout", -1),
+        ("audit", "jobs", 0),
+        ("audit", "limit", 0),
+        ("audit", "tolerance", 2),
+        ("migrate", "jobs", 0),
+        ("migrate", "jobs", 2000),
+    ],
+)
+def test_every_function_names_the_argument_out_of_range(
+    example: Path, function: str, argument: str, value: float
+) -> None:
+    with pytest.raises(ValueError, match=rf"^{argument}={value!r}: expected ") as e:
+        getattr(sqlwitness, function)(example, "dev", **{argument: value})
+    assert "--" not in str(e.value)
+
+
+@pytest.mark.parametrize("function", ["evaluate", "audit", "migrate"])
+def test_an_unknown_engine_names_the_argument(example: Path, function: str) -> None:
+    with pytest.raises(ValueError) as e:
+        getattr(sqlwitness, function)(example, "dev", engines="nosuch")
+    message = str(e.value)
+    assert message.startswith("engines: unknown engine `nosuch`"), message
+    assert "--engines" not in message, message
+    assert isinstance(e.value, sqlwitness.BadInputError) and e.value.exit_code == 2
+
+
+def test_one_engine_is_one_name() -> None:
+    assert _flags.engines("engines", "sqlite") == "sqlite"
+    assert _flags.engines("engines", "duckdb") == "duckdb"
+    assert _flags.engines("engines", ["sqlite", "duckdb"]) == "sqlite,duckdb"
+    assert _flags.engines("engines", ("sqlite",)) == "sqlite"
+    assert _flags.engines("engines", " sqlite , postgres ") == "sqlite,postgres"
+    with pytest.raises(ValueError, match="^engines: no name given"):
+        _flags.engines("engines", "")
+    with pytest.raises(TypeError, match=r"^engines\[1\]: a name \(str\), got int"):
+        _flags.engines("engines", ["sqlite", 1])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="^engines: a name or a sequence of names, got bytes"):
+        _flags.engines("engines", b"sqlite")  # type: ignore[arg-type]
+    cmd = Command("eval", {"engines": "engines"})
+    cmd.add("engines", _flags.engines("engines", "sqlite"))
+    assert cmd.argv == ["eval", "--engines", "sqlite"]
+
+
+def test_an_audit_on_one_engine(example: Path) -> None:
+    audit = sqlwitness.audit(example, "dev", engines="sqlite", db="concert_singer", limit=2)
+    assert audit.data["run"]["engines"] == ["sqlite"]
+
+
+def test_duckdb_is_an_engine_name() -> None:
+    assert typing.get_args(sqlwitness.EngineName) == ("sqlite", "postgres", "mysql", "mariadb", "duckdb")
+    assert "EngineName" in sqlwitness.__all__
+    # Its URL names the folder of its copies.
+    for url in ("duckdb:/var/copies", "duckdb:///var/copies", "duckdb:copies"):
+        assert _flags.url_problem("duckdb", url) is None, url
+    problems = {
+        "duckdb:": "names no folder (expected duckdb:/path/to/folder)",
+        "duckdb://": "names no folder (expected duckdb:/path/to/folder)",
+        "/var/copies": "is not a duckdb URL (expected duckdb:/path/to/folder)",
+        "postgres://me@host/db": "has the scheme postgres:, not duckdb: (expected duckdb:/path/to/folder)",
+    }
+    for url, problem in problems.items():
+        assert _flags.url_problem("duckdb", url) == problem, url
+
+
+def test_a_duckdb_folder_url_is_checked_before_anything_runs(example: Path) -> None:
+    with pytest.raises(ValueError, match=r"^servers\['duckdb'\]: 'mysql://me:\*\*\*@h/db' has the scheme mysql:"):
+        sqlwitness.evaluate(example, "dev", engines=["sqlite", "duckdb"], servers={"duckdb": "mysql://me:pw@h/db"})
+    with pytest.raises(ValueError, match=r"^servers\['duckdb'\]: 'duckdb:' names no folder"):
+        sqlwitness.migrate(example, "dev", engines="duckdb", servers={"duckdb": "duckdb:"})
 
 
 def test_choices_are_checked(example: Path) -> None:
