@@ -33,11 +33,14 @@ def remove_with(owner: object, folder: Path) -> None:
 
 
 def optional_module(name: str, needed_by: str) -> ModuleType:
-    """The optional dependency ``name``, or an ImportError saying how to install it."""
+    """The optional dependency ``name``, or an ImportError saying how to install it
+    (a ModuleNotFoundError when the module is not there; the import's own error as
+    its cause)."""
     try:
         return importlib.import_module(name)
     except ImportError as e:
-        raise ImportError(f"{needed_by} needs {name}: pip install {name}") from e
+        kind = ModuleNotFoundError if isinstance(e, ModuleNotFoundError) else ImportError
+        raise kind(f"{needed_by} needs {name}: pip install {name}", name=name) from e
 
 
 def _read_json(path: Path) -> Dict[str, Any]:

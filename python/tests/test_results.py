@@ -4,9 +4,12 @@ their optional dependencies, and the temporary folders of calls without ``out=``
 from __future__ import annotations
 
 import gc
+import importlib.abc
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import List, Optional, Sequence
 
 import pytest
 
@@ -89,37 +92,123 @@ def test_results_within_reach() -> None:
     assert report.by_difficulty().empty
 
 
+#: Each method that needs an optional dependency: (class, method, module).
+OPTIONAL = [
+    ("Report", "to_pandas", "pandas"),
+    ("Report", "to_polars", "polars"),
+    ("Report", "by_hardness", "pandas"),
+    ("Report", "by_difficulty", "pandas"),
+    ("AuditReport", "to_pandas", "pandas"),
+    ("AuditReport", "to_polars", "polars"),
+]
+
+
+class BrokenInstall(importlib.abc.MetaPathFinder):
+    """An import of ``name`` that fails as a broken install does (a dependency of
+    the module does not load)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, fullname: str, path: Optional[Sequence[str]], target: object = None) -> None:
+        if fullname == self.name:
+            raise ImportError(f"{fullname}: numpy.core.multiarray failed to import")
+        return None
+
+
 def test_optional_dependencies_say_how_to_install_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    report = sqlwitness.evaluate(EXAMPLE, "dev", limit=2)
-    audit = sqlwitness.audit(EXAMPLE, "dev", limit=2)
-    for module in ("pandas", "polars"):
-        monkeypatch.setitem(sys.modules, module, None)  # import fails
-        for owner, result in (("Report", report), ("AuditReport", audit)):
-            method = getattr(result, f"to_{module}")
+    results = {
+        "Report": sqlwitness.evaluate(EXAMPLE, "dev", limit=2),
+        "AuditReport": sqlwitness.audit(EXAMPLE, "dev", limit=2),
+    }
+    # Not installed: a ModuleNotFoundError (an ImportError) naming the command.
+    for owner, method, module in OPTIONAL:
+        with monkeypatch.context() as m:
+            m.setitem(sys.modules, module, None)  # the import fails
             with pytest.raises(
-                ImportError, match=rf"^{owner}.to_{module} needs {module}: pip install {module}$"
-            ):
-                method()
+                ModuleNotFoundError, match=rf"^{owner}.{method} needs {module}: pip install {module}$"
+            ) as e:
+                getattr(results[owner], method)()
+            assert e.value.name == module
+    # Installed but broken: an ImportError saying the same, the import's own
+    # error as its cause.
+    for owner, method, module in OPTIONAL:
+        with monkeypatch.context() as m:
+            m.delitem(sys.modules, module, raising=False)
+            m.setattr(sys, "meta_path", [BrokenInstall(module), *sys.meta_path])
+            with pytest.raises(
+                ImportError, match=rf"^{owner}.{method} needs {module}: pip install {module}$"
+            ) as e:
+                getattr(results[owner], method)()
+            assert not isinstance(e.value, ModuleNotFoundError)
+            assert "numpy.core.multiarray failed to import" in str(e.value.__cause__)
 
 
-def test_temporary_folders_go_with_their_objects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+def ours(folder: Path) -> List[Path]:
+    """The temporary folders the package made in ``folder`` (``sqlwitness-*``)."""
+    return sorted(folder.glob("sqlwitness-*"))
+
+
+@pytest.fixture
+def temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder as the temporary folder of Python (``tempfile``) and of the
+    library (``TMPDIR``, which the Rust side reads)."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+def test_temporary_folders_go_with_their_objects(
+    temporary: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert ours(temporary) == []
     report = sqlwitness.evaluate(EXAMPLE, "dev", ["SELECT 1", None], limit=2)
-    folder = report.out
-    assert folder.parent == tmp_path and (folder / "report.html").is_file()
+    # The folder stays while the report is alive: its files can be opened.
+    assert ours(temporary) == [report.out]
+    assert (report.out / "report.html").is_file()
     assert Path(report.data["run"]["predictions"]).is_file()
     audit = sqlwitness.audit(EXAMPLE, "dev", limit=2)
-    assert audit.out.is_dir()
+    assert ours(temporary) == sorted([report.out, audit.out])
+    assert "audit.json" in audit.files
+    data = report.data
     del report, audit
     gc.collect()
-    assert list(tmp_path.iterdir()) == []
-    # A run that fails leaves nothing either (its predictions were written).
+    assert ours(temporary) == []
+    # Nothing else was left there either (the library's own scratch folders).
+    assert list(temporary.iterdir()) == []
+    # What was read stays in memory.
+    assert data["summary"]["engines"]["sqlite"]["questions"] == 2
+    # A call that fails leaves nothing (its predictions were written first).
     monkeypatch.delenv("SQLWITNESS_POSTGRES_URL", raising=False)
     monkeypatch.delenv("SQLWITNESS_POSTGRES_READER_URL", raising=False)
     with pytest.raises(sqlwitness.BadInputError, match="servers"):
         sqlwitness.evaluate(EXAMPLE, "dev", ["SELECT 1"], limit=1, engines="sqlite,postgres")
-    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(sqlwitness.BadInputError, match="^engines: "):
+        sqlwitness.audit(EXAMPLE, "dev", engines="nosuch")
+    with pytest.raises(sqlwitness.BadInputError, match="^engines: "):
+        sqlwitness.migrate(EXAMPLE, "dev", engines="nosuch")
+    # run() makes none.
+    done = sqlwitness.run("eval", "--bench", EXAMPLE, "--limit", "1", "--out", tmp_path / "run", "-q", echo=False)
+    assert done == 0
+    assert list(temporary.iterdir()) == []
     # A folder the caller gave stays.
     kept = sqlwitness.evaluate(EXAMPLE, "dev", limit=1, out=tmp_path / "kept").out
     gc.collect()
     assert (kept / "report.json").is_file()
+    assert list(temporary.iterdir()) == []
+
+
+def test_a_temporary_folder_goes_when_python_exits(temporary: Path) -> None:
+    program = (
+        "import sys, sqlwitness\n"
+        "report = sqlwitness.evaluate(sys.argv[1], 'dev', limit=1)\n"
+        "print(report.out)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program, str(EXAMPLE)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder.parent == temporary, folder
+    assert not folder.exists()
+    assert list(temporary.iterdir()) == []
