@@ -309,8 +309,7 @@ def evaluate(
         cmd.add("out", os.fspath(out_dir))
         _add_predictions(cmd, plans, out_dir)
         code = _execute(cmd)
-        report: Report = owned(Report(out_dir, code), temporary)
-        return report
+        return owned(Report(out_dir, code), temporary)
     except BaseException:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
@@ -367,8 +366,7 @@ def audit(
     try:
         cmd.add("out", os.fspath(out_dir))
         code = _execute(cmd)
-        report: AuditReport = owned(AuditReport(out_dir, code), temporary)
-        return report
+        return owned(AuditReport(out_dir, code), temporary)
     except BaseException:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
@@ -413,8 +411,7 @@ def migrate(
     try:
         cmd.add("log-dir", os.fspath(logs))
         code = _execute(cmd)
-        result: MigrateResult = owned(MigrateResult(code, logs), temporary)
-        return result
+        return owned(MigrateResult(code, logs), temporary)
     except BaseException:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)

@@ -17,9 +17,10 @@ import tempfile
 import weakref
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, TypeVar, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
+Owner = TypeVar("Owner")
 
 
 def temporary_folder(what: str) -> Path:
@@ -258,7 +259,7 @@ class MigrateResult:
         return f"<sqlwitness.MigrateResult exit {self.exit_code}, logs in {self.log_dir}>"
 
 
-def owned(result: Any, folder: Optional[Path]) -> Any:
+def owned(result: Owner, folder: Optional[Path]) -> Owner:
     """``result``, the temporary ``folder`` (if any) removed with it."""
     if folder is not None:
         remove_with(result, folder)
