@@ -163,7 +163,8 @@ fn summary(r: &Result<ResultSet, sqlwitness_core::DbError>) -> String {
 /// The shell command that runs `sql` on `judge`'s copy of the database by
 /// hand: `sqlite3` on the file, `psql` or `mysql` on the server's copy
 /// (psql's URL from `SQLWITNESS_<ENGINE>_URL`; the mysql client, which
-/// takes no URL, with `mysql_client`'s options).
+/// takes no URL, with `mysql_client`'s options), `duckdb` on the copy's
+/// file in the folder of `SQLWITNESS_DUCKDB_URL`.
 fn rerun_command(judge: &Target, sql: &str, mysql_client: &[String]) -> String {
     let quoted_ns = || {
         sqlwitness_dialect::shipped(judge.kind)
@@ -192,6 +193,12 @@ fn rerun_command(judge: &Target, sql: &str, mysql_client: &[String]) -> String {
                 shell_quote(&format!("USE {}; {sql}", quoted_ns()))
             )
         }
+        Adapter::Duckdb => format!(
+            "duckdb -readonly \"${{{}#duckdb:}}\"/{} -c {}",
+            judge.kind.url_env(),
+            shell_quote(&format!("{}.duckdb", judge.db.namespace)),
+            shell_quote(sql)
+        ),
     }
 }
 

@@ -469,8 +469,58 @@ pub fn target_type(
             };
             TargetType::Kept(t)
         }
+        Adapter::Duckdb => duckdb_target(&p, from, dec(&p)),
         _ => TargetType::Inferred("the target is SQLite".into()),
     }
+}
+
+/// [`target_type`] on DuckDB: integers of the same width and sign,
+/// decimals up to DuckDB's 38 digits, text as `VARCHAR` (a case-insensitive
+/// collation as `COLLATE NOCASE`, named as a change: accents still count).
+fn duckdb_target(p: &Parsed, from: Adapter, dec: Option<(u32, u32)>) -> TargetType {
+    let u = |signed: &str, unsigned: &str| if p.unsigned { unsigned } else { signed }.to_string();
+    let t = match p.base.as_str() {
+        "tinyint" => u("TINYINT", "UTINYINT"),
+        "smallint" | "int2" => u("SMALLINT", "USMALLINT"),
+        "mediumint" | "int" | "integer" | "int4" => u("INTEGER", "UINTEGER"),
+        "bigint" | "int8" if !p.unsigned => "BIGINT".to_string(),
+        "bigint" => "DECIMAL(20,0)".to_string(),
+        "decimal" | "numeric" | "dec" | "fixed" => match dec {
+            Some((pr, s)) if pr <= 38 && s <= pr => format!("DECIMAL({pr},{s})"),
+            _ => {
+                return TargetType::Inferred(
+                    "a numeric without a precision DuckDB can hold (38 digits)".into(),
+                )
+            }
+        },
+        "double" | "double precision" | "float8" if !p.parenthesised => "DOUBLE".to_string(),
+        "real" | "float4" if from == Adapter::Postgres => "REAL".to_string(),
+        "real" if from == Adapter::Mysql && !p.parenthesised => "DOUBLE".to_string(),
+        "boolean" | "bool" => "BOOLEAN".to_string(),
+        "varchar" | "character varying" | "text" | "tinytext" | "mediumtext" | "longtext" => {
+            return match p.collation.as_deref() {
+                Some(c) if c.contains("_ci") => TargetType::Changed(
+                    "VARCHAR COLLATE NOCASE".into(),
+                    format!(
+                        "its collation {c} compares case- and accent-insensitively; DuckDB's \
+                         NOCASE ignores case only"
+                    ),
+                ),
+                _ => TargetType::Kept("VARCHAR".into()),
+            }
+        }
+        "date" => "DATE".to_string(),
+        "timestamp without time zone" | "timestamp" | "datetime" if !p.parenthesised => {
+            "TIMESTAMP".to_string()
+        }
+        _ => {
+            return TargetType::Inferred(format!(
+                "{} has no DuckDB type the migration loads and reads back exactly",
+                p.base
+            ))
+        }
+    };
+    TargetType::Kept(t)
 }
 
 #[cfg(test)]

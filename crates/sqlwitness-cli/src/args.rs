@@ -105,7 +105,9 @@ pub struct ServerArgs {
     /// database; MySQL, MariaDB: a database per database) and grants the
     /// reader login read access. `postgres=postgres://root@127.0.0.1/test`,
     /// `mysql=mysql://root@127.0.0.1:3307/test`,
-    /// `mariadb=mysql://root@127.0.0.1:3306/test`.
+    /// `mariadb=mysql://root@127.0.0.1:3306/test`. DuckDB keeps a file per
+    /// database in a folder: `duckdb=duckdb:/path/to/folder` (default: a
+    /// folder of the user's cache).
     #[arg(long = "server", value_name = "ENGINE=URL")]
     pub servers: Vec<String>,
     /// The least-privilege login an engine's queries run as, `ENGINE=URL`

@@ -279,7 +279,7 @@ pub struct MigratePlan {
 impl MigratePlan {
     pub fn from_args(a: MigrateArgs) -> Result<MigratePlan> {
         let engines = parse_engines(&a.engines)?;
-        if let Some(k) = engines.iter().find(|k| !k.is_server()) {
+        if let Some(k) = engines.iter().find(|k| !k.holds_copies()) {
             bail!(BadInput(format!(
                 "--engines: {k} is the source of a migration, not a target"
             )));

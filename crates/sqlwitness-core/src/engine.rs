@@ -26,6 +26,7 @@ impl EngineKind {
     pub const Postgres: EngineKind = EngineKind(1);
     pub const Mysql: EngineKind = EngineKind(2);
     pub const Mariadb: EngineKind = EngineKind(3);
+    pub const Duckdb: EngineKind = EngineKind(4);
 }
 
 /// One registry entry: the engine's name and the other spellings it is
@@ -36,7 +37,7 @@ struct Entry {
 }
 
 /// The built-in engines, in the order engines are listed.
-const BUILTIN: [Entry; 4] = [
+const BUILTIN: [Entry; 5] = [
     Entry {
         name: "sqlite",
         aliases: &[],
@@ -51,6 +52,10 @@ const BUILTIN: [Entry; 4] = [
     },
     Entry {
         name: "mariadb",
+        aliases: &[],
+    },
+    Entry {
+        name: "duckdb",
         aliases: &[],
     },
 ];
@@ -69,11 +74,12 @@ pub enum RegisterError {
 
 impl EngineKind {
     /// The built-in engines.
-    pub const BUILTIN: [EngineKind; 4] = [
+    pub const BUILTIN: [EngineKind; 5] = [
         EngineKind::Sqlite,
         EngineKind::Postgres,
         EngineKind::Mysql,
         EngineKind::Mariadb,
+        EngineKind::Duckdb,
     ];
 
     fn with_entry<T>(self, f: impl FnOnce(&Entry) -> T) -> Option<T> {
@@ -594,4 +600,5 @@ pub mod builtin_engines {
     pub const Postgres: EngineKind = EngineKind::Postgres;
     pub const Mysql: EngineKind = EngineKind::Mysql;
     pub const Mariadb: EngineKind = EngineKind::Mariadb;
+    pub const Duckdb: EngineKind = EngineKind::Duckdb;
 }

@@ -21,7 +21,7 @@ pub use model::{
 use sqlwitness_core::EngineKind;
 
 /// The shipped dialect files: `(engine name, file, text)`.
-const SHIPPED: [(&str, &str, &str); 4] = [
+const SHIPPED: [(&str, &str, &str); 5] = [
     (
         "sqlite",
         "dialects/sqlite.yaml",
@@ -41,6 +41,11 @@ const SHIPPED: [(&str, &str, &str); 4] = [
         "mariadb",
         "dialects/mariadb.yaml",
         include_str!("../../../dialects/mariadb.yaml"),
+    ),
+    (
+        "duckdb",
+        "dialects/duckdb.yaml",
+        include_str!("../../../dialects/duckdb.yaml"),
     ),
 ];
 
@@ -141,9 +146,14 @@ pub trait EngineFacts {
     /// The engine's dialect ([`shipped`]).
     fn dialect(self) -> &'static Dialect;
     /// True for an engine reached over a URL, holding migrated copies
-    /// (`transport: server`).
+    /// (`transport: server`): logins, containers and services are its.
     #[allow(clippy::wrong_self_convention)] // `EngineKind` is `Copy`
     fn is_server(self) -> bool;
+    /// True for an engine that reads copies migrated to it, on a server or
+    /// in files of its own (`transport: server` or `files`), not the
+    /// benchmark's own files: it needs a URL (a files engine has a default)
+    /// and a migration.
+    fn holds_copies(self) -> bool;
 }
 
 impl EngineFacts for EngineKind {
@@ -153,6 +163,10 @@ impl EngineFacts for EngineKind {
 
     fn is_server(self) -> bool {
         shipped(self).transport == Transport::Server
+    }
+
+    fn holds_copies(self) -> bool {
+        shipped(self).transport != Transport::Embedded
     }
 }
 

@@ -37,8 +37,8 @@ pub struct Dialect {
     #[serde(default)]
     pub factory: Option<String>,
     /// How the engine is reached: `embedded` (it opens the benchmark's
-    /// files; no URL, no migration) or `server` (a URL, a migrated copy;
-    /// the default).
+    /// files; no URL, no migration), `server` (a URL, a migrated copy; the
+    /// default) or `files` (in process, on migrated copies in a folder).
     #[serde(default)]
     pub transport: Transport,
     /// The container a run may start for the engine (`--containers`):
@@ -317,6 +317,9 @@ pub enum Transport {
     /// Over a URL, on copies migrated there.
     #[default]
     Server,
+    /// In process, on copies migrated into files of its own (one file per
+    /// database) in a folder its URL names (`duckdb:/path/to/folder`).
+    Files,
 }
 
 /// A server's container: the image a run starts unless `--image` names
@@ -352,6 +355,7 @@ pub enum Adapter {
     Sqlite,
     Postgres,
     Mysql,
+    Duckdb,
 }
 
 /// `version_contains` / `version_lacks`: substrings of the server's version

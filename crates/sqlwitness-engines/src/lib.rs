@@ -12,6 +12,7 @@
 //! the registry: they pick the backend the engine's dialect file names.
 
 mod container;
+mod duckdb;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod dump;
 mod error;
@@ -24,6 +25,8 @@ mod postgres;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod server;
 mod sqlite;
+mod values;
+mod watchdog;
 
 pub use container::{
     default_image, fresh_password, run_id, ContainerPlan, HealthCheck, ImageRef,
@@ -31,6 +34,7 @@ pub use container::{
 };
 #[cfg(feature = "containers")]
 pub use container::{docker_available, remove_run, start_container, StartedServer};
+pub use duckdb::{DuckdbEngine, DuckdbMigrator, DUCKDB_SCHEME};
 pub use error::{mask_url, EngineError};
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub use lease::RunLease;
@@ -114,6 +118,17 @@ pub fn open(kind: EngineKind, url: Option<&str>, pool_size: u32) -> Result<Opene
             engine: Box::new(SqliteEngine::with_dialect(dialect)),
             excess_privileges: Vec::new(),
         }),
+        Adapter::Duckdb => {
+            let url = url.ok_or(EngineError::MissingUrl { engine: kind })?;
+            let _ = pool_size;
+            Ok(Opened {
+                engine: Box::new(
+                    DuckdbEngine::open(dialect, url)
+                        .map_err(|e| EngineError::connect(kind, url, e.message))?,
+                ),
+                excess_privileges: Vec::new(),
+            })
+        }
         Adapter::Postgres => {
             let url = url.ok_or(EngineError::MissingUrl { engine: kind })?;
             #[cfg(feature = "postgres")]
@@ -146,6 +161,16 @@ pub fn open(kind: EngineKind, url: Option<&str>, pool_size: u32) -> Result<Opene
                 Err(EngineError::NotCompiled { engine: kind })
             }
         }
+    }
+}
+
+/// The URL an engine holding its copies in files of its own uses when
+/// none is given (DuckDB: a folder of the user's cache); `None` for an
+/// engine that needs one given.
+pub fn default_url(kind: EngineKind) -> Option<String> {
+    match sqlwitness_dialect::builtin(kind).adapter {
+        Adapter::Duckdb => Some(duckdb::default_url()),
+        _ => None,
     }
 }
 
@@ -185,6 +210,7 @@ pub fn open_migrator(kind: EngineKind, url: &str) -> Result<Box<dyn Migrator>, D
         Adapter::Postgres => Ok(Box::new(PgMigrator::connect(dialect, url)?)),
         #[cfg(feature = "mysql")]
         Adapter::Mysql => Ok(Box::new(MysqlMigrator::connect(dialect, url)?)),
+        Adapter::Duckdb => Ok(Box::new(DuckdbMigrator::connect(dialect, url)?)),
         #[allow(unreachable_patterns)]
         _ => {
             let _ = url;

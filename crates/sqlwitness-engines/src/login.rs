@@ -40,8 +40,14 @@ pub fn reader_password() -> String {
 /// The reader URL derived from an administrative URL: same host, port and
 /// options, user [`READER_LOGIN`] with [`reader_password`]; on PostgreSQL
 /// the same database (the schemas live there), on MySQL no default
-/// database (the reader may use only the benchmark databases).
+/// database (the reader may use only the benchmark databases). An engine
+/// holding its copies in files (DuckDB) has no logins: its URL as given.
 pub fn reader_url(kind: EngineKind, admin_url: &str) -> Result<String, EngineError> {
+    use sqlwitness_dialect::EngineFacts;
+    if !kind.is_server() {
+        // Copies in files of the engine's own: no login, the same URL.
+        return Ok(admin_url.to_string());
+    }
     login_url(kind, admin_url, READER_LOGIN, &reader_password())
 }
 

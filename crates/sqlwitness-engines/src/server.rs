@@ -464,15 +464,7 @@ pub(crate) fn timestamp_text(t: chrono::NaiveDateTime) -> String {
     format!("{} {}", date_text(t.date()), time_text(t.time()))
 }
 
-/// A single-precision float widened by its shortest decimal form, so that
-/// `REAL 1.1` becomes `1.1` and not `1.100000023841858`.
-pub(crate) fn widen_f32(f: f32) -> f64 {
-    if f.is_finite() {
-        f.to_string().parse().unwrap_or(f as f64)
-    } else {
-        f as f64
-    }
-}
+pub(crate) use crate::values::widen_f32;
 
 /// Lossy text of raw bytes for types the adapter does not know.
 pub(crate) fn fallback_text(type_name: &str, bytes: Option<&[u8]>) -> String {
@@ -560,7 +552,6 @@ mod tests {
         assert_eq!(keyed_sql("x*/y", "S"), "/* sqlwitness ns=x~2a~2fy */ S");
         assert_eq!(hms(1, 2, 3, 0), "01:02:03");
         assert_eq!(hms(1, 2, 3, 500), "01:02:03.000500");
-        assert_eq!(widen_f32(1.1), 1.1);
         let ts = chrono::NaiveDate::from_ymd_opt(2020, 1, 2)
             .unwrap()
             .and_hms_micro_opt(3, 4, 5, 6)

@@ -209,8 +209,9 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
             "reference {reference}: not one of the engines"
         )));
     }
-    // Reshuffled copies are SQLite files: none when a server judges.
-    let seeds: Vec<u64> = if reference.is_server() {
+    // Reshuffled copies are SQLite files: none when an engine holding
+    // copies of its own judges.
+    let seeds: Vec<u64> = if reference.holds_copies() {
         Vec::new()
     } else {
         (0..plan.shuffles).collect()
@@ -395,7 +396,7 @@ fn audit_options(plan: &AuditPlan) -> AuditOptions {
         let names: Vec<&str> = engines.iter().map(|k| k.as_str()).collect();
         rerun.push_str(&format!(" --engines {}", names.join(",")));
     }
-    if reference.is_server() {
+    if reference.holds_copies() {
         rerun.push_str(&format!(" --reference {reference}"));
     }
     for g in &plan.gold_specs {
@@ -444,7 +445,7 @@ fn prepare_databases(
             .or_default()
             .push(q.gold_for(plan.reference));
     }
-    let on_sqlite = !plan.reference.is_server();
+    let on_sqlite = !plan.reference.holds_copies();
     let pb = progress.bar(golds.len() as u64, "prepare");
     let dbs = pool.install(|| {
         golds

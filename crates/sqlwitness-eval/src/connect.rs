@@ -116,7 +116,7 @@ fn connect_with(
                 login = Some(HeldLogin::new(created));
                 Some(url)
             }
-            _ if kind.is_server() => Some(servers.reader_url(kind)?),
+            _ if kind.holds_copies() => Some(servers.reader_url(kind)?),
             _ => None,
         };
         let opened = sqlwitness_engines::open(kind, url.as_deref(), pool_size).map_err(|e| {

@@ -131,7 +131,11 @@ pub fn migrate_many(
     done: &(dyn Fn(&Migrated) + Sync),
 ) -> Vec<Migrated> {
     use rayon::prelude::*;
-    let engines: Vec<EngineKind> = engines.iter().copied().filter(|k| k.is_server()).collect();
+    let engines: Vec<EngineKind> = engines
+        .iter()
+        .copied()
+        .filter(|k| k.holds_copies())
+        .collect();
     // A failure here shows again, per database, in the migrations (which
     // then make the login ready themselves).
     let ready: Vec<EngineKind> = engines
@@ -207,7 +211,7 @@ pub(crate) fn migrate_for(
 ) -> Migrations {
     let mut out = Migrations::default();
     let (unavailable, collations) = (&mut out.unavailable, &mut out.collations);
-    if kind.is_server() && plan.migrate {
+    if kind.holds_copies() && plan.migrate {
         let pb = progress.bar(db_ids.len() as u64, "migrate");
         let migrated = migrate_many(
             &plan.bench,

@@ -54,10 +54,17 @@ fn urls(
 impl Servers {
     /// The servers given as `ENGINE=URL` pairs (`--server`, `--reader`),
     /// then, for every engine not given, `SQLWITNESS_<ENGINE>_URL` and
-    /// `SQLWITNESS_<ENGINE>_READER_URL`.
+    /// `SQLWITNESS_<ENGINE>_READER_URL`, then an engine's default (the
+    /// folder of DuckDB's copies).
     pub fn from_pairs(admin: &[String], reader: &[String]) -> Result<Servers, EvalError> {
+        let mut admin = urls("server", admin, EngineKind::url_env)?;
+        for kind in EngineKind::all() {
+            if let Some(url) = sqlwitness_engines::default_url(kind) {
+                admin.entry(kind).or_insert(url);
+            }
+        }
         Ok(Servers {
-            admin: urls("server", admin, EngineKind::url_env)?,
+            admin,
             reader: urls("reader", reader, EngineKind::reader_url_env)?,
         })
     }
@@ -66,7 +73,7 @@ impl Servers {
     /// administrative one when `migrate` (migration needs it), else an
     /// administrative or a reader one.
     pub fn check(&self, engines: &[EngineKind], migrate: bool) -> Result<(), EvalError> {
-        for &kind in engines.iter().filter(|&&k| k.is_server()) {
+        for &kind in engines.iter().filter(|&&k| k.holds_copies()) {
             if self.url(kind).is_none() && (migrate || self.explicit_reader_url(kind).is_none()) {
                 return Err(EvalError::BadInput(format!(
                     "engine {kind} needs --server {kind}=URL or {} (an administrative login: \

@@ -137,7 +137,7 @@ pub(crate) fn prepare_suites(
     let Some(suite) = &plan.suite else {
         return copies;
     };
-    for &kind in kinds.iter().filter(|&&k| k.is_server()) {
+    for &kind in kinds.iter().filter(|&&k| k.holds_copies()) {
         let with_suite = || db_ids.iter().filter(|id| suite.instances(id).is_some());
         let Some(url) = plan.servers.url(kind) else {
             // Without an administrative login the instances cannot be

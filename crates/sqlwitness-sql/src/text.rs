@@ -56,12 +56,13 @@ pub fn tokenize<'a>(
 /// The `sqlparser` dialect for an engine, by the adapter its dialect file
 /// names (MariaDB parses as MySQL, its adapter).
 pub fn parser_dialect(adapter: sqlwitness_dialect::Adapter) -> Box<dyn Dialect> {
-    use sqlparser::dialect::{MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+    use sqlparser::dialect::{DuckDbDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
     use sqlwitness_dialect::Adapter;
     match adapter {
         Adapter::Sqlite => Box::new(SQLiteDialect {}),
         Adapter::Postgres => Box::new(PostgreSqlDialect {}),
         Adapter::Mysql => Box::new(MySqlDialect {}),
+        Adapter::Duckdb => Box::new(DuckDbDialect {}),
     }
 }
 

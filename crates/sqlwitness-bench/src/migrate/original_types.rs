@@ -102,6 +102,25 @@ fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKin
     None
 }
 
+/// The kind, and the adjustment, of a DuckDB type the migration loads
+/// and reads back exactly (the types `source_model::target_type` gives);
+/// `None`: keep the inferred type.
+fn duckdb_type(sql_type: &str) -> Option<(TargetKind, Adjust)> {
+    let t = sql_type.trim().to_ascii_lowercase();
+    let base = t.split(" collate ").next().unwrap_or(&t).trim();
+    Some(match base {
+        "tinyint" | "smallint" | "integer" | "bigint" | "utinyint" | "usmallint" | "uinteger"
+        | "boolean" => (TargetKind::Integer, Adjust::None),
+        "real" => (TargetKind::Real, Adjust::Float32),
+        "double" => (TargetKind::Real, Adjust::None),
+        "varchar" => (TargetKind::Text, Adjust::None),
+        "date" => (TargetKind::Date, Adjust::None),
+        "timestamp" => (TargetKind::Timestamp, Adjust::None),
+        b if b.starts_with("decimal(") => (TargetKind::Numeric, Adjust::None),
+        _ => return None,
+    })
+}
+
 /// A MySQL or MariaDB `COLUMN_TYPE` without the character set and
 /// collation written after it (`varchar(20) collate utf8mb4_bin` →
 /// `varchar(20)`); the case as given.
@@ -327,6 +346,7 @@ pub(crate) fn apply(
             let safe = match sqlwitness_dialect::shipped(engine).adapter {
                 Adapter::Postgres => postgres_type(sql_type, *kind),
                 Adapter::Mysql => mysql_type(sql_type, *kind, keys.contains(&c.name)),
+                Adapter::Duckdb => duckdb_type(sql_type),
                 _ => None,
             };
             let Some((kind, adj)) = safe else {
@@ -403,6 +423,7 @@ pub(crate) fn apply_model(
             let safe = match sqlwitness_dialect::shipped(engine).adapter {
                 Adapter::Postgres => postgres_type(&sql_type, c.kind),
                 Adapter::Mysql => mysql_type(&sql_type, c.kind, key),
+                Adapter::Duckdb => duckdb_type(&sql_type),
                 _ => None,
             };
             let Some((kind, adj)) = safe else {

@@ -16,7 +16,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::watchdog::watchdog;
 use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -223,7 +225,8 @@ impl SqliteEngine {
         let pc = self.take(path)?;
         let deadline = Instant::now() + limits.timeout;
         set_deadline(&pc.deadline, Some(deadline));
-        let ticket = watchdog().arm(deadline, pc.conn.get_interrupt_handle());
+        let handle = pc.conn.get_interrupt_handle();
+        let ticket = watchdog().arm(deadline, Box::new(move || handle.interrupt()));
         let id = self.next_running.fetch_add(1, Ordering::SeqCst);
         self.running
             .lock()
@@ -295,88 +298,6 @@ impl Engine for SqliteEngine {
             .values()
         {
             handle.interrupt();
-        }
-    }
-}
-
-/// One thread that interrupts connections whose deadline has passed. The
-/// progress handler does the same between VM steps; the watchdog also
-/// reaches a statement that is still being prepared. Arming does not wake
-/// the thread unless the new deadline comes before the one it sleeps until
-/// (deadlines are mostly "now + the same limit", so that is rare).
-struct Watchdog {
-    state: Mutex<Armed>,
-    wake: Condvar,
-}
-
-#[derive(Default)]
-struct Armed {
-    handles: BTreeMap<(Instant, u64), InterruptHandle>,
-    next_id: u64,
-    /// When the thread will look next (`None`: it waits for a signal).
-    next_wake: Option<Instant>,
-}
-
-fn watchdog() -> &'static Watchdog {
-    static DOG: OnceLock<&'static Watchdog> = OnceLock::new();
-    DOG.get_or_init(|| {
-        let dog: &'static Watchdog = Box::leak(Box::new(Watchdog {
-            state: Mutex::new(Armed::default()),
-            wake: Condvar::new(),
-        }));
-        let spawned = std::thread::Builder::new()
-            .name("sqlite-watchdog".into())
-            .spawn(move || dog.watch());
-        // Without the thread the progress handler still enforces deadlines.
-        drop(spawned);
-        dog
-    })
-}
-
-impl Watchdog {
-    fn arm(&self, deadline: Instant, handle: InterruptHandle) -> (Instant, u64) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.next_id += 1;
-        let key = (deadline, st.next_id);
-        st.handles.insert(key, handle);
-        if st.next_wake.is_none_or(|w| deadline < w) {
-            st.next_wake = Some(deadline);
-            self.wake.notify_one();
-        }
-        key
-    }
-
-    fn disarm(&self, key: (Instant, u64)) {
-        self.state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .handles
-            .remove(&key);
-    }
-
-    fn watch(&self) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            let now = Instant::now();
-            while let Some((&key, _)) = st.handles.first_key_value() {
-                if key.0 > now {
-                    break;
-                }
-                if let Some(handle) = st.handles.remove(&key) {
-                    handle.interrupt();
-                }
-            }
-            st.next_wake = st.handles.first_key_value().map(|(k, _)| k.0);
-            st = match st.next_wake {
-                Some(at) => {
-                    let wait = at.saturating_duration_since(Instant::now());
-                    self.wake
-                        .wait_timeout(st, wait)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0
-                }
-                None => self.wake.wait(st).unwrap_or_else(|e| e.into_inner()),
-            };
         }
     }
 }
