@@ -4,7 +4,8 @@
 # engine; a gold_error means the engine does not run it as written.
 #
 #   SQLWITNESS_POSTGRES_URL=… SQLWITNESS_MYSQL_URL=… scripts/dialect-feature-probes.sh [OUT_DIR]
-# (SQLWITNESS_BIN=path/to/sqlwitness skips the build.)
+# (SQLWITNESS_BIN=path/to/sqlwitness skips the build; SQLWITNESS_PROBE_ENGINES=sqlite,duckdb
+# probes other engines than the default sqlite,postgres,mysql.)
 set -euo pipefail
 out=${1:-$(mktemp -d)}
 mkdir -p "$out/bench/database/swprobe"
@@ -68,15 +69,17 @@ if [ -z "$bin" ]; then
     cargo build -q -p sqlwitness-cli
     bin=target/debug/sqlwitness
 fi
+engines=${SQLWITNESS_PROBE_ENGINES:-sqlite,postgres,mysql}
 "$bin" eval --bench "$out/bench" --split dev \
-    --engines sqlite,postgres,mysql --out "$out/report" -q
-python3 - "$out/report/report.json" <<'PY'
+    --engines "$engines" --out "$out/report" -q
+python3 - "$out/report/report.json" "$engines" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print("| feature | sqlite | postgres | mysql |\n|---|---|---|---|")
+engines = sys.argv[2].split(",")
+print("| feature | " + " | ".join(engines) + " |\n|---" * 1 + "|---" * len(engines) + "|")
 for q in r["questions"]:
     cells = []
-    for e in ["sqlite", "postgres", "mysql"]:
+    for e in engines:
         o = q["engines"][e]
         if o["verdict"] == "gold_error":
             cells.append("no: " + (o["gold"].get("error") or "")[:50].replace("|", "/").replace("\n", " "))
