@@ -24,14 +24,23 @@ use crate::watchdog::watchdog;
 /// query past it fails with `Out of Memory Error` (`resource_limit`).
 pub const DUCKDB_MEMORY_LIMIT: &str = "1GB";
 
+/// Idle connections kept per copy.
+const MAX_IDLE_PER_COPY: usize = 8;
+
+/// One copy's read-only instance: the connection others are cloned from,
+/// and the idle ones.
+struct Instance {
+    root: Mutex<Connection>,
+    idle: Mutex<Vec<Connection>>,
+}
+
 /// Runs queries on DuckDB copies, read-only.
 pub struct DuckdbEngine {
     info: EngineInfo,
     dialect: Arc<Dialect>,
     folder: PathBuf,
-    /// One instance per file, opened on first use: the connection every
-    /// query's own connection is cloned from.
-    instances: Mutex<HashMap<PathBuf, Arc<Mutex<Connection>>>>,
+    /// One instance per file, opened on first use.
+    instances: Mutex<HashMap<PathBuf, Arc<Instance>>>,
     /// Statements running now, to interrupt on [`Engine::cancel_running`].
     running: Mutex<BTreeMap<u64, Arc<InterruptHandle>>>,
     next_running: AtomicU64,
@@ -72,23 +81,37 @@ impl DuckdbEngine {
         db_error(&self.dialect, e, None)
     }
 
-    /// A new connection to `db`'s copy (its instance opened read-only on
-    /// first use).
-    fn connect(&self, db: &Database) -> Result<Connection, DbError> {
+    /// A connection to `db`'s copy (its instance opened read-only on first
+    /// use): an idle one of the instance's, else a new one.
+    fn connect(&self, db: &Database) -> Result<(Arc<Instance>, Connection), DbError> {
         let path = file_of(&self.folder, &db.namespace);
         let instance = {
             let mut all = self.instances.lock().unwrap_or_else(|e| e.into_inner());
             match all.get(&path) {
                 Some(i) => Arc::clone(i),
                 None => {
-                    let i = Arc::new(Mutex::new(open_read_only(&self.dialect, &path)?));
+                    let i = Arc::new(Instance {
+                        root: Mutex::new(open_read_only(&self.dialect, &path)?),
+                        idle: Mutex::new(Vec::new()),
+                    });
                     all.insert(path.clone(), Arc::clone(&i));
                     i
                 }
             }
         };
-        let root = instance.lock().unwrap_or_else(|e| e.into_inner());
-        root.try_clone().map_err(|e| self.error(e))
+        let idle = instance
+            .idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        let conn = match idle {
+            Some(c) => c,
+            None => {
+                let root = instance.root.lock().unwrap_or_else(|e| e.into_inner());
+                root.try_clone().map_err(|e| self.error(e))?
+            }
+        };
+        Ok((instance, conn))
     }
 
     /// Runs `sql` on `conn`, handing its rows to `sink`: the time spent
@@ -183,7 +206,7 @@ impl DuckdbEngine {
         if self.cancelled.load(Ordering::SeqCst) {
             return Err(cancelled());
         }
-        let conn = self.connect(db)?;
+        let (instance, conn) = self.connect(db)?;
         let handle = conn.interrupt_handle();
         let deadline = Instant::now() + limits.timeout;
         let armed = Arc::clone(&handle);
@@ -203,7 +226,15 @@ impl DuckdbEngine {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id);
         watchdog().disarm(ticket);
-        drop(conn);
+        // A connection is kept for the next query only after a query that
+        // ended well: the guard lets through one read-only query, which
+        // leaves no temporary object, macro or variable behind.
+        if result.is_ok() {
+            let mut idle = instance.idle.lock().unwrap_or_else(|e| e.into_inner());
+            if idle.len() < MAX_IDLE_PER_COPY {
+                idle.push(conn);
+            }
+        }
         if self.cancelled.load(Ordering::SeqCst) {
             return Err(cancelled());
         }
