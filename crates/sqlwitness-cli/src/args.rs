@@ -55,10 +55,12 @@ pub enum Command {
     /// (`--compare spider`) behind it, other engines with `--engines`.
     #[command(name = "spider-eval")]
     SpiderEval(crate::dropin::SpiderEvalArgs),
-    /// BIRD's evaluator's command line (`evaluation_ex.py
+    /// BIRD's evaluators' command lines: mini-dev's (`evaluation_ex.py
     /// --predicted_sql_path --ground_truth_path --db_root_path
-    /// --diff_json_path --sql_dialect`): its table of EX by difficulty on
-    /// standard output (`--compare bird`), other engines with `--engines`.
+    /// --diff_json_path --sql_dialect`) and BIRD dev's (`evaluation.py`
+    /// with `--data_mode dev`, its paths text prefixes; `evaluation_ves.py`
+    /// with `--ves` added): the script's table by difficulty on standard
+    /// output (`--compare bird`), other engines with `--engines`.
     #[command(name = "bird-eval")]
     BirdEval(crate::dropin::BirdEvalArgs),
 }

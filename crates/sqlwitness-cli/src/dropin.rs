@@ -1,7 +1,8 @@
 //! Drop-in command lines for the official evaluators: `spider-eval` takes
 //! the Spider test-suite evaluator's flags (`evaluation.py`), `bird-eval`
-//! BIRD mini-dev's (`evaluation_ex.py`); each prints the evaluator's table
-//! on standard output. Underneath is `eval`: the files the flags name are
+//! BIRD mini-dev's (`evaluation_ex.py`) and BIRD dev's (`evaluation.py`,
+//! `evaluation_ves.py` with `--ves`: [`bird_dev`]); each prints the
+//! evaluator's table on standard output. Underneath is `eval`: the files the flags name are
 //! laid out as a Spider `_gold.sql` benchmark in a temporary folder, the
 //! plan is pointed back at the user's files, and the run, its verdicts and
 //! its report are `eval`'s, with the cross-engine options behind flags.
@@ -12,6 +13,7 @@
 //! engine could not run, ends the command without a table (the reason on
 //! standard error, the report in `--out` when given).
 
+mod bird_dev;
 mod inputs;
 mod tables;
 
@@ -63,25 +65,55 @@ pub struct SpiderEvalArgs {
     pub extras: Extras,
 }
 
+/// BIRD's two command lines: mini-dev's (`evaluation_ex.py`) and, with
+/// `--data_mode`, BIRD dev's (`evaluation.py`, `evaluation_ves.py`), whose
+/// three paths are text prefixes.
 #[derive(Debug, Args)]
 pub struct BirdEvalArgs {
     /// The predictions: BIRD JSON (`{"0": "SQL\t----- bird -----\tdb_id"}`).
+    /// With --data_mode, the text before `predict_<data_mode>.json` (a
+    /// folder ending with `/`).
     #[arg(long = "predicted_sql_path", alias = "predicted-sql-path")]
     pub predicted_sql_path: PathBuf,
-    /// The gold queries: `SQL<TAB>db_id` a line.
+    /// The gold queries: `SQL<TAB>db_id` a line. With --data_mode, the text
+    /// before `<data_mode>_gold.sql` (a folder ending with `/`).
     #[arg(long = "ground_truth_path", alias = "ground-truth-path")]
     pub ground_truth_path: PathBuf,
     /// The folder of the SQLite databases, `<db_id>/<db_id>.sqlite` (the
-    /// servers' copies are migrated from them).
+    /// servers' copies are migrated from them). With --data_mode, the text
+    /// before `<db_id>/<db_id>.sqlite` (so ending with `/`).
     #[arg(long = "db_root_path", alias = "db-root-path")]
     pub db_root_path: PathBuf,
+    /// BIRD dev's command line (`evaluation.py --data_mode dev`): the split
+    /// whose files the three paths lead to, `predict_<data_mode>.json` and
+    /// `<data_mode>_gold.sql`; the table is BIRD dev's.
+    #[arg(long = "data_mode", alias = "data-mode", conflicts_with_all = ["sql_dialect", "output_log_path"])]
+    pub data_mode: Option<String>,
+    /// BIRD dev: `gpt` (the predictions of `predict_<data_mode>.json`) or
+    /// `gt` (the gold file `<data_mode>_gold.sql` under
+    /// --predicted_sql_path, scored as the predictions).
+    #[arg(long = "mode_predict", alias = "mode-predict", requires = "data_mode", value_parser = ["gpt", "gt"])]
+    pub mode_predict: Option<String>,
+    /// BIRD dev: accepted and unused, as by its script (the gold is always
+    /// `<data_mode>_gold.sql`).
+    #[arg(long = "mode_gt", alias = "mode-gt", requires = "data_mode")]
+    pub mode_gt: Option<String>,
+    /// BIRD dev: accepted and unused, as by its script (every difficulty is
+    /// scored).
+    #[arg(long, requires = "data_mode")]
+    pub difficulty: Option<String>,
+    /// BIRD dev's `evaluation_ves.py` (the same flags as `evaluation.py`):
+    /// time each correct prediction and its gold 100 times, as it does, and
+    /// print its VES table instead of EX.
+    #[arg(long, requires = "data_mode")]
+    pub ves: bool,
     /// The questions with their `difficulty`, in the gold's order (JSON
     /// lines, as mini-dev's `mini_dev_sqlite.jsonl`, or a JSON array).
     /// Required: the official evaluator stops without it.
     #[arg(long = "diff_json_path", alias = "diff-json-path")]
     pub diff_json_path: PathBuf,
     /// The engine the queries run on: SQLite, MySQL or PostgreSQL
-    /// (`--engines` overrides it).
+    /// (`--engines` overrides it). Mini-dev's; not with --data_mode.
     #[arg(long = "sql_dialect", alias = "sql-dialect", default_value = "SQLite")]
     pub sql_dialect: String,
     /// Worker threads (the official evaluator's processes; 1 to 1024).
@@ -97,6 +129,7 @@ pub struct BirdEvalArgs {
     )]
     pub meta_time_out: f64,
     /// Append the table to this file, as the official evaluator does.
+    /// Mini-dev's; not with --data_mode.
     #[arg(long = "output_log_path", alias = "output-log-path")]
     pub output_log_path: Option<PathBuf>,
     #[command(flatten)]
@@ -151,7 +184,13 @@ struct Layout<'a> {
     jobs: Option<usize>,
     /// BIRD: each question's difficulty, in the gold's order.
     difficulty: Option<Vec<String>>,
+    /// Timed runs of each correct prediction (`eval --ves-runs`).
+    ves_runs: usize,
 }
+
+/// BIRD dev's `evaluation_ves.py` times each correct prediction and its
+/// gold this many times (its `iterate_num`).
+const BIRD_DEV_VES_RUNS: usize = 100;
 
 pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
     if a.etype == "match" {
@@ -183,6 +222,7 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         timeout: a.extras.timeout.unwrap_or(30.0),
         jobs: a.extras.jobs,
         difficulty: None,
+        ves_runs: 0,
     };
     let report = evaluate(layout, &a.extras)?;
     let many = report.summary.engines.len() > 1;
@@ -196,6 +236,9 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
 }
 
 pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
+    if let Some(data_mode) = a.data_mode.clone() {
+        return bird_dev_eval(a, &data_mode);
+    }
     let dialect_engine = match a.sql_dialect.as_str() {
         "SQLite" => "sqlite",
         "MySQL" => "mysql",
@@ -221,6 +264,7 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
         timeout: a.extras.timeout.unwrap_or(a.meta_time_out),
         jobs: a.extras.jobs.or(a.num_cpus),
         difficulty: Some(difficulty),
+        ves_runs: 0,
     };
     let report = evaluate(layout, &a.extras)?;
     show!("start calculate EX");
@@ -251,6 +295,45 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
         f.write_all(log.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
+    Ok(exit::OK)
+}
+
+/// BIRD dev's command line: the files its prefixes lead to, its table (EX,
+/// or VES with `--ves`) between its first and last lines.
+fn bird_dev_eval(a: BirdEvalArgs, data_mode: &str) -> Result<i32> {
+    let flags = &inputs::BIRD;
+    let files = bird_dev::dev_files(&a, data_mode)?;
+    let difficulty = inputs::read_difficulties(&a.diff_json_path, flags, &files.gold, files.golds)?;
+    let layout = Layout {
+        flags,
+        gold: &files.gold,
+        tables: None,
+        db_dir: &files.db_dir,
+        pred: &files.pred,
+        compare: a.extras.compare.unwrap_or(CompareArg::Bird),
+        keep_distinct: true,
+        engines: engines_or(&a.extras.engines, "sqlite"),
+        timeout: a.extras.timeout.unwrap_or(a.meta_time_out),
+        jobs: a.extras.jobs.or(a.num_cpus),
+        difficulty: Some(difficulty),
+        ves_runs: if a.ves { BIRD_DEV_VES_RUNS } else { 0 },
+    };
+    let report = evaluate(layout, &a.extras)?;
+    show!("start calculate");
+    let many = report.summary.engines.len() > 1;
+    for (engine, s) in &report.summary.engines {
+        if many {
+            show!("{engine}:");
+        }
+        let table = if a.ves {
+            tables::bird_dev_ves_table(&s.by_difficulty, s.questions, s.ves.as_ref())
+        } else {
+            tables::bird_dev_table(&s.by_difficulty, s.questions, s.matched)
+        };
+        show_part!("{table}");
+    }
+    show!("{}", tables::BIRD_RULE);
+    show!("Finished evaluation");
     Ok(exit::OK)
 }
 
@@ -393,6 +476,7 @@ fn eval_args(tmp: &Path, out: &Path, l: &Layout, x: &Extras) -> Result<EvalArgs>
     e.keep_distinct = l.keep_distinct;
     e.timeout = l.timeout;
     e.jobs = l.jobs;
+    e.ves_runs = l.ves_runs;
     e.quiet = x.quiet;
     e.allow_outside_links = x.allow_outside_links;
     e.servers = x.servers.clone();

@@ -1,11 +1,13 @@
 //! The tables the official evaluators print, byte for byte: test-suite
-//! evaluator's `print_scores` (`--etype exec`) and BIRD mini-dev's
-//! `print_data` for EX, on standard output and in `--output_log_path`.
+//! evaluator's `print_scores` (`--etype exec`), BIRD mini-dev's
+//! `print_data` for EX (on standard output and in `--output_log_path`), and
+//! BIRD dev's `print_data` for EX (`evaluation.py`) and VES
+//! (`evaluation_ves.py`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use sqlwitness_report::LevelSummary;
+use sqlwitness_report::{LevelSummary, VesSummary};
 
 /// `print_data`'s banner on standard output.
 const BIRD_BANNER: &str =
@@ -14,7 +16,14 @@ const BIRD_BANNER: &str =
 /// than on standard output, as the official script writes it.
 const BIRD_LOG_BANNER: &str =
     "======================================    EX   =====================================";
-/// The rule under the table, on standard output and in the log.
+/// BIRD dev's `print_data` banner in `evaluation.py`.
+const BIRD_DEV_BANNER: &str =
+    "======================================    ACCURACY    =====================================";
+/// BIRD dev's `print_data` banner in `evaluation_ves.py`.
+const BIRD_DEV_VES_BANNER: &str =
+    "=========================================    VES   ========================================";
+/// The rule under the table, on standard output and in the log (BIRD dev
+/// and mini-dev alike).
 pub(super) const BIRD_RULE: &str =
     "===========================================================================================";
 
@@ -91,12 +100,55 @@ pub(super) fn bird_log(
     )
 }
 
+/// BIRD dev's `print_data` in `evaluation.py`: the same rows as
+/// mini-dev's, under its own banner, the scores' row named `accuracy`.
+pub(super) fn bird_dev_table(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    matched: usize,
+) -> String {
+    let (counts, scores) = ex_cells(levels, questions, matched);
+    difficulty_table(&counts, BIRD_DEV_BANNER, "accuracy", &scores)
+}
+
+/// BIRD dev's `print_data` in `evaluation_ves.py`: the questions of each
+/// difficulty (`levels`, every question in `total`) and VES of each
+/// (`ves`, `None` when no prediction was timed: every term is 0).
+pub(super) fn bird_dev_ves_table(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    ves: Option<&VesSummary>,
+) -> String {
+    let (counts, _) = ex_cells(levels, questions, 0);
+    let scores: Vec<String> = sqlwitness_report::level_columns(false)
+        .iter()
+        .map(|c| {
+            let v = ves
+                .and_then(|v| v.by_difficulty.get(*c))
+                .map_or(0.0, |l| l.ves);
+            format!("{v:.2}")
+        })
+        .collect();
+    difficulty_table(&counts, BIRD_DEV_VES_BANNER, "ves", &scores)
+}
+
 fn bird_table_with(
     levels: &BTreeMap<String, LevelSummary>,
     questions: usize,
     matched: usize,
     banner: &str,
 ) -> String {
+    let (counts, scores) = ex_cells(levels, questions, matched);
+    difficulty_table(&counts, banner, "EX", &scores)
+}
+
+/// The `count` and EX cells by difficulty, `total` last: percentages, two
+/// decimals.
+fn ex_cells(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    matched: usize,
+) -> (Vec<String>, Vec<String>) {
     let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
     let mut counts: Vec<String> = sqlwitness_report::DIFFICULTY_LEVELS
         .iter()
@@ -113,6 +165,12 @@ fn bird_table_with(
         ..Default::default()
     };
     scores.push(format!("{:.2}", accuracy(&total) * 100.0));
+    (counts, scores)
+}
+
+/// The BIRD evaluators' `print_data`: the levels, `count`, the banner and
+/// the scores' row named `name`.
+fn difficulty_table(counts: &[String], banner: &str, name: &str, scores: &[String]) -> String {
     let mut out = String::new();
     row(
         &mut out,
@@ -122,10 +180,10 @@ fn bird_table_with(
             .map(|c| c.to_string())
             .collect::<Vec<_>>(),
     );
-    row(&mut out, "count", &counts);
+    row(&mut out, "count", counts);
     out.push_str(banner);
     out.push('\n');
-    row(&mut out, "EX", &scores);
+    row(&mut out, name, scores);
     out
 }
 
@@ -211,5 +269,43 @@ mod tests {
         assert_eq!(BIRD_LOG_BANNER.len() + 1, BIRD_BANNER.len());
         assert_eq!(log[5], BIRD_RULE);
         assert_eq!(log[6], "Finished EX evaluation for mini dev set");
+    }
+
+    #[test]
+    fn the_bird_dev_tables_have_their_own_banner_and_row_name() {
+        let levels: BTreeMap<String, LevelSummary> = [
+            ("simple", level(2, 2)),
+            ("moderate", level(1, 0)),
+            ("challenging", level(1, 1)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let t = bird_dev_table(&levels, 4, 3);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[2], BIRD_DEV_BANNER);
+        assert_eq!(
+            lines[3],
+            format!(
+                "{:20} {:<20} {:<20} {:<20} {:<20}",
+                "accuracy", "100.00", "0.00", "100.00", "75.00"
+            )
+        );
+        // Nothing timed: every VES term is 0.
+        let t = bird_dev_ves_table(&levels, 4, None);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines[1],
+            format!("{:20} {:<20} {:<20} {:<20} {:<20}", "count", 2, 1, 1, 4)
+        );
+        assert_eq!(lines[2], BIRD_DEV_VES_BANNER);
+        assert_eq!(
+            lines[3],
+            format!(
+                "{:20} {:<20} {:<20} {:<20} {:<20}",
+                "ves", "0.00", "0.00", "0.00", "0.00"
+            )
+        );
+        assert_eq!(BIRD_DEV_BANNER.len(), BIRD_RULE.len());
     }
 }
