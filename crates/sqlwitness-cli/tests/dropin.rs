@@ -491,3 +491,188 @@ fn evals_tables_count_what_ex_divides_by_and_bird_runs_print_bird_levels() {
         "{e}"
     );
 }
+
+/// BIRD dev's layout (`bird/llm` of its release) on two small databases:
+/// `data/dev_databases/{club,shop}`, `data/dev_gold.sql`, `data/dev.json`
+/// (the questions with their difficulty, a JSON array) and
+/// `exp/predict_dev.json` (BIRD JSON: the golds but two, one wrong, one
+/// failing). Returns the folder.
+fn bird_dev_files(dir: &Path) -> PathBuf {
+    let data = dir.join("data");
+    let dbs = data.join("dev_databases");
+    for (db, schema) in [
+        (
+            "club",
+            "CREATE TABLE member (id INTEGER PRIMARY KEY, name TEXT, age INTEGER);
+             INSERT INTO member VALUES (1,'Ann',31),(2,'Bob',25),(3,'Cid',40),(4,'Dee',19);",
+        ),
+        (
+            "shop",
+            "CREATE TABLE item (id INTEGER PRIMARY KEY, label TEXT, price REAL);
+             INSERT INTO item VALUES (1,'pen',1.5),(2,'ink',3.0),(3,'pad',2.25);",
+        ),
+    ] {
+        std::fs::create_dir_all(dbs.join(db)).unwrap();
+        let c = rusqlite::Connection::open(dbs.join(db).join(format!("{db}.sqlite"))).unwrap();
+        c.execute_batch(schema).unwrap();
+    }
+    let golds = [
+        ("SELECT count(*) FROM member", "club", "simple"),
+        ("SELECT name FROM member WHERE age > 30", "club", "simple"),
+        ("SELECT label FROM item WHERE price > 2", "shop", "simple"),
+        ("SELECT max(age) FROM member", "club", "moderate"),
+        (
+            "SELECT label FROM item ORDER BY price DESC LIMIT 1",
+            "shop",
+            "moderate",
+        ),
+        ("SELECT avg(price) FROM item", "shop", "challenging"),
+        ("SELECT min(age) FROM member", "club", "challenging"),
+    ];
+    let mut gold = String::new();
+    let mut questions = Vec::new();
+    let mut preds = serde_json::Map::new();
+    for (i, (sql, db, level)) in golds.iter().enumerate() {
+        gold.push_str(&format!("{sql}\t{db}\n"));
+        questions.push(serde_json::json!({"question_id": i, "db_id": db, "difficulty": level}));
+        let predicted = match i {
+            1 => "SELECT name FROM member WHERE age >= 25",
+            5 => "SELECT avg(price) FROM no_such_table",
+            _ => sql,
+        };
+        preds.insert(
+            i.to_string(),
+            format!("{predicted}\t----- bird -----\t{db}").into(),
+        );
+    }
+    std::fs::write(data.join("dev_gold.sql"), gold).unwrap();
+    std::fs::write(
+        data.join("dev.json"),
+        serde_json::to_string_pretty(&questions).unwrap(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("exp")).unwrap();
+    std::fs::write(
+        dir.join("exp/predict_dev.json"),
+        serde_json::to_string_pretty(&preds).unwrap(),
+    )
+    .unwrap();
+    dir.to_path_buf()
+}
+
+/// `bird-eval` with BIRD dev's command line as its `run_evaluation.sh`
+/// writes it, the folders of `dir` given as prefixes ending with `/`, the
+/// predictions under `pred_prefix` read as `mode_predict` says.
+fn bird_dev_eval(dir: &Path, pred_prefix: &str, mode_predict: &str, extra: &[&str]) -> Output {
+    let prefix = |p: &str| format!("{}/{p}", dir.display());
+    let (dbs, pred, gold, diff) = (
+        prefix("data/dev_databases/"),
+        prefix(pred_prefix),
+        prefix("data/"),
+        prefix("data/dev.json"),
+    );
+    let mut args = vec![
+        "bird-eval",
+        "--db_root_path",
+        &dbs,
+        "--predicted_sql_path",
+        &pred,
+        "--data_mode",
+        "dev",
+        "--ground_truth_path",
+        &gold,
+        "--num_cpus",
+        "2",
+        "--mode_gt",
+        "gt",
+        "--mode_predict",
+        mode_predict,
+        "--diff_json_path",
+        &diff,
+        "--meta_time_out",
+        "30.0",
+        "-q",
+    ];
+    args.extend(extra);
+    run(&args)
+}
+
+/// What BIRD dev's `evaluation.py` prints for [`bird_dev_files`]: 5 of 7
+/// right (simple 2 of 3, moderate 2 of 2, challenging 1 of 2).
+const OFFICIAL_DEV_OUTPUT: &str = "start calculate\n                     simple               moderate             challenging          total               \ncount                3                    2                    2                    7                   \n======================================    ACCURACY    =====================================\naccuracy             66.67                100.00               50.00                71.43               \n===========================================================================================\nFinished evaluation\n";
+
+#[test]
+fn bird_eval_takes_bird_devs_command_line_and_prints_its_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = bird_dev_files(dir.path());
+    let o = bird_dev_eval(&root, "exp/", "gpt", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(out(&o), OFFICIAL_DEV_OUTPUT);
+
+    // `--mode_predict gt`: the gold under --predicted_sql_path scored as
+    // the predictions, every question right.
+    let o = bird_dev_eval(&root, "data/", "gt", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[4],
+        format!(
+            "{:20} {:<20} {:<20} {:<20} {:<20}",
+            "accuracy", "100.00", "100.00", "100.00", "100.00"
+        )
+    );
+
+    // mini-dev's flags are not BIRD dev's.
+    let o = bird_dev_eval(&root, "exp/", "gpt", &["--sql_dialect", "SQLite"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_eq!(out(&o), "");
+}
+
+#[test]
+fn bird_dev_without_its_predictions_names_the_path_it_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = bird_dev_files(dir.path());
+    let built = root.join("exp/predict_dev.json");
+    std::fs::rename(&built, root.join("exp/other.json")).unwrap();
+    let o = bird_dev_eval(&root, "exp/", "gpt", &[]);
+    refused(&o, 2, &["--predicted_sql_path", s(&built), "not a file"]);
+
+    // A prefix without its `/`: the script reads `exppredict_dev.json`.
+    std::fs::rename(root.join("exp/other.json"), &built).unwrap();
+    let o = bird_dev_eval(&root, "exp", "gpt", &[]);
+    let joined = format!("{}/exppredict_dev.json", root.display());
+    refused(&o, 2, &[&joined, "end the folder with `/`"]);
+}
+
+#[test]
+fn bird_eval_with_ves_prints_bird_devs_ves_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = bird_dev_files(dir.path());
+    let o = bird_dev_eval(&root, "exp/", "gpt", &["--ves"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    let official: Vec<&str> = OFFICIAL_DEV_OUTPUT.lines().collect();
+    assert_eq!(lines.len(), official.len(), "{text}");
+    for i in [0, 1, 2, 5, 6] {
+        assert_eq!(lines[i], official[i], "{text}");
+    }
+    assert_eq!(
+        lines[3],
+        "=========================================    VES   ========================================"
+    );
+    // The times vary from run to run: the cells are numbers, two decimals,
+    // in the script's columns, above 0 (each level has a right prediction).
+    assert!(lines[4].starts_with(&format!("{:20} ", "ves")), "{text}");
+    let cells: Vec<f64> = lines[4].as_bytes()[21..]
+        .chunks(21)
+        .map(|c| {
+            let cell = std::str::from_utf8(c).unwrap().trim();
+            assert_eq!(cell.split('.').nth(1).map(str::len), Some(2), "{text}");
+            cell.parse().unwrap()
+        })
+        .collect();
+    assert_eq!(cells.len(), 4, "{text}");
+    assert!(cells.iter().all(|v| *v > 0.0), "{text}");
+}
