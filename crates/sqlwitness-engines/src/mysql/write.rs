@@ -73,6 +73,9 @@ impl Drop for MysqlMigrator {
     }
 }
 
+/// Tables named per `ANALYZE TABLE` statement.
+const ANALYZE_BATCH: usize = 100;
+
 pub(crate) fn quote(ident: &str) -> String {
     format!("`{}`", ident.replace('`', "``"))
 }
@@ -334,6 +337,19 @@ impl MysqlMigrator {
 }
 
 impl Migrator for MysqlMigrator {
+    /// `ANALYZE LOCAL TABLE` (not written to the binary log): statistics
+    /// read from the copy itself, so the optimizer plans a query the same
+    /// way on every copy of the same rows — and a `LIMIT` through tied rows
+    /// returns the same one — instead of from whatever InnoDB's background
+    /// sampling has reached.
+    fn analyze(&mut self, ns: &str, tables: &[&str]) -> Result<(), DbError> {
+        for chunk in tables.chunks(ANALYZE_BATCH) {
+            let list: Vec<String> = chunk.iter().map(|t| qualified(ns, t)).collect();
+            self.exec(&format!("ANALYZE LOCAL TABLE {}", list.join(", ")))?;
+        }
+        Ok(())
+    }
+
     fn server_version(&mut self) -> Result<String, DbError> {
         self.scalar("SELECT CAST(VERSION() AS CHAR)", &[])
             .map(Option::unwrap_or_default)
