@@ -74,10 +74,11 @@ pub(crate) fn file_of(folder: &Path, ns: &str) -> PathBuf {
     folder.join(name)
 }
 
-/// The settings every instance opens with: no files, no network, no
-/// extensions, configuration locked.
-fn base_config() -> Result<duckdb::Config, duckdb::Error> {
-    duckdb::Config::default()
+/// `config` with the settings every instance opens with, applied last
+/// (DuckDB refuses a file setting once external access is off): no files,
+/// no network, no extensions, configuration locked.
+fn locked(config: duckdb::Config) -> Result<duckdb::Config, duckdb::Error> {
+    config
         .enable_external_access(false)?
         .enable_autoload_extension(false)?
         .with("autoinstall_known_extensions", "false")?

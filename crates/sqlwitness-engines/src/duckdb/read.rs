@@ -16,13 +16,21 @@ use sqlwitness_core::{
 };
 use sqlwitness_dialect::Dialect;
 
-use super::{base_config, db_error, file_of, folder_of, library_version};
+use super::{db_error, file_of, folder_of, library_version, locked};
 use crate::values::{date_from_days, time_from_micros, timestamp_from_micros, widen_f32};
 use crate::watchdog::watchdog;
 
-/// The memory one copy's instance may use (DuckDB's `memory_limit`): a
-/// query past it fails with `Out of Memory Error` (`resource_limit`).
-pub const DUCKDB_MEMORY_LIMIT: &str = "1GB";
+/// The memory one copy's instance may use (DuckDB's `memory_limit`):
+/// past it a query spills what it can to disk, and fails with `Out of
+/// Memory Error` (`resource_limit`) where it cannot — a single value that
+/// large, which DuckDB builds between two checks of its interrupt, so a
+/// low limit is also what stops such a query soon after its deadline.
+pub const DUCKDB_MEMORY_LIMIT: &str = "256MB";
+
+/// What one copy's instance may spill to disk (DuckDB's
+/// `max_temp_directory_size`), in a folder of the process's own in the
+/// system's temporary folder.
+pub const DUCKDB_SPILL_LIMIT: &str = "4GB";
 
 /// Idle connections kept per copy.
 const MAX_IDLE_PER_COPY: usize = 8;
@@ -293,8 +301,23 @@ impl Engine for DuckdbEngine {
     }
 }
 
+/// The folder an instance of the copy at `path` spills to: one per process
+/// and copy (two processes, or two copies, never share a file), which
+/// DuckDB makes when it first spills and removes when the instance closes.
+fn spill_folder(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    std::env::temp_dir().join(format!(
+        "sqlwitness-duckdb-{}-{name}.tmp",
+        std::process::id()
+    ))
+}
+
 /// Opens the copy at `path` read-only: no files, no network, no
-/// extensions, configuration locked, one thread, [`DUCKDB_MEMORY_LIMIT`].
+/// extensions, configuration locked, one thread, [`DUCKDB_MEMORY_LIMIT`]
+/// and [`DUCKDB_SPILL_LIMIT`].
 fn open_read_only(dialect: &Dialect, path: &Path) -> Result<Connection, DbError> {
     if !path.is_file() {
         return Err(DbError::new(
@@ -306,11 +329,13 @@ fn open_read_only(dialect: &Dialect, path: &Path) -> Result<Connection, DbError>
             ),
         ));
     }
-    let config = base_config()
-        .and_then(|c| c.access_mode(AccessMode::ReadOnly))
+    let config = duckdb::Config::default()
+        .access_mode(AccessMode::ReadOnly)
         .and_then(|c| c.threads(1))
         .and_then(|c| c.max_memory(DUCKDB_MEMORY_LIMIT))
-        .and_then(|c| c.with("max_temp_directory_size", "0KB"))
+        .and_then(|c| c.with("temp_directory", spill_folder(path).to_string_lossy()))
+        .and_then(|c| c.with("max_temp_directory_size", DUCKDB_SPILL_LIMIT))
+        .and_then(locked)
         .map_err(|e| db_error(dialect, e, Some(path)))?;
     let conn = Connection::open_with_flags(path, config).map_err(|e| {
         let mut e = db_error(dialect, e, Some(path));

@@ -22,7 +22,7 @@ use sqlwitness_core::{
 use sqlwitness_dialect::Dialect;
 
 use super::read::duckdb_value;
-use super::{base_config, db_error, file_of, folder_of, library_version};
+use super::{db_error, file_of, folder_of, library_version, locked};
 use crate::watchdog::watchdog;
 
 /// The write side of DuckDB over one folder of copies.
@@ -140,7 +140,7 @@ impl DuckdbMigrator {
 /// Opens (or creates) the file at `path` read-write, without access to
 /// other files or the network: a view's text is benchmark input.
 fn open_writable(dialect: &Dialect, path: &std::path::Path) -> Result<Connection, DbError> {
-    let config = base_config().map_err(|e| db_error(dialect, e, Some(path)))?;
+    let config = locked(duckdb::Config::default()).map_err(|e| db_error(dialect, e, Some(path)))?;
     Connection::open_with_flags(path, config).map_err(|e| {
         let mut e = db_error(dialect, e, Some(path));
         e.class = sqlwitness_core::ErrorClass::Connection;
