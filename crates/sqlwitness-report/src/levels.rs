@@ -21,8 +21,13 @@ pub const DIFFICULTY_ALL: &str = "total";
 /// One level of one engine.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LevelSummary {
-    /// Questions at this level (the evaluators' `count` row).
+    /// Questions at this level.
     pub questions: usize,
+    /// Of them, the questions EX divides by: those with a database the
+    /// engine could run (not `missing_db`, not `engine_error`) — the
+    /// evaluators' `count` row.
+    #[serde(default)]
+    pub scored: usize,
     /// Questions whose verdict is `match`.
     #[serde(rename = "match")]
     pub matched: usize,
@@ -82,6 +87,7 @@ pub(crate) fn by_level(
             };
             let s = LevelSummary {
                 questions: a.questions,
+                scored: a.with_db,
                 matched: a.matched,
                 ex: div(a.matched as f64),
                 soft_f1: div(a.soft_f1),
@@ -157,7 +163,9 @@ pub fn official_table(levels: &BTreeMap<String, LevelSummary>, spider: bool) -> 
 }
 
 /// The level tables of a report as Markdown (`summary.md`): one table per
-/// kind of level, a count, an EX and a Soft F1 row per engine.
+/// kind of level, a count, an EX and a Soft F1 row per engine. `count` is
+/// what EX divides by (questions without a database, or that the engine
+/// could not run, are left out, and a line under the table says how many).
 pub(crate) fn render_markdown_levels(report: &crate::Report, out: &mut String) {
     for spider in [true, false] {
         fn pick(s: &crate::EngineSummary, spider: bool) -> &BTreeMap<String, LevelSummary> {
@@ -195,7 +203,7 @@ pub(crate) fn render_markdown_levels(report: &crate::Report, out: &mut String) {
             let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
             let _ = write!(out, "| {name} | count |");
             for c in &cols {
-                let _ = write!(out, " {} |", get(c).questions);
+                let _ = write!(out, " {} |", get(c).scored);
             }
             let _ = write!(out, "\n| {name} | EX |");
             for c in &cols {
@@ -206,6 +214,21 @@ pub(crate) fn render_markdown_levels(report: &crate::Report, out: &mut String) {
                 let _ = write!(out, " {:.3} |", get(c).soft_f1);
             }
             out.push('\n');
+        }
+        for (name, s) in engines {
+            let all = pick(s, spider)
+                .get(cols[cols.len() - 1])
+                .cloned()
+                .unwrap_or_default();
+            let out_of = all.questions - all.scored.min(all.questions);
+            if out_of > 0 {
+                let _ = writeln!(
+                    out,
+                    "\n{name}: {out_of} of the {} questions are left out of `count`, as EX leaves \
+                     them out ({} without a database, {} the engine could not run).",
+                    all.questions, s.missing_db, s.engine_error
+                );
+            }
         }
         if spider {
             let unread = report
