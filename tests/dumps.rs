@@ -1919,9 +1919,9 @@ fn a_mysql_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
 
 /// A dump's copies on the other engines take their column types from the
 /// source, not from what the SQLite file can hold: MySQL's `decimal(10,2)`
-/// is PostgreSQL's `numeric(10,2)` (whose `round(…, 2)` exists) and stays
-/// a decimal on the other MySQL-family server, and a `utf8mb4_bin` column
-/// compares case-sensitively everywhere.
+/// is PostgreSQL's `numeric(10,2)` (whose `round(…, 2)` exists) and
+/// DuckDB's `DECIMAL(10,2)` and stays a decimal on the other MySQL-family
+/// server, and a `utf8mb4_bin` column compares case-sensitively everywhere.
 #[test]
 fn a_dumps_copies_on_other_engines_keep_its_types_and_collations() {
     let servers = sqlwitness_testkit::servers();
@@ -1998,6 +1998,49 @@ fn a_dumps_copies_on_other_engines_keep_its_types_and_collations() {
         checked += 1;
     }
     assert!(checked > 0 || !sqlwitness_testkit::required());
+    // DuckDB, in a folder of the test's own: the copy is typed by the same
+    // source model, and the golds answer there as on the dump's engine.
+    let duckdb_url = format!("duckdb:{}", bench.join("duckdb").display());
+    let report = eval_with_reference(
+        bench,
+        EngineKind::Duckdb,
+        &duckdb_url,
+        &gold,
+        &prefix,
+        &bench.join("out_duckdb"),
+    );
+    let engine = sqlwitness_engines::DuckdbEngine::open(
+        sqlwitness_dialect::builtin(EngineKind::Duckdb),
+        &duckdb_url,
+    )
+    .unwrap();
+    let db = sqlwitness_core::Database::with_prefix("shop", "", &prefix);
+    let types = sqlwitness_core::Engine::execute(
+        &engine,
+        &db,
+        "SELECT column_name, data_type FROM information_schema.columns \
+         WHERE table_name = 'item' ORDER BY ordinal_position",
+        &Default::default(),
+    )
+    .unwrap();
+    let price = types
+        .rows
+        .iter()
+        .find(|r| r[0] == sqlwitness_core::Value::Text("price".into()))
+        .map(|r| r[1].clone());
+    assert_eq!(
+        price,
+        Some(sqlwitness_core::Value::Text("DECIMAL(10,2)".into())),
+        "duckdb: {types:?}"
+    );
+    for i in 0..3 {
+        assert_eq!(
+            verdicts(&report, i, EngineKind::Duckdb),
+            ("match".to_string(), "match".to_string()),
+            "duckdb: question {i}: {}",
+            report["questions"][i]
+        );
+    }
 }
 
 /// `import` of the same dump again does nothing (exit 0, the first

@@ -1,4 +1,4 @@
-"""The Python API on the shipped example (SQLite only)."""
+"""The Python API on the shipped example (SQLite, and DuckDB beside it)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,23 @@ def test_predictions_as_a_list(example: Path) -> None:
     assert report.data["run"]["compare"] == "spider"
     # The predictions are kept beside the report, named by it.
     assert Path(report.data["run"]["predictions"]).is_file()
+
+
+def test_duckdb_beside_sqlite(example: Path, tmp_path: Path) -> None:
+    # DuckDB is embedded: its copies go to a folder (given here, else the
+    # user's cache); no server is needed.
+    report = sqlwitness.evaluate(
+        example,
+        "dev",
+        engines=["sqlite", "duckdb"],
+        db=["concert_singer"],
+        servers={"duckdb": f"duckdb:{tmp_path / 'copies'}"},
+    )
+    s = report.summary["engines"]["duckdb"]
+    assert s["questions"] == 45 and s["engine_error"] == 0
+    assert s["match"] + s["gold_error"] == 45
+    assert any(p.suffix == ".duckdb" for p in (tmp_path / "copies").iterdir())
+    assert {r["engine"] for r in report.outcomes()} == {"sqlite", "duckdb"}
 
 
 def test_options_become_flags(example: Path) -> None:
