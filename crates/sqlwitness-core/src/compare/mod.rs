@@ -1,6 +1,6 @@
 //! Result comparison: when two result sets count as the same answer.
 //!
-//! Three modes, chosen with [`CompareOptions::mode`]:
+//! Four modes, chosen with [`CompareOptions::mode`]:
 //!
 //! * [`CompareMode::Strict`] — sqlwitness's own, typed rules (see
 //!   [`strict`](self#strict-mode) below). Numbers are numbers whatever
@@ -14,6 +14,11 @@
 //! * [`CompareMode::Bird`] — the verdict of BIRD's evaluator,
 //!   `set(predicted_res) == set(ground_truth_res)`, on the same Python value
 //!   model.
+//! * [`CompareMode::Spider2`] — the verdict of Spider 2.0's
+//!   `compare_pandas_table` (`xlang-ai/Spider2`): every gold column must
+//!   appear among the predicted columns, after the evaluator's CSV round
+//!   trip, with `NULL` read as 0 and an absolute tolerance of 0.01 (see
+//!   [`spider2_equal`]).
 //!
 //! # Strict mode
 //!
@@ -73,6 +78,8 @@ mod bird;
 mod pyvalue;
 mod soft_f1;
 mod spider;
+mod spider2;
+mod spider2_csv;
 mod strict;
 
 use serde::{Deserialize, Serialize};
@@ -81,6 +88,7 @@ use crate::ResultSet;
 
 pub use pyvalue::python_str;
 pub use soft_f1::{python_key_hash, soft_f1, soft_f1_by};
+pub use spider2::{spider2_equal, spider2_equal_any, SPIDER2_ABS_TOL};
 pub use strict::coarse_row_key;
 
 /// At most this many column permutations are tried by the strict mode's
@@ -98,6 +106,8 @@ pub enum CompareMode {
     Spider,
     /// BIRD's official evaluator (`set(pred) == set(gold)`).
     Bird,
+    /// Spider 2.0's official evaluator (`compare_pandas_table`).
+    Spider2,
 }
 
 impl CompareMode {
@@ -106,6 +116,7 @@ impl CompareMode {
             CompareMode::Strict => "strict",
             CompareMode::Spider => "spider",
             CompareMode::Bird => "bird",
+            CompareMode::Spider2 => "spider2",
         }
     }
 
@@ -114,6 +125,7 @@ impl CompareMode {
             "strict" => Some(CompareMode::Strict),
             "spider" => Some(CompareMode::Spider),
             "bird" => Some(CompareMode::Bird),
+            "spider2" => Some(CompareMode::Spider2),
             _ => None,
         }
     }
@@ -126,11 +138,11 @@ pub struct CompareOptions {
     /// Row order matters. Strict: rows compare in order. Spider: this is the
     /// evaluator's `order_matters` (`'order by' in gold.lower()`, see
     /// `sqlwitness_sql::spider_order_matters`). Bird: ignored (BIRD compares
-    /// sets).
+    /// sets). Spider2: the evaluator's `ignore_order` is its negation.
     pub ordered: bool,
     /// Strict only: any column order is accepted (a column permutation is
     /// searched). Spider always searches column permutations and BIRD never
-    /// does, as their evaluators do.
+    /// does, as their evaluators do; Spider 2.0 matches columns one by one.
     pub column_order_any: bool,
     /// Strict only: relative tolerance for floats and decimals
     /// (default `1e-9`).
@@ -158,11 +170,11 @@ impl CompareOptions {
     }
 
     /// True when a column permutation of the prediction is accepted:
-    /// always in the Spider mode, in the strict mode with
+    /// always in the Spider and Spider 2.0 modes, in the strict mode with
     /// `column_order_any`, never in the BIRD mode.
     pub fn any_column_order(&self) -> bool {
         match self.mode {
-            CompareMode::Spider => true,
+            CompareMode::Spider | CompareMode::Spider2 => true,
             CompareMode::Strict => self.column_order_any,
             CompareMode::Bird => false,
         }
@@ -242,6 +254,7 @@ pub fn compare(gold: &ResultSet, pred: &ResultSet, opts: &CompareOptions) -> Com
         CompareMode::Strict => strict::compare(gold, pred, opts),
         CompareMode::Spider => spider::compare(gold, pred, opts.ordered),
         CompareMode::Bird => bird::compare(gold, pred),
+        CompareMode::Spider2 => spider2::compare(gold, pred, opts.ordered),
     }
 }
 
