@@ -180,6 +180,8 @@ pub enum CompareArg {
     Spider,
     /// BIRD's set equality of rows.
     Bird,
+    /// Spider 2.0's column-vector comparison (`compare_pandas_table`).
+    Spider2,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -181,6 +181,7 @@ pub(crate) fn eval_spec(
             CompareArg::Strict => CompareMode::Strict,
             CompareArg::Spider => CompareMode::Spider,
             CompareArg::Bird => CompareMode::Bird,
+            CompareArg::Spider2 => CompareMode::Spider2,
         },
         any_column_order: a.column_order == ColumnOrderArg::Any,
         keep_distinct: a.keep_distinct,

@@ -437,6 +437,7 @@ fn run_info(
             CompareMode::Strict => "strict",
             CompareMode::Spider => "spider",
             CompareMode::Bird => "bird",
+            CompareMode::Spider2 => "spider2",
         }
         .into(),
         column_order: if plan.compare.column_order_any {
