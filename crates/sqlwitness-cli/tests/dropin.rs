@@ -493,12 +493,13 @@ fn evals_tables_count_what_ex_divides_by_and_bird_runs_print_bird_levels() {
 }
 
 /// BIRD dev's layout (`bird/llm` of its release) on two small databases:
-/// `data/dev_databases/{club,shop}`, `data/dev_gold.sql`, `data/dev.json`
-/// (the questions with their difficulty, a JSON array) and
+/// `release_data/dev_databases/{club,shop}`, `release_data/dev_gold.sql`,
+/// `release_data/dev.json` (the questions with their difficulty, a JSON
+/// array) and
 /// `exp/predict_dev.json` (BIRD JSON: the golds but two, one wrong, one
 /// failing). Returns the folder.
 fn bird_dev_files(dir: &Path) -> PathBuf {
-    let data = dir.join("data");
+    let data = dir.join("release_data");
     let dbs = data.join("dev_databases");
     for (db, schema) in [
         (
@@ -566,10 +567,10 @@ fn bird_dev_files(dir: &Path) -> PathBuf {
 fn bird_dev_eval(dir: &Path, pred_prefix: &str, mode_predict: &str, extra: &[&str]) -> Output {
     let prefix = |p: &str| format!("{}/{p}", dir.display());
     let (dbs, pred, gold, diff) = (
-        prefix("data/dev_databases/"),
+        prefix("release_data/dev_databases/"),
         prefix(pred_prefix),
-        prefix("data/"),
-        prefix("data/dev.json"),
+        prefix("release_data/"),
+        prefix("release_data/dev.json"),
     );
     let mut args = vec![
         "bird-eval",
@@ -611,7 +612,7 @@ fn bird_eval_takes_bird_devs_command_line_and_prints_its_output() {
 
     // `--mode_predict gt`: the gold under --predicted_sql_path scored as
     // the predictions, every question right.
-    let o = bird_dev_eval(&root, "data/", "gt", &[]);
+    let o = bird_dev_eval(&root, "release_data/", "gt", &[]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     let text = out(&o);
     let lines: Vec<&str> = text.lines().collect();
