@@ -1,5 +1,5 @@
 //! The Spider 2.0 mode against verdicts of the official evaluator
-//! (`tests/data/spider2_verdicts.jsonl`, see `tests/data/README.md`): every
+//! (`tests/spider2/spider2_verdicts.jsonl`, see `tests/spider2/README.md`): every
 //! pair must get the official verdict. Also counts the pairs where the
 //! strict comparison disagrees, by kind, so that the differences stay
 //! visible.
@@ -37,7 +37,7 @@ fn result(j: &Json) -> ResultSet {
 
 #[test]
 fn spider2_mode_gives_the_official_verdict_on_every_pair() {
-    let data = include_str!("data/spider2_verdicts.jsonl");
+    let data = include_str!("spider2/spider2_verdicts.jsonl");
     let mut pairs = 0;
     let mut wrong = Vec::new();
     let mut strict_differs: BTreeMap<String, usize> = BTreeMap::new();
