@@ -127,6 +127,18 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         !a.no_migrate,
     )?;
     let mut plan = audit_plan(&a)?;
+    // The plan holds: the outputs of an earlier audit go (a refused plan
+    // leaves them as they were).
+    crate::eval::clear_files(&a.out, crate::eval::AUDIT_OUTPUTS)?;
+    let golds: Vec<String> = EngineKind::all()
+        .iter()
+        .map(|k| format!("gold_{k}.sql"))
+        .collect();
+    crate::eval::clear_files(
+        &a.out,
+        &golds.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    crate::set_out(&a.out);
     let _containers = crate::containers::start(&containers, &mut plan.servers, a.quiet)?;
     // A benchmark shipped as dumps imports itself, as in `eval`.
     crate::import::from_manifest(&plan.bench, Some(&plan.servers), a.quiet)?;

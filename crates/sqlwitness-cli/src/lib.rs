@@ -64,7 +64,7 @@ use std::sync::Mutex;
 /// The output folder of the running command, for the interrupt handler.
 static OUT: Mutex<Option<PathBuf>> = Mutex::new(None);
 
-fn set_out(out: &std::path::Path) {
+pub(crate) fn set_out(out: &std::path::Path) {
     *OUT.lock().unwrap_or_else(|e| e.into_inner()) = Some(out.to_path_buf());
 }
 
@@ -219,16 +219,16 @@ fn install_interrupt_handler() {
     }
 }
 
-/// `eval` up to the run: the outputs of an earlier run removed (before
-/// anything can fail: an older report must not pass for this run's), the
-/// plan validated and given to `adjust`, the containers of `--containers`
-/// started (removed when the returned guard drops).
+/// `eval` up to the run: the plan validated and given to `adjust` (a plan
+/// refused leaves the output folder as it was), then the outputs of an
+/// earlier run removed (before anything else can fail: an older report
+/// must not pass for this run's), the containers of `--containers` started
+/// (removed when the returned guard drops).
 pub(crate) fn prepare_eval(
     a: args::EvalArgs,
     adjust: impl FnOnce(&mut sqlwitness_eval::EvalPlan) -> anyhow::Result<()>,
 ) -> anyhow::Result<(sqlwitness_eval::EvalPlan, containers::Started)> {
-    eval::clear_outputs(&a.out)?;
-    set_out(&a.out);
+    let out = a.out.clone();
     let containers = containers::plans_from_env(
         &a.containers,
         &plan::parse_engines(&a.engines)?,
@@ -238,6 +238,8 @@ pub(crate) fn prepare_eval(
     let quiet = a.quiet;
     let mut plan = plan::eval_plan(a)?;
     adjust(&mut plan)?;
+    eval::clear_outputs(&out)?;
+    set_out(&out);
     let started = containers::start(&containers, &mut plan.servers, quiet)?;
     Ok((plan, started))
 }
@@ -283,18 +285,6 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
             say!("{} databases in {}", schemas.len(), a.out.display());
             Ok(exit::OK)
         }
-        args::Command::Audit(a) => {
-            eval::clear_files(&a.out, eval::AUDIT_OUTPUTS)?;
-            let golds: Vec<String> = sqlwitness_core::EngineKind::all()
-                .iter()
-                .map(|k| format!("gold_{k}.sql"))
-                .collect();
-            eval::clear_files(
-                &a.out,
-                &golds.iter().map(String::as_str).collect::<Vec<_>>(),
-            )?;
-            set_out(&a.out);
-            audit::run(a)
-        }
+        args::Command::Audit(a) => audit::run(a),
     }
 }
