@@ -678,3 +678,66 @@ fn several_accepted_golds_the_first_match_wins() {
         assert_eq!(e["verdict"], "mismatch", "{engine}: {e}");
     }
 }
+
+/// A plan refused for bad input leaves the output folder as it was: the
+/// earlier run's report is neither removed nor replaced; a run whose plan
+/// holds replaces it.
+#[test]
+fn a_refused_plan_leaves_the_earlier_report() {
+    let out = tempfile::tempdir().unwrap();
+    let out_s = out.path().to_str().unwrap();
+    let base = [
+        "eval",
+        "--bench",
+        "examples/spider-dev",
+        "--limit",
+        "2",
+        "-q",
+        "--out",
+        out_s,
+    ];
+    run_ok(&base);
+    let report = out.path().join("report.json");
+    let before = std::fs::read(&report).unwrap();
+    for bad in [
+        vec!["--engines", "sqlite,nosuch"],
+        vec!["--pred", "no/such/predictions.sql"],
+        vec!["--db", "no_such_database"],
+    ] {
+        let o = sqlwitness().args(base).args(&bad).output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(std::fs::read(&report).unwrap(), before, "{bad:?}");
+    }
+    let audit = [
+        "audit",
+        "--bench",
+        "examples/spider-dev",
+        "-q",
+        "--out",
+        out_s,
+    ];
+    let o = sqlwitness()
+        .args(audit)
+        .args(["--engines", "nosuch"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read(&report).unwrap(), before, "audit");
+    run_ok(&[
+        "eval",
+        "--bench",
+        "examples/spider-dev",
+        "--limit",
+        "1",
+        "-q",
+        "--out",
+        out_s,
+    ]);
+    let after = read_json(&report);
+    assert_eq!(after["summary"]["engines"]["sqlite"]["questions"], 1);
+}
