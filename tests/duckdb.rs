@@ -190,3 +190,54 @@ fn duckdb_judges_as_the_reference() {
     assert_eq!(q[0]["engines"]["sqlite"]["verdict"], "match", "{}", q[0]);
     assert_eq!(q[1]["engines"]["duckdb"]["verdict"], "mismatch", "{}", q[1]);
 }
+
+/// `audit` with DuckDB beside SQLite, each as the reference in turn: a
+/// LIMIT through a tie that the two engines cut differently is proven with
+/// both engines' rows (concert_singer has three concerts in 2014 and three
+/// in 2015: SQLite answers 2015, DuckDB 2014).
+#[test]
+fn audit_proves_a_tie_the_two_embedded_engines_cut_differently() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = url(&dir.path().join("copies"));
+    for reference in ["sqlite", "duckdb"] {
+        let out = dir.path().join(format!("audit_{reference}"));
+        run_ok(&[
+            "audit",
+            "--bench",
+            "examples/spider-dev",
+            "--db",
+            "concert_singer",
+            "--engines",
+            "sqlite,duckdb",
+            "--reference",
+            reference,
+            "--server",
+            &server,
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        let report = read_json(&out.join("audit.json"));
+        assert_eq!(report["run"]["reference"], reference);
+        let f = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == 26 && f["rule"] == "cross_engine_truncation")
+            .unwrap_or_else(|| panic!("{reference}: {}", report["findings"]));
+        assert_eq!(f["status"], "proven", "{f}");
+        let rows: Vec<(&str, &str)> = f["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["note"].as_str().unwrap(),
+                    e["rows"][0][0].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert!(rows.contains(&("sqlite", "2015")), "{f}");
+        assert!(rows.contains(&("duckdb", "2014")), "{f}");
+    }
+}
