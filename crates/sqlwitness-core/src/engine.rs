@@ -177,7 +177,7 @@ impl EngineKind {
     }
 }
 
-/// `Postgres`, as the engine's name was printed when engines were an enum.
+/// `Postgres`: the engine's name with a capital, as `{:?}` prints it.
 impl fmt::Debug for EngineKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = self.as_str();
