@@ -51,21 +51,26 @@ fn column_list(cols: &[String]) -> String {
     cols.iter().map(|c| quote(c)).collect::<Vec<_>>().join(", ")
 }
 
-/// A value as the appender takes it: text values in the form DuckDB's
-/// casts read (decimals, dates, times and timestamps are cast by the
-/// appender to the column's type).
-fn append_value(v: &Value) -> DValue {
-    match v {
-        Value::Null => DValue::Null,
-        Value::Int(i) => DValue::BigInt(*i),
-        Value::Float(f) => DValue::Double(*f),
-        Value::Bool(b) => DValue::Boolean(*b),
-        Value::Bytes(b) => DValue::Blob(b.clone()),
-        Value::Text(s)
-        | Value::Decimal(s)
-        | Value::Date(s)
-        | Value::Time(s)
-        | Value::Timestamp(s) => DValue::Text(s.clone()),
+/// A value as the appender takes it, borrowed (no copy of a text or a
+/// blob): text in the form DuckDB's casts read (decimals, dates, times and
+/// timestamps are cast by the appender to the column's type).
+struct Cell<'a>(&'a Value);
+
+impl duckdb::ToSql for Cell<'_> {
+    fn to_sql(&self) -> duckdb::Result<duckdb::types::ToSqlOutput<'_>> {
+        use duckdb::types::{ToSqlOutput, ValueRef};
+        Ok(ToSqlOutput::Borrowed(match self.0 {
+            Value::Null => ValueRef::Null,
+            Value::Int(i) => ValueRef::BigInt(*i),
+            Value::Float(f) => ValueRef::Double(*f),
+            Value::Bool(b) => ValueRef::Boolean(*b),
+            Value::Bytes(b) => ValueRef::Blob(b),
+            Value::Text(s)
+            | Value::Decimal(s)
+            | Value::Date(s)
+            | Value::Time(s)
+            | Value::Timestamp(s) => ValueRef::Text(s.as_bytes()),
+        }))
     }
 }
 
@@ -282,12 +287,9 @@ impl Migrator for DuckdbMigrator {
         let conn = self.conn(ns)?;
         let mut app = conn.appender(&t.name).map_err(err)?;
         let mut n = 0u64;
-        let mut row: Vec<DValue> = Vec::with_capacity(t.columns.len());
         while let Some(batch) = rows.next_batch()? {
             for r in batch {
-                row.clear();
-                row.extend(r.iter().map(append_value));
-                app.append_row(duckdb::appender_params_from_iter(row.iter()))
+                app.append_row(duckdb::appender_params_from_iter(r.iter().map(Cell)))
                     .map_err(err)?;
                 n += 1;
             }
