@@ -59,11 +59,11 @@ for _ in $(seq "$runs"); do
 done | awk '{printf "| %s | %.2f | %.0f |\n", $1, $2, $3 / 1024}' >>"$md"
 
 # A BIRD-like database, as scripts/bench-scale.sh generates it.
-data="${TMPDIR:-/tmp}/sqlwitness-bench-scale/$rows"
+scale="${TMPDIR:-/tmp}/sqlwitness-bench-scale/$rows"
 db_id="swscale_$(tr 'A-Z.' 'a-zp' <<<"$rows")"
-python3 scripts/bench-scale-data.py generate --rows "$rows" --db-id "$db_id" --out "$data"
-sqlite_file="$data/database/$db_id/$db_id.sqlite"
-total=$(python3 -c 'import json, sys; print(sum(json.load(open(sys.argv[1]))["tables"].values()))' "$data/manifest.json")
+python3 scripts/bench-scale-data.py generate --rows "$rows" --db-id "$db_id" --out "$scale"
+sqlite_file="$scale/database/$db_id/$db_id.sqlite"
+total=$(python3 -c 'import json, sys; print(sum(json.load(open(sys.argv[1]))["tables"].values()))' "$scale/manifest.json")
 venv="${TMPDIR:-/tmp}/sqlwitness-duckdb-py"
 [ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q duckdb; }
 floor() {
@@ -93,7 +93,7 @@ export sqlite_file work venv
 } >>"$md"
 {
   timed floor bash -c floor
-  timed migrate "$bin" migrate --bench "$data" --engines duckdb --server "duckdb=duckdb:$work/mig" \
+  timed migrate "$bin" migrate --bench "$scale" --engines duckdb --server "duckdb=duckdb:$work/mig" \
     --log-dir "$work/miglog" -q
 } | awk -v n="$total" '{printf "| %s | %.2f | %.0f | %.0f |\n", $1, $2, $3 / 1024, n / $2}' >>"$md"
 cat "$md"
