@@ -21,15 +21,17 @@ fn py_isspace(c: char) -> bool {
 
 /// How `evaluation.py` reads a predicted line before evaluating it:
 /// `l.strip().split('\t')`, keeping the first field (the official format is
-/// `SQL[\tdb_id]`), then `p_str.replace(" value ", " 1 ")`. So a prediction
+/// `SQL[\tdb_id]`), then `p_str.replace("value", "1")`. So a prediction
 /// with a tab *inside* the SQL is cut at the tab (and usually fails to run),
-/// and the word `value` between spaces becomes `1`, string literals included.
+/// and every `value` becomes `1` — inside names (`market_value` →
+/// `market_1`) and string literals too; `Value` is kept (the replacement
+/// is case-sensitive).
 /// Applied to predictions only: the gold line is split the same way but the
 /// official code then requires exactly two fields.
 pub fn spider_read_prediction(line: &str) -> String {
     let stripped = line.trim_matches(py_isspace);
     let first = stripped.split('\t').next().unwrap_or("");
-    first.replace(" value ", " 1 ")
+    first.replace("value", "1")
 }
 
 /// `replace_cur_year`, applied by the official `exec_on_db_` to every query
@@ -248,19 +250,19 @@ mod tests {
             spider_read_prediction("\tSELECT a FROM t"),
             "SELECT a FROM t"
         );
-        // `p_str.replace(" value ", " 1 ")`, literals included.
+        // `p_str.replace("value", "1")`: every occurrence, in names and
+        // literals too, case-sensitive.
         assert_eq!(
             spider_read_prediction("SELECT a FROM t WHERE b = value AND c = ' value '"),
             "SELECT a FROM t WHERE b = 1 AND c = ' 1 '"
         );
-        // Only between spaces: the last `value` has no space after it.
         assert_eq!(
-            spider_read_prediction("SELECT value FROM t WHERE x = value"),
-            "SELECT 1 FROM t WHERE x = value"
+            spider_read_prediction("SELECT t.value, market_values FROM t WHERE x = value"),
+            "SELECT t.1, market_1s FROM t WHERE x = 1"
         );
         assert_eq!(
-            spider_read_prediction("SELECT t.value FROM t"),
-            "SELECT t.value FROM t"
+            spider_read_prediction("SELECT Value FROM t"),
+            "SELECT Value FROM t"
         );
     }
 
