@@ -14,6 +14,8 @@
 //!   [`spider_remove_distinct`], [`spider_replace_cur_year`],
 //!   [`spider_order_matters`] — the Spider test-suite evaluator's text
 //!   preprocessing, emulated.
+//! * [`spider_exact_match`] / [`MatchTally`] — Spider's exact set match and
+//!   partial matching, as the official evaluator's `--etype match`.
 //! * [`spider_hardness`] — Spider's hardness level of a gold query, as the
 //!   official test-suite evaluator computes it.
 //! * [`analyze`] — static nondeterminism rules with data probes
@@ -36,6 +38,7 @@ mod parse;
 mod rewrite;
 mod schema;
 mod spider_eval;
+mod spider_match;
 mod temporal;
 mod text;
 mod ties;
@@ -66,6 +69,10 @@ pub use schema::{ForeignKey, SchemaInfo, TableInfo};
 pub use spider_eval::{
     spider_order_matters, spider_postprocess, spider_read_prediction, spider_remove_distinct,
     spider_replace_cur_year,
+};
+pub use spider_match::{
+    spider_exact_match, ForeignKeyMap, MatchStop, MatchTable, MatchTally, PartialScore, Raised,
+    SpiderMatch, SpiderSchema, MATCH_LEVELS, PARTIAL_TYPES,
 };
 pub use temporal::compares_temporal_with_text;
 pub use text::{is_blank, is_string_literal, parser_dialect, tokenize, SourceToken};
