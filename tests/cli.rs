@@ -111,7 +111,14 @@ fn real_predictions_are_scored_in_every_mode() {
         );
     }
     let mut ex = Vec::new();
-    for mode in ["strict", "spider", "bird"] {
+    for mode in [
+        "strict",
+        "spider",
+        "bird",
+        "spider2",
+        "livesqlbench",
+        "defog",
+    ] {
         let out = tempfile::tempdir().unwrap();
         run_ok(&[
             "eval",
@@ -128,6 +135,7 @@ fn real_predictions_are_scored_in_every_mode() {
             "-q",
         ]);
         let report = read_json(&out.path().join("report.json"));
+        assert_eq!(report["run"]["compare"], mode);
         let s = &report["summary"]["engines"]["sqlite"];
         let total: u64 = [
             "match",
@@ -146,7 +154,7 @@ fn real_predictions_are_scored_in_every_mode() {
         assert!(s["match"].as_u64().unwrap() > 60, "{mode}: {s}");
         ex.push(s["ex"].as_f64().unwrap());
     }
-    eprintln!("EX strict/spider/bird: {ex:?}");
+    eprintln!("EX strict/spider/bird/spider2/livesqlbench/defog: {ex:?}");
 }
 
 #[test]

@@ -45,6 +45,7 @@ __version__: str = _native.__version__
 __all__ = [
     "AuditReport",
     "BadInputError",
+    "CompareName",
     "Completed",
     "ContainerError",
     "EngineError",
@@ -71,7 +72,9 @@ Databases = Union[str, Sequence[str]]
 #: question in question order (``None`` or ``""`` abstains).
 Predictions = Union[PathLike, Sequence[Optional[str]]]
 
-_COMPARE = ("strict", "spider", "bird")
+#: A result comparison: sqlwitness's own (``strict``) or an official scorer's.
+CompareName = Literal["strict", "spider", "bird", "spider2", "livesqlbench", "defog"]
+_COMPARE = ("strict", "spider", "bird", "spider2", "livesqlbench", "defog")
 _TIES = ("strict", "aware")
 _COLUMN_ORDER = ("exact", "any")
 _VERIFY = ("load", "full")
@@ -234,7 +237,7 @@ def evaluate(
     predictions: Union[Predictions, Mapping[str, Predictions], None] = None,
     *,
     engines: Engines = "sqlite",
-    compare: Literal["strict", "spider", "bird"] = "strict",
+    compare: CompareName = "strict",
     ties: Literal["strict", "aware"] = "strict",
     out: Optional[PathLike] = None,
     db: Optional[Databases] = None,
@@ -265,8 +268,8 @@ def evaluate(
     abstains) — one per question of the split, or one per question ``db`` and
     ``limit`` select; another length is a ``ValueError`` — or a mapping engine →
     either (each engine its own predictions); ``None`` is the gold self-check.
-    ``engines``: a name or a list of names. ``compare``: ``strict``, ``spider`` or
-    ``bird``; ``ties``: ``strict`` or ``aware``. ``out``: the report folder
+    ``engines``: a name or a list of names. ``compare``: ``strict``, ``spider``,
+    ``bird``, ``spider2``, ``livesqlbench`` or ``defog``; ``ties``: ``strict`` or ``aware``. ``out``: the report folder
     (default: a temporary folder removed with the :class:`Report`). ``db``: only
     questions on these databases; ``limit``: only the first N of them.
     ``timeout``: seconds a query (default 30); ``jobs``: worker threads (default:

@@ -156,6 +156,14 @@ def test_an_audit_on_one_engine(example: Path) -> None:
     assert audit.data["run"]["engines"] == ["sqlite"]
 
 
+def test_every_compare_mode_is_a_compare_name() -> None:
+    names = ("strict", "spider", "bird", "spider2", "livesqlbench", "defog")
+    assert typing.get_args(sqlwitness.CompareName) == names
+    assert "CompareName" in sqlwitness.__all__
+    for name in names:
+        assert _flags.choice("compare", name, sqlwitness._COMPARE) == name
+
+
 def test_duckdb_is_an_engine_name() -> None:
     assert typing.get_args(sqlwitness.EngineName) == ("sqlite", "postgres", "mysql", "mariadb", "duckdb")
     assert "EngineName" in sqlwitness.__all__

@@ -182,6 +182,10 @@ pub enum CompareArg {
     Bird,
     /// Spider 2.0's column-vector comparison (`compare_pandas_table`).
     Spider2,
+    /// LiveSQLBench's row sets, floats rounded to two places (`ex_base`).
+    Livesqlbench,
+    /// defog's sql-eval: normalised frames and subset credit (`correct`).
+    Defog,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -182,6 +182,8 @@ pub(crate) fn eval_spec(
             CompareArg::Spider => CompareMode::Spider,
             CompareArg::Bird => CompareMode::Bird,
             CompareArg::Spider2 => CompareMode::Spider2,
+            CompareArg::Livesqlbench => CompareMode::Livesqlbench,
+            CompareArg::Defog => CompareMode::Defog,
         },
         any_column_order: a.column_order == ColumnOrderArg::Any,
         keep_distinct: a.keep_distinct,

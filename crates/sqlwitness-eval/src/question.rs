@@ -337,9 +337,13 @@ pub(crate) fn evaluate_on(
     // the engine's own dialect (a gold written for it).
     let dialects = sqlwitness_sql::sqlite_first(ctx.kind);
     let ordered = match plan.compare.mode {
-        // Spider 2.0's `ignore_order` is set per question by hand; here it
-        // is off exactly when the gold has a top-level ORDER BY.
-        CompareMode::Strict | CompareMode::Spider2 => {
+        // Spider 2.0's `ignore_order`, LiveSQLBench's `conditions.order`
+        // and defog's `order_by` category are set per question by hand;
+        // here they follow the gold's top-level ORDER BY.
+        CompareMode::Strict
+        | CompareMode::Spider2
+        | CompareMode::Livesqlbench
+        | CompareMode::Defog => {
             sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false)
         }
         CompareMode::Spider => sqlwitness_sql::spider_order_matters(&gold_run),

@@ -438,6 +438,8 @@ fn run_info(
             CompareMode::Spider => "spider",
             CompareMode::Bird => "bird",
             CompareMode::Spider2 => "spider2",
+            CompareMode::Livesqlbench => "livesqlbench",
+            CompareMode::Defog => "defog",
         }
         .into(),
         column_order: if plan.compare.column_order_any {

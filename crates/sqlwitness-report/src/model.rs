@@ -53,7 +53,7 @@ pub struct RunInfo {
     /// (`--pred ENGINE=FILE`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub engine_predictions: BTreeMap<String, String>,
-    /// `strict`, `spider` or `bird`.
+    /// `strict`, `spider`, `bird`, `spider2`, `livesqlbench` or `defog`.
     pub compare: String,
     /// `exact` or `any`.
     pub column_order: String,

@@ -1,6 +1,6 @@
 //! Result comparison: when two result sets count as the same answer.
 //!
-//! Four modes, chosen with [`CompareOptions::mode`]:
+//! Six modes, chosen with [`CompareOptions::mode`]:
 //!
 //! * [`CompareMode::Strict`] — sqlwitness's own, typed rules (see
 //!   [`strict`](self#strict-mode) below). Numbers are numbers whatever
@@ -19,6 +19,16 @@
 //!   appear among the predicted columns, after the evaluator's CSV round
 //!   trip, with `NULL` read as 0 and an absolute tolerance of 0.01 (see
 //!   [`spider2_equal`]).
+//! * [`CompareMode::Livesqlbench`] — the verdict of LiveSQLBench's
+//!   `ex_base` (`bird-bench/livesqlbench`): the first 10 000 rows, floats
+//!   and decimals rounded to two places, dates as text, row sets (row
+//!   lists when order matters), and an empty result never credited (see
+//!   [`livesqlbench_equal`]).
+//! * [`CompareMode::Defog`] — the `correct` verdict of defog's sql-eval
+//!   `compare_query_results` (`defog-ai/sql-eval`): pandas frames,
+//!   duplicate rows dropped, columns ordered by name, rows sorted, and
+//!   credit when the gold's columns are found among the predicted ones
+//!   (see [`defog_verdict`]).
 //!
 //! # Strict mode
 //!
@@ -75,6 +85,8 @@
 //! Everything else that differs is [`MismatchReason::Values`].
 
 mod bird;
+mod defog;
+mod livesqlbench;
 mod pyvalue;
 mod soft_f1;
 mod spider;
@@ -86,6 +98,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::ResultSet;
 
+pub use defog::{defog_verdict, DefogContext, DefogVerdict};
+pub use livesqlbench::{livesqlbench_equal, LIVESQLBENCH_MAX_ROWS};
 pub use pyvalue::python_str;
 pub use soft_f1::{python_key_hash, soft_f1, soft_f1_by};
 pub use spider2::{spider2_equal, spider2_equal_any, SPIDER2_ABS_TOL};
@@ -108,6 +122,10 @@ pub enum CompareMode {
     Bird,
     /// Spider 2.0's official evaluator (`compare_pandas_table`).
     Spider2,
+    /// LiveSQLBench's official evaluator (`ex_base`).
+    Livesqlbench,
+    /// defog's sql-eval (`compare_query_results`, its `correct` verdict).
+    Defog,
 }
 
 impl CompareMode {
@@ -117,6 +135,8 @@ impl CompareMode {
             CompareMode::Spider => "spider",
             CompareMode::Bird => "bird",
             CompareMode::Spider2 => "spider2",
+            CompareMode::Livesqlbench => "livesqlbench",
+            CompareMode::Defog => "defog",
         }
     }
 
@@ -126,6 +146,8 @@ impl CompareMode {
             "spider" => Some(CompareMode::Spider),
             "bird" => Some(CompareMode::Bird),
             "spider2" => Some(CompareMode::Spider2),
+            "livesqlbench" => Some(CompareMode::Livesqlbench),
+            "defog" => Some(CompareMode::Defog),
             _ => None,
         }
     }
@@ -139,10 +161,13 @@ pub struct CompareOptions {
     /// evaluator's `order_matters` (`'order by' in gold.lower()`, see
     /// `sqlwitness_sql::spider_order_matters`). Bird: ignored (BIRD compares
     /// sets). Spider2: the evaluator's `ignore_order` is its negation.
+    /// Livesqlbench: the task's `conditions["order"]`. Defog: the question
+    /// is taken as category `order_by` (rows keep their order).
     pub ordered: bool,
     /// Strict only: any column order is accepted (a column permutation is
     /// searched). Spider always searches column permutations and BIRD never
-    /// does, as their evaluators do; Spider 2.0 matches columns one by one.
+    /// does, as their evaluators do; Spider 2.0 matches columns one by one,
+    /// LiveSQLBench compares by position and defog by column name.
     pub column_order_any: bool,
     /// Strict only: relative tolerance for floats and decimals
     /// (default `1e-9`).
@@ -170,13 +195,13 @@ impl CompareOptions {
     }
 
     /// True when a column permutation of the prediction is accepted:
-    /// always in the Spider and Spider 2.0 modes, in the strict mode with
-    /// `column_order_any`, never in the BIRD mode.
+    /// always in the Spider, Spider 2.0 and defog modes, in the strict mode
+    /// with `column_order_any`, never in the BIRD and LiveSQLBench modes.
     pub fn any_column_order(&self) -> bool {
         match self.mode {
-            CompareMode::Spider | CompareMode::Spider2 => true,
+            CompareMode::Spider | CompareMode::Spider2 | CompareMode::Defog => true,
             CompareMode::Strict => self.column_order_any,
-            CompareMode::Bird => false,
+            CompareMode::Bird | CompareMode::Livesqlbench => false,
         }
     }
 
@@ -255,6 +280,8 @@ pub fn compare(gold: &ResultSet, pred: &ResultSet, opts: &CompareOptions) -> Com
         CompareMode::Spider => spider::compare(gold, pred, opts.ordered),
         CompareMode::Bird => bird::compare(gold, pred),
         CompareMode::Spider2 => spider2::compare(gold, pred, opts.ordered),
+        CompareMode::Livesqlbench => livesqlbench::compare(gold, pred, opts.ordered),
+        CompareMode::Defog => defog::compare(gold, pred, opts.ordered),
     }
 }
 
