@@ -14,6 +14,7 @@
 //! standard error, the report in `--out` when given).
 
 mod bird_dev;
+mod exact;
 mod inputs;
 mod tables;
 
@@ -41,15 +42,19 @@ pub struct SpiderEvalArgs {
     /// The folder of the databases, `<db_id>/<db_id>.sqlite`.
     #[arg(long)]
     pub db: PathBuf,
-    /// The `tables.json` schema file (the official evaluator needs it for
-    /// exact match only).
+    /// The `tables.json` schema file: its foreign keys, for exact match
+    /// (required with --etype match and all, as by the official evaluator).
     #[arg(long)]
     pub table: Option<PathBuf>,
-    /// `exec` (execution accuracy). `all` prints the execution table only;
-    /// exact set match (`match`) is not implemented.
+    /// `exec` (execution accuracy), `match` (exact set match and partial
+    /// matching, each prediction that does not match printed first) or
+    /// `all` (both tables), as the official evaluator prints them.
     #[arg(long, default_value = "exec", value_parser = ["all", "exec", "match"])]
     pub etype: String,
-    /// Not implemented: refused (exit 2) rather than scored differently.
+    /// With --etype match: accepted, and changes nothing (the official
+    /// evaluator plugs values only into the queries it executes). With exec
+    /// or all: not implemented, refused (exit 2) rather than scored
+    /// differently.
     #[arg(long = "plug_value", alias = "plug-value")]
     pub plug_value: bool,
     /// Keep DISTINCT (the official evaluator deletes it by default).
@@ -193,27 +198,34 @@ struct Layout<'a> {
 const BIRD_DEV_VES_RUNS: usize = 100;
 
 pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
-    if a.etype == "match" {
-        bail!(BadInput(
-            "--etype match: exact set match is not implemented; sqlwitness scores by execution (--etype exec)".into()
-        ));
-    }
-    if a.plug_value {
-        bail!(BadInput(
-            "--plug_value: plugging the gold's values into predictions is not implemented".into()
-        ));
-    }
-    if a.etype == "all" {
-        say!("sqlwitness: warning: --etype all: the execution table only (exact set match is not implemented)");
+    let matching = a.etype != "exec";
+    let executing = a.etype != "match";
+    if a.plug_value && executing {
+        bail!(BadInput(format!(
+            "--plug_value with --etype {}: executing predictions with the gold's values plugged \
+             in is not implemented (with --etype match the official evaluator ignores the flag, \
+             and so does spider-eval)",
+            a.etype
+        )));
     }
     let flags = &inputs::SPIDER;
     let db_ids = inputs::read_gold(flags, &a.gold, &a.pred)?;
     inputs::check_spider_predictions(flags, &a.pred, &a.gold, db_ids.len())?;
-    test_suite_warning(&db_ids, &a.db);
+    let table = match (matching, a.table.as_deref()) {
+        (true, None) => bail!(BadInput(format!(
+            "--etype {}: exact set match needs --table (Spider's tables.json, for the foreign \
+             keys); the official evaluator stops without it",
+            a.etype
+        ))),
+        (_, table) => table,
+    };
+    if executing {
+        test_suite_warning(&db_ids, &a.db);
+    }
     let layout = Layout {
         flags,
         gold: &a.gold,
-        tables: a.table.as_deref(),
+        tables: table,
         db_dir: &a.db,
         pred: &a.pred,
         compare: a.extras.compare.unwrap_or(CompareArg::Spider),
@@ -224,7 +236,29 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         difficulty: None,
         ves_runs: 0,
     };
-    let report = evaluate(layout, &a.extras)?;
+    let report = if executing {
+        Some(evaluate(layout, &a.extras)?)
+    } else {
+        match_databases(&layout, &a.extras)?;
+        None
+    };
+    let Some(table) = table.filter(|_| matching) else {
+        print_exec_tables(&report.expect("exec evaluates"));
+        return Ok(exit::OK);
+    };
+    let run = exact::exact_match(&exact::MatchFiles {
+        flags,
+        gold: &a.gold,
+        pred: &a.pred,
+        db_dir: &a.db,
+        tables: table,
+    })?;
+    print_match_tables(&run, report.as_ref());
+    Ok(exit::OK)
+}
+
+/// `--etype exec`: the execution table of each engine.
+fn print_exec_tables(report: &Report) {
     let many = report.summary.engines.len() > 1;
     for (engine, s) in &report.summary.engines {
         if many {
@@ -232,7 +266,84 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         }
         show_part!("{}", tables::spider_table(&s.by_hardness));
     }
-    Ok(exit::OK)
+}
+
+/// `--etype match` (no report) and `all`: the questions that do not
+/// match, then the table (with each engine's execution row for `all`).
+fn print_match_tables(run: &exact::MatchRun, report: Option<&Report>) {
+    show_part!("{}", run.misses);
+    let mut tally = sqlwitness_sql::MatchTally::default();
+    run.matches.iter().for_each(|m| tally.add(m));
+    let scores = tally.table();
+    let Some(report) = report else {
+        show_part!("{}", tables::spider_match_table(&scores, None));
+        return;
+    };
+    let many = report.summary.engines.len() > 1;
+    for engine in report.summary.engines.keys() {
+        if many {
+            show!("{engine}:");
+        }
+        let exec = exec_by_level(report, engine, &run.matches);
+        show_part!("{}", tables::spider_match_table(&scores, Some(&exec)));
+    }
+}
+
+/// Execution accuracy of `engine` by the hardness the exact match read
+/// from each gold (`easy` … `extra`, `all`), as `print_scores` divides it.
+fn exec_by_level(
+    report: &Report,
+    engine: &str,
+    matches: &[sqlwitness_sql::SpiderMatch],
+) -> [f64; 5] {
+    let mut hits = [0usize; 5];
+    let mut counts = [0usize; 5];
+    for q in &report.questions {
+        let (Some(o), Some(m)) = (q.engines.get(engine), matches.get(q.id)) else {
+            continue;
+        };
+        let level = sqlwitness_sql::Hardness::ALL
+            .iter()
+            .position(|h| *h == m.hardness)
+            .expect("a level");
+        for at in [level, 4] {
+            counts[at] += 1;
+            hits[at] += usize::from(o.verdict == Verdict::Match);
+        }
+    }
+    std::array::from_fn(|at| {
+        if counts[at] == 0 {
+            0.0
+        } else {
+            hits[at] as f64 / counts[at] as f64
+        }
+    })
+}
+
+/// `--etype match` runs nothing but reads each database's schema: the
+/// databases are refused as `eval` refuses them (missing, unusable, a
+/// link outside the folder without `--allow-outside-links`).
+fn match_databases(l: &Layout, x: &Extras) -> Result<()> {
+    if !l.db_dir.is_dir() {
+        bail!(BadInput(format!(
+            "{} {}: not a folder",
+            l.flags.db,
+            l.db_dir.display()
+        )));
+    }
+    if x.out.is_some() {
+        say!("sqlwitness: warning: --etype match executes nothing: no report is written to --out");
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix("sqlwitness-dropin-")
+        .tempdir()
+        .context("creating a temporary folder")?;
+    let renames = lay_out(tmp.path(), l)?;
+    let mut bench = sqlwitness_bench::load_benchmark(tmp.path(), "dev")
+        .map_err(|e| in_user_terms(BadInput(e.to_string()).into(), &renames))?;
+    bench.database_dir = l.db_dir.to_path_buf();
+    bench.allow_outside_links = x.allow_outside_links;
+    databases_usable(&bench, l.flags)
 }
 
 pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {

@@ -1,5 +1,5 @@
 //! The tables the official evaluators print, byte for byte: test-suite
-//! evaluator's `print_scores` (`--etype exec`), BIRD mini-dev's
+//! evaluator's `print_scores` (`--etype exec`, `match` and `all`), BIRD mini-dev's
 //! `print_data` for EX (on standard output and in `--output_log_path`), and
 //! BIRD dev's `print_data` for EX (`evaluation.py`) and VES
 //! (`evaluation_ves.py`).
@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use sqlwitness_report::{LevelSummary, VesSummary};
+use sqlwitness_sql::{MatchTable, MATCH_LEVELS, PARTIAL_TYPES};
 
 /// `print_data`'s banner on standard output.
 const BIRD_BANNER: &str =
@@ -74,6 +75,39 @@ pub(super) fn spider_table(levels: &BTreeMap<String, LevelSummary>) -> String {
             .map(|c| format!("{:.3}", accuracy(&get(c))))
             .collect::<Vec<_>>(),
     );
+    out
+}
+
+/// The Spider test-suite evaluator's `print_scores` for `--etype match`
+/// (`exec` None) and `--etype all` (`exec`: execution accuracy by level):
+/// the counts, the execution row, exact match and the three partial
+/// matching blocks.
+pub(super) fn spider_match_table(t: &MatchTable, exec: Option<&[f64; 5]>) -> String {
+    let three = |xs: &[f64]| xs.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>();
+    let mut out = String::new();
+    let levels: Vec<String> = MATCH_LEVELS.iter().map(|c| c.to_string()).collect();
+    row(&mut out, "", &levels);
+    let counts: Vec<String> = t.count.iter().map(usize::to_string).collect();
+    row(&mut out, "count", &counts);
+    if let Some(exec) = exec {
+        out.push_str("=====================   EXECUTION ACCURACY     =====================\n");
+        row(&mut out, "execution", &three(exec));
+    }
+    out.push_str("\n====================== EXACT MATCHING ACCURACY =====================\n");
+    row(&mut out, "exact match", &three(&t.exact));
+    let blocks = [
+        "\n---------------------PARTIAL MATCHING ACCURACY----------------------",
+        "---------------------- PARTIAL MATCHING RECALL ----------------------",
+        "---------------------- PARTIAL MATCHING F1 --------------------------",
+    ];
+    for (k, banner) in blocks.iter().enumerate() {
+        out.push_str(banner);
+        out.push('\n');
+        for (name, by_level) in PARTIAL_TYPES.iter().zip(&t.partial) {
+            let cells: Vec<f64> = by_level.iter().map(|s| [s.0, s.1, s.2][k]).collect();
+            row(&mut out, name, &three(&cells));
+        }
+    }
     out
 }
 
