@@ -12,6 +12,9 @@
 //!   reaches a server with an administrative login) ends their sessions and
 //!   drops them. A record whose lease is held belongs to a run still going
 //!   and is left alone, so two runs never sweep each other.
+//! * A run whose lease session ends while it goes on (a dropped
+//!   connection, a server restart) takes its lease again ([`HeldLease`]);
+//!   a sweep gives it the time to ([`sweep_registry`]).
 //!
 //! Nothing is swept that has no record: sqlwitness never drops what it did
 //! not create.
@@ -76,6 +79,15 @@ pub(crate) trait Registry {
     async fn leases(&mut self) -> Result<Vec<String>, sqlx::Error>;
     /// Takes `lease` when no session holds it (its run is over).
     async fn try_take(&mut self, lease: &str) -> Result<bool, sqlx::Error>;
+    /// Whether the server started less than `grace` ago and every record
+    /// of `lease` was made before it started: the holder's session ended
+    /// with the restart, and the holder (a run still going) may be
+    /// reconnecting to take its lease again.
+    async fn restarted_under(
+        &mut self,
+        lease: &str,
+        grace: std::time::Duration,
+    ) -> Result<bool, sqlx::Error>;
     /// Lets `lease` go.
     async fn let_go(&mut self, lease: &str) -> Result<(), sqlx::Error>;
     /// What `lease` recorded.
@@ -88,17 +100,36 @@ pub(crate) trait Registry {
 }
 
 /// Sweeps the records no session holds a lease for; what was dropped. A
-/// lease whose objects could not all be dropped keeps its records, for the
-/// next sweep.
+/// lease found free is looked at again [`RECHECK_AFTER`] later (let go in
+/// between): a run whose session ended while it goes on takes its lease
+/// again within that time, and only a lease still free then is a killed
+/// run's. A lease whose objects could not all be dropped keeps its records,
+/// for the next sweep.
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) async fn sweep_registry(r: &mut impl Registry) -> Result<Vec<String>, sqlx::Error> {
     if !r.exists().await? {
         return Ok(Vec::new());
     }
-    let mut swept = Vec::new();
+    let mut free = Vec::new();
     for lease in r.leases().await? {
+        if r.try_take(&lease).await? {
+            r.let_go(&lease).await?;
+            free.push(lease);
+        }
+    }
+    if free.is_empty() {
+        return Ok(Vec::new());
+    }
+    tokio::time::sleep(RECHECK_AFTER).await;
+    let mut swept = Vec::new();
+    for lease in free {
         if !r.try_take(&lease).await? {
-            continue; // A run still going.
+            continue; // Taken again: a run still going.
+        }
+        if r.restarted_under(&lease, RETAKE_GRACE).await? {
+            // Its run may be going still, taking its lease again.
+            r.let_go(&lease).await?;
+            continue;
         }
         let items = r.items(&lease).await?;
         if let Ok(dropped) = r.drop_items(&items).await {
@@ -109,6 +140,19 @@ pub(crate) async fn sweep_registry(r: &mut impl Registry) -> Result<Vec<String>,
     }
     Ok(swept)
 }
+
+/// How long a sweep waits before it takes a free lease for a killed run's:
+/// longer than a held lease's watcher needs to notice its session ended
+/// and take the lease again ([`WATCH_EVERY`] and a connection).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+const RECHECK_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// How long after a server starts the records made before it are left to
+/// their holders: a restart ends every session, the lease's too, and a run
+/// still going takes its lease again within seconds ([`HeldLease`]'s
+/// watcher); a run that was killed leaves them to a sweep after this.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+pub(crate) const RETAKE_GRACE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Drops `items`, which `lease` recorded, and its records: the lease's own
 /// holder is this process (an interrupted run).
@@ -258,11 +302,38 @@ pub fn sweep_again(kind: EngineKind, admin_url: &str) -> Result<Vec<String>, DbE
 /// a run keeps for its whole length (its run login) is recorded under it.
 /// [`HeldLease::end`] deletes the records (what they name is gone) and
 /// lets the lease go; a run killed before that leaves them to a sweep.
+///
+/// A watcher thread checks the session every [`WATCH_EVERY`]: when it has
+/// ended (a dropped connection; a server restart ends every session, and
+/// the lease with it), it connects again, takes the lease again and
+/// records its items again, so that another run's sweep never takes a run
+/// still going for one that was killed (a sweep looks at a free lease
+/// again [`RECHECK_AFTER`] later, and leaves records made before a restart
+/// to their holders for [`RETAKE_GRACE`]).
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) struct HeldLease {
+    session: std::sync::Arc<Mutex<LeaseSession>>,
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    watcher: Option<std::thread::JoinHandle<()>>,
+}
+
+/// How often a held lease's session is checked.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The time a check of the session, or taking the lease again, may take.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+const RETAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+struct LeaseSession {
     rt: tokio::runtime::Runtime,
-    conn: LeaseConn,
+    /// `None` while the session is lost and not yet made again.
+    conn: Option<LeaseConn>,
+    kind: EngineKind,
+    admin_url: String,
     lease: String,
+    items: Vec<Leased>,
 }
 
 #[cfg(any(feature = "postgres", feature = "mysql"))]
@@ -271,6 +342,92 @@ enum LeaseConn {
     Pg(sqlx::PgConnection),
     #[cfg(feature = "mysql")]
     My(sqlx::MySqlConnection),
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl LeaseSession {
+    /// A new administrative session holding the lease, with `items`
+    /// recorded under it.
+    fn connect(&self) -> Result<LeaseConn, DbError> {
+        use sqlx::Connection;
+        let (url, lease, items) = (&self.admin_url, &self.lease, &self.items);
+        let work = async {
+            match sqlwitness_dialect::shipped(self.kind).adapter {
+                #[cfg(feature = "postgres")]
+                sqlwitness_dialect::Adapter::Postgres => {
+                    let mut c = sqlx::PgConnection::connect(url).await?;
+                    crate::postgres::lease::record(&mut c, lease, items).await?;
+                    Ok(Some(LeaseConn::Pg(c)))
+                }
+                #[cfg(feature = "mysql")]
+                sqlwitness_dialect::Adapter::Mysql => {
+                    let mut c = sqlx::MySqlConnection::connect(url).await?;
+                    crate::mysql::lease::record(&mut c, lease, items).await?;
+                    Ok(Some(LeaseConn::My(c)))
+                }
+                #[allow(unreachable_patterns)]
+                _ => Ok::<_, sqlx::Error>(None),
+            }
+        };
+        match self.rt.block_on(work) {
+            Ok(Some(c)) => Ok(c),
+            Ok(None) => Err(DbError::connection(format!(
+                "{}: no lease on this engine",
+                self.kind
+            ))),
+            Err(e) => Err(crate::server::driver_error(e)),
+        }
+    }
+
+    /// Whether the session still answers, within [`RETAKE_LIMIT`].
+    fn alive(&mut self) -> bool {
+        use sqlx::Connection;
+        let Some(conn) = &mut self.conn else {
+            return false;
+        };
+        let ping = async {
+            match conn {
+                #[cfg(feature = "postgres")]
+                LeaseConn::Pg(c) => c.ping().await,
+                #[cfg(feature = "mysql")]
+                LeaseConn::My(c) => c.ping().await,
+            }
+        };
+        let rt = &self.rt;
+        matches!(
+            rt.block_on(async { tokio::time::timeout(RETAKE_LIMIT, ping).await }),
+            Ok(Ok(()))
+        )
+    }
+
+    /// Makes the session again when it has ended; whether it holds the
+    /// lease now.
+    fn keep(&mut self) -> bool {
+        if self.alive() {
+            return true;
+        }
+        self.conn = None;
+        match self.connect() {
+            Ok(c) => {
+                self.conn = Some(c);
+                true
+            }
+            Err(_) => false, // The server is not back yet: the next check.
+        }
+    }
+
+    /// Runs `work` on the session, made again first when it has ended.
+    fn with<T>(
+        &mut self,
+        work: impl AsyncFnOnce(&mut LeaseConn, &str) -> Result<T, sqlx::Error>,
+    ) -> Result<T, DbError> {
+        if !self.keep() {
+            return Err(DbError::connection("the run's lease session is lost"));
+        }
+        let conn = self.conn.as_mut().expect("kept");
+        let out = self.rt.block_on(work(conn, &self.lease));
+        out.map_err(crate::server::driver_error)
+    }
 }
 
 #[cfg(any(feature = "postgres", feature = "mysql"))]
@@ -283,40 +440,38 @@ impl HeldLease {
         lease: &str,
         items: Vec<Leased>,
     ) -> Result<HeldLease, DbError> {
-        use sqlx::Connection;
-        let rt = crate::server::blocking_runtime()?;
-        let conn = match sqlwitness_dialect::shipped(kind).adapter {
-            #[cfg(feature = "postgres")]
-            sqlwitness_dialect::Adapter::Postgres => {
-                let mut c = rt
-                    .block_on(sqlx::PgConnection::connect(admin_url))
-                    .map_err(crate::server::driver_error)?;
-                rt.block_on(crate::postgres::lease::record(&mut c, lease, &items))
-                    .map_err(crate::server::driver_error)?;
-                LeaseConn::Pg(c)
-            }
-            #[cfg(feature = "mysql")]
-            sqlwitness_dialect::Adapter::Mysql => {
-                let mut c = rt
-                    .block_on(sqlx::MySqlConnection::connect(admin_url))
-                    .map_err(crate::server::driver_error)?;
-                rt.block_on(crate::mysql::lease::record(&mut c, lease, &items))
-                    .map_err(crate::server::driver_error)?;
-                LeaseConn::My(c)
-            }
-            #[allow(unreachable_patterns)]
-            _ => {
-                return Err(DbError::connection(format!(
-                    "{kind}: no lease on this engine"
-                )))
-            }
-        };
-        hold(kind, admin_url, lease, items);
-        Ok(HeldLease {
-            rt,
-            conn,
+        let mut session = LeaseSession {
+            rt: crate::server::blocking_runtime()?,
+            conn: None,
+            kind,
+            admin_url: admin_url.to_string(),
             lease: lease.to_string(),
+            items: items.clone(),
+        };
+        session.conn = Some(session.connect()?);
+        hold(kind, admin_url, lease, items);
+        let session = std::sync::Arc::new(Mutex::new(session));
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let watched = std::sync::Arc::clone(&session);
+        let watcher = std::thread::Builder::new()
+            .name("sqlwitness-lease".into())
+            .spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(WATCH_EVERY)
+                {
+                    watched.lock().unwrap_or_else(|e| e.into_inner()).keep();
+                }
+            })
+            .map_err(|e| DbError::connection(format!("cannot watch the lease: {e}")))?;
+        Ok(HeldLease {
+            session,
+            stop: Some(stop),
+            watcher: Some(watcher),
         })
+    }
+
+    fn session(&self) -> std::sync::MutexGuard<'_, LeaseSession> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records `item` under the lease, before it is created.
@@ -327,49 +482,79 @@ impl HeldLease {
         item: Leased,
     ) -> Result<(), DbError> {
         let items = [item.clone()];
-        match &mut self.conn {
-            #[cfg(feature = "postgres")]
-            LeaseConn::Pg(c) => self
-                .rt
-                .block_on(crate::postgres::lease::record_more(c, &self.lease, &items))
-                .map_err(crate::server::driver_error)?,
-            #[cfg(feature = "mysql")]
-            LeaseConn::My(c) => self
-                .rt
-                .block_on(crate::mysql::lease::record_more(c, &self.lease, &items))
-                .map_err(crate::server::driver_error)?,
-        }
+        let lease = {
+            let mut s = self.session();
+            s.with(async |conn, lease| match conn {
+                #[cfg(feature = "postgres")]
+                LeaseConn::Pg(c) => crate::postgres::lease::record_more(c, lease, &items).await,
+                #[cfg(feature = "mysql")]
+                LeaseConn::My(c) => crate::mysql::lease::record_more(c, lease, &items).await,
+            })?;
+            s.items.push(item.clone());
+            s.lease.clone()
+        };
         let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-        match held.iter_mut().find(|h| h.lease == self.lease) {
+        match held.iter_mut().find(|h| h.lease == lease) {
             Some(h) => h.items.push(item),
             None => held.push(Held {
                 kind,
                 admin_url: admin_url.to_string(),
-                lease: self.lease.clone(),
+                lease,
                 items: vec![item],
             }),
         }
         Ok(())
     }
 
+    /// Deletes the record of namespace `ns` (it has been dropped).
+    fn forget(&mut self, ns: &str) -> String {
+        let mut s = self.session();
+        let _ = s.with(async |conn, lease| match conn {
+            #[cfg(feature = "postgres")]
+            LeaseConn::Pg(c) => crate::postgres::lease::forget(c, lease, ns).await,
+            #[cfg(feature = "mysql")]
+            LeaseConn::My(c) => crate::mysql::lease::forget(c, lease, ns).await,
+        });
+        s.items.retain(|i| *i != Leased::Namespace(ns.to_string()));
+        s.lease.clone()
+    }
+
+    /// Stops the watcher.
+    fn stop_watching(&mut self) {
+        drop(self.stop.take());
+        if let Some(w) = self.watcher.take() {
+            let _ = w.join();
+        }
+    }
+
     /// What the lease recorded is gone: its records are deleted and it is
     /// let go.
-    pub(crate) fn end(self) {
+    pub(crate) fn end(mut self) {
         use sqlx::Connection;
-        let HeldLease { rt, conn, lease } = self;
-        match conn {
+        self.stop_watching();
+        let mut s = self.session();
+        let _ = s.with(async |conn, lease| match conn {
             #[cfg(feature = "postgres")]
-            LeaseConn::Pg(mut c) => {
-                let _ = rt.block_on(crate::postgres::lease::release(&mut c, &lease));
-                let _ = rt.block_on(c.close());
-            }
+            LeaseConn::Pg(c) => crate::postgres::lease::release(c, lease).await,
             #[cfg(feature = "mysql")]
-            LeaseConn::My(mut c) => {
-                let _ = rt.block_on(crate::mysql::lease::release(&mut c, &lease));
-                let _ = rt.block_on(c.close());
-            }
+            LeaseConn::My(c) => crate::mysql::lease::release(c, lease).await,
+        });
+        if let Some(conn) = s.conn.take() {
+            let _ = match conn {
+                #[cfg(feature = "postgres")]
+                LeaseConn::Pg(c) => s.rt.block_on(c.close()),
+                #[cfg(feature = "mysql")]
+                LeaseConn::My(c) => s.rt.block_on(c.close()),
+            };
         }
-        let_go(&lease);
+        let_go(&s.lease);
+    }
+}
+
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+impl Drop for HeldLease {
+    fn drop(&mut self) {
+        self.stop_watching();
     }
 }
 
@@ -431,17 +616,7 @@ impl RunLease {
     /// Deletes the record of namespace `ns` (it has been dropped).
     fn forget(&mut self, ns: &str) {
         let Some(h) = &mut self.held else { return };
-        let lease = h.lease.clone();
-        match &mut h.conn {
-            #[cfg(feature = "postgres")]
-            LeaseConn::Pg(c) => {
-                let _ = h.rt.block_on(crate::postgres::lease::forget(c, &lease, ns));
-            }
-            #[cfg(feature = "mysql")]
-            LeaseConn::My(c) => {
-                let _ = h.rt.block_on(crate::mysql::lease::forget(c, &lease, ns));
-            }
-        }
+        let lease = h.forget(ns);
         let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(entry) = held.iter_mut().find(|e| e.lease == lease) {
             entry
@@ -497,5 +672,77 @@ pub fn unlease_namespace(kind: EngineKind, admin_url: &str, ns: &str) {
         .find(|(k, u, _)| *k == kind && u == admin_url)
     {
         lease.forget(ns);
+    }
+}
+
+#[cfg(all(test, feature = "postgres", feature = "mysql"))]
+mod tests {
+    use super::*;
+    use sqlx::{AssertSqlSafe, Connection, Executor};
+
+    const LONG: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
+    const SHORT: std::time::Duration = std::time::Duration::from_secs(1);
+
+    /// The sweep's restart rule, read on each server: records all made
+    /// before the server started are their holder's to take again while
+    /// the server is young (here, a grace longer than the server's age),
+    /// never once it is older; a record made since the start is a killed
+    /// run's, at once.
+    #[test]
+    fn records_older_than_the_server_are_left_to_their_holder_for_a_while() {
+        sqlwitness_testkit::for_each_server(None, |kind, url| {
+            let lease = sqlwitness_testkit::unique_name("restart_rule");
+            let items = [Leased::Namespace(lease.clone())];
+            let rt = crate::server::blocking_runtime().unwrap();
+            let table = format!("{REGISTRY}.leases");
+            let (backdated, now_again) = match sqlwitness_dialect::shipped(kind).adapter {
+                sqlwitness_dialect::Adapter::Postgres => rt.block_on(async {
+                    let mut c = sqlx::PgConnection::connect(url).await.unwrap();
+                    crate::postgres::lease::record(&mut c, &lease, &items)
+                        .await
+                        .unwrap();
+                    let set = |when: &str| {
+                        format!("UPDATE {table} SET created = {when} WHERE lease = '{lease}'")
+                    };
+                    c.execute(AssertSqlSafe(set("'2000-01-01'"))).await.unwrap();
+                    let backdated = (
+                        c.restarted_under(&lease, LONG).await.unwrap(),
+                        c.restarted_under(&lease, SHORT).await.unwrap(),
+                    );
+                    c.execute(AssertSqlSafe(set("now()"))).await.unwrap();
+                    let now_again = c.restarted_under(&lease, LONG).await.unwrap();
+                    crate::postgres::lease::release(&mut c, &lease)
+                        .await
+                        .unwrap();
+                    (backdated, now_again)
+                }),
+                _ => rt.block_on(async {
+                    let mut c = sqlx::MySqlConnection::connect(url).await.unwrap();
+                    crate::mysql::lease::record(&mut c, &lease, &items)
+                        .await
+                        .unwrap();
+                    let set = |when: &str| {
+                        format!("UPDATE {table} SET created = {when} WHERE lease = '{lease}'")
+                    };
+                    c.execute(AssertSqlSafe(set("'2000-01-01'"))).await.unwrap();
+                    let backdated = (
+                        c.restarted_under(&lease, LONG).await.unwrap(),
+                        c.restarted_under(&lease, SHORT).await.unwrap(),
+                    );
+                    c.execute(AssertSqlSafe(set("CURRENT_TIMESTAMP")))
+                        .await
+                        .unwrap();
+                    let now_again = c.restarted_under(&lease, LONG).await.unwrap();
+                    crate::mysql::lease::release(&mut c, &lease).await.unwrap();
+                    (backdated, now_again)
+                }),
+            };
+            assert_eq!(
+                backdated,
+                (true, false),
+                "{kind}: records made before the start"
+            );
+            assert!(!now_again, "{kind}: a record made since the start");
+        });
     }
 }

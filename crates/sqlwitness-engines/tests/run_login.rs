@@ -250,6 +250,84 @@ fn a_run_login_reads_a_database_granted_after_it_was_made() {
     });
 }
 
+/// The session holding a run login's lease ends while the run goes on (a
+/// server restart or a relay's outage ends it the same way): the run takes
+/// its lease again, so another run's sweep leaves its login alone; the
+/// login still goes when the run ends.
+#[test]
+fn a_run_login_takes_its_lease_again_when_the_session_holding_it_ends() {
+    for_each_server(None, |kind, url| {
+        let login = RunLogin::create(kind, url).unwrap();
+        let name = login.name().to_string();
+        let rt = rt();
+        let holder = |rt: &tokio::runtime::Runtime| -> Option<i64> {
+            match sqlwitness_dialect::shipped(kind).adapter {
+                Adapter::Postgres => rt.block_on(async {
+                    let mut c = sqlx::PgConnection::connect(url).await.unwrap();
+                    sqlx::query_scalar(
+                        "SELECT pid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted \
+                         AND ((classid::bigint << 32) | objid::bigint) = \
+                             pg_catalog.hashtextextended('sqlwitness lease ' || $1, 0)",
+                    )
+                    .bind(&name)
+                    .fetch_optional(&mut c)
+                    .await
+                    .unwrap()
+                }),
+                _ => rt.block_on(async {
+                    let mut c = sqlx::MySqlConnection::connect(url).await.unwrap();
+                    sqlx::query_scalar::<_, Option<i64>>(
+                        "SELECT CAST(IS_USED_LOCK(CONCAT('sqlwitness lease:', \
+                         LEFT(SHA2(?, 256), 40))) AS SIGNED)",
+                    )
+                    .bind(&name)
+                    .fetch_one(&mut c)
+                    .await
+                    .unwrap()
+                }),
+            }
+        };
+        let first = holder(&rt).expect("the lease is held");
+        match sqlwitness_dialect::shipped(kind).adapter {
+            Adapter::Postgres => rt.block_on(async {
+                let mut c = sqlx::PgConnection::connect(url).await.unwrap();
+                sqlx::query("SELECT pg_terminate_backend($1::int)")
+                    .bind(first)
+                    .execute(&mut c)
+                    .await
+                    .unwrap();
+            }),
+            _ => mysql_admin(&rt, url, &format!("KILL CONNECTION {first}")),
+        }
+        let started = std::time::Instant::now();
+        let again = loop {
+            match holder(&rt) {
+                Some(h) if h != first => break h,
+                _ if started.elapsed() > std::time::Duration::from_secs(20) => {
+                    panic!("{kind}: the lease was not taken again")
+                }
+                _ => std::thread::sleep(std::time::Duration::from_millis(100)),
+            }
+        };
+        assert_ne!(again, first);
+        // Another run's sweep finds the lease held: the login stays.
+        let swept = sqlwitness_engines::sweep_again(kind, url).unwrap();
+        assert!(
+            !swept.iter().any(|s| s.ends_with(&name)),
+            "{kind}: the sweep dropped a run still going: {swept:?}"
+        );
+        // One login; on MySQL and MariaDB, one account for each host.
+        assert!(logins_named(kind, url, &name) > 0, "{kind}: {name} dropped");
+        drop(login);
+        assert_eq!(
+            logins_named(kind, url, &name),
+            0,
+            "{kind}: {name} left behind"
+        );
+        assert_eq!(holder(&rt), None, "{kind}: the lease is still held");
+    });
+}
+
 /// Runs `sql` over the MySQL administrative login at `url`.
 fn mysql_admin(rt: &tokio::runtime::Runtime, url: &str, sql: &str) {
     rt.block_on(async {

@@ -200,6 +200,34 @@ impl crate::lease::Registry for MySqlConnection {
         Ok(got == Some(1))
     }
 
+    async fn restarted_under(
+        &mut self,
+        lease: &str,
+        grace: std::time::Duration,
+    ) -> Result<bool, sqlx::Error> {
+        // `SHOW GLOBAL STATUS` reads the same on MySQL and MariaDB (whose
+        // performance_schema is off by default).
+        let (_, uptime): (String, String) = sqlx::query_as("SHOW GLOBAL STATUS LIKE 'Uptime'")
+            .fetch_one(&mut *self)
+            .await?;
+        let Ok(uptime) = uptime.trim().parse::<u64>() else {
+            return Ok(false);
+        };
+        if uptime >= grace.as_secs() {
+            return Ok(false);
+        }
+        let after_start: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM {}.leases WHERE lease = ? \
+             AND UNIX_TIMESTAMP(created) >= UNIX_TIMESTAMP() - ?",
+            quote(REGISTRY)
+        )))
+        .bind(lease)
+        .bind(uptime)
+        .fetch_one(self)
+        .await?;
+        Ok(after_start == 0)
+    }
+
     async fn let_go(&mut self, lease: &str) -> Result<(), sqlx::Error> {
         sqlx::query(AssertSqlSafe(format!("DO RELEASE_LOCK({LOCK})")))
             .bind(lease)

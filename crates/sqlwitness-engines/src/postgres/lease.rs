@@ -202,6 +202,24 @@ impl crate::lease::Registry for PgConnection {
         .await
     }
 
+    async fn restarted_under(
+        &mut self,
+        lease: &str,
+        grace: std::time::Duration,
+    ) -> Result<bool, sqlx::Error> {
+        let found: Option<bool> = sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT pg_catalog.pg_postmaster_start_time() > now() - make_interval(secs => $2) \
+               AND bool_and(created < pg_catalog.pg_postmaster_start_time()) \
+             FROM {}.leases WHERE lease = $1",
+            quote(REGISTRY)
+        )))
+        .bind(lease)
+        .bind(grace.as_secs_f64())
+        .fetch_one(self)
+        .await?;
+        Ok(found == Some(true))
+    }
+
     async fn let_go(&mut self, lease: &str) -> Result<(), sqlx::Error> {
         self.execute(AssertSqlSafe(format!(
             "SELECT pg_catalog.pg_advisory_unlock({})",
