@@ -56,6 +56,7 @@ use clap::Parser;
 pub use exit::{
     BAD_INPUT, CONTAINERS, ENGINE, FINDINGS_EXCEED, INTERNAL, INTERRUPTED, OK, REGRESSION,
 };
+pub use progress::Observer as ProgressObserver;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -173,6 +174,16 @@ where
             message: sqlwitness_core::escape_controls(&format!("{err:#}")).into_owned(),
         }
     })
+}
+
+/// [`run_embedded`] with `observer` told the counts of each stage the
+/// command goes through (`eval`, `audit`, `migrate`, ...) as it advances.
+pub fn run_embedded_observed<I, T>(argv: I, observer: ProgressObserver) -> Result<i32, Failure>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    progress::observed(observer, || run_embedded(argv))
 }
 
 /// Interrupts the run in progress as SIGINT does on the command line: the

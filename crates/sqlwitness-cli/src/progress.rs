@@ -1,8 +1,39 @@
 //! A progress bar on a terminal, nothing otherwise; the evaluator's
-//! stages report through [`Bars`].
+//! stages report through [`Bars`]. A host running a command in its own
+//! process (the Python API) is also told each stage's counts, through
+//! the [`Observer`] it installs on the thread that runs the command
+//! ([`observed`]).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::RefCell;
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Told each stage's counts as the stage advances: its label (`eval`,
+/// `audit`, `migrate`, ...), the items done and the stage's length. Called
+/// on the worker threads, once a stage starts and once per item: it must
+/// return at once (keep the counts, draw elsewhere).
+pub type Observer = Arc<dyn Fn(&str, u64, u64) + Send + Sync>;
+
+thread_local! {
+    /// The observer of the command running on this thread.
+    static OBSERVER: RefCell<Option<Observer>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `observer` told the counts of the stages `f` starts on
+/// this thread (the stages' items may be done on other threads).
+pub fn observed<T>(observer: Observer, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Observer>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            OBSERVER.with(|o| *o.borrow_mut() = before);
+        }
+    }
+    let _restore = Restore(OBSERVER.with(|o| o.borrow_mut().replace(observer)));
+    f()
+}
 
 pub fn bar(len: u64, message: &str, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
@@ -24,11 +55,23 @@ pub struct Bars {
     pub quiet: bool,
 }
 
-struct Stage(ProgressBar);
+/// A stage as its observer sees it.
+struct Watched {
+    observer: Observer,
+    label: String,
+    len: u64,
+    done: AtomicU64,
+}
+
+struct Stage(ProgressBar, Option<Watched>);
 
 impl sqlwitness_eval::Bar for Stage {
     fn inc(&self, n: u64) {
         self.0.inc(n);
+        if let Some(w) = &self.1 {
+            let done = w.done.fetch_add(n, Ordering::Relaxed) + n;
+            (w.observer)(&w.label, done, w.len);
+        }
     }
     fn note(&self, message: &str) {
         self.0.suspend(|| say!("{message}"));
@@ -40,9 +83,46 @@ impl sqlwitness_eval::Bar for Stage {
 
 impl sqlwitness_eval::Progress for Bars {
     fn bar(&self, len: u64, label: &str) -> Box<dyn sqlwitness_eval::Bar> {
-        Box::new(Stage(bar(len, label, self.quiet)))
+        let watched = OBSERVER.with(|o| o.borrow().clone()).map(|observer| {
+            observer(label, 0, len);
+            Watched {
+                observer,
+                label: label.to_string(),
+                len,
+                done: AtomicU64::new(0),
+            }
+        });
+        Box::new(Stage(bar(len, label, self.quiet), watched))
     }
     fn note(&self, message: &str) {
         say!("{message}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlwitness_eval::Progress;
+    use std::sync::Mutex;
+
+    #[test]
+    fn a_stage_started_under_an_observer_reports_its_counts_from_any_thread() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        let observer: Observer = Arc::new(move |label: &str, done, len| {
+            into.lock().unwrap().push((label.to_string(), done, len));
+        });
+        let bars = Bars { quiet: true };
+        let stage = observed(observer, || bars.bar(3, "eval"));
+        std::thread::scope(|s| {
+            s.spawn(|| stage.inc(1));
+        });
+        stage.inc(2);
+        stage.finish();
+        let e = |done| ("eval".to_string(), done, 3);
+        assert_eq!(*seen.lock().unwrap(), vec![e(0), e(1), e(3)]);
+        // Outside `observed`, a stage reports to no one.
+        bars.bar(5, "audit").inc(5);
+        assert_eq!(seen.lock().unwrap().len(), 3);
     }
 }
