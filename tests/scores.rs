@@ -176,6 +176,19 @@ fn scores_outputs_baseline_and_diff() {
     assert_eq!(code, 0);
     let d: Json = serde_json::from_str(&out).unwrap();
     assert_eq!(d["changed"].as_array().unwrap().len(), 0);
+    assert_eq!(d["regressions"], serde_json::json!([]));
+    // The JSON carries the gate's verdict: why it exits 4.
+    let (code, out, _) = sqlwitness(&["diff", base, worse_report.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 4);
+    let d: Json = serde_json::from_str(&out).unwrap();
+    assert_eq!(d["tolerance"], 0.0);
+    let regressions = d["regressions"].as_array().unwrap();
+    assert!(
+        regressions
+            .iter()
+            .any(|r| r == "sqlite: 1 new failures (allowed 0)"),
+        "{out}"
+    );
     // Bad input is exit 2.
     let (code, _, _) = sqlwitness(&["diff", base, "/nonexistent/report.json"]);
     assert_eq!(code, 2);

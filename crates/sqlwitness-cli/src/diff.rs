@@ -4,7 +4,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
 
-use sqlwitness_report::{diff_reports, read_report, render_diff_markdown, Report};
+use sqlwitness_report::{diff_reports, read_report, render_diff_markdown, Report, ReportDiff};
 
 use crate::exit::{self, BadInput};
 
@@ -27,6 +27,18 @@ pub struct DiffArgs {
     pub json: bool,
 }
 
+/// What `diff --json` prints: the diff, the tolerance it was judged with
+/// and the gate's verdict.
+#[derive(serde::Serialize)]
+struct Judged<'a> {
+    #[serde(flatten)]
+    diff: &'a ReportDiff,
+    tolerance: f64,
+    /// Why the new report regresses (exit 4), a sentence each; empty when
+    /// it does not.
+    regressions: &'a [String],
+}
+
 pub fn check_tolerance(t: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&t) {
         bail!(BadInput(format!("--tolerance: must be in [0, 1], got {t}")));
@@ -40,12 +52,18 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
     let old = read_report(&a.old).map_err(|e| BadInput(e.to_string()))?;
     let new = read_report(&a.new).map_err(|e| BadInput(e.to_string()))?;
     let d = diff_reports(&old, &new);
+    let regressions = d.regressions(a.tolerance);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&d)?);
+        let judged = Judged {
+            diff: &d,
+            tolerance: a.tolerance,
+            regressions: &regressions,
+        };
+        println!("{}", serde_json::to_string_pretty(&judged)?);
     } else {
         show_part!("{}", render_diff_markdown(&d, a.tolerance, MAX_ROWS));
     }
-    Ok(if d.regressions(a.tolerance).is_empty() {
+    Ok(if regressions.is_empty() {
         exit::OK
     } else {
         exit::REGRESSION
