@@ -25,6 +25,6 @@ python3 -m venv "$work/venv"
 start=$SECONDS
 "$work/venv/bin/pip" install -q "$wheel"
 echo "installed in a fresh virtual environment in $((SECONDS - start)) s"
-"$work/venv/bin/pip" install -q pytest pandas
+"$work/venv/bin/pip" install -q pytest pandas tqdm
 "$work/venv/bin/sqlwitness" --version
 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider python/tests "$@"

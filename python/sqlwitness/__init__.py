@@ -3,10 +3,12 @@ benchmarks, from Python.
 
 The functions here run the command line's own library in this process (no
 subprocess): :func:`evaluate` is ``sqlwitness eval``, :func:`audit` is
-``sqlwitness audit``, :func:`migrate` is ``sqlwitness migrate`` and :func:`run`
-any command by its arguments. A run releases the GIL; Ctrl-C (KeyboardInterrupt)
-cancels it as SIGINT does on the command line (its journal in ``out`` keeps what
-finished; the same call with ``resume=True`` continues).
+``sqlwitness audit``, :func:`migrate` is ``sqlwitness migrate``, :func:`diff`
+is ``sqlwitness diff``, :func:`spider_eval` and :func:`bird_eval` are the official
+evaluators' drop-ins, and :func:`run` any command by its arguments. A run releases
+the GIL; Ctrl-C (KeyboardInterrupt) cancels it as SIGINT does on the command line
+(its journal in ``out`` keeps what finished; the same call with ``resume=True``
+continues). ``progress=`` shows how far a run is (a tqdm bar, or a callable).
 
 Every option is a keyword argument with its type: a misspelt one is a
 ``TypeError``, a value out of range a ``ValueError`` naming the argument
@@ -21,6 +23,7 @@ returned object is garbage-collected (see :class:`Report`).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -28,9 +31,12 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _flags, _native, _questions
+from ._diff import Diff
 from ._flags import Command
 from ._output import captured
+from ._progress import Progress, ProgressArg, progress_for
 from ._reports import AuditReport, MigrateResult, Report, owned, temporary_folder
+from ._tables import EvaluatorTable
 from .errors import (
     BadInputError,
     ContainerError,
@@ -48,16 +54,22 @@ __all__ = [
     "CompareName",
     "Completed",
     "ContainerError",
+    "Diff",
     "EngineError",
     "EngineName",
+    "EvaluatorTable",
     "Interrupted",
     "MigrateResult",
+    "ProgressArg",
     "Report",
     "SqlwitnessError",
     "audit",
+    "bird_eval",
+    "diff",
     "evaluate",
     "migrate",
     "run",
+    "spider_eval",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -119,9 +131,14 @@ def run(*args: Union[str, "os.PathLike[str]"], echo: bool = True) -> Completed:
     return Completed(code, output)
 
 
-def _execute(cmd: Command) -> int:
-    """Runs the command an API function built; its failure named in Python terms."""
-    code, message = _native.run(["sqlwitness", *cmd.argv])
+def _execute(cmd: Command, progress: Optional[Progress] = None) -> int:
+    """Runs the command an API function built, ``progress`` told how far it is;
+    its failure named in Python terms."""
+    try:
+        code, message = _native.run(["sqlwitness", *cmd.argv], progress)
+    finally:
+        if progress is not None:
+            progress.close()
     if message is not None:
         if code == 0:
             raise BadInputError(
@@ -258,6 +275,7 @@ def evaluate(
     baseline: Optional[PathLike] = None,
     tolerance: Optional[float] = None,
     resume: bool = False,
+    progress: ProgressArg = None,
     quiet: bool = True,
     extra_args: Sequence[str] = (),
 ) -> Report:
@@ -278,8 +296,12 @@ def evaluate(
     administrative URL (else ``SQLWITNESS_<ENGINE>_URL``; for ``duckdb`` the folder
     of its copies, ``duckdb:/path/to/folder``); ``readers``: engine →
     the login queries run as; ``containers``: start the server engines in Docker.
-    The others are ``eval``'s flags of the same name (docs/evaluation.md);
-    ``extra_args``: more flags, as on the command line (``["--ves-runs", "3"]``).
+    ``progress``: ``True`` draws a tqdm bar of the questions (needs tqdm), a
+    callable is called with ``(done, total)`` a few times a second as questions
+    are done (raising in it stops the run as Ctrl-C does, and the exception is
+    raised from here). The others are ``eval``'s flags of the same name
+    (docs/evaluation.md); ``extra_args``: more flags, as on the command line
+    (``["--ves-runs", "3"]``).
     """
     cmd = Command("eval", _EVAL_PARAMS)
     bench_path = _common(cmd, bench, split, engines)
@@ -306,12 +328,13 @@ def evaluate(
     cmd.add("quiet", _flags.flag_on("quiet", quiet))
     cmd.extra(extra_args)
     plans = _prediction_plans(predictions, bench_path, split, dbs, first)
+    shown = progress_for("evaluate", "eval", progress)
     temporary = temporary_folder("eval") if out is None else None
     out_dir = temporary or Path(_flags.path("out", out))
     try:
         cmd.add("out", os.fspath(out_dir))
         _add_predictions(cmd, plans, out_dir)
-        code = _execute(cmd)
+        code = _execute(cmd, shown)
         return owned(Report(out_dir, code), temporary)
     except BaseException:
         if temporary is not None:
@@ -339,14 +362,16 @@ def audit(
     baseline: Optional[PathLike] = None,
     tolerance: Optional[float] = None,
     resume: bool = False,
+    progress: ProgressArg = None,
     quiet: bool = True,
     extra_args: Sequence[str] = (),
 ) -> AuditReport:
     """``sqlwitness audit``: the gold audit (nondeterminism proven on data, dialect
     failures, rewrites); returns the :class:`AuditReport`. ``fail_on``: rules and
     their thresholds (``["limit_ties=0"]``: exit code 5 beyond them); ``baseline``:
-    an earlier audit.json (exit code 4 on new findings beyond ``tolerance``). The
-    other arguments are :func:`evaluate`'s; ``extra_args``: more ``audit`` flags
+    an earlier audit.json (exit code 4 on new findings beyond ``tolerance``);
+    ``progress``: as :func:`evaluate`'s, the questions audited. The other
+    arguments are :func:`evaluate`'s; ``extra_args``: more ``audit`` flags
     (``["--shuffles", "5"]``)."""
     cmd = Command("audit", _AUDIT_PARAMS)
     _common(cmd, bench, split, engines)
@@ -364,11 +389,12 @@ def audit(
     cmd.add("resume", _flags.flag_on("resume", resume))
     cmd.add("quiet", _flags.flag_on("quiet", quiet))
     cmd.extra(extra_args)
+    shown = progress_for("audit", "audit", progress)
     temporary = temporary_folder("audit") if out is None else None
     out_dir = temporary or Path(_flags.path("out", out))
     try:
         cmd.add("out", os.fspath(out_dir))
-        code = _execute(cmd)
+        code = _execute(cmd, shown)
         return owned(AuditReport(out_dir, code), temporary)
     except BaseException:
         if temporary is not None:
@@ -419,3 +445,205 @@ def migrate(
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
         raise
+
+
+def _report_file(name: str, value: Any) -> str:
+    """A report.json: a :class:`Report`'s, a file, or a folder holding one."""
+    if isinstance(value, Report):
+        return os.fspath(value.out / "report.json")
+    given = _flags.path(name, value)
+    return os.path.join(given, "report.json") if os.path.isdir(given) else given
+
+
+def diff(old: Union[Report, PathLike], new: Union[Report, PathLike], *, tolerance: float = 0.0) -> Diff:
+    """``sqlwitness diff``: ``new`` against the baseline ``old`` (each a
+    :class:`Report`, a report.json or the folder holding it) and returns the
+    :class:`Diff`: per engine EX before and after, the questions that became
+    wrong (``regressions``) or right (``improvements``), every changed verdict,
+    and the gate: ``exit_code`` 4 when ``new`` regresses — an engine's tie-aware
+    EX falls by more than ``tolerance`` (a fraction, 0 to 1), more than
+    ``tolerance`` × the questions newly fail on an engine, or an engine is missing
+    (docs/report-format.md)."""
+    cmd = Command("diff", {"tolerance": "tolerance"})
+    cmd.argv += [_report_file("old", old), _report_file("new", new)]
+    cmd.add("tolerance", _flags.number("tolerance", tolerance))
+    cmd.add("json", True)
+    code, printed = _execute_printing(cmd)
+    return Diff(json.loads(printed), code)
+
+
+def _execute_printing(cmd: Command, progress: Optional[Progress] = None) -> Tuple[int, str]:
+    """:func:`_execute`, and what the command printed on standard output."""
+    with captured() as printed:
+        code = _execute(cmd, progress)
+    return code, "".join(printed)
+
+
+def _dropin_params(flags: str) -> Dict[str, str]:
+    """A drop-in's flags → its Python arguments: the official flags' own names
+    (``pred``, ``predicted_sql_path``), sqlwitness's as :func:`evaluate` names them."""
+    extras = {"server": "servers", "reader": "readers"}
+    return {f: extras.get(f, f.replace("-", "_")) for f in flags.split()}
+
+
+_DROPIN_SHARED = "engines compare out timeout jobs server reader containers allow-outside-links quiet"
+_SPIDER_EVAL_PARAMS = _dropin_params("gold pred db table etype keep_distinct " + _DROPIN_SHARED)
+_BIRD_EVAL_PARAMS = _dropin_params(
+    "predicted_sql_path ground_truth_path db_root_path diff_json_path sql_dialect data_mode"
+    " mode_predict ves num_cpus meta_time_out output_log_path " + _DROPIN_SHARED
+)
+_ETYPES = ("exec", "match", "all")
+_SQL_DIALECTS = ("SQLite", "MySQL", "PostgreSQL")
+_MODE_PREDICT = ("gpt", "gt")
+
+
+def _dropin(
+    cmd: Command,
+    name: str,
+    engines: Any,
+    default_engine: str,
+    compare: Any,
+    out: Any,
+    timeout: Any,
+    jobs: Any,
+    servers: Any,
+    readers: Any,
+    containers: Any,
+    allow_outside_links: Any,
+    progress: Any,
+    quiet: Any,
+    extra_args: Any,
+) -> EvaluatorTable:
+    """The options a drop-in shares with ``eval``, then the run: its table, and
+    the report behind it (in ``out``, else a temporary folder removed with the
+    returned object)."""
+    chosen = _flags.names("engines", engines) if engines is not None else [default_engine]
+    cmd.add("engines", ",".join(chosen))
+    cmd.add("compare", None if compare is None else _flags.choice("compare", compare, _COMPARE))
+    cmd.add("timeout", _flags.number("timeout", timeout))
+    cmd.add("jobs", _flags.count("jobs", jobs))
+    _servers(cmd, servers, readers, containers)
+    cmd.add("allow-outside-links", _flags.flag_on("allow_outside_links", allow_outside_links))
+    cmd.add("quiet", _flags.flag_on("quiet", quiet))
+    cmd.extra(extra_args)
+    shown = progress_for(name, "eval", progress)
+    one = _flags.ENGINE_SPELLINGS.get(chosen[0].lower(), chosen[0]) if len(chosen) == 1 else None
+    temporary = temporary_folder(name.replace("_", "-")) if out is None else None
+    out_dir = temporary or Path(_flags.path("out", out))
+    try:
+        cmd.add("out", os.fspath(out_dir))
+        code, printed = _execute_printing(cmd, shown)
+        report = Report(out_dir, code)
+        return owned(EvaluatorTable(cmd.argv[0], printed, code, report, one), temporary)
+    except BaseException:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+        raise
+
+
+def spider_eval(
+    *,
+    gold: PathLike,
+    pred: PathLike,
+    db: PathLike,
+    table: Optional[PathLike] = None,
+    etype: Literal["exec", "match", "all"] = "exec",
+    keep_distinct: bool = False,
+    engines: Optional[Engines] = None,
+    compare: Optional[CompareName] = None,
+    out: Optional[PathLike] = None,
+    timeout: Optional[float] = None,
+    jobs: Optional[int] = None,
+    servers: Optional[Mapping[str, str]] = None,
+    readers: Optional[Mapping[str, str]] = None,
+    containers: bool = False,
+    allow_outside_links: bool = False,
+    progress: ProgressArg = None,
+    quiet: bool = True,
+    extra_args: Sequence[str] = (),
+) -> EvaluatorTable:
+    """``sqlwitness spider-eval``, the Spider test-suite evaluator's command line
+    (``evaluation.py --gold --pred --db --table --etype``): returns the
+    :class:`EvaluatorTable`, the table it prints (``.table``) and its numbers
+    (``.rows()``, ``.to_pandas()``), with the :class:`Report` behind them.
+
+    ``gold``: ``SQL<TAB>db_id`` a line; ``pred``: one SQL a line, in the gold's
+    order; ``db``: the folder of ``<db_id>/<db_id>.sqlite``; ``table``:
+    tables.json; ``etype``: ``exec``, ``match`` or ``all``; ``keep_distinct``: as
+    the official flag. sqlwitness's options: ``engines`` (default ``sqlite``; one
+    table per engine), ``compare`` (default the official evaluator's, ``spider``),
+    ``out`` (the report's folder; default a temporary one removed with the
+    returned object), ``progress`` (as :func:`evaluate`'s) and the others as
+    :func:`evaluate` names them (docs/evaluation.md)."""
+    cmd = Command("spider-eval", _SPIDER_EVAL_PARAMS)
+    cmd.add("gold", _flags.path("gold", gold))
+    cmd.add("pred", _flags.path("pred", pred))
+    cmd.add("db", _flags.path("db", db))
+    cmd.add("table", _flags.optional_path("table", table))
+    cmd.add("etype", _flags.choice("etype", etype, _ETYPES))
+    cmd.add("keep_distinct", _flags.flag_on("keep_distinct", keep_distinct))
+    return _dropin(
+        cmd, "spider_eval", engines, "sqlite", compare, out, timeout, jobs, servers, readers,
+        containers, allow_outside_links, progress, quiet, extra_args,
+    )
+
+
+def bird_eval(
+    *,
+    predicted_sql_path: PathLike,
+    ground_truth_path: PathLike,
+    db_root_path: PathLike,
+    diff_json_path: PathLike,
+    sql_dialect: Literal["SQLite", "MySQL", "PostgreSQL"] = "SQLite",
+    data_mode: Optional[str] = None,
+    mode_predict: Optional[Literal["gpt", "gt"]] = None,
+    ves: bool = False,
+    num_cpus: Optional[int] = None,
+    meta_time_out: Optional[float] = None,
+    output_log_path: Optional[PathLike] = None,
+    engines: Optional[Engines] = None,
+    compare: Optional[CompareName] = None,
+    out: Optional[PathLike] = None,
+    timeout: Optional[float] = None,
+    jobs: Optional[int] = None,
+    servers: Optional[Mapping[str, str]] = None,
+    readers: Optional[Mapping[str, str]] = None,
+    containers: bool = False,
+    allow_outside_links: bool = False,
+    progress: ProgressArg = None,
+    quiet: bool = True,
+    extra_args: Sequence[str] = (),
+) -> EvaluatorTable:
+    """``sqlwitness bird-eval``, BIRD's evaluators' command lines: mini-dev's
+    ``evaluation_ex.py`` (``predicted_sql_path`` BIRD JSON, ``ground_truth_path``,
+    ``db_root_path``, ``diff_json_path``, ``sql_dialect``, ``num_cpus``,
+    ``meta_time_out``, ``output_log_path``) and, with ``data_mode``, BIRD dev's
+    ``evaluation.py`` (its three paths text prefixes, given as ``str``;
+    ``mode_predict``; ``ves``: ``evaluation_ves.py``'s VES table). Returns the
+    :class:`EvaluatorTable` of the printed table, with the :class:`Report` behind
+    it. ``engines`` (default: ``sql_dialect``'s engine), ``compare`` (default
+    ``bird``), ``out``, ``progress`` and the others as :func:`spider_eval`'s
+    (docs/evaluation.md)."""
+    cmd = Command("bird-eval", _BIRD_EVAL_PARAMS)
+    cmd.add("predicted_sql_path", _flags.path("predicted_sql_path", predicted_sql_path))
+    cmd.add("ground_truth_path", _flags.path("ground_truth_path", ground_truth_path))
+    cmd.add("db_root_path", _flags.path("db_root_path", db_root_path))
+    cmd.add("diff_json_path", _flags.path("diff_json_path", diff_json_path))
+    dialect = _flags.choice("sql_dialect", sql_dialect, _SQL_DIALECTS)
+    if data_mode is None:
+        cmd.add("sql_dialect", dialect)
+    elif dialect != "SQLite":
+        raise BadInputError(
+            "sql_dialect: not with data_mode (BIRD dev's command line has none; engines= runs other engines)"
+        )
+    cmd.add("data_mode", None if data_mode is None else _text("data_mode", data_mode))
+    cmd.add("mode_predict", None if mode_predict is None else _flags.choice("mode_predict", mode_predict, _MODE_PREDICT))
+    cmd.add("ves", _flags.flag_on("ves", ves))
+    cmd.add("num_cpus", _flags.count("num_cpus", num_cpus))
+    cmd.add("meta_time_out", _flags.number("meta_time_out", meta_time_out))
+    cmd.add("output_log_path", _flags.optional_path("output_log_path", output_log_path))
+    default_engine = {"SQLite": "sqlite", "MySQL": "mysql", "PostgreSQL": "postgres"}[dialect]
+    return _dropin(
+        cmd, "bird_eval", engines, default_engine, compare, out,
+        timeout, jobs, servers, readers, containers, allow_outside_links, progress, quiet, extra_args,
+    )

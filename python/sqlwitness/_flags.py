@@ -45,6 +45,9 @@ RANGES: Dict[str, Tuple[float, Optional[float], bool, str]] = {
     "limit": (1, None, True, "questions, at least 1"),
     "float_tolerance": (0.0, 1.0, False, "a relative tolerance, at least 0 and below 1"),
     "tolerance": (0.0, 1.0, True, "a fraction, from 0 to 1"),
+    # bird_eval's, the official evaluator's names for `timeout` and `jobs`.
+    "meta_time_out": (0.001, 86_400.0, True, "seconds, from 0.001 to 86400 (a day)"),
+    "num_cpus": (1, 1024, True, "worker threads, from 1 to 1024"),
 }
 
 
@@ -117,14 +120,15 @@ class Command:
                 return m.group(0)
             return f"{name}={m.group('value')}" if m.group("value") else name
 
-        flag_re = r"(?<![\w-])--(?P<flag>[a-z][a-z0-9-]*)(?![\w-])"
+        # Flags may hold `_`, as the official evaluators' do (--keep_distinct).
+        flag_re = r"(?<![\w-])--(?P<flag>[a-z][a-z0-9_-]*)(?![\w-])"
         # --server `postgress=URL`: … → servers['postgress']: … (the value, a URL
         # that may hold a password, is the caller's own).
         line = re.sub(flag_re + r" `(?P<key>[^`=\s]+)=[^`]*`", quoted_pair, line)
         # --server postgres=URL → servers={'postgres': URL}
         line = re.sub(flag_re + r" (?P<key>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^\s`'\"),;]+)", pair, line)
         # clap's '--timeout <TIMEOUT>' → 'timeout'
-        line = re.sub(r"'--(?P<flag>[a-z][a-z0-9-]*)(?: <[^>]*>)?'", clap, line)
+        line = re.sub(r"'--(?P<flag>[a-z][a-z0-9_-]*)(?: <[^>]*>)?'", clap, line)
         # --out DIR → out=DIR; --engines → engines
         return re.sub(flag_re + r"(?: (?P<value>[A-Z][A-Z_]*)(?![\w-]))?", flag, line)
 

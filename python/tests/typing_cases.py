@@ -36,6 +36,38 @@ def accepted(bench: Path) -> None:
     findings: List[Dict[str, Any]] = sqlwitness.audit(bench, db=["concert_singer"]).findings
     logs: List[Path] = sqlwitness.migrate(bench, engines="duckdb").logs
     del ex, rows, files, code, output, findings, logs
+    # diff: Reports or their files; what it holds.
+    diff: sqlwitness.Diff = sqlwitness.diff(report, bench / "old" / "report.json", tolerance=0.01)
+    regressions: List[Dict[str, Any]] = diff.regressions
+    gate: List[str] = diff.reasons
+    ok: bool = diff.ok and diff.improvements == [] and diff.count("sqlite")["changed"] == 0
+    # The official evaluators' drop-ins: the table, its numbers, the report.
+    spider = sqlwitness.spider_eval(
+        gold=bench / "dev_gold.sql", pred="pred.sql", db=bench / "database", table=bench / "tables.json",
+        etype="all", keep_distinct=True, engines=["sqlite", "duckdb"], out="out",
+    )
+    table: str = spider.table
+    score: float = spider.value("execution", "all", engine="duckdb")
+    table_rows: List[Dict[str, Any]] = spider.rows()
+    behind: sqlwitness.Report = spider.report
+    bird: sqlwitness.EvaluatorTable = sqlwitness.bird_eval(
+        predicted_sql_path="pred.json", ground_truth_path="gold.sql", db_root_path="dev_databases/",
+        diff_json_path="mini_dev.jsonl", sql_dialect="PostgreSQL", num_cpus=4, meta_time_out=30.0,
+    )
+    sqlwitness.bird_eval(
+        predicted_sql_path="exp/", ground_truth_path="data/", db_root_path="data/dev_databases/",
+        diff_json_path="data/dev.json", data_mode="dev", mode_predict="gt", ves=True,
+    )
+    # progress: a tqdm bar, or a callable of (done, total).
+    def tick(done: int, total: int) -> None:
+        print(done, total)
+
+    sqlwitness.evaluate(bench, progress=True)
+    sqlwitness.evaluate(bench, progress=tick)
+    sqlwitness.audit(bench, progress=lambda done, total: None)
+    sqlwitness.spider_eval(gold="g", pred="p", db="d", progress=tick)
+    bar: sqlwitness.ProgressArg = None
+    del diff, regressions, gate, ok, table, score, table_rows, behind, bird, bar
 
 
 def refused(bench: Path) -> None:
@@ -50,6 +82,17 @@ def refused(bench: Path) -> None:
     sqlwitness.evaluate(bench, "dev", [1, 2])  # type: ignore[list-item]
     sqlwitness.audit(bench, reference="oracle")  # type: ignore[arg-type]
     sqlwitness.migrate(bench, verify="all")  # type: ignore[arg-type]
+    sqlwitness.diff(bench, bench, tolerence=0.1)  # type: ignore[call-arg]
+    sqlwitness.diff(bench, bench, tolerance="0.1")  # type: ignore[arg-type]
+    sqlwitness.spider_eval(gold="g", pred="p", db="d", etype="exact")  # type: ignore[arg-type]
+    sqlwitness.spider_eval("g", "p", "d")  # type: ignore[misc]
+    sqlwitness.spider_eval(gold="g", pred="p")  # type: ignore[call-arg]
+    sqlwitness.bird_eval(
+        predicted_sql_path="p", ground_truth_path="g", db_root_path="d/", diff_json_path="j",
+        sql_dialect="sqlite",  # type: ignore[arg-type]
+    )
+    sqlwitness.evaluate(bench, progress="yes")  # type: ignore[arg-type]
+    sqlwitness.audit(bench, progress=lambda done: None)  # type: ignore[arg-type, misc]
     # A list of names typed as plain strings is not a list of engine names.
     names: List[str] = ["sqlite"]
     sqlwitness.evaluate(bench, engines=names)  # type: ignore[arg-type]
