@@ -136,6 +136,28 @@ fn real_predictions_are_scored_in_every_mode() {
         ]);
         let report = read_json(&out.path().join("report.json"));
         assert_eq!(report["run"]["compare"], mode);
+        // What the mode credits and strict comparison does not, with the cause.
+        let credited: Vec<&Json> = report["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| &q["engines"]["sqlite"])
+            .filter(|o| o.get("credit_causes").is_some())
+            .collect();
+        for o in &credited {
+            assert_eq!(o["verdict"], "match", "{o}");
+            assert!(!o["credit_causes"].as_array().unwrap().is_empty(), "{o}");
+        }
+        if mode == "strict" {
+            assert!(credited.is_empty());
+        }
+        let md = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+        assert_eq!(
+            md.contains("not by strict comparison"),
+            !credited.is_empty(),
+            "{mode}: {md}"
+        );
+        eprintln!("{mode}: {} credited beyond strict", credited.len());
         let s = &report["summary"]["engines"]["sqlite"];
         let total: u64 = [
             "match",

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
-use sqlwitness_core::compare::{defog_verdict, DefogContext, DefogVerdict};
+use sqlwitness_core::compare::{credit_causes, defog_verdict, DefogContext, DefogVerdict};
 use sqlwitness_core::{compare, Column, CompareMode, CompareOptions, ResultSet, Value};
 
 fn value(tagged: &Json) -> Value {
@@ -43,6 +43,7 @@ fn defog_mode_gives_the_official_verdicts_on_every_pair() {
     let mut pairs = 0;
     let mut wrong = Vec::new();
     let mut strict_differs: BTreeMap<String, usize> = BTreeMap::new();
+    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
     for line in data.lines().filter(|l| !l.trim().is_empty()) {
         let case: Json = serde_json::from_str(line).expect("a JSON line");
         let golds_json = case["golds"].as_array().expect("golds");
@@ -80,6 +81,13 @@ fn defog_mode_gives_the_official_verdicts_on_every_pair() {
                 kind
             };
             let strict = CompareOptions::new(CompareMode::Strict);
+            if official.correct {
+                let found = credit_causes(&golds[0], &pred, &strict);
+                let key: Vec<&str> = found.iter().map(|c| c.as_str()).collect();
+                if !key.is_empty() {
+                    *causes.entry(key.join("+")).or_default() += 1;
+                }
+            }
             if compare(&golds[0], &pred, &strict).equal != official.correct {
                 *strict_differs.entry(kind.to_string()).or_default() += 1;
             }
@@ -101,4 +109,5 @@ fn defog_mode_gives_the_official_verdicts_on_every_pair() {
     );
     let differ: usize = strict_differs.values().sum();
     eprintln!("{pairs} pairs agree; strict differs on {differ}: {strict_differs:?}");
+    eprintln!("credited, not by strict, by cause: {causes:?}");
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
-use sqlwitness_core::compare::livesqlbench_equal;
+use sqlwitness_core::compare::{credit_causes, livesqlbench_equal};
 use sqlwitness_core::{compare, Column, CompareMode, CompareOptions, ResultSet, Value};
 
 fn value(tagged: &Json) -> Value {
@@ -61,6 +61,7 @@ fn livesqlbench_mode_gives_the_official_verdict_on_every_pair() {
     let mut pairs = 0;
     let mut wrong = Vec::new();
     let mut strict_differs: BTreeMap<String, usize> = BTreeMap::new();
+    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
     for line in data.lines().filter(|l| !l.trim().is_empty()) {
         let case: Json = serde_json::from_str(line).expect("a JSON line");
         let gold = result(&case["gold"]);
@@ -78,6 +79,13 @@ fn livesqlbench_mode_gives_the_official_verdict_on_every_pair() {
         let opts = CompareOptions::new(CompareMode::Livesqlbench).ordered(ordered);
         assert_eq!(compare(&gold, &pred, &opts).equal, ours, "{line}");
         let strict = CompareOptions::new(CompareMode::Strict).ordered(ordered);
+        if official {
+            let found = credit_causes(&gold, &pred, &strict);
+            let key: Vec<&str> = found.iter().map(|c| c.as_str()).collect();
+            if !key.is_empty() {
+                *causes.entry(key.join("+")).or_default() += 1;
+            }
+        }
         if compare(&gold, &pred, &strict).equal != official {
             let kind = case["kind"].as_str().unwrap_or("").to_string();
             let kind = if kind.starts_with("random_") {
@@ -97,4 +105,5 @@ fn livesqlbench_mode_gives_the_official_verdict_on_every_pair() {
     );
     let differ: usize = strict_differs.values().sum();
     eprintln!("{pairs} pairs agree; strict differs on {differ}: {strict_differs:?}");
+    eprintln!("credited, not by strict, by cause: {causes:?}");
 }

@@ -488,8 +488,20 @@ pub(crate) fn evaluate_on(
         equal: cmp.equal,
         tie: standing.gold_tie && plan.ties_aware,
     };
+    // A non-strict mode's credit that the strict comparison withholds.
+    let credit_causes = if cmp.equal && opts.mode != CompareMode::Strict {
+        let strict = CompareOptions {
+            mode: CompareMode::Strict,
+            ordered: sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false),
+            ..opts
+        };
+        sqlwitness_core::compare::credit_causes(&gold_rows, &pred_rows, &strict)
+    } else {
+        Vec::new()
+    };
     let o = EngineOutcome {
         reason: cmp.reason,
+        credit_causes,
         soft_f1: Some(sqlwitness_core::compare::soft_f1(&gold_rows, &pred_rows)),
         tie: !cmp.equal && standing.passes,
         // A luck-based answer, right or wrong this time.

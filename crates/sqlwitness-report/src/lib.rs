@@ -3,6 +3,7 @@
 //! HTML and JUnit writers, plus the diff of two reports. The format is
 //! documented in `docs/report-format.md` and by `report.schema.json`.
 
+mod credited;
 mod diff;
 mod html;
 mod junit;

@@ -80,6 +80,7 @@ fn render_markdown_unescaped(report: &Report) -> String {
     crate::levels::render_markdown_levels(report, &mut out);
     crate::ves::render_markdown_ves(report, &mut out);
     crate::scores_md::render_scores(report, &mut out);
+    crate::credited::render_markdown_credited(report, &mut out);
 
     let classes: BTreeSet<&String> = report
         .summary

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use sqlwitness_core::compare::MismatchReason;
+use sqlwitness_core::compare::{CreditCause, MismatchReason};
 pub use sqlwitness_core::Verdict;
 use sqlwitness_core::{EngineInfo, ErrorClass};
 
@@ -168,6 +168,13 @@ pub struct EngineOutcome {
     /// engine, to show where they differ from the strict one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy: Option<LegacyVerdicts>,
+    /// A `match` under a non-strict `--compare` mode that the strict
+    /// comparison rejects: why the mode credits it (`row_order`,
+    /// `column_order`, `multiplicity`, `subset`, `truncation`, `type`,
+    /// `tolerance`, `broadcast` or `other`;
+    /// `sqlwitness_core::compare::credit_causes`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub credit_causes: Vec<CreditCause>,
     /// `eval --ves-runs N`, a `match` only: the prediction's and the gold's
     /// timed runs and their efficiency (BIRD's VES, mini-dev's R-VES).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -210,6 +217,7 @@ impl EngineOutcome {
             suite: None,
             reference: None,
             legacy: None,
+            credit_causes: Vec::new(),
             ves: None,
             not_portable: None,
         }

@@ -66,6 +66,7 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
                     pred,
                     suite: None,
                     legacy: None,
+                    credit_causes: Vec::new(),
                     reference: None,
                     ves: None,
                     not_portable: None,

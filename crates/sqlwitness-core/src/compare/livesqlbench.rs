@@ -202,7 +202,7 @@ fn decimal_key(d: &str) -> Result<Key, Raised> {
 /// The value of decimal text in hundredths, rounded half away from zero;
 /// `None` when the text is not a finite decimal or the result has more
 /// than 28 digits (Python's default context precision).
-fn quantize_cents(t: &str) -> Option<i128> {
+pub(super) fn quantize_cents(t: &str) -> Option<i128> {
     let (neg, body) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
         Some(b'+') => (false, &t[1..]),
@@ -280,7 +280,7 @@ fn json_key(j: &serde_json::Value) -> Key {
 
 /// Python's `json.dumps(v, sort_keys=True)` (separators `", "` and
 /// `": "`, non-ASCII escaped) with every float rounded to two decimals.
-fn python_dumps(j: &serde_json::Value, out: &mut String) {
+pub(super) fn python_dumps(j: &serde_json::Value, out: &mut String) {
     use serde_json::Value as J;
     match j {
         J::Null => out.push_str("null"),

@@ -85,6 +85,7 @@
 //! Everything else that differs is [`MismatchReason::Values`].
 
 mod bird;
+mod credit;
 mod defog;
 mod livesqlbench;
 mod pyvalue;
@@ -98,6 +99,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ResultSet;
 
+pub use credit::{credit_causes, CreditCause};
 pub use defog::{defog_verdict, DefogContext, DefogVerdict};
 pub use livesqlbench::{livesqlbench_equal, LIVESQLBENCH_MAX_ROWS};
 pub use pyvalue::python_str;
