@@ -16,6 +16,8 @@
 //!   preprocessing, emulated.
 //! * [`spider_exact_match`] / [`MatchTally`] — Spider's exact set match and
 //!   partial matching, as the official evaluator's `--etype match`.
+//! * [`spider_plug_values`] — the evaluator's `--plug_value`: the gold's
+//!   values plugged into the prediction every possible way.
 //! * [`spider_hardness`] — Spider's hardness level of a gold query, as the
 //!   official test-suite evaluator computes it.
 //! * [`analyze`] — static nondeterminism rules with data probes
@@ -39,6 +41,7 @@ mod rewrite;
 mod schema;
 mod spider_eval;
 mod spider_match;
+mod spider_plug;
 mod temporal;
 mod text;
 mod ties;
@@ -74,6 +77,7 @@ pub use spider_match::{
     spider_exact_match, ForeignKeyMap, MatchStop, MatchTable, MatchTally, PartialScore, Raised,
     SpiderMatch, SpiderSchema, MATCH_LEVELS, PARTIAL_TYPES,
 };
+pub use spider_plug::spider_plug_values;
 pub use temporal::compares_temporal_with_text;
 pub use text::{is_blank, is_string_literal, parser_dialect, tokenize, SourceToken};
 pub use ties::{in_some_column_order, tie_aware_match, TieWindow, MAX_PERMUTED_COLUMNS};
