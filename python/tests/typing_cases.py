@@ -55,8 +55,8 @@ def accepted(bench: Path) -> None:
         diff_json_path="mini_dev.jsonl", sql_dialect="PostgreSQL", num_cpus=4, meta_time_out=30.0,
     )
     sqlwitness.bird_eval(
-        predicted_sql_path="exp/", ground_truth_path="data/", db_root_path="data/dev_databases/",
-        diff_json_path="data/dev.json", data_mode="dev", mode_predict="gt", ves=True,
+        predicted_sql_path="exp/", ground_truth_path="bird/", db_root_path="bird/dev_databases/",
+        diff_json_path="bird/dev.json", data_mode="dev", mode_predict="gt", ves=True,
     )
     # progress: a tqdm bar, or a callable of (done, total).
     def tick(done: int, total: int) -> None:
