@@ -456,7 +456,17 @@ pub(crate) fn evaluate_on(
             return (o, rows);
         }
     };
-    let cmp = compare(&gold_rows, &pred_rows, &opts);
+    let cmp = match opts.mode {
+        // defog's runner hands its comparison both SQL texts.
+        CompareMode::Defog => sqlwitness_core::compare::defog_compare(
+            &gold_rows,
+            &pred_rows,
+            ordered,
+            Some(gold),
+            Some(pred_sql),
+        ),
+        _ => compare(&gold_rows, &pred_rows, &opts),
+    };
     // Ties, whichever rows either query returned (crate::ties): `match_tie`
     // with `--ties aware`, and the outcome's `tie`/`unstable` flags.
     let probe = |sql: &str| crate::execute::run_guarded(plan, ctx, db, sql).ok();

@@ -51,6 +51,10 @@ use super::pyvalue::PyValue;
 use super::{width, Comparison, MismatchReason};
 use crate::ResultSet;
 
+pub(super) fn compare(gold: &ResultSet, pred: &ResultSet, ordered: bool) -> Comparison {
+    defog_compare(gold, pred, ordered, None, None)
+}
+
 /// What the comparison reads besides the two results: the question, its
 /// category, and the SQL texts (`None` when not known).
 #[derive(Debug, Clone, Copy, Default)]
@@ -69,15 +73,34 @@ pub struct DefogVerdict {
     pub correct: bool,
 }
 
-pub(super) fn compare(gold: &ResultSet, pred: &ResultSet, ordered: bool) -> Comparison {
+/// defog's `correct` verdict as a [`Comparison`], for one gold, without a
+/// question: `ordered` stands for the category `order_by`, and the SQL texts
+/// (when known) are read by `normalize_table` as defog's runner passes them.
+/// The reason for a mismatch (the verdict does not depend on it):
+/// [`MismatchReason::Order`] when the same test without `order_by` passes;
+/// [`MismatchReason::RowCount`] when the numbers of rows differ;
+/// [`MismatchReason::ColumnCount`] when the prediction has fewer columns;
+/// [`MismatchReason::Values`] otherwise.
+pub fn defog_compare(
+    gold: &ResultSet,
+    pred: &ResultSet,
+    ordered: bool,
+    gold_sql: Option<&str>,
+    pred_sql: Option<&str>,
+) -> Comparison {
     let ctx = DefogContext {
         query_category: if ordered { "order_by" } else { "" },
+        gold_sql,
+        pred_sql,
         ..DefogContext::default()
     };
     if defog_verdict(std::slice::from_ref(gold), pred, &ctx).correct {
         return Comparison::EQUAL;
     }
-    let unordered = DefogContext::default();
+    let unordered = DefogContext {
+        query_category: "",
+        ..ctx
+    };
     if ordered && defog_verdict(std::slice::from_ref(gold), pred, &unordered).correct {
         return Comparison::differ(MismatchReason::Order);
     }

@@ -100,7 +100,7 @@ use serde::{Deserialize, Serialize};
 use crate::ResultSet;
 
 pub use credit::{credit_causes, CreditCause};
-pub use defog::{defog_verdict, DefogContext, DefogVerdict};
+pub use defog::{defog_compare, defog_verdict, DefogContext, DefogVerdict};
 pub use livesqlbench::{livesqlbench_equal, LIVESQLBENCH_MAX_ROWS};
 pub use pyvalue::python_str;
 pub use soft_f1::{python_key_hash, soft_f1, soft_f1_by};
