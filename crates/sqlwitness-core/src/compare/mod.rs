@@ -164,7 +164,8 @@ pub struct CompareOptions {
     /// `sqlwitness_sql::spider_order_matters`). Bird: ignored (BIRD compares
     /// sets). Spider2: the evaluator's `ignore_order` is its negation.
     /// Livesqlbench: the task's `conditions["order"]`. Defog: the question
-    /// is taken as category `order_by` (rows keep their order).
+    /// is taken as category `order_by` (without query text, rows then keep
+    /// their order; see `defog_compare`).
     pub ordered: bool,
     /// Strict only: any column order is accepted (a column permutation is
     /// searched). Spider always searches column permutations and BIRD never
