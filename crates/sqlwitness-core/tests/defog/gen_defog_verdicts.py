@@ -1,7 +1,9 @@
 """Writes defog_verdicts.jsonl: generated result pairs with the verdict of
 defog's sql-eval (`compare_query_results`, default options).
 
-Usage: python gen_defog_verdicts.py <sql-eval checkout> OUT.jsonl
+Usage: python gen_defog_verdicts.py <sql-eval checkout> OUT.jsonl [SEED [RANDOM_PAIRS]]
+
+(the committed file: seed 20250401, 300 random pairs)
 
 The official `eval.eval` module is imported at run time from the checkout;
 nothing of it is copied here. Each result is stored in a fresh SQLite file
@@ -239,9 +241,9 @@ def random_case(rng, k):
 def main():
     official = load_official(sys.argv[1])
     out = sys.argv[2]
-    rng = random.Random(20250401)
+    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 20250401)
     cases = hand_cases()
-    for k in range(300):
+    for k in range(int(sys.argv[4]) if len(sys.argv) > 4 else 300):
         cases.append(random_case(rng, k))
     work = tempfile.mkdtemp()
     credited = exact_total = 0

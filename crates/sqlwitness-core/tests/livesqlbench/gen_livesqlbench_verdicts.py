@@ -1,7 +1,9 @@
 """Writes livesqlbench_verdicts.jsonl: generated result pairs with the verdict
 of LiveSQLBench's official result comparison.
 
-Usage: python gen_livesqlbench_verdicts.py <LiveSQLBench checkout>/evaluation/src OUT.jsonl
+Usage: python gen_livesqlbench_verdicts.py <LiveSQLBench checkout>/evaluation/src OUT.jsonl [SEED [RANDOM_PAIRS]]
+
+(the committed file: seed 20250301, 240 random pairs)
 
 The official `test_utils` and `db_utils` modules are imported at run time from
 the folder given; nothing of them is copied here. Each result is turned into
@@ -257,9 +259,9 @@ def random_case(rng):
 def main():
     db_utils, test_utils = load_official(sys.argv[1])
     out = sys.argv[2]
-    rng = random.Random(20250301)
+    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 20250301)
     cases = hand_cases()
-    for k in range(240):
+    for k in range(int(sys.argv[4]) if len(sys.argv) > 4 else 240):
         g, p = random_case(rng)
         cases.append((f"random_{k}", g, p, rng.random() < 0.3))
     credited = 0
