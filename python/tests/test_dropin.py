@@ -79,10 +79,10 @@ def test_spider_eval_gold_self_check(spider_files, tmp_path: Path) -> None:
     assert out.stdout == official_table(perfect)
 
 
-def test_spider_eval_refuses_match_without_table_and_plug_value_with_exec(spider_files, tmp_path: Path) -> None:
+def test_spider_eval_refuses_exact_match_without_table(spider_files, tmp_path: Path) -> None:
     gold, _ = spider_files
-    # Exact set match needs tables.json; plugging values into executed queries is not implemented.
-    for flag in (["--etype", "match"], ["--plug_value"]):
+    # Exact set match needs tables.json (its foreign keys), as the official script does.
+    for flag in (["--etype", "match"], ["--etype", "all"]):
         out = subprocess.run(
             [command(), "spider-eval", "--gold", str(gold), "--pred", str(gold),
              "--db", str(EXAMPLE / "database"), *flag],

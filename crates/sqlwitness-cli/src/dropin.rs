@@ -16,6 +16,7 @@
 mod bird_dev;
 mod exact;
 mod inputs;
+mod plug;
 mod tables;
 
 use anyhow::{bail, Context, Result};
@@ -51,10 +52,10 @@ pub struct SpiderEvalArgs {
     /// `all` (both tables), as the official evaluator prints them.
     #[arg(long, default_value = "exec", value_parser = ["all", "exec", "match"])]
     pub etype: String,
-    /// With --etype match: accepted, and changes nothing (the official
-    /// evaluator plugs values only into the queries it executes). With exec
-    /// or all: not implemented, refused (exit 2) rather than scored
-    /// differently.
+    /// A prediction that does not match as written is executed again with
+    /// the gold's values plugged into its value slots, every possible way,
+    /// and matches when one of them does (exec and all; with match it
+    /// changes nothing, as in the official evaluator).
     #[arg(long = "plug_value", alias = "plug-value")]
     pub plug_value: bool,
     /// Keep DISTINCT (the official evaluator deletes it by default).
@@ -142,7 +143,7 @@ pub struct BirdEvalArgs {
 }
 
 /// sqlwitness's options on top of the official ones.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct Extras {
     /// Engines to run on, comma separated: one table per engine.
     #[arg(long, value_delimiter = ',')]
@@ -200,14 +201,6 @@ const BIRD_DEV_VES_RUNS: usize = 100;
 pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
     let matching = a.etype != "exec";
     let executing = a.etype != "match";
-    if a.plug_value && executing {
-        bail!(BadInput(format!(
-            "--plug_value with --etype {}: executing predictions with the gold's values plugged \
-             in is not implemented (with --etype match the official evaluator ignores the flag, \
-             and so does spider-eval)",
-            a.etype
-        )));
-    }
     let flags = &inputs::SPIDER;
     let db_ids = inputs::read_gold(flags, &a.gold, &a.pred)?;
     inputs::check_spider_predictions(flags, &a.pred, &a.gold, db_ids.len())?;
@@ -242,8 +235,15 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         match_databases(&layout, &a.extras)?;
         None
     };
+    let hits = match &report {
+        Some(report) if a.plug_value => plug_run(&a, table, report)?,
+        _ => plug::Hits::new(),
+    };
     let Some(table) = table.filter(|_| matching) else {
-        print_exec_tables(&report.expect("exec evaluates"));
+        print_exec_tables(
+            &report.expect("exec evaluates"),
+            a.plug_value.then_some(&hits),
+        );
         return Ok(exit::OK);
     };
     let run = exact::exact_match(&exact::MatchFiles {
@@ -253,24 +253,92 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         db_dir: &a.db,
         tables: table,
     })?;
-    print_match_tables(&run, report.as_ref());
+    print_match_tables(&run, report.as_ref(), &hits);
     Ok(exit::OK)
 }
 
-/// `--etype exec`: the execution table of each engine.
-fn print_exec_tables(report: &Report) {
+/// `--plug_value` with exec or all: the fillings of the questions some
+/// engine does not match run in a second `eval` run; the pairs that match
+/// there.
+fn plug_run(a: &SpiderEvalArgs, table: Option<&Path>, report: &Report) -> Result<plug::Hits> {
+    let pending = plug::unmatched(report);
+    let dir = tempfile::Builder::new()
+        .prefix("sqlwitness-dropin-")
+        .tempdir()
+        .context("creating a temporary folder")?;
+    let files = plug::PlugFiles {
+        flags: &inputs::SPIDER,
+        gold: &a.gold,
+        pred: &a.pred,
+        keep_distinct: a.keep_distinct,
+    };
+    let filled = plug::fillings(&files, &pending, dir.path())?;
+    if filled.question.is_empty() {
+        return Ok(plug::Hits::new());
+    }
+    let layout = Layout {
+        flags: &inputs::SPIDER,
+        gold: &filled.gold,
+        tables: table,
+        db_dir: &a.db,
+        pred: &filled.pred,
+        compare: a.extras.compare.unwrap_or(CompareArg::Spider),
+        keep_distinct: a.keep_distinct,
+        engines: engines_or(&a.extras.engines, "sqlite"),
+        timeout: a.extras.timeout.unwrap_or(30.0),
+        jobs: a.extras.jobs,
+        difficulty: None,
+        ves_runs: 0,
+    };
+    let extras = Extras {
+        out: None,
+        ..a.extras.clone()
+    };
+    let plugged = evaluate(layout, &extras)?;
+    Ok(plug::plugged_matches(&plugged, &filled.question))
+}
+
+/// `--etype exec`: the execution table of each engine (with `hits`, the
+/// questions that match once values are plugged in, as matches).
+fn print_exec_tables(report: &Report, hits: Option<&plug::Hits>) {
     let many = report.summary.engines.len() > 1;
     for (engine, s) in &report.summary.engines {
         if many {
             show!("{engine}:");
         }
-        show_part!("{}", tables::spider_table(&s.by_hardness));
+        let levels = match hits {
+            Some(hits) => plugged_levels(report, engine, hits),
+            None => s.by_hardness.clone(),
+        };
+        show_part!("{}", tables::spider_table(&levels));
     }
+}
+
+/// Questions and matches of `engine` by hardness (and `all`), a question
+/// matching as written or once values are plugged in (`hits`).
+fn plugged_levels(
+    report: &Report,
+    engine: &str,
+    hits: &plug::Hits,
+) -> BTreeMap<String, sqlwitness_report::LevelSummary> {
+    let mut levels: BTreeMap<String, sqlwitness_report::LevelSummary> = BTreeMap::new();
+    for q in &report.questions {
+        let Some(o) = q.engines.get(engine) else {
+            continue;
+        };
+        let hit = o.verdict == Verdict::Match || hits.contains(&(q.id, engine.to_string()));
+        for level in q.hardness.iter().map(String::as_str).chain(["all"]) {
+            let l = levels.entry(level.to_string()).or_default();
+            l.questions += 1;
+            l.matched += usize::from(hit);
+        }
+    }
+    levels
 }
 
 /// `--etype match` (no report) and `all`: the questions that do not
 /// match, then the table (with each engine's execution row for `all`).
-fn print_match_tables(run: &exact::MatchRun, report: Option<&Report>) {
+fn print_match_tables(run: &exact::MatchRun, report: Option<&Report>, hits: &plug::Hits) {
     show_part!("{}", run.misses);
     let mut tally = sqlwitness_sql::MatchTally::default();
     run.matches.iter().for_each(|m| tally.add(m));
@@ -284,19 +352,21 @@ fn print_match_tables(run: &exact::MatchRun, report: Option<&Report>) {
         if many {
             show!("{engine}:");
         }
-        let exec = exec_by_level(report, engine, &run.matches);
+        let exec = exec_by_level(report, engine, &run.matches, hits);
         show_part!("{}", tables::spider_match_table(&scores, Some(&exec)));
     }
 }
 
 /// Execution accuracy of `engine` by the hardness the exact match read
-/// from each gold (`easy` … `extra`, `all`), as `print_scores` divides it.
+/// from each gold (`easy` … `extra`, `all`), as `print_scores` divides it;
+/// a question matches as written or once values are plugged in (`hits`).
 fn exec_by_level(
     report: &Report,
     engine: &str,
     matches: &[sqlwitness_sql::SpiderMatch],
+    hits: &plug::Hits,
 ) -> [f64; 5] {
-    let mut hits = [0usize; 5];
+    let mut matched = [0usize; 5];
     let mut counts = [0usize; 5];
     for q in &report.questions {
         let (Some(o), Some(m)) = (q.engines.get(engine), matches.get(q.id)) else {
@@ -306,16 +376,17 @@ fn exec_by_level(
             .iter()
             .position(|h| *h == m.hardness)
             .expect("a level");
+        let hit = o.verdict == Verdict::Match || hits.contains(&(q.id, engine.to_string()));
         for at in [level, 4] {
             counts[at] += 1;
-            hits[at] += usize::from(o.verdict == Verdict::Match);
+            matched[at] += usize::from(hit);
         }
     }
     std::array::from_fn(|at| {
         if counts[at] == 0 {
             0.0
         } else {
-            hits[at] as f64 / counts[at] as f64
+            matched[at] as f64 / counts[at] as f64
         }
     })
 }
