@@ -51,11 +51,11 @@ enum Kind {
 /// `escapes`; greedy, backtracking): an iterative search, each position
 /// tried once.
 fn quoted_end(s: &[char], i: usize, q: char, escapes: bool) -> Option<usize> {
-    let mut failed = vec![false; s.len() + 1];
+    let mut failed = std::collections::HashSet::new();
     // (position, next alternative to try)
     let mut stack = vec![(i + 1, 0u8)];
     while let Some((p, alt)) = stack.pop() {
-        if failed[p] && alt == 0 {
+        if alt == 0 && failed.contains(&p) {
             continue;
         }
         let next = match alt {
@@ -64,7 +64,7 @@ fn quoted_end(s: &[char], i: usize, q: char, escapes: bool) -> Option<usize> {
             2 if s.get(p).is_some_and(|c| *c != q) => Some(p + 1),
             3 if s.get(p) == Some(&q) => return Some(p + 1),
             3 => {
-                failed[p] = true;
+                failed.insert(p);
                 continue;
             }
             _ => None,
@@ -568,13 +568,13 @@ fn strip_query(query: &str) -> (Vec<String>, Vec<String>) {
         .filter(|t| !t.is_empty())
         .map(str::to_string)
         .collect();
-    let floats = decimals(&query);
+    let floats: BTreeSet<String> = decimals(&query).into_iter().collect();
     for t in &mut toks {
         if floats.contains(t) {
             values.push(std::mem::replace(t, "VALUERARE".into()));
         }
     }
-    let ints = integers(&toks.join(" "));
+    let ints: BTreeSet<String> = integers(&toks.join(" ")).into_iter().collect();
     for t in &mut toks {
         if ints.contains(t) {
             values.push(std::mem::replace(t, "VALUERARE".into()));

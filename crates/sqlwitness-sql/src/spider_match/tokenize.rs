@@ -8,6 +8,8 @@
 //! no `"`, so the rules that need one never fire; the others are emulated
 //! here one function each, in nltk's order.
 
+use std::collections::HashMap;
+
 use super::Raised;
 
 /// Python's `str.isspace` (what `re`'s `\s` and `str.split()` match).
@@ -36,53 +38,57 @@ pub(super) fn spider_tokenize(query: &str) -> Result<Vec<String>, Raised> {
     if !quotes.len().is_multiple_of(2) {
         return Err(Raised::assertion("Unexpected quote"));
     }
-    // Each literal (quotes included) becomes `__val_<start>_<end>__`, from
-    // the last pair to the first so that earlier positions stay valid.
-    let mut text = text;
-    let mut literals: Vec<(String, String)> = Vec::new();
-    for pair in quotes.chunks(2).rev() {
+    // Each literal (quotes included) becomes `__val_<start>_<end>__`; the
+    // evaluator replaces from the last pair to the first, so the positions
+    // in the names are those of the text as read.
+    let mut replaced = String::with_capacity(text.len());
+    let mut literals: HashMap<String, String> = HashMap::new();
+    let mut from = 0;
+    for pair in quotes.chunks(2) {
         let (a, b) = (pair[0], pair[1]);
+        replaced.extend(&text[from..a]);
         let key = format!("__val_{a}_{b}__");
-        let value: String = text[a..=b].iter().collect();
-        text.splice(a..=b, key.chars());
-        literals.push((key, value));
+        replaced.push_str(&key);
+        literals.insert(key, text[a..=b].iter().collect());
+        from = b + 1;
     }
-    let text: String = text.into_iter().collect();
-    let mut toks: Vec<String> = nltk_word_tokenize(&text)
+    replaced.extend(&text[from..]);
+    let mut toks: Vec<String> = nltk_word_tokenize(&replaced)
         .into_iter()
         .map(|t| t.to_lowercase())
         .collect();
     for t in &mut toks {
-        if let Some((_, v)) = literals.iter().find(|(k, _)| k == t) {
+        if let Some(v) = literals.get(t.as_str()) {
             *t = v.clone();
         }
     }
     Ok(glue_comparisons(toks))
 }
 
-/// `!`, `>` or `<` before a `=` token become one token, from the last `=`
-/// to the first, as Python's slicing does it (a `=` first in the list
-/// looks at the last token, `toks[-1]`).
-fn glue_comparisons(mut toks: Vec<String>) -> Vec<String> {
-    let eqs: Vec<usize> = (0..toks.len()).filter(|&i| toks[i] == "=").collect();
-    for &i in eqs.iter().rev() {
-        let before = if i == 0 { toks.len() - 1 } else { i - 1 };
-        let pre = toks[before].clone();
-        if !matches!(pre.as_str(), "!" | ">" | "<") {
-            continue;
+/// `!`, `>` or `<` before a `=` token become one token. The evaluator
+/// rebuilds the list from the last `=` to the first; the merges never
+/// overlap, so one pass from the left gives the same list, except for a
+/// `=` first in the list, which looks at the last token (`toks[-1]`) and
+/// gives `toks[:-1] + [last + "="] + toks[1:]`, done last.
+fn glue_comparisons(toks: Vec<String>) -> Vec<String> {
+    let prefix = |t: &str| matches!(t, "!" | ">" | "<");
+    let first_is_eq = toks.first().is_some_and(|t| t == "=");
+    let mut out: Vec<String> = Vec::with_capacity(toks.len());
+    for t in toks {
+        match out.last_mut() {
+            Some(pre) if t == "=" && prefix(pre) => pre.push('='),
+            _ => out.push(t),
         }
-        // toks[:i-1] + [pre + "="] + toks[i+1:]
-        let head: Vec<String> = if i == 0 {
-            toks[..toks.len() - 1].to_vec()
-        } else {
-            toks[..i - 1].to_vec()
-        };
-        let mut next = head;
-        next.push(format!("{pre}="));
-        next.extend_from_slice(&toks[i + 1..]);
-        toks = next;
     }
-    toks
+    if first_is_eq && out.len() > 1 && out.last().is_some_and(|t| prefix(t)) {
+        let last = out.pop().expect("a last token");
+        let mut wrapped = out.clone();
+        wrapped.push(format!("{last}="));
+        wrapped.extend(out.drain(1..));
+        wrapped.push(last);
+        return wrapped;
+    }
+    out
 }
 
 /// nltk's `word_tokenize(text, preserve_line=True)` on text without `'`
@@ -190,6 +196,11 @@ fn pad_double_backticks(t: &[char]) -> Vec<char> {
 /// `\1 \2 \3 ` (`spaced`) or `\1 \2\3 `. The first position from the left
 /// where a non-period, a period, closers and then only whitespace follow.
 fn final_period(t: &[char], closers: &[char], spaced: bool) -> Vec<char> {
+    // blank_from[k]: only whitespace from k to the end.
+    let mut blank_from = vec![true; t.len() + 1];
+    for k in (0..t.len()).rev() {
+        blank_from[k] = blank_from[k + 1] && py_isspace(t[k]);
+    }
     for i in 0..t.len().saturating_sub(1) {
         if t[i] == '.' || t[i + 1] != '.' {
             continue;
@@ -198,7 +209,7 @@ fn final_period(t: &[char], closers: &[char], spaced: bool) -> Vec<char> {
         while j < t.len() && closers.contains(&t[j]) {
             j += 1;
         }
-        if !t[j..].iter().all(|&c| py_isspace(c)) {
+        if !blank_from[j] {
             continue;
         }
         let mut out = t[..=i].to_vec();
