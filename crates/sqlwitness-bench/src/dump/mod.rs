@@ -19,6 +19,7 @@
 
 mod export;
 mod freshness;
+mod key_checks;
 mod policy;
 mod reading;
 mod session;
@@ -646,6 +647,8 @@ fn load(
     let mut statements = 0u64;
     let mut copied_rows = 0u64;
     let mut refused_objects = Vec::new();
+    // What runs after the dump's last statement (`Decision::RunAs`).
+    let mut ends: Vec<String> = Vec::new();
     // The session as it starts: the splitter follows it from here.
     let first = ns
         .lexing()
@@ -709,10 +712,13 @@ fn load(
                 }
                 true
             }
-            Decision::RunAs { sql, .. } => {
+            Decision::RunAs { sql, at_end, .. } => {
                 statements += 1;
                 ns.run(sql, opts.statement_limit)
                     .map_err(|e| fail(line, &shown, e))?;
+                if let Some(end) = at_end.filter(|e| !ends.contains(e)) {
+                    ends.push(end);
+                }
                 true
             }
             Decision::Create { kind, name, sql } => {
@@ -749,6 +755,10 @@ fn load(
                 ));
             }
         }
+    }
+    for end in ends {
+        ns.run(end, opts.statement_limit)
+            .map_err(|e| fail(0, "after the dump's last statement", e))?;
     }
     ns.finish_load()
         .map_err(|e| fail(0, "ending the load", e))?;

@@ -34,6 +34,9 @@ pub enum Decision {
     RunAs {
         sql: String,
         note: String,
+        /// Run once after the dump's last statement, before the load ends
+        /// (the same text once, however many statements ask for it).
+        at_end: Option<String>,
     },
     /// Not run; why (for the import report).
     Skip(String),
@@ -592,6 +595,18 @@ fn classify_postgres(
             "{first} {second}: reaches beyond the dump's namespace (server files, settings or other servers)"
         ));
     }
+    if let Some((sql, at_end)) = super::key_checks::replication_role(text) {
+        // Only a superuser may set it; the loader owns the dump's tables
+        // and does what it means with them (see `key_checks`).
+        return Decision::RunAs {
+            sql,
+            note: "session_replication_role: the dump's own triggers and foreign keys of every \
+                   table switched as it says (foreign keys added again and validated at the \
+                   end of the load; only a superuser may set it)"
+                .into(),
+            at_end: Some(at_end),
+        };
+    }
     if first == "SET" || first == "RESET" {
         return match ctx.session.postgres_set(text) {
             SetEffect::Follow => Decision::Run,
@@ -615,14 +630,26 @@ fn classify_postgres(
     }
     if first == "ALTER" && second == "TABLE" && found.trigger_all {
         // `pg_dump --disable-triggers`: the key checks' triggers are the
-        // server's and only a superuser may switch them; the dump's own
-        // triggers are the loader's.
+        // server's and only a superuser may switch them; the loader owns
+        // the tables and does what the switch means (see `key_checks`).
+        if let Some((sql, at_end)) = super::key_checks::trigger_all(text) {
+            return Decision::RunAs {
+                sql,
+                note:
+                    "TRIGGER ALL: the dump's own triggers switched (TRIGGER USER); the table's \
+                       foreign keys dropped for its rows, added again after them and validated \
+                       at the end of the load (the server's key checks switch for a superuser only)"
+                        .into(),
+                at_end: Some(at_end),
+            };
+        }
         if let Some(sql) = trigger_all_to_user(text) {
             return Decision::RunAs {
                 sql,
                 note: "TRIGGER ALL run as TRIGGER USER: the dump's own triggers are switched, \
                        the server's key checks stay on"
                     .into(),
+                at_end: None,
             };
         }
     }
@@ -1164,15 +1191,10 @@ mod tests {
             pg("ALTER TABLE ONLY public.language ADD CONSTRAINT language_pkey PRIMARY KEY (language_id)"),
             Decision::Run
         ));
-        assert_eq!(
+        assert!(matches!(
             pg("ALTER TABLE public.t DISABLE TRIGGER ALL"),
-            Decision::RunAs {
-                sql: "ALTER TABLE public.t DISABLE TRIGGER USER".into(),
-                note: "TRIGGER ALL run as TRIGGER USER: the dump's own triggers are switched, \
-                       the server's key checks stay on"
-                    .into()
-            }
-        );
+            Decision::RunAs { sql, at_end: Some(_), .. } if sql.contains("DISABLE TRIGGER USER")
+        ));
         let mut ctx = Context::default();
         assert_eq!(
             classify(
