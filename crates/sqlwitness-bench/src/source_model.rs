@@ -111,6 +111,11 @@ pub struct ModelColumn {
     /// How the SQLite file holds the column, when it holds it degraded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<String>,
+    /// The labels of an enum type the dump defines (PostgreSQL's `CREATE
+    /// TYPE … AS ENUM`), in their declared order; MySQL's enum labels are
+    /// in `source_type`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -297,6 +302,95 @@ pub enum TargetType {
     Inferred(String),
 }
 
+/// The type `column` of the source's model takes on `to_engine`: an enum
+/// (a PostgreSQL type the dump defines, with its labels in the model, or
+/// MySQL's `enum(…)`) keeps its labels and their order where the target has
+/// enums (MySQL and MariaDB `enum(…)` compared by its exact labels, DuckDB
+/// `ENUM(…)`); every other column as [`target_type`] says.
+pub fn column_target(
+    from_engine: EngineKind,
+    column: &ModelColumn,
+    to_engine: EngineKind,
+) -> TargetType {
+    let from = sqlwitness_dialect::shipped(from_engine).adapter;
+    let to = sqlwitness_dialect::shipped(to_engine).adapter;
+    let labels = if column.labels.is_empty() {
+        mysql_enum_labels(&column.source_type)
+    } else {
+        Some(column.labels.clone())
+    };
+    match labels {
+        Some(labels) if !(from == Adapter::Mysql && to == Adapter::Mysql) => {
+            enum_target(&labels, to, to_engine)
+        }
+        _ => target_type(from_engine, &column.source_type, to_engine),
+    }
+}
+
+/// An enum of `labels` on `to`.
+fn enum_target(labels: &[String], to: Adapter, to_engine: EngineKind) -> TargetType {
+    let list = |escape_backslash: bool| {
+        labels
+            .iter()
+            .map(|l| {
+                let l = l.replace('\'', "''");
+                let l = if escape_backslash {
+                    l.replace('\\', "\\\\")
+                } else {
+                    l
+                };
+                format!("'{l}'")
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    match to {
+        // Compared by its labels exactly, as the source's enum.
+        Adapter::Mysql if !labels.is_empty() => TargetType::Kept(format!(
+            "enum({}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+            list(true)
+        )),
+        Adapter::Duckdb if !labels.is_empty() => TargetType::Kept(format!("ENUM({})", list(false))),
+        _ => TargetType::Inferred(format!(
+            "an enum: its labels are carried as text; their declared order is not kept on \
+             {to_engine}"
+        )),
+    }
+}
+
+/// The labels of MySQL's `enum('a','b')` as `COLUMN_TYPE` writes it (a
+/// quote doubled, a backslash escaped), in order; `None` for another type.
+fn mysql_enum_labels(source_type: &str) -> Option<Vec<String>> {
+    let t = source_type.trim();
+    if !t.get(..5)?.eq_ignore_ascii_case("enum(") {
+        return None;
+    }
+    let mut labels = Vec::new();
+    let mut chars = t[5..].chars().peekable();
+    loop {
+        match chars.next()? {
+            '\'' => {
+                let mut label = String::new();
+                loop {
+                    match chars.next()? {
+                        '\'' if chars.peek() == Some(&'\'') => {
+                            chars.next();
+                            label.push('\'');
+                        }
+                        '\'' => break,
+                        '\\' => label.push(chars.next()?),
+                        c => label.push(c),
+                    }
+                }
+                labels.push(label);
+            }
+            ',' | ' ' => {}
+            ')' => return Some(labels),
+            _ => return None,
+        }
+    }
+}
+
 /// The type a column of `source_type` on the `from` family takes on the
 /// `to` family. Integers keep their width (and an unsigned one a width
 /// that holds it), decimals their precision and scale, floats their
@@ -409,6 +503,17 @@ pub fn target_type(
                 "real" if from == Adapter::Mysql && !p.parenthesised => {
                     "double precision".to_string()
                 }
+                "timestamp" if from == Adapter::Mysql && !p.parenthesised => {
+                    return TargetType::Changed(
+                        "timestamp without time zone".into(),
+                        "MySQL's timestamp (an instant, shown in the session's time zone: UTC \
+                         in every sqlwitness session) held as that wall-clock time"
+                            .into(),
+                    )
+                }
+                "year" if from == Adapter::Mysql => {
+                    return TargetType::Changed("smallint".into(), "year held as its number".into())
+                }
                 "varchar" | "character varying" if !p.args.is_empty() => {
                     format!("character varying({})", p.args[0])
                 }
@@ -512,6 +617,9 @@ fn duckdb_target(p: &Parsed, from: Adapter, dec: Option<(u32, u32)>) -> TargetTy
         "date" => "DATE".to_string(),
         "timestamp without time zone" | "timestamp" | "datetime" if !p.parenthesised => {
             "TIMESTAMP".to_string()
+        }
+        "year" if from == Adapter::Mysql => {
+            return TargetType::Changed("SMALLINT".into(), "year held as its number".into())
         }
         _ => {
             return TargetType::Inferred(format!(
@@ -648,6 +756,57 @@ mod tests {
             target_type(Mysql, "int(5) unsigned zerofill", Postgres),
             TargetType::Inferred(_)
         ));
+    }
+
+    #[test]
+    fn an_enum_keeps_its_labels_and_their_order_where_the_target_has_enums() {
+        let pg_enum = ModelColumn {
+            name: "rating".into(),
+            source_type: "\"sw_film\".\"mpaa_rating\"".into(),
+            degraded: None,
+            labels: vec!["G".into(), "PG-13".into(), "it's".into(), "a\\b".into()],
+        };
+        assert_eq!(
+            kept(column_target(Postgres, &pg_enum, Mysql)),
+            "enum('G','PG-13','it''s','a\\\\b') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+        );
+        assert_eq!(
+            kept(column_target(Postgres, &pg_enum, EngineKind::Duckdb)),
+            "ENUM('G','PG-13','it''s','a\\b')"
+        );
+        assert!(matches!(
+            column_target(Postgres, &pg_enum, EngineKind::Sqlite),
+            TargetType::Inferred(_)
+        ));
+        let my_enum = ModelColumn {
+            name: "rating".into(),
+            source_type:
+                "enum('G','NC-17','it''s') CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci".into(),
+            degraded: None,
+            labels: Vec::new(),
+        };
+        assert_eq!(
+            mysql_enum_labels(&my_enum.source_type),
+            Some(vec!["G".into(), "NC-17".into(), "it's".into()])
+        );
+        assert_eq!(
+            kept(column_target(Mysql, &my_enum, EngineKind::Duckdb)),
+            "ENUM('G','NC-17','it''s')"
+        );
+        // Within the MySQL family the type is kept as written (its
+        // collation made MariaDB's).
+        let within = column_target(Mysql, &my_enum, EngineKind::Mariadb);
+        assert!(
+            matches!(&within, TargetType::Changed(t, _) if t.starts_with("enum('G','NC-17'")),
+            "{within:?}"
+        );
+        // PostgreSQL would need a type of its own in the copy's namespace.
+        assert!(matches!(
+            column_target(Mysql, &my_enum, Postgres),
+            TargetType::Inferred(_)
+        ));
+        assert_eq!(mysql_enum_labels("varchar(20)"), None);
+        assert_eq!(mysql_enum_labels("enum('a"), None);
     }
 
     #[test]

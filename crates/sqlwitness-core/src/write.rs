@@ -467,6 +467,11 @@ pub struct CopiedColumn {
     /// the copy's namespace …).
     pub sql_type: String,
     pub not_null: bool,
+    /// An enum type's labels in their declared order, where the type is
+    /// one the dump defines (PostgreSQL's `CREATE TYPE … AS ENUM`); MySQL's
+    /// are in `sql_type`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
 }
 
 /// A table of a loaded dump copied, with its own column types, into a

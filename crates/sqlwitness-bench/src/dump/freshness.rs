@@ -231,11 +231,10 @@ pub(super) fn write_model(
     if !d.path.is_file() {
         return Ok(());
     }
-    let copied = |table: &str, column: &str| -> Option<String> {
+    let copied = |table: &str, column: &str| -> Option<&sqlwitness_core::CopiedColumn> {
         let copy = d.source_copy.as_ref()?;
         let t = copy.tables.iter().find(|t| t.name == table)?;
-        let c = t.columns.iter().find(|c| c.name == column)?;
-        Some(c.sql_type.clone())
+        t.columns.iter().find(|c| c.name == column)
     };
     let tables = d
         .tables
@@ -246,11 +245,15 @@ pub(super) fn write_model(
             columns: t
                 .columns
                 .iter()
-                .map(|c| ModelColumn {
-                    name: c.column.clone(),
-                    source_type: copied(&t.table, &c.column)
-                        .unwrap_or_else(|| c.source_type.clone()),
-                    degraded: c.degraded.clone(),
+                .map(|c| {
+                    let copy = copied(&t.table, &c.column);
+                    ModelColumn {
+                        name: c.column.clone(),
+                        source_type: copy
+                            .map_or_else(|| c.source_type.clone(), |k| k.sql_type.clone()),
+                        degraded: c.degraded.clone(),
+                        labels: copy.map(|k| k.labels.clone()).unwrap_or_default(),
+                    }
                 })
                 .collect(),
         })

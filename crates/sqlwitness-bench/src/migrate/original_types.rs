@@ -117,6 +117,8 @@ fn duckdb_type(sql_type: &str) -> Option<(TargetKind, Adjust)> {
         "date" => (TargetKind::Date, Adjust::None),
         "timestamp" => (TargetKind::Timestamp, Adjust::None),
         b if b.starts_with("decimal(") => (TargetKind::Numeric, Adjust::None),
+        // An enum's labels, loaded and read back as text.
+        b if b.starts_with("enum(") => (TargetKind::Text, Adjust::None),
         _ => return None,
     })
 }
@@ -187,8 +189,9 @@ fn mysql_type(
     key: bool,
 ) -> Option<(TargetKind, Adjust)> {
     let t = sql_type.trim().to_ascii_lowercase();
-    // An enum's labels are quoted: read its name before the parenthesis.
-    if t.starts_with("enum(") {
+    // An enum's or a set's labels are quoted: read its name before the
+    // parenthesis.
+    if t.starts_with("enum(") || t.starts_with("set(") {
         return (original_kind == TargetKind::Text).then_some((TargetKind::Text, Adjust::None));
     }
     let shape = TypeShape::of(&t);
@@ -209,9 +212,15 @@ fn mysql_type(
             Some((TargetKind::Text, Adjust::None))
         }
         // Not `datetime(n)`, whose fractions the migration does not carry.
-        "date" | "datetime" if shape.parenthesised || shape.unsigned => None,
+        "date" | "datetime" | "timestamp" if shape.parenthesised || shape.unsigned => None,
         "date" => Some((TargetKind::Date, Adjust::None)),
-        "datetime" => Some((TargetKind::Timestamp, Adjust::None)),
+        // Both read and written in UTC, the time zone of every sqlwitness
+        // session.
+        "datetime" | "timestamp" => Some((TargetKind::Timestamp, Adjust::None)),
+        "year" => Some((TargetKind::Integer, Adjust::None)),
+        // MySQL returns a `char(n)` without its trailing spaces, as the
+        // source's values are.
+        "char" => Some((TargetKind::Text, Adjust::None)),
         _ => None,
     }
 }
@@ -411,7 +420,7 @@ pub(crate) fn apply_model(
                 continue;
             }
             let (sql_type, change) =
-                match crate::source_model::target_type(source_engine, &m.source_type, engine) {
+                match crate::source_model::column_target(source_engine, m, engine) {
                     crate::TargetType::Kept(t) => (t, None),
                     crate::TargetType::Changed(t, why) => (t, Some(why)),
                     crate::TargetType::Inferred(why) => {
@@ -572,7 +581,9 @@ mod tests {
         );
         assert_eq!(typed("text", t, false), Some(TargetKind::Text));
         assert_eq!(typed("text", t, true), None);
-        assert_eq!(typed("char(3)", t, false), None);
+        // MySQL returns a char(n) without its trailing spaces, as the
+        // values it was read from are.
+        assert_eq!(typed("char(3)", t, false), Some(TargetKind::Text));
         assert_eq!(
             typed("date", TargetKind::Date, false),
             Some(TargetKind::Date)
@@ -582,12 +593,19 @@ mod tests {
             Some(TargetKind::Timestamp)
         );
         assert_eq!(typed("datetime(3)", TargetKind::Timestamp, false), None);
-        assert_eq!(typed("timestamp", TargetKind::Timestamp, false), None);
+        assert_eq!(
+            typed("timestamp", TargetKind::Timestamp, false),
+            Some(TargetKind::Timestamp)
+        );
+        assert_eq!(typed("timestamp(6)", TargetKind::Timestamp, false), None);
         assert_eq!(
             typed("enum('low','it''s (odd) collate x')", t, false),
             Some(TargetKind::Text)
         );
-        assert_eq!(typed("set('a','b')", t, false), None);
-        assert_eq!(typed("year", TargetKind::Integer, false), None);
+        assert_eq!(typed("set('a','b')", t, false), Some(TargetKind::Text));
+        assert_eq!(
+            typed("year", TargetKind::Integer, false),
+            Some(TargetKind::Integer)
+        );
     }
 }

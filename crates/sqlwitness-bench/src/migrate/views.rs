@@ -211,8 +211,8 @@ pub(crate) fn carry_to_server(
             };
             r.rows = Some(source.rows.len() as u64);
             // A MySQL view carried into SQLite keeps MySQL's backquotes,
-            // which PostgreSQL does not read.
-            let query = if dialect.adapter == sqlwitness_dialect::Adapter::Postgres {
+            // which an engine quoting names with `"` does not read.
+            let query = if dialect.identifiers.quote == '"' {
                 sqlwitness_sql::standard_quotes(&query)
             } else {
                 query

@@ -1010,6 +1010,7 @@ impl ServerSource for MysqlDumpNamespace {
             columns.push(CopiedColumn {
                 name: c.get(0),
                 sql_type,
+                labels: Vec::new(),
                 not_null: c.get::<String, _>(4) == "NO",
             });
         }

@@ -627,8 +627,10 @@ fn decode_cell(row: &MySqlRow, i: usize) -> Value {
             let negative = matches!(t.sign(), sqlx::mysql::types::MySqlTimeSign::Negative);
             Value::Time(if negative { format!("-{text}") } else { text })
         }),
+        // Both reach the client in the same form; a TIMESTAMP in the
+        // session's time zone (UTC).
         "DATETIME" | "TIMESTAMP" => row
-            .try_get::<chrono::NaiveDateTime, _>(i)
+            .try_get_unchecked::<chrono::NaiveDateTime, _>(i)
             .map(|v| Value::Timestamp(server::timestamp_text(v))),
         "JSON" => row
             .try_get_unchecked::<Vec<u8>, _>(i)

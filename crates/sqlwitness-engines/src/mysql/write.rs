@@ -149,7 +149,8 @@ fn push_literal(out: &mut String, v: &Value) -> Result<(), Unstorable> {
 
 fn decode(row: &MySqlRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Error> {
     Ok(match kind {
-        TargetKind::Integer => row.try_get::<Option<i64>, _>(i)?.map(Value::Int),
+        // Any width, `year` too, as the reader decodes it.
+        TargetKind::Integer => row.try_get_unchecked::<Option<i64>, _>(i)?.map(Value::Int),
         TargetKind::Real => row.try_get::<Option<f64>, _>(i)?.map(Value::Float),
         TargetKind::Text => row.try_get::<Option<String>, _>(i)?.map(Value::Text),
         // Selected as CAST(… AS CHAR) (see `read_back`).
@@ -158,8 +159,10 @@ fn decode(row: &MySqlRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Err
         TargetKind::Date => row
             .try_get::<Option<NaiveDate>, _>(i)?
             .map(|d| Value::Date(date_text(d))),
+        // A `timestamp` column as a `datetime` one: both reach the client
+        // in the same form, in the session's time zone (UTC).
         TargetKind::Timestamp => row
-            .try_get::<Option<NaiveDateTime>, _>(i)?
+            .try_get_unchecked::<Option<NaiveDateTime>, _>(i)?
             .map(|d| Value::Timestamp(timestamp_text(d))),
     }
     .unwrap_or(Value::Null))

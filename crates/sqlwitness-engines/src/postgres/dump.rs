@@ -122,7 +122,9 @@ pub struct PgDumpNamespace {
     located: std::collections::HashMap<String, Located>,
     /// Enum types recreated in a copy's namespace: `(namespace, name)` →
     /// the dump's type.
-    enums: std::collections::HashMap<(String, String), i64>,
+    /// Enum types made again in a copy's namespace: `(namespace, name)` →
+    /// the dump's type and its labels.
+    enums: std::collections::HashMap<(String, String), (i64, Vec<String>)>,
     /// Which schemas are read, and whether the database is the dump's own.
     reads: Reads,
 }
@@ -640,19 +642,20 @@ impl PgDumpNamespace {
             let typname: String = c.get(4);
             let oid: i64 = c.get(5);
             let collation: (Option<String>, Option<String>) = (c.get(7), c.get(8));
+            let mut labels = Vec::new();
             let mut sql_type = if type_schema == "pg_catalog" {
                 formatted.clone()
             } else if typtype == "e" {
                 let key = (ns.to_string(), typname.clone());
                 match self.enums.get(&key) {
-                    Some(&made) if made == oid => {}
+                    Some((made, known)) if *made == oid => labels = known.clone(),
                     Some(_) => {
                         return Err(DbError::refused(format!(
                             "column {name}: two enum types named {typname} in the dump"
                         )))
                     }
                     None => {
-                        let labels: Vec<String> = rt
+                        labels = rt
                             .block_on(
                                 sqlx::query_scalar(
                                     "SELECT enumlabel::text FROM pg_enum WHERE enumtypid = $1::oid \
@@ -673,7 +676,7 @@ impl PgDumpNamespace {
                             quote(&typname)
                         ))))
                         .map_err(pg_error)?;
-                        self.enums.insert(key, oid);
+                        self.enums.insert(key, (oid, labels.clone()));
                     }
                 }
                 format!("{}.{}", quote(ns), quote(&typname))
@@ -697,6 +700,7 @@ impl PgDumpNamespace {
             out.push(CopiedColumn {
                 name,
                 sql_type,
+                labels,
                 not_null: c.get(6),
             });
         }
