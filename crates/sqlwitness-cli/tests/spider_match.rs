@@ -170,6 +170,55 @@ fn a_gold_the_official_parser_cannot_read_stops_the_run_naming_its_line() {
     assert!(err.contains("line 2") && err.contains("KeyError"), "{err}");
 }
 
+/// `eval` on a Spider layout with `tables.json` records each question's
+/// exact match in report.json: the official verdicts of the fixture.
+#[test]
+fn eval_records_the_official_exact_match_of_each_question() {
+    // The official script's verdicts on the fixture, question by question.
+    const OFFICIAL: &str = "1011101001100101000110001000100011111";
+    let example = sqlwitness_testkit::example_spider();
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench");
+    std::fs::create_dir(&bench).unwrap();
+    std::fs::copy(fixture("gold.sql"), bench.join("dev_gold.sql")).unwrap();
+    std::fs::copy(example.join("tables.json"), bench.join("tables.json")).unwrap();
+    std::os::unix::fs::symlink(example.join("database"), bench.join("database")).unwrap();
+    let out = dir.path().join("out");
+    let o = run(&[
+        "eval",
+        "--bench",
+        s(&bench),
+        "--split",
+        "dev",
+        "--pred",
+        s(&fixture("pred.sql")),
+        "--compare",
+        "spider",
+        "--out",
+        s(&out),
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let verdicts: String = report["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| match q["exact_match"].as_bool() {
+            Some(true) => '1',
+            Some(false) => '0',
+            None => '?',
+        })
+        .collect();
+    assert_eq!(verdicts, OFFICIAL);
+}
+
 /// Spider dev without `wta_1` (no database: the official script stops on
 /// it), as `(gold file, {model: prediction file})` in `dir`.
 fn dev_without_wta_1(spider: &Path, dir: &Path, models: &[&str]) -> (PathBuf, Vec<PathBuf>) {

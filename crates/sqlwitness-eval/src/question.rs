@@ -76,6 +76,9 @@ fn not_portable(
 pub(crate) struct DbFacts<'a> {
     pub names: Option<&'a NameSet>,
     pub schema: Option<&'a sqlwitness_sql::SchemaInfo>,
+    /// The schema and foreign keys Spider's exact match reads (with
+    /// `tables.json` only).
+    pub exact: Option<&'a (sqlwitness_sql::SpiderSchema, sqlwitness_sql::ForeignKeyMap)>,
 }
 
 /// [`evaluate_question`], with a panic anywhere inside turned into that
@@ -119,6 +122,8 @@ pub(crate) fn evaluate_question_safely(
             pred_sql: None,
             hardness,
             hardness_error,
+            exact_match: None,
+            exact_match_error: None,
             difficulty: q.difficulty.clone(),
             engines,
         }
@@ -187,6 +192,8 @@ fn evaluate_question(
         engines.insert(ctx.kind.as_str().to_string(), outcome);
     }
     let (hardness, hardness_error) = hardness(q);
+    let (exact_match, exact_match_error) =
+        exact_match(q, shown_pred.and_then(PredictedSql::as_sql), facts);
     QuestionReport {
         id: q.id,
         db_id: q.db_id.clone(),
@@ -195,8 +202,24 @@ fn evaluate_question(
         pred_sql: shown_pred.and_then(PredictedSql::as_sql).map(shown),
         hardness,
         hardness_error,
+        exact_match,
+        exact_match_error,
         difficulty: q.difficulty.clone(),
         engines,
+    }
+}
+
+/// Spider's exact set match of `pred` (read as `evaluation.py` reads a
+/// prediction line) against the question's gold, or where the official
+/// evaluator stops; nothing without a prediction or `tables.json`.
+fn exact_match(q: &Question, pred: Option<&str>, facts: DbFacts) -> (Option<bool>, Option<String>) {
+    let (Some(pred), Some((schema, keys))) = (pred, facts.exact) else {
+        return (None, None);
+    };
+    let pred = sqlwitness_sql::spider_read_prediction(pred);
+    match sqlwitness_sql::spider_exact_match(schema, keys, &q.gold, &pred) {
+        Ok(m) => (Some(m.exact), None),
+        Err(stop) => (None, Some(stop.to_string())),
     }
 }
 

@@ -173,6 +173,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     } else {
         HashMap::new()
     };
+    let exact = exact_match_schemas(plan, &db_ids, progress);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs)
         .stack_size(WORKER_STACK)
@@ -187,6 +188,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
                 let facts = DbFacts {
                     names: names.get(&q.db_id),
                     schema: schemas.get(&q.db_id),
+                    exact: exact.get(&q.db_id),
                 };
                 let report = evaluate_question_safely(plan, q, &ctxs, facts);
                 journal.record(&report)?;
@@ -214,6 +216,54 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         ));
     }
     Ok(assemble(plan, run, questions))
+}
+
+/// What Spider's exact match reads of each database (the schema of its
+/// SQLite file, the foreign keys of `tables.json`), for a Spider benchmark
+/// with `tables.json` and predictions; empty otherwise. A database that
+/// cannot be read is left out (its questions get no exact match), with a
+/// note.
+fn exact_match_schemas(
+    plan: &EvalPlan,
+    db_ids: &[String],
+    progress: &dyn Progress,
+) -> HashMap<String, (sqlwitness_sql::SpiderSchema, sqlwitness_sql::ForeignKeyMap)> {
+    use sqlwitness_bench::BenchmarkFormat as F;
+    let spider = matches!(plan.bench.format, F::SpiderJson | F::SpiderGoldSql);
+    let tables_json = plan.bench.root.join("tables.json");
+    if !spider || plan.predictions.is_none() || !tables_json.is_file() {
+        return HashMap::new();
+    }
+    let tables = match sqlwitness_bench::load_tables_json(&tables_json) {
+        Ok(t) => t,
+        Err(e) => {
+            progress.note(&format!("exact match: {e}"));
+            return HashMap::new();
+        }
+    };
+    let mut out = HashMap::new();
+    for id in db_ids {
+        let path = plan.bench.database(id).sqlite_path;
+        let (Some(t), Ok(names)) = (
+            tables.get(id),
+            sqlwitness_engines::sqlite_schema_names(&path),
+        ) else {
+            continue;
+        };
+        match sqlwitness_sql::ForeignKeyMap::new(
+            &t.table_names_original,
+            &t.column_names_original,
+            &t.foreign_keys,
+        ) {
+            Ok(keys) => {
+                out.insert(id.clone(), (sqlwitness_sql::SpiderSchema::new(names), keys));
+            }
+            Err(e) => progress.note(&format!(
+                "{id}: exact match: tables.json's foreign keys: {e}"
+            )),
+        }
+    }
+    out
 }
 
 /// The report of `questions` (in the plan's order): summary and scores.

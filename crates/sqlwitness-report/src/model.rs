@@ -99,6 +99,15 @@ pub struct QuestionReport {
     /// Why `hardness` is `null`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardness_error: Option<String>,
+    /// Spider's exact set match of the prediction against the gold, as the
+    /// official test-suite evaluator scores it (`--etype match`); present
+    /// when the benchmark has `tables.json` and the question a prediction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_match: Option<bool>,
+    /// Why `exact_match` is absent though the question has a prediction:
+    /// where the official evaluator stops (a gold its parser cannot read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_match_error: Option<String>,
     /// BIRD's `difficulty` (`simple`, `moderate`, `challenging`), as the
     /// benchmark gives it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -83,6 +83,9 @@ fn question(id: usize, verdicts: &[(&str, Verdict)]) -> QuestionReport {
         // Questions 0–3 easy, medium, hard, extra; 4 unreadable.
         hardness: HARDNESS_LEVELS.get(id).map(|h| h.to_string()),
         hardness_error: (id >= 4).then(|| "a column alias (`AS` in SELECT)".into()),
+        // Question 0 matches exactly, 1–3 do not; 4's gold is unreadable.
+        exact_match: (id < 4).then_some(id == 0),
+        exact_match_error: (id >= 4).then(|| "reading the gold raises AssertionError".into()),
         // Questions 0, 1 simple; 2–4 challenging.
         difficulty: Some(if id < 2 { "simple" } else { "challenging" }.into()),
         engines,
