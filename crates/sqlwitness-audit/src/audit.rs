@@ -105,10 +105,10 @@ pub struct AuditOptions {
     pub rewrites: bool,
     /// Rerun on PostgreSQL under other plans ([`PLAN_VARIANTS`]).
     pub plan_variants: bool,
-    /// The connection options a rerun line gives the `mysql` client, per
-    /// MySQL or MariaDB engine (`--host=… --port=… --user=…`, never a
-    /// password): that client takes no URL.
-    pub mysql_clients: std::collections::BTreeMap<EngineKind, Vec<String>>,
+    /// The connection options a rerun line gives an engine's client where
+    /// that client takes no URL (the `mysql` client: `--host=… --port=…
+    /// --user=…`, never a password), per engine.
+    pub client_options: std::collections::BTreeMap<EngineKind, Vec<String>>,
 }
 
 /// PostgreSQL planner settings each gold is rerun under (one set per run):
@@ -165,41 +165,62 @@ fn summary(r: &Result<ResultSet, sqlwitness_core::DbError>) -> String {
 /// (psql's URL from `SQLWITNESS_<ENGINE>_URL`; the mysql client, which
 /// takes no URL, with `mysql_client`'s options), `duckdb` on the copy's
 /// file in the folder of `SQLWITNESS_DUCKDB_URL`.
-fn rerun_command(judge: &Target, sql: &str, mysql_client: &[String]) -> String {
-    let quoted_ns = || {
-        sqlwitness_dialect::shipped(judge.kind)
-            .identifiers
-            .quote(&judge.db.namespace)
+fn rerun_command(judge: &Target, sql: &str, client_options: &[String]) -> String {
+    let dialect = sqlwitness_dialect::shipped(judge.kind);
+    let Some(rerun) = &dialect.rerun else {
+        return sql.to_string();
     };
-    match judge.adapter() {
-        Adapter::Sqlite => format!(
-            "sqlite3 -readonly {} {}",
-            shell_quote(&judge.db.sqlite_path.display().to_string()),
-            shell_quote(sql)
-        ),
-        Adapter::Postgres => format!(
-            "psql \"${}\" -c {}",
-            judge.kind.url_env(),
-            shell_quote(&format!("SET search_path TO {}; {sql}", quoted_ns()))
-        ),
-        Adapter::Mysql => {
-            let mut line = "mysql".to_string();
-            for o in mysql_client {
-                line.push(' ');
-                line.push_str(&shell_word(o));
-            }
-            format!(
-                "{line} -e {}",
-                shell_quote(&format!("USE {}; {sql}", quoted_ns()))
-            )
+    let sql = match &rerun.namespace {
+        Some(before) => {
+            let ns = dialect.identifiers.quote(&judge.db.namespace);
+            format!("{}{sql}", fill(before, &[("ns", ns)]))
         }
-        Adapter::Duckdb => format!(
-            "duckdb -readonly \"${{{}#duckdb:}}\"/{} -c {}",
-            judge.kind.url_env(),
-            shell_quote(&format!("{}.duckdb", judge.db.namespace)),
-            shell_quote(sql)
-        ),
+        None => sql.to_string(),
+    };
+    let options: String = client_options
+        .iter()
+        .map(|o| format!(" {}", shell_word(o)))
+        .collect();
+    fill(
+        &rerun.command,
+        &[
+            ("sql", shell_quote(&sql)),
+            (
+                "file",
+                shell_quote(&judge.db.sqlite_path.display().to_string()),
+            ),
+            ("namespace", shell_quote(&judge.db.namespace)),
+            ("url_env", judge.kind.url_env()),
+            ("client_options", options),
+        ],
+    )
+}
+
+/// `template` with each `{key}` of `values` replaced by its value, in one
+/// pass (a value is never read for keys again); other braces as written.
+fn fill(template: &str, values: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find('{') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + 1..];
+        let hit = values.iter().find(|(k, _)| {
+            tail.strip_prefix(k)
+                .is_some_and(|after| after.starts_with('}'))
+        });
+        match hit {
+            Some((k, v)) => {
+                out.push_str(v);
+                rest = &tail[k.len() + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = tail;
+            }
+        }
     }
+    out.push_str(rest);
+    out
 }
 
 /// Audits one gold query with SQLite as the reference engine; every
@@ -326,7 +347,8 @@ impl<'a> QuestionAudit<'a> {
             judge,
             opts,
             rerun_audit: format!("{} --id {}", opts.rerun, q.id),
-            on_sqlite: judge.adapter() == Adapter::Sqlite,
+            on_sqlite: sqlwitness_dialect::shipped(judge.kind).transport
+                == sqlwitness_dialect::Transport::Embedded,
             dialects,
             ordered,
             statics,
@@ -343,7 +365,7 @@ impl<'a> QuestionAudit<'a> {
     fn rerun(&self, sql: &str) -> String {
         let client = self
             .opts
-            .mysql_clients
+            .client_options
             .get(&self.judge.kind)
             .map_or(&[][..], Vec::as_slice);
         rerun_command(self.judge, sql, client)
@@ -801,11 +823,11 @@ fn verify_rewrite_on(
 }
 
 /// The name an engine goes by in a finding's prose.
-fn display_name(kind: EngineKind) -> &'static str {
-    match sqlwitness_dialect::shipped(kind).adapter {
-        Adapter::Sqlite => "SQLite",
-        _ => kind.as_str(),
-    }
+fn display_name(kind: EngineKind) -> String {
+    sqlwitness_dialect::shipped(kind)
+        .display_name
+        .clone()
+        .unwrap_or_else(|| kind.as_str().to_string())
 }
 
 fn verify_rewrite(
@@ -925,7 +947,7 @@ mod tests {
             rerun: "sqlwitness audit".into(),
             rewrites: false,
             plan_variants: false,
-            mysql_clients: Default::default(),
+            client_options: Default::default(),
         };
         let q = AuditQuestion {
             id: 7,
@@ -1048,5 +1070,17 @@ mod tests {
                 r#"mysql --host=127.0.0.1 --user=root -e 'USE `sw_my "db"`; SELECT '\''a'\'' FROM t'"#
             );
         }
+        assert_eq!(
+            rerun_command(&judge(EngineKind::Duckdb), sql, &[]),
+            r#"duckdb -readonly "${SQLWITNESS_DUCKDB_URL#duckdb:}"/'sw_my "db"'.duckdb -c 'SELECT '\''a'\'' FROM t'"#
+        );
+        // A value is never read for keys again; other braces stay.
+        assert_eq!(
+            fill(
+                "{a} {b} {c} {{a}}",
+                &[("a", "{b}".into()), ("b", "x".into())]
+            ),
+            "{b} x {c} {{b}}"
+        );
     }
 }

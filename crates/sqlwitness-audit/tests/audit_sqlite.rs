@@ -27,7 +27,7 @@ fn audit(sql: &str, ctx: &DbAudit) -> Vec<sqlwitness_audit::Finding> {
         rerun: "sqlwitness audit --bench b --split dev".into(),
         rewrites: true,
         plan_variants: true,
-        mysql_clients: Default::default(),
+        client_options: Default::default(),
     };
     audit_question(
         &AuditQuestion {

@@ -14,8 +14,8 @@ pub use dump_types::{
 };
 pub use model::{
     Adapter, Capabilities, Container, Dialect, DialectError, ErrorRule, FeatureSupport,
-    FunctionRename, Identifiers, Lexical, NameCase, Namespaces, ServerIdentity, StrftimeRule,
-    Support, Translations, Transport, TypeMap,
+    FunctionRename, Identifiers, Lexical, NameCase, Namespaces, Rerun, ServerIdentity,
+    StrftimeRule, Support, Translations, Transport, TypeMap,
 };
 
 use sqlwitness_core::EngineKind;

@@ -72,6 +72,15 @@ pub struct Dialect {
     /// Statements run once on every new connection, in order.
     #[serde(default)]
     pub session: Vec<String>,
+    /// The name the engine goes by in a report's prose (`SQLite`);
+    /// absent: `name`.
+    #[serde(default)]
+    pub display_name: Option<String>,
+    /// How a finding's "run it yourself" line runs one query on the
+    /// engine's copy with the engine's own command-line client. Absent: the
+    /// line gives the query alone.
+    #[serde(default)]
+    pub rerun: Option<Rerun>,
     #[serde(default)]
     pub capabilities: Capabilities,
     /// Error classification rules; the first that matches wins.
@@ -320,6 +329,25 @@ pub enum Transport {
     /// In process, on copies migrated into files of its own (one file per
     /// database) in a folder its URL names (`duckdb:/path/to/folder`).
     Files,
+}
+
+/// A command line that runs one query on an engine's copy with the
+/// engine's own client (`rerun` in a dialect file). In `command`, `{sql}`
+/// is the query (after `namespace`), shell-quoted; `{file}` the benchmark's
+/// SQLite file, shell-quoted; `{namespace}` the copy's namespace as it is,
+/// shell-quoted; `{url_env}` the environment variable holding the engine's
+/// URL (`SQLWITNESS_POSTGRES_URL`); `{client_options}` the client's
+/// connection options, each shell-quoted after a space (the mysql client,
+/// which takes no URL). In `namespace`, `{ns}` is the copy's namespace
+/// quoted as an identifier of the engine.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rerun {
+    pub command: String,
+    /// What goes before the query so that it reads the copy's namespace
+    /// (`SET search_path TO {ns}; `).
+    #[serde(default)]
+    pub namespace: Option<String>,
 }
 
 /// A server's container: the image a run starts unless `--image` names

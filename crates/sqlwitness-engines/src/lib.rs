@@ -41,7 +41,7 @@ pub use lease::RunLease;
 pub use lease::{lease_namespace, unlease_namespace};
 pub use lease::{remove_held, sweep, sweep_again, REGISTRY};
 pub use login::{
-    mysql_client_options, reader_password, reader_url, RunLogin, DEFAULT_READER_PASSWORD,
+    client_options, mysql_client_options, reader_password, reader_url, RunLogin, DEFAULT_READER_PASSWORD,
     READER_LOGIN, READER_PASSWORD_ENV, RUN_LOGIN_PREFIX,
 };
 #[cfg(feature = "mysql")]

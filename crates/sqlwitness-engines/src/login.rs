@@ -71,6 +71,16 @@ fn login_url(
     Ok(u.to_string())
 }
 
+/// The connection options of `kind`'s own command-line client for the
+/// server of `url`, where that client takes no URL (the mysql client:
+/// [`mysql_client_options`]); empty for every other engine.
+pub fn client_options(kind: EngineKind, url: &str) -> Vec<String> {
+    match sqlwitness_dialect::shipped(kind).adapter {
+        sqlwitness_dialect::Adapter::Mysql => mysql_client_options(url),
+        _ => Vec::new(),
+    }
+}
+
 /// The connection options of the `mysql` command-line client (MySQL's and
 /// MariaDB's, which take no URL) for the server of `url`: `--host`,
 /// `--port` and `--user` as the URL gives them, and `--password` (asked at

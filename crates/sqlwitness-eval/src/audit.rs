@@ -411,15 +411,13 @@ fn audit_options(plan: &AuditPlan) -> AuditOptions {
         rerun,
         rewrites: plan.rewrites,
         plan_variants: plan.plan_variants,
-        mysql_clients: engines
+        client_options: engines
             .iter()
-            .filter(|k| {
-                sqlwitness_dialect::shipped(**k).adapter == sqlwitness_dialect::Adapter::Mysql
-            })
             .filter_map(|k| {
                 let url = plan.servers.url(*k)?;
-                Some((*k, sqlwitness_engines::mysql_client_options(url)))
+                Some((*k, sqlwitness_engines::client_options(*k, url)))
             })
+            .filter(|(_, options)| !options.is_empty())
             .collect(),
     }
 }
