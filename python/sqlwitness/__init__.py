@@ -487,7 +487,7 @@ def _dropin_params(flags: str) -> Dict[str, str]:
 
 
 _DROPIN_SHARED = "engines compare out timeout jobs server reader containers allow-outside-links quiet"
-_SPIDER_EVAL_PARAMS = _dropin_params("gold pred db table etype keep_distinct " + _DROPIN_SHARED)
+_SPIDER_EVAL_PARAMS = _dropin_params("gold pred db table etype plug_value keep_distinct " + _DROPIN_SHARED)
 _BIRD_EVAL_PARAMS = _dropin_params(
     "predicted_sql_path ground_truth_path db_root_path diff_json_path sql_dialect data_mode"
     " mode_predict ves num_cpus meta_time_out output_log_path " + _DROPIN_SHARED
@@ -533,7 +533,8 @@ def _dropin(
     try:
         cmd.add("out", os.fspath(out_dir))
         code, printed = _execute_printing(cmd, shown)
-        report = Report(out_dir, code)
+        # Exact match alone (`--etype match`) runs no query and writes no report.
+        report = Report(out_dir, code) if (out_dir / "report.json").is_file() else None
         return owned(EvaluatorTable(cmd.argv[0], printed, code, report, one), temporary)
     except BaseException:
         if temporary is not None:
@@ -548,6 +549,7 @@ def spider_eval(
     db: PathLike,
     table: Optional[PathLike] = None,
     etype: Literal["exec", "match", "all"] = "exec",
+    plug_value: bool = False,
     keep_distinct: bool = False,
     engines: Optional[Engines] = None,
     compare: Optional[CompareName] = None,
@@ -569,8 +571,9 @@ def spider_eval(
 
     ``gold``: ``SQL<TAB>db_id`` a line; ``pred``: one SQL a line, in the gold's
     order; ``db``: the folder of ``<db_id>/<db_id>.sqlite``; ``table``:
-    tables.json; ``etype``: ``exec``, ``match`` or ``all``; ``keep_distinct``: as
-    the official flag. sqlwitness's options: ``engines`` (default ``sqlite``; one
+    tables.json (needed by ``match`` and ``all``); ``etype``: ``exec``, ``match``
+    (exact set match, no query run: ``.report`` is ``None``) or ``all``;
+    ``plug_value`` and ``keep_distinct``: as the official flags. sqlwitness's options: ``engines`` (default ``sqlite``; one
     table per engine), ``compare`` (default the official evaluator's, ``spider``),
     ``out`` (the report's folder; default a temporary one removed with the
     returned object), ``progress`` (as :func:`evaluate`'s) and the others as
@@ -581,6 +584,7 @@ def spider_eval(
     cmd.add("db", _flags.path("db", db))
     cmd.add("table", _flags.optional_path("table", table))
     cmd.add("etype", _flags.choice("etype", etype, _ETYPES))
+    cmd.add("plug_value", _flags.flag_on("plug_value", plug_value))
     cmd.add("keep_distinct", _flags.flag_on("keep_distinct", keep_distinct))
     return _dropin(
         cmd, "spider_eval", engines, "sqlite", compare, out, timeout, jobs, servers, readers,

@@ -70,7 +70,9 @@ class EvaluatorTable:
     :meth:`rows`, its numbers; :attr:`report`, the run's :class:`Report` behind
     them."""
 
-    def __init__(self, command: str, table: str, exit_code: int, report: Report, engine: Optional[str]) -> None:
+    def __init__(
+        self, command: str, table: str, exit_code: int, report: Optional[Report], engine: Optional[str]
+    ) -> None:
         self.command = command
         #: What the command printed on standard output, the official layout.
         self.table = table
@@ -78,7 +80,8 @@ class EvaluatorTable:
         #: computed every question; otherwise the call raises).
         self.exit_code = exit_code
         #: The ``eval`` report behind the table (``out=``, or a temporary folder
-        #: removed with this object).
+        #: removed with this object); ``None`` where nothing ran
+        #: (``spider_eval(etype="match")`` scores the text alone).
         self.report = report
         self._engine = engine
 

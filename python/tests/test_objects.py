@@ -154,10 +154,30 @@ def test_spider_eval_all_reads_the_exact_and_partial_matching_tables(tmp_path: P
             "and/or", "IUEN", "keywords",
         ]
     assert result.value("count", "all") == 37
+    assert result.report is not None
     by_hardness = result.report.summary["engines"]["sqlite"]["by_hardness"]
     for level in result.levels:
         s = by_hardness[level]
         assert result.value("execution", level) == round(s["match"] / s["questions"], 3), level
+
+
+def test_spider_eval_match_scores_the_text_alone(tmp_path: Path) -> None:
+    # Exact set match runs no query: the official table, no report behind it.
+    for plug_value in (False, True):
+        result = sqlwitness.spider_eval(
+            gold=MATCH_FIXTURE / "gold.sql", pred=MATCH_FIXTURE / "pred.sql", db=EXAMPLE / "database",
+            table=EXAMPLE / "tables.json", etype="match", plug_value=plug_value,
+        )
+        assert result.ok
+        assert result.table == (MATCH_FIXTURE / "expected_match.txt").read_text(encoding="utf-8")
+        assert result.report is None
+        assert "exact match" in [r["name"] for r in result.rows()]
+    all_plugged = sqlwitness.spider_eval(
+        gold=MATCH_FIXTURE / "gold.sql", pred=MATCH_FIXTURE / "pred.sql", db=EXAMPLE / "database",
+        table=EXAMPLE / "tables.json", etype="all", plug_value=True, out=tmp_path / "out",
+    )
+    assert all_plugged.table == (MATCH_FIXTURE / "expected_all_plug_value.txt").read_text(encoding="utf-8")
+    assert all_plugged.report is not None
 
 
 def spider_files_for(gold: Path, tmp_path: Path, wrong: List[int]) -> Path:
@@ -182,6 +202,7 @@ def test_spider_eval_numbers_are_the_reports(spider_files, tmp_path: Path) -> No
     assert result.table.splitlines()[2] == "=====================   EXECUTION ACCURACY     ====================="
     assert result.levels == ["easy", "medium", "hard", "extra", "all"]
     assert result.report.out == tmp_path / "out"
+    assert result.report is not None
     by_hardness = result.report.summary["engines"]["sqlite"]["by_hardness"]
     rows = {r["name"]: r for r in result.rows()}
     assert set(rows) == {"count", "execution"}
@@ -265,6 +286,7 @@ def test_bird_eval_numbers_are_the_reports(spider_files, tmp_path: Path) -> None
     assert rows["EX"]["section"] == "EX"
     assert result.value("EX", "simple") == round(100 * 13 / 14, 2)
     assert result.value("EX", "total") == 97.5
+    assert result.report is not None
     by_difficulty = result.report.summary["engines"]["sqlite"]["by_difficulty"]
     for level in levels:
         s = by_difficulty[level]

@@ -44,12 +44,12 @@ def accepted(bench: Path) -> None:
     # The official evaluators' drop-ins: the table, its numbers, the report.
     spider = sqlwitness.spider_eval(
         gold=bench / "dev_gold.sql", pred="pred.sql", db=bench / "database", table=bench / "tables.json",
-        etype="all", keep_distinct=True, engines=["sqlite", "duckdb"], out="out",
+        etype="all", plug_value=True, keep_distinct=True, engines=["sqlite", "duckdb"], out="out",
     )
     table: str = spider.table
     score: float = spider.value("execution", "all", engine="duckdb")
     table_rows: List[Dict[str, Any]] = spider.rows()
-    behind: sqlwitness.Report = spider.report
+    behind: Optional[sqlwitness.Report] = spider.report
     bird: sqlwitness.EvaluatorTable = sqlwitness.bird_eval(
         predicted_sql_path="pred.json", ground_truth_path="gold.sql", db_root_path="dev_databases/",
         diff_json_path="mini_dev.jsonl", sql_dialect="PostgreSQL", num_cpus=4, meta_time_out=30.0,
