@@ -38,10 +38,10 @@ use std::time::Duration;
 pub use content::{ContentChange, Rule, Rules};
 pub use dictionary::{load_renames, Dictionary, Renames, SourceEntry};
 pub use output::{
-    AppliedChange, DroppedQuestion, KindSummary, MappedQuestion, Mapping, PerturbedDatabase,
-    ReferenceSummary,
+    AppliedChange, DroppedQuestion, FailedChange, KindSummary, MappedQuestion, Mapping,
+    PerturbedDatabase, PredictionSummary, ReferenceSummary, SkippedDatabase,
 };
-pub use run::{perturb, perturb_on, UNUSABLE};
+pub use run::{empty_output, perturb, perturb_on, DatabaseOutcome, Perturber, UNUSABLE};
 
 /// Which perturbation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +157,9 @@ pub enum PerturbError {
     Input(String),
     #[error("{path}: SQLite: {message}")]
     Sqlite { path: PathBuf, message: String },
+    /// The run was asked to stop (SIGINT, SIGTERM).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl PerturbError {
@@ -188,6 +191,9 @@ impl PerturbError {
 
     /// Bad input (exit 2) rather than a failure of the machine.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, PerturbError::Io { .. } | PerturbError::Sqlite { .. })
+        !matches!(
+            self,
+            PerturbError::Io { .. } | PerturbError::Sqlite { .. } | PerturbError::Interrupted
+        )
     }
 }

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value as Json};
 use sqlwitness_bench::{
     load_benchmark, load_tables_json, read_json_array, BenchmarkFormat, PredictedSql, TableSchema,
@@ -118,8 +119,8 @@ enum Candidate {
 /// Builds the perturbed set described by `opts`; `progress` hears one line
 /// per database. The stages: the options read into [`Inputs`] (every
 /// input file read and checked before anything is written), each database
-/// perturbed in turn ([`Run::database`], one sampled plan at a time in
-/// [`Run::sample`]), then the set written ([`Run::finish`]).
+/// perturbed in turn ([`Perturber::database`], one sampled plan at a time
+/// in [`Run::sample`]), then the set written ([`Perturber::finish`]).
 pub fn perturb(opts: &Options, progress: &dyn Fn(&str)) -> Result<Mapping, PerturbError> {
     perturb_on(opts, None, progress)
 }
@@ -134,37 +135,304 @@ pub fn perturb_on(
     reference: Option<&ServerReference<'_>>,
     progress: &dyn Fn(&str),
 ) -> Result<Mapping, PerturbError> {
-    if let Some(r) = reference {
-        let kind = r.engine.kind();
-        if opts.kind == Kind::Content {
-            return Err(PerturbError::Input(format!(
-                "--kind content with --reference {kind}: its replacements are SQLite expressions (`||`, SQLite's functions) that cannot be carried into {kind}'s dialect with certainty; use --kind synonym, abbreviation or renames there"
-            )));
+    let perturber = Perturber::new(opts, reference)?;
+    empty_output(&opts.out)?;
+    let mut outcomes = Vec::new();
+    for db in perturber.databases() {
+        let outcome = perturber.database(&db, &|| false)?;
+        if let Some(line) = outcome.progress_line() {
+            progress(&line);
         }
+        outcomes.push(outcome);
     }
-    let inputs = Inputs::read(opts)?;
-    if let Some(r) = reference {
-        if r.golds.len() != inputs.bench.questions.len() {
-            return Err(PerturbError::Input(format!(
-                "{}: {} golds for {} questions",
-                r.golds_from,
-                r.golds.len(),
-                inputs.bench.questions.len()
-            )));
-        }
+    perturber.finish(&outcomes)
+}
+
+/// A perturbation run taken one database at a time: the inputs read and
+/// checked once ([`Perturber::new`]), each database perturbed on its own
+/// into a [`DatabaseOutcome`] ([`Perturber::database`]: the unit a journal
+/// records), the set written from the outcomes in database order
+/// ([`Perturber::finish`]). The outcome of a database depends only on the
+/// inputs, the seed and the database, so the outcomes of an interrupted
+/// run and of its continuation make the same set as one uninterrupted run.
+pub struct Perturber<'a> {
+    opts: &'a Options,
+    inputs: Inputs,
+    reference: Option<Reference<'a>>,
+    engine: std::sync::Arc<SqliteEngine>,
+}
+
+/// What perturbing one database adds to the set: its perturbed databases
+/// (their files are in the output's `database/` folder), their
+/// `tables.json` entries, kept questions (numbered from 0 within the
+/// database; [`Perturber::finish`] numbers them in the set), dropped
+/// questions, carried predictions and counts; or why it was skipped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseOutcome {
+    pub db_id: String,
+    /// The counts of this database (`original_questions`, `dropped` and
+    /// `predictions` are counted over the whole set).
+    pub summary: KindSummary,
+    pub databases: Vec<PerturbedDatabase>,
+    pub skipped: Vec<SkippedDatabase>,
+    pub questions: Vec<MappedQuestion>,
+    pub dropped: Vec<DroppedQuestion>,
+    /// The perturbed databases' `tables.json` entries.
+    pub tables: Vec<Json>,
+    /// The kept questions' entries of the split's file.
+    pub entries: Vec<Json>,
+    /// The kept questions' predictions, carried and unchanged.
+    pub carried: Vec<String>,
+    pub unchanged: Vec<String>,
+    pub predictions: PredictionSummary,
+    /// A perturbed copy on the reference took the types of the original
+    /// copy there (a dump's own).
+    pub typed_copies: bool,
+}
+
+impl DatabaseOutcome {
+    /// The line `perturb` prints for it (none for a skipped database).
+    pub fn progress_line(&self) -> Option<String> {
+        self.skipped.is_empty().then(|| {
+            format!(
+                "{}: {} perturbed databases",
+                self.db_id,
+                self.databases.len()
+            )
+        })
     }
-    let db_dir = empty_output(&opts.out)?;
-    let mut run = Run::new(opts, &inputs, db_dir, reference);
-    let wanted: BTreeSet<&str> = opts.databases.iter().map(String::as_str).collect();
-    for db in inputs.bench.db_ids() {
-        if !wanted.is_empty() && !wanted.contains(db.as_str()) {
-            continue;
+}
+
+impl<'a> Perturber<'a> {
+    /// Reads and checks every input of `opts` (nothing is written).
+    pub fn new(
+        opts: &'a Options,
+        reference: Option<&'a ServerReference<'a>>,
+    ) -> Result<Perturber<'a>, PerturbError> {
+        if let Some(r) = reference {
+            let kind = r.engine.kind();
+            if opts.kind == Kind::Content {
+                return Err(PerturbError::Input(format!(
+                    "--kind content with --reference {kind}: its replacements are SQLite expressions (`||`, SQLite's functions) that cannot be carried into {kind}'s dialect with certainty; use --kind synonym, abbreviation or renames there"
+                )));
+            }
         }
-        if let Some(written) = run.database(&db)? {
-            progress(&format!("{db}: {written} perturbed databases"));
+        let inputs = Inputs::read(opts)?;
+        if let Some(r) = reference {
+            if r.golds.len() != inputs.bench.questions.len() {
+                return Err(PerturbError::Input(format!(
+                    "{}: {} golds for {} questions",
+                    r.golds_from,
+                    r.golds.len(),
+                    inputs.bench.questions.len()
+                )));
+            }
         }
+        let reference = reference.map(|server| {
+            let kind = server.engine.kind();
+            Reference {
+                server,
+                dialect: sqlwitness_dialect::builtin(kind),
+                kind,
+            }
+        });
+        Ok(Perturber {
+            opts,
+            inputs,
+            reference,
+            engine: std::sync::Arc::new(SqliteEngine::new()),
+        })
     }
-    run.finish()
+
+    /// The benchmark read.
+    pub fn benchmark(&self) -> &sqlwitness_bench::Benchmark {
+        &self.inputs.bench
+    }
+
+    /// The engine the golds are verified on (SQLite): its queries in
+    /// flight are interrupted by [`Engine::cancel_running`].
+    pub fn sqlite(&self) -> std::sync::Arc<SqliteEngine> {
+        self.engine.clone()
+    }
+
+    /// The databases to perturb, in order: the benchmark's, or those of
+    /// `Options::databases`.
+    pub fn databases(&self) -> Vec<String> {
+        let wanted: BTreeSet<&str> = self.opts.databases.iter().map(String::as_str).collect();
+        self.inputs
+            .bench
+            .db_ids()
+            .into_iter()
+            .filter(|db| wanted.is_empty() || wanted.contains(db.as_str()))
+            .collect()
+    }
+
+    /// The files of perturbed database `pid` (as [`PerturbedDatabase::db_id`]
+    /// names it) in the output folder.
+    pub fn database_dir(&self, pid: &str) -> std::path::PathBuf {
+        self.opts.out.join("database").join(pid)
+    }
+
+    /// Perturbs database `db`, writing its perturbed copies into the
+    /// output's `database/` folder. `stop` is asked before each sampled
+    /// copy and each question: when it says so, the copies of `db` written
+    /// so far are removed and the result is [`PerturbError::Interrupted`]
+    /// (as on any other error).
+    pub fn database(
+        &self,
+        db: &str,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<DatabaseOutcome, PerturbError> {
+        let mut run = Run::new(self, stop);
+        let result = run.database(db);
+        if result.is_err() {
+            for dir in &run.created {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+        result?;
+        Ok(run.into_outcome(db))
+    }
+
+    /// Writes the set made of `outcomes` (in database order): tables.json,
+    /// the split's questions and gold file, the predictions carried and
+    /// unchanged, perturb.md and last mapping.json — each under a
+    /// temporary name (`*.partial`) first, renamed once all are written, so
+    /// that `mapping.json` is there only when the set is complete.
+    pub fn finish(&self, outcomes: &[DatabaseOutcome]) -> Result<Mapping, PerturbError> {
+        let opts = self.opts;
+        let mut mapping = base_mapping(opts, &self.inputs, self.reference.as_ref());
+        let mut tables = Vec::new();
+        let mut entries = Vec::new();
+        let (mut carried, mut unchanged) = (Vec::new(), Vec::new());
+        let mut pred_summary = PredictionSummary::default();
+        let mut original_kept = BTreeSet::new();
+        for o in outcomes {
+            let s = &mut mapping.summary;
+            s.databases += o.summary.databases;
+            s.perturbed_databases += o.summary.perturbed_databases;
+            s.affected += o.summary.affected;
+            s.rewritten += o.summary.rewritten;
+            s.verified += o.summary.verified;
+            mapping.databases.extend(o.databases.iter().cloned());
+            mapping.skipped_databases.extend(o.skipped.iter().cloned());
+            for q in &o.questions {
+                original_kept.insert(q.original_id);
+                let id = mapping.questions.len();
+                mapping.questions.push(MappedQuestion { id, ..q.clone() });
+            }
+            mapping.dropped.extend(o.dropped.iter().cloned());
+            tables.extend(o.tables.iter().cloned());
+            entries.extend(o.entries.iter().cloned());
+            carried.extend(o.carried.iter().cloned());
+            unchanged.extend(o.unchanged.iter().cloned());
+            pred_summary.rewritten += o.predictions.rewritten;
+            pred_summary.unaffected += o.predictions.unaffected;
+            pred_summary.not_rewritten += o.predictions.not_rewritten;
+            if o.typed_copies {
+                if let Some(r) = mapping.reference.as_mut() {
+                    r.copies = TYPED_COPIES.into();
+                }
+            }
+        }
+        mapping.summary.original_questions = original_kept.len();
+        for d in &mapping.dropped {
+            *mapping.summary.dropped.entry(d.class.clone()).or_default() += 1;
+        }
+        let has_predictions = self.inputs.predictions.is_some();
+        if has_predictions {
+            mapping.summary.predictions = Some(pred_summary);
+        }
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        let pretty = |v: Json| serde_json::to_vec_pretty(&v).expect("JSON values serialise");
+        files.push(("tables.json".into(), pretty(Json::Array(tables))));
+        files.push((format!("{}.json", opts.split), pretty(Json::Array(entries))));
+        let gold: String = mapping
+            .questions
+            .iter()
+            .map(|q| format!("{}\t{}\n", q.gold, q.db_id))
+            .collect();
+        files.push((format!("{}_gold.sql", opts.split), gold.into_bytes()));
+        if let Some(r) = &self.reference {
+            let theirs: String = mapping
+                .questions
+                .iter()
+                .map(|q| {
+                    let sql = q.reference_gold.as_deref().unwrap_or_default();
+                    format!("{}\t{}\n", sql.replace(['\n', '\r'], " "), q.db_id)
+                })
+                .collect();
+            files.push((r.gold_file(&opts.split), theirs.into_bytes()));
+        }
+        if has_predictions {
+            files.push(("pred_carried.sql".into(), lines(&carried).into_bytes()));
+            files.push(("pred_unchanged.sql".into(), lines(&unchanged).into_bytes()));
+        }
+        files.push(("perturb.md".into(), render_markdown(&mapping).into_bytes()));
+        files.push((
+            "mapping.json".into(),
+            serde_json::to_vec_pretty(&mapping).expect("the mapping serialises"),
+        ));
+        for (name, bytes) in &files {
+            let p = opts.out.join(format!("{name}.partial"));
+            std::fs::write(&p, bytes).map_err(|e| PerturbError::io(&p, e))?;
+        }
+        for (name, _) in &files {
+            let (from, to) = (
+                opts.out.join(format!("{name}.partial")),
+                opts.out.join(name),
+            );
+            std::fs::rename(&from, &to).map_err(|e| PerturbError::io(&to, e))?;
+        }
+        Ok(mapping)
+    }
+
+    /// The names of the files [`Perturber::finish`] writes into the output
+    /// folder (`mapping.json` last).
+    pub fn output_files(&self) -> Vec<String> {
+        let split = &self.opts.split;
+        let mut names = vec![
+            "tables.json".to_string(),
+            format!("{split}.json"),
+            format!("{split}_gold.sql"),
+        ];
+        if let Some(r) = &self.reference {
+            names.push(r.gold_file(split));
+        }
+        if self.inputs.predictions.is_some() {
+            names.extend(["pred_carried.sql".into(), "pred_unchanged.sql".into()]);
+        }
+        names.extend(["perturb.md".into(), "mapping.json".into()]);
+        names
+    }
+}
+
+/// The mapping of a set before any database is added: how it is made.
+fn base_mapping(opts: &Options, inputs: &Inputs, reference: Option<&Reference<'_>>) -> Mapping {
+    Mapping {
+        format: MAPPING_FORMAT.into(),
+        kind: opts.kind.as_str().into(),
+        dr_spider_name: opts.kind.dr_spider_name().into(),
+        split: opts.split.clone(),
+        source: file_name(&opts.bench),
+        seed: opts.seed,
+        samples: opts.samples,
+        reference: reference.map(|r| crate::ReferenceSummary {
+            engine: r.kind.to_string(),
+            golds: r.server.golds_from.clone(),
+            gold_file: r.gold_file(&opts.split),
+            copies:
+                "migrated from the perturbed SQLite file (types inferred), verified, dropped after"
+                    .into(),
+        }),
+        sources: inputs.sources.clone(),
+        summary: KindSummary::default(),
+        databases: Vec::new(),
+        skipped_databases: Vec::new(),
+        questions: Vec::new(),
+        dropped: Vec::new(),
+    }
 }
 
 /// What a perturbation kind changes columns with.
@@ -286,7 +554,7 @@ impl Inputs {
 
 /// The output folder, which must not exist or be empty; its `database/`
 /// folder, created.
-fn empty_output(out: &Path) -> Result<std::path::PathBuf, PerturbError> {
+pub fn empty_output(out: &Path) -> Result<std::path::PathBuf, PerturbError> {
     if out.exists() {
         let empty = std::fs::read_dir(out)
             .map_err(|e| PerturbError::io(out, e))?
@@ -406,22 +674,26 @@ struct Originals {
     server: HashMap<usize, Result<ResultSet, DbError>>,
 }
 
-/// A perturbation run: its inputs, the mapping it builds and the files'
-/// contents collected as databases are perturbed.
+/// The perturbation of one database: the run's inputs, and what the
+/// database adds to the set, collected as its copies are made.
 struct Run<'a> {
     opts: &'a Options,
     inputs: &'a Inputs,
     db_dir: std::path::PathBuf,
-    engine: SqliteEngine,
+    engine: &'a SqliteEngine,
     limits: QueryLimits,
+    /// Collects the database's part of the mapping.
     mapping: Mapping,
     out_tables: Vec<Json>,
     out_questions: Vec<Json>,
     carried: Vec<String>,
     unchanged: Vec<String>,
     pred_summary: PredictionSummary,
-    original_kept: BTreeSet<usize>,
-    reference: Option<Reference<'a>>,
+    reference: Option<&'a Reference<'a>>,
+    /// Asked before each copy and each question.
+    stop: &'a dyn Fn() -> bool,
+    /// The folders of the copies written.
+    created: Vec<std::path::PathBuf>,
 }
 
 /// The server reference of a run and its engine's dialect.
@@ -474,58 +746,57 @@ impl Drop for Scratch<'_> {
 }
 
 impl<'a> Run<'a> {
-    fn new(
-        opts: &'a Options,
-        inputs: &'a Inputs,
-        db_dir: std::path::PathBuf,
-        reference: Option<&'a ServerReference<'a>>,
-    ) -> Run<'a> {
-        let reference = reference.map(|server| {
-            let kind = server.engine.kind();
-            Reference {
-                server,
-                dialect: sqlwitness_dialect::builtin(kind),
-                kind,
-            }
-        });
+    fn new(p: &'a Perturber<'a>, stop: &'a dyn Fn() -> bool) -> Run<'a> {
+        let (opts, inputs) = (p.opts, &p.inputs);
         Run {
             opts,
             inputs,
-            db_dir,
-            engine: SqliteEngine::new(),
+            db_dir: opts.out.join("database"),
+            engine: p.engine.as_ref(),
             limits: QueryLimits {
                 timeout: opts.timeout,
                 ..QueryLimits::default()
             },
-            mapping: Mapping {
-                format: MAPPING_FORMAT.into(),
-                kind: opts.kind.as_str().into(),
-                dr_spider_name: opts.kind.dr_spider_name().into(),
-                split: opts.split.clone(),
-                source: file_name(&opts.bench),
-                seed: opts.seed,
-                samples: opts.samples,
-                reference: reference.as_ref().map(|r| crate::ReferenceSummary {
-                    engine: r.kind.to_string(),
-                    golds: r.server.golds_from.clone(),
-                    gold_file: r.gold_file(&opts.split),
-                    copies: "migrated from the perturbed SQLite file (types inferred), verified, dropped after"
-                        .into(),
-                }),
-                sources: inputs.sources.clone(),
-                summary: KindSummary::default(),
-                databases: Vec::new(),
-                skipped_databases: Vec::new(),
-                questions: Vec::new(),
-                dropped: Vec::new(),
-            },
+            mapping: base_mapping(opts, inputs, p.reference.as_ref()),
             out_tables: Vec::new(),
             out_questions: Vec::new(),
             carried: Vec::new(),
             unchanged: Vec::new(),
             pred_summary: PredictionSummary::default(),
-            original_kept: BTreeSet::new(),
-            reference,
+            reference: p.reference.as_ref(),
+            stop,
+            created: Vec::new(),
+        }
+    }
+
+    /// What the database added, collected.
+    fn into_outcome(self, db: &str) -> DatabaseOutcome {
+        let typed_copies = self
+            .mapping
+            .reference
+            .as_ref()
+            .is_some_and(|r| r.copies == TYPED_COPIES);
+        DatabaseOutcome {
+            db_id: db.to_string(),
+            summary: self.mapping.summary,
+            databases: self.mapping.databases,
+            skipped: self.mapping.skipped_databases,
+            questions: self.mapping.questions,
+            dropped: self.mapping.dropped,
+            tables: self.out_tables,
+            entries: self.out_questions,
+            carried: self.carried,
+            unchanged: self.unchanged,
+            predictions: self.pred_summary,
+            typed_copies,
+        }
+    }
+
+    fn stopped(&self) -> Result<(), PerturbError> {
+        if (self.stop)() {
+            Err(PerturbError::Interrupted)
+        } else {
+            Ok(())
         }
     }
 
@@ -574,7 +845,8 @@ impl<'a> Run<'a> {
             .iter()
             .filter(|q| q.db_id == db)
             .collect();
-        if let Some(r) = &self.reference {
+        if let Some(r) = self.reference {
+            self.stopped()?;
             if let Some(why) = self.original_on_server(r, db, &path) {
                 return self.skip(db, why);
             }
@@ -582,6 +854,7 @@ impl<'a> Run<'a> {
         let mut originals = Originals::default();
         let mut written = 0;
         for (k, plan) in plans(self.opts, db, &candidates).iter().enumerate() {
+            self.stopped()?;
             if self.sample(db, &path, &actual, &questions, &mut originals, k, plan)? {
                 written += 1;
             }
@@ -772,6 +1045,7 @@ impl<'a> Run<'a> {
         let pid = format!("{db}_{k}");
         let pdir = self.db_dir.join(&pid);
         std::fs::create_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
+        self.created.push(pdir.clone());
         let ppath = pdir.join(format!("{pid}.sqlite"));
         std::fs::copy(path, &ppath).map_err(|e| PerturbError::io(&ppath, e))?;
         let (applied, failed) = apply(&ppath, plan)?;
@@ -784,6 +1058,7 @@ impl<'a> Run<'a> {
         // The perturbed copy on the reference, made when a gold needs it.
         let mut scratch: Option<Result<Scratch<'a>, Unplaced>> = None;
         for q in questions {
+            self.stopped()?;
             let own = Self::carry(&change, &q.gold, None, &applied);
             let theirs = self.reference.as_ref().map(|r| {
                 let gold = &r.server.golds[q.id];
@@ -841,7 +1116,7 @@ impl<'a> Run<'a> {
                     let perturbed = Database::new(pid.clone(), ppath.clone());
                     let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
                     verify(
-                        &self.engine,
+                        self.engine,
                         &self.limits,
                         ordered,
                         original,
@@ -921,7 +1196,6 @@ impl<'a> Run<'a> {
         let (q, sql, touched, their) = kept;
         let their = their.as_deref();
         let id = self.mapping.questions.len();
-        self.original_kept.insert(q.id);
         let mut entry = self
             .inputs
             .raw_questions
@@ -958,59 +1232,6 @@ impl<'a> Run<'a> {
             reference_gold: their.map(str::to_string),
             prediction: status,
         });
-    }
-
-    /// Completes the summary and writes the set: tables.json, the split's
-    /// questions and gold file, the predictions carried and unchanged,
-    /// mapping.json and perturb.md.
-    fn finish(self) -> Result<Mapping, PerturbError> {
-        let opts = self.opts;
-        let mut mapping = self.mapping;
-        mapping.summary.original_questions = self.original_kept.len();
-        for d in &mapping.dropped {
-            *mapping.summary.dropped.entry(d.class.clone()).or_default() += 1;
-        }
-        let has_predictions = self.inputs.predictions.is_some();
-        if has_predictions {
-            mapping.summary.predictions = Some(self.pred_summary);
-        }
-        let write = |name: &str, bytes: Vec<u8>| -> Result<(), PerturbError> {
-            let p = opts.out.join(name);
-            std::fs::write(&p, bytes).map_err(|e| PerturbError::io(&p, e))
-        };
-        let pretty = |v: &Json| serde_json::to_vec_pretty(v).expect("JSON values serialise");
-        write("tables.json", pretty(&Json::Array(self.out_tables)))?;
-        write(
-            &format!("{}.json", opts.split),
-            pretty(&Json::Array(self.out_questions)),
-        )?;
-        let gold: String = mapping
-            .questions
-            .iter()
-            .map(|q| format!("{}\t{}\n", q.gold, q.db_id))
-            .collect();
-        write(&format!("{}_gold.sql", opts.split), gold.into_bytes())?;
-        if let Some(r) = &self.reference {
-            let theirs: String = mapping
-                .questions
-                .iter()
-                .map(|q| {
-                    let sql = q.reference_gold.as_deref().unwrap_or_default();
-                    format!("{}\t{}\n", sql.replace(['\n', '\r'], " "), q.db_id)
-                })
-                .collect();
-            write(&r.gold_file(&opts.split), theirs.into_bytes())?;
-        }
-        if has_predictions {
-            write("pred_carried.sql", lines(&self.carried).into_bytes())?;
-            write("pred_unchanged.sql", lines(&self.unchanged).into_bytes())?;
-        }
-        write(
-            "mapping.json",
-            serde_json::to_vec_pretty(&mapping).expect("the mapping serialises"),
-        )?;
-        write("perturb.md", render_markdown(&mapping).into_bytes())?;
-        Ok(mapping)
     }
 }
 
