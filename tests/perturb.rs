@@ -1,7 +1,8 @@
 //! `sqlwitness perturb` and `sqlwitness robustness` end to end: Dr.Spider's
 //! database perturbations built from the shipped Spider example, every
 //! kept gold verified, the same seed giving the same bytes, exact renames,
-//! robustness of carried predictions, and the sets on the servers.
+//! robustness of carried predictions, an interrupted run resumed to the
+//! same bytes, and the sets on the servers.
 
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -36,7 +37,8 @@ fn read_json(path: &Path) -> Json {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// Every file under `dir`, relative path → bytes.
+/// Every file under `dir`, relative path → bytes (the run's journal left
+/// out: its key, and so its seals, differ from run to run).
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -45,7 +47,7 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             let path = e.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else {
+            } else if path.file_name().is_some_and(|n| n != "journal.jsonl") {
                 out.insert(
                     path.strip_prefix(dir).unwrap().to_path_buf(),
                     std::fs::read(&path).unwrap(),
@@ -141,6 +143,165 @@ fn every_kind_verifies_and_the_same_seed_gives_the_same_bytes() {
     ok(&args);
     let summary = &read_json(&out.join("report.json"))["summary"]["engines"]["sqlite"];
     assert_eq!(summary["ex"], 1.0, "{summary}");
+}
+
+/// The arguments of a synonym set of the whole shipped example into `out`.
+fn whole_example(out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args = s(&["perturb", "--kind", "synonym", "--seed", "3", "--bench"]);
+    args.push(p(&example_spider()));
+    args.push("--out".into());
+    args.push(p(out));
+    args.extend(s(extra));
+    args
+}
+
+/// The records of the journal in `out` (its lines but the header).
+fn records(out: &Path) -> usize {
+    std::fs::read_to_string(out.join("journal.jsonl"))
+        .map(|t| t.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+#[test]
+fn an_interrupted_run_resumes_to_the_same_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clean = tmp.path().join("clean");
+    ok(&whole_example(&clean, &["-q"]));
+    let databases = read_json(&clean.join("mapping.json"))["databases"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(databases > 10, "{databases}");
+    let resumed = tmp.path().join("resumed");
+    let args = whole_example(&resumed, &["-q", "--resume"]);
+    let mut interrupted = Vec::new();
+    for attempt in 0..12 {
+        if interrupted.len() == 2 {
+            break;
+        }
+        // SIGINT once the journal holds one or two more databases.
+        let target = records(&resumed) + 1 + attempt % 2;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
+            .args(&args)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        while records(&resumed) < target && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let signalled = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        let sent = std::time::Instant::now();
+        let status = child.wait().unwrap();
+        if !signalled || status.success() {
+            // It finished before the signal: start over.
+            std::fs::remove_dir_all(&resumed).unwrap();
+            continue;
+        }
+        assert!(
+            sent.elapsed() < std::time::Duration::from_secs(5),
+            "stopped {:?} after SIGINT",
+            sent.elapsed()
+        );
+        assert_eq!(status.code(), Some(130));
+        // Nothing that reads as a finished set: no mapping, no split, no
+        // half-written file.
+        let left: Vec<String> = std::fs::read_dir(&resumed)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            left.iter().all(|n| n == "journal.jsonl" || n == "database"),
+            "left beside the journal: {left:?}"
+        );
+        interrupted.push(records(&resumed));
+    }
+    assert_eq!(interrupted.len(), 2, "two interruptions: {interrupted:?}");
+    // Without --resume the folder is refused, pointing at --resume.
+    let mut fresh = args.clone();
+    fresh.retain(|a| a != "--resume");
+    let out = sqlwitness(&fresh);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+    // Resumed to the end: the databases recorded are not perturbed again,
+    // and the set is the uninterrupted run's, byte for byte.
+    let mut last = args.clone();
+    last.retain(|a| a != "-q");
+    let out = sqlwitness(&last);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let done = interrupted.last().unwrap();
+    assert!(
+        stderr.contains(&format!("resume: {done} databases from the journal")),
+        "{stderr}"
+    );
+    assert_eq!(files(&clean), files(&resumed));
+    // Resuming a finished run writes the same set again.
+    ok(&args);
+    assert_eq!(files(&clean), files(&resumed));
+}
+
+#[test]
+fn resume_refuses_a_journal_of_other_options_or_another_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("set");
+    let one = |out: &Path, seed: &str, extra: &[&str]| -> Output {
+        let mut args = s(&[
+            "perturb",
+            "--kind",
+            "synonym",
+            "-q",
+            "--db",
+            "concert_singer",
+        ]);
+        args.extend(s(&["--seed", seed, "--bench"]));
+        args.push(p(&example_spider()));
+        args.push("--out".into());
+        args.push(p(out));
+        args.extend(s(extra));
+        sqlwitness(&args)
+    };
+    assert!(one(&out, "1", &["--resume"]).status.success());
+    let before = files(&out);
+    let refused = |o: Output, what: &str, path: &Path| {
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(what), "{what}: {stderr}");
+        assert!(
+            stderr.contains(&p(&path.join("journal.jsonl"))),
+            "names the journal: {stderr}"
+        );
+    };
+    refused(
+        one(&out, "2", &["--resume"]),
+        "setting seed: journal `1`, this run `2`",
+        &out,
+    );
+    refused(
+        one(&out, "1", &["--resume", "--samples", "2"]),
+        "setting samples: journal `5`, this run `2`",
+        &out,
+    );
+    // Refused before anything was touched.
+    assert_eq!(files(&out), before);
+    // An eval's journal.
+    let eval_out = tmp.path().join("eval");
+    let mut e = s(&["eval", "-q", "--db", "concert_singer", "--bench"]);
+    e.push(p(&example_spider()));
+    e.push("--out".into());
+    e.push(p(&eval_out));
+    ok(&e);
+    refused(
+        one(&eval_out, "1", &["--resume"]),
+        "command: journal `eval`, this run `perturb`",
+        &eval_out,
+    );
+    assert!(eval_out.join("report.json").is_file());
 }
 
 /// A one-database benchmark under a unique name (server namespaces of

@@ -53,5 +53,9 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             );
             Ok(exit::OK)
         }
+        RunSpec::Perturb(_) => bail!(BadInput(format!(
+            "merge: {} is the journal of a perturb run, which is not partitioned",
+            first.display()
+        ))),
     }
 }

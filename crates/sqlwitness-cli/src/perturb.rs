@@ -30,8 +30,9 @@ pub struct PerturbArgs {
     /// the same bytes.
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     pub seed: u64,
-    /// Output folder (new or empty): a benchmark in the Spider layout plus
-    /// mapping.json and perturb.md.
+    /// Output folder (new or empty, or an interrupted run's with
+    /// `--resume`): a benchmark in the Spider layout plus mapping.json,
+    /// perturb.md and the run's journal.
     #[arg(long)]
     pub out: PathBuf,
     /// A dictionary file added to the shipped one (same YAML format as
@@ -60,6 +61,13 @@ pub struct PerturbArgs {
     pub timeout: u64,
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Continue the run whose journal (`journal.jsonl`) is in --out: the
+    /// databases it holds are not perturbed again, and the set equals an
+    /// uninterrupted run's, byte for byte. Refused when the journal is of
+    /// another command, other options or other inputs; a new run when
+    /// there is none.
+    #[arg(long)]
+    pub resume: bool,
     /// A server engine that judges the golds instead of SQLite
     /// (`postgres`, `mysql`, `mariadb`): its own golds (`--gold`, else the
     /// benchmark's) are rewritten in its dialect, each perturbed copy is
@@ -86,6 +94,8 @@ struct Connected {
     target: sqlwitness_bench::MigrationTarget,
     golds: Vec<String>,
     golds_from: String,
+    /// The `--gold` file, when given.
+    gold_file: Option<PathBuf>,
 }
 
 /// `--reference` and `--gold`, checked; with a server reference the dumps
@@ -142,6 +152,7 @@ fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
         target,
         golds,
         golds_from,
+        gold_file: files.golds.get(&kind).cloned(),
     }))
 }
 
@@ -179,6 +190,7 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
             a.reference.as_deref().unwrap_or_default()
         )));
     }
+    crate::set_out(&a.out);
     let connected = connect_reference(a)?;
     let reference = connected
         .as_ref()
@@ -191,16 +203,24 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
             golds: c.golds.clone(),
             golds_from: c.golds_from.clone(),
         });
-    let mapping = sqlwitness_perturb::perturb_on(&opts, reference.as_ref(), &|line| {
+    let plan = sqlwitness_eval::PerturbPlan {
+        spec: sqlwitness_eval::PerturbSpec::of(
+            &opts,
+            connected.as_ref().map(|c| c.engine.kind()),
+            connected.as_ref().and_then(|c| c.gold_file.clone()),
+        ),
+        options: opts,
+        journal: if a.resume {
+            sqlwitness_eval::JournalMode::Resume
+        } else {
+            sqlwitness_eval::JournalMode::Fresh
+        },
+        reference,
+        reference_engine: connected.as_ref().map(|c| c.engine.clone()),
+    };
+    let mapping = sqlwitness_eval::perturb(&plan, &|line| {
         if !quiet {
             say!("{line}");
-        }
-    })
-    .map_err(|e| {
-        if e.is_bad_input() {
-            anyhow::Error::new(BadInput(e.to_string()))
-        } else {
-            anyhow::Error::new(e)
         }
     })?;
     let s = &mapping.summary;

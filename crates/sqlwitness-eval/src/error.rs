@@ -21,6 +21,8 @@ pub enum EvalError {
     Report(#[from] sqlwitness_report::ReportError),
     #[error(transparent)]
     Fuzz(#[from] sqlwitness_fuzz::FuzzError),
+    #[error(transparent)]
+    Perturb(#[from] sqlwitness_perturb::PerturbError),
     #[error("{context}: {source}")]
     Io {
         context: String,
@@ -39,7 +41,11 @@ pub enum EvalError {
 impl EvalError {
     /// The input is at fault (exit 2).
     pub fn is_bad_input(&self) -> bool {
-        matches!(self, EvalError::BadInput(_) | EvalError::Bench(_))
+        match self {
+            EvalError::BadInput(_) | EvalError::Bench(_) => true,
+            EvalError::Perturb(e) => e.is_bad_input(),
+            _ => false,
+        }
     }
 
     /// An engine is at fault (exit 3).

@@ -348,10 +348,12 @@ impl Journal {
         std::fs::create_dir_all(dir)
             .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
         let path = dir.join(JOURNAL_FILE);
-        // A journal whose header was never finished holds nothing.
+        // A journal whose header was never finished holds nothing. Its
+        // records are read as this run's once its header is found to be
+        // this run's (another command's records have other fields).
         let resumed = match mode {
             JournalMode::Resume if std::fs::symlink_metadata(&path).is_ok() => {
-                read_sealed::<R>(&path, keys)?
+                read_sealed::<serde_json::Value>(&path, keys)?
             }
             _ => None,
         };
@@ -365,6 +367,20 @@ impl Journal {
                     diffs.join("; ")
                 )));
             }
+            let records = sealed
+                .records
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    serde_json::from_value::<R>(v).map_err(|e| {
+                        EvalError::BadInput(format!(
+                            "{} line {}: not a journal record: {e}",
+                            path.display(),
+                            i + 2
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<R>, EvalError>>()?;
             let file = OpenOptions::new()
                 .write(true)
                 .open(&path)
@@ -381,14 +397,14 @@ impl Journal {
                 file,
                 key: sealed.key,
                 last: sealed.last,
-                count: sealed.records.len() as u64,
+                count: records.len() as u64,
             };
             return Ok((
                 Journal {
                     path,
                     file: Mutex::new(Some(writer)),
                 },
-                sealed.records,
+                records,
             ));
         }
         // The journal this one replaces can no longer be resumed: its key

@@ -28,6 +28,7 @@ mod interrupt;
 mod journal;
 mod journal_key;
 mod migrate;
+mod perturb;
 mod plan;
 mod progress;
 mod question;
@@ -61,9 +62,10 @@ pub use migrate::{
     is_good, migrate_many, migrate_one, problem, refresh_dumps, unusable, Migrated,
     REIMPORT_STATEMENT_LIMIT,
 };
+pub use perturb::{perturb, PerturbPlan};
 pub use plan::{feasible_false, read_ids, EvalPlan, RunContext, ScoringPlan, Servers};
 pub use progress::{Bar, Progress, Silent};
 pub use reference::{cell as reference_cell, same_answer};
 pub use run::{evaluate, merge_eval};
-pub use spec::{AuditSpec, EvalSpec, FailOn, FuzzSpec, RunSpec};
+pub use spec::{AuditSpec, EvalSpec, FailOn, FuzzSpec, PerturbFiles, PerturbSpec, RunSpec};
 pub use verdict::{decide, GoldRun, PredRun};

@@ -1,5 +1,6 @@
 //! What a run computes, as data: the settings that decide its outcome,
-//! its input files and its engines — for `eval`, `audit` and `fuzz` alike.
+//! its input files and its engines — for `eval`, `audit`, `fuzz` and
+//! `perturb` alike.
 //! The journal's header keeps it (serialised with serde), so that `merge`
 //! rebuilds the run and `--resume` checks it without the command line: the
 //! field names are the library's, flags live in the CLI only.
@@ -25,6 +26,7 @@ pub enum RunSpec {
     Eval(EvalSpec),
     Audit(AuditSpec),
     Fuzz(FuzzSpec),
+    Perturb(PerturbSpec),
 }
 
 /// An evaluation: predictions (or the golds themselves) judged on every
@@ -140,6 +142,72 @@ pub struct FuzzSpec {
     pub stress: Vec<String>,
 }
 
+/// A perturbed set (Dr.Spider's database perturbations).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerturbSpec {
+    pub files: PerturbFiles,
+    pub split: String,
+    /// `synonym`, `abbreviation`, `content` or `renames`.
+    pub kind: String,
+    /// Sampling rounds per database.
+    pub samples: usize,
+    pub seed: u64,
+    /// Only these databases (all when empty).
+    pub databases: Vec<String>,
+    /// The time limit of one verification query.
+    pub timeout_seconds: f64,
+    /// The server engine that judges the golds (`None`: SQLite).
+    pub reference: Option<EngineKind>,
+}
+
+/// The input files of `perturb`, by role (paths as given; compared by
+/// their contents' hashes).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerturbFiles {
+    pub benchmark: std::path::PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictions: Option<std::path::PathBuf>,
+    /// The reference engine's own gold file (`--gold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold: Option<std::path::PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dictionary: Option<std::path::PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renames: Option<std::path::PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_rules: Option<std::path::PathBuf>,
+}
+
+impl PerturbSpec {
+    /// The spec of `options` (the files, the kind, the settings) judged on
+    /// `reference` with the gold file `gold`.
+    pub fn of(
+        options: &sqlwitness_perturb::Options,
+        reference: Option<EngineKind>,
+        gold: Option<std::path::PathBuf>,
+    ) -> PerturbSpec {
+        PerturbSpec {
+            files: PerturbFiles {
+                benchmark: options.bench.clone(),
+                predictions: options.predictions.clone(),
+                gold,
+                dictionary: options.dictionary.clone(),
+                renames: options.renames.clone(),
+                content_rules: options.content_rules.clone(),
+            },
+            split: options.split.clone(),
+            kind: options.kind.as_str().to_string(),
+            samples: options.samples,
+            seed: options.seed,
+            databases: options.databases.clone(),
+            timeout_seconds: options.timeout.as_secs_f64(),
+            reference,
+        }
+    }
+}
+
 impl FuzzSpec {
     /// The options `sqlwitness_fuzz` builds a suite with.
     pub fn options(&self) -> Result<sqlwitness_fuzz::FuzzOptions, EvalError> {
@@ -188,12 +256,13 @@ pub(crate) fn positive_seconds(
 }
 
 impl RunSpec {
-    /// `eval`, `audit` or `fuzz`.
+    /// `eval`, `audit`, `fuzz` or `perturb`.
     pub fn command(&self) -> &'static str {
         match self {
             RunSpec::Eval(_) => "eval",
             RunSpec::Audit(_) => "audit",
             RunSpec::Fuzz(_) => "fuzz",
+            RunSpec::Perturb(_) => "perturb",
         }
     }
 
@@ -340,12 +409,30 @@ pub(crate) mod tests {
         })
     }
 
+    fn perturb_spec() -> PerturbSpec {
+        PerturbSpec {
+            files: PerturbFiles {
+                benchmark: "b".into(),
+                dictionary: Some("extra.yaml".into()),
+                ..PerturbFiles::default()
+            },
+            split: "dev".into(),
+            kind: "synonym".into(),
+            samples: 5,
+            seed: 7,
+            databases: vec!["concert_singer".into()],
+            timeout_seconds: 30.0,
+            reference: None,
+        }
+    }
+
     #[test]
     fn every_plan_survives_the_round_trip_through_json() {
         for spec in [
             RunSpec::Eval(eval_spec()),
             RunSpec::Audit(audit_spec()),
             RunSpec::Fuzz(fuzz_spec()),
+            RunSpec::Perturb(perturb_spec()),
         ] {
             let text = serde_json::to_string(&spec).unwrap();
             let back: RunSpec = serde_json::from_str(&text).unwrap();
@@ -393,5 +480,9 @@ pub(crate) mod tests {
         assert_eq!(a["reference"], "postgres");
         assert_eq!(a["questions"], "4,2");
         assert!(!a.contains_key("fail_on"), "a gate is not compared");
+        let p = RunSpec::Perturb(perturb_spec()).settings();
+        assert_eq!(p["kind"], "synonym");
+        assert_eq!(p["seed"], "7");
+        assert!(!p.keys().any(|k| k.starts_with("files")));
     }
 }

@@ -1,0 +1,258 @@
+//! `perturb` as a stage of the library: Dr.Spider's perturbed sets
+//! (`sqlwitness-perturb` builds one database at a time) with a journal —
+//! one record per database, so that an interrupted run continues
+//! (`--resume`) where it stopped and ends with the same files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sqlwitness_core::Engine;
+use sqlwitness_perturb::{DatabaseOutcome, Mapping, Options, Perturber, ServerReference};
+
+use crate::{EvalError, JournalMode, PerturbSpec};
+
+/// The validated plan of `perturb`.
+pub struct PerturbPlan<'a> {
+    /// What to build (the output folder is `options.out`).
+    pub options: Options,
+    /// What the build computes, as the journal keeps it.
+    pub spec: PerturbSpec,
+    /// Keep a journal in the output folder; continue one (`--resume`).
+    pub journal: JournalMode,
+    /// `--reference ENGINE` on a server.
+    pub reference: Option<ServerReference<'a>>,
+    /// The reference's engine, whose queries in flight an interrupt
+    /// cancels.
+    pub reference_engine: Option<Arc<dyn Engine>>,
+}
+
+/// One database's outcome in the journal, with the SHA-256 of each
+/// perturbed copy it wrote (checked before the record is trusted on
+/// `--resume`).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PerturbRecord {
+    outcome: DatabaseOutcome,
+    files: BTreeMap<String, String>,
+}
+
+/// The perturbed copy `pid`'s file in `dir`.
+fn copy_file(perturber: &Perturber<'_>, pid: &str) -> PathBuf {
+    perturber.database_dir(pid).join(format!("{pid}.sqlite"))
+}
+
+/// The journal header of `perturb`: its plan, the inputs by content (the
+/// questions, the databases perturbed, tables.json, the split's file, the
+/// predictions, the dictionary, renames and rules files, the reference's
+/// golds), the engines' versions.
+fn perturb_header(
+    plan: &PerturbPlan<'_>,
+    perturber: &Perturber<'_>,
+    databases: &[String],
+) -> Result<crate::Header, EvalError> {
+    let mut h = crate::Header::new(crate::RunSpec::Perturb(plan.spec.clone()), None);
+    let bench = perturber.benchmark();
+    let wanted: BTreeSet<&str> = databases.iter().map(String::as_str).collect();
+    let selected: Vec<usize> = bench
+        .questions
+        .iter()
+        .filter(|q| wanted.contains(q.db_id.as_str()))
+        .map(|q| q.id)
+        .collect();
+    crate::run::hash_inputs(&mut h, bench, &selected, None)?;
+    // A database without questions is perturbed too (and skipped).
+    for db in databases {
+        h.inputs.entry(format!("database {db}")).or_insert_with(|| {
+            let path = bench.sqlite_path(db);
+            crate::file_sha256(&path).unwrap_or_else(|_| "missing".into())
+        });
+    }
+    let o = &plan.options;
+    let mut file = |role: &str, path: &Path| -> Result<(), EvalError> {
+        h.inputs.insert(role.to_string(), crate::file_sha256(path)?);
+        Ok(())
+    };
+    file("tables.json", &o.bench.join("tables.json"))?;
+    file("split file", &bench.source_file)?;
+    for (role, path) in [
+        ("predictions", &o.predictions),
+        ("dictionary", &o.dictionary),
+        ("renames", &o.renames),
+        ("content rules", &o.content_rules),
+    ] {
+        if let Some(p) = path {
+            file(role, p)?;
+        }
+    }
+    if let Some(r) = &plan.reference {
+        let golds = r.golds.join("\u{1}");
+        h.inputs.insert(
+            format!("golds {}", r.engine.kind()),
+            crate::sha256_hex(golds.as_bytes()),
+        );
+        h.servers
+            .insert(r.engine.kind().to_string(), r.engine.info().version.clone());
+    }
+    h.servers
+        .insert("sqlite".into(), perturber.sqlite().info().version.clone());
+    Ok(h)
+}
+
+/// Builds the perturbed set of `plan`, one database at a time, each
+/// recorded in the journal as it finishes; `progress` hears one line per
+/// database perturbed here. With `--resume` the databases the journal holds
+/// (their copies unchanged) are not perturbed again. SIGINT/SIGTERM stop
+/// it between two questions ([`EvalError::Interrupted`]); the set's files
+/// are written only at the end, `mapping.json` last.
+pub fn perturb(plan: &PerturbPlan<'_>, progress: &dyn Fn(&str)) -> Result<Mapping, EvalError> {
+    let perturber = Perturber::new(&plan.options, plan.reference.as_ref())?;
+    let out = &plan.options.out;
+    let databases = perturber.databases();
+    let header = perturb_header(plan, &perturber, &databases)?;
+    let journal_path = out.join(crate::JOURNAL_FILE);
+    let resuming =
+        plan.journal == JournalMode::Resume && std::fs::symlink_metadata(&journal_path).is_ok();
+    if !resuming {
+        if journal_path.exists() && plan.journal != JournalMode::Off {
+            return Err(EvalError::BadInput(format!(
+                "{}: the output folder holds the journal of an earlier run ({}): continue \
+                 that run with --resume (and its options), or give a new or empty folder",
+                out.display(),
+                journal_path.display()
+            )));
+        }
+        sqlwitness_perturb::empty_output(out)?;
+    }
+    let (journal, done) = crate::Journal::open::<PerturbRecord>(out, &header, plan.journal)?;
+    let journal = Arc::new(journal);
+    let sqlite: Arc<dyn Engine> = perturber.sqlite();
+    let _hooks = crate::interrupt::run_hooks(
+        &journal,
+        std::iter::once(sqlite).chain(plan.reference_engine.clone()),
+    );
+    let mut outcomes: BTreeMap<String, DatabaseOutcome> = BTreeMap::new();
+    if resuming {
+        // A later record of a database replaces an earlier one; a record
+        // whose copies changed since is perturbed again.
+        let mut records: BTreeMap<String, PerturbRecord> = BTreeMap::new();
+        for r in done {
+            records.insert(r.outcome.db_id.clone(), r);
+        }
+        for (db, r) in records {
+            if databases.contains(&db) && unchanged(&perturber, &r)? {
+                outcomes.insert(db, r.outcome);
+            }
+        }
+        clear_unfinished(&perturber, out, &outcomes)?;
+        progress(&format!(
+            "resume: {} databases from the journal, {} to perturb",
+            outcomes.len(),
+            databases.len() - outcomes.len()
+        ));
+    }
+    for db in &databases {
+        if outcomes.contains_key(db) {
+            continue;
+        }
+        if crate::interrupted() {
+            return Err(EvalError::Interrupted);
+        }
+        let outcome = match perturber.database(db, &crate::interrupted) {
+            Err(sqlwitness_perturb::PerturbError::Interrupted) => {
+                return Err(EvalError::Interrupted)
+            }
+            r => r?,
+        };
+        if crate::interrupted() {
+            // Its queries may have been cancelled: not kept.
+            for d in &outcome.databases {
+                let _ = std::fs::remove_dir_all(perturber.database_dir(&d.db_id));
+            }
+            return Err(EvalError::Interrupted);
+        }
+        let mut files = BTreeMap::new();
+        for d in &outcome.databases {
+            files.insert(
+                d.db_id.clone(),
+                crate::file_sha256(&copy_file(&perturber, &d.db_id))?,
+            );
+        }
+        journal.record(&PerturbRecord {
+            outcome: outcome.clone(),
+            files,
+        })?;
+        if let Some(line) = outcome.progress_line() {
+            progress(&line);
+        }
+        outcomes.insert(db.clone(), outcome);
+    }
+    if crate::interrupted() {
+        return Err(EvalError::Interrupted);
+    }
+    journal.stop();
+    let ordered: Vec<DatabaseOutcome> = databases
+        .iter()
+        .filter_map(|db| outcomes.remove(db))
+        .collect();
+    Ok(perturber.finish(&ordered)?)
+}
+
+/// Whether every perturbed copy of a journal's record is in the output
+/// folder as it was written.
+fn unchanged(perturber: &Perturber<'_>, r: &PerturbRecord) -> Result<bool, EvalError> {
+    for d in &r.outcome.databases {
+        let path = copy_file(perturber, &d.db_id);
+        if !path.is_file() || r.files.get(&d.db_id) != Some(&crate::file_sha256(&path)?) {
+            return Ok(false);
+        }
+    }
+    Ok(r.files.len() == r.outcome.databases.len())
+}
+
+/// Before a run continues: the set's files of an earlier end removed
+/// (`mapping.json` first: the set is finished only when it is written
+/// again), and every folder of `database/` that is not a copy of a
+/// database in `kept` (a database in flight when the run stopped).
+fn clear_unfinished(
+    perturber: &Perturber<'_>,
+    out: &Path,
+    kept: &BTreeMap<String, DatabaseOutcome>,
+) -> Result<(), EvalError> {
+    let mut names = perturber.output_files();
+    names.reverse();
+    for name in names {
+        for file in [out.join(&name), out.join(format!("{name}.partial"))] {
+            match std::fs::remove_file(&file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(EvalError::io(format!("removing {}", file.display()), e))
+                }
+                _ => {}
+            }
+        }
+    }
+    let copies: BTreeSet<&str> = kept
+        .values()
+        .flat_map(|o| o.databases.iter().map(|d| d.db_id.as_str()))
+        .collect();
+    let dir = out.join("database");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
+    let entries = std::fs::read_dir(&dir)
+        .map_err(|e| EvalError::io(format!("reading {}", dir.display()), e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| EvalError::io(format!("reading {}", dir.display()), e))?;
+        let name = entry.file_name();
+        if copies.contains(name.to_string_lossy().as_ref()) {
+            continue;
+        }
+        let path = entry.path();
+        let removed = if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed.map_err(|e| EvalError::io(format!("removing {}", path.display()), e))?;
+    }
+    Ok(())
+}
