@@ -153,7 +153,7 @@ pub struct PerturbSpec {
     /// Sampling rounds per database.
     pub samples: usize,
     pub seed: u64,
-    /// Only these databases (all when empty).
+    /// Only these databases (all when empty), sorted.
     pub databases: Vec<String>,
     /// The time limit of one verification query.
     pub timeout_seconds: f64,
@@ -201,7 +201,13 @@ impl PerturbSpec {
             kind: options.kind.as_str().to_string(),
             samples: options.samples,
             seed: options.seed,
-            databases: options.databases.clone(),
+            databases: {
+                // A selection, not an order: the set follows the benchmark's.
+                let mut d = options.databases.clone();
+                d.sort();
+                d.dedup();
+                d
+            },
             timeout_seconds: options.timeout.as_secs_f64(),
             reference,
         }
