@@ -37,7 +37,7 @@ struct PerturbRecord {
     files: BTreeMap<String, String>,
 }
 
-/// The perturbed copy `pid`'s file in `dir`.
+/// The perturbed copy `pid`'s file in the output folder.
 fn copy_file(perturber: &Perturber<'_>, pid: &str) -> PathBuf {
     perturber.database_dir(pid).join(format!("{pid}.sqlite"))
 }
