@@ -41,8 +41,8 @@ pub use lease::RunLease;
 pub use lease::{lease_namespace, unlease_namespace};
 pub use lease::{remove_held, sweep, sweep_again, REGISTRY};
 pub use login::{
-    client_options, mysql_client_options, reader_password, reader_url, RunLogin, DEFAULT_READER_PASSWORD,
-    READER_LOGIN, READER_PASSWORD_ENV, RUN_LOGIN_PREFIX,
+    client_options, mysql_client_options, reader_password, reader_url, RunLogin,
+    DEFAULT_READER_PASSWORD, READER_LOGIN, READER_PASSWORD_ENV, RUN_LOGIN_PREFIX,
 };
 #[cfg(feature = "mysql")]
 pub use mysql::{MysqlDumpNamespace, MysqlEngine, MysqlMigrator};
