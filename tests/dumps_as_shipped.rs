@@ -3,8 +3,9 @@
 //! - a PostgreSQL dump written as schema and data apart, the data in
 //!   `pg_dump --disable-triggers` style (and `session_replication_role`),
 //!   whose rows break its foreign keys until the end (two tables pointing at
-//!   each other), loads without a superuser: every row is there, the keys
-//!   the rows satisfy are kept, the one they break is named;
+//!   each other), loads without a superuser: its copy holds, table for
+//!   table, what the publisher's own load (psql as a superuser) holds; the
+//!   keys the rows satisfy are kept, the one they break is named;
 //! - an enum keeps its labels and their order on every engine that has
 //!   enums (MySQL, MariaDB, DuckDB): `ORDER BY rating` answers there as on
 //!   the source;
@@ -173,6 +174,59 @@ fn gold_rows(
         .collect()
 }
 
+/// Rows of `sql` on the PostgreSQL server of `url`, each as its text.
+fn pg_rows(url: &str, sql: &str) -> Vec<String> {
+    use sqlx::Connection;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut c = sqlx::PgConnection::connect(url).await.unwrap();
+        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
+            .fetch_all(&mut c)
+            .await
+            .unwrap()
+    })
+}
+
+/// The publisher's load: `dump` run by psql as the administrative login
+/// (a superuser) into a database of the test's own; each table of its
+/// `public` schema with its rows as text, sorted. The database is dropped.
+fn published_rows(url: &str, dump: &str) -> Vec<(String, Vec<String>)> {
+    let db = sqlwitness_testkit::unique_name("swt_pub");
+    admin::exec(url, &format!("CREATE DATABASE \"{db}\""));
+    let mut there = url::Url::parse(url).unwrap();
+    there.set_path(&format!("/{db}"));
+    let loaded = Command::new("psql")
+        .arg(there.as_str())
+        .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-f"])
+        .arg(fixture(dump))
+        .output();
+    let tables = loaded
+        .as_ref()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+        .then(|| {
+            let names = pg_rows(
+                there.as_str(),
+                "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+            );
+            names
+                .into_iter()
+                .map(|t| {
+                    let rows = pg_rows(
+                        there.as_str(),
+                        &format!("SELECT t::text FROM public.{t} t ORDER BY 1"),
+                    );
+                    (t, rows)
+                })
+                .collect()
+        });
+    admin::exec(url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    tables.unwrap_or_else(|| panic!("psql could not load {dump}: {loaded:?}"))
+}
+
 #[test]
 fn a_disable_triggers_dump_loads_without_a_superuser_and_its_enum_keeps_its_order() {
     let servers = sqlwitness_testkit::servers();
@@ -223,6 +277,20 @@ fn a_disable_triggers_dump_loads_without_a_superuser_and_its_enum_keeps_its_orde
         ),
     );
     assert_eq!(keys, 4, "the copy's validated foreign keys");
+    // Table for table, the copy holds what the publisher's own load (psql,
+    // as a superuser) holds.
+    let published = published_rows(&pg_url, "disable_triggers_postgres.sql");
+    for (table, rows) in &published {
+        let copy = pg_rows(
+            &pg_url,
+            &format!("SELECT t::text FROM \"{ns}\".{table} t ORDER BY 1"),
+        );
+        assert_eq!(
+            &copy, rows,
+            "{table}: the copy against the publisher's load"
+        );
+    }
+    assert_eq!(published.len(), 5, "{published:?}");
     let report = json(&bench.join("database/import-report.json"));
     let notes = report["databases"][0]["source_copy"]["notes"].to_string();
     assert!(
