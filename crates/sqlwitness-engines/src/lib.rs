@@ -8,14 +8,17 @@
 //! feature).
 //!
 //! The server backends bridge to sqlx's async API once, inside, on a small
-//! runtime they own. [`open`], [`open_migrator`] and [`open_source`] are
-//! the registry: they pick the backend the engine's dialect file names.
+//! runtime they own. Each family registers what it opens in one table
+//! (`family`); [`open`], [`open_migrator`], [`open_dump_namespace`],
+//! [`open_live_source`] and [`open_source`] look the engine's family up
+//! there by its dialect file.
 
 mod container;
 mod duckdb;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod dump;
 mod error;
+mod family;
 mod lease;
 mod login;
 #[cfg(feature = "mysql")]
@@ -53,9 +56,8 @@ pub use sqlite::{
 };
 
 use sqlwitness_core::{
-    DbError, DumpNamespace, Engine, EngineKind, ErrorClass, Migrator, ServerSource, Source, Stamp,
+    DbError, DumpNamespace, Engine, EngineKind, Migrator, ServerSource, Source, Stamp,
 };
-use sqlwitness_dialect::Adapter;
 
 /// Default pool size used by [`connect`].
 pub const DEFAULT_MAX_CONNECTIONS: u32 = 4;
@@ -113,65 +115,17 @@ pub fn open(kind: EngineKind, url: Option<&str>, pool_size: u32) -> Result<Opene
             excess_privileges: Vec::new(),
         });
     }
-    match dialect.adapter {
-        Adapter::Sqlite => Ok(Opened {
-            engine: Box::new(SqliteEngine::with_dialect(dialect)),
-            excess_privileges: Vec::new(),
-        }),
-        Adapter::Duckdb => {
-            let url = url.ok_or(EngineError::MissingUrl { engine: kind })?;
-            let _ = pool_size;
-            Ok(Opened {
-                engine: Box::new(
-                    DuckdbEngine::open(dialect, url)
-                        .map_err(|e| EngineError::connect(kind, url, e.message))?,
-                ),
-                excess_privileges: Vec::new(),
-            })
-        }
-        Adapter::Postgres => {
-            let url = url.ok_or(EngineError::MissingUrl { engine: kind })?;
-            #[cfg(feature = "postgres")]
-            {
-                let e = PostgresEngine::connect_as(dialect, url, pool_size)?;
-                Ok(Opened {
-                    excess_privileges: e.excess_privileges().to_vec(),
-                    engine: Box::new(e),
-                })
-            }
-            #[cfg(not(feature = "postgres"))]
-            {
-                let _ = (url, pool_size);
-                Err(EngineError::NotCompiled { engine: kind })
-            }
-        }
-        Adapter::Mysql => {
-            let url = url.ok_or(EngineError::MissingUrl { engine: kind })?;
-            #[cfg(feature = "mysql")]
-            {
-                let e = MysqlEngine::connect_as(dialect, url, pool_size)?;
-                Ok(Opened {
-                    excess_privileges: e.excess_privileges().to_vec(),
-                    engine: Box::new(e),
-                })
-            }
-            #[cfg(not(feature = "mysql"))]
-            {
-                let _ = (url, pool_size);
-                Err(EngineError::NotCompiled { engine: kind })
-            }
-        }
-    }
+    let family = family::of(dialect.adapter).ok_or(EngineError::NotCompiled { engine: kind })?;
+    (family.open)(kind, dialect, url, pool_size)
 }
 
 /// The URL an engine holding its copies in files of its own uses when
 /// none is given (DuckDB: a folder of the user's cache); `None` for an
 /// engine that needs one given.
 pub fn default_url(kind: EngineKind) -> Option<String> {
-    match sqlwitness_dialect::builtin(kind).adapter {
-        Adapter::Duckdb => Some(duckdb::default_url()),
-        _ => None,
-    }
+    family::of_kind(kind)
+        .and_then(|f| f.default_url)
+        .map(|url| url())
 }
 
 /// [`open`] with [`DEFAULT_MAX_CONNECTIONS`], the engine only.
@@ -196,27 +150,11 @@ pub(crate) fn sweep_quietly(kind: EngineKind, url: &str) {
 /// An engine without a server backend in this build is an error of class
 /// `other` naming it.
 pub fn open_migrator(kind: EngineKind, url: &str) -> Result<Box<dyn Migrator>, DbError> {
+    let open = family::of_kind(kind)
+        .and_then(|f| f.migrator)
+        .ok_or_else(|| family::lacks(kind, "no migration target"))?;
     sweep_quietly(kind, url);
-    let dialect = sqlwitness_dialect::builtin(kind);
-    let unsupported = || {
-        DbError::new(
-            ErrorClass::Other,
-            None,
-            format!("{kind}: no migration target in this build (not a server engine, or its cargo feature is off)"),
-        )
-    };
-    match dialect.adapter {
-        #[cfg(feature = "postgres")]
-        Adapter::Postgres => Ok(Box::new(PgMigrator::connect(dialect, url)?)),
-        #[cfg(feature = "mysql")]
-        Adapter::Mysql => Ok(Box::new(MysqlMigrator::connect(dialect, url)?)),
-        Adapter::Duckdb => Ok(Box::new(DuckdbMigrator::connect(dialect, url)?)),
-        #[allow(unreachable_patterns)]
-        _ => {
-            let _ = url;
-            Err(unsupported())
-        }
-    }
+    open(sqlwitness_dialect::builtin(kind), url)
 }
 
 /// A namespace `ns` on the server of `kind` (administrative `url`) made to
@@ -232,35 +170,18 @@ pub fn open_dump_namespace(
     statement_limit: std::time::Duration,
     dump_bytes: u64,
 ) -> Result<Box<dyn DumpNamespace>, DbError> {
+    let open = family::of_kind(kind)
+        .and_then(|f| f.dump_namespace)
+        .ok_or_else(|| family::lacks(kind, "dumps of this engine cannot be loaded"))?;
     sweep_quietly(kind, url);
-    let dialect = sqlwitness_dialect::builtin(kind);
-    match dialect.adapter {
-        #[cfg(feature = "postgres")]
-        Adapter::Postgres => Ok(Box::new(PgDumpNamespace::create(
-            url,
-            ns,
-            stamp,
-            statement_limit,
-            dump_bytes,
-        )?)),
-        #[cfg(feature = "mysql")]
-        Adapter::Mysql => Ok(Box::new(MysqlDumpNamespace::create(
-            dialect,
-            url,
-            ns,
-            stamp,
-            statement_limit,
-        )?)),
-        #[allow(unreachable_patterns)]
-        _ => {
-            let _ = (url, ns, stamp, statement_limit, dump_bytes);
-            Err(DbError::new(
-                ErrorClass::Other,
-                None,
-                format!("{kind}: dumps of this engine cannot be loaded (not a server engine, or its cargo feature is off)"),
-            ))
-        }
-    }
+    open(
+        sqlwitness_dialect::builtin(kind),
+        url,
+        ns,
+        stamp,
+        statement_limit,
+        dump_bytes,
+    )
 }
 
 /// A live database on a server of `kind` (`source_url`, over the login it
@@ -273,42 +194,28 @@ pub fn open_live_source(
     source_url: &str,
     schema: Option<&str>,
 ) -> Result<Box<dyn ServerSource>, DbError> {
-    let dialect = sqlwitness_dialect::builtin(kind);
-    match dialect.adapter {
-        #[cfg(feature = "postgres")]
-        Adapter::Postgres => Ok(Box::new(PgDumpNamespace::attach(
-            admin_url, source_url, schema,
-        )?)),
-        #[cfg(feature = "mysql")]
-        Adapter::Mysql => match schema {
-            Some(_) => Err(DbError::refused(format!(
-                "{kind}: a database is its own schema; name it in the URL"
-            ))),
-            None => Ok(Box::new(MysqlDumpNamespace::attach(
-                dialect, admin_url, source_url,
-            )?)),
-        },
-        #[allow(unreachable_patterns)]
-        _ => {
-            let _ = (admin_url, source_url, schema);
-            Err(DbError::new(
-                ErrorClass::Other,
-                None,
-                format!("{kind}: not a server engine, or its cargo feature is off"),
-            ))
-        }
-    }
+    let open = family::of_kind(kind)
+        .and_then(|f| f.live_source)
+        .ok_or_else(|| family::lacks(kind, "no live source"))?;
+    open(
+        kind,
+        sqlwitness_dialect::builtin(kind),
+        admin_url,
+        source_url,
+        schema,
+    )
 }
 
 /// A benchmark database file of `kind` opened read-only as a migration
 /// source.
 pub fn open_source(kind: EngineKind, path: &std::path::Path) -> Result<Box<dyn Source>, DbError> {
-    match sqlwitness_dialect::builtin(kind).adapter {
-        Adapter::Sqlite => Ok(Box::new(SqliteSource::open(path)?)),
-        _ => Err(DbError::new(
-            ErrorClass::Other,
-            None,
-            format!("{kind}: a database file of this engine cannot be read as a source"),
-        )),
-    }
+    let open = family::of_kind(kind)
+        .and_then(|f| f.file_source)
+        .ok_or_else(|| {
+            family::lacks(
+                kind,
+                "a database file of this engine cannot be read as a source",
+            )
+        })?;
+    open(path)
 }

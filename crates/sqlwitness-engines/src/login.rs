@@ -75,10 +75,9 @@ fn login_url(
 /// server of `url`, where that client takes no URL (the mysql client:
 /// [`mysql_client_options`]); empty for every other engine.
 pub fn client_options(kind: EngineKind, url: &str) -> Vec<String> {
-    match sqlwitness_dialect::shipped(kind).adapter {
-        sqlwitness_dialect::Adapter::Mysql => mysql_client_options(url),
-        _ => Vec::new(),
-    }
+    crate::family::of_kind(kind)
+        .and_then(|f| f.client_options)
+        .map_or_else(Vec::new, |options| options(url))
 }
 
 /// The connection options of the `mysql` command-line client (MySQL's and

@@ -24,6 +24,41 @@ use sqlwitness_dialect::Dialect;
 /// The URL scheme of a DuckDB folder: `duckdb:/path` or `duckdb:///path`.
 pub const DUCKDB_SCHEME: &str = "duckdb:";
 
+/// The DuckDB family: readers and a writer on copies in files of its own,
+/// in the folder its URL names (by default one of the user's cache).
+pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
+    adapter: sqlwitness_dialect::Adapter::Duckdb,
+    open: open_reader,
+    migrator: Some(open_migrator),
+    dump_namespace: None,
+    live_source: None,
+    file_source: None,
+    default_url: Some(default_url),
+    client_options: None,
+};
+
+fn open_reader(
+    kind: sqlwitness_core::EngineKind,
+    dialect: Dialect,
+    url: Option<&str>,
+    _pool_size: u32,
+) -> Result<crate::Opened, crate::EngineError> {
+    let url = url.ok_or(crate::EngineError::MissingUrl { engine: kind })?;
+    let engine = DuckdbEngine::open(dialect, url)
+        .map_err(|e| crate::EngineError::connect(kind, url, e.message))?;
+    Ok(crate::Opened {
+        engine: Box::new(engine),
+        excess_privileges: Vec::new(),
+    })
+}
+
+fn open_migrator(
+    dialect: Dialect,
+    url: &str,
+) -> Result<Box<dyn sqlwitness_core::Migrator>, DbError> {
+    Ok(Box::new(DuckdbMigrator::connect(dialect, url)?))
+}
+
 /// The folder a `duckdb:` URL names.
 pub(crate) fn folder_of(url: &str) -> Result<PathBuf, DbError> {
     let bad = || {

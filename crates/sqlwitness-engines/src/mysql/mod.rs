@@ -17,3 +17,71 @@ pub(crate) use login::{
 };
 pub use read::MysqlEngine;
 pub use write::MysqlMigrator;
+
+/// The MySQL family (MySQL and MariaDB): readers, a writer, dumps'
+/// namespaces and live sources on a server; the mysql client's options.
+pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
+    adapter: sqlwitness_dialect::Adapter::Mysql,
+    open: open_reader,
+    migrator: Some(open_migrator),
+    dump_namespace: Some(open_dump_namespace),
+    live_source: Some(open_live_source),
+    file_source: None,
+    default_url: None,
+    client_options: Some(crate::mysql_client_options),
+};
+
+fn open_reader(
+    kind: sqlwitness_core::EngineKind,
+    dialect: sqlwitness_dialect::Dialect,
+    url: Option<&str>,
+    pool_size: u32,
+) -> Result<crate::Opened, crate::EngineError> {
+    let url = url.ok_or(crate::EngineError::MissingUrl { engine: kind })?;
+    let e = MysqlEngine::connect_as(dialect, url, pool_size)?;
+    Ok(crate::Opened {
+        excess_privileges: e.excess_privileges().to_vec(),
+        engine: Box::new(e),
+    })
+}
+
+fn open_migrator(
+    dialect: sqlwitness_dialect::Dialect,
+    url: &str,
+) -> Result<Box<dyn sqlwitness_core::Migrator>, sqlwitness_core::DbError> {
+    Ok(Box::new(MysqlMigrator::connect(dialect, url)?))
+}
+
+fn open_dump_namespace(
+    dialect: sqlwitness_dialect::Dialect,
+    url: &str,
+    ns: &str,
+    stamp: &sqlwitness_core::Stamp,
+    statement_limit: std::time::Duration,
+    _dump_bytes: u64,
+) -> Result<Box<dyn sqlwitness_core::DumpNamespace>, sqlwitness_core::DbError> {
+    Ok(Box::new(MysqlDumpNamespace::create(
+        dialect,
+        url,
+        ns,
+        stamp,
+        statement_limit,
+    )?))
+}
+
+fn open_live_source(
+    kind: sqlwitness_core::EngineKind,
+    dialect: sqlwitness_dialect::Dialect,
+    admin_url: &str,
+    source_url: &str,
+    schema: Option<&str>,
+) -> Result<Box<dyn sqlwitness_core::ServerSource>, sqlwitness_core::DbError> {
+    match schema {
+        Some(_) => Err(sqlwitness_core::DbError::refused(format!(
+            "{kind}: a database is its own schema; name it in the URL"
+        ))),
+        None => Ok(Box::new(MysqlDumpNamespace::attach(
+            dialect, admin_url, source_url,
+        )?)),
+    }
+}
