@@ -474,6 +474,14 @@ pub enum TimingMethod {
     /// The client's wall time around the whole execution (network and
     /// decoding included): the fallback where the server gives no time.
     ClientWall,
+    /// SQLite, as BIRD dev's `evaluation_ves.py` times a query (Python's
+    /// `cursor.execute` on a new connection): preparing the statement, the
+    /// schema read included, and stepping it to its first row.
+    SqliteCursorExecute,
+    /// SQLite, as BIRD mini-dev's `evaluation_ves.py` times a query:
+    /// opening a new connection, preparing, stepping to the last row with
+    /// every value read, and closing the connection.
+    SqliteConnectFetch,
 }
 
 impl TimingMethod {
@@ -484,6 +492,8 @@ impl TimingMethod {
             TimingMethod::MysqlExplainAnalyze => "mysql_explain_analyze",
             TimingMethod::MariadbProfile => "mariadb_profile",
             TimingMethod::ClientWall => "client_wall",
+            TimingMethod::SqliteCursorExecute => "sqlite_cursor_execute",
+            TimingMethod::SqliteConnectFetch => "sqlite_connect_fetch",
         }
     }
 }
@@ -499,6 +509,17 @@ impl fmt::Display for TimingMethod {
 pub struct Timed {
     pub ms: f64,
     pub method: TimingMethod,
+}
+
+/// One execution timed as BIRD's official VES scripts time it, on the
+/// client: both of their timings come from the same execution on a new
+/// connection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScriptTimed {
+    /// BIRD dev's timing ([`TimingMethod::SqliteCursorExecute`]), ms.
+    pub execute_ms: f64,
+    /// BIRD mini-dev's timing ([`TimingMethod::SqliteConnectFetch`]), ms.
+    pub session_ms: f64,
 }
 
 /// [`Engine::time`] by the client's wall time around [`Engine::execute`]
@@ -560,6 +581,20 @@ pub trait Engine: Send + Sync {
     /// the client's wall time around [`Engine::execute`].
     fn time(&self, db: &Database, sql: &str, limits: &QueryLimits) -> Result<Timed, DbError> {
         time_by_client(self, db, sql, limits)
+    }
+
+    /// Runs `sql` like [`Engine::time`] and returns what BIRD's official
+    /// VES scripts would have timed ([`ScriptTimed`]), or `None` where the
+    /// engine has no such timing (the default: the scripts' client-side
+    /// timings are reproduced on SQLite only).
+    fn time_as_scripts(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<Option<ScriptTimed>, DbError> {
+        let _ = (db, sql, limits);
+        Ok(None)
     }
 
     /// Stops, on the server, every query this engine is running now (an

@@ -17,8 +17,8 @@ pub mod compare;
 pub use compare::{compare, CompareMode, CompareOptions, Comparison, MismatchReason};
 pub use engine::{
     builtin_engines, namespace_for, time_by_client, Collect, Database, Engine, EngineInfo,
-    EngineKind, QueryLimits, RegisterError, RowSink, Timed, TimingMethod, DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_NAMESPACE_PREFIX, NAMESPACE_MAX_BYTES,
+    EngineKind, QueryLimits, RegisterError, RowSink, ScriptTimed, Timed, TimingMethod,
+    DEFAULT_MAX_RESULT_BYTES, DEFAULT_NAMESPACE_PREFIX, NAMESPACE_MAX_BYTES,
 };
 pub use error::{DbError, ErrorClass};
 pub use escape::{escape_controls, is_escaped};

@@ -337,3 +337,36 @@ fn string_and_memory_work_is_bounded_and_timely() {
     let rs = e.execute(&db, "SELECT 1", &lim).unwrap();
     assert_eq!(rs.rows, vec![vec![Value::Int(1)]]);
 }
+
+/// BIRD's scripts' timing: one execution on a new connection gives BIRD
+/// dev's time (prepare and step to the first row) within mini-dev's
+/// (connect to close); a failing query is an error, as for `time`.
+#[test]
+fn time_as_scripts_times_a_new_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::new("t", fixture(dir.path()));
+    let e = SqliteEngine::new();
+    for sql in [
+        "SELECT \"Name\" FROM \"Items\" ORDER BY id",
+        "SELECT k FROM other",
+    ] {
+        let t = e.time_as_scripts(&db, sql, &limits()).unwrap().unwrap();
+        assert!(t.execute_ms > 0.0, "{sql}: {t:?}");
+        assert!(t.execute_ms <= t.session_ms, "{sql}: {t:?}");
+    }
+    let err = e
+        .time_as_scripts(&db, "SELECT nothing FROM nowhere", &limits())
+        .unwrap_err();
+    assert_ne!(err.class, ErrorClass::Timeout, "{err}");
+    let err = e
+        .time_as_scripts(
+            &db,
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+            &QueryLimits {
+                timeout: Duration::from_millis(200),
+                ..limits()
+            },
+        )
+        .unwrap_err();
+    assert_eq!(err.class, ErrorClass::Timeout, "{err}");
+}

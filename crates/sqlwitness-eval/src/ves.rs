@@ -7,12 +7,15 @@
 //! execution (the engine's [`sqlwitness_core::Engine::time`]: the same
 //! read-only session, login and limits, the time on the engine's own clock).
 //! The first failed run (a timeout, an error) ends the timing: the
-//! question scores 0, as the evaluators score an exception.
+//! question scores 0, as the evaluators score an exception. Where the
+//! engine can (SQLite), as many runs again time the prediction, then the gold,
+//! as BIRD's official scripts do ([`sqlwitness_core::Engine::time_as_scripts`]),
+//! after the stable ones: the report carries both.
 
 use sqlwitness_bench::PredictedSql;
-use sqlwitness_core::{Database, DbError, Timed, Verdict};
+use sqlwitness_core::{Database, DbError, ScriptTimed, Timed, Verdict};
 use sqlwitness_dialect::EngineFacts;
-use sqlwitness_report::{EngineOutcome, VesOutcome};
+use sqlwitness_report::{EngineOutcome, OfficialTiming, VesOutcome};
 use sqlwitness_sql::NameSet;
 
 use crate::execute::{prepare_pred, prepare_sql};
@@ -40,7 +43,7 @@ pub(crate) fn with_ves(
     };
     let gold_run = prepare_sql(plan, ctx.kind, gold, names);
     let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
-    let time = |sql: &str| -> Result<Timed, DbError> {
+    let guarded = |sql: &str| -> Result<(), DbError> {
         let namespace = if ctx.kind.is_server() {
             db.namespace.as_str()
         } else {
@@ -48,7 +51,15 @@ pub(crate) fn with_ves(
         };
         let options = plan.guard.in_namespace(namespace);
         sqlwitness_guard::guard_with(sql, &ctx.dialect, &options)?;
+        Ok(())
+    };
+    let time = |sql: &str| -> Result<Timed, DbError> {
+        guarded(sql)?;
         ctx.engine.time(db, sql, &plan.limits)
+    };
+    let time_as_scripts = |sql: &str| -> Result<Option<ScriptTimed>, DbError> {
+        guarded(sql)?;
+        ctx.engine.time_as_scripts(db, sql, &plan.limits)
     };
     let mut gold_ms = Vec::with_capacity(plan.ves_runs);
     let mut pred_ms = Vec::with_capacity(plan.ves_runs);
@@ -59,8 +70,7 @@ pub(crate) fn with_ves(
             error = Some("interrupted".to_string());
             break;
         }
-        let run = time(&pred_run).and_then(|p| time(&gold_run).map(|g| (g, p)));
-        match run {
+        match time(&pred_run).and_then(|p| time(&gold_run).map(|g| (g, p))) {
             Ok((g, p)) => {
                 method = Some(g.method);
                 gold_ms.push(g.ms);
@@ -72,11 +82,59 @@ pub(crate) fn with_ves(
             }
         }
     }
+    // Then the same number of runs timed as the scripts time them, in a
+    // row as the scripts run them (each run after the previous one's gold,
+    // on a new connection: interleaved with the stable runs, the
+    // prediction would always follow a pooled connection's run).
+    let mut scripts = ScriptRuns::default();
+    let mut official = error.is_none();
+    for _ in 0..plan.ves_runs {
+        if !official || error.is_some() {
+            break;
+        }
+        if crate::interrupted() {
+            error = Some("interrupted".to_string());
+            break;
+        }
+        match time_as_scripts(&pred_run).and_then(|p| Ok(time_as_scripts(&gold_run)?.zip(p))) {
+            Ok(Some((g, p))) => scripts.push(g, p),
+            Ok(None) => official = false,
+            Err(e) => error = Some(format!("{}: {}", e.class.as_str(), e.message)),
+        }
+    }
     let method = method.unwrap_or(
         ctx.dialect
             .timing
             .unwrap_or(sqlwitness_core::TimingMethod::ClientWall),
     );
-    outcome.ves = Some(VesOutcome::new(method, gold_ms, pred_ms, error));
+    let failed = error.is_some();
+    let official = (official && !scripts.gold_execute.is_empty()).then(|| scripts.timing(failed));
+    outcome.ves = Some(VesOutcome::new(method, gold_ms, pred_ms, error).with_official(official));
     outcome
+}
+
+/// The runs timed as the official scripts time them, as they come.
+#[derive(Default)]
+struct ScriptRuns {
+    gold_execute: Vec<f64>,
+    pred_execute: Vec<f64>,
+    gold_session: Vec<f64>,
+    pred_session: Vec<f64>,
+}
+
+impl ScriptRuns {
+    fn push(&mut self, gold: ScriptTimed, pred: ScriptTimed) {
+        self.gold_execute.push(gold.execute_ms);
+        self.pred_execute.push(pred.execute_ms);
+        self.gold_session.push(gold.session_ms);
+        self.pred_session.push(pred.session_ms);
+    }
+
+    fn timing(self, failed: bool) -> OfficialTiming {
+        OfficialTiming::new(
+            (self.gold_execute, self.pred_execute),
+            (self.gold_session, self.pred_session),
+            failed,
+        )
+    }
 }

@@ -35,6 +35,6 @@ pub use robustness::{render_robustness_markdown, robustness_rows, RobustnessRow}
 pub use summary::{summarize, EngineSummary, ReferenceSummary, Summary, EX_DEFINITIONS};
 pub use ves::{
     contrasts_markdown, efficiency_contrasts, ves_official_table, ves_table, EfficiencyContrast,
-    Spread, VesLevel, VesOutcome, VesSummary,
+    OfficialTiming, OfficialVes, Spread, VesLevel, VesOutcome, VesSummary, OFFICIAL_TIMING,
 };
 pub use write::{read_report, write_report, write_report_with, ReportError};

@@ -44,6 +44,78 @@ pub struct VesOutcome {
     /// as the evaluators score an exception.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The same runs timed as BIRD's official scripts time them, on the
+    /// client (SQLite only; absent elsewhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub official: Option<OfficialTiming>,
+}
+
+/// One correct prediction's runs timed as BIRD's official VES scripts
+/// time them: BIRD dev's `evaluation_ves.py` (`sqlite_cursor_execute`:
+/// `cursor.execute` on a new connection) gives its VES, mini-dev's
+/// (`sqlite_connect_fetch`: connect to close) its R-VES. Each run times
+/// the prediction, then the gold, after the run's stable timing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OfficialTiming {
+    /// BIRD dev's timing of the gold, each run (milliseconds).
+    pub gold_execute_ms: Vec<f64>,
+    /// BIRD dev's timing of the prediction, each run.
+    pub pred_execute_ms: Vec<f64>,
+    /// Mini-dev's timing of the gold, each run.
+    pub gold_session_ms: Vec<f64>,
+    /// Mini-dev's timing of the prediction, each run.
+    pub pred_session_ms: Vec<f64>,
+    /// The mean of the kept ratios of BIRD dev's timing; `null` when a run
+    /// failed.
+    pub execute_time_ratio: Option<f64>,
+    /// `√execute_time_ratio · 100`: the question's VES term as BIRD dev's
+    /// script computes it.
+    pub ves: f64,
+    /// The mean of the kept ratios of mini-dev's timing.
+    pub session_time_ratio: Option<f64>,
+    /// Mini-dev's reward of `session_time_ratio`.
+    pub reward: f64,
+    /// `√reward · 100`: the question's R-VES term as mini-dev's script
+    /// computes it.
+    pub r_ves: f64,
+}
+
+/// The ratios `gold / pred` of paired runs.
+fn ratios(gold_ms: &[f64], pred_ms: &[f64]) -> Vec<f64> {
+    gold_ms
+        .iter()
+        .zip(pred_ms)
+        .map(|(&g, &p)| run_ratio(g, p))
+        .collect()
+}
+
+impl OfficialTiming {
+    /// The official timing of paired runs (`execute` and `session`: the
+    /// gold's and the prediction's times), scored unless a run `failed`.
+    pub fn new(execute: (Vec<f64>, Vec<f64>), session: (Vec<f64>, Vec<f64>), failed: bool) -> Self {
+        let (gold_execute_ms, pred_execute_ms) = execute;
+        let (gold_session_ms, pred_session_ms) = session;
+        let ratio = |g: &[f64], p: &[f64]| {
+            if failed {
+                None
+            } else {
+                time_ratio(&ratios(g, p))
+            }
+        };
+        let execute_time_ratio = ratio(&gold_execute_ms, &pred_execute_ms);
+        let session_time_ratio = ratio(&gold_session_ms, &pred_session_ms);
+        OfficialTiming {
+            execute_time_ratio,
+            ves: execute_time_ratio.map_or(0.0, ves_of),
+            session_time_ratio,
+            reward: session_time_ratio.map_or(0.0, r_ves_reward),
+            r_ves: session_time_ratio.map_or(0.0, r_ves_of),
+            gold_execute_ms,
+            pred_execute_ms,
+            gold_session_ms,
+            pred_session_ms,
+        }
+    }
 }
 
 impl VesOutcome {
@@ -55,11 +127,7 @@ impl VesOutcome {
         pred_ms: Vec<f64>,
         error: Option<String>,
     ) -> VesOutcome {
-        let ratios: Vec<f64> = gold_ms
-            .iter()
-            .zip(&pred_ms)
-            .map(|(&g, &p)| run_ratio(g, p))
-            .collect();
+        let ratios = ratios(&gold_ms, &pred_ms);
         let kept = sqlwitness_score::clean_abnormal(&ratios).len();
         let ratio = if error.is_some() {
             None
@@ -82,13 +150,58 @@ impl VesOutcome {
             reward: ratio.map_or(0.0, r_ves_reward),
             r_ves: ratio.map_or(0.0, r_ves_of),
             error,
+            official: None,
         }
     }
 
-    /// The ratio of run `i` alone.
-    fn run_ratio(&self, i: usize) -> Option<f64> {
-        Some(run_ratio(*self.gold_ms.get(i)?, *self.pred_ms.get(i)?))
+    /// This outcome with the same runs' official timing.
+    pub fn with_official(mut self, official: Option<OfficialTiming>) -> VesOutcome {
+        self.official = official;
+        self
     }
+
+    /// The stable timing's contribution to the scores.
+    fn terms(&self) -> Terms {
+        let ok = self.error.is_none();
+        let runs = if ok {
+            ratios(&self.gold_ms, &self.pred_ms)
+        } else {
+            Vec::new()
+        };
+        Terms {
+            ves: self.ves,
+            r_ves: self.r_ves,
+            ves_ratios: runs.clone(),
+            r_ves_ratios: runs,
+            timed: ok,
+        }
+    }
+
+    /// The official timing's contribution to the scores: BIRD dev's timing
+    /// for VES, mini-dev's for R-VES.
+    fn official_terms(&self) -> Option<Terms> {
+        let o = self.official.as_ref()?;
+        let ok = self.error.is_none();
+        let runs = |g: &[f64], p: &[f64]| if ok { ratios(g, p) } else { Vec::new() };
+        Some(Terms {
+            ves: o.ves,
+            r_ves: o.r_ves,
+            ves_ratios: runs(&o.gold_execute_ms, &o.pred_execute_ms),
+            r_ves_ratios: runs(&o.gold_session_ms, &o.pred_session_ms),
+            timed: ok,
+        })
+    }
+}
+
+/// One correct prediction's contribution to VES and R-VES under one
+/// timing: its terms, and the run ratios each is computed from (empty when
+/// a run failed) for the per-run spread.
+struct Terms {
+    ves: f64,
+    r_ves: f64,
+    ves_ratios: Vec<f64>,
+    r_ves_ratios: Vec<f64>,
+    timed: bool,
 }
 
 /// Spread of a score across the repeats: the score computed from each run
@@ -141,6 +254,101 @@ pub struct VesSummary {
     /// absent when no question has a difficulty.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by_difficulty: BTreeMap<String, VesLevel>,
+    /// The same scores with the official scripts' timing (SQLite; absent
+    /// where the engine has none): what BIRD's scripts print.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub official: Option<OfficialVes>,
+}
+
+/// VES and R-VES with the official scripts' timing ([`OfficialTiming`]):
+/// VES by BIRD dev's (`sqlite_cursor_execute`), R-VES by mini-dev's
+/// (`sqlite_connect_fetch`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OfficialVes {
+    pub ves: f64,
+    pub r_ves: f64,
+    /// VES computed from each run alone, across the runs.
+    pub ves_spread: Spread,
+    /// R-VES computed from each run alone, across the runs.
+    pub r_ves_spread: Spread,
+    /// By BIRD difficulty, as [`VesSummary::by_difficulty`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_difficulty: BTreeMap<String, VesLevel>,
+}
+
+/// The scores of one timing over an engine's questions.
+struct Scores {
+    ves: f64,
+    r_ves: f64,
+    ves_spread: Spread,
+    r_ves_spread: Spread,
+    by_difficulty: BTreeMap<String, VesLevel>,
+}
+
+/// The spread of the per-run scores `scores`.
+fn spread(scores: &[f64]) -> Spread {
+    let Some((_, stdev)) = mean_std(scores) else {
+        return Spread::default();
+    };
+    Spread {
+        min: scores.iter().copied().fold(f64::INFINITY, f64::min),
+        max: scores.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        stdev,
+    }
+}
+
+/// VES and R-VES over `rows` (each question's difficulty and, for a
+/// correct prediction, its terms; 0 otherwise), with their spread over
+/// `runs` runs and, when `levels`, by difficulty.
+fn scores(rows: &[(Option<&str>, Option<Terms>)], runs: usize, levels: bool) -> Scores {
+    let n = rows.len().max(1) as f64;
+    let total = |f: fn(&Terms) -> f64| {
+        rows.iter()
+            .filter_map(|(_, t)| t.as_ref())
+            .map(f)
+            .sum::<f64>()
+            / n
+    };
+    // The score of run `i` alone, per run.
+    let per_run = |pick: fn(&Terms) -> &[f64], f: fn(f64) -> f64| -> Spread {
+        let scores: Vec<f64> = (0..runs)
+            .map(|i| {
+                rows.iter()
+                    .filter_map(|(_, t)| t.as_ref())
+                    .filter_map(|t| pick(t).get(i).copied())
+                    .map(f)
+                    .sum::<f64>()
+                    / n
+            })
+            .collect();
+        spread(&scores)
+    };
+    let mut by_difficulty: BTreeMap<String, VesLevel> = BTreeMap::new();
+    if levels {
+        for (difficulty, t) in rows {
+            for key in difficulty.iter().copied().chain([crate::DIFFICULTY_ALL]) {
+                let l = by_difficulty.entry(key.to_string()).or_default();
+                l.questions += 1;
+                if let Some(t) = t {
+                    l.ves += t.ves;
+                    l.r_ves += t.r_ves;
+                    l.timed += usize::from(t.timed);
+                }
+            }
+        }
+        for l in by_difficulty.values_mut() {
+            let d = l.questions.max(1) as f64;
+            l.ves /= d;
+            l.r_ves /= d;
+        }
+    }
+    Scores {
+        ves: total(|t| t.ves),
+        r_ves: total(|t| t.r_ves),
+        ves_spread: per_run(|t| &t.ves_ratios, ves_of),
+        r_ves_spread: per_run(|t| &t.r_ves_ratios, r_ves_of),
+        by_difficulty,
+    }
 }
 
 fn counted(o: &crate::EngineOutcome) -> bool {
@@ -167,75 +375,40 @@ pub(crate) fn summarize_ves(questions: &[QuestionReport], engine: &str) -> Optio
     methods.sort_unstable();
     methods.dedup();
     let runs = timed.iter().map(|v| v.gold_ms.len()).max().unwrap_or(0);
-    let n = outcomes.len().max(1) as f64;
-    let term = |o: &crate::EngineOutcome, f: fn(&VesOutcome) -> f64| {
-        o.ves
-            .as_ref()
-            .filter(|_| o.verdict == Verdict::Match)
-            .map_or(0.0, f)
-    };
-    let score =
-        |f: fn(&VesOutcome) -> f64| outcomes.iter().map(|(_, o)| term(o, f)).sum::<f64>() / n;
-    // The score of run `i` alone, per run.
-    let per_run = |f: fn(f64) -> f64| -> Spread {
-        let scores: Vec<f64> = (0..runs)
-            .map(|i| {
-                outcomes
-                    .iter()
-                    .filter(|(_, o)| o.verdict == Verdict::Match)
-                    .filter_map(|(_, o)| o.ves.as_ref())
-                    .filter(|v| v.error.is_none())
-                    .filter_map(|v| v.run_ratio(i))
-                    .map(f)
-                    .sum::<f64>()
-                    / n
+    let levels = outcomes.iter().any(|(q, _)| q.difficulty.is_some());
+    let rows = |f: fn(&VesOutcome) -> Option<Terms>| -> Vec<(Option<&str>, Option<Terms>)> {
+        outcomes
+            .iter()
+            .map(|(q, o)| {
+                let correct = o.ves.as_ref().filter(|_| o.verdict == Verdict::Match);
+                (q.difficulty.as_deref(), correct.and_then(f))
             })
-            .collect();
-        let Some((_, stdev)) = mean_std(&scores) else {
-            return Spread::default();
-        };
-        Spread {
-            min: scores.iter().copied().fold(f64::INFINITY, f64::min),
-            max: scores.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            stdev,
-        }
+            .collect()
     };
-    let mut by_difficulty: BTreeMap<String, VesLevel> = BTreeMap::new();
-    if outcomes.iter().any(|(q, _)| q.difficulty.is_some()) {
-        for (q, o) in &outcomes {
-            let keys = q
-                .difficulty
-                .as_deref()
-                .into_iter()
-                .chain([crate::DIFFICULTY_ALL]);
-            for key in keys {
-                let l = by_difficulty.entry(key.to_string()).or_default();
-                l.questions += 1;
-                l.ves += term(o, |v| v.ves);
-                l.r_ves += term(o, |v| v.r_ves);
-                l.timed += usize::from(
-                    o.verdict == Verdict::Match
-                        && o.ves.as_ref().is_some_and(|v| v.error.is_none()),
-                );
-            }
-        }
-        for l in by_difficulty.values_mut() {
-            let d = l.questions.max(1) as f64;
-            l.ves /= d;
-            l.r_ves /= d;
-        }
-    }
+    let stable = scores(&rows(|v| Some(v.terms())), runs, levels);
+    let official = timed
+        .iter()
+        .any(|v| v.official.is_some())
+        .then(|| scores(&rows(VesOutcome::official_terms), runs, levels))
+        .map(|s| OfficialVes {
+            ves: s.ves,
+            r_ves: s.r_ves,
+            ves_spread: s.ves_spread,
+            r_ves_spread: s.r_ves_spread,
+            by_difficulty: s.by_difficulty,
+        });
     Some(VesSummary {
         method: methods.join(","),
         runs,
         questions: outcomes.len(),
         timed: timed.iter().filter(|v| v.error.is_none()).count(),
         failed: timed.iter().filter(|v| v.error.is_some()).count(),
-        ves: score(|v| v.ves),
-        r_ves: score(|v| v.r_ves),
-        ves_spread: per_run(ves_of),
-        r_ves_spread: per_run(r_ves_of),
-        by_difficulty,
+        ves: stable.ves,
+        r_ves: stable.r_ves,
+        ves_spread: stable.ves_spread,
+        r_ves_spread: stable.r_ves_spread,
+        by_difficulty: stable.by_difficulty,
+        official,
     })
 }
 
@@ -299,9 +472,14 @@ pub fn efficiency_contrasts(questions: &[QuestionReport]) -> Vec<EfficiencyContr
     out
 }
 
+/// How [`OfficialVes`] was timed, for the tables.
+pub const OFFICIAL_TIMING: &str =
+    "official scripts' timing: sqlite_cursor_execute (VES), sqlite_connect_fetch (R-VES)";
+
 /// The engines' VES table for the terminal and summary.md: one row per
 /// engine (method, runs, timed, VES and R-VES with their spread across
-/// runs), Markdown.
+/// runs) and, where the engine has it, a row with the official scripts'
+/// timing; Markdown.
 pub fn ves_table(engines: &[(&str, &VesSummary)]) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -315,39 +493,51 @@ pub fn ves_table(engines: &[(&str, &VesSummary)]) -> String {
         } else {
             String::new()
         };
-        let _ = writeln!(
-            out,
-            "| {e} | {} | {} | {} of {}{failed} | {:.2} | {:.2}–{:.2}, {:.2} | {:.2} | {:.2}–{:.2}, {:.2} |",
-            v.method,
-            v.runs,
-            v.timed,
-            v.questions,
-            v.ves,
-            v.ves_spread.min,
-            v.ves_spread.max,
-            v.ves_spread.stdev,
-            v.r_ves,
-            v.r_ves_spread.min,
-            v.r_ves_spread.max,
-            v.r_ves_spread.stdev,
-        );
+        let timed = format!("{} of {}{failed}", v.timed, v.questions);
+        let mut line = |method: &str, scores: (f64, &Spread, f64, &Spread)| {
+            let (ves, vs, r_ves, rs) = scores;
+            let _ = writeln!(
+                out,
+                "| {e} | {method} | {} | {timed} | {ves:.2} | {:.2}–{:.2}, {:.2} | {r_ves:.2} | {:.2}–{:.2}, {:.2} |",
+                v.runs, vs.min, vs.max, vs.stdev, rs.min, rs.max, rs.stdev,
+            );
+        };
+        line(&v.method, (v.ves, &v.ves_spread, v.r_ves, &v.r_ves_spread));
+        if let Some(o) = &v.official {
+            line(
+                OFFICIAL_TIMING,
+                (o.ves, &o.ves_spread, o.r_ves, &o.r_ves_spread),
+            );
+        }
     }
     out
 }
 
 /// BIRD's layout (`print_data`): `count`, then a VES and an R-VES row by
-/// difficulty, two decimals.
+/// difficulty, two decimals. With the official scripts' timing, `VES` and
+/// `R-VES` are the scripts' numbers and two more rows, named after the
+/// engine's method, give sqlwitness's stable timing.
 pub fn ves_official_table(v: &VesSummary) -> String {
     let cols = crate::level_columns(false);
-    let get = |c: &str| v.by_difficulty.get(c).cloned().unwrap_or_default();
-    let mut out = crate::levels::official_head(&cols, |c| get(c).questions);
-    for (name, f) in [
-        ("VES", (|l: &VesLevel| l.ves) as fn(&VesLevel) -> f64),
-        ("R-VES", |l: &VesLevel| l.r_ves),
-    ] {
+    let get =
+        |levels: &BTreeMap<String, VesLevel>, c: &str| levels.get(c).cloned().unwrap_or_default();
+    let mut out = crate::levels::official_head(&cols, |c| get(&v.by_difficulty, c).questions);
+    let stable = |name: &str| match &v.official {
+        Some(_) => format!("{name} ({})", v.method),
+        None => name.to_string(),
+    };
+    let mut rows: Vec<(String, &BTreeMap<String, VesLevel>, bool)> = Vec::new();
+    if let Some(o) = &v.official {
+        rows.push(("VES".into(), &o.by_difficulty, true));
+        rows.push(("R-VES".into(), &o.by_difficulty, false));
+    }
+    rows.push((stable("VES"), &v.by_difficulty, true));
+    rows.push((stable("R-VES"), &v.by_difficulty, false));
+    for (name, levels, ves) in rows {
         let _ = write!(out, "\n{name:20}");
         for c in &cols {
-            let _ = write!(out, " {:<20.2}", f(&get(c)));
+            let l = get(levels, c);
+            let _ = write!(out, " {:<20.2}", if ves { l.ves } else { l.r_ves });
         }
     }
     out.push('\n');
@@ -404,7 +594,7 @@ pub(crate) fn render_markdown_ves(report: &crate::Report, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "\n## Efficiency: VES and R-VES (`--ves-runs`)\n\nBIRD's VES (mean of √(gold time / prediction time)·100 over the questions, 0 for an incorrect prediction) and BIRD mini-dev's R-VES (the time ratio's reward, √reward·100), each engine timing on its own clock; \"per run\" is the score from each run alone, so a difference smaller than that spread is noise.\n"
+        "\n## Efficiency: VES and R-VES (`--ves-runs`)\n\nBIRD's VES (mean of √(gold time / prediction time)·100 over the questions, 0 for an incorrect prediction) and BIRD mini-dev's R-VES (the time ratio's reward, √reward·100), each engine timing on its own clock; \"per run\" is the score from each run alone, so a difference smaller than that spread is noise. On SQLite a second row times the same runs as BIRD's official scripts do on the client (BIRD dev's `cursor.execute` on a new connection for VES, mini-dev's connect-to-close for R-VES): the numbers to compare with published ones.\n"
     );
     out.push_str(&ves_table(&engines));
     for (e, v) in &engines {
@@ -464,5 +654,85 @@ mod tests {
             (failed.time_ratio, failed.ves, failed.r_ves),
             (None, 0.0, 0.0)
         );
+    }
+
+    #[test]
+    fn official_timing_scores_ves_and_r_ves_from_each_scripts_runs() {
+        // BIRD dev's timing: the gold 4× the prediction; mini-dev's: equal.
+        let o = OfficialTiming::new(
+            (vec![4.0, 4.0], vec![1.0, 1.0]),
+            (vec![2.0, 2.0], vec![2.0, 2.0]),
+            false,
+        );
+        // σ = 0 keeps every run (the scripts' division by zero is not
+        // reproduced).
+        assert_eq!(o.execute_time_ratio, Some(4.0));
+        assert_eq!(o.session_time_ratio, Some(1.0));
+        let o = OfficialTiming::new(
+            (vec![3.0, 5.0], vec![1.0, 1.0]),
+            (vec![1.0, 3.0], vec![2.0, 2.0]),
+            false,
+        );
+        assert_eq!(o.execute_time_ratio, Some(4.0));
+        assert!((o.ves - 200.0).abs() < 1e-9);
+        assert_eq!(o.session_time_ratio, Some(1.0));
+        assert_eq!((o.reward, o.r_ves), (1.0, 100.0));
+        let failed = OfficialTiming::new((vec![3.0], vec![1.0]), (vec![1.0], vec![1.0]), true);
+        assert_eq!((failed.ves, failed.r_ves), (0.0, 0.0));
+    }
+
+    #[test]
+    fn the_summary_carries_the_official_scores_beside_the_stable_ones() {
+        let stable = VesOutcome::new(
+            TimingMethod::SqliteSteps,
+            vec![1.0, 1.0],
+            vec![1.0, 1.0],
+            None,
+        );
+        let official = OfficialTiming::new(
+            (vec![3.0, 5.0], vec![1.0, 1.0]),
+            (vec![1.0, 3.0], vec![2.0, 2.0]),
+            false,
+        );
+        let q = |id: usize, ves: Option<VesOutcome>, verdict: Verdict| {
+            let mut outcome = crate::EngineOutcome::new(verdict);
+            outcome.ves = ves;
+            QuestionReport {
+                id,
+                db_id: "db".into(),
+                question: String::new(),
+                gold_sql: String::new(),
+                pred_sql: None,
+                hardness: None,
+                hardness_error: None,
+                exact_match: None,
+                exact_match_error: None,
+                difficulty: Some("simple".into()),
+                engines: [("sqlite".to_string(), outcome)].into(),
+            }
+        };
+        let questions = vec![
+            q(
+                0,
+                Some(stable.clone().with_official(Some(official))),
+                Verdict::Match,
+            ),
+            q(1, None, Verdict::Mismatch),
+        ];
+        let v = summarize_ves(&questions, "sqlite").unwrap();
+        // Stable: ratio 1 → 100 for one question of two.
+        assert!((v.ves - 50.0).abs() < 1e-9, "{v:?}");
+        let o = v.official.as_ref().unwrap();
+        assert!((o.ves - 100.0).abs() < 1e-9, "{o:?}");
+        assert!((o.r_ves - 50.0).abs() < 1e-9, "{o:?}");
+        assert!((o.by_difficulty["total"].ves - 100.0).abs() < 1e-9);
+        let table = ves_official_table(&v);
+        assert!(table.contains("\nVES  "), "{table}");
+        assert!(table.contains("\nVES (sqlite_steps) "), "{table}");
+        assert!(ves_table(&[("sqlite", &v)]).contains(OFFICIAL_TIMING));
+        // Without the official timing, the rows are the stable ones, unnamed.
+        let plain = summarize_ves(&[q(0, Some(stable), Verdict::Match)], "sqlite").unwrap();
+        assert!(plain.official.is_none());
+        assert!(!ves_official_table(&plain).contains("sqlite_steps"));
     }
 }

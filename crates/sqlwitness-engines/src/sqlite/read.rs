@@ -27,7 +27,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, InterruptHandle, OpenFlags};
 use sqlwitness_core::{
     Collect, Column, Database, DbError, Engine, EngineInfo, EngineKind, ErrorClass, QueryLimits,
-    ResultSet, RowSink, Timed, TimingMethod, Value,
+    ResultSet, RowSink, ScriptTimed, Timed, TimingMethod, Value,
 };
 use sqlwitness_dialect::Dialect;
 
@@ -210,19 +210,36 @@ impl SqliteEngine {
         limits: &QueryLimits,
         sink: &mut dyn RowSink,
     ) -> Result<Duration, DbError> {
-        use std::sync::atomic::Ordering;
-        let cancelled = || {
-            DbError::new(
+        self.check_cancelled()?;
+        let path = db.sqlite_path.as_path();
+        let pc = self.take(path)?;
+        let result = self.limited(&pc, limits, || self.run(&pc, sql, limits, sink));
+        self.give_back(path, pc);
+        self.check_cancelled()?;
+        result
+    }
+
+    /// An error when [`Engine::cancel_running`] was called.
+    fn check_cancelled(&self) -> Result<(), DbError> {
+        if self.cancelled.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(DbError::new(
                 ErrorClass::Connection,
                 None,
                 "the run was interrupted: the statement was not run to its end",
-            )
-        };
-        if self.cancelled.load(Ordering::SeqCst) {
-            return Err(cancelled());
+            ));
         }
-        let path = db.sqlite_path.as_path();
-        let pc = self.take(path)?;
+        Ok(())
+    }
+
+    /// `work` on `pc` under the deadline of `limits`, interruptible by
+    /// [`Engine::cancel_running`].
+    fn limited<T>(
+        &self,
+        pc: &PooledConn,
+        limits: &QueryLimits,
+        work: impl FnOnce() -> Result<T, DbError>,
+    ) -> Result<T, DbError> {
+        use std::sync::atomic::Ordering;
         let deadline = Instant::now() + limits.timeout;
         set_deadline(&pc.deadline, Some(deadline));
         let handle = pc.conn.get_interrupt_handle();
@@ -232,23 +249,76 @@ impl SqliteEngine {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id, pc.conn.get_interrupt_handle());
-        // A cancel between the check above and the registration.
-        let result = if self.cancelled.load(Ordering::SeqCst) {
-            Err(cancelled())
-        } else {
-            self.run(&pc, sql, limits, sink)
-        };
+        // A cancel between the caller's check and the registration.
+        let result = self.check_cancelled().and_then(|()| work());
         self.running
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&id);
         watchdog().disarm(ticket);
         set_deadline(&pc.deadline, None);
-        self.give_back(path, pc);
-        if self.cancelled.load(Ordering::SeqCst) {
-            return Err(cancelled());
-        }
         result
+    }
+
+    /// Runs `sql` on a new connection to `db`'s file, as BIRD's official
+    /// VES scripts run it with Python's `sqlite3`, under the deadline of
+    /// `limits`: BIRD dev's time is preparing (on a new connection, the
+    /// schema is read then) and stepping to the first row (`cursor.execute`);
+    /// mini-dev's runs from opening the connection (with the dialect's
+    /// session statements) to closing it, every row stepped and read
+    /// (`connect`, `execute`, `fetchall`, `close`).
+    fn run_as_scripts(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<ScriptTimed, DbError> {
+        self.check_cancelled()?;
+        let session = Instant::now();
+        let pc = self.open(db.sqlite_path.as_path())?;
+        let execute = self.limited(&pc, limits, || {
+            let mut rows = Collect::new(limits);
+            self.run_to_first_row(&pc, sql, limits, &mut rows)
+        })?;
+        drop(pc);
+        let session = session.elapsed();
+        self.check_cancelled()?;
+        Ok(ScriptTimed {
+            execute_ms: execute.as_secs_f64() * 1000.0,
+            session_ms: session.as_secs_f64() * 1000.0,
+        })
+    }
+
+    /// Prepares `sql` on `pc` and steps it to its end, handing its rows to
+    /// `sink`; returns the time from the start of preparing to the first
+    /// row (or to the end, when there is none).
+    fn run_to_first_row(
+        &self,
+        pc: &PooledConn,
+        sql: &str,
+        limits: &QueryLimits,
+        sink: &mut dyn RowSink,
+    ) -> Result<Duration, DbError> {
+        let length = i32::try_from(limits.max_bytes.max(1 << 20)).unwrap_or(i32::MAX);
+        pc.conn
+            .set_limit(Limit::SQLITE_LIMIT_LENGTH, length)
+            .map_err(|e| self.db_error(e, None))?;
+        let started = Instant::now();
+        let mut stmt = pc.conn.prepare(sql).map_err(|e| self.db_error(e, None))?;
+        let ncol = stmt.column_count();
+        let mut rows = stmt.query([]).map_err(|e| self.db_error(e, None))?;
+        let mut execute = None;
+        while let Some(row) = rows.next().map_err(|e| self.db_error(e, None))? {
+            execute.get_or_insert_with(|| started.elapsed());
+            let mut values = Vec::with_capacity(ncol);
+            for i in 0..ncol {
+                let v = row.get_ref(i).map_err(|e| self.db_error(e, None))?;
+                values.push(sqlite_value(v));
+            }
+            let bytes = values.iter().map(Value::heap_size).sum::<usize>();
+            sink.row(values, bytes)?;
+        }
+        Ok(execute.unwrap_or_else(|| started.elapsed()))
     }
 }
 
@@ -283,6 +353,15 @@ impl Engine for SqliteEngine {
             ms: stepping.as_secs_f64() * 1000.0,
             method: TimingMethod::SqliteSteps,
         })
+    }
+
+    fn time_as_scripts(
+        &self,
+        db: &Database,
+        sql: &str,
+        limits: &QueryLimits,
+    ) -> Result<Option<ScriptTimed>, DbError> {
+        self.run_as_scripts(db, sql, limits).map(Some)
     }
 
     /// Interrupts every statement running now (SQLite stops it at its next
