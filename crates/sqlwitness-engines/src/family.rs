@@ -46,6 +46,40 @@ pub(crate) struct Family {
     /// The connection options of the family's own command-line client,
     /// where that client takes no URL.
     pub client_options: Option<fn(&str) -> Vec<String>>,
+    /// Its run logins, where the family has logins (a server).
+    pub logins: Option<&'static Logins>,
+    /// Its leases' records, where the family has leases (a server).
+    pub leases: Option<&'static Leases>,
+}
+
+/// What a server family does with the records of its leases
+/// ([`crate::lease`]).
+pub(crate) struct Leases {
+    /// Sweeps the records no session holds a lease for (administrative
+    /// URL); what was dropped, as `kind name`.
+    pub sweep: fn(&str) -> Result<Vec<String>, DbError>,
+    /// Drops what a lease of this process recorded, and its records
+    /// (administrative URL, lease, items).
+    pub remove: fn(&str, &str, &[crate::lease::Leased]) -> Result<(), DbError>,
+}
+
+/// Grants login `name` read access to namespace `ns` (administrative URL,
+/// name, namespace).
+pub(crate) type GrantFn = fn(&str, &str, &str) -> Result<(), String>;
+
+/// A server family's run logins ([`crate::RunLogin`]); errors as text.
+pub(crate) struct Logins {
+    /// Creates login `name` with `password` over the administrative URL,
+    /// reading what `reads` says; drops run logins made before
+    /// `stale_before` (seconds since the epoch) that no record names.
+    pub create: for<'a> fn(&str, &str, &str, u64, crate::login::RunReads<'a>) -> Result<(), String>,
+    /// Lets the login read a namespace made after it (where its grants are
+    /// its own, not a role's it inherits).
+    pub grant: Option<GrantFn>,
+    /// Drops the login (best effort).
+    pub drop: fn(&str, &str),
+    /// Whether a login's URL names no database (its reads are its grants).
+    pub url_without_database: bool,
 }
 
 /// Every family this build has: the registry.
@@ -61,6 +95,11 @@ const FAMILIES: &[&Family] = &[
 /// The family of `adapter`, when this build has it.
 pub(crate) fn of(adapter: Adapter) -> Option<&'static Family> {
     FAMILIES.iter().copied().find(|f| f.adapter == adapter)
+}
+
+/// The run logins of `kind`'s family, when it has them in this build.
+pub(crate) fn logins(kind: EngineKind) -> Option<&'static Logins> {
+    of_kind(kind).and_then(|f| f.logins)
 }
 
 /// The family of `kind`'s dialect, when this build has it.

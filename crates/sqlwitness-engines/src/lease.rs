@@ -248,19 +248,10 @@ pub fn remove_held() {
     }
 }
 
-#[cfg_attr(
-    not(any(feature = "postgres", feature = "mysql")),
-    allow(unused_variables)
-)]
 fn remove(kind: EngineKind, admin_url: &str, lease: &str, items: &[Leased]) -> Result<(), DbError> {
-    match sqlwitness_dialect::shipped(kind).adapter {
-        #[cfg(feature = "postgres")]
-        sqlwitness_dialect::Adapter::Postgres => {
-            crate::postgres::lease::remove(admin_url, lease, items)
-        }
-        #[cfg(feature = "mysql")]
-        sqlwitness_dialect::Adapter::Mysql => crate::mysql::lease::remove(admin_url, lease, items),
-        _ => Ok(()),
+    match crate::family::of_kind(kind).and_then(|f| f.leases) {
+        Some(leases) => (leases.remove)(admin_url, lease, items),
+        None => Ok(()),
     }
 }
 
@@ -268,10 +259,6 @@ fn remove(kind: EngineKind, admin_url: &str, lease: &str, items: &[Leased]) -> R
 /// holds (a run that was killed) has its sessions ended and is dropped,
 /// with its record. Once per server and process; what was dropped, as
 /// `kind name`.
-#[cfg_attr(
-    not(any(feature = "postgres", feature = "mysql")),
-    allow(unused_variables)
-)]
 pub fn sweep(kind: EngineKind, admin_url: &str) -> Result<Vec<String>, DbError> {
     {
         let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
@@ -280,12 +267,9 @@ pub fn sweep(kind: EngineKind, admin_url: &str) -> Result<Vec<String>, DbError> 
         }
         swept.push((kind, admin_url.to_string()));
     }
-    match sqlwitness_dialect::shipped(kind).adapter {
-        #[cfg(feature = "postgres")]
-        sqlwitness_dialect::Adapter::Postgres => crate::postgres::lease::sweep(admin_url),
-        #[cfg(feature = "mysql")]
-        sqlwitness_dialect::Adapter::Mysql => crate::mysql::lease::sweep(admin_url),
-        _ => Ok(Vec::new()),
+    match crate::family::of_kind(kind).and_then(|f| f.leases) {
+        Some(leases) => (leases.sweep)(admin_url),
+        None => Ok(Vec::new()),
     }
 }
 

@@ -65,7 +65,7 @@ fn login_url(
     u.set_username(user).map_err(|_| bad("user"))?;
     u.set_password(Some(password))
         .map_err(|_| bad("password"))?;
-    if sqlwitness_dialect::shipped(kind).adapter == sqlwitness_dialect::Adapter::Mysql {
+    if crate::family::logins(kind).is_some_and(|l| l.url_without_database) {
         u.set_path("");
     }
     Ok(u.to_string())
@@ -221,6 +221,8 @@ impl RunLogin {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
+        let logins =
+            crate::family::logins(kind).ok_or(EngineError::NotCompiled { engine: kind })?;
         let name = run_login_name(now, &crate::fresh_password()[..8]);
         let password = crate::fresh_password();
         let url = login_url(kind, admin_url, &name, &password)?;
@@ -241,23 +243,7 @@ impl RunLogin {
             )
             .map_err(|e| fail(e.message))?
         };
-        let made: Result<(), EngineError> = match sqlwitness_dialect::shipped(kind).adapter {
-            #[cfg(feature = "postgres")]
-            sqlwitness_dialect::Adapter::Postgres => {
-                let _ = reads;
-                crate::postgres::create_run_login(admin_url, &name, &password, stale_before)
-                    .map_err(|e| fail(e.to_string()))
-            }
-            #[cfg(feature = "mysql")]
-            sqlwitness_dialect::Adapter::Mysql => {
-                crate::mysql::create_run_login(admin_url, &name, &password, stale_before, reads)
-                    .map_err(|e| fail(e.to_string()))
-            }
-            _ => {
-                let _ = (password, stale_before, reads);
-                return Err(EngineError::NotCompiled { engine: kind });
-            }
-        };
+        let made = (logins.create)(admin_url, &name, &password, stale_before, reads).map_err(fail);
         #[cfg(any(feature = "postgres", feature = "mysql"))]
         if let Err(e) = made {
             // Nothing, or a login half made: the sweep's once the lease ends.
@@ -296,22 +282,16 @@ impl RunLogin {
     /// (they go with the login when it is dropped); `ns` is a namespace the
     /// run made itself, and the reader's grant on it was made with it.
     pub fn grant_database(&self, ns: &str) -> Result<(), EngineError> {
-        match sqlwitness_dialect::shipped(self.kind).adapter {
-            #[cfg(feature = "mysql")]
-            sqlwitness_dialect::Adapter::Mysql => {
-                crate::mysql::grant_run_login(&self.admin_url, &self.name, ns).map_err(|e| {
-                    EngineError::connect(
-                        self.kind,
-                        &self.admin_url,
-                        format!("cannot grant the run login read access to {ns}: {e}"),
-                    )
-                })
-            }
-            _ => {
-                let _ = ns;
-                Ok(())
-            }
-        }
+        let Some(grant) = crate::family::logins(self.kind).and_then(|l| l.grant) else {
+            return Ok(());
+        };
+        grant(&self.admin_url, &self.name, ns).map_err(|e| {
+            EngineError::connect(
+                self.kind,
+                &self.admin_url,
+                format!("cannot grant the run login read access to {ns}: {e}"),
+            )
+        })
     }
 }
 
@@ -326,16 +306,8 @@ impl RunLogin {
         {
             return;
         }
-        match sqlwitness_dialect::shipped(self.kind).adapter {
-            #[cfg(feature = "postgres")]
-            sqlwitness_dialect::Adapter::Postgres => {
-                let _ = crate::postgres::drop_run_login(&self.admin_url, &self.name);
-            }
-            #[cfg(feature = "mysql")]
-            sqlwitness_dialect::Adapter::Mysql => {
-                let _ = crate::mysql::drop_run_login(&self.admin_url, &self.name);
-            }
-            _ => {}
+        if let Some(logins) = crate::family::logins(self.kind) {
+            (logins.drop)(&self.admin_url, &self.name);
         }
         // Gone: its record and lease too.
         #[cfg(any(feature = "postgres", feature = "mysql"))]

@@ -35,6 +35,8 @@ pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     file_source: None,
     default_url: Some(default_url),
     client_options: None,
+    logins: None,
+    leases: None,
 };
 
 fn open_reader(

@@ -29,7 +29,39 @@ pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     file_source: None,
     default_url: None,
     client_options: Some(crate::mysql_client_options),
+    logins: Some(&LOGINS),
+    leases: Some(&crate::family::Leases {
+        sweep: lease::sweep,
+        remove: lease::remove,
+    }),
 };
+
+/// Run logins: accounts with grants of their own, copied from the reader's
+/// when made (a namespace made later is granted by `grant`).
+const LOGINS: crate::family::Logins = crate::family::Logins {
+    create: create_login,
+    grant: Some(grant_login),
+    drop: drop_login,
+    url_without_database: true,
+};
+
+fn create_login(
+    admin_url: &str,
+    name: &str,
+    password: &str,
+    stale_before: u64,
+    reads: crate::login::RunReads<'_>,
+) -> Result<(), String> {
+    create_run_login(admin_url, name, password, stale_before, reads).map_err(|e| e.to_string())
+}
+
+fn grant_login(admin_url: &str, name: &str, ns: &str) -> Result<(), String> {
+    grant_run_login(admin_url, name, ns).map_err(|e| e.to_string())
+}
+
+fn drop_login(admin_url: &str, name: &str) {
+    let _ = drop_run_login(admin_url, name);
+}
 
 fn open_reader(
     kind: sqlwitness_core::EngineKind,

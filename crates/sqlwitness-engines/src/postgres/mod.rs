@@ -24,7 +24,34 @@ pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     file_source: None,
     default_url: None,
     client_options: None,
+    logins: Some(&LOGINS),
+    leases: Some(&crate::family::Leases {
+        sweep: lease::sweep,
+        remove: lease::remove,
+    }),
 };
+
+/// Run logins: members of the reader role (its grants are theirs).
+const LOGINS: crate::family::Logins = crate::family::Logins {
+    create: create_login,
+    grant: None,
+    drop: drop_login,
+    url_without_database: false,
+};
+
+fn create_login(
+    admin_url: &str,
+    name: &str,
+    password: &str,
+    stale_before: u64,
+    _reads: crate::login::RunReads<'_>,
+) -> Result<(), String> {
+    create_run_login(admin_url, name, password, stale_before).map_err(|e| e.to_string())
+}
+
+fn drop_login(admin_url: &str, name: &str) {
+    let _ = drop_run_login(admin_url, name);
+}
 
 fn open_reader(
     kind: sqlwitness_core::EngineKind,

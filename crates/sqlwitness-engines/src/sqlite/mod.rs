@@ -19,6 +19,8 @@ pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     file_source: Some(open_file_source),
     default_url: None,
     client_options: None,
+    logins: None,
+    leases: None,
 };
 
 fn open_reader(
