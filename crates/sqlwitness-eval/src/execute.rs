@@ -10,8 +10,8 @@ use sqlwitness_core::{canonical_cell, Database, DbError, EngineKind, ResultSet, 
 use sqlwitness_report::{truncate_cell, truncate_text, Execution, ExecutionStatus, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
+use crate::ctx::EngineCtx;
 use crate::digest::{Answer, Collector, Hold};
-use crate::question::EngineCtx;
 use crate::EvalPlan;
 
 /// Rows kept per execution for the report's drill-down.

@@ -19,6 +19,7 @@
 
 mod audit;
 mod connect;
+mod ctx;
 mod digest;
 mod error;
 mod execute;

@@ -1,15 +1,15 @@
 //! One question on every engine: the gold, the prediction, the
 //! comparison, the tie and suite judgments, the verdict.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use sqlwitness_bench::{PredictedSql, Question};
 use sqlwitness_core::compare::{compare, CompareMode, CompareOptions, Comparison};
-use sqlwitness_core::{Database, DbError, Engine, EngineKind, ErrorClass, Verdict};
-use sqlwitness_dialect::Dialect;
+use sqlwitness_core::{Database, DbError, EngineKind, ErrorClass, Verdict};
 use sqlwitness_report::{truncate_text, EngineOutcome, Execution, QuestionReport, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
+use crate::ctx::{DbFacts, EngineCtx, Rows};
 use crate::digest::{compare_keys, decide_residue, Answer, Digest, Keep, KeyVerdict, Residue};
 use crate::execute::{
     execute, execute_answer, failed_execution, prepare_pred, prepare_sql, run_guarded_into,
@@ -17,21 +17,6 @@ use crate::execute::{
 use crate::reference::Reference;
 use crate::verdict::{decide, GoldRun, PredRun};
 use crate::EvalPlan;
-
-/// What every question's evaluation on one engine needs.
-pub(crate) struct EngineCtx {
-    pub kind: EngineKind,
-    pub engine: std::sync::Arc<dyn Engine>,
-    pub dialect: Dialect,
-    /// Databases that could not be migrated to this engine, with the reason.
-    pub unavailable: HashMap<String, String>,
-    /// Per database, what its copy on this engine changed that can make the
-    /// engine answer differently (`nul_stripped`, `mixed_storage`).
-    pub caveats: HashMap<String, Vec<(String, &'static str)>>,
-    /// Per database, the columns its copy on this engine holds only
-    /// degraded (a dump's geometry as WKT …): `(table, column, how)`.
-    pub degraded: HashMap<String, Vec<(String, String, String)>>,
-}
 
 /// Marks `outcome` not portable when the gold or the prediction reads a
 /// column this engine's copy holds degraded: a failure (`mismatch`,
@@ -67,18 +52,6 @@ fn not_portable(
     if matches!(outcome.verdict, Verdict::Mismatch | Verdict::PredError) {
         outcome.verdict = Verdict::EngineError;
     }
-}
-
-/// What the evaluation knows of a question's database: its names (for
-/// identifier resolution on the servers) and its schema (for the reference
-/// judgment's mechanisms).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct DbFacts<'a> {
-    pub names: Option<&'a NameSet>,
-    pub schema: Option<&'a sqlwitness_sql::SchemaInfo>,
-    /// The schema and foreign keys Spider's exact match reads (with
-    /// `tables.json` only).
-    pub exact: Option<&'a (sqlwitness_sql::SpiderSchema, sqlwitness_sql::ForeignKeyMap)>,
 }
 
 /// [`evaluate_question`], with a panic anywhere inside turned into that
@@ -279,14 +252,6 @@ pub(crate) fn hardness(q: &Question) -> (Option<String>, Option<String>) {
 /// A query's text as the report keeps it (cut to its limit).
 fn shown(sql: &str) -> String {
     truncate_text(sql, MAX_TEXT_BYTES).unwrap_or_else(|| sql.to_string())
-}
-
-/// What a question's gold and prediction returned on one engine, besides
-/// its outcome: the rows the reference judgment compares.
-#[derive(Default)]
-pub(crate) struct Rows {
-    pub gold: Option<Answer>,
-    pub pred: Option<Answer>,
 }
 
 /// The prediction's stage on one engine: it ran to rows (the text run, its

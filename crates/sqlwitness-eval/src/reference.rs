@@ -22,8 +22,8 @@ use sqlwitness_core::{Database, ErrorClass, ResultSet, Value, Verdict};
 use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
 use sqlwitness_sql::{in_some_column_order, TieWindow};
 
+use crate::ctx::{EngineCtx, Rows};
 use crate::digest::{same_answer_keys, Answer, Digest};
-use crate::question::{EngineCtx, Rows};
 use crate::EvalPlan;
 
 /// The reference engine's gold on one question: its text, its answer, and

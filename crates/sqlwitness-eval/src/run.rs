@@ -14,8 +14,9 @@ use sqlwitness_core::EngineKind;
 use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FORMAT_VERSION};
 use sqlwitness_sql::NameSet;
 
+use crate::ctx::{DbFacts, EngineCtx};
 use crate::migrate::migrate_for;
-use crate::question::{evaluate_question_safely, DbFacts, EngineCtx};
+use crate::question::evaluate_question_safely;
 use crate::{EvalError, EvalPlan, Progress};
 
 /// Stack of the evaluation threads: SQL syntax trees are walked

@@ -3,8 +3,8 @@
 //!
 //! Only a `match` is timed (an incorrect prediction scores 0 without
 //! running again). Each run times the prediction, then the gold, as the
-//! evaluators do; both go through the guard and run like every other
-//! execution (the engine's [`sqlwitness_core::Engine::time`]: the same
+//! evaluators do; both pass the guard (once, before the first run) and run
+//! like every other execution (the engine's [`sqlwitness_core::Engine::time`]: the same
 //! read-only session, login and limits, the time on the engine's own clock).
 //! The first failed run (a timeout, an error) ends the timing: the
 //! question scores 0, as the evaluators score an exception. Where the
@@ -18,8 +18,8 @@ use sqlwitness_dialect::EngineFacts;
 use sqlwitness_report::{EngineOutcome, OfficialTiming, VesOutcome};
 use sqlwitness_sql::NameSet;
 
+use crate::ctx::EngineCtx;
 use crate::execute::{prepare_pred, prepare_sql};
-use crate::question::EngineCtx;
 use crate::EvalPlan;
 
 /// `outcome` with its timed runs where the plan asks for them and the
@@ -53,19 +53,23 @@ pub(crate) fn with_ves(
         sqlwitness_guard::guard_with(sql, &ctx.dialect, &options)?;
         Ok(())
     };
-    let time = |sql: &str| -> Result<Timed, DbError> {
-        guarded(sql)?;
-        ctx.engine.time(db, sql, &plan.limits)
-    };
+    // The same text passes or fails the guard every time: checked once,
+    // not between two timed runs.
+    let checked = guarded(&pred_run).and_then(|()| guarded(&gold_run));
+    let time = |sql: &str| -> Result<Timed, DbError> { ctx.engine.time(db, sql, &plan.limits) };
     let time_as_scripts = |sql: &str| -> Result<Option<ScriptTimed>, DbError> {
-        guarded(sql)?;
         ctx.engine.time_as_scripts(db, sql, &plan.limits)
     };
     let mut gold_ms = Vec::with_capacity(plan.ves_runs);
     let mut pred_ms = Vec::with_capacity(plan.ves_runs);
     let mut method = None;
-    let mut error = None;
+    let mut error = checked
+        .err()
+        .map(|e| format!("{}: {}", e.class.as_str(), e.message));
     for _ in 0..plan.ves_runs {
+        if error.is_some() {
+            break;
+        }
         if crate::interrupted() {
             error = Some("interrupted".to_string());
             break;
