@@ -241,3 +241,45 @@ fn audit_proves_a_tie_the_two_embedded_engines_cut_differently() {
         assert!(rows.contains(&("duckdb", "2014")), "{f}");
     }
 }
+
+/// `fuzz --reference duckdb` distils the suite on DuckDB: the gold and its
+/// neighbours run on the database's DuckDB copy and on each candidate
+/// migrated there (not on the SQLite files), and every candidate's copy is
+/// removed afterwards.
+#[test]
+fn a_suite_is_distilled_with_duckdb_as_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("copies");
+    let out = dir.path().join("suite");
+    run_ok(&[
+        "fuzz",
+        "--bench",
+        "examples/spider-dev",
+        "--db",
+        "concert_singer",
+        "--candidates",
+        "12",
+        "--reference",
+        "duckdb",
+        "--server",
+        &url(&folder),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let manifest = read_json(&out.join("manifest.json"));
+    let db = &manifest["databases"]["concert_singer"];
+    assert_eq!(db["reference"]["engine"], "duckdb", "{db}");
+    assert_eq!(db["candidates"], 12, "{db}");
+    assert!(
+        !db["instances"].as_array().unwrap().is_empty(),
+        "no instance kept: {db}"
+    );
+    // Only the database's own copy is left: the candidates' went with them.
+    let copies: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".duckdb"))
+        .collect();
+    assert_eq!(copies, ["sw_concert_singer.duckdb"], "{copies:?}");
+}

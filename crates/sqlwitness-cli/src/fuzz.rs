@@ -74,11 +74,12 @@ pub struct FuzzArgs {
     pub partition: Option<String>,
     /// The engine whose gold (its own, from the benchmark or `--gold`)
     /// and its neighbours are run to distil the suite (default: sqlite).
-    /// A server engine runs them on the database's copy there (for a
-    /// benchmark imported from a dump, the copy with the dump's own
-    /// types) and on each candidate migrated there from its SQLite file
-    /// (PostgreSQL: the dump copy's column types where it has them, else
-    /// the types migration infers); instances are still SQLite files.
+    /// An engine on copies of its own (a server, DuckDB) runs them on the
+    /// database's copy there (for a benchmark imported from a dump, the
+    /// copy with the dump's own types) and on each candidate migrated
+    /// there from its SQLite file (PostgreSQL: the dump copy's column
+    /// types where it has them, else the types migration infers);
+    /// instances are still SQLite files.
     #[arg(long, value_name = "ENGINE")]
     pub reference: Option<String>,
     /// An engine's own gold, `ENGINE=FILE` (repeatable; as `eval --gold`).
@@ -254,7 +255,9 @@ fn reference(
     let files = InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?;
     sqlwitness_eval::dialect_inputs(bench, &files, &engines)?;
     let servers = match kind {
-        Some(k) if k.is_server() => Some(crate::plan::servers(a.servers.clone(), &[k], true)?),
+        // An engine on copies of its own (a server, DuckDB's folder): the
+        // gold runs there on each candidate migrated to it.
+        Some(k) if k.holds_copies() => Some(crate::plan::servers(a.servers.clone(), &[k], true)?),
         _ => None,
     };
     crate::import::from_manifest(bench, servers.as_ref(), a.quiet)?;
