@@ -110,9 +110,10 @@ fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
         }
         return Ok(None);
     };
-    if !kind.is_server() {
+    if !kind.holds_copies() {
         anyhow::bail!(BadInput(format!(
-            "--reference {kind}: SQLite judges without --reference; give a server engine"
+            "--reference {kind}: SQLite judges without --reference; give an engine on copies \
+             of its own (a server, or duckdb)"
         )));
     }
     let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;

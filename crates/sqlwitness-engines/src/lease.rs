@@ -634,7 +634,10 @@ pub fn unlease_namespace(_kind: EngineKind, _admin_url: &str, _ns: &str) {}
 pub fn lease_namespace(kind: EngineKind, admin_url: &str, ns: &str) -> Result<(), DbError> {
     // A family without leases (DuckDB's copies are files of its own
     // folder) records nothing.
-    if crate::family::of_kind(kind).and_then(|f| f.leases).is_none() {
+    if crate::family::of_kind(kind)
+        .and_then(|f| f.leases)
+        .is_none()
+    {
         return Ok(());
     }
     let mut all = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());

@@ -14,6 +14,7 @@ use sqlwitness_bench::{
 use sqlwitness_core::{
     compare, CompareMode, CompareOptions, Database, DbError, Engine, QueryLimits, ResultSet,
 };
+use sqlwitness_dialect::EngineFacts;
 use sqlwitness_engines::{sqlite_schema_names, SqliteEngine};
 use sqlwitness_sql::{has_top_level_order_by, ColumnChange, RewriteError, SchemaChange};
 
@@ -704,6 +705,23 @@ struct Reference<'a> {
 }
 
 impl Reference<'_> {
+    /// `sql` with each identifier spelled as the database in `file` spells
+    /// it, quoted where the engine would fold it (as `eval` runs a query on
+    /// a server's copy); as written where the schema cannot be read.
+    fn resolved(&self, sql: &str, file: &Path) -> String {
+        if !self.kind.is_server() {
+            return sql.to_string();
+        }
+        match sqlite_schema_names(file) {
+            Ok(tables) => sqlwitness_sql::resolve_identifiers(
+                sql,
+                &sqlwitness_sql::NameSet::new(&tables),
+                self.kind,
+            ),
+            Err(_) => sql.to_string(),
+        }
+    }
+
     /// The output file of its golds.
     fn gold_file(&self, split: &str) -> String {
         format!("{split}_gold_{}.sql", self.kind)
@@ -875,6 +893,13 @@ impl<'a> Run<'a> {
             Ok(report) => report.problem(),
             Err(e) => Some(e.to_string()),
         };
+        // A copy made by this run is readable by the run's login only once
+        // granted (MySQL and MariaDB logins hold their grants as made).
+        let problem = problem.or_else(|| {
+            s.login
+                .and_then(|l| l.grant_database(&original.namespace).err())
+                .map(|e| e.to_string())
+        });
         problem.map(|p| {
             format!(
                 "original not available on {}: {}: {p}",
@@ -993,7 +1018,8 @@ impl<'a> Run<'a> {
         let gold = &r.server.golds[id];
         let original = originals.entry(id).or_insert_with(|| {
             let original = sqlwitness_bench::database_of(db, path, &r.server.prefix);
-            r.server.engine.execute(&original, gold, &self.limits)
+            let gold = r.resolved(gold, path);
+            r.server.engine.execute(&original, &gold, &self.limits)
         });
         verify(
             r.server.engine,
@@ -1001,7 +1027,7 @@ impl<'a> Run<'a> {
             r.ordered(gold),
             original,
             &copy.db,
-            sql,
+            &r.resolved(sql, &copy.db.sqlite_path),
         )
         .map_err(on)
     }
