@@ -68,8 +68,8 @@ pub struct PerturbArgs {
     /// there is none.
     #[arg(long)]
     pub resume: bool,
-    /// A server engine that judges the golds instead of SQLite
-    /// (`postgres`, `mysql`, `mariadb`): its own golds (`--gold`, else the
+    /// An engine on copies of its own that judges the golds instead of
+    /// SQLite (`postgres`, `mysql`, `mariadb`, `duckdb`): its own golds (`--gold`, else the
     /// benchmark's) are rewritten in its dialect, each perturbed copy is
     /// migrated there into a scratch namespace (dropped after), and a
     /// question is kept only if its rewritten gold returns there what the
