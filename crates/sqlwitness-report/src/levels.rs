@@ -37,6 +37,11 @@ pub struct LevelSummary {
     /// Mean Soft F1 over the same questions (a question without a value
     /// counts 0, as BIRD's script counts an error).
     pub soft_f1: f64,
+    /// Spider's exact set match (`questions[].exact_match`): the questions
+    /// matching exactly over those scored at this level; absent when the
+    /// run scored none (no `tables.json`, no predictions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_match: Option<f64>,
 }
 
 #[derive(Default)]
@@ -45,6 +50,9 @@ struct Acc {
     matched: usize,
     with_db: usize,
     soft_f1: f64,
+    /// Questions scored by exact match, and of them those that match.
+    exact_scored: usize,
+    exact: usize,
 }
 
 /// Per level of `level(q)` for `engine`, plus `all` (every question of the
@@ -71,6 +79,10 @@ pub(crate) fn by_level(
                 a.with_db += 1;
                 a.soft_f1 += o.soft_f1.unwrap_or(0.0);
             }
+            if let Some(exact) = q.exact_match {
+                a.exact_scored += 1;
+                a.exact += usize::from(exact);
+            }
         }
     }
     if !any {
@@ -91,6 +103,7 @@ pub(crate) fn by_level(
                 matched: a.matched,
                 ex: div(a.matched as f64),
                 soft_f1: div(a.soft_f1),
+                exact_match: (a.exact_scored > 0).then(|| a.exact as f64 / a.exact_scored as f64),
             };
             (k, s)
         })
@@ -143,6 +156,17 @@ pub fn official_table(levels: &BTreeMap<String, LevelSummary>, spider: bool) -> 
             let _ = write!(out, " {:<20.3}", get(c).ex);
         }
         out.push('\n');
+        if get(HARDNESS_ALL).exact_match.is_some() {
+            let _ = writeln!(
+                out,
+                "\n====================== EXACT MATCHING ACCURACY ====================="
+            );
+            let _ = write!(out, "{:20}", "exact match");
+            for c in &cols {
+                let _ = write!(out, " {:<20.3}", get(c).exact_match.unwrap_or(0.0));
+            }
+            out.push('\n');
+        }
     } else {
         for (metric, f) in [
             ("EX", (|s: &LevelSummary| s.ex) as fn(&LevelSummary) -> f64),
