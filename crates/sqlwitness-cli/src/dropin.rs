@@ -108,10 +108,11 @@ pub struct BirdEvalArgs {
     /// scored).
     #[arg(long, requires = "data_mode")]
     pub difficulty: Option<String>,
-    /// BIRD dev's `evaluation_ves.py` (the same flags as `evaluation.py`):
-    /// time each correct prediction and its gold 100 times, as it does, and
-    /// print its VES table instead of EX.
-    #[arg(long, requires = "data_mode")]
+    /// The efficiency scripts, which take the same flags: with --data_mode,
+    /// BIRD dev's `evaluation_ves.py` (its VES table); without, mini-dev's
+    /// `evaluation_ves.py` (its R-VES table). Each correct prediction and
+    /// its gold are timed 100 times, as the scripts do.
+    #[arg(long)]
     pub ves: bool,
     /// The questions with their `difficulty`, in the gold's order (JSON
     /// lines, as mini-dev's `mini_dev_sqlite.jsonl`, or a JSON array).
@@ -198,6 +199,9 @@ struct Layout<'a> {
 /// BIRD dev's `evaluation_ves.py` times each correct prediction and its
 /// gold this many times (its `iterate_num`).
 const BIRD_DEV_VES_RUNS: usize = 100;
+/// Mini-dev's `evaluation_ves.py` likewise (its `run_sqls_parallel`'s
+/// `iterate_num`).
+const MINIDEV_VES_RUNS: usize = 100;
 
 pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
     let matching = a.etype != "exec";
@@ -445,29 +449,37 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
         keep_distinct: true,
         engines: engines_or(&a.extras.engines, dialect_engine),
         timeout: a.extras.timeout.unwrap_or(a.meta_time_out),
-        jobs: a.extras.jobs.or(a.num_cpus),
+        // As BIRD dev's: timing one question at a time by default.
+        jobs: a.extras.jobs.or(a.num_cpus).or(a.ves.then_some(1)),
         difficulty: Some(difficulty),
-        ves_runs: 0,
+        ves_runs: if a.ves { MINIDEV_VES_RUNS } else { 0 },
     };
     let report = evaluate(layout, &a.extras)?;
-    show!("start calculate EX");
+    let metric = if a.ves { "R-VES" } else { "EX" };
+    show!("start calculate {metric}");
     let many = report.summary.engines.len() > 1;
     let mut log = String::new();
     for (engine, s) in &report.summary.engines {
         if many {
             show!("{engine}:");
         }
-        show_part!(
-            "{}",
-            tables::bird_table(&s.by_difficulty, s.questions, s.matched)
-        );
-        log.push_str(&tables::bird_log(&s.by_difficulty, s.questions, s.matched));
+        let (levels, n) = (&s.by_difficulty, s.questions);
+        if a.ves {
+            show_part!("{}", tables::bird_r_ves_table(levels, n, s.ves.as_ref()));
+            log.push_str(&tables::bird_r_ves_log(levels, n, s.ves.as_ref()));
+        } else {
+            show_part!("{}", tables::bird_table(levels, n, s.matched));
+            log.push_str(&tables::bird_log(levels, n, s.matched));
+        }
     }
     show!("{}", tables::BIRD_RULE);
     show!(
-        "Finished EX evaluation for {} on Mini Dev set\n\n",
+        "Finished {metric} evaluation for {} on Mini Dev set\n\n\n",
         a.sql_dialect
     );
+    if a.ves {
+        ves_timing_note(&report, "R-VES", "mini-dev's evaluation_ves.py");
+    }
     if let Some(path) = &a.output_log_path {
         use std::io::Write;
         let mut f = std::fs::OpenOptions::new()
@@ -521,30 +533,35 @@ fn bird_dev_eval(a: BirdEvalArgs, data_mode: &str) -> Result<i32> {
     show!("{}", tables::BIRD_RULE);
     show!("Finished evaluation");
     if a.ves {
-        ves_timing_note(&report);
+        ves_timing_note(&report, "ves", "evaluation_ves.py");
     }
     Ok(exit::OK)
 }
 
-/// On standard error, what timed each engine's `ves` rows: the official
-/// script's timing where the engine has it, the engine's own method
-/// otherwise.
-fn ves_timing_note(report: &Report) {
+/// On standard error, what timed each engine's `row` rows (`ves`,
+/// `R-VES`): the official `script`'s timing where the engine has it, the
+/// engine's own method otherwise.
+fn ves_timing_note(report: &Report, row: &str, script: &str) {
     for (engine, s) in &report.summary.engines {
         let Some(v) = &s.ves else {
             continue;
         };
         if v.official.is_some() {
+            let how = if row == "ves" {
+                "sqlite_cursor_execute: cursor.execute on a new connection, preparing the \
+                 statement and stepping to its first row"
+            } else {
+                "sqlite_connect_fetch: connecting, executing, fetching every row and closing"
+            };
             say!(
-                "sqlwitness: {engine}: `ves` is timed as evaluation_ves.py times (sqlite_cursor_execute: \
-                 cursor.execute on a new connection, preparing the statement and stepping to its \
-                 first row); `ves ({})` is sqlwitness's stable timing of the same runs",
+                "sqlwitness: {engine}: `{row}` is timed as {script} times ({how}); `{row} ({})` \
+                 is sqlwitness's stable timing of the same questions",
                 v.method
             );
         } else {
             say!(
-                "sqlwitness: {engine}: `ves` is timed by the engine's own clock ({}), not as \
-                 evaluation_ves.py times on the client",
+                "sqlwitness: {engine}: `{row}` is timed by the engine's own clock ({}), not as \
+                 {script} times on the client",
                 v.method
             );
         }

@@ -694,3 +694,69 @@ fn bird_eval_with_ves_prints_bird_devs_ves_table() {
         "{note}"
     );
 }
+
+/// Mini-dev's `evaluation_ves.py` takes `evaluation_ex.py`'s flags: with
+/// `--ves`, its R-VES table on standard output and in the log, the row
+/// timed as the script times, sqlwitness's stable timing under it.
+#[test]
+fn bird_eval_with_ves_prints_mini_devs_r_ves_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bird_files(dir.path());
+    let log = dir.path().join("log.txt");
+    let d = format!("--diff_json_path={}", b.diff.display());
+    let l = format!("--output_log_path={}", log.display());
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d, &l, "--ves"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    let official: Vec<&str> = OFFICIAL_LOG.lines().collect();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "start calculate R-VES", "{text}");
+    assert_eq!(lines[1..3], official[1..3], "{text}");
+    assert_eq!(
+        lines[3],
+        "======================================    R-VES    =====================================",
+        "{text}"
+    );
+    assert!(lines[4].starts_with(&format!("{:20} ", "R-VES")), "{text}");
+    assert!(
+        lines[5].starts_with(&format!("{:20} ", "R-VES (sqlite_steps)")),
+        "{text}"
+    );
+    assert_eq!(lines[6], official[5], "{text}");
+    // The script's last lines: its `print(... on Mini Dev set)` and
+    // `print("\n\n")`.
+    assert!(
+        text.ends_with("\nFinished R-VES evaluation for SQLite on Mini Dev set\n\n\n\n"),
+        "{text:?}"
+    );
+    // Each level has a right prediction: every cell above 0.
+    for name in ["R-VES", "R-VES (sqlite_steps)"] {
+        let row = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("{name:20} ")))
+            .unwrap();
+        let cells: Vec<f64> = row[21..]
+            .split_whitespace()
+            .map(|c| c.parse().unwrap())
+            .collect();
+        assert_eq!(cells.len(), 4, "{text}");
+        assert!(cells.iter().all(|v| *v > 0.0), "{text}");
+    }
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.starts_with("start calculate R-VES\n"), "{logged}");
+    assert!(
+        logged.contains(
+            "\n======================================    R-VES   =====================================\n"
+        ),
+        "{logged}"
+    );
+    assert!(
+        logged.ends_with("\nFinished R-VES evaluation for mini dev set\n\n"),
+        "{logged}"
+    );
+    let note = err(&o);
+    assert!(
+        note.contains("`R-VES` is timed as mini-dev's evaluation_ves.py times"),
+        "{note}"
+    );
+}

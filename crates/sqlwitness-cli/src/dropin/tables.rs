@@ -156,11 +156,48 @@ pub(super) fn bird_dev_ves_table(
     questions: usize,
     ves: Option<&VesSummary>,
 ) -> String {
+    let scores = Timed {
+        banner: BIRD_DEV_VES_BANNER,
+        name: "ves",
+        score: |l| l.ves,
+    };
+    timed_table(levels, questions, ves, &scores)
+}
+
+/// mini-dev's `print_data` banner for R-VES on standard output.
+const R_VES_BANNER: &str =
+    "======================================    R-VES    =====================================";
+/// The same in the log file, one space fewer after the metric.
+const R_VES_LOG_BANNER: &str =
+    "======================================    R-VES   =====================================";
+
+/// One efficiency table: its banner, its row's name and the score of a
+/// level.
+struct Timed {
+    banner: &'static str,
+    name: &'static str,
+    score: fn(&VesLevel) -> f64,
+}
+
+/// `print_data` with `scores` by difficulty: the official row timed as the
+/// scripts time (where the engine can: SQLite; its own clock otherwise),
+/// then, where it was, a row named after the engine's own method:
+/// sqlwitness's stable timing of the same runs. `ves` `None`: no
+/// prediction was timed, every term is 0.
+fn timed_table(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    ves: Option<&VesSummary>,
+    scores: &Timed,
+) -> String {
     let (counts, _) = ex_cells(levels, questions, 0);
     let cells = |by: Option<&BTreeMap<String, VesLevel>>| -> Vec<String> {
         sqlwitness_report::level_columns(false)
             .iter()
-            .map(|c| format!("{:.2}", by.and_then(|b| b.get(*c)).map_or(0.0, |l| l.ves)))
+            .map(|c| {
+                let v = by.and_then(|b| b.get(*c)).map_or(0.0, scores.score);
+                format!("{v:.2}")
+            })
             .collect()
     };
     let official = ves.and_then(|v| v.official.as_ref());
@@ -168,15 +205,45 @@ pub(super) fn bird_dev_ves_table(
         Some(o) => Some(&o.by_difficulty),
         None => ves.map(|v| &v.by_difficulty),
     };
-    let mut out = difficulty_table(&counts, BIRD_DEV_VES_BANNER, "ves", &cells(first));
+    let mut out = difficulty_table(&counts, scores.banner, scores.name, &cells(first));
     if let (Some(v), Some(_)) = (ves, official) {
-        row(
-            &mut out,
-            &format!("ves ({})", v.method),
-            &cells(Some(&v.by_difficulty)),
-        );
+        let name = format!("{} ({})", scores.name, v.method);
+        row(&mut out, &name, &cells(Some(&v.by_difficulty)));
     }
     out
+}
+
+/// mini-dev's `evaluation_ves.py` table (R-VES) as it prints it on
+/// standard output.
+pub(super) fn bird_r_ves_table(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    ves: Option<&VesSummary>,
+) -> String {
+    let scores = Timed {
+        banner: R_VES_BANNER,
+        name: "R-VES",
+        score: |l| l.r_ves,
+    };
+    timed_table(levels, questions, ves, &scores)
+}
+
+/// What mini-dev's `print_data` appends to `--output_log_path` for the
+/// R-VES table.
+pub(super) fn bird_r_ves_log(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    ves: Option<&VesSummary>,
+) -> String {
+    let scores = Timed {
+        banner: R_VES_LOG_BANNER,
+        name: "R-VES",
+        score: |l| l.r_ves,
+    };
+    format!(
+        "start calculate R-VES\n{}{BIRD_RULE}\nFinished R-VES evaluation for mini dev set\n\n",
+        timed_table(levels, questions, ves, &scores)
+    )
 }
 
 fn bird_table_with(
