@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The drop-ins' speed: `sqlwitness spider-eval` against the Spider test-suite
 # evaluator's evaluation.py, `sqlwitness bird-eval` against BIRD dev's
-# evaluation.py and evaluation_ves.py and BIRD mini-dev's evaluation_ex.py,
-# on the same inputs, several runs each; prints each command's mean wall
-# time (and σ) for both and the ratio (docs/measurements/dropin-speed.md).
+# evaluation.py and evaluation_ves.py and BIRD mini-dev's evaluation_ex.py and
+# evaluation_ves.py, on the same inputs, several runs each; prints each
+# command's mean wall time (and σ) for both and the ratio
+# (docs/measurements/dropin-speed.md).
 # The official scripts run from the folders given, never from the repository.
 #
 # Usage: scripts/bench-dropins.sh [RUNS]   (default 3)
@@ -17,8 +18,9 @@
 #                    evaluator stops on a missing one)
 #   BIRD_DEV_SRC     the folder of BIRD dev's evaluation.py and
 #                    evaluation_ves.py (DAMO-ConvAI: bird/llm/src)
-#   MINIDEV_SRC      the folder of mini-dev's evaluation_ex.py and
-#                    evaluation_utils.py (mini_dev: evaluation)
+#   MINIDEV_SRC      the folder of mini-dev's evaluation_ex.py,
+#                    evaluation_ves.py and evaluation_utils.py (mini_dev:
+#                    evaluation)
 #   BIRD_GOLD, BIRD_PRED, BIRD_DB, BIRD_QUESTIONS
 #                    BIRD's gold (`SQL<TAB>db_id`), predictions (BIRD JSON),
 #                    database folder and questions (a JSON array with
@@ -114,4 +116,7 @@ if [ -z "${SKIP_VES:-}" ]; then
     row "bird-eval --data_mode dev --ves (evaluation_ves.py)" \
         "$(timed bird_dev evaluation_ves.py "${DEV_FLAGS[@]}")" \
         "$(timed "$SQLWITNESS" bird-eval "${DEV_FLAGS[@]}" --ves -q)"
+    row "bird-eval --ves (mini-dev evaluation_ves.py)" \
+        "$(timed minidev evaluation_ves.py "${MINIDEV_FLAGS[@]}")" \
+        "$(timed "$SQLWITNESS" bird-eval "${MINIDEV_FLAGS[@]}" --ves -q)"
 fi
