@@ -63,16 +63,22 @@ pub(crate) struct Leases {
     pub remove: fn(&str, &str, &[crate::lease::Leased]) -> Result<(), DbError>,
 }
 
+/// Creates login `name` with `password` over the administrative URL,
+/// reading what `reads` says; drops run logins made before `stale_before`
+/// (seconds since the epoch) that no record names.
+pub(crate) type CreateFn =
+    for<'a> fn(&str, &str, &str, u64, crate::login::RunReads<'a>) -> Result<(), DbError>;
+
 /// Grants login `name` read access to namespace `ns` (administrative URL,
 /// name, namespace).
-pub(crate) type GrantFn = fn(&str, &str, &str) -> Result<(), String>;
+pub(crate) type GrantFn = fn(&str, &str, &str) -> Result<(), DbError>;
 
-/// A server family's run logins ([`crate::RunLogin`]); errors as text.
+/// A server family's run logins ([`crate::RunLogin`]).
 pub(crate) struct Logins {
     /// Creates login `name` with `password` over the administrative URL,
     /// reading what `reads` says; drops run logins made before
     /// `stale_before` (seconds since the epoch) that no record names.
-    pub create: for<'a> fn(&str, &str, &str, u64, crate::login::RunReads<'a>) -> Result<(), String>,
+    pub create: CreateFn,
     /// Lets the login read a namespace made after it (where its grants are
     /// its own, not a role's it inherits).
     pub grant: Option<GrantFn>,

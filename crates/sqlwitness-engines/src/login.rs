@@ -243,7 +243,8 @@ impl RunLogin {
             )
             .map_err(|e| fail(e.message))?
         };
-        let made = (logins.create)(admin_url, &name, &password, stale_before, reads).map_err(fail);
+        let made = (logins.create)(admin_url, &name, &password, stale_before, reads)
+            .map_err(|e| fail(e.message));
         #[cfg(any(feature = "postgres", feature = "mysql"))]
         if let Err(e) = made {
             // Nothing, or a login half made: the sweep's once the lease ends.
@@ -289,7 +290,10 @@ impl RunLogin {
             EngineError::connect(
                 self.kind,
                 &self.admin_url,
-                format!("cannot grant the run login read access to {ns}: {e}"),
+                format!(
+                    "cannot grant the run login read access to {ns}: {}",
+                    e.message
+                ),
             )
         })
     }

@@ -51,12 +51,13 @@ fn create_login(
     password: &str,
     stale_before: u64,
     reads: crate::login::RunReads<'_>,
-) -> Result<(), String> {
-    create_run_login(admin_url, name, password, stale_before, reads).map_err(|e| e.to_string())
+) -> Result<(), sqlwitness_core::DbError> {
+    create_run_login(admin_url, name, password, stale_before, reads)
+        .map_err(crate::server::driver_error)
 }
 
-fn grant_login(admin_url: &str, name: &str, ns: &str) -> Result<(), String> {
-    grant_run_login(admin_url, name, ns).map_err(|e| e.to_string())
+fn grant_login(admin_url: &str, name: &str, ns: &str) -> Result<(), sqlwitness_core::DbError> {
+    grant_run_login(admin_url, name, ns).map_err(crate::server::driver_error)
 }
 
 fn drop_login(admin_url: &str, name: &str) {

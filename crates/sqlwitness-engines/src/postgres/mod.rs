@@ -45,8 +45,8 @@ fn create_login(
     password: &str,
     stale_before: u64,
     _reads: crate::login::RunReads<'_>,
-) -> Result<(), String> {
-    create_run_login(admin_url, name, password, stale_before).map_err(|e| e.to_string())
+) -> Result<(), sqlwitness_core::DbError> {
+    create_run_login(admin_url, name, password, stale_before).map_err(crate::server::driver_error)
 }
 
 fn drop_login(admin_url: &str, name: &str) {
