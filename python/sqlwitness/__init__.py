@@ -162,7 +162,7 @@ def _params(flags: str) -> Dict[str, str]:
 _SHARED = "bench split engines db jobs server reader containers"
 _EVAL_PARAMS = _params(
     _SHARED + " pred compare ties out limit timeout gold reference no-migrate column-order"
-    " keep-distinct float-tolerance suite legacy baseline tolerance resume"
+    " keep-distinct float-tolerance suite legacy baseline tolerance resume no-summary"
 )
 _AUDIT_PARAMS = _params(
     _SHARED + " out limit timeout gold reference no-migrate fail-on baseline tolerance resume"
@@ -299,7 +299,9 @@ def evaluate(
     ``progress``: ``True`` draws a tqdm bar of the questions (needs tqdm), a
     callable is called with ``(done, total)`` a few times a second as questions
     are done (raising in it stops the run as Ctrl-C does, and the exception is
-    raised from here). The others are ``eval``'s flags of the same name
+    raised from here). ``quiet`` (the default): no progress bar and no summary on
+    standard error, so that a notebook cell shows only what the call returns;
+    ``quiet=False`` shows both. The others are ``eval``'s flags of the same name
     (docs/evaluation.md); ``extra_args``: more flags, as on the command line
     (``["--ves-runs", "3"]``).
     """
@@ -326,6 +328,9 @@ def evaluate(
     cmd.add("baseline", _flags.optional_path("baseline", baseline))
     cmd.add("resume", _flags.flag_on("resume", resume))
     cmd.add("quiet", _flags.flag_on("quiet", quiet))
+    # Quiet: no summary on standard error either (a notebook cell shows what
+    # the call returns); the report's files are written as always.
+    cmd.add("no-summary", _flags.flag_on("quiet", quiet))
     cmd.extra(extra_args)
     plans = _prediction_plans(predictions, bench_path, split, dbs, first)
     shown = progress_for("evaluate", "eval", progress)

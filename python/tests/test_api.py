@@ -124,3 +124,22 @@ def test_the_command_in_the_wheel(example: Path, tmp_path: Path) -> None:
     # python -m sqlwitness is the same command.
     mod = subprocess.run([sys.executable, "-m", "sqlwitness", "--version"], capture_output=True, text=True)
     assert mod.returncode == 0 and "sqlwitness" in mod.stdout
+
+
+def test_quiet_by_default_summary_on_request(example: Path) -> None:
+    # Quiet (the default) writes nothing on the process's standard error, where
+    # a notebook would show the summary under the cell; quiet=False shows it.
+    code = (
+        "import sys, sqlwitness\n"
+        "sqlwitness.evaluate(sys.argv[1], 'dev', db='concert_singer', limit=2, "
+        "quiet=sys.argv[2] == 'quiet')\n"
+    )
+    for mode in ("quiet", "loud"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(example), mode],
+            capture_output=True, text=True, check=True,
+        )
+        if mode == "quiet":
+            assert done.stderr == "", done.stderr
+        else:
+            assert "EX 1.0000" in done.stderr and "report: " in done.stderr, done.stderr

@@ -288,6 +288,11 @@ pub struct EvalArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// No summary on standard error (the report's files are written as
+    /// always): the Python API's default, so that a notebook cell shows
+    /// only what it returns.
+    #[arg(long)]
+    pub no_summary: bool,
     /// Continue the run whose journal (`journal.jsonl`) is in --out: the
     /// questions it holds are not run again, and the report equals an
     /// uninterrupted run's. Refused when the journal is of another plan or

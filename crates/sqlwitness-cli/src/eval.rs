@@ -13,19 +13,23 @@ use crate::progress::Bars;
 
 mod levels;
 
-pub fn run(plan: &EvalPlan, audit: Option<&AuditNotes>) -> Result<i32> {
+/// Runs the evaluation and writes its report; with `summary`, the summary
+/// on stderr.
+pub fn run(plan: &EvalPlan, audit: Option<&AuditNotes>, summary: bool) -> Result<i32> {
     let started = Instant::now();
     let report = sqlwitness_eval::evaluate(plan, &Bars { quiet: plan.quiet })?;
     write_report_with(&plan.out, &report, audit)?;
-    print_summary_of(
-        &report,
-        plan.bench.format == sqlwitness_bench::BenchmarkFormat::Bird,
-    );
-    say!(
-        "report: {} ({:.2} s)",
-        plan.out.join("report.json").display(),
-        started.elapsed().as_secs_f64()
-    );
+    if summary {
+        print_summary_of(
+            &report,
+            plan.bench.format == sqlwitness_bench::BenchmarkFormat::Bird,
+        );
+        say!(
+            "report: {} ({:.2} s)",
+            plan.out.join("report.json").display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
     let engine_errors: Vec<String> = report
         .summary
         .engines

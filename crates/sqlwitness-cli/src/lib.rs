@@ -263,10 +263,11 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
                 Some(path) => Some(eval::audit_notes(path, &a.bench.split, &a.out)?),
                 None => None,
             };
+            let summary = !a.no_summary;
             // Removed when this scope ends, whatever the outcome.
             let (plan, _containers) = prepare_eval(a, |_| Ok(()))?;
             import::from_manifest(&plan.bench, Some(&plan.servers), plan.quiet)?;
-            eval::run(&plan, audit.as_ref())
+            eval::run(&plan, audit.as_ref(), summary)
         }
         args::Command::SpiderEval(a) => dropin::spider_eval(a),
         args::Command::BirdEval(a) => dropin::bird_eval(a),
