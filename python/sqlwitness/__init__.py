@@ -166,6 +166,7 @@ _EVAL_PARAMS = _params(
 )
 _AUDIT_PARAMS = _params(
     _SHARED + " out limit timeout gold reference no-migrate fail-on baseline tolerance resume"
+    " no-summary"
 )
 _MIGRATE_PARAMS = _params(_SHARED + " all force verify log-dir")
 
@@ -393,6 +394,7 @@ def audit(
     cmd.add("baseline", _flags.optional_path("baseline", baseline))
     cmd.add("resume", _flags.flag_on("resume", resume))
     cmd.add("quiet", _flags.flag_on("quiet", quiet))
+    cmd.add("no-summary", _flags.flag_on("quiet", quiet))
     cmd.extra(extra_args)
     shown = progress_for("audit", "audit", progress)
     temporary = temporary_folder("audit") if out is None else None

@@ -131,8 +131,9 @@ def test_quiet_by_default_summary_on_request(example: Path) -> None:
     # a notebook would show the summary under the cell; quiet=False shows it.
     code = (
         "import sys, sqlwitness\n"
-        "sqlwitness.evaluate(sys.argv[1], 'dev', db='concert_singer', limit=2, "
-        "quiet=sys.argv[2] == 'quiet')\n"
+        "quiet = sys.argv[2] == 'quiet'\n"
+        "sqlwitness.evaluate(sys.argv[1], 'dev', db='concert_singer', limit=2, quiet=quiet)\n"
+        "sqlwitness.audit(sys.argv[1], 'dev', db='concert_singer', limit=2, quiet=quiet)\n"
     )
     for mode in ("quiet", "loud"):
         done = subprocess.run(
@@ -143,3 +144,4 @@ def test_quiet_by_default_summary_on_request(example: Path) -> None:
             assert done.stderr == "", done.stderr
         else:
             assert "EX 1.0000" in done.stderr and "report: " in done.stderr, done.stderr
+            assert "audit: 2 questions" in done.stderr, done.stderr

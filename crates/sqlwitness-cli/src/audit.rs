@@ -86,6 +86,9 @@ pub struct AuditArgs {
     pub jobs: Option<usize>,
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// No summary on standard error (see `eval --no-summary`).
+    #[arg(long)]
+    pub no_summary: bool,
     /// Continue the audit whose journal is in --out (see `eval --resume`).
     #[arg(long)]
     pub resume: bool,
@@ -253,6 +256,8 @@ pub(crate) fn audit_spec(a: &AuditArgs, bench: &Benchmark) -> Result<AuditSpec> 
 pub struct Gates<'a> {
     pub baseline: Option<&'a Path>,
     pub tolerance: f64,
+    /// Whether the summary is said on stderr.
+    pub summary: bool,
 }
 
 impl<'a> Gates<'a> {
@@ -260,6 +265,7 @@ impl<'a> Gates<'a> {
         Gates {
             baseline: a.baseline.as_deref(),
             tolerance: a.tolerance,
+            summary: !a.no_summary,
         }
     }
 }
@@ -318,13 +324,47 @@ fn write_and_gate(
         let n = golds.iter().flatten().count();
         std::fs::write(&path, sqlwitness_eval::gold_file_text(&plan.bench, &golds))
             .with_context(|| format!("writing {}", path.display()))?;
-        say!(
-            "  {kind} golds: {} ({n} of {} questions)",
-            path.display(),
-            golds.len()
-        );
+        if gates.summary {
+            say!(
+                "  {kind} golds: {} ({n} of {} questions)",
+                path.display(),
+                golds.len()
+            );
+        }
     }
     write_audit(out, report)?;
+    let s = &report.summary;
+    if gates.summary {
+        say_summary(report, out, started);
+    }
+    if let Some(path) = gates.baseline {
+        let baseline =
+            sqlwitness_audit::read_audit(path).map_err(|e| BadInput(format!("--baseline: {e}")))?;
+        let diff = sqlwitness_audit::diff_audits(&baseline, report);
+        let md = out.join("baseline-diff.md");
+        std::fs::write(&md, diff.markdown(gates.tolerance))
+            .with_context(|| format!("writing {}", md.display()))?;
+        say!(
+            "  against the baseline: {} new findings, {} resolved ({})",
+            diff.new.len(),
+            diff.resolved.len(),
+            md.display()
+        );
+        if diff.regressed(gates.tolerance) {
+            return Ok(exit::REGRESSION);
+        }
+    }
+    let over = exceeded(s, &thresholds);
+    if !over.is_empty() {
+        say!("audit: --fail-on exceeded: {}", over.join("; "));
+        return Ok(exit::FINDINGS_EXCEED);
+    }
+    Ok(exit::OK)
+}
+
+/// The audit's summary on stderr: its counts, each engine's failures and
+/// differences, the rewrites and where the report is.
+fn say_summary(report: &sqlwitness_audit::AuditReport, out: &Path, started: Instant) {
     let s = &report.summary;
     say!(
         "audit: {} questions ({} with a database), {} affected; ties: LIMIT 1 {}, LIMIT N {}, GROUP BY {}, ORDER BY {}, total {} (proven: {}, {}, {}, {}, {})",
@@ -355,27 +395,4 @@ fn write_and_gate(
         out.join("audit.json").display(),
         started.elapsed().as_secs_f64()
     );
-    if let Some(path) = gates.baseline {
-        let baseline =
-            sqlwitness_audit::read_audit(path).map_err(|e| BadInput(format!("--baseline: {e}")))?;
-        let diff = sqlwitness_audit::diff_audits(&baseline, report);
-        let md = out.join("baseline-diff.md");
-        std::fs::write(&md, diff.markdown(gates.tolerance))
-            .with_context(|| format!("writing {}", md.display()))?;
-        say!(
-            "  against the baseline: {} new findings, {} resolved ({})",
-            diff.new.len(),
-            diff.resolved.len(),
-            md.display()
-        );
-        if diff.regressed(gates.tolerance) {
-            return Ok(exit::REGRESSION);
-        }
-    }
-    let over = exceeded(s, &thresholds);
-    if !over.is_empty() {
-        say!("audit: --fail-on exceeded: {}", over.join("; "));
-        return Ok(exit::FINDINGS_EXCEED);
-    }
-    Ok(exit::OK)
 }
