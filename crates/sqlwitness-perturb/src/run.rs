@@ -673,6 +673,9 @@ enum Carried {
 struct Originals {
     sqlite: HashMap<usize, Result<ResultSet, DbError>>,
     server: HashMap<usize, Result<ResultSet, DbError>>,
+    /// The original's names, read once, for the server reference's golds
+    /// ([`names_of`]).
+    server_names: Option<Option<sqlwitness_sql::NameSet>>,
 }
 
 /// The perturbation of one database: the run's inputs, and what the
@@ -704,21 +707,25 @@ struct Reference<'a> {
     kind: sqlwitness_core::EngineKind,
 }
 
+/// The names of the database in `file`, for queries run on `kind`'s copy
+/// of it: `None` where the engine needs none (it does not fold names) or
+/// the schema cannot be read (queries then run as written).
+fn names_of(kind: sqlwitness_core::EngineKind, file: &Path) -> Option<sqlwitness_sql::NameSet> {
+    if !kind.is_server() {
+        return None;
+    }
+    let tables = sqlite_schema_names(file).ok()?;
+    Some(sqlwitness_sql::NameSet::new(&tables))
+}
+
 impl Reference<'_> {
-    /// `sql` with each identifier spelled as the database in `file` spells
-    /// it, quoted where the engine would fold it (as `eval` runs a query on
-    /// a server's copy); as written where the schema cannot be read.
-    fn resolved(&self, sql: &str, file: &Path) -> String {
-        if !self.kind.is_server() {
-            return sql.to_string();
-        }
-        match sqlite_schema_names(file) {
-            Ok(tables) => sqlwitness_sql::resolve_identifiers(
-                sql,
-                &sqlwitness_sql::NameSet::new(&tables),
-                self.kind,
-            ),
-            Err(_) => sql.to_string(),
+    /// `sql` with each identifier spelled as `names` spell it, quoted where
+    /// the engine would fold it (as `eval` runs a query on a server's
+    /// copy); as written without names.
+    fn resolved(&self, sql: &str, names: Option<&sqlwitness_sql::NameSet>) -> String {
+        match names {
+            Some(names) => sqlwitness_sql::resolve_identifiers(sql, names, self.kind),
+            None => sql.to_string(),
         }
     }
 
@@ -747,6 +754,8 @@ struct Scratch<'a> {
     db: Database,
     /// Some column took the original copy's type.
     typed: bool,
+    /// The copy's names, read once, for the golds run on it ([`names_of`]).
+    names: Option<sqlwitness_sql::NameSet>,
 }
 
 impl Drop for Scratch<'_> {
@@ -934,10 +943,12 @@ impl<'a> Run<'a> {
         // Recorded on the server before it is made: a run killed before it
         // drops the copy leaves it to the next command's sweep.
         let _ = sqlwitness_engines::lease_namespace(s.target.engine, &s.target.url, &db.namespace);
+        let names = names_of(s.target.engine, ppath);
         let mut scratch = Scratch {
             target: &s.target,
             db,
             typed: false,
+            names,
         };
         let mut from = sqlwitness_bench::TypesFrom {
             namespace: original,
@@ -1009,16 +1020,22 @@ impl<'a> Run<'a> {
         id: usize,
         sql: &str,
         copy: &Result<Scratch<'_>, Unplaced>,
-        originals: &mut HashMap<usize, Result<ResultSet, DbError>>,
+        originals: &mut Originals,
     ) -> Result<(), (String, String)> {
         let on = |(class, detail): (String, String)| (format!("{}: {class}", r.kind), detail);
         let copy = copy
             .as_ref()
             .map_err(|why| on(("perturbed copy not available".to_string(), why.to_string())))?;
         let gold = &r.server.golds[id];
-        let original = originals.entry(id).or_insert_with(|| {
+        let Originals {
+            server,
+            server_names,
+            ..
+        } = originals;
+        let original = server.entry(id).or_insert_with(|| {
+            let names = server_names.get_or_insert_with(|| names_of(r.kind, path));
             let original = sqlwitness_bench::database_of(db, path, &r.server.prefix);
-            let gold = r.resolved(gold, path);
+            let gold = r.resolved(gold, names.as_ref());
             r.server.engine.execute(&original, &gold, &self.limits)
         });
         verify(
@@ -1027,7 +1044,7 @@ impl<'a> Run<'a> {
             r.ordered(gold),
             original,
             &copy.db,
-            &r.resolved(sql, &copy.db.sqlite_path),
+            &r.resolved(sql, copy.names.as_ref()),
         )
         .map_err(on)
     }
@@ -1161,7 +1178,7 @@ impl<'a> Run<'a> {
                     let copy = scratch.get_or_insert_with(|| {
                         Self::scratch(r, db, path, k, &pid, &ppath, &applied)
                     });
-                    self.verify_on_reference(r, db, path, q.id, their, copy, &mut originals.server)
+                    self.verify_on_reference(r, db, path, q.id, their, copy, originals)
                 }
                 (v, _, _) => v,
             };
