@@ -36,8 +36,9 @@ pub use predictions::{load_engine_golds, load_predictions, PredictedSql, Predict
 pub use schema_db::build_schema_database;
 pub use side_file::{side_file, SideFileRefused};
 pub use source_model::{
-    database_of, home_of, model_path, namespace_suffix, read_model, target_type, write_model,
-    DumpIdentity, ModelColumn, ModelTable, SourceModel, TargetType, SOURCE_MODEL_FORMAT,
+    database_of, home_of, model_path, mysql_enum_labels, namespace_suffix, read_model, target_type,
+    write_model, DumpIdentity, ModelColumn, ModelTable, SourceModel, TargetType,
+    SOURCE_MODEL_FORMAT,
 };
 pub use spider::read_json_array;
 pub use tables::{load_tables_json, KeyColumns, TableSchema};

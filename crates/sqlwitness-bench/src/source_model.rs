@@ -359,8 +359,10 @@ fn enum_target(labels: &[String], to: Adapter, to_engine: EngineKind) -> TargetT
 }
 
 /// The labels of MySQL's `enum('a','b')` as `COLUMN_TYPE` writes it (a
-/// quote doubled, a backslash escaped), in order; `None` for another type.
-fn mysql_enum_labels(source_type: &str) -> Option<Vec<String>> {
+/// quote doubled, a backslash escape read as MySQL reads it: `\n`, `\t`,
+/// `\r`, `\0`, else the character itself), in order; `None` for another
+/// type or a list that does not end.
+pub fn mysql_enum_labels(source_type: &str) -> Option<Vec<String>> {
     let t = source_type.trim();
     if !t.get(..5)?.eq_ignore_ascii_case("enum(") {
         return None;
@@ -378,7 +380,13 @@ fn mysql_enum_labels(source_type: &str) -> Option<Vec<String>> {
                             label.push('\'');
                         }
                         '\'' => break,
-                        '\\' => label.push(chars.next()?),
+                        '\\' => label.push(match chars.next()? {
+                            'n' => '\n',
+                            't' => '\t',
+                            'r' => '\r',
+                            '0' => '\0',
+                            other => other,
+                        }),
                         c => label.push(c),
                     }
                 }

@@ -38,10 +38,8 @@ impl TypeLimit {
         let trimmed = sql_type.trim();
         let t = trimmed.to_ascii_lowercase();
         if adapter == Adapter::Mysql && t.starts_with("enum(") {
-            return (
-                Some(TypeLimit::Labels(Some(mysql_labels(&trimmed[5..])))),
-                false,
-            );
+            let labels = sqlwitness_bench::mysql_enum_labels(trimmed).unwrap_or_default();
+            return (Some(TypeLimit::Labels(Some(labels))), false);
         }
         if adapter == Adapter::Postgres && t.starts_with('"') {
             return (Some(TypeLimit::Labels(None)), false);
@@ -132,42 +130,6 @@ impl TypeLimit {
             TypeLimit::Integer { min, max } => format!("an integer from {min} to {max}"),
         }
     }
-}
-
-/// The labels of MySQL's `enum(…)` as `COLUMN_TYPE` writes them (`rest`:
-/// after `enum(`): quoted, a quote doubled, a backslash escaped.
-fn mysql_labels(rest: &str) -> Vec<String> {
-    let mut labels = Vec::new();
-    let mut chars = rest.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\'' {
-            continue;
-        }
-        let mut label = String::new();
-        while let Some(c) = chars.next() {
-            match c {
-                '\'' if chars.peek() == Some(&'\'') => {
-                    chars.next();
-                    label.push('\'');
-                }
-                '\'' => break,
-                '\\' => {
-                    if let Some(e) = chars.next() {
-                        label.push(match e {
-                            'n' => '\n',
-                            't' => '\t',
-                            'r' => '\r',
-                            '0' => '\0',
-                            other => other,
-                        });
-                    }
-                }
-                other => label.push(other),
-            }
-        }
-        labels.push(label);
-    }
-    labels
 }
 
 /// A number's text (as the migration writes it), for the digit count.
