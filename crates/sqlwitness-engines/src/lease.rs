@@ -317,7 +317,6 @@ struct LeaseSession {
     kind: EngineKind,
     admin_url: String,
     lease: String,
-    items: Vec<Leased>,
 }
 
 #[cfg(any(feature = "postgres", feature = "mysql"))]
@@ -332,9 +331,9 @@ enum LeaseConn {
 impl LeaseSession {
     /// A new administrative session holding the lease, with `items`
     /// recorded under it.
-    fn connect(&self) -> Result<LeaseConn, DbError> {
+    fn connect(&self, items: &[Leased]) -> Result<LeaseConn, DbError> {
         use sqlx::Connection;
-        let (url, lease, items) = (&self.admin_url, &self.lease, &self.items);
+        let (url, lease) = (&self.admin_url, &self.lease);
         let work = async {
             match sqlwitness_dialect::shipped(self.kind).adapter {
                 #[cfg(feature = "postgres")]
@@ -391,7 +390,15 @@ impl LeaseSession {
             return true;
         }
         self.conn = None;
-        match self.connect() {
+        // What the lease holds now, as this process records it.
+        let items = HELD
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|h| h.lease == self.lease)
+            .map(|h| h.items.clone())
+            .unwrap_or_default();
+        match self.connect(&items) {
             Ok(c) => {
                 self.conn = Some(c);
                 true
@@ -430,9 +437,8 @@ impl HeldLease {
             kind,
             admin_url: admin_url.to_string(),
             lease: lease.to_string(),
-            items: items.clone(),
         };
-        session.conn = Some(session.connect()?);
+        session.conn = Some(session.connect(&items)?);
         hold(kind, admin_url, lease, items);
         let session = std::sync::Arc::new(Mutex::new(session));
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
@@ -459,31 +465,22 @@ impl HeldLease {
     }
 
     /// Records `item` under the lease, before it is created.
-    pub(crate) fn record(
-        &mut self,
-        kind: EngineKind,
-        admin_url: &str,
-        item: Leased,
-    ) -> Result<(), DbError> {
+    pub(crate) fn record(&mut self, item: Leased) -> Result<(), DbError> {
         let items = [item.clone()];
-        let lease = {
-            let mut s = self.session();
-            s.with(async |conn, lease| match conn {
-                #[cfg(feature = "postgres")]
-                LeaseConn::Pg(c) => crate::postgres::lease::record_more(c, lease, &items).await,
-                #[cfg(feature = "mysql")]
-                LeaseConn::My(c) => crate::mysql::lease::record_more(c, lease, &items).await,
-            })?;
-            s.items.push(item.clone());
-            s.lease.clone()
-        };
+        let mut s = self.session();
+        s.with(async |conn, lease| match conn {
+            #[cfg(feature = "postgres")]
+            LeaseConn::Pg(c) => crate::postgres::lease::record_more(c, lease, &items).await,
+            #[cfg(feature = "mysql")]
+            LeaseConn::My(c) => crate::mysql::lease::record_more(c, lease, &items).await,
+        })?;
         let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-        match held.iter_mut().find(|h| h.lease == lease) {
+        match held.iter_mut().find(|h| h.lease == s.lease) {
             Some(h) => h.items.push(item),
             None => held.push(Held {
-                kind,
-                admin_url: admin_url.to_string(),
-                lease,
+                kind: s.kind,
+                admin_url: s.admin_url.clone(),
+                lease: s.lease.clone(),
                 items: vec![item],
             }),
         }
@@ -491,7 +488,7 @@ impl HeldLease {
     }
 
     /// Deletes the record of namespace `ns` (it has been dropped).
-    fn forget(&mut self, ns: &str) -> String {
+    fn forget(&mut self, ns: &str) {
         let mut s = self.session();
         let _ = s.with(async |conn, lease| match conn {
             #[cfg(feature = "postgres")]
@@ -499,8 +496,12 @@ impl HeldLease {
             #[cfg(feature = "mysql")]
             LeaseConn::My(c) => crate::mysql::lease::forget(c, lease, ns).await,
         });
-        s.items.retain(|i| *i != Leased::Namespace(ns.to_string()));
-        s.lease.clone()
+        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = held.iter_mut().find(|e| e.lease == s.lease) {
+            entry
+                .items
+                .retain(|i| *i != Leased::Namespace(ns.to_string()));
+        }
     }
 
     /// Stops the watcher.
@@ -548,8 +549,6 @@ impl Drop for HeldLease {
 /// sweep ([`sweep`]), which drops those holding sqlwitness's stamp.
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub struct RunLease {
-    kind: EngineKind,
-    admin_url: String,
     held: Option<HeldLease>,
 }
 
@@ -559,21 +558,13 @@ impl RunLease {
     pub fn take(kind: EngineKind, admin_url: &str) -> Result<RunLease, DbError> {
         let name = format!("run_{}", &crate::fresh_password()[..16]);
         let held = HeldLease::take(kind, admin_url, &name, Vec::new())?;
-        Ok(RunLease {
-            kind,
-            admin_url: admin_url.to_string(),
-            held: Some(held),
-        })
+        Ok(RunLease { held: Some(held) })
     }
 
     /// Records namespace `ns`, before it is made.
     pub fn record_namespace(&mut self, ns: &str) -> Result<(), DbError> {
         match &mut self.held {
-            Some(h) => h.record(
-                self.kind,
-                &self.admin_url,
-                Leased::Namespace(ns.to_string()),
-            ),
+            Some(h) => h.record(Leased::Namespace(ns.to_string())),
             None => Err(DbError::connection("the run's lease has ended")),
         }
     }
@@ -599,13 +590,8 @@ impl Drop for RunLease {
 impl RunLease {
     /// Deletes the record of namespace `ns` (it has been dropped).
     fn forget(&mut self, ns: &str) {
-        let Some(h) = &mut self.held else { return };
-        let lease = h.forget(ns);
-        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(entry) = held.iter_mut().find(|e| e.lease == lease) {
-            entry
-                .items
-                .retain(|i| *i != Leased::Namespace(ns.to_string()));
+        if let Some(h) = &mut self.held {
+            h.forget(ns);
         }
     }
 }
