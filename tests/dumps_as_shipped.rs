@@ -174,22 +174,6 @@ fn gold_rows(
         .collect()
 }
 
-/// Rows of `sql` on the PostgreSQL server of `url`, each as its text.
-fn pg_rows(url: &str, sql: &str) -> Vec<String> {
-    use sqlx::Connection;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let mut c = sqlx::PgConnection::connect(url).await.unwrap();
-        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
-            .fetch_all(&mut c)
-            .await
-            .unwrap()
-    })
-}
-
 /// The publisher's load: `dump` run by psql as the administrative login
 /// (a superuser) into a database of the test's own; each table of its
 /// `public` schema with its rows as text, sorted. The database is dropped.
@@ -208,14 +192,14 @@ fn published_rows(url: &str, dump: &str) -> Vec<(String, Vec<String>)> {
         .map(|o| o.status.success())
         .unwrap_or(false)
         .then(|| {
-            let names = pg_rows(
+            let names = admin::texts(
                 there.as_str(),
                 "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
             );
             names
                 .into_iter()
                 .map(|t| {
-                    let rows = pg_rows(
+                    let rows = admin::texts(
                         there.as_str(),
                         &format!("SELECT t::text FROM public.{t} t ORDER BY 1"),
                     );
@@ -281,7 +265,7 @@ fn a_disable_triggers_dump_loads_without_a_superuser_and_its_enum_keeps_its_orde
     // as a superuser) holds.
     let published = published_rows(&pg_url, "disable_triggers_postgres.sql");
     for (table, rows) in &published {
-        let copy = pg_rows(
+        let copy = admin::texts(
             &pg_url,
             &format!("SELECT t::text FROM \"{ns}\".{table} t ORDER BY 1"),
         );

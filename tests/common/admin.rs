@@ -60,3 +60,27 @@ pub fn count(url: &str, sql: &str) -> i64 {
         }
     })
 }
+
+/// The first column of every row of `sql`, each as text (select it as
+/// text), in the order the server returns them.
+pub fn texts(url: &str, sql: &str) -> Vec<String> {
+    runtime().block_on(async {
+        if url.starts_with("postgres") {
+            let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(url)
+                .await
+                .unwrap();
+            sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql.to_string()))
+                .fetch_all(&mut c)
+                .await
+                .unwrap()
+        } else {
+            let mut c = <sqlx::MySqlConnection as sqlx::Connection>::connect(url)
+                .await
+                .unwrap();
+            sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql.to_string()))
+                .fetch_all(&mut c)
+                .await
+                .unwrap()
+        }
+    })
+}
