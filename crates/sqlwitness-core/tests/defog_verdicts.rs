@@ -4,22 +4,15 @@
 //! pairs where the strict comparison disagrees with `correct`, by kind, so
 //! that the differences stay visible.
 
+#[path = "common/tagged.rs"]
+mod tagged;
+use tagged::value;
+
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 use sqlwitness_core::compare::{credit_causes, defog_verdict, DefogContext, DefogVerdict};
-use sqlwitness_core::{compare, Column, CompareMode, CompareOptions, ResultSet, Value};
-
-fn value(tagged: &Json) -> Value {
-    let v = &tagged[1];
-    match tagged[0].as_str().expect("tag") {
-        "i" => Value::Int(v.as_i64().expect("int")),
-        "f" => Value::Float(v.as_str().expect("float text").parse().expect("float")),
-        "s" => Value::Text(v.as_str().expect("text").to_string()),
-        "n" => Value::Null,
-        other => panic!("unknown tag {other}"),
-    }
-}
+use sqlwitness_core::{compare, Column, CompareMode, CompareOptions, ResultSet};
 
 fn result(j: &Json) -> ResultSet {
     let columns = j["names"]

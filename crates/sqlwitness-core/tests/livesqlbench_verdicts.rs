@@ -4,34 +4,15 @@
 //! verdict. Also counts the pairs where the strict comparison disagrees, by
 //! kind, so that the differences stay visible.
 
+#[path = "common/tagged.rs"]
+mod tagged;
+use tagged::value;
+
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 use sqlwitness_core::compare::{credit_causes, livesqlbench_equal};
 use sqlwitness_core::{compare, Column, CompareMode, CompareOptions, ResultSet, Value};
-
-fn value(tagged: &Json) -> Value {
-    let v = &tagged[1];
-    let text = || v.as_str().expect("text").to_string();
-    match tagged[0].as_str().expect("tag") {
-        "i" => Value::Int(v.as_i64().expect("int")),
-        "f" => Value::Float(v.as_str().expect("float text").parse().expect("float")),
-        "d" => Value::Decimal(text()),
-        "b" => Value::Bool(v.as_bool().expect("bool")),
-        "s" => Value::Text(text()),
-        "n" => Value::Null,
-        "date" => Value::Date(text()),
-        "ts" => Value::Timestamp(text()),
-        "time" => Value::Time(text()),
-        "x" => Value::Bytes(
-            (0..text().len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&text()[i..i + 2], 16).expect("hex"))
-                .collect(),
-        ),
-        other => panic!("unknown tag {other}"),
-    }
-}
 
 fn result(j: &Json) -> ResultSet {
     let width = j["width"].as_u64().expect("width") as usize;
