@@ -159,6 +159,16 @@ impl SqliteEngine {
         sqlite_error(&self.dialect, e, path)
     }
 
+    /// Caps the size of a string or blob the next statement on `pc` makes
+    /// at the limits' `max_bytes` (at least 1 MiB).
+    fn limit_length(&self, pc: &PooledConn, limits: &QueryLimits) -> Result<(), DbError> {
+        let length = i32::try_from(limits.max_bytes.max(1 << 20)).unwrap_or(i32::MAX);
+        pc.conn
+            .set_limit(Limit::SQLITE_LIMIT_LENGTH, length)
+            .map_err(|e| self.db_error(e, None))?;
+        Ok(())
+    }
+
     /// Runs `sql` on `pc`, handing its rows to `sink`: the time spent
     /// stepping the statement (`sqlite3_step`, to the last row), without
     /// preparing it or reading its values.
@@ -169,10 +179,7 @@ impl SqliteEngine {
         limits: &QueryLimits,
         sink: &mut dyn RowSink,
     ) -> Result<Duration, DbError> {
-        let length = i32::try_from(limits.max_bytes.max(1 << 20)).unwrap_or(i32::MAX);
-        pc.conn
-            .set_limit(Limit::SQLITE_LIMIT_LENGTH, length)
-            .map_err(|e| self.db_error(e, None))?;
+        self.limit_length(pc, limits)?;
         let mut stmt = pc.conn.prepare(sql).map_err(|e| self.db_error(e, None))?;
         let columns: Vec<Column> = stmt
             .columns()
@@ -299,10 +306,7 @@ impl SqliteEngine {
         limits: &QueryLimits,
         sink: &mut dyn RowSink,
     ) -> Result<Duration, DbError> {
-        let length = i32::try_from(limits.max_bytes.max(1 << 20)).unwrap_or(i32::MAX);
-        pc.conn
-            .set_limit(Limit::SQLITE_LIMIT_LENGTH, length)
-            .map_err(|e| self.db_error(e, None))?;
+        self.limit_length(pc, limits)?;
         let started = Instant::now();
         let mut stmt = pc.conn.prepare(sql).map_err(|e| self.db_error(e, None))?;
         let ncol = stmt.column_count();
