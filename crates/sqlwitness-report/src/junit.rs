@@ -190,8 +190,9 @@ fn short(s: &str, n: usize) -> String {
     }
 }
 
-/// XML text/attribute escaping; control characters XML 1.0 forbids are
-/// replaced by U+FFFD.
+/// XML text/attribute escaping; the characters XML 1.0 forbids (control
+/// characters other than tab, newline and carriage return, and the
+/// noncharacters U+FFFE and U+FFFF) are replaced by U+FFFD.
 pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -202,9 +203,156 @@ pub(crate) fn esc(s: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 => out.push('\u{FFFD}'),
+            c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => out.push('\u{FFFD}'),
             c => out.push(c),
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{
+        assert_expected, parse_xml, question, report_of, small_report, Element, HOSTILE,
+    };
+
+    fn count(suite: &Element, child: &str) -> usize {
+        suite
+            .children_named("testcase")
+            .filter(|t| t.children_named(child).next().is_some())
+            .count()
+    }
+
+    #[test]
+    fn junit_xml_matches_the_expected_file() {
+        assert_expected("junit.xml", &render_junit(&small_report()));
+    }
+
+    /// The counts in the attributes are the testcases' own: a `<failure>`
+    /// per mismatch, prediction error, timeout and failed suite, an
+    /// `<error>` per gold error, `<skipped/>` per abstention; `match_tie`
+    /// passes.
+    #[test]
+    fn junit_xml_parses_and_its_counts_are_its_testcases() {
+        let root = parse_xml(&render_junit(&small_report())).unwrap();
+        assert_eq!(root.name, "testsuites");
+        let suites: Vec<&Element> = root.children_named("testsuite").collect();
+        assert_eq!(suites.len(), 2);
+        let mut totals = [0; 4];
+        for s in &suites {
+            let cases = s.children_named("testcase").count();
+            let counted = [
+                cases,
+                count(s, "failure"),
+                count(s, "error"),
+                count(s, "skipped"),
+            ];
+            for (attr, n) in ["tests", "failures", "errors", "skipped"]
+                .iter()
+                .zip(counted)
+            {
+                assert_eq!(s.attr(attr), n.to_string(), "{} {attr}", s.attr("name"));
+            }
+            for (t, n) in totals.iter_mut().zip(counted) {
+                *t += n;
+            }
+        }
+        let by_name = |n: &str| *suites.iter().find(|s| s.attr("name") == n).unwrap();
+        // SQLite: mismatch ×2, prediction error, failed suite; abstained.
+        let lite = by_name("sqlwitness.sqlite");
+        assert_eq!(
+            [
+                count(lite, "failure"),
+                count(lite, "error"),
+                count(lite, "skipped")
+            ],
+            [4, 0, 1]
+        );
+        // PostgreSQL: timeout, mismatch; gold error; abstained.
+        let pg = by_name("sqlwitness.postgres");
+        assert_eq!(
+            [
+                count(pg, "failure"),
+                count(pg, "error"),
+                count(pg, "skipped")
+            ],
+            [2, 1, 1]
+        );
+        assert_eq!(
+            ["tests", "failures", "errors", "skipped"].map(|a| root.attr(a).to_string()),
+            totals.map(|n| n.to_string())
+        );
+        let failure_types: Vec<&str> = lite
+            .children
+            .iter()
+            .flat_map(|t| t.children_named("failure"))
+            .map(|f| f.attr("type"))
+            .collect();
+        assert_eq!(
+            failure_types,
+            ["suite", "mismatch", "pred_error", "mismatch"]
+        );
+    }
+
+    /// Hostile text in a question, SQL and an error message is escaped
+    /// and reads back unchanged.
+    #[test]
+    fn hostile_text_reads_back_unchanged() {
+        let xml = render_junit(&small_report());
+        assert!(!xml.contains(HOSTILE), "unescaped");
+        let root = parse_xml(&xml).unwrap();
+        let pg = root
+            .children_named("testsuite")
+            .find(|s| s.attr("name") == "sqlwitness.postgres")
+            .unwrap();
+        let q2 = pg
+            .children_named("testcase")
+            .find(|t| t.attr("name").starts_with("q0002 "))
+            .unwrap();
+        assert_eq!(
+            q2.attr("name"),
+            format!("q0002 Pets named {HOSTILE} & \"friends\" | others?")
+        );
+        let error = q2.children_named("error").next().unwrap();
+        assert_eq!(error.attr("type"), "gold_error");
+        assert!(error.attr("message").ends_with(HOSTILE));
+        assert_eq!(
+            error.text,
+            "gold: SELECT Name FROM pets WHERE name <> 'a|b'"
+        );
+    }
+
+    /// Characters XML 1.0 forbids (controls, U+FFFE, U+FFFF) in a
+    /// question or a database name become U+FFFD: the file still parses.
+    #[test]
+    fn characters_xml_forbids_are_replaced() {
+        let q = question(
+            0,
+            "db\u{1}",
+            "bell \u{7} and \u{fffe}\u{ffff} end",
+            "SELECT '\u{1b}'",
+            None,
+            vec![(
+                "sqlite",
+                crate::test_support::outcome(Verdict::Abstained, None, None),
+            )],
+        );
+        let xml = render_junit(&report_of(vec![q]));
+        let root = parse_xml(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        let case = &root.children[0].children_named("testcase").next().unwrap();
+        assert_eq!(
+            case.attr("name"),
+            "q0000 bell \u{fffd} and \u{fffd}\u{fffd} end"
+        );
+        assert_eq!(case.attr("classname"), "sqlwitness.sqlite.db\u{fffd}");
+    }
+
+    #[test]
+    fn an_empty_report_is_an_empty_suite_list() {
+        let root = parse_xml(&render_junit(&report_of(Vec::new()))).unwrap();
+        assert_eq!(root.name, "testsuites");
+        assert!(root.children.is_empty());
+        assert_eq!(root.attr("tests"), "0");
+    }
 }

@@ -14,6 +14,8 @@ mod robustness;
 mod score_inputs;
 mod scores_md;
 mod summary;
+#[cfg(test)]
+mod test_support;
 mod ves;
 mod write;
 
