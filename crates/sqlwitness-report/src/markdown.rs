@@ -154,7 +154,7 @@ fn render_markdown_unescaped(report: &Report) -> String {
                     Some(format!(
                         "| {} | {} | {engine} | {} |",
                         q.id,
-                        q.db_id,
+                        md_cell(&q.db_id),
                         md_cell(&detail)
                     ))
                 })
@@ -214,8 +214,8 @@ fn render_suite_failures(report: &Report, out: &mut String) {
                 Some(format!(
                     "| {} | {} | {engine} | {} | {} | {} |",
                     q.id,
-                    q.db_id,
-                    suite.failed_instance.as_deref().unwrap_or(""),
+                    md_cell(&q.db_id),
+                    md_cell(suite.failed_instance.as_deref().unwrap_or("")),
                     md_cell(suite.reason.as_deref().unwrap_or("")),
                     md_cell(&witness)
                 ))
@@ -251,6 +251,125 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// A table cell's text: a pipe would end the cell, a newline the row, and
+/// a `<` start inline HTML (a server's message quoting `<!--` would hide
+/// the rest of the page on GitHub); each is escaped.
+pub(crate) fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('<', "\\<").replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{
+        assert_expected, md_table, md_tables, ok, outcome, question, report_of, small_report,
+    };
+
+    #[test]
+    fn summary_md_matches_the_expected_file() {
+        assert_expected("summary.md", &render_markdown(&small_report()));
+    }
+
+    /// Every table keeps its columns (a `|` in a cell is escaped), and the
+    /// headline table holds each engine's counts.
+    #[test]
+    fn summary_md_tables_keep_their_columns_and_counts() {
+        let md = render_markdown(&small_report());
+        let tables = md_tables(&md);
+        let head = md_table(&tables, &["engine", "server", "questions", "match"]);
+        assert_eq!(head[0].len(), 14);
+        let row = |e: &str| head.iter().find(|r| r[0] == e).unwrap().clone();
+        assert_eq!(
+            row("sqlite")[1..],
+            ["3.45.0", "6", "2", "2", "0", "1", "1", "0", "0", "0", "0.3333", "0.4000", "0.5000"]
+        );
+        assert_eq!(
+            row("postgres")[1..12],
+            [
+                "PostgreSQL 15.4 (Debian 15.4-1) on x86_64-pc-linux-gnu",
+                "6",
+                "1",
+                "1",
+                "1",
+                "0",
+                "1",
+                "0",
+                "1",
+                "0",
+                "0.1667"
+            ]
+        );
+        // The mismatch on `world|1` keeps its database in one cell.
+        let mismatches = md_table(&tables, &["id", "db", "engine", "detail"]);
+        assert!(
+            tables
+                .iter()
+                .flatten()
+                .any(|r| r[..3] == ["5", "world|1", "sqlite"]),
+            "{mismatches:?}\n{md}"
+        );
+        // A prediction error shows its class and the first line only.
+        assert!(tables
+            .iter()
+            .flatten()
+            .any(|r| r[..4] == ["3", "pets_1", "sqlite", "syntax near \"|\": syntax error"]));
+        let suite = md_table(
+            &tables,
+            &["id", "db", "engine", "instance", "reason", "witness"],
+        );
+        assert_eq!(suite.len(), 3);
+        assert_eq!(suite[2][3], "concert_singer/i2.sqlite");
+        let tie = md_table(&tables, &["engine", "match", "match_tie"]);
+        assert_eq!(
+            tie[2..],
+            [
+                ["postgres", "1", "1", "0.1667", "0.3333"],
+                ["sqlite", "2", "0", "0.3333", "0.5000"]
+            ]
+        );
+        let feature = md_table(&tables, &["feature", "gold", "pred"]);
+        assert!(feature.iter().any(|r| r[..3] == ["`||`", "0", "2"]));
+        // Text from the inputs never opens inline HTML.
+        for line in md.lines().filter(|l| l.starts_with('|')) {
+            assert!(!line.replace("\\<", "").contains('<'), "{line}");
+        }
+    }
+
+    /// The lists stop at 15 rows and say how many more there are; a run
+    /// without predictions is the gold self-check; control characters in
+    /// a database name are shown escaped.
+    #[test]
+    fn long_lists_are_cut_and_controls_escaped() {
+        let questions = (0..17)
+            .map(|i| {
+                let mut o = outcome(
+                    Verdict::Mismatch,
+                    Some(ok(&[&["1"]], 1.0)),
+                    Some(ok(&[&["2"]], 1.0)),
+                );
+                o.reason = Some(sqlwitness_core::compare::MismatchReason::Values);
+                question(
+                    i,
+                    "db\u{1b}[31m",
+                    "q",
+                    "SELECT 1",
+                    None,
+                    vec![("sqlite", o)],
+                )
+            })
+            .collect();
+        let mut r = report_of(questions);
+        r.run.predictions = None;
+        let md = render_markdown(&r);
+        assert!(md.contains("split `dev`, gold self-check;"), "{md}");
+        assert!(md.contains("## Mismatches (17)"));
+        let rows = md
+            .lines()
+            .filter(|l| l.contains("| sqlite | values |"))
+            .count();
+        assert_eq!(rows, 15);
+        assert!(md.contains("\n…and 2 more in `report.json`.\n"));
+        assert!(!md.contains('\u{1b}') && md.contains("db\\x1b[31m"));
+        md_tables(&md);
+    }
 }
