@@ -859,11 +859,11 @@ fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
         if let Some(w) = &suite.witness {
             let _ = write!(
                 o,
-                "<pre>witness ({} rows):\n{}\ngold on it: {:?}\npred on it: {:?}</pre>",
+                "<pre>witness ({} rows):\n{}\ngold on it: {}\npred on it: {}</pre>",
                 w.rows,
                 esc(&w.inserts.join("\n")),
-                w.gold,
-                w.pred
+                esc(&format!("{:?}", w.gold)),
+                esc(&format!("{:?}", w.pred))
             );
         }
         o.push_str("</div>");
@@ -933,4 +933,89 @@ fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
         o.push_str("</div>");
     }
     o.push_str("</div>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{assert_expected, report_of, small_report, HOSTILE};
+
+    #[test]
+    fn report_html_matches_the_expected_file() {
+        assert_expected("report.html", &render_html(&small_report()));
+    }
+
+    /// `<script>` from a question, the SQL, a database's rows, a server's
+    /// message or a witness never reaches the page as markup: the page's
+    /// one script is its own.
+    #[test]
+    fn hostile_text_is_escaped_everywhere() {
+        let h = render_html(&small_report());
+        assert_eq!(h.matches("<script").count(), 1, "one script: the page's");
+        let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;";
+        for needle in [
+            // The question, in its summary line.
+            format!(" Pets named {escaped} &amp; &quot;friends&quot; | others?</summary>"),
+            // The prediction.
+            format!("<pre>SELECT name FROM pets WHERE name LIKE &#39;{escaped}%&#39;</pre>"),
+            // A sample cell.
+            format!("<td>{escaped}</td>"),
+            // A server's message.
+            format!("<pre>undefined_column 42703: column &quot;Name&quot; does not exist near {escaped}</pre>"),
+            // A witness row.
+            format!("gold on it: [[&quot;{escaped}&quot;]]"),
+        ] {
+            assert!(h.contains(&needle), "{needle}");
+        }
+        assert!(!h.contains(HOSTILE));
+    }
+
+    /// The page's elements close, one drill-down per question with a badge
+    /// per engine, a summary row per engine, and each side's sample rows
+    /// with the other side's missing ones marked.
+    #[test]
+    fn the_page_has_the_right_rows() {
+        let r = small_report();
+        let h = render_html(&r);
+        assert!(h.starts_with("<!DOCTYPE html>") && h.ends_with("</html>\n"));
+        for tag in [
+            "details", "table", "tr", "div", "svg", "pre", "summary", "select", "span",
+        ] {
+            let open =
+                h.matches(&format!("<{tag}>")).count() + h.matches(&format!("<{tag} ")).count();
+            assert_eq!(open, h.matches(&format!("</{tag}>")).count(), "<{tag}>");
+        }
+        assert_eq!(h.matches("<details class=\"q\"").count(), 6);
+        for q in 0..6 {
+            assert!(h.contains(&format!("id=\"q{q}\" data-id=\"{q}\"")), "q{q}");
+        }
+        // Summary: engine, server (short, full in the title), questions,
+        // then the verdict counts in VERDICTS' order.
+        assert!(h.contains(
+            "<tr><td>postgres</td><td title=\"PostgreSQL 15.4 (Debian 15.4-1) on x86_64-pc-linux-gnu\">PostgreSQL 15.4</td><td class=n>6</td>\
+             <td class=n>1</td><td class=n>1</td><td class=n>1</td><td class=n>0</td><td class=n>1</td><td class=n>1</td><td class=n>1</td><td class=n>0</td><td class=n>0</td>"
+        ));
+        // Badges: the tie, the failed suite in the failure colour.
+        assert!(h.contains("style=\"background:#81c784\">postgres: match_tie</span>"));
+        assert!(h.contains("style=\"background:#ef6c00\">sqlite: match, suite failed</span>"));
+        assert_eq!(h.matches("\">sqlite: ").count(), 6);
+        // Question 1: both sides' column names; the tied rows differ, so
+        // each side's row is marked on both engines; question 5: the gold's
+        // second row.
+        assert!(h.contains("<tr><th>name</th><th>age</th></tr>"));
+        assert_eq!(h.matches("<tr class=\"only\"").count(), 6);
+        assert!(h.contains(
+            "<tr class=\"only\" title=\"not in the other side's rows shown\"><td>c</td></tr>"
+        ));
+        // Filters list the databases, escaped.
+        assert!(h.contains("<option value=\"world|1\">world|1</option>"));
+    }
+
+    #[test]
+    fn an_empty_report_is_a_complete_page() {
+        let h = render_html(&report_of(Vec::new()));
+        assert!(h.starts_with("<!DOCTYPE html>") && h.ends_with("</script></body></html>\n"));
+        assert!(h.contains("<h2>Questions (<span id=\"fn\">0</span> of 0)</h2>"));
+        assert!(!h.contains("<details"));
+    }
 }
