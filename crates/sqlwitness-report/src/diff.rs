@@ -293,7 +293,7 @@ fn render_diff_markdown_unescaped(d: &ReportDiff, tolerance: f64, max_rows: usiz
                 out,
                 "| {} | {} | {} | {} | {}{mark} |",
                 c.id,
-                c.db_id,
+                crate::markdown::md_cell(&c.db_id),
                 c.engine,
                 label(c.old, c.old_reason),
                 label(c.new, c.new_reason)
@@ -311,5 +311,183 @@ fn label(v: Verdict, reason: Option<MismatchReason>) -> String {
     match reason {
         Some(r) if v == Verdict::Mismatch => format!("{} ({})", v.as_str(), r.as_str()),
         _ => v.as_str().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{
+        assert_expected, failed, md_table, md_tables, ok, outcome, small_report,
+    };
+    use crate::{summarize, EngineOutcome};
+    use sqlwitness_core::ErrorClass;
+
+    fn engine<'a>(r: &'a mut Report, id: usize, e: &str) -> &'a mut EngineOutcome {
+        r.questions
+            .iter_mut()
+            .find(|q| q.id == id)
+            .unwrap()
+            .engines
+            .get_mut(e)
+            .unwrap()
+    }
+
+    /// The small report again, after a change of model: question 0 fails
+    /// on SQLite (a new failure), question 3 matches there (fixed),
+    /// question 1's tied answer flips to `match` (both valid), question 5
+    /// errs on PostgreSQL; question 4 is gone and question 6 is new.
+    fn changed_pair() -> (Report, Report) {
+        let old = small_report();
+        let mut new = old.clone();
+        let o = engine(&mut new, 0, "sqlite");
+        o.verdict = Verdict::Mismatch;
+        o.reason = Some(MismatchReason::Order);
+        o.suite = None;
+        *engine(&mut new, 3, "sqlite") = outcome(
+            Verdict::Match,
+            Some(ok(&[&["3"]], 0.5)),
+            Some(ok(&[&["3"]], 0.5)),
+        );
+        let o = engine(&mut new, 1, "sqlite");
+        o.verdict = Verdict::Match;
+        o.reason = None;
+        o.tie = false;
+        *engine(&mut new, 5, "postgres") = outcome(
+            Verdict::PredError,
+            Some(ok(&[&["a"]], 0.5)),
+            Some(failed(
+                ErrorClass::UndefinedTable,
+                "42P01",
+                "relation \"city\" does not exist",
+                0.5,
+            )),
+        );
+        new.questions.retain(|q| q.id != 4);
+        let mut extra = new.questions[0].clone();
+        extra.id = 6;
+        new.questions.push(extra);
+        new.summary = summarize(&new.questions);
+        (old, new)
+    }
+
+    #[test]
+    fn diff_md_matches_the_expected_file() {
+        let (old, new) = changed_pair();
+        assert_expected(
+            "diff.md",
+            &render_diff_markdown(&diff_reports(&old, &new), 0.0, 10),
+        );
+    }
+
+    #[test]
+    fn the_diff_counts_changes_failures_and_fixes() {
+        let (old, new) = changed_pair();
+        let d = diff_reports(&old, &new);
+        assert_eq!((d.common_questions, d.only_old, d.only_new), (5, 1, 1));
+        let lite = &d.engines["sqlite"];
+        assert_eq!((lite.new_failures, lite.fixed), (1, 1));
+        // New: q1, q2, q3 (q0 and its copy q6 now mismatch).
+        assert_eq!((lite.old_match, lite.new_match), (2, 3));
+        // Pre: q0, q2 match of the five in both; post: q1, q2, q3 (q0 now fails).
+        assert_eq!(
+            (
+                lite.robustness.pairs,
+                lite.robustness.pre_correct,
+                lite.robustness.post_correct,
+                lite.robustness.both_correct
+            ),
+            (5, 2, 3, 1)
+        );
+        let pg = &d.engines["postgres"];
+        assert_eq!((pg.new_failures, pg.fixed), (0, 0));
+        let changes: Vec<(usize, &str, Verdict, Verdict)> = d
+            .changed
+            .iter()
+            .map(|c| (c.id, c.engine.as_str(), c.old, c.new))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                (0, "sqlite", Verdict::Match, Verdict::Mismatch),
+                (1, "sqlite", Verdict::Mismatch, Verdict::Match),
+                (3, "sqlite", Verdict::PredError, Verdict::Match),
+                (5, "postgres", Verdict::Mismatch, Verdict::PredError),
+            ]
+        );
+        // The tie flip passes on both sides: neither a failure nor a fix.
+        assert!(d.changed[1].old_passes && d.changed[1].new_passes);
+        assert_eq!(d.regressions(0.0), ["sqlite: 1 new failures (allowed 0)"]);
+        assert!(d.regressions(0.2).is_empty());
+        // The diff is data too (`sqlwitness diff --json`): it reads back.
+        let back: ReportDiff = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
+        assert_eq!(back, d);
+    }
+
+    /// Its tables keep their columns, a database name with a pipe
+    /// included; the changed verdicts list new failures first and stops
+    /// at `max_rows`.
+    #[test]
+    fn diff_md_tables_keep_their_columns() {
+        let (old, new) = changed_pair();
+        let md = render_diff_markdown(&diff_reports(&old, &new), 0.0, 3);
+        let tables = md_tables(&md);
+        let changed = md_table(&tables, &["id", "db", "engine", "old", "new"]);
+        assert_eq!(changed.len(), 2 + 3);
+        assert_eq!(
+            changed[2],
+            [
+                "0",
+                "concert_singer",
+                "sqlite",
+                "match",
+                "mismatch (order) **new failure**"
+            ]
+        );
+        assert_eq!(
+            changed[3][4],
+            "match (both answers valid under ties: not a failure)"
+        );
+        assert_eq!(changed[4][..4], ["3", "pets_1", "sqlite", "pred_error"]);
+        assert!(md.contains("\n…and 1 more.\n"));
+        let all = render_diff_markdown(&diff_reports(&old, &new), 0.0, 10);
+        let changed = md_table(&md_tables(&all), &["id", "db", "engine", "old", "new"]).clone();
+        assert_eq!(changed[5][..3], ["5", "world|1", "postgres"]);
+        let mechanisms = md_table(&md_tables(&all), &["old", "new", "questions × engines"]).clone();
+        assert_eq!(mechanisms.len(), 2 + 4);
+    }
+
+    /// An engine missing from the new report is a regression, and both
+    /// lists show in the table.
+    #[test]
+    fn engines_removed_and_added_show_and_gate() {
+        let old = small_report();
+        let mut new = old.clone();
+        for q in &mut new.questions {
+            let o = q.engines.remove("postgres").unwrap();
+            q.engines.insert("mysql".into(), o);
+        }
+        new.summary = summarize(&new.questions);
+        let d = diff_reports(&old, &new);
+        assert_eq!(
+            (d.engines_removed.as_slice(), d.engines_added.as_slice()),
+            (&["postgres".to_string()][..], &["mysql".to_string()][..])
+        );
+        assert_eq!(
+            d.regressions(1.0),
+            ["engine postgres is missing from the new report"]
+        );
+        let md = render_diff_markdown(&d, 1.0, 10);
+        let tables = md_tables(&md);
+        let t = md_table(&tables, &["engine", "old EX", "new EX"]);
+        assert_eq!(t[3][..2], ["postgres", "removed"]);
+        assert_eq!(t[4][..2], ["mysql", "added"]);
+        assert!(md.contains(
+            "**Regression** (tolerance 1):\n\n- engine postgres is missing from the new report\n"
+        ));
+        let same = render_diff_markdown(&diff_reports(&old, &old), 0.0, 10);
+        assert!(
+            same.contains("No regression (tolerance 0).") && !same.contains("## Changed verdicts")
+        );
     }
 }
