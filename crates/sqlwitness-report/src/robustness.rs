@@ -98,7 +98,7 @@ fn render_robustness_markdown_unescaped(kind: &str, rows: &[RobustnessRow]) -> S
         let _ = writeln!(
             out,
             "| {} | {} | {} | {:.4} ({}) | {:.4} ({}) | {:.4} ({}/{}) | {} |",
-            r.run,
+            crate::markdown::md_cell(&r.run),
             r.engine,
             x.pairs,
             x.pre_accuracy,
@@ -112,4 +112,119 @@ fn render_robustness_markdown_unescaped(kind: &str, rows: &[RobustnessRow]) -> S
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summarize;
+    use crate::test_support::{assert_expected, md_table, md_tables, small_report};
+
+    /// The small report as the original run; two perturbed runs of its
+    /// questions (ids + 100): `carried`, where question 0 now fails on
+    /// SQLite and a MySQL outcome appears that the original lacks, and
+    /// `swap|cols`, unchanged. The mapping names question 4's perturbed
+    /// twin, which neither run has.
+    fn runs() -> (Report, Vec<(String, Report)>, Vec<(usize, usize)>) {
+        let original = small_report();
+        let shifted = |f: &dyn Fn(&mut crate::QuestionReport)| {
+            let mut r = original.clone();
+            r.questions.retain(|q| q.id != 4);
+            for q in &mut r.questions {
+                q.id += 100;
+                f(q);
+            }
+            r.summary = summarize(&r.questions);
+            r
+        };
+        let carried = shifted(&|q| {
+            if q.id == 100 {
+                let o = q.engines.get_mut("sqlite").unwrap();
+                o.verdict = Verdict::Mismatch;
+                let pg = q.engines["postgres"].clone();
+                q.engines.insert("mysql".into(), pg);
+            }
+        });
+        let unchanged = shifted(&|_| {});
+        let pairs = vec![(100, 0), (101, 1), (102, 2), (103, 3), (105, 5), (104, 4)];
+        (
+            original,
+            vec![("carried".into(), carried), ("swap|cols".into(), unchanged)],
+            pairs,
+        )
+    }
+
+    #[test]
+    fn robustness_md_matches_the_expected_file() {
+        let (original, runs, pairs) = runs();
+        let rows = robustness_rows(&original, &runs, &pairs);
+        assert_expected(
+            "robustness.md",
+            &render_robustness_markdown("nlq|synonyms", &rows),
+        );
+    }
+
+    /// Pairs are read tie-aware (question 1's tie-dependent mismatch on
+    /// SQLite is correct on both sides); a pair whose gold failed is left
+    /// out as unscorable, a pair the run lacks as missing; an engine the
+    /// original lacks has no row.
+    #[test]
+    fn rows_count_pairs_tie_aware_and_leave_out_what_says_nothing() {
+        let (original, runs, pairs) = runs();
+        let rows = robustness_rows(&original, &runs, &pairs);
+        let got: Vec<(&str, &str, [usize; 6])> = rows
+            .iter()
+            .map(|r| {
+                let x = &r.robustness;
+                (
+                    r.run.as_str(),
+                    r.engine.as_str(),
+                    [
+                        x.pairs,
+                        x.pre_correct,
+                        x.post_correct,
+                        x.both_correct,
+                        r.unscorable,
+                        r.missing,
+                    ],
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("carried", "postgres", [4, 2, 2, 2, 1, 1]),
+                ("carried", "sqlite", [5, 3, 2, 2, 0, 1]),
+                ("swap|cols", "postgres", [4, 2, 2, 2, 1, 1]),
+                ("swap|cols", "sqlite", [5, 3, 3, 3, 0, 1]),
+            ]
+        );
+        assert!((rows[1].robustness.relative_robustness - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    /// The table keeps its columns, a run label with a pipe included, and
+    /// shows each score with the count it comes from.
+    #[test]
+    fn robustness_md_table_keeps_its_columns() {
+        let (original, runs, pairs) = runs();
+        let md = render_robustness_markdown("nlq", &robustness_rows(&original, &runs, &pairs));
+        assert!(md.starts_with("# Robustness: nlq\n"));
+        let tables = md_tables(&md);
+        let t = md_table(&tables, &["run", "engine", "pairs", "pre", "post"]);
+        assert_eq!(t.len(), 2 + 4);
+        assert_eq!(
+            t[3],
+            [
+                "carried",
+                "sqlite",
+                "5",
+                "0.6000 (3)",
+                "0.4000 (2)",
+                "0.6667 (2/3)",
+                "1"
+            ]
+        );
+        assert_eq!(t[5][..2], ["swap|cols", "sqlite"]);
+        assert_eq!(t[4][6], "2");
+    }
 }
