@@ -563,7 +563,7 @@ pub fn contrasts_markdown(
     }
     let _ = writeln!(out, "---|");
     for c in contrasts.iter().take(max) {
-        let _ = write!(out, "| {} | {} |", c.id, c.db_id);
+        let _ = write!(out, "| {} | {} |", c.id, crate::markdown::md_cell(&c.db_id));
         for e in engines {
             match c.ratios.get(*e) {
                 Some((r, lo, hi)) => {
@@ -630,6 +630,131 @@ pub(crate) fn render_markdown_ves(report: &crate::Report, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::test_support::{assert_expected, md_table, md_tables, ves_report};
+
+    #[test]
+    fn ves_md_matches_the_expected_file() {
+        let mut md = String::new();
+        render_markdown_ves(&ves_report(), &mut md);
+        assert_expected("ves.md", &md);
+    }
+
+    /// The engines' scores over every question with a database: a wrong
+    /// prediction and a failed timing count 0; the official scripts'
+    /// timing only where it was taken; by BIRD difficulty.
+    #[test]
+    fn the_summary_scores_the_small_report() {
+        let r = ves_report();
+        let lite = r.summary.engines["sqlite"].ves.as_ref().unwrap();
+        assert_eq!(
+            (
+                lite.method.as_str(),
+                lite.runs,
+                lite.questions,
+                lite.timed,
+                lite.failed
+            ),
+            ("sqlite_steps", 3, 4, 3, 0)
+        );
+        // Ratios 4, 1 and 1/4: √4·100, √1·100, √¼·100, and 0, over 4.
+        assert!((lite.ves - 87.5).abs() < 1e-9, "{lite:?}");
+        let close = |l: &BTreeMap<String, VesLevel>, k: &str, v: f64| {
+            assert!((l[k].ves - v).abs() < 1e-9, "{k}: {:?}", l[k]);
+        };
+        close(&lite.by_difficulty, "simple", 100.0);
+        close(&lite.by_difficulty, "moderate", 100.0);
+        close(&lite.by_difficulty, "challenging", 50.0);
+        close(&lite.by_difficulty, "total", 87.5);
+        let official = lite.official.as_ref().unwrap();
+        assert!((official.ves - 50.0).abs() < 1e-9, "{official:?}");
+        let pg = r.summary.engines["postgres"].ves.as_ref().unwrap();
+        assert_eq!((pg.timed, pg.failed, pg.official.is_none()), (2, 1, true));
+        assert!((pg.ves - 50.0).abs() < 1e-9, "{pg:?}");
+        // No timed runs, no VES summary.
+        let plain = crate::test_support::small_report();
+        assert!(plain.summary.engines.values().all(|s| s.ves.is_none()));
+    }
+
+    /// A contrast needs run ranges that do not overlap and a factor of at
+    /// least 2; a failed timing is no ratio.
+    #[test]
+    fn contrasts_need_a_factor_of_two_and_separate_runs() {
+        let r = ves_report();
+        let c = efficiency_contrasts(&r.questions);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(
+            (c[0].id, c[0].best.as_str(), c[0].worst.as_str()),
+            (0, "sqlite", "postgres")
+        );
+        assert!((c[0].factor - 4.0).abs() < 1e-9);
+        // Mean ratios 3 and 1, but the runs overlap (1–5 against 1–1).
+        let mut q = r.questions[1].clone();
+        for (e, runs) in [("sqlite", vec![1.0, 5.0]), ("postgres", vec![1.0, 1.0])] {
+            q.engines.get_mut(e).unwrap().ves = Some(VesOutcome::new(
+                TimingMethod::ClientWall,
+                runs,
+                vec![1.0, 1.0],
+                None,
+            ));
+        }
+        assert!(efficiency_contrasts(&[q]).is_empty());
+    }
+
+    /// The tables keep their columns (a database name with a pipe
+    /// included); an engine without a ratio shows a dash; the list stops
+    /// at `max`.
+    #[test]
+    fn contrast_tables_keep_their_columns() {
+        let contrast = |id: usize, db: &str| EfficiencyContrast {
+            id,
+            db_id: db.into(),
+            ratios: [
+                ("sqlite".to_string(), (4.0, 3.5, 4.5)),
+                ("postgres".to_string(), (1.0, 0.9, 1.1)),
+            ]
+            .into(),
+            best: "sqlite".into(),
+            worst: "postgres".into(),
+            factor: 4.0,
+        };
+        let md = contrasts_markdown(
+            &[contrast(7, "world|1"), contrast(8, "b")],
+            &["sqlite", "postgres", "mysql"],
+            1,
+        );
+        let tables = md_tables(&md);
+        let t = md_table(&tables, &["question", "db", "sqlite"]);
+        assert_eq!(t.len(), 3);
+        assert_eq!(
+            t[2],
+            [
+                "7",
+                "world|1",
+                "4.00 (3.50–4.50)",
+                "1.00 (0.90–1.10)",
+                "–",
+                "sqlite / postgres: ×4.0"
+            ]
+        );
+        let mut md = String::new();
+        render_markdown_ves(&ves_report(), &mut md);
+        let tables = md_tables(&md);
+        let t = md_table(&tables, &["engine", "timed by", "runs", "correct timed"]);
+        // SQLite, its official timing, PostgreSQL.
+        assert_eq!(t.len(), 2 + 3);
+        assert_eq!(t[3][..4], ["sqlite", "sqlite_steps", "3", "3 of 4"]);
+        assert_eq!(t[4][1], OFFICIAL_TIMING);
+        assert_eq!(
+            t[2][..4],
+            [
+                "postgres",
+                "postgres_explain_analyze",
+                "3",
+                "2 of 4 (1 failed)"
+            ]
+        );
+    }
 
     #[test]
     fn outcome_from_runs() {
