@@ -275,6 +275,21 @@ fn real_reports_satisfy_the_schema() {
     eprintln!("{found} real report(s) validated");
 }
 
+/// The report.json files the JSON writer's unit tests expect
+/// (`tests/expected/`: a failed suite with its witness, ties, a gold error,
+/// an abstention, scores; timed runs with the official scripts' timing)
+/// satisfy the schema.
+#[test]
+fn the_expected_reports_satisfy_the_schema() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected");
+    for name in ["report.json", "ves-report.json"] {
+        let text = std::fs::read_to_string(dir.join(name)).expect(name);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let errs = errors_of(&v);
+        assert!(errs.is_empty(), "{name}: {errs:#?}");
+    }
+}
+
 /// A question that matched on the original database but failed its test
 /// suite fails in JUnit too, naming the instance.
 #[test]
