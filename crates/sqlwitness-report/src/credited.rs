@@ -57,3 +57,54 @@ pub(crate) fn render_markdown_credited(report: &Report, out: &mut String) {
         let _ = writeln!(out, "\n…and {} more in `report.json`.", rows.len() - SHOWN);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{md_table, md_tables, small_report};
+    use sqlwitness_core::compare::CreditCause;
+
+    /// Under `--compare spider`, the answers the mode credits and strict
+    /// comparison rejects: counts by engine and cause, then one row per
+    /// question and engine, a database name with a pipe in its cell.
+    #[test]
+    fn credited_answers_are_counted_and_listed() {
+        let mut r = small_report();
+        r.run.compare = "spider".into();
+        let causes = [
+            (0, "sqlite", vec![CreditCause::RowOrder]),
+            (
+                5,
+                "sqlite",
+                vec![CreditCause::RowOrder, CreditCause::Multiplicity],
+            ),
+            (5, "postgres", vec![CreditCause::Multiplicity]),
+        ];
+        for (id, e, c) in causes {
+            r.questions[id].engines.get_mut(e).unwrap().credit_causes = c;
+        }
+        let md = crate::render_markdown(&r);
+        assert!(
+            md.contains("\n## Credited by `spider`, not by strict comparison (3)\n"),
+            "{md}"
+        );
+        let tables = md_tables(&md);
+        let counts = md_table(&tables, &["engine", "cause", "questions"]);
+        assert_eq!(
+            counts[2..],
+            [
+                ["postgres", "multiplicity", "1"],
+                ["sqlite", "multiplicity", "1"],
+                ["sqlite", "row_order", "2"]
+            ]
+        );
+        let rows = md_table(&tables, &["id", "db", "engine", "causes"]);
+        assert_eq!(rows[3], ["5", "world|1", "postgres", "multiplicity"]);
+        assert_eq!(
+            rows[4],
+            ["5", "world|1", "sqlite", "row_order, multiplicity"]
+        );
+        // Nothing credited, no section.
+        assert!(!crate::render_markdown(&small_report()).contains("## Credited"));
+    }
+}

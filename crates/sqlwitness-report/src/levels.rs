@@ -269,3 +269,106 @@ pub(crate) fn render_markdown_levels(report: &crate::Report, out: &mut String) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{
+        assert_expected, md_table, md_tables, outcome, small_report, ves_report,
+    };
+    use crate::{render_markdown, summarize};
+
+    /// The small report (hardness: easy, medium, hard, extra, medium, none)
+    /// with Spider's exact match scored on questions 0–3 (0 and 2 match
+    /// exactly) and question 5 without a database on PostgreSQL.
+    fn leveled() -> crate::Report {
+        let mut r = small_report();
+        for q in &mut r.questions[..4] {
+            q.exact_match = Some(q.id % 2 == 0);
+        }
+        r.questions[5]
+            .engines
+            .insert("postgres".into(), outcome(Verdict::MissingDb, None, None));
+        r.summary = summarize(&r.questions);
+        r
+    }
+
+    #[test]
+    fn official_tables_match_the_expected_file() {
+        let r = leveled();
+        let v = ves_report();
+        let text = format!(
+            "{}\n{}",
+            official_table(&r.summary.engines["postgres"].by_hardness, true),
+            official_table(&v.summary.engines["sqlite"].by_difficulty, false)
+        );
+        assert_expected("levels.txt", &text);
+    }
+
+    /// Levels count every question once and `all` every question; EX
+    /// divides by the questions with a database; exact match by the
+    /// questions it scored.
+    #[test]
+    fn levels_count_and_divide_as_the_evaluators_do() {
+        let r = leveled();
+        let pg = &r.summary.engines["postgres"].by_hardness;
+        assert_eq!(
+            ["easy", "medium", "hard", "extra", "all"].map(|l| (
+                pg[l].questions,
+                pg[l].scored,
+                pg[l].matched
+            )),
+            [(1, 1, 1), (2, 2, 0), (1, 1, 0), (1, 1, 0), (6, 5, 1)]
+        );
+        assert!((pg["all"].ex - 0.2).abs() < 1e-12);
+        assert_eq!(pg["all"].exact_match, Some(0.5));
+        // Medium: question 1 scored (not exact), question 4 not scored.
+        assert_eq!(pg["medium"].exact_match, Some(0.0));
+        let v = ves_report();
+        let lite = &v.summary.engines["sqlite"].by_difficulty;
+        assert_eq!(
+            ["simple", "moderate", "challenging", "total"]
+                .map(|l| (lite[l].questions, lite[l].matched)),
+            [(2, 1), (1, 1), (1, 1), (4, 3)]
+        );
+        // No level anywhere: no table.
+        let mut plain = small_report();
+        for q in &mut plain.questions {
+            q.hardness = None;
+        }
+        plain.summary = summarize(&plain.questions);
+        assert!(plain.summary.engines["sqlite"].by_hardness.is_empty());
+        assert!(!render_markdown(&plain).contains("## By Spider hardness"));
+    }
+
+    /// summary.md's level table: a count, an EX and a Soft F1 row per
+    /// engine; `count` is what EX divides by, and a line says how many
+    /// questions it leaves out and why.
+    #[test]
+    fn the_markdown_level_table_says_what_count_leaves_out() {
+        let md = render_markdown(&leveled());
+        let tables = md_tables(&md);
+        let t = md_table(
+            &tables,
+            &["engine", "", "easy", "medium", "hard", "extra", "all"],
+        );
+        assert_eq!(t.len(), 2 + 2 * 3);
+        assert_eq!(t[2], ["postgres", "count", "1", "2", "1", "1", "5"]);
+        assert_eq!(
+            t[3],
+            ["postgres", "EX", "1.000", "0.000", "0.000", "0.000", "0.200"]
+        );
+        assert!(md.contains(
+            "\npostgres: 1 of the 6 questions are left out of `count`, as EX leaves them out (1 without a database, 0 the engine could not run).\n"
+        ));
+        assert!(!md.contains("\nsqlite: 1 of the"));
+        let v = ves_report();
+        let bird = render_markdown(&v);
+        let t = md_table(
+            &md_tables(&bird),
+            &["engine", "", "simple", "moderate", "challenging", "total"],
+        )
+        .clone();
+        assert_eq!(t[5], ["sqlite", "count", "2", "1", "1", "4"]);
+    }
+}
