@@ -249,7 +249,7 @@ fn level_tables(o: &mut String, r: &Report) {
             let levels = pick(s);
             let get = |c: &str| levels.get(c).cloned().unwrap_or_default();
             let rows: [(&str, Cell); 3] = [
-                ("count", |l| l.questions.to_string()),
+                ("count", |l| l.scored.to_string()),
                 ("EX", |l| format!("{:.3}", l.ex)),
                 ("Soft F1", |l| format!("{:.3}", l.soft_f1)),
             ];
@@ -262,6 +262,24 @@ fn level_tables(o: &mut String, r: &Report) {
             }
         }
         o.push_str("</table></div>");
+        // `count` is what EX divides by: say what it leaves out.
+        for (name, s) in &r.summary.engines {
+            let all = pick(s)
+                .get(cols[cols.len() - 1])
+                .cloned()
+                .unwrap_or_default();
+            let out_of = all.questions - all.scored.min(all.questions);
+            if out_of > 0 {
+                let _ = write!(
+                    o,
+                    "<p class=\"muted\">{}: {out_of} of the {} questions are left out of the count, as EX leaves them out ({} without a database, {} the engine could not run).</p>",
+                    esc(name),
+                    all.questions,
+                    s.missing_db,
+                    s.engine_error
+                );
+            }
+        }
         let unread = r
             .questions
             .iter()
@@ -1009,6 +1027,28 @@ mod tests {
         ));
         // Filters list the databases, escaped.
         assert!(h.contains("<option value=\"world|1\">world|1</option>"));
+    }
+
+    /// The level tables' `count` is what EX divides by (the questions
+    /// with a database the engine could run), as summary.md and the
+    /// terminal print it: count × EX is the number of matches.
+    #[test]
+    fn level_counts_are_what_ex_divides_by() {
+        let mut r = small_report();
+        r.questions[3].engines.insert(
+            "postgres".into(),
+            crate::test_support::outcome(Verdict::MissingDb, None, None),
+        );
+        r.summary = crate::summarize(&r.questions);
+        let h = render_html(&r);
+        // Postgres: the extra question has no database; 6 questions, 5 scored.
+        assert!(h.contains(
+            "<tr><td>postgres</td><td>count</td><td class=n>1</td><td class=n>2</td><td class=n>1</td><td class=n>0</td><td class=n>5</td></tr>\
+             <tr><td>postgres</td><td>EX</td><td class=n>1.000</td><td class=n>0.000</td><td class=n>0.000</td><td class=n>0.000</td><td class=n>0.200</td></tr>"
+        ), "{h}");
+        let md = crate::render_markdown(&r);
+        assert!(md.contains("| postgres | count | 1 | 2 | 1 | 0 | 5 |"));
+        assert!(h.contains("postgres: 1 of the 6 questions are left out of the count"));
     }
 
     #[test]
