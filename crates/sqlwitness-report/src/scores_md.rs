@@ -177,3 +177,44 @@ pub(crate) fn extra_accuracies(s: &sqlwitness_score::Scores, code: &str) -> Vec<
     })
     .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{md_table, md_tables, small_report};
+
+    /// The scores table: one row per engine whose TrustSQL breakdown
+    /// accounts for every question once; the accuracies beside it name
+    /// their counts.
+    #[test]
+    fn the_scores_table_accounts_for_every_question() {
+        let r = small_report();
+        let md = crate::render_markdown(&r);
+        let tables = md_tables(&md);
+        let t = md_table(&tables, &["engine", "EX (scorable)", "RS(0)"]);
+        assert_eq!(t.len(), 2 + 2);
+        for row in &t[2..] {
+            let parts: usize = row[5..].iter().map(|c| c.parse::<usize>().unwrap()).sum();
+            assert_eq!(parts, r.questions.len(), "{row:?}");
+        }
+        // SQLite: q0 and q2 match of five scorable; q4 abstains on an
+        // infeasible question; q1, q3, q5 wrong.
+        assert_eq!(
+            t[3],
+            [
+                "sqlite",
+                "0.4000 (2/5)",
+                "0.5000",
+                "-4.5000",
+                "-2.50",
+                "2",
+                "0",
+                "3",
+                "0",
+                "1",
+                "0"
+            ]
+        );
+        assert!(md.contains("\nTie-aware accuracy (`match_tie` counted): postgres 0.5000 (2/4), sqlite 0.4000 (2/5).\n"));
+        assert!(md.contains("Cross-engine consistency: 3 of 6 questions (0.5000) get the same verdict on every engine (first differing ids: 1, 2, 3)."));
+    }
+}
