@@ -60,7 +60,6 @@ pub(crate) fn render_markdown_credited(report: &Report, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::test_support::{md_table, md_tables, small_report};
     use sqlwitness_core::compare::CreditCause;
 

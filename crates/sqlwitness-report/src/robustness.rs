@@ -120,12 +120,16 @@ mod tests {
     use crate::summarize;
     use crate::test_support::{assert_expected, md_table, md_tables, small_report};
 
+    /// The original run, the labelled perturbed runs and the mapping's
+    /// (perturbed id, original id) pairs.
+    type Runs = (Report, Vec<(String, Report)>, Vec<(usize, usize)>);
+
     /// The small report as the original run; two perturbed runs of its
     /// questions (ids + 100): `carried`, where question 0 now fails on
     /// SQLite and a MySQL outcome appears that the original lacks, and
     /// `swap|cols`, unchanged. The mapping names question 4's perturbed
     /// twin, which neither run has.
-    fn runs() -> (Report, Vec<(String, Report)>, Vec<(usize, usize)>) {
+    fn runs() -> Runs {
         let original = small_report();
         let shifted = |f: &dyn Fn(&mut crate::QuestionReport)| {
             let mut r = original.clone();

@@ -4,8 +4,8 @@
 //!
 //! Expected files live in `tests/expected/`; a writer's output is compared
 //! with its file byte for byte. After a deliberate change of a writer,
-//! `SQLWITNESS_BLESS=1 cargo test -p sqlwitness-report` rewrites the files;
-//! review their diff before committing it.
+//! `SQLWITNESS_BLESS=1 cargo test -p sqlwitness-report --lib` rewrites the
+//! files; review their diff before committing it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,7 +38,7 @@ pub(crate) fn assert_expected(name: &str, actual: &str) {
         return;
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("tests/expected/{name}: {e} (SQLWITNESS_BLESS=1 cargo test -p sqlwitness-report writes it)")
+        panic!("tests/expected/{name}: {e} (SQLWITNESS_BLESS=1 cargo test -p sqlwitness-report --lib writes it)")
     });
     if expected == actual {
         return;
@@ -52,7 +52,7 @@ pub(crate) fn assert_expected(name: &str, actual: &str) {
                 "the output differs from tests/expected/{name} at line {line}:\n\
                  expected: {}\n  actual: {}\n\
                  If the change is deliberate, SQLWITNESS_BLESS=1 cargo test -p sqlwitness-report \
-                 rewrites the expected files (review their diff).",
+                 --lib rewrites the expected files (review their diff).",
                 x.map_or("(end of file)".into(), |s| format!("{s:?}")),
                 y.map_or("(end of output)".into(), |s| format!("{s:?}")),
             ),
