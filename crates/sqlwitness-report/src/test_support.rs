@@ -531,16 +531,38 @@ impl Element {
     }
 }
 
+/// Why a text is not well-formed XML.
+#[derive(Debug)]
+pub(crate) struct NotXml(pub String);
+
+impl std::fmt::Display for NotXml {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for NotXml {
+    fn from(s: &str) -> NotXml {
+        NotXml(s.to_string())
+    }
+}
+
+impl From<String> for NotXml {
+    fn from(s: String) -> NotXml {
+        NotXml(s)
+    }
+}
+
 /// Reads `text` as XML 1.0 (a prolog, then one root element), or says why
 /// it is not well formed: tags nest and close, attribute values are
 /// quoted, `<` and `&` appear only as markup or entity references, and
 /// no character XML 1.0 forbids occurs. Enough for `junit.xml`.
-pub(crate) fn parse_xml(text: &str) -> Result<Element, String> {
+pub(crate) fn parse_xml(text: &str) -> Result<Element, NotXml> {
     if let Some(c) = text
         .chars()
         .find(|&c| matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}'))
     {
-        return Err(format!("character U+{:04X} is not allowed in XML", c as u32));
+        return Err(NotXml(format!("character U+{:04X} is not allowed in XML", c as u32)));
     }
     let mut rest = text;
     if let Some(r) = rest.strip_prefix("<?xml") {
@@ -552,7 +574,7 @@ pub(crate) fn parse_xml(text: &str) -> Result<Element, String> {
         let lt = rest.find('<').unwrap_or(rest.len());
         let chunk = decode(&rest[..lt])?;
         if stack.len() == 1 && !chunk.trim().is_empty() {
-            return Err(format!("text outside the root element: {chunk:?}"));
+            return Err(NotXml(format!("text outside the root element: {chunk:?}")));
         }
         stack.last_mut().expect("document").text.push_str(&chunk);
         rest = &rest[lt..];
@@ -567,7 +589,7 @@ pub(crate) fn parse_xml(text: &str) -> Result<Element, String> {
                 .filter(|_| !stack.is_empty())
                 .ok_or("end tag without a start")?;
             if el.name != name {
-                return Err(format!("</{name}> closes <{}>", el.name));
+                return Err(NotXml(format!("</{name}> closes <{}>", el.name)));
             }
             stack
                 .last_mut()
@@ -586,7 +608,7 @@ pub(crate) fn parse_xml(text: &str) -> Result<Element, String> {
             ..Element::default()
         };
         if el.name.is_empty() || !el.name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            return Err(format!("bad element name {:?}", el.name));
+            return Err(NotXml(format!("bad element name {:?}", el.name)));
         }
         let mut r = &r[name_end..];
         let self_closing = loop {
@@ -610,10 +632,10 @@ pub(crate) fn parse_xml(text: &str) -> Result<Element, String> {
             let close = body.find(quote).ok_or("unterminated attribute")?;
             let raw = &body[..close];
             if raw.contains('<') {
-                return Err(format!("`<` in attribute {key}"));
+                return Err(NotXml(format!("`<` in attribute {key}")));
             }
             if el.attrs.insert(key.clone(), decode(raw)?).is_some() {
-                return Err(format!("attribute {key} twice"));
+                return Err(NotXml(format!("attribute {key} twice")));
             }
             r = &body[close + 1..];
         };
@@ -625,20 +647,20 @@ pub(crate) fn parse_xml(text: &str) -> Result<Element, String> {
         }
     }
     if stack.len() != 1 {
-        return Err(format!(
+        return Err(NotXml(format!(
             "<{}> is not closed",
             stack.last().expect("open").name
-        ));
+        )));
     }
     let mut doc = stack.pop().expect("document");
     match doc.children.len() {
         1 => Ok(doc.children.pop().expect("root")),
-        n => Err(format!("{n} root elements")),
+        n => Err(NotXml(format!("{n} root elements"))),
     }
 }
 
 /// `s` with its entity references decoded; a bare `&` is an error.
-fn decode(s: &str) -> Result<String, String> {
+fn decode(s: &str) -> Result<String, NotXml> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find('&') {
@@ -656,7 +678,7 @@ fn decode(s: &str) -> Result<String, String> {
                 .ok()
                 .and_then(char::from_u32)
                 .ok_or_else(|| format!("bad character reference &{e};"))?,
-            e => return Err(format!("unknown entity &{e};")),
+            e => return Err(NotXml(format!("unknown entity &{e};"))),
         };
         out.push(ch);
         rest = &r[end + 1..];
