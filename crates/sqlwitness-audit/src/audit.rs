@@ -2,7 +2,7 @@
 //! reshuffled copies), cross-engine comparison, rewrites.
 
 use sqlwitness_core::{Database, Engine, EngineKind, QueryLimits, ResultSet};
-use sqlwitness_dialect::Adapter;
+use sqlwitness_dialect::Grammar;
 use sqlwitness_sql::{
     analyze_in, has_top_level_order_by, has_top_level_order_by_in, tie_inclusive_rewrite,
     tie_inclusive_rewrite_in, written_for, NondetRule, SchemaInfo,
@@ -37,8 +37,8 @@ pub struct Target<'a> {
 }
 
 impl Target<'_> {
-    fn adapter(&self) -> Adapter {
-        sqlwitness_dialect::shipped(self.kind).adapter
+    fn grammar(&self) -> Grammar {
+        sqlwitness_dialect::shipped(self.kind).grammar
     }
 }
 
@@ -316,7 +316,7 @@ struct QuestionAudit<'a> {
     opts: &'a AuditOptions,
     rerun_audit: String,
     on_sqlite: bool,
-    dialects: Vec<Adapter>,
+    dialects: Vec<Grammar>,
     ordered: bool,
     statics: Vec<sqlwitness_sql::StaticFinding>,
     /// The gold compares a text column with a number (a cross-engine
@@ -332,7 +332,7 @@ impl<'a> QuestionAudit<'a> {
         judge: &'a Target<'a>,
         opts: &'a AuditOptions,
     ) -> Self {
-        let dialects = written_for(judge.adapter());
+        let dialects = written_for(judge.grammar());
         let ordered = has_top_level_order_by_in(q.gold, &dialects).unwrap_or(false);
         let statics = analyze_in(q.gold, &ctx.schema, &dialects).unwrap_or_default();
         let limit_cut = statics.iter().any(|f| {
@@ -784,7 +784,7 @@ fn verify_rewrite_on(
                 notes.push("the original answer is not among the rewrite's rows".to_string());
             }
             let ordered =
-                has_top_level_order_by_in(sql, &written_for(judge.adapter())).unwrap_or(false);
+                has_top_level_order_by_in(sql, &written_for(judge.grammar())).unwrap_or(false);
             let mut plans = 0;
             let variants = opts
                 .plan_variants

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sqlwitness_core::EngineKind;
-use sqlwitness_dialect::Adapter;
+pub use sqlwitness_dialect::TargetType;
 
 use crate::migrate::fingerprint::modified_ns;
 use crate::BenchError;
@@ -257,386 +257,48 @@ pub fn write_model(sqlite: &Path, model: &SourceModel) -> Result<PathBuf, BenchE
     Ok(path)
 }
 
-/// A type split into its base (lower case), its list's numbers, `unsigned`
-/// and its collation.
-struct Parsed {
-    base: String,
-    args: Vec<u32>,
-    parenthesised: bool,
-    unsigned: bool,
-    zerofill: bool,
-    collation: Option<String>,
-}
-
-fn parse(source_type: &str) -> Parsed {
-    let shape = crate::migrate::TypeShape::of(source_type);
-    let lower = source_type.to_ascii_lowercase();
-    let collation = lower.find(" collate ").map(|i| {
-        source_type[i + " collate ".len()..]
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .trim_start_matches("pg_catalog.")
-            .trim_matches('"')
-            .to_string()
-    });
-    Parsed {
-        base: shape.base,
-        args: shape.args,
-        parenthesised: shape.parenthesised,
-        unsigned: shape.unsigned,
-        zerofill: shape.zerofill,
-        collation,
-    }
-}
-
-/// What a source column becomes on a target engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TargetType {
-    /// This type, spelled for the target, keeps the source's meaning.
-    Kept(String),
-    /// This type, with what it does not keep.
-    Changed(String, String),
-    /// No type of the target is chosen from the source's: the migration
-    /// decides from the SQLite file's values (why).
-    Inferred(String),
-}
-
-/// The type `column` of the source's model takes on `to_engine`: an enum
-/// (a PostgreSQL type the dump defines, with its labels in the model, or
-/// MySQL's `enum(…)`) keeps its labels and their order where the target has
-/// enums (MySQL and MariaDB `enum(…)` compared by its exact labels, DuckDB
-/// `ENUM(…)`); every other column as [`target_type`] says.
+/// The type `column` of the source's model takes on `to_engine`: the
+/// source's dialect reads its type into the column model (an enum with the
+/// labels the model keeps for a type the dump defines, or MySQL's inline
+/// `enum(…)`), the target's dialect writes it (`column_model` in
+/// `dialects/<engine>.yaml`).
 pub fn column_target(
     from_engine: EngineKind,
     column: &ModelColumn,
     to_engine: EngineKind,
 ) -> TargetType {
-    let from = sqlwitness_dialect::shipped(from_engine).adapter;
-    let to = sqlwitness_dialect::shipped(to_engine).adapter;
-    let labels = if column.labels.is_empty() {
-        mysql_enum_labels(&column.source_type)
-    } else {
-        Some(column.labels.clone())
-    };
-    match labels {
-        Some(labels) if !(from == Adapter::Mysql && to == Adapter::Mysql) => {
-            enum_target(&labels, to, to_engine)
-        }
-        _ => target_type(from_engine, &column.source_type, to_engine),
-    }
+    let labels = (!column.labels.is_empty()).then(|| column.labels.clone());
+    let from = sqlwitness_dialect::shipped(from_engine);
+    let read = from.column_model.read(&column.source_type, labels);
+    sqlwitness_dialect::shipped(to_engine).column_target(to_engine, from, &read)
 }
 
-/// An enum of `labels` on `to`.
-fn enum_target(labels: &[String], to: Adapter, to_engine: EngineKind) -> TargetType {
-    let list = |escape_backslash: bool| {
-        labels
-            .iter()
-            .map(|l| {
-                let l = l.replace('\'', "''");
-                let l = if escape_backslash {
-                    l.replace('\\', "\\\\")
-                } else {
-                    l
-                };
-                format!("'{l}'")
-            })
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    match to {
-        // Compared by its labels exactly, as the source's enum.
-        Adapter::Mysql if !labels.is_empty() => TargetType::Kept(format!(
-            "enum({}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
-            list(true)
-        )),
-        Adapter::Duckdb if !labels.is_empty() => TargetType::Kept(format!("ENUM({})", list(false))),
-        _ => TargetType::Inferred(format!(
-            "an enum: its labels are carried as text; their declared order is not kept on \
-             {to_engine}"
-        )),
-    }
-}
-
-/// The labels of MySQL's `enum('a','b')` as `COLUMN_TYPE` writes it (a
-/// quote doubled, a backslash escape read as MySQL reads it: `\n`, `\t`,
-/// `\r`, `\0`, else the character itself), in order; `None` for another
-/// type or a list that does not end.
+/// The labels of MySQL's `enum('a','b')` as `COLUMN_TYPE` writes it (see
+/// [`sqlwitness_dialect::inline_labels`]); `None` for another type.
 pub fn mysql_enum_labels(source_type: &str) -> Option<Vec<String>> {
     let t = source_type.trim();
     if !t.get(..5)?.eq_ignore_ascii_case("enum(") {
         return None;
     }
-    let mut labels = Vec::new();
-    let mut chars = t[5..].chars().peekable();
-    loop {
-        match chars.next()? {
-            '\'' => {
-                let mut label = String::new();
-                loop {
-                    match chars.next()? {
-                        '\'' if chars.peek() == Some(&'\'') => {
-                            chars.next();
-                            label.push('\'');
-                        }
-                        '\'' => break,
-                        '\\' => label.push(match chars.next()? {
-                            'n' => '\n',
-                            't' => '\t',
-                            'r' => '\r',
-                            '0' => '\0',
-                            other => other,
-                        }),
-                        c => label.push(c),
-                    }
-                }
-                labels.push(label);
-            }
-            ',' | ' ' => {}
-            ')' => return Some(labels),
-            _ => return None,
-        }
-    }
+    sqlwitness_dialect::inline_labels(t)
 }
 
-/// The type a column of `source_type` on the `from` family takes on the
-/// `to` family. Integers keep their width (and an unsigned one a width
-/// that holds it), decimals their precision and scale, floats their
-/// precision, strings their length and a binary or `C` collation,
-/// dates and timestamps their kind. What no target type keeps (an enum's
-/// order, a case-insensitive collation on PostgreSQL, spatial and array
-/// types) is said.
+/// The type a column of `source_type` on `from_engine` takes on
+/// `to_engine` ([`column_target`] for a column the model knows no labels
+/// of). Integers keep their width (and an unsigned one a width that holds
+/// it), decimals their precision and scale, floats their precision,
+/// strings their length and a binary or `C` collation, dates and
+/// timestamps their kind. What no target type keeps (an enum's order, a
+/// case-insensitive collation on PostgreSQL, spatial and array types) is
+/// said.
 pub fn target_type(
     from_engine: EngineKind,
     source_type: &str,
     to_engine: EngineKind,
 ) -> TargetType {
-    let from = sqlwitness_dialect::shipped(from_engine).adapter;
-    let to = sqlwitness_dialect::shipped(to_engine).adapter;
-    let p = parse(source_type);
-    if p.zerofill {
-        return TargetType::Inferred("zerofill is a display width only MySQL keeps".into());
-    }
-    if from == to && matches!(to, Adapter::Mysql) {
-        // An unsigned integer is read back signed by the migration: one
-        // width up holds every value.
-        if p.unsigned {
-            let wider = match p.base.as_str() {
-                "tinyint" => "smallint",
-                "smallint" => "int",
-                "mediumint" | "int" | "integer" => "bigint",
-                _ => {
-                    return TargetType::Inferred(format!(
-                        "{} unsigned is read back signed: the migration decides from the values",
-                        p.base
-                    ))
-                }
-            };
-            return TargetType::Changed(
-                wider.to_string(),
-                format!("{} unsigned held as {wider} (signed, one width up)", p.base),
-            );
-        }
-        // The same family: the type as written, with its character set and
-        // collation — but MySQL's `_0900_` collations are MySQL's alone.
-        let t = source_type.trim().to_string();
-        return match p.collation.as_deref() {
-            Some(c) if from_engine != to_engine && c.contains("_0900_") => {
-                let near = if c.contains("_as_cs") || c.ends_with("_bin") {
-                    "utf8mb4_bin"
-                } else {
-                    "utf8mb4_unicode_520_ci"
-                };
-                TargetType::Changed(
-                    t.replace(c, near),
-                    format!("its collation {c} is MySQL's alone: {near} on {to_engine}"),
-                )
-            }
-            _ => TargetType::Kept(t),
-        };
-    }
-    let lower = source_type.trim().to_ascii_lowercase();
-    if lower.starts_with('"') {
-        return TargetType::Inferred(
-            "a type the dump defines (an enum: its labels are carried as text; their declared \
-             order is not kept)"
-                .into(),
-        );
-    }
-    if lower.starts_with("enum(") {
-        return TargetType::Inferred(
-            "an enum: its labels are carried as text; their declared order is not kept".into(),
-        );
-    }
-    let dec = |p: &Parsed| -> Option<(u32, u32)> {
-        match (p.args.first(), p.args.get(1)) {
-            (Some(&pr), Some(&s)) => Some((pr, s)),
-            (Some(&pr), None) => Some((pr, 0)),
-            // MySQL's `decimal` is decimal(10,0); PostgreSQL's `numeric`
-            // has no fixed scale.
-            (None, _) if from == Adapter::Mysql => Some((10, 0)),
-            _ => None,
-        }
-    };
-    match to {
-        Adapter::Postgres => {
-            let collate = match p.collation.as_deref() {
-                Some(c) if c.ends_with("_bin") || c == "binary" || c == "C" || c == "POSIX" => {
-                    Ok(" COLLATE \"C\"")
-                }
-                Some(c) if from == Adapter::Mysql && c.contains("_ci") => Err(format!(
-                    "its collation {c} compares case-insensitively, which PostgreSQL's default \
-                     collation does not"
-                )),
-                _ => Ok(""),
-            };
-            let t = match p.base.as_str() {
-                "tinyint" | "smallint" if !p.unsigned => "smallint".to_string(),
-                "tinyint" | "smallint" | "mediumint" => "integer".to_string(),
-                "int" | "integer" if !p.unsigned => "integer".to_string(),
-                "int" | "integer" => "bigint".to_string(),
-                "bigint" if !p.unsigned => "bigint".to_string(),
-                "bigint" => "numeric(20,0)".to_string(),
-                "decimal" | "numeric" | "dec" | "fixed" => match dec(&p) {
-                    Some((pr, s)) => format!("numeric({pr},{s})"),
-                    None => "numeric".to_string(),
-                },
-                "double" | "double precision" if !p.parenthesised => "double precision".to_string(),
-                "real" if from == Adapter::Postgres => "real".to_string(),
-                "timestamp without time zone" | "timestamp"
-                    if from == Adapter::Postgres && !p.parenthesised =>
-                {
-                    "timestamp without time zone".to_string()
-                }
-                "real" if from == Adapter::Mysql && !p.parenthesised => {
-                    "double precision".to_string()
-                }
-                "timestamp" if from == Adapter::Mysql && !p.parenthesised => {
-                    return TargetType::Changed(
-                        "timestamp without time zone".into(),
-                        "MySQL's timestamp (an instant, shown in the session's time zone: UTC \
-                         in every sqlwitness session) held as that wall-clock time"
-                            .into(),
-                    )
-                }
-                "year" if from == Adapter::Mysql => {
-                    return TargetType::Changed("smallint".into(), "year held as its number".into())
-                }
-                "varchar" | "character varying" if !p.args.is_empty() => {
-                    format!("character varying({})", p.args[0])
-                }
-                "text" | "tinytext" | "mediumtext" | "longtext" => "text".to_string(),
-                "date" => "date".to_string(),
-                "datetime" if !p.parenthesised => "timestamp without time zone".to_string(),
-                _ => {
-                    return TargetType::Inferred(format!(
-                        "{} has no PostgreSQL type the migration loads and reads back exactly",
-                        p.base
-                    ))
-                }
-            };
-            let text = matches!(
-                p.base.as_str(),
-                "varchar" | "character varying" | "text" | "tinytext" | "mediumtext" | "longtext"
-            );
-            match (text, collate) {
-                (true, Ok(c)) => TargetType::Kept(format!("{t}{c}")),
-                (true, Err(why)) => TargetType::Changed(t, why),
-                (false, _) => TargetType::Kept(t),
-            }
-        }
-        Adapter::Mysql => {
-            let collate = match p.collation.as_deref() {
-                Some("C") | Some("POSIX") => " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
-                _ => "",
-            };
-            let t = match p.base.as_str() {
-                "smallint" | "int2" => "smallint".to_string(),
-                "integer" | "int" | "int4" => "int".to_string(),
-                "bigint" | "int8" => "bigint".to_string(),
-                "numeric" | "decimal" => match dec(&p) {
-                    Some((pr, s)) if pr <= 65 && s <= 30 => format!("decimal({pr},{s})"),
-                    _ => {
-                        return TargetType::Inferred(
-                            "a numeric without a precision MySQL can hold".into(),
-                        )
-                    }
-                },
-                "real" | "double precision" => "double".to_string(),
-                // MySQL's own boolean: 1/0, as the SQLite file holds it.
-                "boolean" => "tinyint(1)".to_string(),
-                "character varying" if !p.args.is_empty() => {
-                    format!("varchar({}){collate}", p.args[0])
-                }
-                "text" => format!("text{collate}"),
-                "date" => "date".to_string(),
-                "timestamp without time zone" | "timestamp" if !p.parenthesised => {
-                    "datetime".to_string()
-                }
-                _ => {
-                    return TargetType::Inferred(format!(
-                        "{} has no MySQL type the migration loads and reads back exactly",
-                        p.base
-                    ))
-                }
-            };
-            TargetType::Kept(t)
-        }
-        Adapter::Duckdb => duckdb_target(&p, from, dec(&p)),
-        _ => TargetType::Inferred("the target is SQLite".into()),
-    }
-}
-
-/// [`target_type`] on DuckDB: integers of the same width and sign,
-/// decimals up to DuckDB's 38 digits, text as `VARCHAR` (a case-insensitive
-/// collation as `COLLATE NOCASE`, named as a change: accents still count).
-fn duckdb_target(p: &Parsed, from: Adapter, dec: Option<(u32, u32)>) -> TargetType {
-    let u = |signed: &str, unsigned: &str| if p.unsigned { unsigned } else { signed }.to_string();
-    let t = match p.base.as_str() {
-        "tinyint" => u("TINYINT", "UTINYINT"),
-        "smallint" | "int2" => u("SMALLINT", "USMALLINT"),
-        "mediumint" | "int" | "integer" | "int4" => u("INTEGER", "UINTEGER"),
-        "bigint" | "int8" if !p.unsigned => "BIGINT".to_string(),
-        "bigint" => "DECIMAL(20,0)".to_string(),
-        "decimal" | "numeric" | "dec" | "fixed" => match dec {
-            Some((pr, s)) if pr <= 38 && s <= pr => format!("DECIMAL({pr},{s})"),
-            _ => {
-                return TargetType::Inferred(
-                    "a numeric without a precision DuckDB can hold (38 digits)".into(),
-                )
-            }
-        },
-        "double" | "double precision" | "float8" if !p.parenthesised => "DOUBLE".to_string(),
-        "real" | "float4" if from == Adapter::Postgres => "REAL".to_string(),
-        "real" if from == Adapter::Mysql && !p.parenthesised => "DOUBLE".to_string(),
-        "boolean" | "bool" => "BOOLEAN".to_string(),
-        "varchar" | "character varying" | "text" | "tinytext" | "mediumtext" | "longtext" => {
-            return match p.collation.as_deref() {
-                Some(c) if c.contains("_ci") => TargetType::Changed(
-                    "VARCHAR COLLATE NOCASE".into(),
-                    format!(
-                        "its collation {c} compares case- and accent-insensitively; DuckDB's \
-                         NOCASE ignores case only"
-                    ),
-                ),
-                _ => TargetType::Kept("VARCHAR".into()),
-            }
-        }
-        "date" => "DATE".to_string(),
-        "timestamp without time zone" | "timestamp" | "datetime" if !p.parenthesised => {
-            "TIMESTAMP".to_string()
-        }
-        "year" if from == Adapter::Mysql => {
-            return TargetType::Changed("SMALLINT".into(), "year held as its number".into())
-        }
-        _ => {
-            return TargetType::Inferred(format!(
-                "{} has no DuckDB type the migration loads and reads back exactly",
-                p.base
-            ))
-        }
-    };
-    TargetType::Kept(t)
+    let from = sqlwitness_dialect::shipped(from_engine);
+    let read = from.column_model.read(source_type, None);
+    sqlwitness_dialect::shipped(to_engine).column_target(to_engine, from, &read)
 }
 
 #[cfg(test)]

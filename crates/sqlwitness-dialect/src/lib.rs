@@ -6,15 +6,20 @@
 //! The YAML files are embedded at build time so the binary works from any
 //! directory; [`Dialect::load_file`] reads an edited copy instead.
 
+mod column_model;
 mod dump_types;
 mod model;
 
+pub use column_model::{
+    inline_labels, ColumnModel, ColumnType, DecimalMax, Kind, MissingCollation, Reads, TargetType,
+    TypeRule, TypeShape,
+};
 pub use dump_types::{
     DumpCarry, DumpTypeDecision, DumpTypeRule, DumpTypes, DumpWide, SqliteDeclared, SqliteStorage,
 };
 pub use model::{
     Adapter, Capabilities, Container, Dialect, DialectError, ErrorRule, FeatureSupport,
-    FunctionRename, Identifiers, Lexical, NameCase, Namespaces, Rerun, ServerIdentity,
+    FunctionRename, Grammar, Identifiers, Lexical, NameCase, Namespaces, Rerun, ServerIdentity,
     StrftimeRule, Support, Translations, Transport, TypeMap,
 };
 

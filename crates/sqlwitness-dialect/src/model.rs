@@ -27,10 +27,15 @@ pub struct Dialect {
     /// key by key, lists and values are replaced): `extends: mysql`.
     #[serde(default)]
     pub extends: Option<String>,
-    /// The built-in adapter family: the SQL the engine speaks (how its
-    /// text is parsed and translated) and, unless `factory` names another,
-    /// the connection layer that runs it.
+    /// The built-in adapter family: unless `factory` names another, the
+    /// connection layer that runs the engine (`sqlwitness-engines` asks it;
+    /// nothing else does).
     pub adapter: Adapter,
+    /// The grammar the engine's SQL is read in: how its text is parsed,
+    /// rewritten and translated (`sqlite`, `postgres`, `mysql`, `duckdb`;
+    /// `generic` for an engine no other fits).
+    #[serde(default)]
+    pub grammar: Grammar,
     /// The adapter that runs the engine when it is not a built-in one: the
     /// name its factory was registered under in `sqlwitness-engines`
     /// (`register_adapter`).
@@ -140,6 +145,10 @@ pub struct Dialect {
     /// SQLite; absent: its dumps are not imported.
     #[serde(default)]
     pub dump_types: Option<crate::DumpTypes>,
+    /// How this engine's column types read as the column model's kinds,
+    /// and how each kind is written here ([`crate::ColumnModel`]).
+    #[serde(default)]
+    pub column_model: crate::ColumnModel,
 }
 
 /// SQLite → this engine: which translations apply, and the function tables.
@@ -374,6 +383,18 @@ impl Container {
             .replace("{password}", password)
             .replace("{database}", database)
     }
+}
+
+/// The SQL grammars `sqlwitness-sql` reads (a `sqlparser` dialect each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grammar {
+    Sqlite,
+    Postgres,
+    Mysql,
+    Duckdb,
+    #[default]
+    Generic,
 }
 
 /// The adapter modules of `sqlwitness-engines`.

@@ -243,13 +243,12 @@ pub fn build_db_suite_on(
     if let Some(r) = reference {
         let ns = r.original(db_id, original).namespace;
         if let Some(types) = sqlwitness_bench::dump_copy_column_types(&r.target, &ns) {
-            let adapter = sqlwitness_dialect::builtin(r.engine.kind()).adapter;
-            crate::type_limits::apply(&mut schema, &types, adapter);
+            crate::type_limits::apply(&mut schema, &types, r.engine.kind());
         }
     }
-    let dialects: Vec<sqlwitness_dialect::Adapter> = match reference {
+    let dialects: Vec<sqlwitness_dialect::Grammar> = match reference {
         Some(r) => {
-            sqlwitness_sql::written_for(sqlwitness_dialect::builtin(r.engine.kind()).adapter)
+            sqlwitness_sql::written_for(sqlwitness_dialect::builtin(r.engine.kind()).grammar)
         }
         None => sqlwitness_sql::SQLITE_ONLY.to_vec(),
     };
@@ -326,7 +325,7 @@ struct SuiteRun<'a> {
     opts: &'a FuzzOptions,
     reference: Option<&'a ServerReference<'a>>,
     engine: &'a dyn Engine,
-    dialects: &'a [sqlwitness_dialect::Adapter],
+    dialects: &'a [sqlwitness_dialect::Grammar],
 }
 
 /// The generated candidates: each file, its sizes and the neighbours

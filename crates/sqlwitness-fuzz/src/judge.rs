@@ -24,7 +24,7 @@
 
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
-use sqlwitness_dialect::Adapter;
+use sqlwitness_dialect::Grammar;
 use sqlwitness_sql::{analyze_in, Dialects, NondetRule, SchemaInfo, TieWindow};
 
 use crate::distill::differs;
@@ -46,7 +46,7 @@ pub(crate) struct Judge<'a> {
     pub gold_sql: &'a str,
     pub limits: &'a QueryLimits,
     /// The dialects the gold is read in, in order.
-    dialects: Vec<Adapter>,
+    dialects: Vec<Grammar>,
     window: Option<Option<TieWindow>>,
     undetermined: Option<bool>,
 }

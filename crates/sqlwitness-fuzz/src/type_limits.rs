@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use sqlwitness_core::Value;
-use sqlwitness_dialect::Adapter;
+use sqlwitness_core::{EngineKind, Value};
+use sqlwitness_dialect::Kind;
 
 use crate::schema::{ColumnDef, DbSchema};
 
@@ -32,57 +32,46 @@ pub enum TypeLimit {
 }
 
 impl TypeLimit {
-    /// The limit of `sql_type` as `adapter`'s server writes it, and whether
-    /// it is `unsigned`.
-    pub fn of(sql_type: &str, adapter: Adapter) -> (Option<TypeLimit>, bool) {
-        let trimmed = sql_type.trim();
-        let t = trimmed.to_ascii_lowercase();
-        if adapter == Adapter::Mysql && t.starts_with("enum(") {
-            let labels = sqlwitness_bench::mysql_enum_labels(trimmed).unwrap_or_default();
-            return (Some(TypeLimit::Labels(Some(labels))), false);
-        }
-        if adapter == Adapter::Postgres && t.starts_with('"') {
-            return (Some(TypeLimit::Labels(None)), false);
-        }
-        let shape = sqlwitness_bench::TypeShape::of(&t);
-        let unsigned = shape.unsigned;
-        let bits = |b: u32| {
-            if unsigned {
-                TypeLimit::Integer {
-                    min: 0,
-                    max: (1i128 << b) - 1,
-                }
-            } else {
-                TypeLimit::Integer {
-                    min: -(1i128 << (b - 1)),
-                    max: (1i128 << (b - 1)) - 1,
-                }
+    /// The limit of `sql_type` as `engine`'s server writes it (read into
+    /// the column model by its dialect), and whether it is `unsigned`.
+    pub fn of(sql_type: &str, engine: EngineKind) -> (Option<TypeLimit>, bool) {
+        let read = sqlwitness_dialect::shipped(engine)
+            .column_model
+            .read(sql_type, None);
+        let unsigned = read.shape.unsigned;
+        let limit = match read.kind {
+            // Inline labels (MySQL's `enum(…)`); a type the database
+            // defines (PostgreSQL) names none.
+            Some(Kind::Enum) => Some(TypeLimit::Labels(read.labels)),
+            Some(Kind::Varchar | Kind::Char) => read
+                .shape
+                .args
+                .first()
+                .map(|&n| TypeLimit::MaxChars(n as usize)),
+            // A bare decimal takes the engine's default (MySQL's
+            // decimal(10,0)); PostgreSQL's bare numeric holds any number.
+            Some(Kind::Decimal) => {
+                read.decimal
+                    .filter(|(p, s)| p >= s)
+                    .map(|(p, s)| TypeLimit::Decimal {
+                        integer_digits: p - s,
+                        scale: s,
+                    })
             }
-        };
-        let limit = match (shape.base.as_str(), shape.args.as_slice()) {
-            ("tinyint", _) => Some(bits(8)),
-            ("smallint", _) => Some(bits(16)),
-            ("mediumint", _) => Some(bits(24)),
-            ("int" | "integer", _) => Some(bits(32)),
-            ("bigint", _) => Some(bits(64)),
-            ("varchar" | "character varying" | "char" | "character", [n]) => {
-                Some(TypeLimit::MaxChars(*n as usize))
-            }
-            ("decimal" | "numeric", [p, s]) if p >= s => Some(TypeLimit::Decimal {
-                integer_digits: p - s,
-                scale: *s,
+            Some(k) => k.integer_bits().map(|(b, unsigned)| {
+                if unsigned {
+                    TypeLimit::Integer {
+                        min: 0,
+                        max: (1i128 << b) - 1,
+                    }
+                } else {
+                    TypeLimit::Integer {
+                        min: -(1i128 << (b - 1)),
+                        max: (1i128 << (b - 1)) - 1,
+                    }
+                }
             }),
-            ("decimal" | "numeric", [p]) => Some(TypeLimit::Decimal {
-                integer_digits: *p,
-                scale: 0,
-            }),
-            // MySQL's bare `decimal` is `decimal(10,0)`; PostgreSQL's bare
-            // `numeric` holds any number.
-            ("decimal", []) if adapter == Adapter::Mysql => Some(TypeLimit::Decimal {
-                integer_digits: 10,
-                scale: 0,
-            }),
-            _ => None,
+            None => None,
         };
         (limit, unsigned)
     }
@@ -159,12 +148,12 @@ fn decimal_fits(s: &str, integer_digits: u32, scale: u32) -> bool {
 }
 
 /// Gives each column of `schema` the limit of its type on the reference
-/// (`types`, by `(table, column)`, as `adapter`'s server writes them):
+/// (`types`, by `(table, column)`, as `engine`'s server writes them):
 /// `type_limit`, and `non_negative` for an `unsigned` one.
 pub(crate) fn apply(
     schema: &mut DbSchema,
     types: &BTreeMap<(String, String), String>,
-    adapter: Adapter,
+    engine: EngineKind,
 ) {
     let find = |table: &str, column: &str| {
         types
@@ -180,13 +169,13 @@ pub(crate) fn apply(
             let Some(ty) = find(&t.name, &c.name) else {
                 continue;
             };
-            limit_column(c, ty, adapter);
+            limit_column(c, ty, engine);
         }
     }
 }
 
-fn limit_column(c: &mut ColumnDef, sql_type: &str, adapter: Adapter) {
-    let (limit, unsigned) = TypeLimit::of(sql_type, adapter);
+fn limit_column(c: &mut ColumnDef, sql_type: &str, engine: EngineKind) {
+    let (limit, unsigned) = TypeLimit::of(sql_type, engine);
     c.type_limit = limit;
     if unsigned {
         c.non_negative = true;
@@ -199,7 +188,7 @@ mod tests {
 
     #[test]
     fn limits_of_mysql_and_postgres_types() {
-        let m = |t: &str| TypeLimit::of(t, Adapter::Mysql);
+        let m = |t: &str| TypeLimit::of(t, EngineKind::Mysql);
         assert_eq!(
             m("enum('low','mid','it''s \\\\ odd')").0,
             Some(TypeLimit::Labels(Some(vec![
@@ -224,7 +213,7 @@ mod tests {
             (Some(TypeLimit::Integer { min: 0, max: 255 }), true)
         );
         assert_eq!(m("text").0, None);
-        let p = |t: &str| TypeLimit::of(t, Adapter::Postgres).0;
+        let p = |t: &str| TypeLimit::of(t, EngineKind::Postgres).0;
         assert_eq!(p("\"sw_shop\".\"grade\""), Some(TypeLimit::Labels(None)));
         assert_eq!(p("character varying(40)"), Some(TypeLimit::MaxChars(40)));
         assert_eq!(

@@ -132,7 +132,7 @@ pub fn guard_with(sql: &str, dialect: &Dialect, options: &GuardOptions) -> Resul
     if dialect.lexical.system_variables {
         crate::calls::check_system_variables(sql, &server_spans)?;
     }
-    let pd = parser_dialect(dialect.adapter);
+    let pd = parser_dialect(dialect.grammar);
     let tokens = tokenize(pd.as_ref(), sql)
         .map_err(|e| refused(format!("SQL that cannot be tokenized ({e})")))?;
     crate::spans::compare(sql, &server_spans, &tokens)?;

@@ -263,7 +263,7 @@ mod tests {
     /// The names of `sql` as `kind`'s server reads them.
     fn names(kind: EngineKind, sql: &str) -> Result<Vec<(String, bool)>, Refusal> {
         let d = builtin(kind);
-        let pd = parser_dialect(d.adapter);
+        let pd = parser_dialect(d.grammar);
         let tokens = tokenize(pd.as_ref(), sql).unwrap();
         let sigs = significant(sql, &tokens, &d.lexical)?;
         Ok(sigs

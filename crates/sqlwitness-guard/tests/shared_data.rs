@@ -170,7 +170,7 @@ fn predictions_pass_the_lexical_checks() {
     // Some published predictions are cut off inside a string or wrapped in
     // a Markdown fence: unterminated to the parser's tokenizer as well.
     let broken = |t: &Text, kind: EngineKind| {
-        let parser = sqlwitness_sql::parser_dialect(builtin(kind).adapter);
+        let parser = sqlwitness_sql::parser_dialect(builtin(kind).grammar);
         sqlwitness_sql::tokenize(parser.as_ref(), &t.sql).is_err()
     };
     let wrong: Vec<String> = refused

@@ -736,7 +736,7 @@ impl Reference<'_> {
 
     /// Whether `sql` (its dialect) orders its answer at the top level.
     fn ordered(&self, sql: &str) -> bool {
-        let dialects = sqlwitness_sql::written_for(self.dialect.adapter);
+        let dialects = sqlwitness_sql::written_for(self.dialect.grammar);
         sqlwitness_sql::has_top_level_order_by_in(sql, &dialects).unwrap_or(true)
     }
 }

@@ -138,7 +138,7 @@ impl SchemaChange {
         sql: &str,
         dialect: &sqlwitness_dialect::Dialect,
     ) -> Result<Rewritten, RewriteError> {
-        if dialect.adapter == sqlwitness_dialect::Adapter::Sqlite {
+        if dialect.grammar == sqlwitness_dialect::Grammar::Sqlite {
             return self.rewrite(sql);
         }
         if self
@@ -156,7 +156,7 @@ impl SchemaChange {
             fold_lower: dialect.identifiers.case == sqlwitness_dialect::NameCase::FoldLower,
             as_written: true,
         };
-        self.rewrite_with(sql, crate::parser_dialect(dialect.adapter).as_ref(), style)
+        self.rewrite_with(sql, crate::parser_dialect(dialect.grammar).as_ref(), style)
     }
 
     fn rewrite_with(

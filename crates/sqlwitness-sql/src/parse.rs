@@ -55,17 +55,17 @@ pub fn parse_bounded(
 /// parses it wins. Sqlwitness reads SQLite-written golds first (Spider's and
 /// BIRD's), and a gold written for PostgreSQL or MySQL in that engine's own
 /// dialect first (an audit or a suite whose reference is that engine).
-pub type Dialects<'a> = &'a [sqlwitness_dialect::Adapter];
+pub type Dialects<'a> = &'a [sqlwitness_dialect::Grammar];
 
 /// The SQLite dialect alone: how every gold was read before other sources.
-pub const SQLITE_ONLY: Dialects<'static> = &[sqlwitness_dialect::Adapter::Sqlite];
+pub const SQLITE_ONLY: Dialects<'static> = &[sqlwitness_dialect::Grammar::Sqlite];
 
-/// The dialects to read SQL written for an engine of `adapter`: its own
+/// The dialects to read SQL written in `grammar`: its own
 /// first, then SQLite's (a benchmark's shared gold is SQLite-written).
-pub fn written_for(adapter: sqlwitness_dialect::Adapter) -> Vec<sqlwitness_dialect::Adapter> {
-    let mut out = vec![adapter];
-    if adapter != sqlwitness_dialect::Adapter::Sqlite {
-        out.push(sqlwitness_dialect::Adapter::Sqlite);
+pub fn written_for(grammar: sqlwitness_dialect::Grammar) -> Vec<sqlwitness_dialect::Grammar> {
+    let mut out = vec![grammar];
+    if grammar != sqlwitness_dialect::Grammar::Sqlite {
+        out.push(sqlwitness_dialect::Grammar::Sqlite);
     }
     out
 }
@@ -73,10 +73,10 @@ pub fn written_for(adapter: sqlwitness_dialect::Adapter) -> Vec<sqlwitness_diale
 /// The dialects to read a gold that runs on an engine of `kind` when it
 /// may be the benchmark's shared, SQLite-written gold: SQLite's first (so
 /// whatever it reads is read as before), then the engine's own.
-pub fn sqlite_first(kind: sqlwitness_core::EngineKind) -> Vec<sqlwitness_dialect::Adapter> {
-    let mut out = vec![sqlwitness_dialect::Adapter::Sqlite];
-    let own = sqlwitness_dialect::builtin(kind).adapter;
-    if own != sqlwitness_dialect::Adapter::Sqlite {
+pub fn sqlite_first(kind: sqlwitness_core::EngineKind) -> Vec<sqlwitness_dialect::Grammar> {
+    let mut out = vec![sqlwitness_dialect::Grammar::Sqlite];
+    let own = sqlwitness_dialect::builtin(kind).grammar;
+    if own != sqlwitness_dialect::Grammar::Sqlite {
         out.push(own);
     }
     out

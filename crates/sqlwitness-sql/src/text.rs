@@ -53,16 +53,19 @@ pub fn tokenize<'a>(
     Ok(out)
 }
 
-/// The `sqlparser` dialect for an engine, by the adapter its dialect file
-/// names (MariaDB parses as MySQL, its adapter).
-pub fn parser_dialect(adapter: sqlwitness_dialect::Adapter) -> Box<dyn Dialect> {
-    use sqlparser::dialect::{DuckDbDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
-    use sqlwitness_dialect::Adapter;
-    match adapter {
-        Adapter::Sqlite => Box::new(SQLiteDialect {}),
-        Adapter::Postgres => Box::new(PostgreSqlDialect {}),
-        Adapter::Mysql => Box::new(MySqlDialect {}),
-        Adapter::Duckdb => Box::new(DuckDbDialect {}),
+/// The `sqlparser` dialect of a grammar (an engine's dialect file names
+/// its grammar: MariaDB's, extending MySQL's, is MySQL's).
+pub fn parser_dialect(grammar: sqlwitness_dialect::Grammar) -> Box<dyn Dialect> {
+    use sqlparser::dialect::{
+        DuckDbDialect, GenericDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
+    };
+    use sqlwitness_dialect::Grammar;
+    match grammar {
+        Grammar::Sqlite => Box::new(SQLiteDialect {}),
+        Grammar::Postgres => Box::new(PostgreSqlDialect {}),
+        Grammar::Mysql => Box::new(MySqlDialect {}),
+        Grammar::Duckdb => Box::new(DuckDbDialect {}),
+        Grammar::Generic => Box::new(GenericDialect {}),
     }
 }
 

@@ -3,7 +3,7 @@
 //! stays first for SQLite-written golds, and the analyses built on the
 //! parse (static findings, tie probes) work on the other dialects' golds.
 
-use sqlwitness_dialect::Adapter;
+use sqlwitness_dialect::Grammar;
 use sqlwitness_sql::{
     analyze_in, has_top_level_order_by_in, parse_in, top_order_probe_in, written_for, NondetRule,
     SchemaInfo, SQLITE_ONLY,
@@ -22,14 +22,14 @@ fn golds(file: &str) -> Option<Vec<String>> {
 
 #[test]
 fn every_per_dialect_gold_parses_in_its_own_dialect() {
-    for (file, adapter) in [
-        ("mini_dev_postgresql.json", Adapter::Postgres),
-        ("mini_dev_mysql.json", Adapter::Mysql),
-        ("mini_dev_sqlite.json", Adapter::Sqlite),
+    for (file, grammar) in [
+        ("mini_dev_postgresql.json", Grammar::Postgres),
+        ("mini_dev_mysql.json", Grammar::Mysql),
+        ("mini_dev_sqlite.json", Grammar::Sqlite),
     ] {
         let Some(golds) = golds(file) else { return };
         assert_eq!(golds.len(), 500, "{file}");
-        let dialects = written_for(adapter);
+        let dialects = written_for(grammar);
         let unread: Vec<&String> = golds
             .iter()
             .filter(|g| parse_in(g, &dialects).is_err())
@@ -52,7 +52,7 @@ fn postgres_only_syntax_is_read_as_postgres() {
     // `::` and the rest parse either way; an escape string needs PostgreSQL.
     let pg_only = "SELECT name FROM items WHERE name = E'a\\'b' ORDER BY price DESC LIMIT 1";
     assert!(parse_in(pg_only, SQLITE_ONLY).is_err());
-    let dialects = written_for(Adapter::Postgres);
+    let dialects = written_for(Grammar::Postgres);
     for q in [sql, pg_only] {
         let findings = analyze_in(q, &SchemaInfo::default(), &dialects).unwrap();
         assert!(

@@ -277,11 +277,15 @@ impl ImportReport {
     }
 }
 
-/// The dump dialect of an engine's dumps.
+/// The dump dialect of an engine's dumps: by the grammar its dialect file
+/// names, for an engine whose dialect says how its dumps are imported
+/// (`dump_types`).
 pub fn dump_dialect(engine: EngineKind) -> Option<DumpDialect> {
-    match sqlwitness_dialect::shipped(engine).adapter {
-        sqlwitness_dialect::Adapter::Postgres => Some(DumpDialect::Postgres),
-        sqlwitness_dialect::Adapter::Mysql => Some(DumpDialect::Mysql),
+    let dialect = sqlwitness_dialect::shipped(engine);
+    dialect.dump_types.as_ref()?;
+    match dialect.grammar {
+        sqlwitness_dialect::Grammar::Postgres => Some(DumpDialect::Postgres),
+        sqlwitness_dialect::Grammar::Mysql => Some(DumpDialect::Mysql),
         _ => None,
     }
 }
@@ -848,7 +852,7 @@ fn export(
     } else {
         views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?
     };
-    let adapter = sqlwitness_dialect::shipped(opts.engine).adapter;
+    let grammar = sqlwitness_dialect::shipped(opts.engine).grammar;
     let mut not_created = not_created;
     let others = ns
         .other_objects()
@@ -909,7 +913,7 @@ fn export(
         let carried_views = if opts.copy_only || source_views.is_empty() {
             Vec::new()
         } else {
-            source_views.carry(adapter, &file, opts.statement_limit)
+            source_views.carry(grammar, &file, opts.statement_limit)
         };
         let rows = written.iter().map(|t| t.rows).sum();
         let mut namespace_suffix = None;

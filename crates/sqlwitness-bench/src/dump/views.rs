@@ -49,7 +49,7 @@ impl SourceViews {
     /// Carries every view into the SQLite file `file` (its tables written).
     pub(super) fn carry(
         &self,
-        adapter: sqlwitness_dialect::Adapter,
+        grammar: sqlwitness_dialect::Grammar,
         file: &Path,
         limit: Duration,
     ) -> Vec<ViewReport> {
@@ -69,12 +69,12 @@ impl SourceViews {
         let mut reports: Vec<ViewReport> = self
             .0
             .iter()
-            .map(|(v, rows)| carry_one(&conn, adapter, v, rows, limit))
+            .map(|(v, rows)| carry_one(&conn, grammar, v, rows, limit))
             .collect();
         // A view over another view made later: again, while that helps.
         again_while_it_helps(&mut reports, |i| {
             let (v, rows) = &self.0[i];
-            carry_one(&conn, adapter, v, rows, limit)
+            carry_one(&conn, grammar, v, rows, limit)
         });
         reports
     }
@@ -144,7 +144,7 @@ fn again_while_it_helps(reports: &mut [ViewReport], mut carry: impl FnMut(usize)
 
 fn carry_one(
     conn: &rusqlite::Connection,
-    adapter: sqlwitness_dialect::Adapter,
+    grammar: sqlwitness_dialect::Grammar,
     v: &SourceView,
     source_rows: &Result<ResultSet, NotCarried>,
     limit: Duration,
@@ -153,7 +153,7 @@ fn carry_one(
         rows: source_rows.as_ref().ok().map(|r| r.rows.len() as u64),
         ..ViewReport::new(&v.name)
     };
-    let sql = match sqlwitness_sql::view_to_sqlite(&v.definition, adapter) {
+    let sql = match sqlwitness_sql::view_to_sqlite(&v.definition, grammar) {
         Ok(sql) => sql,
         Err(why) => {
             out.note = Some(format!("its query {why}"));
@@ -192,7 +192,7 @@ fn carry_one(
 
 #[cfg(test)]
 mod tests {
-    use sqlwitness_dialect::Adapter;
+    use sqlwitness_dialect::Grammar;
 
     /// Queries as MySQL 9 and MariaDB 10.11 print them (`SHOW CREATE
     /// VIEW`), rewritten for SQLite, answer on SQLite as on the server.
@@ -236,7 +236,7 @@ mod tests {
             ),
         ];
         for (def, want) in cases {
-            let sql = sqlwitness_sql::view_to_sqlite(def, Adapter::Mysql).unwrap();
+            let sql = sqlwitness_sql::view_to_sqlite(def, Grammar::Mysql).unwrap();
             let mut stmt = conn.prepare(&sql).unwrap_or_else(|e| panic!("{e}: {sql}"));
             let n = stmt.column_count();
             let got: Vec<String> = stmt

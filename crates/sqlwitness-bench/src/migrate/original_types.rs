@@ -14,7 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use sqlwitness_core::{EngineKind, Migrator, Ownership, TargetKind};
-use sqlwitness_dialect::Adapter;
+use sqlwitness_dialect::Reads;
+pub use sqlwitness_dialect::TypeShape;
 
 use super::keys::TablePlan;
 use super::log::MigrationReport;
@@ -71,158 +72,33 @@ pub(crate) enum Adjust {
     Float32,
 }
 
-/// The kind, and the adjustment, of a PostgreSQL type the migration loads
-/// and reads back exactly; `None`: keep the inferred type.
-fn postgres_type(sql_type: &str, original_kind: TargetKind) -> Option<(TargetKind, Adjust)> {
-    let t = sql_type.trim().to_ascii_lowercase();
-    let base = t.split(" collate ").next().unwrap_or(&t).trim();
-    match base {
-        "smallint" | "integer" | "bigint" => return Some((TargetKind::Integer, Adjust::None)),
-        "real" => return Some((TargetKind::Real, Adjust::Float32)),
-        "double precision" => return Some((TargetKind::Real, Adjust::None)),
-        "numeric" => return Some((TargetKind::Numeric, Adjust::None)),
-        "text" => return Some((TargetKind::Text, Adjust::None)),
-        "date" => return Some((TargetKind::Date, Adjust::None)),
-        "timestamp without time zone" => return Some((TargetKind::Timestamp, Adjust::None)),
-        _ => {}
-    }
-    if base.starts_with("character varying") {
-        return Some((TargetKind::Text, Adjust::None));
-    }
-    // A decimal of fixed scale: the checksum compares decimals by value
-    // (`5` and `5.00` alike), a digit the scale drops does not verify.
-    if base.starts_with("numeric(") {
-        return Some((TargetKind::Numeric, Adjust::None));
-    }
-    // An enum recreated in the original's namespace (`"ns"."type"`):
-    // loaded from its label, read back as text.
-    if base.starts_with('"') && original_kind == TargetKind::Text {
-        return Some((TargetKind::Text, Adjust::None));
-    }
-    None
-}
-
-/// The kind, and the adjustment, of a DuckDB type the migration loads
-/// and reads back exactly (the types `source_model::target_type` gives);
-/// `None`: keep the inferred type.
-fn duckdb_type(sql_type: &str) -> Option<(TargetKind, Adjust)> {
-    let t = sql_type.trim().to_ascii_lowercase();
-    let base = t.split(" collate ").next().unwrap_or(&t).trim();
-    Some(match base {
-        "tinyint" | "smallint" | "integer" | "bigint" | "utinyint" | "usmallint" | "uinteger"
-        | "boolean" => (TargetKind::Integer, Adjust::None),
-        "real" => (TargetKind::Real, Adjust::Float32),
-        "double" => (TargetKind::Real, Adjust::None),
-        "varchar" => (TargetKind::Text, Adjust::None),
-        "date" => (TargetKind::Date, Adjust::None),
-        "timestamp" => (TargetKind::Timestamp, Adjust::None),
-        b if b.starts_with("decimal(") => (TargetKind::Numeric, Adjust::None),
-        // An enum's labels, loaded and read back as text.
-        b if b.starts_with("enum(") => (TargetKind::Text, Adjust::None),
-        _ => return None,
-    })
-}
-
-/// A MySQL or MariaDB `COLUMN_TYPE` without the character set and
-/// collation written after it (`varchar(20) collate utf8mb4_bin` →
-/// `varchar(20)`); the case as given.
-fn without_collation(t: &str) -> &str {
-    let lower = t.to_ascii_lowercase();
-    [" character set ", " collate "]
-        .iter()
-        .filter_map(|cut| lower.find(cut))
-        .min()
-        .map_or(t, |i| &t[..i])
-        .trim()
-}
-
-/// The shape of a column type as a server writes it (PostgreSQL's
-/// `format_type`, MySQL's `COLUMN_TYPE` with the character set and
-/// collation a copy keeps after it), in lower case: its base name (without
-/// its parenthesised list, `unsigned` and `zerofill`), the numbers of that
-/// list, and those words. `decimal(10,2) unsigned` → `decimal`, `[10, 2]`,
-/// unsigned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TypeShape {
-    pub base: String,
-    /// Whether the type has a parenthesised list (`double(10,2)`).
-    pub parenthesised: bool,
-    /// The list's numbers (`varchar(20)` → `[20]`).
-    pub args: Vec<u32>,
-    pub unsigned: bool,
-    pub zerofill: bool,
-}
-
-impl TypeShape {
-    pub fn of(sql_type: &str) -> TypeShape {
-        let lower = sql_type.trim().to_ascii_lowercase();
-        let cut = without_collation(&lower);
-        let rest = cut.replace(" unsigned", "").replace(" zerofill", "");
-        TypeShape {
-            base: rest.split('(').next().unwrap_or(&rest).trim().to_string(),
-            parenthesised: rest.contains('('),
-            args: rest
-                .split_once('(')
-                .and_then(|(_, r)| r.split(')').next())
-                .map(|a| a.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-                .unwrap_or_default(),
-            unsigned: cut.contains(" unsigned"),
-            zerofill: cut.contains(" zerofill"),
-        }
-    }
-}
-
-/// The kind, and the adjustment, of a MySQL or MariaDB type (its
-/// `COLUMN_TYPE`, with the character set and collation the copy keeps) the
-/// migration loads and reads back exactly; `None`: keep the inferred type.
-/// `key`: the column is in a key, which MySQL cannot build on a `TEXT`
-/// column without a prefix length.
-///
-/// Kept inferred: `float` (single precision, which the text protocol reads
-/// back with six digits), `char(n)` (trailing spaces are stripped on
-/// reading), `datetime(n)` and `time` (fractions), `timestamp` (converted
-/// by the session's time zone), `year`, `bit`, `set`, `json`, binary and
-/// spatial types, and `zerofill`.
-fn mysql_type(
+/// The kind, and the adjustment, of a type the migration creates on
+/// `engine` and loads and reads back exactly (its dialect's
+/// `column_model.reads`); `None`: keep the inferred type. An enum's or a
+/// set's labels are read back as text, where the values are text. `key`:
+/// the column is in a key, which an engine whose keys need a sized type
+/// (MySQL, MariaDB) cannot build on a `TEXT` column without a prefix.
+fn loads_exactly(
+    engine: EngineKind,
     sql_type: &str,
     original_kind: TargetKind,
     key: bool,
 ) -> Option<(TargetKind, Adjust)> {
-    let t = sql_type.trim().to_ascii_lowercase();
-    // An enum's or a set's labels are quoted: read its name before the
-    // parenthesis.
-    if t.starts_with("enum(") || t.starts_with("set(") {
-        return (original_kind == TargetKind::Text).then_some((TargetKind::Text, Adjust::None));
-    }
-    let shape = TypeShape::of(&t);
-    if shape.zerofill {
-        return None;
-    }
-    match shape.base.as_str() {
-        "tinyint" | "smallint" | "mediumint" | "int" | "integer" | "bigint" => {
-            Some((TargetKind::Integer, Adjust::None))
-        }
-        // Not `double(m,d)`, which rounds what it stores.
-        "double" | "double precision" if !shape.parenthesised => {
-            Some((TargetKind::Real, Adjust::None))
-        }
-        "decimal" | "numeric" => Some((TargetKind::Numeric, Adjust::None)),
-        "varchar" => Some((TargetKind::Text, Adjust::None)),
-        "tinytext" | "text" | "mediumtext" | "longtext" if !key => {
-            Some((TargetKind::Text, Adjust::None))
-        }
-        // Not `datetime(n)`, whose fractions the migration does not carry.
-        "date" | "datetime" | "timestamp" if shape.parenthesised || shape.unsigned => None,
-        "date" => Some((TargetKind::Date, Adjust::None)),
-        // Both read and written in UTC, the time zone of every sqlwitness
-        // session.
-        "datetime" | "timestamp" => Some((TargetKind::Timestamp, Adjust::None)),
-        "year" => Some((TargetKind::Integer, Adjust::None)),
-        // MySQL returns a `char(n)` without its trailing spaces, as the
-        // source's values are.
-        "char" => Some((TargetKind::Text, Adjust::None)),
-        _ => None,
-    }
+    let dialect = sqlwitness_dialect::shipped(engine);
+    let key_needs_size = dialect.types.key_varchar_max.is_some();
+    Some(
+        match dialect.column_model.reads(sql_type, key, key_needs_size)? {
+            Reads::Integer => (TargetKind::Integer, Adjust::None),
+            Reads::Real => (TargetKind::Real, Adjust::None),
+            Reads::Real32 => (TargetKind::Real, Adjust::Float32),
+            Reads::Numeric => (TargetKind::Numeric, Adjust::None),
+            Reads::Text | Reads::TextNotInKey => (TargetKind::Text, Adjust::None),
+            Reads::Date => (TargetKind::Date, Adjust::None),
+            Reads::Timestamp => (TargetKind::Timestamp, Adjust::None),
+            Reads::Labels if original_kind == TargetKind::Text => (TargetKind::Text, Adjust::None),
+            Reads::Labels => return None,
+        },
+    )
 }
 
 /// Why no type is taken from the original.
@@ -352,12 +228,7 @@ pub(crate) fn apply(
                     .push(format!("{shown}: no column of that name in the original"));
                 continue;
             };
-            let safe = match sqlwitness_dialect::shipped(engine).adapter {
-                Adapter::Postgres => postgres_type(sql_type, *kind),
-                Adapter::Mysql => mysql_type(sql_type, *kind, keys.contains(&c.name)),
-                Adapter::Duckdb => duckdb_type(sql_type),
-                _ => None,
-            };
+            let safe = loads_exactly(engine, sql_type, *kind, keys.contains(&c.name));
             let Some((kind, adj)) = safe else {
                 report.kept_inferred.push(format!(
                     "{shown}: the original's type {sql_type} is not one the migration loads and \
@@ -429,12 +300,7 @@ pub(crate) fn apply_model(
                     }
                 };
             let key = keys.contains(&(t.def.name.clone(), c.name.clone()));
-            let safe = match sqlwitness_dialect::shipped(engine).adapter {
-                Adapter::Postgres => postgres_type(&sql_type, c.kind),
-                Adapter::Mysql => mysql_type(&sql_type, c.kind, key),
-                Adapter::Duckdb => duckdb_type(&sql_type),
-                _ => None,
-            };
+            let safe = loads_exactly(engine, &sql_type, c.kind, key);
             let Some((kind, adj)) = safe else {
                 report.kept_inferred.push(format!(
                     "{shown}: {sql_type} (from the source's {}) is not a type the migration \
@@ -519,23 +385,28 @@ pub(crate) fn adjust(v: sqlwitness_core::Value, a: Adjust) -> sqlwitness_core::V
 mod tests {
     use super::*;
 
+    fn pg_type(t: &str, kind: TargetKind) -> Option<(TargetKind, Adjust)> {
+        loads_exactly(EngineKind::Postgres, t, kind, false)
+    }
+
+    fn mysql_type(t: &str, kind: TargetKind, key: bool) -> Option<(TargetKind, Adjust)> {
+        loads_exactly(EngineKind::Mysql, t, kind, key)
+    }
+
     #[test]
     fn safe_types() {
         let k = TargetKind::Text;
         assert_eq!(
-            postgres_type("numeric(10,2)", TargetKind::Numeric),
+            pg_type("numeric(10,2)", TargetKind::Numeric),
             Some((TargetKind::Numeric, Adjust::None))
         );
         assert_eq!(
-            postgres_type("real", TargetKind::Real),
+            pg_type("real", TargetKind::Real),
             Some((TargetKind::Real, Adjust::Float32))
         );
-        assert_eq!(
-            postgres_type("\"sw_x\".\"mood\"", k),
-            Some((k, Adjust::None))
-        );
-        assert_eq!(postgres_type("character(3)", k), None);
-        assert_eq!(postgres_type("boolean", TargetKind::Integer), None);
+        assert_eq!(pg_type("\"sw_x\".\"mood\"", k), Some((k, Adjust::None)));
+        assert_eq!(pg_type("character(3)", k), None);
+        assert_eq!(pg_type("boolean", TargetKind::Integer), None);
     }
 
     #[test]

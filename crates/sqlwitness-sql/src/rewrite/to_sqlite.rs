@@ -29,14 +29,14 @@ use sqlparser::ast::{
 #[error("{0}")]
 pub struct ViewQueryError(pub String);
 
-/// The query `sql` (written for `adapter`'s server) rewritten for SQLite,
+/// The query `sql` (written in `grammar`, its server's) rewritten for SQLite,
 /// or why it cannot be.
 pub fn view_to_sqlite(
     sql: &str,
-    adapter: sqlwitness_dialect::Adapter,
+    grammar: sqlwitness_dialect::Grammar,
 ) -> Result<String, ViewQueryError> {
-    let dialect = crate::parser_dialect(adapter);
-    let mysql = adapter == sqlwitness_dialect::Adapter::Mysql;
+    let dialect = crate::parser_dialect(grammar);
+    let mysql = grammar == sqlwitness_dialect::Grammar::Mysql;
     let sql = if mysql {
         mysql::without_type_charsets(sql)
     } else {
@@ -208,7 +208,7 @@ impl VisitorMut for ToSqlite {
 #[cfg(test)]
 mod tests {
     use super::view_to_sqlite;
-    use sqlwitness_dialect::Adapter;
+    use sqlwitness_dialect::Grammar;
 
     #[test]
     fn a_postgres_view_loses_its_schema_and_casts() {
@@ -216,7 +216,7 @@ mod tests {
                    public.orders o ON ((o.customer_id = c.id))\n  WHERE (((c.country)::text = \
                    'DE'::text) AND (o.total > (10)::numeric) AND (c.name ~~ 'A%'::text))\n  \
                    GROUP BY c.name";
-        let out = view_to_sqlite(def, Adapter::Postgres).unwrap();
+        let out = view_to_sqlite(def, Grammar::Postgres).unwrap();
         assert!(!out.contains("public."), "{out}");
         assert!(!out.contains("::"), "{out}");
         assert!(out.contains("CAST((c.country) AS TEXT)"), "{out}");
@@ -239,12 +239,12 @@ mod tests {
     fn a_mysql_view_keeps_its_shape() {
         let def = "select `c`.`id` AS `id`,count(0) AS `n` from (`c` join `o` on((`c`.`id` = \
                    `o`.`cid`))) where (`c`.`total` > 10) group by `c`.`id`";
-        let out = view_to_sqlite(def, Adapter::Mysql).unwrap();
+        let out = view_to_sqlite(def, Grammar::Mysql).unwrap();
         assert!(out.contains("count(0) AS `n`"), "{out}");
         assert_eq!(
             super::standard_quotes("SELECT `a`.`x``y` AS `we\"ird`, 'it''s `no`' FROM \"t\""),
             "SELECT \"a\".\"x`y\" AS \"we\"\"ird\", 'it''s `no`' FROM \"t\""
         );
-        assert!(view_to_sqlite("DROP TABLE t", Adapter::Mysql).is_err());
+        assert!(view_to_sqlite("DROP TABLE t", Grammar::Mysql).is_err());
     }
 }

@@ -446,10 +446,10 @@ fn group_concat(f: &Function) -> Option<Expr> {
 #[cfg(test)]
 mod tests {
     use super::super::view_to_sqlite;
-    use sqlwitness_dialect::Adapter;
+    use sqlwitness_dialect::Grammar;
 
     fn rewrite(def: &str) -> String {
-        let out = view_to_sqlite(def, Adapter::Mysql).unwrap();
+        let out = view_to_sqlite(def, Grammar::Mysql).unwrap();
         let sqlite = sqlparser::dialect::SQLiteDialect {};
         assert!(crate::parse_bounded(&sqlite, &out).is_ok(), "{out}");
         out
@@ -590,7 +590,7 @@ mod tests {
     fn postgres_keeps_its_own_rules() {
         // `concat` ignores NULLs on PostgreSQL: it is not `||` there.
         let out =
-            view_to_sqlite(" SELECT concat(a, b) AS c\n   FROM t", Adapter::Postgres).unwrap();
+            view_to_sqlite(" SELECT concat(a, b) AS c\n   FROM t", Grammar::Postgres).unwrap();
         assert!(out.contains("concat(a, b)"), "{out}");
     }
 }
