@@ -113,7 +113,7 @@ fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
     if !kind.holds_copies() {
         anyhow::bail!(BadInput(format!(
             "--reference {kind}: SQLite judges without --reference; give an engine on copies \
-             of its own (a server, or duckdb)"
+             of its own (a server, or an engine on files of its own)"
         )));
     }
     let mut bench = crate::plan::open_benchmark(&a.bench.bench, &a.bench.split)?;
