@@ -93,8 +93,8 @@ pub struct EngineSummary {
     /// Prediction errors by error class.
     pub pred_error_classes: BTreeMap<String, usize>,
     /// `eval --suite` only: questions that match on the original database
-    /// and on every instance of its test suite (counted over the questions
-    /// whose outcome carries a suite verdict).
+    /// and on every instance of its test suite (a database without a suite
+    /// has the original alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_match: Option<usize>,
     /// Test-suite accuracy: `suite_match / (questions - missing_db -
@@ -216,11 +216,24 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
             };
         }
     }
+    // A question whose database has no suite is judged on the original
+    // alone (its suite is the original database): a match passes, as the
+    // official test-suite evaluator passes it and as the scores count it.
     for q in questions {
         for (engine, outcome) in &q.engines {
-            if let (Some(suite), Some(s)) = (&outcome.suite, engines.get_mut(engine)) {
-                let n = s.suite_match.get_or_insert(0);
-                if outcome.verdict == Verdict::Match && suite.passed {
+            if outcome.suite.is_some() {
+                if let Some(s) = engines.get_mut(engine) {
+                    s.suite_match.get_or_insert(0);
+                }
+            }
+        }
+    }
+    for q in questions {
+        for (engine, outcome) in &q.engines {
+            if let Some(n) = engines.get_mut(engine).and_then(|s| s.suite_match.as_mut()) {
+                if outcome.verdict == Verdict::Match
+                    && outcome.suite.as_ref().is_none_or(|suite| suite.passed)
+                {
                     *n += 1;
                 }
             }
