@@ -245,7 +245,10 @@ fn audit_proves_a_tie_the_two_embedded_engines_cut_differently() {
 /// `fuzz --reference duckdb` distils the suite on DuckDB: the gold and its
 /// neighbours run on the database's DuckDB copy and on each candidate
 /// migrated there (not on the SQLite files), and every candidate's copy is
-/// removed afterwards.
+/// removed afterwards. `eval --suite` with DuckDB as the reference then
+/// runs the suite on both engines: every gold that matches on the
+/// original passes its suite on each, and the instances' DuckDB copies go
+/// with the run.
 #[test]
 fn a_suite_is_distilled_with_duckdb_as_the_reference() {
     let dir = tempfile::tempdir().unwrap();
@@ -276,6 +279,47 @@ fn a_suite_is_distilled_with_duckdb_as_the_reference() {
         "no instance kept: {db}"
     );
     // Only the database's own copy is left: the candidates' went with them.
+    let copies: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".duckdb"))
+        .collect();
+    assert_eq!(copies, ["sw_concert_singer.duckdb"], "{copies:?}");
+
+    let report_dir = dir.path().join("eval");
+    run_ok(&[
+        "eval",
+        "--bench",
+        "examples/spider-dev",
+        "--db",
+        "concert_singer",
+        "--engines",
+        "sqlite,duckdb",
+        "--reference",
+        "duckdb",
+        "--suite",
+        out.to_str().unwrap(),
+        "--server",
+        &url(&folder),
+        "--out",
+        report_dir.to_str().unwrap(),
+        "-q",
+    ]);
+    let report = read_json(&report_dir.join("report.json"));
+    // SQLite is judged by DuckDB's answers, the reference's.
+    let judged = &report["summary"]["engines"]["sqlite"]["reference"];
+    assert!(judged["scored"].as_u64().unwrap() > 0, "{judged}");
+    for engine in ["sqlite", "duckdb"] {
+        let mut passed = 0;
+        for q in report["questions"].as_array().unwrap() {
+            let e = &q["engines"][engine];
+            if e["verdict"] == "match" {
+                assert_eq!(e["suite"]["passed"], true, "{engine}: {q}");
+                passed += 1;
+            }
+        }
+        assert!(passed > 0, "{engine}: no gold ran its suite");
+    }
     let copies: Vec<String> = std::fs::read_dir(&folder)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

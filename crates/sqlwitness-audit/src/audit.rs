@@ -925,13 +925,13 @@ mod tests {
     /// A question audit judged by SQLite on an empty schema, for the
     /// stages that only merge findings.
     fn with_stages(gold: &str, check: impl FnOnce(&QuestionAudit)) {
-        let engine = sqlwitness_engines::SqliteEngine::new();
+        let engine = sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None).unwrap();
         let none = sqlwitness_dialect::Translations::default();
         let identity = |s: &str| s.to_string();
         let db = Database::new("d", "/nonexistent/d.sqlite");
         let judge = Target {
-            kind: EngineKind::Sqlite,
-            engine: &engine,
+            kind: engine.kind(),
+            engine: engine.as_ref(),
             db: db.clone(),
             prepare: &identity,
             translations: &none,
@@ -1041,12 +1041,12 @@ mod tests {
 
     #[test]
     fn rerun_commands_name_the_judge_s_copy() {
-        let engine = sqlwitness_engines::SqliteEngine::new();
+        let engine = sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None).unwrap();
         let none = sqlwitness_dialect::Translations::default();
         let identity = |s: &str| s.to_string();
         let judge = |kind| Target {
             kind,
-            engine: &engine,
+            engine: engine.as_ref(),
             db: Database::with_prefix("my \"db\"", "/b/it's.sqlite", "sw_"),
             prepare: &identity,
             translations: &none,

@@ -24,6 +24,12 @@ pub enum EngineError {
     /// A server engine needs a URL and none was given.
     #[error("{engine}: no connection URL given (--server {engine}=URL or {})", .engine.url_env())]
     MissingUrl { engine: EngineKind },
+    /// An engine on a server was asked for where only an embedded one
+    /// (in this process, on database files) will do.
+    #[error(
+        "{engine}: not an embedded engine (it runs on a server, opened over its URL and login)"
+    )]
+    NotEmbedded { engine: EngineKind },
     /// This build was compiled without the engine's cargo feature.
     #[error("{engine}: support not compiled in (enable the `{}` feature of sqlwitness-engines)", .engine.as_str())]
     NotCompiled { engine: EngineKind },

@@ -35,6 +35,10 @@ pub(crate) type FileSourceFn = fn(&Path) -> Result<Box<dyn Source>, DbError>;
 /// One engine family's backend; `None` where the family has no such part.
 pub(crate) struct Family {
     pub adapter: Adapter,
+    /// Whether the family runs in this process on database files, with
+    /// no server and no login: SQLite on the benchmark's own files, DuckDB
+    /// on copies in files of its own.
+    pub embedded: bool,
     pub open: OpenFn,
     pub migrator: Option<MigratorFn>,
     pub dump_namespace: Option<DumpNamespaceFn>,
@@ -140,6 +144,14 @@ mod tests {
                 _ => true,
             };
             assert_eq!(of_kind(kind).is_some(), compiled, "{kind}");
+            // The descriptor and the dialect file agree on what runs here.
+            if let Some(f) = of_kind(kind) {
+                assert_eq!(
+                    f.embedded,
+                    !sqlwitness_dialect::EngineFacts::is_server(kind),
+                    "{kind}"
+                );
+            }
         }
     }
 }

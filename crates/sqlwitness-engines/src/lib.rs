@@ -11,7 +11,9 @@
 //! runtime they own. Each family registers what it opens in one table
 //! (`family`); [`open`], [`open_migrator`], [`open_dump_namespace`],
 //! [`open_live_source`] and [`open_source`] look the engine's family up
-//! there by its dialect file.
+//! there by its dialect file; [`open_embedded`] opens an engine that runs
+//! in this process (SQLite, DuckDB) as a shared value, the way every crate
+//! outside this one gets an embedded engine.
 
 mod container;
 mod duckdb;
@@ -128,6 +130,41 @@ pub fn default_url(kind: EngineKind) -> Option<String> {
         .map(|url| url())
 }
 
+/// The engine that reads database files in place: the files a benchmark
+/// ships, and those sqlwitness writes like them (fuzz's instances,
+/// perturb's copies), are SQLite files. This names their format, not a
+/// reference: which engine judges a run is the run's choice, and an engine
+/// on copies of its own reads such a file once it is migrated there.
+pub const IN_PLACE: EngineKind = EngineKind::Sqlite;
+
+/// Whether `kind`'s family runs in this process on database files, with
+/// no server and no login (SQLite, DuckDB), as its descriptor in the
+/// registry says; false for a server engine and for one this build lacks.
+pub fn embedded(kind: EngineKind) -> bool {
+    family::of_kind(kind).is_some_and(|f| f.embedded)
+}
+
+/// Opens embedded engine `kind` ([`embedded`]) as a value to share: an
+/// engine reading a [`sqlwitness_core::Database`]'s own file (SQLite), or
+/// the copies in the folder `url` names (DuckDB; by default its family's
+/// folder, [`default_url`]). A server engine is refused with
+/// [`EngineError::NotEmbedded`]: it is opened over its URL and login
+/// ([`open`]).
+pub fn open_embedded(
+    kind: EngineKind,
+    url: Option<&str>,
+) -> Result<std::sync::Arc<dyn Engine>, EngineError> {
+    if !embedded(kind) {
+        return Err(match family::of_kind(kind) {
+            Some(_) => EngineError::NotEmbedded { engine: kind },
+            None => EngineError::NotCompiled { engine: kind },
+        });
+    }
+    let url = url.map(str::to_string).or_else(|| default_url(kind));
+    let opened = open(kind, url.as_deref(), DEFAULT_MAX_CONNECTIONS)?;
+    Ok(std::sync::Arc::from(opened.engine))
+}
+
 /// [`open`] with [`DEFAULT_MAX_CONNECTIONS`], the engine only.
 pub fn connect(kind: EngineKind, url: Option<&str>) -> Result<Box<dyn Engine>, EngineError> {
     open(kind, url, DEFAULT_MAX_CONNECTIONS).map(|o| o.engine)
@@ -218,4 +255,32 @@ pub fn open_source(kind: EngineKind, path: &std::path::Path) -> Result<Box<dyn S
             )
         })?;
     open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_engines_open_through_the_registry_and_servers_are_refused() {
+        let files = open_embedded(IN_PLACE, None).unwrap();
+        assert_eq!(files.kind(), IN_PLACE);
+        assert!(embedded(IN_PLACE));
+        let folder = std::env::temp_dir().join("sqlwitness-open-embedded");
+        let url = format!("{DUCKDB_SCHEME}{}", folder.display());
+        let duckdb = open_embedded(EngineKind::Duckdb, Some(&url)).unwrap();
+        assert_eq!(duckdb.kind(), EngineKind::Duckdb);
+        assert!(embedded(EngineKind::Duckdb));
+        for server in [EngineKind::Postgres, EngineKind::Mysql, EngineKind::Mariadb] {
+            assert!(!embedded(server), "{server}");
+            let refused = open_embedded(server, Some("postgres://nowhere")).err();
+            assert!(
+                matches!(
+                    refused,
+                    Some(EngineError::NotEmbedded { .. } | EngineError::NotCompiled { .. })
+                ),
+                "{server}: {refused:?}"
+            );
+        }
+    }
 }

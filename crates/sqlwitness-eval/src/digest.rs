@@ -888,19 +888,20 @@ mod tests {
     #[test]
     fn on_spider_dev_the_keys_judge_as_the_values() {
         use rayon::prelude::*;
-        use sqlwitness_core::{Database, Engine, EngineKind};
+        use sqlwitness_core::Database;
         let Some(spider) = sqlwitness_testkit::shared_data("spider") else {
             return;
         };
         let dev: Vec<serde_json::Value> =
             serde_json::from_str(&std::fs::read_to_string(spider.join("dev.json")).unwrap())
                 .unwrap();
-        let engine = sqlwitness_engines::SqliteEngine::new();
+        // Spider's files, read in place.
+        let engine = sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None).unwrap();
         let limits = QueryLimits {
             timeout: std::time::Duration::from_secs(5),
             ..QueryLimits::default()
         };
-        let dialects = sqlwitness_sql::sqlite_first(EngineKind::Sqlite);
+        let dialects = sqlwitness_sql::sqlite_first(engine.kind());
         let run = |db: &Database, sql: &str| engine.execute(db, sql, &limits).ok();
         let (mut pairs, mut again) = (0, 0);
         for model in ["c3sql_gpt35", "dts_sql_deepseek7b", "resdsql_natsql_3b"] {

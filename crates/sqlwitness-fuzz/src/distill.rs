@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
-use sqlwitness_engines::SqliteEngine;
 use sqlwitness_sql::{gold_literals_in, neighbors, Dialects, GoldLiteral, NeighborOptions};
 
 use crate::generate::{write_instance, InstanceSizes, Pools, Stress};
@@ -252,16 +251,22 @@ pub fn build_db_suite_on(
         }
         None => sqlwitness_sql::SQLITE_ONLY.to_vec(),
     };
-    let sqlite = SqliteEngine::new();
+    // Without an engine on copies of its own, the golds run on the
+    // candidates' files in place.
+    let in_place;
+    let engine: &dyn Engine = match reference {
+        Some(r) => r.engine,
+        None => {
+            in_place = crate::files::instance_engine()?;
+            in_place.as_ref()
+        }
+    };
     let run = SuiteRun {
         db_id,
         golds,
         opts,
         reference,
-        engine: match reference {
-            Some(r) => r.engine,
-            None => &sqlite,
-        },
+        engine,
         dialects: &dialects,
     };
     let orig_db = match reference {

@@ -16,6 +16,9 @@ pub enum FuzzError {
     Manifest { path: PathBuf, message: String },
     #[error("{0}")]
     Bench(#[from] sqlwitness_bench::BenchError),
+    /// An engine could not be opened.
+    #[error("{0}")]
+    Engine(#[from] sqlwitness_engines::EngineError),
     /// The reference engine cannot hold the database (`fuzz --reference`).
     #[error("{0}")]
     Reference(String),

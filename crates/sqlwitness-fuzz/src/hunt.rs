@@ -10,8 +10,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use sqlwitness_core::compare::CompareOptions;
-use sqlwitness_core::{Database, Engine, QueryLimits};
-use sqlwitness_engines::SqliteEngine;
+use sqlwitness_core::{Database, QueryLimits};
 use sqlwitness_sql::{gold_literals, GoldLiteral};
 
 use crate::generate::{write_instance, Pools};
@@ -71,7 +70,8 @@ impl SuiteSet {
         let pools = Pools::new(&schema, &literals);
         let mut rng = hunt_rng(*seed, db_id, question);
         let work = tempfile::tempdir().map_err(|e| FuzzError::io(Path::new("tempdir"), e))?;
-        let engine = SqliteEngine::new();
+        let engine = crate::files::instance_engine()?;
+        let engine = engine.as_ref();
         let mut out = HuntOutcome {
             tried: 0,
             failure: None,
@@ -87,7 +87,7 @@ impl SuiteSet {
                 continue;
             }
             let p = engine.execute(&db, pred, limits);
-            if really_differs(&engine, &db, gold, &g, &p, opts, limits) {
+            if really_differs(engine, &db, gold, &g, &p, opts, limits) {
                 let reason = match (&g, &p) {
                     (Ok(g), Ok(p)) => sqlwitness_core::compare::compare(g, p, opts)
                         .reason

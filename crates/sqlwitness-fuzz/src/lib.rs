@@ -16,6 +16,7 @@
 
 mod distill;
 mod error;
+mod files;
 mod generate;
 mod hunt;
 mod judge;

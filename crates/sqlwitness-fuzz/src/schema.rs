@@ -10,7 +10,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 use sqlwitness_bench::TargetKind;
-use sqlwitness_core::{Database, EngineKind, Value};
+use sqlwitness_core::{Database, Value};
 
 use crate::FuzzError;
 
@@ -311,8 +311,10 @@ pub fn read_schema_with(
     path: &Path,
     extra: &[ForeignKeySpec],
 ) -> Result<DbSchema, FuzzError> {
-    let plan =
-        sqlwitness_bench::plan_migration(&Database::new(db_id, path), EngineKind::REFERENCE)?;
+    let plan = sqlwitness_bench::plan_migration(
+        &Database::new(db_id, path),
+        sqlwitness_engines::IN_PLACE,
+    )?;
     let conn = open_ro(path)?;
     let err = |e: rusqlite::Error| FuzzError::sqlite(path, e);
     let mut stmt = conn

@@ -12,8 +12,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use sqlwitness_core::compare::CompareOptions;
-use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
-use sqlwitness_engines::SqliteEngine;
+use sqlwitness_core::{Database, DbError, QueryLimits, ResultSet, Value};
 
 use crate::generate::parent_columns;
 use crate::judge::really_differs;
@@ -197,11 +196,13 @@ pub fn shrink_witness(
         trials.set(trials.get() + 1);
         let path = work.path().join(format!("t{}.sqlite", trials.get()));
         write_db(schema, &rows, keep, &path)?;
-        let engine = SqliteEngine::new();
+        // An engine of its own per trial: its idle connections to the
+        // file go with it, before the file does.
+        let engine = crate::files::instance_engine()?;
         let db = Database::new("witness", &path);
         let g = engine.execute(&db, gold, limits);
         let p = engine.execute(&db, pred, limits);
-        let out = if really_differs(&engine, &db, gold, &g, &p, opts, limits) {
+        let out = if really_differs(engine.as_ref(), &db, gold, &g, &p, opts, limits) {
             g.ok().map(|g| (g, p))
         } else {
             None

@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, EngineKind, QueryLimits, ResultSet};
-use sqlwitness_engines::SqliteEngine;
 
 use crate::distill::suite_db_dir;
 use crate::generate::Stress;
@@ -97,8 +96,11 @@ pub struct SuiteSet {
     gold_cache: Mutex<HashMap<GoldKey, Cached>>,
     /// `(engine, db_id)` whose instances could not be migrated, with why.
     unavailable: Mutex<HashMap<(EngineKind, String), String>>,
-    /// Runs the reference (SQLite) gold in the server self-check.
-    reference: SqliteEngine,
+    /// Runs the reference's gold in the gold self-check
+    /// ([`SuiteSet::check_against_reference`]): the run's reference
+    /// ([`SuiteSet::with_reference`]), by default the engine reading the
+    /// instance files in place.
+    reference: Arc<dyn Engine>,
     /// The namespace prefix of the instances' copies on the servers.
     prefix: String,
     pub(crate) executions: AtomicU64,
@@ -142,9 +144,12 @@ pub struct SuiteFailure {
 enum Sides<'a> {
     /// The gold (cached) against a prediction, both on the engine.
     Pred { gold: &'a str, pred: &'a str },
-    /// Server self-check: the reference SQLite gold (cached) against the
+    /// Gold self-check: the reference's gold (cached) against the
     /// engine's gold (cached) on the same instance.
-    Reference { sqlite_gold: &'a str, gold: &'a str },
+    Reference {
+        reference_gold: &'a str,
+        gold: &'a str,
+    },
 }
 
 impl SuiteSet {
@@ -230,7 +235,7 @@ impl SuiteSet {
             schemas: Mutex::new(HashMap::new()),
             gold_cache: Mutex::new(HashMap::new()),
             unavailable: Mutex::new(HashMap::new()),
-            reference: SqliteEngine::new(),
+            reference: crate::files::instance_engine()?,
             prefix: sqlwitness_core::DEFAULT_NAMESPACE_PREFIX.to_string(),
             executions: AtomicU64::new(0),
             cache_hits: AtomicU64::new(0),
@@ -242,6 +247,20 @@ impl SuiteSet {
     pub fn with_prefix(mut self, prefix: &str) -> Self {
         self.prefix = prefix.to_string();
         self
+    }
+
+    /// The suite with `engine` as the reference of the gold self-check
+    /// ([`SuiteSet::check_against_reference`]): the run's reference
+    /// engine. An engine on copies of its own reads each instance in its
+    /// namespace ([`suite_namespace`]), which the caller migrates first.
+    pub fn with_reference(mut self, engine: Arc<dyn Engine>) -> Self {
+        self.reference = engine;
+        self
+    }
+
+    /// The engine the gold self-check compares with.
+    pub fn reference(&self) -> &dyn Engine {
+        self.reference.as_ref()
     }
 
     pub fn root(&self) -> &Path {
@@ -355,8 +374,9 @@ impl SuiteSet {
     /// MySQL the instances are the namespaces [`suite_namespace`], which
     /// the caller migrates first. `None` when the suite has no such
     /// database or its instances are unavailable on the engine. With
-    /// `shrink` (SQLite only), the first failing instance is shrunk to a
-    /// witness.
+    /// `shrink`, on the engine that reads the instance files in place
+    /// ([`sqlwitness_engines::IN_PLACE`]: the shrinker writes files like
+    /// them), the first failing instance is shrunk to a witness.
     #[allow(clippy::too_many_arguments)]
     pub fn check(
         &self,
@@ -378,15 +398,15 @@ impl SuiteSet {
         )
     }
 
-    /// Gold self-check on a server: on every instance, the gold's result on
-    /// `engine` (`gold`, as sent there) against its result on SQLite
-    /// (`sqlite_gold`, as sent to SQLite) — the suites are built and
-    /// distilled on SQLite, so that is the reference. Both are cached.
-    pub fn check_against_sqlite(
+    /// Gold self-check: on every instance, the gold's result on `engine`
+    /// (`gold`, as sent there) against its result on the suite's
+    /// reference ([`SuiteSet::with_reference`]; `reference_gold`, as sent
+    /// there), whose answer is the one that judges. Both are cached.
+    pub fn check_against_reference(
         &self,
         engine: &dyn Engine,
         db_id: &str,
-        sqlite_gold: &str,
+        reference_gold: &str,
         gold: &str,
         opts: &CompareOptions,
         limits: &QueryLimits,
@@ -394,7 +414,10 @@ impl SuiteSet {
         self.run(
             engine,
             db_id,
-            Sides::Reference { sqlite_gold, gold },
+            Sides::Reference {
+                reference_gold,
+                gold,
+            },
             opts,
             limits,
             false,
@@ -434,8 +457,11 @@ impl SuiteSet {
                     self.executions.fetch_add(1, Ordering::Relaxed);
                     (g, Arc::new(engine.execute(&db, pred, limits)))
                 }
-                Sides::Reference { sqlite_gold, gold } => {
-                    let g = self.cached(&self.reference, &db, k, sqlite_gold, limits);
+                Sides::Reference {
+                    reference_gold,
+                    gold,
+                } => {
+                    let g = self.cached(self.reference(), &db, k, reference_gold, limits);
                     if g.is_err() {
                         verdict.checked += 1;
                         verdict.gold_failures += 1;
@@ -448,7 +474,7 @@ impl SuiteSet {
             // The tie window is the gold's on the engine that ran it.
             let (judge_engine, judge_gold): (&dyn Engine, &str) = match sides {
                 Sides::Pred { gold, .. } => (engine, gold),
-                Sides::Reference { sqlite_gold, .. } => (&self.reference, sqlite_gold),
+                Sides::Reference { reference_gold, .. } => (self.reference(), reference_gold),
             };
             if !Judge::new(judge_engine, &db, judge_gold, limits).differs(&g, &p, opts) {
                 continue;
@@ -462,7 +488,7 @@ impl SuiteSet {
             };
             let witness = match sides {
                 Sides::Pred { gold, pred }
-                    if shrink && p.is_ok() && engine.kind() == EngineKind::REFERENCE =>
+                    if shrink && p.is_ok() && engine.kind() == sqlwitness_engines::IN_PLACE =>
                 {
                     self.schema(db_id).ok().and_then(|schema| {
                         shrink_witness(&schema, path, gold, pred, opts, limits, SHRINK_TRIALS)

@@ -7,11 +7,15 @@ use std::path::{Path, PathBuf};
 
 use sqlwitness_core::compare::{CompareMode, CompareOptions};
 use sqlwitness_core::{Database, Engine, QueryLimits, Value};
-use sqlwitness_engines::SqliteEngine;
 use sqlwitness_fuzz::{
     build_db_suite, read_schema, suite_db_dir, write_instance, Fate, ForeignKeySpec, FuzzOptions,
     GoldQuery, Manifest, Pools, Rng, Stress, SuiteSet, SuiteVerdict,
 };
+
+/// The engine reading instance files in place, from the engine registry.
+fn instance_engine() -> std::sync::Arc<dyn Engine> {
+    sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None).unwrap()
+}
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -62,11 +66,19 @@ impl Fixture {
     }
 
     fn check_in(&self, mode: CompareMode, gold: &str, pred: &str) -> SuiteVerdict {
-        let e = SqliteEngine::new();
+        let e = instance_engine();
         let opts = CompareOptions::new(mode)
             .ordered(sqlwitness_sql::has_top_level_order_by(gold).unwrap_or(false));
         self.set
-            .check(&e, "db", gold, pred, &opts, &QueryLimits::default(), true)
+            .check(
+                e.as_ref(),
+                "db",
+                gold,
+                pred,
+                &opts,
+                &QueryLimits::default(),
+                true,
+            )
             .unwrap()
     }
 
@@ -121,7 +133,7 @@ impl Fixture {
 
     /// `sql` (one integer) on every instance.
     fn count_on_instances(&self, sql: &str) -> Vec<i64> {
-        let e = SqliteEngine::new();
+        let e = instance_engine();
         self.instances()
             .iter()
             .map(|p| {
@@ -197,7 +209,7 @@ fn stress_options_break_the_rules_on_purpose_and_say_so() {
     let schema = read_schema("db", &orig).unwrap();
     let pools = Pools::new(&schema, &[]);
     let mut rng = Rng::new(5);
-    let e = SqliteEngine::new();
+    let e = instance_engine();
     let mut nulls = [0, 0];
     for (k, s) in [Stress::default(), stress].into_iter().enumerate() {
         for i in 0..10 {

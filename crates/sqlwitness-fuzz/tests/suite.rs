@@ -3,13 +3,19 @@
 //! witnesses.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use sqlwitness_bench::{drop_namespace, migrate_database, MigrationTarget};
 use sqlwitness_core::compare::CompareOptions;
-use sqlwitness_core::QueryLimits;
-use sqlwitness_engines::SqliteEngine;
+use sqlwitness_core::{Engine, EngineKind, QueryLimits};
 use sqlwitness_fuzz::{
     build_db_suite, suite_db_dir, Fate, FuzzOptions, GoldQuery, Manifest, SuiteSet,
 };
+
+/// The engine reading instance files in place, from the engine registry.
+fn instance_engine() -> Arc<dyn Engine> {
+    sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None).unwrap()
+}
 
 const GOLD: &str = "SELECT count(*) FROM pets WHERE pettype = 'dog' AND pet_age > 2";
 const DROPPED: &str = "SELECT count(*) FROM pets WHERE pet_age > 2";
@@ -100,15 +106,23 @@ fn same_seed_same_bytes_and_the_dropped_predicate_is_caught() {
     );
 
     let set = SuiteSet::open(&a).unwrap();
-    let engine = SqliteEngine::new();
+    let engine = instance_engine();
     let opts = CompareOptions::default();
     let limits = QueryLimits::default();
     let same = set
-        .check(&engine, "pets_1", GOLD, GOLD, &opts, &limits, true)
+        .check(engine.as_ref(), "pets_1", GOLD, GOLD, &opts, &limits, true)
         .unwrap();
     assert!(same.passed, "{same:?}");
     let v = set
-        .check(&engine, "pets_1", GOLD, DROPPED, &opts, &limits, true)
+        .check(
+            engine.as_ref(),
+            "pets_1",
+            GOLD,
+            DROPPED,
+            &opts,
+            &limits,
+            true,
+        )
         .unwrap();
     assert!(!v.passed);
     let w = v.failure.unwrap().witness.expect("witness");
@@ -122,11 +136,11 @@ fn same_seed_same_bytes_and_the_dropped_predicate_is_caught() {
     assert_ne!(Ok(w.gold.clone()), w.pred);
     // Gold results are cached: a second check runs only the prediction.
     let before = set.executions();
-    set.check(&engine, "pets_1", GOLD, GOLD, &opts, &limits, false)
+    set.check(engine.as_ref(), "pets_1", GOLD, GOLD, &opts, &limits, false)
         .unwrap();
     assert_eq!(set.executions() - before, same.checked as u64);
     assert!(set
-        .check(&engine, "nope", GOLD, GOLD, &opts, &limits, false)
+        .check(engine.as_ref(), "nope", GOLD, GOLD, &opts, &limits, false)
         .is_none());
 }
 
@@ -174,11 +188,11 @@ fn instances_name_their_namespace_and_unavailable_engines_give_no_verdict() {
     let db_other = other.instance_database("pets_1", 0).unwrap();
     assert_eq!(db_other.namespace, "mine_pets_1__s1");
     assert_eq!(db.sqlite_path, set.instances("pets_1").unwrap()[0]);
-    let engine = SqliteEngine::new();
+    let engine = instance_engine();
     let (opts, limits) = (CompareOptions::default(), QueryLimits::default());
-    set.set_unavailable(sqlwitness_core::EngineKind::Sqlite, "pets_1", "test".into());
+    set.set_unavailable(engine.kind(), "pets_1", "test".into());
     assert!(set
-        .check(&engine, "pets_1", GOLD, GOLD, &opts, &limits, false)
+        .check(engine.as_ref(), "pets_1", GOLD, GOLD, &opts, &limits, false)
         .is_none());
 }
 
@@ -189,10 +203,10 @@ fn reference_self_check_on_sqlite_agrees_and_hunt_is_reproducible() {
     let dir = tmp.path().join("s");
     build(&dir, &orig, 7);
     let set = SuiteSet::open(&dir).unwrap();
-    let engine = SqliteEngine::new();
+    let engine = instance_engine();
     let (opts, limits) = (CompareOptions::default(), QueryLimits::default());
     let v = set
-        .check_against_sqlite(&engine, "pets_1", GOLD, GOLD, &opts, &limits)
+        .check_against_reference(engine.as_ref(), "pets_1", GOLD, GOLD, &opts, &limits)
         .unwrap();
     assert!(v.passed && v.checked == v.instances, "{v:?}");
     // The same text on the same engine is one cached result per instance.
@@ -220,4 +234,62 @@ fn reference_self_check_on_sqlite_agrees_and_hunt_is_reproducible() {
         .hunt("nope", 0, GOLD, DROPPED, &opts, &limits, 3, false)
         .unwrap()
         .is_none());
+}
+
+/// Any engine is the suite's reference: on every engine — SQLite on the
+/// instance files, DuckDB and each configured server on copies of the
+/// instances migrated there — the gold self-check of the files against
+/// that reference agrees where the gold means the same everywhere, and
+/// tells a different query apart. Copies go with the test.
+#[test]
+fn every_engine_judges_as_the_suite_s_reference() {
+    let tmp = tempfile::tempdir().unwrap();
+    let orig = original(tmp.path());
+    let dir = tmp.path().join("s");
+    build(&dir, &orig, 7);
+    // Integers compared with integers: the same answer on every engine.
+    let (gold, other) = (DROPPED, "SELECT count(*) FROM pets");
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_fz"));
+    let files = instance_engine();
+    let (opts, limits) = (CompareOptions::default(), QueryLimits::default());
+    let mut seen = Vec::new();
+    sqlwitness_testkit::for_each_engine(|kind, url| {
+        let reference: Arc<dyn Engine> = match url {
+            None => sqlwitness_engines::open_embedded(kind, None).unwrap(),
+            Some(url) => Arc::from(sqlwitness_engines::connect(kind, Some(url)).unwrap()),
+        };
+        let set = SuiteSet::open(&dir)
+            .unwrap()
+            .with_prefix(&prefix)
+            .with_reference(reference);
+        assert_eq!(set.reference().kind(), kind);
+        let n = set.instances("pets_1").unwrap().len();
+        let target = url.map(|url| MigrationTarget::new(kind, url));
+        let mut made = Vec::new();
+        for k in 0..n {
+            let db = set.instance_database("pets_1", k).unwrap();
+            if let Some(target) = &target {
+                made.push(db.namespace.clone());
+                let report = migrate_database(&db, target, &Default::default()).unwrap();
+                assert_eq!(report.problem(), None, "{kind}: {}", db.namespace);
+            }
+        }
+        let check = |pred: &str| {
+            set.check_against_reference(files.as_ref(), "pets_1", gold, pred, &opts, &limits)
+                .unwrap()
+        };
+        let (same, differs) = (check(gold), check(other));
+        if let Some(target) = &target {
+            for ns in &made {
+                drop_namespace(target, ns).unwrap();
+            }
+        }
+        assert!(same.passed && same.checked == n, "{kind}: {same:?}");
+        assert!(!differs.passed, "{kind}: {differs:?}");
+        // The shrinker runs on the instance files only: no witness here.
+        assert!(differs.failure.unwrap().witness.is_none(), "{kind}");
+        seen.push(kind);
+    });
+    // SQLite and DuckDB always run.
+    assert!(seen.contains(&EngineKind::Duckdb), "{seen:?}");
 }

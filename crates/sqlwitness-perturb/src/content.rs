@@ -8,7 +8,6 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use serde::Deserialize;
-use sqlwitness_core::EngineKind;
 use sqlwitness_sql::{ColumnChange, Literal};
 
 use crate::names::{is_reserved, styled, words};
@@ -181,9 +180,10 @@ impl ContentChange {
     }
 }
 
-/// `name` quoted for SQLite, by the dialect's rule.
+/// `name` quoted for the engine of the perturbed files (SQLite), by its
+/// dialect's rule.
 pub(crate) fn quote(name: &str) -> String {
-    sqlwitness_dialect::shipped(EngineKind::Sqlite)
+    sqlwitness_dialect::shipped(sqlwitness_engines::IN_PLACE)
         .identifiers
         .quote(name)
 }

@@ -157,6 +157,9 @@ pub enum PerturbError {
     Input(String),
     #[error("{path}: SQLite: {message}")]
     Sqlite { path: PathBuf, message: String },
+    /// An engine could not be opened.
+    #[error("{0}")]
+    Engine(#[from] sqlwitness_engines::EngineError),
     /// The run was asked to stop (SIGINT, SIGTERM).
     #[error("interrupted")]
     Interrupted,
@@ -193,7 +196,10 @@ impl PerturbError {
     pub fn is_bad_input(&self) -> bool {
         !matches!(
             self,
-            PerturbError::Io { .. } | PerturbError::Sqlite { .. } | PerturbError::Interrupted
+            PerturbError::Io { .. }
+                | PerturbError::Sqlite { .. }
+                | PerturbError::Engine(_)
+                | PerturbError::Interrupted
         )
     }
 }

@@ -15,7 +15,7 @@ use sqlwitness_core::{
     compare, CompareMode, CompareOptions, Database, DbError, Engine, QueryLimits, ResultSet,
 };
 use sqlwitness_dialect::EngineFacts;
-use sqlwitness_engines::{sqlite_schema_names, SqliteEngine};
+use sqlwitness_engines::sqlite_schema_names;
 use sqlwitness_sql::{has_top_level_order_by, ColumnChange, RewriteError, SchemaChange};
 
 use crate::content::{applicable, quote, sql_text, ContentChange, Rules};
@@ -160,7 +160,9 @@ pub struct Perturber<'a> {
     opts: &'a Options,
     inputs: Inputs,
     reference: Option<Reference<'a>>,
-    engine: std::sync::Arc<SqliteEngine>,
+    /// Reads the original and perturbed files in place: the benchmark's
+    /// golds are verified there.
+    engine: std::sync::Arc<dyn Engine>,
 }
 
 /// What perturbing one database adds to the set: its perturbed databases
@@ -242,7 +244,7 @@ impl<'a> Perturber<'a> {
             opts,
             inputs,
             reference,
-            engine: std::sync::Arc::new(SqliteEngine::new()),
+            engine: sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None)?,
         })
     }
 
@@ -251,9 +253,11 @@ impl<'a> Perturber<'a> {
         &self.inputs.bench
     }
 
-    /// The engine the golds are verified on (SQLite): its queries in
-    /// flight are interrupted by [`Engine::cancel_running`].
-    pub fn sqlite(&self) -> std::sync::Arc<SqliteEngine> {
+    /// The engine the benchmark's golds are verified on, reading the
+    /// original and perturbed files in place
+    /// ([`sqlwitness_engines::IN_PLACE`]): its queries in flight are
+    /// interrupted by [`Engine::cancel_running`].
+    pub fn sqlite(&self) -> std::sync::Arc<dyn Engine> {
         self.engine.clone()
     }
 
@@ -684,7 +688,7 @@ struct Run<'a> {
     opts: &'a Options,
     inputs: &'a Inputs,
     db_dir: std::path::PathBuf,
-    engine: &'a SqliteEngine,
+    engine: &'a dyn Engine,
     limits: QueryLimits,
     /// Collects the database's part of the mapping.
     mapping: Mapping,

@@ -152,12 +152,26 @@ pub fn for_each_server(adapter: Option<Adapter>, mut case: impl FnMut(EngineKind
     ran
 }
 
-/// Runs `case(kind, url)` on the reference engine (SQLite, no URL) and on
-/// every configured server engine. Returns how many engines ran.
+/// Runs `case(kind, url)` on every engine: first the embedded ones, which
+/// are always there — SQLite on the benchmark's own files (no URL), DuckDB
+/// on copies in files of its own (the URL of a fresh folder, removed after
+/// the case: `<engine>:<folder>`, as DuckDB names one) — then every
+/// configured server engine (its administrative URL; a missing one is
+/// [`missing`]). An engine with a URL holds copies: the case migrates
+/// what it reads there first. Returns how many engines ran.
 pub fn for_each_engine(mut case: impl FnMut(EngineKind, Option<&str>)) -> usize {
-    eprintln!("-- {}", EngineKind::REFERENCE);
-    case(EngineKind::REFERENCE, None);
-    1 + for_each_server(None, |kind, url| case(kind, Some(url)))
+    let mut ran = 0;
+    for kind in EngineKind::all().into_iter().filter(|k| !k.is_server()) {
+        eprintln!("-- {kind}");
+        if kind.holds_copies() {
+            let folder = tempfile::tempdir().expect("a temporary folder");
+            case(kind, Some(&format!("{kind}:{}", folder.path().display())));
+        } else {
+            case(kind, None);
+        }
+        ran += 1;
+    }
+    ran + for_each_server(None, |kind, url| case(kind, Some(url)))
 }
 
 /// Every configured server engine and its URL (a missing one is
@@ -251,23 +265,28 @@ mod tests {
     }
 
     #[test]
-    fn every_configured_engine_runs_the_reference_first() {
+    fn every_engine_runs_the_embedded_ones_first() {
         let mut seen = Vec::new();
-        if !required() {
-            // Without the servers only the reference runs; with them, all.
-            let n = for_each_engine(|k, url| {
-                assert_eq!(url.is_none(), !k.is_server());
-                seen.push(k);
-            });
-            assert_eq!(n, seen.len());
-            assert_eq!(seen[0], EngineKind::REFERENCE);
-        } else {
-            let n = for_each_engine(|k, _| seen.push(k));
-            let servers = EngineKind::all()
-                .into_iter()
-                .filter(|k| k.is_server())
-                .count();
-            assert_eq!(n, 1 + servers, "{seen:?}");
+        let mut folders = Vec::new();
+        let n = for_each_engine(|k, url| {
+            // A URL for every engine on copies, none for the one on the
+            // benchmark's files.
+            assert_eq!(url.is_none(), !k.holds_copies(), "{k}");
+            if let (false, Some(url)) = (k.is_server(), url) {
+                let folder = url
+                    .strip_prefix(&format!("{k}:"))
+                    .expect("<engine>:<folder>");
+                assert!(Path::new(folder).is_dir(), "{url}");
+                folders.push(PathBuf::from(folder));
+            }
+            seen.push(k);
+        });
+        assert_eq!(n, seen.len());
+        // SQLite and DuckDB need nothing configured: they always run.
+        assert_eq!(seen[..2], [EngineKind::Sqlite, EngineKind::Duckdb]);
+        assert!(folders.iter().all(|f| !f.exists()), "{folders:?}");
+        if required() {
+            assert_eq!(n, EngineKind::all().len(), "{seen:?}");
         }
     }
 }

@@ -28,6 +28,7 @@ pub const DUCKDB_SCHEME: &str = "duckdb:";
 /// in the folder its URL names (by default one of the user's cache).
 pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     adapter: sqlwitness_dialect::Adapter::Duckdb,
+    embedded: true,
     open: open_reader,
     migrator: Some(open_migrator),
     dump_namespace: None,

@@ -22,6 +22,7 @@ pub use write::MysqlMigrator;
 /// namespaces and live sources on a server; the mysql client's options.
 pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     adapter: sqlwitness_dialect::Adapter::Mysql,
+    embedded: false,
     open: open_reader,
     migrator: Some(open_migrator),
     dump_namespace: Some(open_dump_namespace),

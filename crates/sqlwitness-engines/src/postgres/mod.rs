@@ -17,6 +17,7 @@ pub use write::PgMigrator;
 /// sources on a server.
 pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     adapter: sqlwitness_dialect::Adapter::Postgres,
+    embedded: false,
     open: open_reader,
     migrator: Some(open_migrator),
     dump_namespace: Some(open_dump_namespace),

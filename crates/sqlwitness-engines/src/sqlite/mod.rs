@@ -12,6 +12,7 @@ pub use source::SqliteSource;
 /// the migration's sources; no writer, no dumps.
 pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
     adapter: sqlwitness_dialect::Adapter::Sqlite,
+    embedded: true,
     open: open_reader,
     migrator: None,
     dump_namespace: None,
