@@ -234,7 +234,7 @@ pub fn audit_question(
 ) -> Vec<Finding> {
     let none = sqlwitness_dialect::Translations::default();
     let judge = Target {
-        kind: EngineKind::Sqlite,
+        kind: sqlite.kind(),
         engine: sqlite,
         db: ctx.db.clone(),
         prepare: &|s: &str| s.to_string(),

@@ -6,7 +6,6 @@ use sqlwitness_audit::{
     Status,
 };
 use sqlwitness_core::{Database, QueryLimits};
-use sqlwitness_engines::SqliteEngine;
 
 fn fixture(dir: &std::path::Path) -> std::path::PathBuf {
     let p = dir.join("music.sqlite");
@@ -36,7 +35,7 @@ fn audit(sql: &str, ctx: &DbAudit) -> Vec<sqlwitness_audit::Finding> {
             gold: sql,
         },
         ctx,
-        &SqliteEngine::new(),
+        &*files(),
         &[],
         &opts,
     )
@@ -114,9 +113,8 @@ fn shuffled_copies_keep_the_rows() {
     let dir = tempfile::tempdir().unwrap();
     let path = fixture(dir.path());
     let copies = shuffled_copies(&path, dir.path(), &[0, 5]).unwrap();
-    let engine = SqliteEngine::new();
+    let engine = files();
     let q = "SELECT title, singer_id, sales FROM song";
-    use sqlwitness_core::Engine;
     let a = engine
         .execute(&Database::new("m", &path), q, &QueryLimits::default())
         .unwrap();
@@ -135,16 +133,16 @@ fn tie_aware_membership() {
     let dir = tempfile::tempdir().unwrap();
     let path = fixture(dir.path());
     let db = Database::new("music", &path);
-    let e = SqliteEngine::new();
+    let e = files();
     let l = QueryLimits::default();
     let t = |s: &str| vec![Value::Text(s.into())];
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1";
     // Ann and Bob tie at 30: either is valid, Dee (25) is not.
-    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], false, &l));
-    assert!(tie_aware_match(&e, &db, g, &[t("Bob")], false, &l));
-    assert!(!tie_aware_match(&e, &db, g, &[t("Dee")], false, &l));
+    assert!(tie_aware_match(&*e, &db, g, &[t("Ann")], false, &l));
+    assert!(tie_aware_match(&*e, &db, g, &[t("Bob")], false, &l));
+    assert!(!tie_aware_match(&*e, &db, g, &[t("Dee")], false, &l));
     assert!(!tie_aware_match(
-        &e,
+        &*e,
         &db,
         g,
         &[t("Ann"), t("Bob")],
@@ -154,7 +152,7 @@ fn tie_aware_membership() {
     // LIMIT 3: Ann, Bob (any order), then Dee.
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 3";
     assert!(tie_aware_match(
-        &e,
+        &*e,
         &db,
         g,
         &[t("Bob"), t("Ann"), t("Dee")],
@@ -162,7 +160,7 @@ fn tie_aware_membership() {
         &l
     ));
     assert!(!tie_aware_match(
-        &e,
+        &*e,
         &db,
         g,
         &[t("Dee"), t("Ann"), t("Bob")],
@@ -171,10 +169,10 @@ fn tie_aware_membership() {
     ));
     // OFFSET 1 LIMIT 1: the second of the tied pair, either of them.
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1 OFFSET 1";
-    assert!(tie_aware_match(&e, &db, g, &[t("Ann")], false, &l));
+    assert!(tie_aware_match(&*e, &db, g, &[t("Ann")], false, &l));
     // Not the shape: no verdict change.
     assert!(!tie_aware_match(
-        &e,
+        &*e,
         &db,
         "SELECT name FROM singer",
         &[t("Ann")],
@@ -185,10 +183,10 @@ fn tie_aware_membership() {
     // accepts any column order (Spider's evaluator does).
     let g = "SELECT name, age FROM singer ORDER BY age DESC LIMIT 1";
     let bob_first = [vec![Value::Int(30), Value::Text("Bob".into())]];
-    assert!(!tie_aware_match(&e, &db, g, &bob_first, false, &l));
-    assert!(tie_aware_match(&e, &db, g, &bob_first, true, &l));
+    assert!(!tie_aware_match(&*e, &db, g, &bob_first, false, &l));
+    assert!(tie_aware_match(&*e, &db, g, &bob_first, true, &l));
     let dee = [vec![Value::Int(25), Value::Text("Dee".into())]];
-    assert!(!tie_aware_match(&e, &db, g, &dee, true, &l));
+    assert!(!tie_aware_match(&*e, &db, g, &dee, true, &l));
 }
 
 #[test]
@@ -249,4 +247,9 @@ fn reshuffled_copy_of_the_tables_read_proves_a_tie() {
         rw.note
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+/// The engine that reads the benchmark's files in place, from the registry.
+fn files() -> std::sync::Arc<dyn sqlwitness_core::Engine> {
+    sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None).unwrap()
 }

@@ -36,7 +36,8 @@ fn planner_settings_apply_to_one_query_and_are_allow_listed() {
 
 #[test]
 fn sqlite_has_no_planner_settings() {
-    let e = sqlwitness_engines::SqliteEngine::new()
+    let e = sqlwitness_engines::open_embedded(sqlwitness_engines::IN_PLACE, None)
+        .unwrap()
         .execute_with_settings(
             &Database::new("x", "/nonexistent"),
             "SELECT 1",

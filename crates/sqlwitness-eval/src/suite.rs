@@ -55,7 +55,10 @@ impl SuiteCopies {
 
     fn record(&self, target: &MigrationTarget, namespace: &str) {
         let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
-        if !leases.iter().any(|(t, _)| t == target) {
+        // A server keeps the run's lease (a run killed outright leaves
+        // copies a later sweep finds); an engine on files of its own has
+        // none: its copies go with the run's folder.
+        if target.engine.is_server() && !leases.iter().any(|(t, _)| t == target) {
             match sqlwitness_engines::RunLease::take(target.engine, &target.url) {
                 Ok(lease) => leases.push((target.clone(), lease)),
                 Err(e) => eprintln!(
@@ -299,7 +302,7 @@ pub(crate) fn with_suite(
     let Some(mut v) = verdict else {
         return outcome;
     };
-    if v.passed && plan.hunt > 0 && kind == EngineKind::REFERENCE && pred_sql.is_some() {
+    if v.passed && plan.hunt > 0 && kind == sqlwitness_engines::IN_PLACE && pred_sql.is_some() {
         match suite.hunt(
             db_id,
             q.id,
