@@ -100,8 +100,10 @@ class Report:
         """One flat row per question and engine: ``id``, ``db_id``, ``engine``,
         ``verdict``, ``reason``, ``hardness``, ``difficulty``, the SQL texts, for the
         gold and the prediction each their error class and message, row count and
-        duration in milliseconds, ``soft_f1``, and ``not_portable`` (the degraded
-        columns a query reads on that engine)."""
+        duration in milliseconds, ``soft_f1``, ``not_portable`` (the degraded
+        columns a query reads on that engine), and ``credit_causes`` (a match a
+        non-strict ``compare`` mode credits that the strict comparison rejects:
+        why, as a list such as ``["row_order"]``; empty otherwise)."""
         rows: List[Dict[str, Any]] = []
         for q in self.questions:
             for engine, o in q["engines"].items():
@@ -129,6 +131,7 @@ class Report:
                         "pred_ms": pred.get("duration_ms"),
                         "soft_f1": o.get("soft_f1"),
                         "not_portable": o.get("not_portable"),
+                        "credit_causes": list(o.get("credit_causes") or []),
                     }
                 )
         return rows

@@ -268,3 +268,15 @@ def test_a_malformed_url_hides_its_password(example: Path) -> None:
         )
     assert str(e.value).startswith("readers['mysql']: 'mysq://me:***@host/db' has the scheme mysq://")
     assert "s3cret" not in str(e.value)
+
+
+def test_outcomes_say_why_a_lenient_comparison_credits_a_match(example: Path) -> None:
+    preds = golds("pets_1")[:2]
+    # Twice the gold's one row: BIRD's set comparison credits it, the strict
+    # comparison does not (multiplicity).
+    preds[0] = f"{preds[0]} UNION ALL {preds[0]}"
+    report = sqlwitness.evaluate(example, "dev", preds, db="pets_1", limit=2, compare="bird")
+    rows = report.outcomes()
+    assert [r["verdict"] for r in rows] == ["match", "match"]
+    assert rows[0]["credit_causes"] == ["multiplicity"]
+    assert rows[1]["credit_causes"] == []

@@ -107,3 +107,81 @@ mod tests {
         assert!(!crate::render_markdown(&small_report()).contains("## Credited"));
     }
 }
+
+/// The answers a non-strict mode credits, by engine and cause, and how many
+/// questions: `report.html`'s section (each question's causes are in its
+/// drill-down).
+pub(crate) fn render_html_credited(report: &Report, out: &mut String) {
+    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut questions = 0;
+    for q in &report.questions {
+        for (engine, o) in &q.engines {
+            if o.credit_causes.is_empty() {
+                continue;
+            }
+            questions += 1;
+            for c in &o.credit_causes {
+                *counts.entry((engine.as_str(), c.as_str())).or_default() += 1;
+            }
+        }
+    }
+    if counts.is_empty() {
+        return;
+    }
+    let compare = crate::junit::esc(&report.run.compare);
+    let _ = write!(
+        out,
+        "<h2>Credited by <code>{compare}</code>, not by strict comparison ({questions})</h2>\
+         <p class=\"muted\">A match that the strict comparison rejects, and the rules of \
+         <code>{compare}</code> that make the difference (a question may have several; each \
+         question's are in its drill-down).</p><table><tr><th>engine</th><th>cause</th>\
+         <th>questions</th></tr>"
+    );
+    for ((engine, cause), n) in &counts {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td class=n>{n}</td></tr>",
+            crate::junit::esc(engine),
+            crate::junit::esc(cause)
+        );
+    }
+    out.push_str("</table>");
+}
+
+#[cfg(test)]
+mod html_tests {
+    use super::*;
+    use crate::Verdict;
+    use sqlwitness_core::compare::CreditCause;
+
+    #[test]
+    fn the_page_counts_credited_answers_by_engine_and_cause() {
+        let mut r = crate::test_support::small_report();
+        let mut empty = String::new();
+        render_html_credited(&r, &mut empty);
+        assert!(empty.is_empty(), "no section without credit causes");
+        let q = &mut r.questions[0];
+        let o = q.engines.get_mut("sqlite").unwrap();
+        o.verdict = Verdict::Match;
+        o.credit_causes = vec![CreditCause::RowOrder, CreditCause::Multiplicity];
+        r.run.compare = "bird".into();
+        let mut h = String::new();
+        render_html_credited(&r, &mut h);
+        assert!(
+            h.contains("Credited by <code>bird</code>, not by strict comparison (1)"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<tr><td>sqlite</td><td>row_order</td><td class=n>1</td></tr>"),
+            "{h}"
+        );
+        assert!(h.contains("<tr><td>sqlite</td><td>multiplicity</td><td class=n>1</td></tr>"));
+        let page = crate::render_html(&r);
+        assert!(
+            page.contains(
+                "credited by <code>bird</code>, not by strict comparison: row_order, multiplicity"
+            ),
+            "the drill-down names them"
+        );
+    }
+}

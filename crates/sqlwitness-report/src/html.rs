@@ -156,6 +156,7 @@ pub fn render_html_with(report: &Report, audit: Option<&AuditNotes>) -> String {
     );
     summary_table(&mut o, report);
     scores_table(&mut o, report);
+    crate::credited::render_html_credited(report, &mut o);
     o.push_str("<h2>Charts</h2><div class=\"charts\">");
     verdict_chart(&mut o, report);
     agreement_chart(&mut o, report);
@@ -676,7 +677,7 @@ fn drill_down(o: &mut String, r: &Report, audit: Option<&AuditNotes>) {
     }
     o.push_str("</tr></table><div id=\"qs\">");
     for q in &r.questions {
-        question(o, q, audit);
+        question(o, q, audit, &r.run.compare);
     }
     o.push_str("</div>");
 }
@@ -740,7 +741,7 @@ fn level_tag(q: &QuestionReport) -> String {
     }
 }
 
-fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>) {
+fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>, compare: &str) {
     let notes = audit
         .and_then(|a| a.by_question.get(&q.id))
         .map_or(&[][..], Vec::as_slice);
@@ -830,12 +831,12 @@ fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>) {
         esc(q.pred_sql.as_deref().unwrap_or("(abstained / none)"))
     );
     for (e, x) in &q.engines {
-        engine_box(o, e, x);
+        engine_box(o, e, x, compare);
     }
     o.push_str("</div></div></details>\n");
 }
 
-fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
+fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome, compare: &str) {
     let (label, background) = shown(x);
     let _ = write!(
         o,
@@ -863,6 +864,15 @@ fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome) {
                 ""
             },
             if l.bird { "match" } else { "mismatch" }
+        );
+    }
+    if !x.credit_causes.is_empty() {
+        let causes: Vec<&str> = x.credit_causes.iter().map(|c| c.as_str()).collect();
+        let _ = write!(
+            o,
+            " <span class=\"muted\">credited by <code>{}</code>, not by strict comparison: {}</span>",
+            esc(compare),
+            causes.join(", ")
         );
     }
     if let Some(suite) = x.suite.as_ref().filter(|s| !s.passed) {
