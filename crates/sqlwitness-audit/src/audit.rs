@@ -8,11 +8,11 @@ use sqlwitness_sql::{
     tie_inclusive_rewrite_in, written_for, NondetRule, SchemaInfo,
 };
 
-use crate::evidence::{judge as judge_probe, Evidence, EVIDENCE_ROWS};
 use crate::mechanism::{mechanism, mechanism_with};
 use crate::model::{Finding, RewriteCheck, Status, TranslationCheck};
 use crate::shuffle::Reshuffles;
 use crate::AuditError;
+use sqlwitness_sql::{judge_probe, Evidence, EVIDENCE_ROWS};
 
 /// The gold query to audit.
 pub struct AuditQuestion<'a> {

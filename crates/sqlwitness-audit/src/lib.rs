@@ -9,7 +9,6 @@
 mod audit;
 mod baseline;
 mod error;
-mod evidence;
 mod html;
 mod markdown;
 mod mechanism;
@@ -23,7 +22,6 @@ pub use audit::{
 };
 pub use baseline::{diff_audits, read_audit, AuditDiff};
 pub use error::AuditError;
-pub use evidence::{judge, Evidence, EVIDENCE_ROWS};
 pub use html::render_audit_html;
 pub use markdown::{render_markdown, write_audit};
 pub use mechanism::{compares_across_types, mechanism, mechanism_with};
@@ -34,3 +32,4 @@ pub use model::{
 pub use schema::read_schema;
 pub use shuffle::{shuffled_copies, Reshuffles};
 pub use sqlwitness_sql::tie_aware_match;
+pub use sqlwitness_sql::{judge_probe as judge, Evidence, EVIDENCE_ROWS};

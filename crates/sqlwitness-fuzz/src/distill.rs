@@ -9,10 +9,11 @@ use sqlwitness_bench::Unplaced;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::neighbors::{gold_literals_in, neighbors, GoldLiteral, NeighborOptions};
 use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
-use sqlwitness_sql::{gold_literals_in, neighbors, Dialects, GoldLiteral, NeighborOptions};
+use sqlwitness_sql::Dialects;
 
 use crate::generate::{write_instance, InstanceSizes, Pools, Stress};
 use crate::judge::Judge;

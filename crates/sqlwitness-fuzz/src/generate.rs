@@ -20,11 +20,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
+use crate::neighbors::{GoldLiteral, LiteralValue};
 use rusqlite::types::ToSqlOutput;
 use rusqlite::Connection;
 use sqlwitness_bench::TargetKind;
 use sqlwitness_core::Value;
-use sqlwitness_sql::{GoldLiteral, LiteralValue};
 
 use crate::rng::Rng;
 use crate::schema::{fk_key, quote, shape, ColumnDef, DbSchema, Domain, ForeignKeyDef, TableDef};

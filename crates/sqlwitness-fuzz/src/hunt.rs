@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
+use crate::neighbors::{gold_literals, GoldLiteral};
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, QueryLimits};
-use sqlwitness_sql::{gold_literals, GoldLiteral};
 
 use crate::generate::{write_instance, Pools};
 use crate::judge::really_differs;

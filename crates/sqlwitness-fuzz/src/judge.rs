@@ -17,7 +17,7 @@
 //!   subquery cuts through ties, a bare column under GROUP BY takes several
 //!   values in one group, a LIMIT without ORDER BY has more rows than it
 //!   keeps: the audit's static rules find such blocks and their probes,
-//!   run on the instance, prove it (`sqlwitness_audit::judge`). The
+//!   run on the instance, prove it (`sqlwitness_sql::judge_probe`). The
 //!   instance then says nothing about the prediction.
 //!
 //! A prediction that fails to run where the gold runs is a difference.
@@ -146,7 +146,7 @@ fn gold_undetermined(
             return false;
         };
         let names: Vec<String> = rs.columns.iter().map(|c| c.name.clone()).collect();
-        sqlwitness_audit::judge(probe, &names, &rs.rows).is_some()
+        sqlwitness_sql::judge_probe(probe, &names, &rs.rows).is_some()
     })
 }
 

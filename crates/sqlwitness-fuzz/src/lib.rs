@@ -4,7 +4,7 @@
 //!
 //! * [`build_db_suite`] — generate database instances from a SQLite schema
 //!   ([`write_instance`], [`Pools`]), generate the gold queries' neighbours
-//!   (`sqlwitness_sql::neighbors`) and keep, by greedy set cover, a small
+//!   ([`neighbors`]) and keep, by greedy set cover, a small
 //!   set of instances that kills every neighbour the generator can kill.
 //! * [`Manifest`] — the suite's `manifest.json`.
 //! * [`SuiteSet`] — run a prediction against the gold on every instance of
@@ -22,6 +22,7 @@ mod hunt;
 mod judge;
 mod manifest;
 mod mutants;
+mod neighbors;
 mod rng;
 mod schema;
 mod shrink;
@@ -39,6 +40,10 @@ pub use manifest::{
     ServerSuite, MANIFEST_FORMAT, MIGRATED_TYPES, ORIGINAL_TYPES, TIE_AWARE,
 };
 pub use mutants::{mutant, Mutant};
+pub use neighbors::{
+    gold_literals, gold_literals_in, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor,
+    NeighborError, NeighborOptions,
+};
 pub use rng::Rng;
 pub use schema::{
     key_like, read_schema, read_schema_with, shape, ColumnDef, DbSchema, Domain, ForeignKeyDef,

@@ -3,8 +3,8 @@
 //! accepts. Two chained mutations and numeric offsets of 2 and 3 make
 //! queries that distillation (one mutation, offset 1) never saw.
 
+use crate::neighbors::{neighbors, NeighborOptions};
 use sqlwitness_core::Value;
-use sqlwitness_sql::{neighbors, NeighborOptions};
 
 use crate::rng::Rng;
 use crate::schema::DbSchema;

@@ -25,15 +25,12 @@
 //! * [`tie_inclusive_rewrite`] — Pourreza & Rafiei's §6.1 rewrites;
 //!   [`translate`] — SQLite SQL translated for another engine (rules in
 //!   `dialects/*.yaml`).
-//! * [`neighbors`] / [`gold_literals`] — neighbour queries of a gold (the
-//!   perturbations a distilled test suite must tell apart) and its literals.
 
 mod clauses;
 mod columns;
 mod features;
 mod hardness;
 mod identifiers;
-mod neighbors;
 mod nondet;
 mod order;
 mod parse;
@@ -51,13 +48,9 @@ pub use columns::{ColumnChange, Literal, RewriteError, Rewritten, SchemaChange};
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
 pub use hardness::{spider_hardness, Hardness, HardnessCounts, Unreadable};
 pub use identifiers::{resolve_identifiers, NameSet};
-pub use neighbors::{
-    gold_literals, gold_literals_in, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor,
-    NeighborError, NeighborOptions,
-};
 pub use nondet::{
-    analyze, analyze_in, top_limit_probe, top_limit_probe_in, top_order_probe, top_order_probe_in,
-    NondetRule, ParseError, Probe, StaticFinding,
+    analyze, analyze_in, judge_probe, top_limit_probe, top_limit_probe_in, top_order_probe,
+    top_order_probe_in, Evidence, NondetRule, ParseError, Probe, StaticFinding, EVIDENCE_ROWS,
 };
 pub use order::{has_top_level_order_by, has_top_level_order_by_in};
 pub use parse::{

@@ -16,6 +16,7 @@
 //! finding carries a [`Probe`]: a query whose rows prove (or fail to prove)
 //! the problem on actual data.
 
+mod evidence;
 mod exprs;
 mod probe;
 mod rules;
@@ -29,6 +30,7 @@ use sqlparser::ast::{Query, Statement, Visit, Visitor};
 
 use crate::schema::SchemaInfo;
 
+pub use evidence::{judge as judge_probe, Evidence, EVIDENCE_ROWS};
 pub(crate) use exprs::as_col_ref as as_col_ref_pub;
 pub(crate) use exprs::{as_u64, is_aggregate_call};
 pub(crate) use probe::func;

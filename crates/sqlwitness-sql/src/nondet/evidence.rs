@@ -1,8 +1,10 @@
-//! Running a probe and deciding whether its rows prove the finding.
+//! Deciding whether a probe's rows prove a nondeterminism finding (ties
+//! at the cut, ties in the order, a spread …): the evidence the audit
+//! shows and fuzz's instances are judged by.
 
+use super::Probe;
 use serde::{Deserialize, Serialize};
 use sqlwitness_core::{canonical_cell, Value};
-use sqlwitness_sql::Probe;
 
 /// Rows kept as evidence.
 pub const EVIDENCE_ROWS: usize = 10;

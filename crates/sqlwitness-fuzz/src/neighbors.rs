@@ -101,8 +101,8 @@ pub struct NeighborOptions<'a> {
     pub numeric_deltas: &'a [i64],
     /// At most this many replacement columns per selected column.
     pub max_column_swaps: usize,
-    /// The dialects the gold is read in ([`crate::SQLITE_ONLY`] by default).
-    pub dialects: crate::Dialects<'a>,
+    /// The dialects the gold is read in ([`sqlwitness_sql::SQLITE_ONLY`] by default).
+    pub dialects: sqlwitness_sql::Dialects<'a>,
 }
 
 fn no_values(_: &str) -> Vec<String> {
@@ -117,7 +117,7 @@ impl Default for NeighborOptions<'_> {
             max_text_values: 3,
             numeric_deltas: &[1],
             max_column_swaps: 2,
-            dialects: crate::SQLITE_ONLY,
+            dialects: sqlwitness_sql::SQLITE_ONLY,
         }
     }
 }
@@ -131,9 +131,12 @@ pub enum NeighborError {
     NotOneQuery,
 }
 
-fn parse_one(sql: &str, dialects: crate::Dialects<'_>) -> Result<Statement, NeighborError> {
+fn parse_one(
+    sql: &str,
+    dialects: sqlwitness_sql::Dialects<'_>,
+) -> Result<Statement, NeighborError> {
     let mut stmts =
-        crate::parse_in(sql, dialects).map_err(|e| NeighborError::Parse(e.to_string()))?;
+        sqlwitness_sql::parse_in(sql, dialects).map_err(|e| NeighborError::Parse(e.to_string()))?;
     match (stmts.len(), stmts.first()) {
         (1, Some(Statement::Query(_))) => Ok(stmts.remove(0)),
         _ => Err(NeighborError::NotOneQuery),

@@ -124,14 +124,14 @@ pub fn gold_literals(
     sql: &str,
     is_column: &dyn Fn(&str) -> bool,
 ) -> Result<Vec<GoldLiteral>, NeighborError> {
-    gold_literals_in(sql, is_column, crate::SQLITE_ONLY)
+    gold_literals_in(sql, is_column, sqlwitness_sql::SQLITE_ONLY)
 }
 
 /// [`gold_literals`] for SQL read in the first of `dialects` that parses it.
 pub fn gold_literals_in(
     sql: &str,
     is_column: &dyn Fn(&str) -> bool,
-    dialects: crate::Dialects<'_>,
+    dialects: sqlwitness_sql::Dialects<'_>,
 ) -> Result<Vec<GoldLiteral>, NeighborError> {
     let stmt = parse_one(sql, dialects)?;
     let mut c = Collector {
