@@ -461,10 +461,19 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
             skip("a psql setting for the dump's own session")
         }
         (DumpDialect::Postgres, "\\encoding") => match parts.next() {
-            Some(e) if super::session::is_utf8_name(e) => {
-                skip("the dump is read as UTF-8, its encoding")
-            }
-            Some(e) => Decision::Refuse(format!("\\encoding {e}: the dump is read as UTF-8")),
+            Some(e) => match super::encoding::TextEncoding::from_postgres_name(e) {
+                Some(encoding) => {
+                    ctx.session.lexing.encoding = encoding;
+                    Decision::Skip(format!(
+                        "the dump's text after it is read as {} and sent as UTF-8",
+                        encoding.name()
+                    ))
+                }
+                None => Decision::Refuse(format!(
+                    "\\encoding {e}: the dump is read as UTF-8 or a single-byte encoding \
+                     (LATIN1, LATIN9, WIN1252)"
+                )),
+            },
             None => skip("a psql display setting"),
         },
         (DumpDialect::Postgres, "\\set" | "\\pset" | "\\echo" | "\\timing") => {
@@ -610,7 +619,7 @@ fn classify_postgres(
     if first == "SET" || first == "RESET" {
         return match ctx.session.postgres_set(text) {
             SetEffect::Follow => Decision::Run,
-            SetEffect::KeepLimits(why) => Decision::Skip(why),
+            SetEffect::KeepLimits(why) | SetEffect::ReadByLoader(why) => Decision::Skip(why),
             SetEffect::Refuse(why) => Decision::Refuse(why),
         };
     }
@@ -734,7 +743,9 @@ fn classify_mysql(
     if first == "SET" {
         match ctx.session.mysql_set(text) {
             SetEffect::Follow => {}
-            SetEffect::KeepLimits(why) => return Decision::Skip(why),
+            SetEffect::KeepLimits(why) | SetEffect::ReadByLoader(why) => {
+                return Decision::Skip(why)
+            }
             SetEffect::Refuse(why) => return Decision::Refuse(why),
         }
     }
