@@ -7,9 +7,11 @@
 //! semicolon) is read into UTF-8 by the splitter, character for character
 //! as the server converts it when psql sends the same bytes under that
 //! client encoding: the statement that sets the encoding is then not run,
-//! and the server's session stays UTF-8. Multibyte encodings other than
-//! UTF-8 (`SJIS`, `BIG5`, `GBK` …), whose characters can hold a quote or a
-//! backslash byte, and `SQL_ASCII` (bytes passed on unchecked) are refused.
+//! and the server's session stays UTF-8. `SQL_ASCII` disables the server's
+//! conversion but not its check: the bytes must be the database's own
+//! encoding, UTF-8, which is how the splitter reads them. Multibyte
+//! encodings other than UTF-8 (`SJIS`, `BIG5`, `GBK` …), whose characters
+//! can hold a quote or a backslash byte, are refused.
 
 /// How the dump's bytes are read into text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,6 +57,15 @@ impl TextEncoding {
             "win1252" | "windows1252" => Some(TextEncoding::Win1252),
             _ => None,
         }
+    }
+
+    /// Whether a PostgreSQL encoding name is `SQL_ASCII` (in any spelling
+    /// the server accepts).
+    pub fn is_sql_ascii(name: &str) -> bool {
+        name.chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .eq_ignore_ascii_case("sqlascii")
     }
 
     /// The server's name of the encoding.
@@ -140,6 +151,8 @@ mod tests {
         );
         assert_eq!(TextEncoding::from_postgres_name("SJIS"), None);
         assert_eq!(TextEncoding::from_postgres_name("SQL_ASCII"), None);
+        assert!(TextEncoding::is_sql_ascii("sql_ascii"));
+        assert!(!TextEncoding::is_sql_ascii("UTF8"));
         // 'Curaçao', 'São Paulo' as a LATIN1 dump writes them.
         assert_eq!(
             decode(TextEncoding::Latin1, b"'Cura\xe7ao', 'S\xe3o Paulo'").unwrap(),

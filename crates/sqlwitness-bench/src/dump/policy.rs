@@ -461,6 +461,10 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
             skip("a psql setting for the dump's own session")
         }
         (DumpDialect::Postgres, "\\encoding") => match parts.next() {
+            Some(e) if super::encoding::TextEncoding::is_sql_ascii(e) => {
+                ctx.session.lexing.encoding = super::encoding::TextEncoding::Utf8;
+                skip("SQL_ASCII: the server checks the bytes as UTF-8, as the loader reads them")
+            }
             Some(e) => match super::encoding::TextEncoding::from_postgres_name(e) {
                 Some(encoding) => {
                     ctx.session.lexing.encoding = encoding;

@@ -522,6 +522,14 @@ impl Session {
     }
 
     fn client_encoding(&mut self, value: Value) -> SetEffect {
+        if matches!(&value, Value::Text(t) if TextEncoding::is_sql_ascii(t)) {
+            self.lexing.encoding = TextEncoding::Utf8;
+            return SetEffect::ReadByLoader(
+                "client encoding SQL_ASCII: the server takes the bytes as they are and checks \
+                 them as its own encoding, UTF-8; the loader reads them as UTF-8 alike"
+                    .into(),
+            );
+        }
         let named = match value {
             Value::Default => Some(TextEncoding::Utf8),
             Value::Text(ref t) => TextEncoding::from_postgres_name(t),
@@ -691,6 +699,12 @@ mod tests {
             s.postgres_set("SET client_encoding TO 'utf-8'"),
             SetEffect::Follow
         );
+        // SQL_ASCII: the server checks the bytes as UTF-8; not run.
+        assert!(matches!(
+            s.postgres_set("SET client_encoding = 'SQL_ASCII'"),
+            SetEffect::ReadByLoader(_)
+        ));
+        assert_eq!(s.lexing.encoding, TextEncoding::Utf8);
         assert_eq!(s.lexing.encoding, TextEncoding::Utf8);
     }
 }
