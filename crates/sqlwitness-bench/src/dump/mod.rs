@@ -17,6 +17,7 @@
 //! load: the live tables are read, never changed, over the login the
 //! benchmark names ([`ImportSource::Live`]).
 
+mod encoding;
 mod export;
 mod freshness;
 mod key_checks;
@@ -780,6 +781,8 @@ fn lexing_of(s: &sqlwitness_core::LexSettings) -> split::Lexing {
         standard_strings: s.standard_strings,
         no_backslash_escapes: s.no_backslash_escapes,
         ansi_quotes: s.ansi_quotes,
+        // A session of the loader's speaks UTF-8 (`session_differs`).
+        encoding: split::TextEncoding::Utf8,
     }
 }
 

@@ -461,10 +461,23 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
             skip("a psql setting for the dump's own session")
         }
         (DumpDialect::Postgres, "\\encoding") => match parts.next() {
-            Some(e) if super::session::is_utf8_name(e) => {
-                skip("the dump is read as UTF-8, its encoding")
+            Some(e) if super::encoding::TextEncoding::is_sql_ascii(e) => {
+                ctx.session.lexing.encoding = super::encoding::TextEncoding::Utf8;
+                skip("SQL_ASCII: the server checks the bytes as UTF-8, as the loader reads them")
             }
-            Some(e) => Decision::Refuse(format!("\\encoding {e}: the dump is read as UTF-8")),
+            Some(e) => match super::encoding::TextEncoding::from_postgres_name(e) {
+                Some(encoding) => {
+                    ctx.session.lexing.encoding = encoding;
+                    Decision::Skip(format!(
+                        "the dump's text after it is read as {} and sent as UTF-8",
+                        encoding.name()
+                    ))
+                }
+                None => Decision::Refuse(format!(
+                    "\\encoding {e}: the dump is read as UTF-8 or a single-byte encoding \
+                     (LATIN1, LATIN9, WIN1252)"
+                )),
+            },
             None => skip("a psql display setting"),
         },
         (DumpDialect::Postgres, "\\set" | "\\pset" | "\\echo" | "\\timing") => {
@@ -610,7 +623,7 @@ fn classify_postgres(
     if first == "SET" || first == "RESET" {
         return match ctx.session.postgres_set(text) {
             SetEffect::Follow => Decision::Run,
-            SetEffect::KeepLimits(why) => Decision::Skip(why),
+            SetEffect::KeepLimits(why) | SetEffect::ReadByLoader(why) => Decision::Skip(why),
             SetEffect::Refuse(why) => Decision::Refuse(why),
         };
     }
@@ -734,7 +747,9 @@ fn classify_mysql(
     if first == "SET" {
         match ctx.session.mysql_set(text) {
             SetEffect::Follow => {}
-            SetEffect::KeepLimits(why) => return Decision::Skip(why),
+            SetEffect::KeepLimits(why) | SetEffect::ReadByLoader(why) => {
+                return Decision::Skip(why)
+            }
             SetEffect::Refuse(why) => return Decision::Refuse(why),
         }
     }
@@ -782,7 +797,7 @@ fn classify_mysql(
                     sql: Some(sql),
                 },
                 Some(own),
-            ) if kind == "view" => Decision::Create {
+            ) => Decision::Create {
                 kind,
                 name,
                 sql: Some(own_database_left_out(&sql, own)),
@@ -790,7 +805,37 @@ fn classify_mysql(
             (listed, _) => listed,
         };
     }
+    // MySQL Workbench's scripts name every table with the dump's database
+    // (`` CREATE TABLE `northwind`.`orders` ``, `` REFERENCES `northwind`.`customers` ``):
+    // the loader's database is the namespace sqlwitness creates, and it
+    // may use no other.
+    if let Some(own) = &ctx.own_database {
+        if mentions(text, own) {
+            let sql = own_database_left_out(text, own);
+            if sql != text {
+                return Decision::RunAs {
+                    sql,
+                    note: format!(
+                        "the dump's own database {own} left out of the names it qualifies: \
+                         its tables are in the namespace sqlwitness creates"
+                    ),
+                    at_end: None,
+                };
+            }
+        }
+    }
     Decision::Run
+}
+
+/// Whether `text` holds `name` anywhere, without case (a quick test before
+/// reading its tokens).
+fn mentions(text: &str, name: &str) -> bool {
+    let name = name.as_bytes();
+    !name.is_empty()
+        && text
+            .as_bytes()
+            .windows(name.len())
+            .any(|w| w.eq_ignore_ascii_case(name))
 }
 
 /// A MySQL view's `text` with the dump's own database `own` left out of
@@ -1000,6 +1045,36 @@ mod tests {
             &mut ctx,
             "\\! rm -rf /"
         )));
+    }
+
+    #[test]
+    fn a_mysql_table_named_with_the_dumps_own_database_is_created_in_the_namespace() {
+        let mut ctx = Context::default();
+        assert!(matches!(
+            my(
+                &mut ctx,
+                "CREATE SCHEMA IF NOT EXISTS `northwind` DEFAULT CHARACTER SET latin1"
+            ),
+            Decision::Skip(_)
+        ));
+        let text = "CREATE TABLE IF NOT EXISTS `northwind`.`orders` (`id` INT, \
+                    `note` VARCHAR(9) DEFAULT 'northwind.x', CONSTRAINT `fk` FOREIGN KEY (`id`) \
+                    REFERENCES `northwind`.`customers` (`id`))";
+        let Decision::RunAs { sql, .. } = my(&mut ctx, text) else {
+            panic!("run without the qualifier");
+        };
+        assert_eq!(
+            sql,
+            "CREATE TABLE IF NOT EXISTS `orders` (`id` INT, `note` VARCHAR(9) DEFAULT \
+             'northwind.x', CONSTRAINT `fk` FOREIGN KEY (`id`) REFERENCES `customers` (`id`))"
+        );
+        // Named in a string only, or not at all: as written.
+        for kept in [
+            "INSERT INTO `orders` VALUES (1, 'northwind.x')",
+            "INSERT INTO `orders` VALUES (2, 'x')",
+        ] {
+            assert_eq!(my(&mut ctx, kept), Decision::Run, "{kept}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use super::split::{DumpDialect, Lexing};
+use super::split::{DumpDialect, Lexing, TextEncoding};
 
 /// PostgreSQL settings that bound what the loader may spend: sqlwitness sets
 /// them; a dump's `SET` of one is not run.
@@ -73,6 +73,9 @@ pub enum SetEffect {
     Follow,
     /// Sets only limits sqlwitness keeps: not run; why.
     KeepLimits(String),
+    /// Followed by the loader itself (the splitter reads the dump's text
+    /// in the encoding it names): not run; why.
+    ReadByLoader(String),
     Refuse(String),
 }
 
@@ -449,6 +452,10 @@ impl Session {
                     // The loader's own value (sqlwitness sets the role's).
                     self.lexing.standard_strings = true;
                 }
+                if name == "all" || name == "client_encoding" {
+                    // The loader's session speaks UTF-8.
+                    self.lexing.encoding = TextEncoding::Utf8;
+                }
                 if PG_LIMITS.contains(&name.as_str()) {
                     return SetEffect::KeepLimits(format!(
                         "{name} is a limit sqlwitness gives the loader: not reset"
@@ -515,13 +522,42 @@ impl Session {
     }
 
     fn client_encoding(&mut self, value: Value) -> SetEffect {
-        match value {
-            Value::Text(t) if is_utf8_name(&t) => SetEffect::Follow,
-            Value::Default => SetEffect::Follow,
-            Value::Text(t) => {
-                SetEffect::Refuse(format!("client encoding {t}: the dump is read as UTF-8"))
+        if matches!(&value, Value::Text(t) if TextEncoding::is_sql_ascii(t)) {
+            self.lexing.encoding = TextEncoding::Utf8;
+            return SetEffect::ReadByLoader(
+                "client encoding SQL_ASCII: the server takes the bytes as they are and checks \
+                 them as its own encoding, UTF-8; the loader reads them as UTF-8 alike"
+                    .into(),
+            );
+        }
+        let named = match value {
+            Value::Default => Some(TextEncoding::Utf8),
+            Value::Text(ref t) => TextEncoding::from_postgres_name(t),
+            _ => {
+                return SetEffect::Refuse(
+                    "sets the client encoding to a value the loader cannot read".into(),
+                )
             }
-            _ => SetEffect::Refuse(
+        };
+        match (named, value) {
+            (Some(TextEncoding::Utf8), _) => {
+                self.lexing.encoding = TextEncoding::Utf8;
+                SetEffect::Follow
+            }
+            (Some(e), _) => {
+                self.lexing.encoding = e;
+                SetEffect::ReadByLoader(format!(
+                    "client encoding {}: the dump's text after it is read as {} and sent as \
+                     UTF-8, as the server converts it",
+                    e.name(),
+                    e.name()
+                ))
+            }
+            (None, Value::Text(t)) => SetEffect::Refuse(format!(
+                "client encoding {t}: the dump is read as UTF-8 or a single-byte encoding \
+                 (LATIN1, LATIN9, WIN1252)"
+            )),
+            (None, _) => SetEffect::Refuse(
                 "sets the client encoding to a value the loader cannot read".into(),
             ),
         }
@@ -647,5 +683,28 @@ mod tests {
             SetEffect::Follow
         );
         assert_eq!(s.postgres_set("SET search_path = ''"), SetEffect::Follow);
+        // A single-byte encoding is read by the loader, not set.
+        assert!(matches!(
+            s.postgres_set("SET client_encoding = 'LATIN1'"),
+            SetEffect::ReadByLoader(_)
+        ));
+        assert_eq!(s.lexing.encoding, TextEncoding::Latin1);
+        assert_eq!(s.postgres_set("RESET client_encoding"), SetEffect::Follow);
+        assert_eq!(s.lexing.encoding, TextEncoding::Utf8);
+        assert!(matches!(
+            s.postgres_set("SET NAMES 'WIN1252'"),
+            SetEffect::ReadByLoader(_)
+        ));
+        assert_eq!(
+            s.postgres_set("SET client_encoding TO 'utf-8'"),
+            SetEffect::Follow
+        );
+        // SQL_ASCII: the server checks the bytes as UTF-8; not run.
+        assert!(matches!(
+            s.postgres_set("SET client_encoding = 'SQL_ASCII'"),
+            SetEffect::ReadByLoader(_)
+        ));
+        assert_eq!(s.lexing.encoding, TextEncoding::Utf8);
+        assert_eq!(s.lexing.encoding, TextEncoding::Utf8);
     }
 }

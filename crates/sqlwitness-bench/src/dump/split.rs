@@ -33,6 +33,8 @@
 use std::collections::VecDeque;
 use std::io::BufRead;
 
+pub use super::encoding::TextEncoding;
+
 /// Which server's rules a dump follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DumpDialect {
@@ -51,6 +53,9 @@ pub struct Lexing {
     pub no_backslash_escapes: bool,
     /// MySQL `sql_mode` `ANSI_QUOTES`: `"…"` is a quoted name.
     pub ansi_quotes: bool,
+    /// PostgreSQL `client_encoding`: how the dump's bytes are read into
+    /// text ([`TextEncoding`]).
+    pub encoding: TextEncoding,
 }
 
 impl Default for Lexing {
@@ -61,6 +66,7 @@ impl Default for Lexing {
             standard_strings: true,
             no_backslash_escapes: false,
             ansi_quotes: false,
+            encoding: TextEncoding::Utf8,
         }
     }
 }
@@ -325,19 +331,36 @@ impl<R: BufRead> Splitter<R> {
         Ok(true)
     }
 
-    fn copy_line(&mut self) {
+    fn copy_line(&mut self) -> Result<(), SplitError> {
         let trimmed = trim_eol(&self.raw);
         if trimmed == b"\\." {
             self.flush_copy();
             self.out.push_back(Item::CopyEnd { line: self.line_no });
             self.in_copy = false;
-            return;
+            return Ok(());
         }
-        self.copy_buf.extend_from_slice(trimmed);
+        if let Err(no) = self
+            .lexing
+            .encoding
+            .decode_into(trimmed, &mut self.copy_buf)
+        {
+            return Err(self.not_encoded(no));
+        }
         self.copy_buf.push(b'\n');
         if self.copy_buf.len() >= COPY_CHUNK {
             self.flush_copy();
         }
+        Ok(())
+    }
+
+    /// A byte the dump's encoding has no character for, on this line.
+    fn not_encoded(&mut self, no: super::encoding::NoCharacter) -> SplitError {
+        let message = format!(
+            "the byte 0x{:02X} has no character in the dump's encoding {}",
+            no.0,
+            self.lexing.encoding.name()
+        );
+        self.error(self.line_no, message)
     }
 
     fn flush_copy(&mut self) {
@@ -349,7 +372,14 @@ impl<R: BufRead> Splitter<R> {
 
     /// Takes the next line as the text being lexed.
     fn take_line(&mut self) -> Result<(), SplitError> {
-        let raw = std::mem::take(&mut self.raw);
+        let mut raw = std::mem::take(&mut self.raw);
+        if self.lexing.encoding != TextEncoding::Utf8 {
+            let mut text = Vec::with_capacity(raw.len());
+            if let Err(no) = self.lexing.encoding.decode_into(&raw, &mut text) {
+                return Err(self.not_encoded(no));
+            }
+            raw = text;
+        }
         self.line = match String::from_utf8(raw) {
             Ok(s) => s,
             Err(e) => {
@@ -707,7 +737,11 @@ impl<R: BufRead> Iterator for Splitter<R> {
                         self.in_copy = false;
                         self.done = true;
                     }
-                    Ok(true) => self.copy_line(),
+                    Ok(true) => {
+                        if let Err(e) = self.copy_line() {
+                            return Some(Err(e));
+                        }
+                    }
                 }
                 continue;
             }
@@ -1041,6 +1075,43 @@ mod tests {
         // Left on, the same text is three statements.
         let items = split(DumpDialect::Postgres, "SELECT 'a\\'; DROP TABLE t; --';\n");
         assert_eq!(items.len(), 2, "{items:?}");
+    }
+
+    #[test]
+    fn a_single_byte_encoding_is_read_into_utf8_from_the_next_line() {
+        // `SET client_encoding = 'LATIN1'` then LATIN1 bytes, in a statement
+        // and in `COPY` data (the pgFoundry world sample's layout).
+        let dump: &[u8] =
+            b"SET client_encoding = 'LATIN1';\nINSERT INTO c VALUES ('Cura\xe7ao');\n\
+                            COPY c (name) FROM stdin;\nS\xe3o Paulo\n\\.\n";
+        let mut s = Splitter::new(dump, DumpDialect::Postgres);
+        assert_eq!(
+            s.next().unwrap().unwrap(),
+            stmt(1, "SET client_encoding = 'LATIN1'")
+        );
+        s.set_lexing(Lexing {
+            encoding: TextEncoding::Latin1,
+            ..Lexing::default()
+        });
+        let rest: Vec<Item> = s.collect::<Result<_, _>>().unwrap();
+        assert_eq!(
+            rest,
+            vec![
+                stmt(2, "INSERT INTO c VALUES ('Curaçao')"),
+                stmt(3, "COPY c (name) FROM stdin"),
+                Item::CopyData("São Paulo\n".as_bytes().to_vec()),
+                Item::CopyEnd { line: 5 },
+            ]
+        );
+        // A byte the encoding has no character for is refused at its line.
+        let mut s = Splitter::new(&b"SELECT 1;\nSELECT '\x81';\n"[..], DumpDialect::Postgres);
+        s.set_lexing(Lexing {
+            encoding: TextEncoding::Win1252,
+            ..Lexing::default()
+        });
+        let e = s.collect::<Result<Vec<_>, _>>().unwrap_err();
+        assert_eq!(e.line, 2, "{e:?}");
+        assert!(e.message.contains("0x81"), "{e:?}");
     }
 
     #[test]

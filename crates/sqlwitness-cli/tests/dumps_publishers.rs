@@ -1,0 +1,370 @@
+//! Sample dumps laid out as their publishers ship them, each loaded by its
+//! own server's client (psql, the mysql client) as the publisher says and
+//! by `sqlwitness import`, then carried to every engine:
+//!
+//! - `tests/dumps/latin1_postgres.sql`: a PostgreSQL dump written in LATIN1
+//!   (`SET client_encoding = 'LATIN1'` inside its transaction, then LATIN1
+//!   bytes in `COPY` data and in statements, as the pgFoundry "world"
+//!   sample ships): every character arrives as psql's load holds it, in
+//!   the copy with the dump's own types and on every other engine;
+//! - `tests/dumps/workbench_mysql.sql`: a MySQL Workbench script (as the
+//!   MS Access Northwind port for MySQL ships) that names every table and
+//!   every foreign key's target with its own database
+//!   (`` `wbshop`.`orders` ``): it loads into the namespace sqlwitness
+//!   creates, as the mysql client loads it into `wbshop`.
+
+#[path = "../../../tests/common/admin.rs"]
+mod admin;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use sqlwitness_core::EngineKind;
+use sqlwitness_dialect::Adapter;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    sqlwitness_testkit::repo_path("tests/dumps").join(name)
+}
+
+/// Runs the command; its stderr, asserting it succeeded.
+fn run(cmd: &mut Command) -> String {
+    let o = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{cmd:?}: {stderr}");
+    stderr
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Copies made under a prefix of the test's own, dropped when this drops
+/// (only namespaces holding sqlwitness's stamp are dropped).
+struct Copies {
+    prefix: String,
+    made: Vec<(EngineKind, String, String)>,
+}
+
+impl Copies {
+    fn new(tag: &str) -> Copies {
+        Copies {
+            prefix: format!("{}_", sqlwitness_testkit::unique_name(tag)),
+            made: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, kind: EngineKind, url: &str, db_id: &str) -> String {
+        let ns = format!("{}{db_id}", self.prefix);
+        self.made.push((kind, url.to_string(), ns.clone()));
+        ns
+    }
+}
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        for (kind, url, ns) in &self.made {
+            let target = sqlwitness_bench::MigrationTarget::new(*kind, url.as_str());
+            let _ = sqlwitness_bench::drop_namespace(&target, ns);
+        }
+    }
+}
+
+/// `import` of the fixture `dump` on `kind` into `bench/database`; the
+/// import report.
+fn import(
+    kind: EngineKind,
+    url: &str,
+    dump: &str,
+    bench: &Path,
+    db_id: &str,
+    copies: &Copies,
+) -> serde_json::Value {
+    run(bin()
+        .args(["import", "--engine", kind.as_str(), "--server", url])
+        .args(["--namespace-prefix", &copies.prefix, "--db-id", db_id])
+        .arg("--out")
+        .arg(bench.join("database"))
+        .arg("--dump")
+        .arg(fixture(dump)));
+    json(&bench.join("database/import-report.json"))
+}
+
+/// The targets of a run besides the source engine: every other server, and
+/// DuckDB in a folder of the test's own.
+fn targets(source: EngineKind, bench: &Path) -> Vec<(EngineKind, String)> {
+    let mut out: Vec<(EngineKind, String)> = sqlwitness_testkit::servers()
+        .into_iter()
+        .filter(|(k, _)| *k != source)
+        .collect();
+    let folder = bench.join("duckdb");
+    out.push((EngineKind::Duckdb, format!("duckdb:{}", folder.display())));
+    out
+}
+
+/// `migrate` of `db_id` to every target (asserting each copy verified, read
+/// back in full); then `eval` of the benchmark's one gold on the SQLite
+/// file, the source's copy and every target, the source judging: for each
+/// engine, its gold's rows (the report's sample: every row when there are
+/// few) and whether they are the source's answer.
+fn answers_everywhere(
+    source: (EngineKind, &str),
+    bench: &Path,
+    db_id: &str,
+    gold: &str,
+    copies: &mut Copies,
+) -> Vec<(String, serde_json::Value, bool)> {
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        serde_json::json!({"db_id": db_id, "gold": gold}).to_string(),
+    )
+    .unwrap();
+    let mut engines = vec![(source.0, source.1.to_string())];
+    for (kind, url) in targets(source.0, bench) {
+        copies.add(kind, &url, db_id);
+        let logs = bench.join(format!("logs_{kind}"));
+        run(bin()
+            .args(["migrate", "--bench"])
+            .arg(bench)
+            .args([
+                "--split",
+                "dev",
+                "--engines",
+                kind.as_str(),
+                "--verify",
+                "full",
+            ])
+            .args(["--server", &format!("{kind}={url}")])
+            .args(["--namespace-prefix", &copies.prefix, "--log-dir"])
+            .arg(&logs));
+        let log = json(&logs.join(kind.as_str()).join(format!("{db_id}.json")));
+        assert_eq!(log["status"], "migrated", "{kind}: {log}");
+        engines.push((kind, url));
+    }
+    let out = bench.join("eval");
+    let mut names = vec!["sqlite"];
+    names.extend(engines.iter().map(|(k, _)| k.as_str()));
+    let mut cmd = bin();
+    cmd.args(["eval", "--bench"])
+        .arg(bench)
+        .args(["--split", "dev", "--no-migrate", "-q"])
+        .args(["--engines", &names.join(",")])
+        .args(["--reference", source.0.as_str()])
+        .args(["--namespace-prefix", &copies.prefix, "--out"])
+        .arg(&out);
+    for (k, u) in &engines {
+        cmd.args(["--server", &format!("{k}={u}")]);
+    }
+    run(&mut cmd);
+    let report = json(&out.join("report.json"));
+    names
+        .iter()
+        .map(|k| {
+            let engine = &report["questions"][0]["engines"][*k];
+            let gold = &engine["gold"];
+            assert_eq!(gold["status"], "ok", "{k}: {gold}");
+            let agrees = *k == source.0.as_str() || engine["reference"]["gold_agrees"] == true;
+            (k.to_string(), gold["sample"].clone(), agrees)
+        })
+        .collect()
+}
+
+/// The publisher's load of a PostgreSQL dump: `dump` run by psql as the
+/// administrative login (a superuser) into a database of the test's own,
+/// then `read` there (the database is dropped after).
+fn psql_load<T>(url: &str, dump: &str, read: impl FnOnce(&str) -> T) -> T {
+    let db = sqlwitness_testkit::unique_name("swt_pub");
+    admin::exec(url, &format!("CREATE DATABASE \"{db}\""));
+    let mut there = url::Url::parse(url).unwrap();
+    there.set_path(&format!("/{db}"));
+    let loaded = Command::new("psql")
+        .arg(there.as_str())
+        .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-f"])
+        .arg(fixture(dump))
+        .output();
+    let ok = loaded.as_ref().is_ok_and(|o| o.status.success());
+    let out = ok.then(|| read(there.as_str()));
+    admin::exec(url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    out.unwrap_or_else(|| panic!("psql could not load {dump}: {loaded:?}"))
+}
+
+/// Every table of `schema` with its rows as text, sorted.
+fn pg_tables(url: &str, schema: &str) -> Vec<(String, Vec<String>)> {
+    admin::texts(
+        url,
+        &format!(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = '{schema}' \
+             AND tablename <> '__sqlwitness' ORDER BY 1"
+        ),
+    )
+    .into_iter()
+    .map(|t| {
+        let rows = admin::texts(
+            url,
+            &format!("SELECT t::text FROM \"{schema}\".{t} t ORDER BY 1"),
+        );
+        (t, rows)
+    })
+    .collect()
+}
+
+#[test]
+fn a_latin1_postgres_dump_reaches_every_engine_as_psql_loads_it() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = servers
+        .iter()
+        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
+        .cloned()
+    else {
+        sqlwitness_testkit::missing("PostgreSQL");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let mut copies = Copies::new("swt_latin1");
+    let ns = copies.add(pg, &pg_url, "world");
+    let report = import(pg, &pg_url, "latin1_postgres.sql", bench, "world", &copies);
+    assert!(
+        report["skipped"].to_string().contains("LATIN1"),
+        "{}",
+        report["skipped"]
+    );
+    // Table for table, the copy with the dump's own types holds what psql's
+    // load holds (its bytes read as LATIN1, stored as UTF-8).
+    let published = psql_load(&pg_url, "latin1_postgres.sql", |db| pg_tables(db, "public"));
+    assert_eq!(published.len(), 3, "{published:?}");
+    assert_eq!(pg_tables(&pg_url, &ns), published);
+    assert!(
+        published[0].1.iter().any(|r| r.contains("Curaçao")),
+        "{published:?}"
+    );
+    // The SQLite file and every other engine answer with the same text.
+    let file = rusqlite::Connection::open(bench.join("database/world/world.sqlite")).unwrap();
+    let names: Vec<String> = file
+        .prepare("SELECT name FROM city WHERE id IN (20, 33, 206, 3068) ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        names,
+        ["´s-Hertogenbosch", "Willemstad", "São Paulo", "Zürich"]
+    );
+    let expected = serde_json::json!([
+        ["´s-Hertogenbosch", "Noord-Brabant"],
+        ["Willemstad", "Curaçao"],
+        ["São Paulo", "São Paulo"],
+        ["Zürich", "Zürich"]
+    ]);
+    let gold = "SELECT c.name, c.district FROM city c WHERE c.id IN (20, 33, 206, 3068) \
+                ORDER BY c.id";
+    let answers = answers_everywhere((pg, &pg_url), bench, "world", gold, &mut copies);
+    assert_eq!(answers.len(), 2 + targets(pg, bench).len());
+    for (engine, rows, agrees) in answers {
+        assert_eq!(rows, expected, "{engine}");
+        assert!(agrees, "{engine}");
+    }
+}
+
+/// The mysql client at `url` (host, port and user of the URL; the
+/// password, when it has one, in the client's environment), reading `sql`
+/// on its standard input as `mysql < dump.sql` does.
+fn mysql_client(url: &str, sql: &str) -> std::process::Output {
+    let u = url::Url::parse(url).unwrap();
+    let mut cmd = Command::new("mysql");
+    cmd.arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
+        .arg(format!("--port={}", u.port().unwrap_or(3306)))
+        .arg(format!("--user={}", u.username()));
+    if let Some(p) = u.password() {
+        cmd.env("MYSQL_PWD", p);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Each table of the Workbench shop with its rows as text, in key order.
+fn wbshop_rows(url: &str, db: &str) -> Vec<Vec<String>> {
+    [
+        "CONCAT_WS('|', id, company, city, IFNULL(notes, 'NULL')) FROM `{db}`.`customers` ORDER BY id",
+        "CONCAT_WS('|', id, IFNULL(customer_id, 'NULL'), IFNULL(order_date, 'NULL'), shipping_fee, \
+         paid) FROM `{db}`.`orders` ORDER BY id",
+        "CONCAT_WS('|', string_id, string_data) FROM `{db}`.`strings` ORDER BY string_id",
+    ]
+    .iter()
+    .map(|q| admin::texts(url, &format!("SELECT {}", q.replace("{db}", db))))
+    .collect()
+}
+
+#[test]
+fn a_mysql_workbench_script_naming_its_own_database_loads_into_the_namespace() {
+    let client = Command::new("mysql")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !client {
+        sqlwitness_testkit::missing("a mysql command-line client");
+        return;
+    }
+    let dump = std::fs::read_to_string(fixture("workbench_mysql.sql")).unwrap();
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let dir = tempfile::tempdir().unwrap();
+        let bench = dir.path();
+        let mut copies = Copies::new("swt_wb");
+        let ns = copies.add(kind, url, "wbshop");
+        let report = import(kind, url, "workbench_mysql.sql", bench, "wbshop", &copies);
+        assert!(
+            report["rewritten"].to_string().contains("left out"),
+            "{kind}: {}",
+            report["rewritten"]
+        );
+        // The publisher's load: the mysql client as root, the script's
+        // database renamed to one of the test's own.
+        let db = sqlwitness_testkit::unique_name("swt_pubwb");
+        let loaded = mysql_client(url, &dump.replace("`wbshop`", &format!("`{db}`")));
+        let published = loaded.status.success().then(|| wbshop_rows(url, &db));
+        admin::exec(url, &format!("DROP DATABASE IF EXISTS `{db}`"));
+        let published = published.unwrap_or_else(|| panic!("{kind}: mysql: {loaded:?}"));
+        assert_eq!(published[1].len(), 3, "{kind}: {published:?}");
+        assert_eq!(wbshop_rows(url, &ns), published, "{kind}");
+        // The foreign key is the copy's, pointing into the copy.
+        let keys = admin::count(
+            url,
+            &format!(
+                "SELECT count(*) FROM information_schema.REFERENTIAL_CONSTRAINTS \
+                 WHERE CONSTRAINT_SCHEMA = '{ns}' AND REFERENCED_TABLE_NAME = 'customers'"
+            ),
+        );
+        assert_eq!(keys, 1, "{kind}");
+        // The SQLite file and every other engine answer as the source
+        // (numbers compared as numbers: `200.0000` is SQLite's `200`).
+        let gold = "SELECT o.id, o.customer_id, o.order_date, o.shipping_fee, o.paid \
+                    FROM orders o ORDER BY o.id";
+        let answers = answers_everywhere((kind, url), bench, "wbshop", gold, &mut copies);
+        assert_eq!(answers.len(), 2 + targets(kind, bench).len());
+        for (engine, rows, agrees) in answers {
+            assert_eq!(
+                rows.as_array().map(Vec::len),
+                Some(3),
+                "{kind}: {engine}: {rows}"
+            );
+            assert!(agrees, "{kind}: {engine} against {kind}: {rows}");
+        }
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}
