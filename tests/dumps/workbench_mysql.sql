@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS `wbshop`.`strings` (
   `string_id` INT(11) NOT NULL AUTO_INCREMENT,
   `string_data` VARCHAR(255) NULL DEFAULT NULL,
   PRIMARY KEY (`string_id`))
-ENGINE = InnoDB;
+ENGINE = InnoDB
+DEFAULT CHARACTER SET = latin1;
 
 SET SQL_MODE=@OLD_SQL_MODE;
 SET FOREIGN_KEY_CHECKS=@OLD_FOREIGN_KEY_CHECKS;
@@ -71,6 +72,7 @@ INSERT INTO `customers` (`id`, `company`, `city`, `notes`) VALUES (4, 'Company D
 INSERT INTO `customers` (`id`, `company`, `city`, `notes`) VALUES (27, 'Company AA', 'Milwaukee', 'Ships to wbshop.customers\'s dock');
 INSERT INTO `strings` (`string_id`, `string_data`) VALUES (1, 'Northwind Traders');
 INSERT INTO `wbshop`.`strings` (`string_id`, `string_data`) VALUES (2, 'wbshop');
+INSERT INTO `strings` (`string_id`, `string_data`) VALUES (3, 'Luleå, Köln');
 
 SET FOREIGN_KEY_CHECKS=@OLD_FOREIGN_KEY_CHECKS;
 SET UNIQUE_CHECKS=@OLD_UNIQUE_CHECKS;

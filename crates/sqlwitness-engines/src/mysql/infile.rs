@@ -95,12 +95,56 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&bytes[start..]);
 }
 
+/// How the server reads the stream's bytes: `binary` (as they are: UTF-8
+/// text into utf8mb4 columns, bytes into binary ones), or `utf8mb4`
+/// (converted into each text column's character set, as an `INSERT` over
+/// the utf8mb4 session is: a latin1 column keeps `å` as `å`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StreamCharset {
+    Binary,
+    Utf8mb4,
+}
+
+impl StreamCharset {
+    /// The character set a table's stream is read in, from its columns'
+    /// types as created; `None` when neither is right (text in another
+    /// character set beside binary columns): the rows go as `INSERT`s.
+    pub(crate) fn of(t: &sqlwitness_core::TableDef) -> Option<StreamCharset> {
+        let other_text = t.columns.iter().any(|c| {
+            let s = c.sql_type.to_ascii_lowercase();
+            s.split("character set ")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .is_some_and(|cs| !matches!(cs, "utf8mb4" | "binary"))
+        });
+        let bytes = t.columns.iter().any(|c| {
+            let s = c.sql_type.to_ascii_lowercase();
+            c.kind == sqlwitness_core::TargetKind::Blob
+                || s.contains("blob")
+                || s.contains("binary")
+        });
+        match (other_text, bytes) {
+            (false, _) => Some(StreamCharset::Binary),
+            (true, false) => Some(StreamCharset::Utf8mb4),
+            (true, true) => None,
+        }
+    }
+
+    fn sql(self) -> &'static str {
+        match self {
+            StreamCharset::Binary => "binary",
+            StreamCharset::Utf8mb4 => "utf8mb4",
+        }
+    }
+}
+
 /// The `LOAD DATA` statement for `table` (quoted and qualified) and its
-/// quoted `columns`.
-fn statement(table: &str, columns: &str) -> String {
+/// quoted `columns`, the stream read in `charset`.
+fn statement(table: &str, columns: &str, charset: StreamCharset) -> String {
     format!(
-        "LOAD DATA LOCAL INFILE '{STREAM_NAME}' INTO TABLE {table} CHARACTER SET binary \
-         FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})"
+        "LOAD DATA LOCAL INFILE '{STREAM_NAME}' INTO TABLE {table} CHARACTER SET {} \
+         FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({columns})",
+        charset.sql()
     )
 }
 
@@ -148,7 +192,8 @@ impl InfileLoader {
         let (tx, rx) = tokio::sync::mpsc::channel(1);
         let _ = tx.send(Ok(Bytes::from_static(b"1\n"))).await;
         drop(tx);
-        self.send(&statement(&table, "v"), rx).await?;
+        self.send(&statement(&table, "v", StreamCharset::Binary), rx)
+            .await?;
         self.conn
             .query_drop(format!("DROP TEMPORARY TABLE {table}"))
             .await
@@ -192,10 +237,11 @@ impl InfileLoader {
         dialect: &Dialect,
         table: &str,
         names: &[String],
+        charset: StreamCharset,
         rows: &mut dyn RowSource,
     ) -> Result<u64, DbError> {
         let columns: Vec<String> = names.iter().map(|n| super::write::quote(n)).collect();
-        let sql = statement(table, &columns.join(", "));
+        let sql = statement(table, &columns.join(", "), charset);
         rt.block_on(self.conn.query_drop("START TRANSACTION"))
             .map_err(|e| server_error(dialect, e))?;
         let (tx, rx) = tokio::sync::mpsc::channel(CHUNKS_AHEAD);
@@ -348,8 +394,54 @@ mod tests {
     }
 
     #[test]
+    fn text_in_another_character_set_is_converted_from_the_stream() {
+        use sqlwitness_core::{ColumnDef, TableDef, TargetKind};
+        let table = |types: &[(&str, TargetKind)]| TableDef {
+            name: "t".into(),
+            columns: types
+                .iter()
+                .map(|(t, k)| ColumnDef {
+                    name: "c".into(),
+                    kind: *k,
+                    sql_type: t.to_string(),
+                    not_null: false,
+                })
+                .collect(),
+            primary_key: Vec::new(),
+            foreign_keys: Vec::new(),
+        };
+        let text = TargetKind::Text;
+        assert_eq!(
+            StreamCharset::of(&table(&[
+                ("LONGTEXT", text),
+                ("LONGBLOB", TargetKind::Blob)
+            ])),
+            Some(StreamCharset::Binary)
+        );
+        let latin1 = (
+            "varchar(50) CHARACTER SET latin1 COLLATE latin1_swedish_ci",
+            text,
+        );
+        assert_eq!(
+            StreamCharset::of(&table(&[latin1, ("int", TargetKind::Integer)])),
+            Some(StreamCharset::Utf8mb4)
+        );
+        assert_eq!(
+            StreamCharset::of(&table(&[latin1, ("mediumblob", TargetKind::Blob)])),
+            None
+        );
+        assert_eq!(
+            StreamCharset::of(&table(&[(
+                "varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+                text
+            )])),
+            Some(StreamCharset::Binary)
+        );
+    }
+
+    #[test]
     fn the_statement_names_the_stream_and_the_format() {
-        let sql = statement("`d`.`t`", "`a`, `b`");
+        let sql = statement("`d`.`t`", "`a`, `b`", StreamCharset::Binary);
         assert_eq!(
             sql,
             "LOAD DATA LOCAL INFILE 'sqlwitness-rows' INTO TABLE `d`.`t` CHARACTER SET binary \

@@ -488,12 +488,14 @@ impl Migrator for MysqlMigrator {
         }
         self.prepare_bulk(ns);
         let names: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
-        if let Bulk::Ready(loader) = &mut self.bulk {
+        let charset = super::infile::StreamCharset::of(t);
+        if let (Bulk::Ready(loader), Some(charset)) = (&mut self.bulk, charset) {
             let rows = loader.load(
                 &self.rt,
                 &self.dialect,
                 &qualified(ns, &t.name),
                 &names,
+                charset,
                 rows,
             )?;
             return Ok(Loaded {
@@ -504,6 +506,9 @@ impl Migrator for MysqlMigrator {
             });
         }
         let note = match &self.bulk {
+            Bulk::Ready(_) => "rows loaded as multi-row INSERTs: text in another character set \
+                               beside binary columns, which one LOAD DATA cannot read both of"
+                .to_string(),
             Bulk::Unavailable(why) => format!("rows loaded as multi-row INSERTs: {why}"),
             _ => "rows loaded as multi-row INSERTs".to_string(),
         };
