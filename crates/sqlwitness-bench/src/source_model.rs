@@ -22,7 +22,7 @@ use crate::BenchError;
 
 /// The version of [`target_type`]'s choices: a copy typed by another is
 /// out of date.
-pub const TARGET_TYPES_VERSION: u32 = 1;
+pub const TARGET_TYPES_VERSION: u32 = 2;
 
 /// The model's format; another is an error.
 pub const SOURCE_MODEL_FORMAT: u32 = 1;

@@ -206,6 +206,7 @@ pub struct ColumnModel {
     pub missing_collations: Vec<MissingCollation>,
     /// Reading back: the base name of a type the migration created → how
     /// it loads and reads it; `named` a type the database defines; a type
+    /// named with its list (`datetime(6)`) is that type exactly; a type
     /// not named here keeps the inferred type.
     #[serde(default)]
     pub reads: BTreeMap<String, Reads>,
@@ -411,15 +412,20 @@ impl ColumnModel {
         if shape.zerofill {
             return None;
         }
+        let whole = sql_type.trim().to_ascii_lowercase();
+        let listed = self
+            .reads
+            .get(without_collation(&whole))
+            .filter(|_| shape.parenthesised);
         let name = if shape.is_named() {
             "named"
         } else {
             shape.base.as_str()
         };
-        let reads = *self.reads.get(name)?;
+        let reads = *listed.or_else(|| self.reads.get(name))?;
         match reads {
             Reads::Real | Reads::Real32 | Reads::Date | Reads::Timestamp
-                if shape.parenthesised || shape.unsigned =>
+                if (shape.parenthesised && listed.is_none()) || shape.unsigned =>
             {
                 None
             }
@@ -700,6 +706,15 @@ mod tests {
             target(Mysql, "set('a')", Postgres),
             TargetType::Inferred(_)
         ));
+        // A PostgreSQL timestamp holds microseconds: MySQL's datetime(6).
+        assert_eq!(
+            kept(target(Postgres, "timestamp without time zone", Mysql)),
+            "datetime(6)"
+        );
+        assert_eq!(
+            kept(target(Mysql, "datetime", Postgres)),
+            "timestamp without time zone"
+        );
         // Within the family: as written, an unsigned integer one width up,
         // a collation MariaDB lacks replaced by its nearest.
         assert_eq!(kept(target(Mysql, "char(3)", Mariadb)), "char(3)");
@@ -763,7 +778,8 @@ mod tests {
         let dk = &shipped(EngineKind::Duckdb).column_model;
         assert_eq!(my.reads("text", true, true), None);
         assert_eq!(my.reads("text", false, true), Some(Reads::Text));
-        assert_eq!(my.reads("datetime(6)", false, true), None);
+        assert_eq!(my.reads("datetime(3)", false, true), None);
+        assert_eq!(my.reads("datetime(6)", false, true), Some(Reads::Timestamp));
         assert_eq!(my.reads("int(5) unsigned zerofill", false, true), None);
         assert_eq!(
             my.reads("enum('x (collate y)') CHARACTER SET utf8mb4", false, true),
