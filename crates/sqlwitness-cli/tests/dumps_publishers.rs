@@ -375,3 +375,64 @@ fn a_mysql_workbench_script_naming_its_own_database_loads_into_the_namespace() {
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }
+
+/// Foreign keys from a `smallint` to an `integer` (as Pagila's) reach MySQL
+/// and MariaDB declared — the narrower column held in the wider type, the
+/// change named — and a timestamp's microseconds reach them too
+/// (`datetime(6)`); every engine answers as the source.
+#[test]
+fn keys_across_integer_widths_and_microseconds_reach_every_engine() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = servers
+        .iter()
+        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
+        .cloned()
+    else {
+        sqlwitness_testkit::missing("PostgreSQL");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let mut copies = Copies::new("swt_keys");
+    copies.add(pg, &pg_url, "shop");
+    import(
+        pg,
+        &pg_url,
+        "smallint_keys_postgres.sql",
+        bench,
+        "shop",
+        &copies,
+    );
+    let gold = "SELECT p.payment_id, p.paid_at, c.name, s.name FROM payment p \
+                JOIN customer c ON c.customer_id = p.customer_id \
+                JOIN store s ON s.store_id = c.store_id ORDER BY p.payment_id";
+    let answers = answers_everywhere((pg, &pg_url), bench, "shop", gold, &mut copies);
+    assert_eq!(answers.len(), 2 + targets(pg, bench).len());
+    for (engine, rows, agrees) in answers {
+        assert!(agrees, "{engine}: {rows}");
+        assert!(
+            rows.to_string().contains("21:40:19.996577"),
+            "{engine}: {rows}"
+        );
+    }
+    for (kind, url) in servers
+        .iter()
+        .filter(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Mysql)
+    {
+        let ns = format!("{}shop", copies.prefix);
+        let keys = admin::count(
+            url,
+            &format!(
+                "SELECT count(*) FROM information_schema.REFERENTIAL_CONSTRAINTS \
+                 WHERE CONSTRAINT_SCHEMA = '{ns}'"
+            ),
+        );
+        assert_eq!(keys, 2, "{kind}: both foreign keys declared");
+        let log = json(&bench.join(format!("logs_{kind}/{kind}/shop.json")));
+        let changed = log["column_types"]["changed"].to_string();
+        assert!(
+            changed.contains("payment.customer_id: smallint held as int"),
+            "{kind}: {changed}"
+        );
+    }
+}

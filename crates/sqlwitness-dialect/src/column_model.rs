@@ -201,6 +201,11 @@ pub struct ColumnModel {
     /// signed: its type one width up (base name → wider type).
     #[serde(default)]
     pub unsigned_read_signed: BTreeMap<String, String>,
+    /// A foreign key needs its child and parent columns of one type
+    /// (MySQL, MariaDB): two integer columns a key joins take the wider
+    /// one's type.
+    #[serde(default)]
+    pub key_types_match: bool,
     /// Collations of the family this engine lacks.
     #[serde(default)]
     pub missing_collations: Vec<MissingCollation>,

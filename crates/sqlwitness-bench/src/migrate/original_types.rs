@@ -329,7 +329,94 @@ pub(crate) fn apply_model(
             report.columns_typed += 1;
         }
     }
+    if sqlwitness_dialect::shipped(engine)
+        .column_model
+        .key_types_match
+    {
+        match_key_types(tables, &mut report);
+    }
     report
+}
+
+/// The integer width rank of a type as created (`tinyint` 1 … `bigint`
+/// 5), for a signed integer type; `None` for another.
+fn integer_rank(sql_type: &str) -> Option<u8> {
+    let shape = TypeShape::of(sql_type);
+    if shape.unsigned || shape.zerofill {
+        return None;
+    }
+    Some(match shape.base.as_str() {
+        "tinyint" => 1,
+        "smallint" => 2,
+        "mediumint" => 3,
+        "int" | "integer" => 4,
+        "bigint" => 5,
+        _ => return None,
+    })
+}
+
+/// An engine whose foreign keys need the child and the parent column of
+/// one type (MySQL, MariaDB: `smallint` → `int` is refused as
+/// incompatible): the narrower of two integer columns a foreign key joins
+/// takes the wider one's type, which holds every value of both, and the
+/// change is named.
+fn match_key_types(tables: &mut [TablePlan], report: &mut TypesReport) {
+    let type_of = |tables: &[TablePlan], table: &str, column: &str| {
+        tables
+            .iter()
+            .find(|t| t.def.name == table)
+            .and_then(|t| {
+                t.columns
+                    .iter()
+                    .position(|c| c.name == column)
+                    .map(|i| (t, i))
+            })
+            .map(|(t, i)| t.columns[i].target_type.clone())
+    };
+    let mut widen: Vec<(String, String, String)> = Vec::new();
+    for t in tables.iter() {
+        for (k, fk) in t.def.foreign_keys.iter().enumerate() {
+            if !t.apply_fk.get(k).copied().unwrap_or(false) {
+                continue;
+            }
+            for (c, p) in fk.columns.iter().zip(&fk.parent_columns) {
+                let (Some(child), Some(parent)) = (
+                    type_of(tables, &t.def.name, c),
+                    type_of(tables, &fk.parent_table, p),
+                ) else {
+                    continue;
+                };
+                let (Some(rc), Some(rp)) = (integer_rank(&child), integer_rank(&parent)) else {
+                    continue;
+                };
+                if rc < rp {
+                    widen.push((t.def.name.clone(), c.clone(), parent));
+                } else if rp < rc {
+                    widen.push((fk.parent_table.clone(), p.clone(), child));
+                }
+            }
+        }
+    }
+    for (table, column, wider) in widen {
+        let Some(t) = tables.iter_mut().find(|t| t.def.name == table) else {
+            continue;
+        };
+        let Some(i) = t.columns.iter().position(|c| c.name == column) else {
+            continue;
+        };
+        if integer_rank(&t.columns[i].target_type) >= integer_rank(&wider) {
+            continue;
+        }
+        report.changed.push(format!(
+            "{table}.{column}: {} held as {wider}, the type of the key it joins (a foreign key \
+             here needs one type on both sides)",
+            t.columns[i].target_type
+        ));
+        t.columns[i].target_type = wider.clone();
+        if let Some(d) = t.def.columns.get_mut(i) {
+            d.sql_type = wider;
+        }
+    }
 }
 
 /// Whether values the migration read as `inferred` load into a column of
