@@ -190,6 +190,23 @@ fn postgres_engine_end_to_end() {
         .unwrap();
     assert_eq!(rs.rows[0][0], Value::Float(1.5));
     assert_eq!(rs.rows[0][1], Value::Text("a".into()));
+    // Arrays read as PostgreSQL prints them, not as their binary bytes.
+    let rs = engine
+        .execute(
+            &db,
+            "SELECT ARRAY['Deleted Scenes', 'Trailers', NULL, ''], ARRAY[1, 2]::int[], \
+             '{}'::text[]",
+            &lim,
+        )
+        .unwrap();
+    assert_eq!(
+        rs.rows[0],
+        vec![
+            Value::Text("{\"Deleted Scenes\",Trailers,NULL,\"\"}".into()),
+            Value::Text("{1,2}".into()),
+            Value::Text("{}".into()),
+        ]
+    );
 
     // Read-only.
     for sql in [

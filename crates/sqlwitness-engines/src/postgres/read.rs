@@ -552,12 +552,66 @@ fn decode_cell(row: &PgRow, i: usize) -> Value {
         "CHAR" => row
             .try_get::<i8, _>(i)
             .map(|v| Value::Text(char::from(v as u8).to_string())),
+        array if array.ends_with("[]") => match array_text(row, i) {
+            Some(text) => Ok(Value::Text(text)),
+            None => row.try_get::<String, _>(i).map(Value::Text),
+        },
         _ => row.try_get::<String, _>(i).map(Value::Text),
     };
     typed.unwrap_or_else(|_| {
         let bytes = row.try_get_raw(i).ok().and_then(|r| r.as_bytes().ok());
         Value::Text(server::fallback_text(&type_name, bytes))
     })
+}
+
+/// A one-dimensional array of text, integers, floats or booleans in
+/// PostgreSQL's own text form (`{"Deleted Scenes",Trailers,NULL}`), as the
+/// server prints it to psql; `None` for another array (the caller falls
+/// back to the value's bytes).
+fn array_text(row: &PgRow, i: usize) -> Option<String> {
+    fn join<T>(items: Vec<Option<T>>, show: impl Fn(T) -> String) -> String {
+        let cells: Vec<String> = items
+            .into_iter()
+            .map(|v| v.map_or_else(|| "NULL".to_string(), |v| array_element(&show(v))))
+            .collect();
+        format!("{{{}}}", cells.join(","))
+    }
+    if let Ok(v) = row.try_get::<Vec<Option<String>>, _>(i) {
+        return Some(join(v, |s| s));
+    }
+    if let Ok(v) = row.try_get::<Vec<Option<i64>>, _>(i) {
+        return Some(join(v, |n| n.to_string()));
+    }
+    if let Ok(v) = row.try_get::<Vec<Option<i32>>, _>(i) {
+        return Some(join(v, |n| n.to_string()));
+    }
+    if let Ok(v) = row.try_get::<Vec<Option<i16>>, _>(i) {
+        return Some(join(v, |n| n.to_string()));
+    }
+    if let Ok(v) = row.try_get::<Vec<Option<f64>>, _>(i) {
+        return Some(join(v, |f| f.to_string()));
+    }
+    if let Ok(v) = row.try_get::<Vec<Option<bool>>, _>(i) {
+        return Some(join(v, |b| if b { "t" } else { "f" }.to_string()));
+    }
+    None
+}
+
+/// One element of an array's text form: quoted (with `"` and `\`
+/// escaped) when it is empty, is `NULL` in any letter case, or holds a
+/// space, a comma, a brace, a quote or a backslash — as PostgreSQL's
+/// `array_out` writes it.
+fn array_element(s: &str) -> String {
+    let plain = !s.is_empty()
+        && !s.eq_ignore_ascii_case("null")
+        && !s
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, ',' | '{' | '}' | '"' | '\\'));
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    }
 }
 
 /// Exact text of a binary NUMERIC (base-10000 digits, weight, sign and
@@ -655,4 +709,14 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn array_elements_are_quoted_as_array_out_quotes_them() {
+        assert_eq!(array_element("Trailers"), "Trailers");
+        assert_eq!(array_element("Deleted Scenes"), "\"Deleted Scenes\"");
+        assert_eq!(array_element(""), "\"\"");
+        assert_eq!(array_element("null"), "\"null\"");
+        assert_eq!(array_element("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(array_element("x,y"), "\"x,y\"");
+    }
 }
