@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -19,6 +20,18 @@ from conftest import example_questions
 # Runs until its time limit: the count of an endless sequence.
 ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 LIMIT_S = 20.0
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_raises() -> Iterator[None]:
+    """Python's own SIGINT handler, as a script or a notebook has it: a
+    process started in the background by a shell inherits SIGINT ignored,
+    and then Python installs none."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_ctrl_c_stops_an_sqlite_run_and_resume_continues(example: Path, tmp_path: Path) -> None:
