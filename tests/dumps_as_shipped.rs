@@ -14,6 +14,8 @@
 
 #[path = "common/admin.rs"]
 mod admin;
+#[path = "common/dump_copies.rs"]
+mod dump_copies;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,71 +23,10 @@ use std::process::Command;
 use sqlwitness_core::EngineKind;
 use sqlwitness_dialect::Adapter;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
-}
+use dump_copies::{bin, fixture, import, json, run, Copies};
 
 fn family(kind: EngineKind) -> Adapter {
     sqlwitness_dialect::shipped(kind).adapter
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/dumps")
-        .join(name)
-}
-
-/// Runs the command; its stderr, asserting it succeeded.
-fn run(cmd: &mut Command) -> String {
-    let o = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(o.status.success(), "{cmd:?}: {stderr}");
-    stderr
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-/// Copies made under a prefix of the test's own, dropped when this drops
-/// (only namespaces holding sqlwitness's stamp are dropped).
-struct Copies {
-    prefix: String,
-    made: Vec<(EngineKind, String, String)>,
-}
-
-impl Copies {
-    fn new(tag: &str) -> Copies {
-        Copies {
-            prefix: format!("{}_", sqlwitness_testkit::unique_name(tag)),
-            made: Vec::new(),
-        }
-    }
-
-    fn add(&mut self, kind: EngineKind, url: &str, db_id: &str) {
-        let ns = format!("{}{db_id}", self.prefix);
-        self.made.push((kind, url.to_string(), ns));
-    }
-}
-
-impl Drop for Copies {
-    fn drop(&mut self) {
-        for (kind, url, ns) in &self.made {
-            let target = sqlwitness_bench::MigrationTarget::new(*kind, url.as_str());
-            let _ = sqlwitness_bench::drop_namespace(&target, ns);
-        }
-    }
-}
-
-/// `import` of `dump` on `kind` into `bench/database`.
-fn import(kind: EngineKind, url: &str, dump: &str, bench: &Path, db_id: &str, copies: &Copies) {
-    run(bin()
-        .args(["import", "--engine", kind.as_str(), "--server", url])
-        .args(["--namespace-prefix", &copies.prefix, "--db-id", db_id])
-        .arg("--out")
-        .arg(bench.join("database"))
-        .arg("--dump")
-        .arg(fixture(dump)));
 }
 
 /// `migrate` of the benchmark in `bench` to `kind` at `url`; the migration

@@ -15,83 +15,29 @@
 
 #[path = "../../../tests/common/admin.rs"]
 mod admin;
+#[path = "../../../tests/common/dump_copies.rs"]
+mod dump_copies;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use sqlwitness_core::EngineKind;
 use sqlwitness_dialect::Adapter;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
-}
+use dump_copies::{bin, fixture, import, json, run, Copies};
 
-fn fixture(name: &str) -> PathBuf {
-    sqlwitness_testkit::repo_path("tests/dumps").join(name)
-}
-
-/// Runs the command; its stderr, asserting it succeeded.
-fn run(cmd: &mut Command) -> String {
-    let o = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(o.status.success(), "{cmd:?}: {stderr}");
-    stderr
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-/// Copies made under a prefix of the test's own, dropped when this drops
-/// (only namespaces holding sqlwitness's stamp are dropped).
-struct Copies {
-    prefix: String,
-    made: Vec<(EngineKind, String, String)>,
-}
-
-impl Copies {
-    fn new(tag: &str) -> Copies {
-        Copies {
-            prefix: format!("{}_", sqlwitness_testkit::unique_name(tag)),
-            made: Vec::new(),
-        }
+/// The configured PostgreSQL server among `servers` (a missing one is
+/// reported as missing).
+fn postgres(servers: &[(EngineKind, String)]) -> Option<(EngineKind, String)> {
+    let found = servers
+        .iter()
+        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
+        .cloned();
+    if found.is_none() {
+        sqlwitness_testkit::missing("PostgreSQL");
     }
-
-    fn add(&mut self, kind: EngineKind, url: &str, db_id: &str) -> String {
-        let ns = format!("{}{db_id}", self.prefix);
-        self.made.push((kind, url.to_string(), ns.clone()));
-        ns
-    }
-}
-
-impl Drop for Copies {
-    fn drop(&mut self) {
-        for (kind, url, ns) in &self.made {
-            let target = sqlwitness_bench::MigrationTarget::new(*kind, url.as_str());
-            let _ = sqlwitness_bench::drop_namespace(&target, ns);
-        }
-    }
-}
-
-/// `import` of the fixture `dump` on `kind` into `bench/database`; the
-/// import report.
-fn import(
-    kind: EngineKind,
-    url: &str,
-    dump: &str,
-    bench: &Path,
-    db_id: &str,
-    copies: &Copies,
-) -> serde_json::Value {
-    run(bin()
-        .args(["import", "--engine", kind.as_str(), "--server", url])
-        .args(["--namespace-prefix", &copies.prefix, "--db-id", db_id])
-        .arg("--out")
-        .arg(bench.join("database"))
-        .arg("--dump")
-        .arg(fixture(dump)));
-    json(&bench.join("database/import-report.json"))
+    found
 }
 
 /// The targets of a run besides the source engine: every other server, and
@@ -215,12 +161,7 @@ fn pg_tables(url: &str, schema: &str) -> Vec<(String, Vec<String>)> {
 #[test]
 fn a_latin1_postgres_dump_reaches_every_engine_as_psql_loads_it() {
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = servers
-        .iter()
-        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
-        .cloned()
-    else {
-        sqlwitness_testkit::missing("PostgreSQL");
+    let Some((pg, pg_url)) = postgres(&servers) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -383,12 +324,7 @@ fn a_mysql_workbench_script_naming_its_own_database_loads_into_the_namespace() {
 #[test]
 fn keys_across_integer_widths_and_microseconds_reach_every_engine() {
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = servers
-        .iter()
-        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
-        .cloned()
-    else {
-        sqlwitness_testkit::missing("PostgreSQL");
+    let Some((pg, pg_url)) = postgres(&servers) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
