@@ -17,7 +17,7 @@ mod admin;
 #[path = "common/dump_copies.rs"]
 mod dump_copies;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use sqlwitness_core::EngineKind;
