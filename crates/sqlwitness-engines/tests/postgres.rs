@@ -207,6 +207,39 @@ fn postgres_engine_end_to_end() {
             Value::Text("{}".into()),
         ]
     );
+    // Types the driver gives only in binary read as the server's own text
+    // of them (each value beside its `::text`).
+    for expr in [
+        "interval '1 year 2 months 3 days 04:05:06.789'",
+        "interval '-1 second'",
+        "interval '0'",
+        "interval '-2 days 1 hour'",
+        "date '2024-03-01' - timestamp '2024-01-01 12:30'",
+        "avg(x) FROM (VALUES (interval '1 day'), (interval '36 hours')) v(x)",
+        "1234.56::money",
+        "(-0.05)::money",
+        "to_tsvector('english', 'The fat rats ate the fat cat''s cheese')",
+        "setweight('fat:1 rat:2'::tsvector, 'A') || 'it''s:3'::tsvector",
+        "ARRAY[[1, 2], [3, NULL]]",
+        "'[0:1]={7,8}'::int[]",
+        "ARRAY[[['a b', 'c']], [['', NULL]]]",
+        "ARRAY[1.50, 2]::numeric[]",
+        "ARRAY[date '2024-02-29', NULL]",
+        "ARRAY[interval '1 day', interval '-00:00:01']",
+        "ARRAY['{\"a\": 1}'::jsonb]",
+        "ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid]",
+        "ARRAY[true, false]",
+        "ARRAY[1.5::float8, 0.1::float8]",
+    ] {
+        let (value, rest) = match expr.split_once(" FROM ") {
+            Some((v, from)) => (v.to_string(), format!(" FROM {from}")),
+            None => (expr.to_string(), String::new()),
+        };
+        let rs = engine
+            .execute(&db, &format!("SELECT {value}, ({value})::text{rest}"), &lim)
+            .unwrap();
+        assert_eq!(rs.rows[0][0], rs.rows[0][1], "{expr}");
+    }
 
     // Read-only.
     for sql in [

@@ -2,6 +2,7 @@
 //! ([`PostgresEngine`]), migration into it ([`PgMigrator`]) and the reader
 //! login ([`login`]).
 
+mod binary_text;
 mod dump;
 pub(crate) mod lease;
 mod login;

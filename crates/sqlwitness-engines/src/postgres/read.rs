@@ -37,6 +37,7 @@ use sqlx::{
     ValueRef,
 };
 
+use super::binary_text;
 use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT, END_WAIT};
 use crate::EngineError;
 
@@ -552,16 +553,91 @@ fn decode_cell(row: &PgRow, i: usize) -> Value {
         "CHAR" => row
             .try_get::<i8, _>(i)
             .map(|v| Value::Text(char::from(v as u8).to_string())),
-        array if array.ends_with("[]") => match array_text(row, i) {
+        array if array.ends_with("[]") || array.starts_with('_') => {
+            let binary = raw
+                .as_bytes()
+                .ok()
+                .and_then(|b| binary_text::array_text(b, &element_text));
+            match binary.or_else(|| array_text(row, i)) {
+                Some(text) => Ok(Value::Text(text)),
+                None => row.try_get::<String, _>(i).map(Value::Text),
+            }
+        }
+        other => match raw
+            .as_bytes()
+            .ok()
+            .and_then(|b| special_text(&other.to_ascii_lowercase(), b))
+        {
             Some(text) => Ok(Value::Text(text)),
             None => row.try_get::<String, _>(i).map(Value::Text),
         },
-        _ => row.try_get::<String, _>(i).map(Value::Text),
     };
     typed.unwrap_or_else(|_| {
         let bytes = row.try_get_raw(i).ok().and_then(|r| r.as_bytes().ok());
         Value::Text(server::fallback_text(&type_name, bytes))
     })
+}
+
+/// The text of a value of a type the driver gives only in binary
+/// (`type_name` in lower case), as the server writes it.
+fn special_text(type_name: &str, b: &[u8]) -> Option<String> {
+    match type_name {
+        "interval" => binary_text::interval_text(b),
+        "money" => binary_text::money_text(b),
+        "tsvector" => binary_text::tsvector_text(b),
+        _ => None,
+    }
+}
+
+/// An array element's text from its type's oid and binary value, as
+/// `array_out` writes it before quoting; `None` for a type not read here.
+fn element_text(oid: u32, b: &[u8]) -> Option<String> {
+    let int = |b: &[u8]| -> Option<i64> {
+        Some(match b.len() {
+            2 => i16::from_be_bytes(b.try_into().ok()?).into(),
+            4 => i32::from_be_bytes(b.try_into().ok()?).into(),
+            8 => i64::from_be_bytes(b.try_into().ok()?),
+            _ => return None,
+        })
+    };
+    match oid {
+        16 => Some(if *b.first()? != 0 { "t" } else { "f" }.into()),
+        20 | 21 | 23 => int(b).map(|n| n.to_string()),
+        700 => Some(f32::from_be_bytes(b.try_into().ok()?).to_string()),
+        701 => Some(f64::from_be_bytes(b.try_into().ok()?).to_string()),
+        // text, varchar, bpchar, name, json, xml
+        25 | 1043 | 1042 | 19 | 114 | 142 => std::str::from_utf8(b).ok().map(str::to_string),
+        // jsonb: a version byte, then its text
+        3802 if b.first() == Some(&1) => std::str::from_utf8(&b[1..]).ok().map(str::to_string),
+        1700 => numeric_text(b),
+        1082 => {
+            let days = i32::from_be_bytes(b.try_into().ok()?);
+            // Days from 2000-01-01, PostgreSQL's epoch: day 730,120 of the
+            // common era.
+            let from_ce = days.checked_add(730_120)?;
+            Some(server::date_text(
+                chrono::NaiveDate::from_num_days_from_ce_opt(from_ce)?,
+            ))
+        }
+        2950 if b.len() == 16 => Some(uuid_text(b)),
+        1186 => binary_text::interval_text(b),
+        790 => binary_text::money_text(b),
+        3614 => binary_text::tsvector_text(b),
+        _ => None,
+    }
+}
+
+/// A UUID's 16 bytes as `uuid_out` writes them.
+fn uuid_text(b: &[u8]) -> String {
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
 }
 
 /// A one-dimensional array of text, integers, floats or booleans in
@@ -572,7 +648,12 @@ fn array_text(row: &PgRow, i: usize) -> Option<String> {
     fn join<T>(items: Vec<Option<T>>, show: impl Fn(T) -> String) -> String {
         let cells: Vec<String> = items
             .into_iter()
-            .map(|v| v.map_or_else(|| "NULL".to_string(), |v| array_element(&show(v))))
+            .map(|v| {
+                v.map_or_else(
+                    || "NULL".to_string(),
+                    |v| binary_text::array_element(&show(v)),
+                )
+            })
             .collect();
         format!("{{{}}}", cells.join(","))
     }
@@ -595,23 +676,6 @@ fn array_text(row: &PgRow, i: usize) -> Option<String> {
         return Some(join(v, |b| if b { "t" } else { "f" }.to_string()));
     }
     None
-}
-
-/// One element of an array's text form: quoted (with `"` and `\`
-/// escaped) when it is empty, is `NULL` in any letter case, or holds a
-/// space, a comma, a brace, a quote or a backslash — as PostgreSQL's
-/// `array_out` writes it.
-fn array_element(s: &str) -> String {
-    let plain = !s.is_empty()
-        && !s.eq_ignore_ascii_case("null")
-        && !s
-            .chars()
-            .any(|c| c.is_whitespace() || matches!(c, ',' | '{' | '}' | '"' | '\\'));
-    if plain {
-        s.to_string()
-    } else {
-        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-    }
 }
 
 /// Exact text of a binary NUMERIC (base-10000 digits, weight, sign and
@@ -709,14 +773,4 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn array_elements_are_quoted_as_array_out_quotes_them() {
-        assert_eq!(array_element("Trailers"), "Trailers");
-        assert_eq!(array_element("Deleted Scenes"), "\"Deleted Scenes\"");
-        assert_eq!(array_element(""), "\"\"");
-        assert_eq!(array_element("null"), "\"null\"");
-        assert_eq!(array_element("a\"b\\c"), "\"a\\\"b\\\\c\"");
-        assert_eq!(array_element("x,y"), "\"x,y\"");
-    }
 }

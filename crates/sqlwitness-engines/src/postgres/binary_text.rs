@@ -1,0 +1,292 @@
+//! PostgreSQL's text form of values the driver hands over only in the
+//! binary protocol: `interval`, `money`, `tsvector` and arrays of any
+//! number of dimensions. Each is written as the server writes it to psql
+//! (its `*_out` function with the settings every sqlwitness session
+//! pins), so that a value reads the same here as in the text a dump's copy
+//! on another engine holds.
+
+/// `interval` (microseconds, days, months) as `interval_out` writes it
+/// with `IntervalStyle = iso_8601`, the style every sqlwitness session pins
+/// (`dialects/postgres.yaml`): `P1Y2M3DT4H5M6.789S`, `PT-1S`, `PT0S`.
+pub(crate) fn interval_text(b: &[u8]) -> Option<String> {
+    if b.len() != 16 {
+        return None;
+    }
+    let micros = i64::from_be_bytes(b[0..8].try_into().ok()?);
+    let days = i32::from_be_bytes(b[8..12].try_into().ok()?);
+    let months = i32::from_be_bytes(b[12..16].try_into().ok()?);
+    let hours = micros / 3_600_000_000;
+    let rest = micros - hours * 3_600_000_000;
+    let minutes = rest / 60_000_000;
+    let rest = rest - minutes * 60_000_000;
+    let seconds = rest / 1_000_000;
+    let fraction = rest - seconds * 1_000_000;
+    if months == 0 && days == 0 && micros == 0 {
+        return Some("PT0S".into());
+    }
+    let mut out = String::from("P");
+    let mut part = |value: i64, unit: char| {
+        if value != 0 {
+            out.push_str(&format!("{value}{unit}"));
+        }
+    };
+    part(i64::from(months / 12), 'Y');
+    part(i64::from(months % 12), 'M');
+    part(i64::from(days), 'D');
+    if micros != 0 {
+        out.push('T');
+        for (value, unit) in [(hours, 'H'), (minutes, 'M')] {
+            if value != 0 {
+                out.push_str(&format!("{value}{unit}"));
+            }
+        }
+        if seconds != 0 || fraction != 0 {
+            if seconds < 0 || fraction < 0 {
+                out.push('-');
+            }
+            out.push_str(&seconds.unsigned_abs().to_string());
+            if fraction != 0 {
+                let digits = format!("{:06}", fraction.unsigned_abs());
+                out.push('.');
+                out.push_str(digits.trim_end_matches('0'));
+            }
+            out.push('S');
+        }
+    }
+    Some(out)
+}
+
+/// `money` (an amount in cents) as `cash_out` writes it in the C locale
+/// (`lc_monetary = C`, as the sqlwitness servers run): `$1,234.56`,
+/// `-$0.05`.
+pub(crate) fn money_text(b: &[u8]) -> Option<String> {
+    let cents = i64::from_be_bytes(b.try_into().ok()?);
+    let abs = cents.unsigned_abs();
+    let whole = (abs / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    Some(format!(
+        "{}${grouped}.{:02}",
+        if cents < 0 { "-" } else { "" },
+        abs % 100
+    ))
+}
+
+/// `tsvector` as `tsvectorout` writes it: `'fat':2A 'rat':3`, each lexeme
+/// quoted (a quote or backslash in it doubled), its positions with their
+/// weight (A, B, C; D is not written).
+pub(crate) fn tsvector_text(b: &[u8]) -> Option<String> {
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let s = b.get(at..at + n)?;
+        at += n;
+        Some(s)
+    };
+    let count = u32::from_be_bytes(take(4)?.try_into().ok()?);
+    let mut words = Vec::new();
+    for _ in 0..count {
+        let rest = b.get(at..)?;
+        let end = rest.iter().position(|&c| c == 0)?;
+        let lexeme = std::str::from_utf8(&rest[..end]).ok()?.to_string();
+        at += end + 1;
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let s = b.get(at..at + n)?;
+            at += n;
+            Some(s)
+        };
+        let positions = u16::from_be_bytes(take(2)?.try_into().ok()?);
+        let mut word = format!("'{}'", lexeme.replace('\\', "\\\\").replace('\'', "''"));
+        for k in 0..positions {
+            let p = u16::from_be_bytes(take(2)?.try_into().ok()?);
+            word.push(if k == 0 { ':' } else { ',' });
+            word.push_str(&(p & 0x3fff).to_string());
+            match p >> 14 {
+                3 => word.push('A'),
+                2 => word.push('B'),
+                1 => word.push('C'),
+                _ => {}
+            }
+        }
+        words.push(word);
+    }
+    (at == b.len()).then(|| words.join(" "))
+}
+
+/// An array of any number of dimensions, as `array_out` writes it:
+/// `{{1,2},{3,NULL}}`, with `[0:1]={…}` before it where a lower bound is
+/// not 1; `None` for an element type this does not read (the caller falls
+/// back). `element` gives one element's text from its type's oid and bytes.
+pub(crate) fn array_text(
+    b: &[u8],
+    element: &dyn Fn(u32, &[u8]) -> Option<String>,
+) -> Option<String> {
+    let int = |at: usize| -> Option<i32> {
+        Some(i32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    };
+    let dims = usize::try_from(int(0)?).ok()?;
+    let oid = u32::try_from(int(8)?).ok()?;
+    if dims == 0 {
+        return Some("{}".into());
+    }
+    let mut lengths = Vec::with_capacity(dims);
+    let mut bounds = String::new();
+    let mut lower_bounds_are_one = true;
+    for d in 0..dims {
+        let len = usize::try_from(int(12 + 8 * d)?).ok()?;
+        let lower = int(16 + 8 * d)?;
+        lower_bounds_are_one &= lower == 1;
+        bounds.push_str(&format!("[{lower}:{}]", i64::from(lower) + len as i64 - 1));
+        lengths.push(len);
+    }
+    let mut at = 12 + 8 * dims;
+    let total: usize = lengths.iter().product();
+    let mut cells = Vec::with_capacity(total);
+    for _ in 0..total {
+        let len = int(at)?;
+        at += 4;
+        if len < 0 {
+            cells.push("NULL".to_string());
+        } else {
+            let len = len as usize;
+            let text = element(oid, b.get(at..at + len)?)?;
+            at += len;
+            cells.push(array_element(&text));
+        }
+    }
+    if at != b.len() {
+        return None;
+    }
+    let mut cells = cells.into_iter();
+    let mut out = String::new();
+    nest(&lengths, &mut cells, &mut out);
+    Some(if lower_bounds_are_one {
+        out
+    } else {
+        format!("{bounds}={out}")
+    })
+}
+
+fn nest(lengths: &[usize], cells: &mut impl Iterator<Item = String>, out: &mut String) {
+    out.push('{');
+    for i in 0..lengths[0] {
+        if i > 0 {
+            out.push(',');
+        }
+        if lengths.len() == 1 {
+            out.push_str(&cells.next().unwrap_or_default());
+        } else {
+            nest(&lengths[1..], cells, out);
+        }
+    }
+    out.push('}');
+}
+
+/// One element of an array's text form: quoted (with `"` and `\`
+/// escaped) when it is empty, is `NULL` in any letter case, or holds a
+/// space, a comma, a brace, a quote or a backslash — as PostgreSQL's
+/// `array_out` writes it.
+pub(crate) fn array_element(s: &str) -> String {
+    let plain = !s.is_empty()
+        && !s.eq_ignore_ascii_case("null")
+        && !s
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, ',' | '{' | '}' | '"' | '\\'));
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interval(micros: i64, days: i32, months: i32) -> String {
+        let mut b = micros.to_be_bytes().to_vec();
+        b.extend(days.to_be_bytes());
+        b.extend(months.to_be_bytes());
+        interval_text(&b).unwrap()
+    }
+
+    #[test]
+    fn intervals_read_as_interval_out_writes_them() {
+        assert_eq!(interval(0, 0, 0), "PT0S");
+        assert_eq!(interval(14_706_789_000, 3, 14), "P1Y2M3DT4H5M6.789S");
+        assert_eq!(interval(0, 1, 0), "P1D");
+        assert_eq!(interval(-1_000_000, 0, 0), "PT-1S");
+        assert_eq!(interval(3_600_000_000, -2, 0), "P-2DT1H");
+        assert_eq!(interval(0, 0, -13), "P-1Y-1M");
+        assert_eq!(interval(90_000_000_000, 0, 0), "PT25H");
+        assert_eq!(interval(500_000, 0, 1), "P1MT0.5S");
+        assert_eq!(interval(-90_500_000, 0, 0), "PT-1M-30.5S");
+    }
+
+    #[test]
+    fn money_reads_as_cash_out_writes_it_in_the_c_locale() {
+        let m = |c: i64| money_text(&c.to_be_bytes()).unwrap();
+        assert_eq!(m(123_456), "$1,234.56");
+        assert_eq!(m(-5), "-$0.05");
+        assert_eq!(m(0), "$0.00");
+        assert_eq!(m(100_000_000), "$1,000,000.00");
+    }
+
+    #[test]
+    fn tsvectors_read_as_tsvectorout_writes_them() {
+        let mut b = 2u32.to_be_bytes().to_vec();
+        b.extend(b"fat\0");
+        b.extend(2u16.to_be_bytes());
+        b.extend((2u16 | 3 << 14).to_be_bytes());
+        b.extend(4u16.to_be_bytes());
+        b.extend(b"it's\0");
+        b.extend(0u16.to_be_bytes());
+        assert_eq!(tsvector_text(&b).unwrap(), "'fat':2A,4 'it''s'");
+    }
+
+    #[test]
+    fn arrays_of_any_dimension_read_as_array_out_writes_them() {
+        let int4 = |oid: u32, b: &[u8]| {
+            (oid == 23).then(|| i32::from_be_bytes(b.try_into().unwrap()).to_string())
+        };
+        let array = |dims: &[(i32, i32)], cells: &[Option<i32>]| {
+            let mut b = (dims.len() as i32).to_be_bytes().to_vec();
+            b.extend(1i32.to_be_bytes());
+            b.extend(23i32.to_be_bytes());
+            for (len, lower) in dims {
+                b.extend(len.to_be_bytes());
+                b.extend(lower.to_be_bytes());
+            }
+            for c in cells {
+                match c {
+                    Some(v) => {
+                        b.extend(4i32.to_be_bytes());
+                        b.extend(v.to_be_bytes());
+                    }
+                    None => b.extend((-1i32).to_be_bytes()),
+                }
+            }
+            array_text(&b, &int4).unwrap()
+        };
+        assert_eq!(
+            array(&[(2, 1), (2, 1)], &[Some(1), Some(2), Some(3), None]),
+            "{{1,2},{3,NULL}}"
+        );
+        assert_eq!(array(&[(2, 0)], &[Some(7), Some(8)]), "[0:1]={7,8}");
+        assert_eq!(array(&[], &[]), "{}");
+    }
+
+    #[test]
+    fn array_elements_are_quoted_as_array_out_quotes_them() {
+        assert_eq!(array_element("Trailers"), "Trailers");
+        assert_eq!(array_element("Deleted Scenes"), "\"Deleted Scenes\"");
+        assert_eq!(array_element(""), "\"\"");
+        assert_eq!(array_element("null"), "\"null\"");
+        assert_eq!(array_element("a\"b\\"), "\"a\\\"b\\\\\"");
+        assert_eq!(array_element("x,y"), "\"x,y\"");
+    }
+}
