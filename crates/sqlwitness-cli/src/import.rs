@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use sqlwitness_bench::{BenchError, DumpDatabase, ImportOptions, ImportSource};
+use sqlwitness_bench::{BenchError, DumpDatabase, ImportOptions, ImportReport, ImportSource};
 use sqlwitness_core::EngineKind;
 
 use crate::exit;
@@ -130,67 +130,7 @@ fn source_of(a: &ImportArgs) -> anyhow::Result<(EngineKind, ImportSource)> {
 }
 
 pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
-    let (engine, source) = source_of(a)?;
-    let url = a
-        .server
-        .clone()
-        .or_else(|| std::env::var(engine.url_env()).ok())
-        .filter(|u| !u.trim().is_empty())
-        .ok_or_else(|| {
-            exit::BadInput(format!(
-                "{engine} needs --server URL or {} (an administrative login)",
-                engine.url_env()
-            ))
-        })?;
-    if !(a.statement_timeout > 0.0 && a.statement_timeout.is_finite()) {
-        return Err(
-            exit::BadInput("--statement-timeout: a positive number of seconds".into()).into(),
-        );
-    }
-    let prefix = &a.namespace_prefix;
-    if !(prefix
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && prefix.len() <= 32)
-    {
-        return Err(exit::BadInput(format!(
-            "--namespace-prefix `{prefix}`: use at most 32 ASCII letters, digits and `_`"
-        ))
-        .into());
-    }
-    let databases = match &a.tables {
-        Some(path) => sqlwitness_bench::load_tables_json(path)?
-            .into_values()
-            .map(|s| DumpDatabase {
-                db_id: s.db_id,
-                tables: Some(s.table_names_original),
-            })
-            .collect(),
-        None => {
-            let db_id = match (&a.db_id, &source) {
-                (Some(d), _) => d.clone(),
-                (None, ImportSource::Dump(dump)) => dump
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                (None, ImportSource::Live { .. }) => String::new(),
-            };
-            vec![DumpDatabase {
-                db_id,
-                tables: None,
-            }]
-        }
-    };
-    let opts = ImportOptions {
-        engine,
-        url,
-        source,
-        out: a.out.clone(),
-        databases,
-        statement_limit: Duration::from_secs_f64(a.statement_timeout),
-        source_copy_prefix: (!a.no_source_copy).then(|| prefix.clone()),
-        copy_only: a.copy_only,
-    };
+    let opts = import_options(a)?;
     let report_path = a
         .report
         .clone()
@@ -232,113 +172,11 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
     if let Some(path) = &a.spider_tables {
         write_spider_tables(path, &report)?;
     }
+    warn_rejected(&report);
     if !a.quiet {
-        let server = report
-            .server_version
-            .split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ");
-        match (&report.dump, &report.live_source) {
-            (Some(dump), _) => say!(
-                "{}: loaded by {server} ({} statements, {} rows by COPY) in {:.1} s; {} skipped, {} not created",
-                dump.display(),
-                report.statements,
-                report.copied_rows,
-                report.load_seconds,
-                report.skipped.len(),
-                report.not_created.len()
-            ),
-            (None, source) => say!(
-                "{}: read on {server}; {} not carried",
-                source.as_deref().unwrap_or_default(),
-                report.not_created.len()
-            ),
-        }
-        if !report.replaced.is_empty() {
-            say!(
-                "  imported before from another version of the dump, written again: {}",
-                report.replaced.join(", ")
-            );
-        }
+        say_source(&report);
         for d in &report.databases {
-            let refused: Vec<String> = d
-                .tables
-                .iter()
-                .filter_map(|t| t.refused.as_ref().map(|r| format!("{}: {r}", t.table)))
-                .collect();
-            let unverified: Vec<&str> = d
-                .tables
-                .iter()
-                .filter(|t| t.refused.is_none() && !t.verified)
-                .map(|t| t.table.as_str())
-                .collect();
-            if a.copy_only {
-                say!("  {}: the SQLite file kept: {}", d.db_id, d.path.display());
-            } else {
-                say!(
-                    "  {}: {} tables, {} rows in {:.1} s ({:.0} rows/s) → {}{}",
-                    d.db_id,
-                    d.tables.len() - refused.len(),
-                    d.rows,
-                    d.seconds,
-                    d.rows as f64 / d.seconds.max(1e-9),
-                    d.path.display(),
-                    if d.complete { "" } else { "  INCOMPLETE" }
-                );
-            }
-            for r in &refused {
-                say!("    refused {r}");
-            }
-            for t in &d.tables {
-                for c in t.columns.iter().filter(|c| c.degraded.is_some()) {
-                    say!(
-                        "    degraded {}.{} ({}): {}",
-                        t.table,
-                        c.column,
-                        c.source_type,
-                        c.degraded.as_deref().unwrap_or_default()
-                    );
-                }
-                for l in &t.left_out {
-                    say!("    left out {}.{l}", t.table);
-                }
-            }
-            if !unverified.is_empty() {
-                say!("    not verified: {}", unverified.join(", "));
-            }
-            if !d.missing_tables.is_empty() {
-                say!("    not in the dump: {}", d.missing_tables.join(", "));
-            }
-            if !d.views.is_empty() {
-                let carried: Vec<&str> = d
-                    .views
-                    .iter()
-                    .filter(|v| v.carried)
-                    .map(|v| v.view.as_str())
-                    .collect();
-                say!(
-                    "    views: {} carried ({}), {} listed with the reason",
-                    carried.len(),
-                    carried.join(", "),
-                    d.views.len() - carried.len()
-                );
-            }
-            if let Some(c) = &d.source_copy {
-                match (&c.error, c.faithful) {
-                    (None, true) => say!(
-                        "    {} copy with the source's own types: {} ({} tables)",
-                        c.engine,
-                        c.namespace,
-                        c.tables.len()
-                    ),
-                    (error, _) => say!(
-                        "    NO {} copy with the source's own types: {}",
-                        c.engine,
-                        error.as_deref().unwrap_or("a table did not verify")
-                    ),
-                }
-            }
+            say_database(d, a.copy_only);
         }
         say!("report: {}", report_path.display());
     }
@@ -347,6 +185,211 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
     } else {
         exit::ENGINE
     })
+}
+
+/// The import's options from the flags, every flag checked before anything
+/// is read or written.
+fn import_options(a: &ImportArgs) -> anyhow::Result<ImportOptions> {
+    let (engine, source) = source_of(a)?;
+    let url = a
+        .server
+        .clone()
+        .or_else(|| std::env::var(engine.url_env()).ok())
+        .filter(|u| !u.trim().is_empty())
+        .ok_or_else(|| {
+            exit::BadInput(format!(
+                "{engine} needs --server URL or {} (an administrative login)",
+                engine.url_env()
+            ))
+        })?;
+    if !(a.statement_timeout > 0.0 && a.statement_timeout.is_finite()) {
+        return Err(
+            exit::BadInput("--statement-timeout: a positive number of seconds".into()).into(),
+        );
+    }
+    let prefix = &a.namespace_prefix;
+    if !(prefix
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && prefix.len() <= 32)
+    {
+        return Err(exit::BadInput(format!(
+            "--namespace-prefix `{prefix}`: use at most 32 ASCII letters, digits and `_`"
+        ))
+        .into());
+    }
+    let databases = databases_of(a, &source)?;
+    Ok(ImportOptions {
+        engine,
+        url,
+        source,
+        out: a.out.clone(),
+        databases,
+        statement_limit: Duration::from_secs_f64(a.statement_timeout),
+        source_copy_prefix: (!a.no_source_copy).then(|| prefix.clone()),
+        copy_only: a.copy_only,
+    })
+}
+
+/// The databases to write: each of `--tables`, or the one `--db-id` names
+/// (else the dump's file name).
+fn databases_of(a: &ImportArgs, source: &ImportSource) -> anyhow::Result<Vec<DumpDatabase>> {
+    Ok(match &a.tables {
+        Some(path) => sqlwitness_bench::load_tables_json(path)?
+            .into_values()
+            .map(|s| DumpDatabase {
+                db_id: s.db_id,
+                tables: Some(s.table_names_original),
+            })
+            .collect(),
+        None => {
+            let db_id = match (&a.db_id, source) {
+                (Some(d), _) => d.clone(),
+                (None, ImportSource::Dump(dump)) => dump
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                (None, ImportSource::Live { .. }) => String::new(),
+            };
+            vec![DumpDatabase {
+                db_id,
+                tables: None,
+            }]
+        }
+    })
+}
+
+/// One line on what was loaded or read, and on what was written again.
+fn say_source(report: &ImportReport) {
+    let server = report
+        .server_version
+        .split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    match (&report.dump, &report.live_source) {
+        (Some(dump), _) => say!(
+            "{}: loaded by {server} ({} statements, {} rows by COPY) in {:.1} s; {} skipped, {} not created{}",
+            dump.display(),
+            report.statements,
+            report.copied_rows,
+            report.load_seconds,
+            report.skipped.len(),
+            report.not_created.len(),
+            match report.rejected.len() {
+                0 => String::new(),
+                n => format!(", {n} rejected by the server"),
+            }
+        ),
+        (None, source) => say!(
+            "{}: read on {server}; {} not carried",
+            source.as_deref().unwrap_or_default(),
+            report.not_created.len()
+        ),
+    }
+    if !report.replaced.is_empty() {
+        say!(
+            "  imported before from another version of the dump, written again: {}",
+            report.replaced.join(", ")
+        );
+    }
+}
+
+/// What was written for one database: its file, the tables refused,
+/// degraded columns, views, and its copy on the source's engine.
+fn say_database(d: &sqlwitness_bench::DatabaseImport, copy_only: bool) {
+    let refused: Vec<String> = d
+        .tables
+        .iter()
+        .filter_map(|t| t.refused.as_ref().map(|r| format!("{}: {r}", t.table)))
+        .collect();
+    if copy_only {
+        say!("  {}: the SQLite file kept: {}", d.db_id, d.path.display());
+    } else {
+        say!(
+            "  {}: {} tables, {} rows in {:.1} s ({:.0} rows/s) → {}{}",
+            d.db_id,
+            d.tables.len() - refused.len(),
+            d.rows,
+            d.seconds,
+            d.rows as f64 / d.seconds.max(1e-9),
+            d.path.display(),
+            if d.complete { "" } else { "  INCOMPLETE" }
+        );
+    }
+    for r in &refused {
+        say!("    refused {r}");
+    }
+    for t in &d.tables {
+        for c in t.columns.iter().filter(|c| c.degraded.is_some()) {
+            say!(
+                "    degraded {}.{} ({}): {}",
+                t.table,
+                c.column,
+                c.source_type,
+                c.degraded.as_deref().unwrap_or_default()
+            );
+        }
+        for l in &t.left_out {
+            say!("    left out {}.{l}", t.table);
+        }
+    }
+    let unverified: Vec<&str> = d
+        .tables
+        .iter()
+        .filter(|t| t.refused.is_none() && !t.verified)
+        .map(|t| t.table.as_str())
+        .collect();
+    if !unverified.is_empty() {
+        say!("    not verified: {}", unverified.join(", "));
+    }
+    if !d.missing_tables.is_empty() {
+        say!("    not in the dump: {}", d.missing_tables.join(", "));
+    }
+    if !d.views.is_empty() {
+        let carried: Vec<&str> = d
+            .views
+            .iter()
+            .filter(|v| v.carried)
+            .map(|v| v.view.as_str())
+            .collect();
+        say!(
+            "    views: {} carried ({}), {} listed with the reason",
+            carried.len(),
+            carried.join(", "),
+            d.views.len() - carried.len()
+        );
+    }
+    if let Some(c) = &d.source_copy {
+        match (&c.error, c.faithful) {
+            (None, true) => say!(
+                "    {} copy with the source's own types: {} ({} tables)",
+                c.engine,
+                c.namespace,
+                c.tables.len()
+            ),
+            (error, _) => say!(
+                "    NO {} copy with the source's own types: {}",
+                c.engine,
+                error.as_deref().unwrap_or("a table did not verify")
+            ),
+        }
+    }
+}
+
+/// Says each statement the server rejected, quiet or not: what it would
+/// have made is in no copy.
+fn warn_rejected(report: &ImportReport) {
+    let Some(dump) = &report.dump else { return };
+    for r in &report.rejected {
+        say!(
+            "sqlwitness: warning: {}: line {}: `{}`: {}; the load went on, as psql goes on",
+            dump.display(),
+            r.line,
+            r.statement,
+            r.note
+        );
+    }
 }
 
 /// The report of an import that failed: what failed, and what each
@@ -398,10 +441,7 @@ fn write_failure_report(
 }
 
 /// Merges the import's databases into the Spider `tables.json` at `path`.
-fn write_spider_tables(
-    path: &std::path::Path,
-    report: &sqlwitness_bench::ImportReport,
-) -> anyhow::Result<()> {
+fn write_spider_tables(path: &std::path::Path, report: &ImportReport) -> anyhow::Result<()> {
     let mut entries: Vec<serde_json::Value> =
         match sqlwitness_core::read_input(path, sqlwitness_core::input::BENCHMARK_FILE) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
@@ -732,6 +772,7 @@ pub fn from_manifest(
         };
         let report = sqlwitness_bench::import_dump(&opts)
             .map_err(|e| exit::EngineFailure(format!("{place}: {e}")))?;
+        warn_rejected(&report);
         let report_path = bench.database_dir.join(format!("import-report-{i}.json"));
         std::fs::write(&report_path, serde_json::to_string_pretty(&report)? + "\n")
             .with_context(|| format!("{}: cannot write the report", report_path.display()))?;

@@ -123,17 +123,32 @@ fn answers_everywhere(
 /// administrative login (a superuser) into a database of the test's own,
 /// then `read` there (the database is dropped after).
 fn psql_load<T>(url: &str, dump: &str, read: impl FnOnce(&str) -> T) -> T {
+    psql_load_with(url, dump, true, |db, _| read(db))
+}
+
+/// [`psql_load`], stopping at the first error or (as psql does by default)
+/// going on; `read` also gets psql's stderr.
+fn psql_load_with<T>(
+    url: &str,
+    dump: &str,
+    stop_on_error: bool,
+    read: impl FnOnce(&str, &str) -> T,
+) -> T {
     let db = sqlwitness_testkit::unique_name("swt_pub");
     admin::exec(url, &format!("CREATE DATABASE \"{db}\""));
     let mut there = url::Url::parse(url).unwrap();
     there.set_path(&format!("/{db}"));
+    let stop = format!("ON_ERROR_STOP={}", u8::from(stop_on_error));
     let loaded = Command::new("psql")
         .arg(there.as_str())
-        .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-f"])
+        .args(["-q", "-X", "-v", &stop, "-f"])
         .arg(fixture(dump))
         .output();
     let ok = loaded.as_ref().is_ok_and(|o| o.status.success());
-    let out = ok.then(|| read(there.as_str()));
+    let out = ok.then(|| {
+        let stderr = String::from_utf8_lossy(&loaded.as_ref().unwrap().stderr).into_owned();
+        read(there.as_str(), &stderr)
+    });
     admin::exec(url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
     out.unwrap_or_else(|| panic!("psql could not load {dump}: {loaded:?}"))
 }
@@ -156,6 +171,89 @@ fn pg_tables(url: &str, schema: &str) -> Vec<(String, Vec<String>)> {
         (t, rows)
     })
     .collect()
+}
+
+/// A PostgreSQL dump with statements the server rejects (a column of a
+/// type the server lacks, that table's `COPY`, indexes it cannot build)
+/// loads as psql loads it: the rejected statements are passed over, each
+/// named with its line and error in the report and on stderr, and every
+/// other table is there with its rows and keys.
+#[test]
+fn a_postgres_dumps_rejected_statements_are_passed_over_as_psql_passes_them() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = postgres(&servers) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let copies = Copies::new("swt_rejected");
+    let ns = format!("{}weather", copies.prefix);
+    let dump = "rejected_statements_postgres.sql";
+    let o = bin()
+        .args(["import", "--engine", pg.as_str(), "--server", &pg_url])
+        .args(["--namespace-prefix", &copies.prefix, "--db-id", "weather"])
+        .arg("--out")
+        .arg(bench.join("database"))
+        .arg("--dump")
+        .arg(fixture(dump))
+        .output()
+        .unwrap();
+    let mut copies = copies;
+    copies.add(pg, &pg_url, "weather");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let report = json(&bench.join("database/import-report.json"));
+    let rejected: Vec<(u64, String)> = report["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["line"].as_u64().unwrap(),
+                r["statement"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let lines: Vec<u64> = rejected.iter().map(|r| r.0).collect();
+    assert_eq!(lines, [19, 36, 48, 50], "{rejected:?}");
+    assert!(rejected[1].1.starts_with("COPY public.station_place"));
+    for line in lines {
+        assert!(
+            stderr.contains(&format!("line {line}: ")) && stderr.contains("rejected by the server"),
+            "{stderr}"
+        );
+    }
+    // psql, going on past errors as it does by default, holds the same
+    // tables with the same rows, and rejects as many statements.
+    let (published, errors) = psql_load_with(&pg_url, dump, false, |db, stderr| {
+        (pg_tables(db, "public"), stderr.matches("ERROR:").count())
+    });
+    assert_eq!(errors, 4, "psql's errors");
+    assert_eq!(published.len(), 2, "{published:?}");
+    assert_eq!(pg_tables(&pg_url, &ns), published);
+    // The keys after the rejected statements were made.
+    let keys = admin::texts(
+        &pg_url,
+        &format!(
+            "SELECT c.contype::text || ':' || t.relname::text FROM pg_constraint c \
+             JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace \
+             WHERE n.nspname = '{ns}' AND t.relname <> '__sqlwitness' ORDER BY 1"
+        ),
+    );
+    assert_eq!(keys, ["f:reading", "p:station"]);
+    // Every other engine holds the two tables.
+    let answers = answers_everywhere(
+        (pg, &pg_url),
+        bench,
+        "weather",
+        "SELECT s.name, sum(r.rain) FROM station s JOIN reading r ON r.station_id = s.id \
+         GROUP BY s.name ORDER BY s.name",
+        &mut copies,
+    );
+    for (engine, rows, agrees) in answers {
+        assert_eq!(rows.as_array().map(Vec::len), Some(3), "{engine}: {rows}");
+        assert!(agrees, "{engine}: {rows}");
+    }
 }
 
 #[test]

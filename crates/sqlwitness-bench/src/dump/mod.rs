@@ -237,6 +237,11 @@ pub struct ImportReport {
     pub rewritten: Vec<DumpNote>,
     /// Views and code the source defines, not created.
     pub not_created: Vec<DumpNote>,
+    /// Statements the server rejected, each with its error: the load went
+    /// on past them, as `psql` goes on (a PostgreSQL dump; a MySQL dump
+    /// stops at its first error, as the `mysql` client does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<DumpNote>,
     pub databases: Vec<DatabaseImport>,
     /// Databases already imported from these very bytes, with their copy on
     /// the dump's own engine current: nothing was done (the dump was not
@@ -263,6 +268,7 @@ impl ImportReport {
             skipped: Vec::new(),
             rewritten: Vec::new(),
             not_created: Vec::new(),
+            rejected: Vec::new(),
             databases: Vec::new(),
             up_to_date: Vec::new(),
             replaced: Vec::new(),
@@ -482,6 +488,17 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
 
 /// [`import_dump`] once the databases are known to need it.
 fn import_fresh(opts: &ImportOptions, dialect: DumpDialect) -> Result<ImportReport, BenchError> {
+    check_targets(opts)?;
+    match &opts.source {
+        ImportSource::Dump(dump) => import_dump_file(opts, dialect, dump),
+        ImportSource::Live { url, schema } => import_live(opts, url, schema.as_deref()),
+    }
+}
+
+/// Refuses, before anything is loaded, a database whose `db_id` is not a
+/// name, whose file exists (a fresh import writes new files), or, when
+/// only the copies are made, whose file is missing.
+fn check_targets(opts: &ImportOptions) -> Result<(), BenchError> {
     for d in &opts.databases {
         if let Some(problem) = crate::db_id_problem(&d.db_id) {
             return Err(BenchError::Migration {
@@ -517,106 +534,116 @@ fn import_fresh(opts: &ImportOptions, dialect: DumpDialect) -> Result<ImportRepo
             });
         }
     }
-    match &opts.source {
-        ImportSource::Dump(dump) => {
-            // Nothing is created for a dump refused as text. (A MySQL
-            // dump's version comments are read as its server reads them:
-            // checked once the server's version is known.)
-            let checked_before = match dialect {
-                DumpDialect::Postgres => Some(check_dump(
-                    dump,
-                    dialect,
-                    None,
-                    &sqlwitness_core::LexSettings {
-                        standard_strings: true,
-                        no_backslash_escapes: false,
-                        ansi_quotes: false,
-                        client_charset: "UTF8".into(),
-                    },
-                )?),
-                DumpDialect::Mysql => None,
+    Ok(())
+}
+
+/// Loads `dump` in a namespace of its own on its engine and writes each
+/// database from it.
+fn import_dump_file(
+    opts: &ImportOptions,
+    dialect: DumpDialect,
+    dump: &Path,
+) -> Result<ImportReport, BenchError> {
+    // Nothing is created for a dump refused as text. (A MySQL
+    // dump's version comments are read as its server reads them:
+    // checked once the server's version is known.)
+    let checked_before = match dialect {
+        DumpDialect::Postgres => Some(check_dump(
+            dump,
+            dialect,
+            None,
+            &sqlwitness_core::LexSettings {
+                standard_strings: true,
+                no_backslash_escapes: false,
+                ansi_quotes: false,
+                client_charset: "UTF8".into(),
+            },
+        )?),
+        DumpDialect::Mysql => None,
+    };
+    let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
+        db_id: dump.display().to_string(),
+        engine: opts.engine.to_string(),
+        message: e.message,
+    };
+    let ns_name = format!("sw_dump_{}", &sqlwitness_engines::fresh_password()[..16]);
+    let stamp_db = opts
+        .databases
+        .iter()
+        .map(|d| d.db_id.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let stamp = Stamp::new(&stamp_db, "dump", "dump-load");
+    let mut ns = sqlwitness_engines::open_dump_namespace(
+        opts.engine,
+        &opts.url,
+        &ns_name,
+        &stamp,
+        opts.statement_limit,
+        std::fs::metadata(dump).map_or(0, |m| m.len()),
+    )
+    .map_err(server_err)?;
+    let result = ns
+        .server_version()
+        .map_err(server_err)
+        .and_then(|version| {
+            let checked = match checked_before {
+                Some(c) => c,
+                None => {
+                    let first = ns.lexing().map_err(server_err)?;
+                    check_dump(dump, dialect, Some(&version), &first)?
+                }
             };
-            let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
-                db_id: dump.display().to_string(),
-                engine: opts.engine.to_string(),
-                message: e.message,
-            };
-            let ns_name = format!("sw_dump_{}", &sqlwitness_engines::fresh_password()[..16]);
-            let stamp_db = opts
-                .databases
-                .iter()
-                .map(|d| d.db_id.as_str())
-                .collect::<Vec<_>>()
-                .join(",");
-            let stamp = Stamp::new(&stamp_db, "dump", "dump-load");
-            let mut ns = sqlwitness_engines::open_dump_namespace(
-                opts.engine,
-                &opts.url,
-                &ns_name,
-                &stamp,
-                opts.statement_limit,
-                std::fs::metadata(dump).map_or(0, |m| m.len()),
-            )
-            .map_err(server_err)?;
-            let result = ns
-                .server_version()
-                .map_err(server_err)
-                .and_then(|version| {
-                    let checked = match checked_before {
-                        Some(c) => c,
-                        None => {
-                            let first = ns.lexing().map_err(server_err)?;
-                            check_dump(dump, dialect, Some(&version), &first)?
-                        }
-                    };
-                    let loaded = load(&mut *ns, dump, dialect, Some(&version), opts)?;
-                    Ok((checked, loaded))
-                })
-                .and_then(|(checked, loaded)| {
-                    let mut not_created = checked.not_created;
-                    not_created.extend(loaded.refused_objects);
-                    let mut report = export(&mut *ns, opts, not_created)?;
-                    report.dump = Some(dump.clone());
-                    report.skipped = checked.skipped;
-                    report.rewritten = checked.rewritten;
-                    report.statements = loaded.statements;
-                    report.copied_rows = loaded.copied_rows;
-                    report.load_seconds = loaded.seconds;
-                    Ok(report)
-                });
-            let closed = ns.close();
-            let report = result?;
-            closed.map_err(server_err)?;
+            let loaded = load(&mut *ns, dump, dialect, Some(&version), opts)?;
+            Ok((checked, loaded))
+        })
+        .and_then(|(checked, loaded)| {
+            let mut not_created = checked.not_created;
+            not_created.extend(loaded.refused_objects);
+            let mut report = export(&mut *ns, opts, not_created)?;
+            report.dump = Some(dump.to_path_buf());
+            report.skipped = checked.skipped;
+            report.rewritten = checked.rewritten;
+            report.statements = loaded.statements;
+            report.copied_rows = loaded.copied_rows;
+            report.load_seconds = loaded.seconds;
+            report.rejected = loaded.rejected;
             Ok(report)
-        }
-        ImportSource::Live { url, schema } => {
-            let shown = match schema {
-                Some(s) => format!("{} schema {s}", sqlwitness_engines::mask_url(url)),
-                None => sqlwitness_engines::mask_url(url),
-            };
-            let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
-                db_id: shown.clone(),
-                engine: opts.engine.to_string(),
-                message: e.message,
-            };
-            let mut src = sqlwitness_engines::open_live_source(
-                opts.engine,
-                &opts.url,
-                url,
-                schema.as_deref(),
-            )
-            .map_err(server_err)?;
-            let result = export(&mut *src, opts, Vec::new());
-            let closed = src.close();
-            let mut report = result?;
-            closed.map_err(server_err)?;
-            report.live_source = Some(shown);
-            Ok(report)
-        }
-    }
+        });
+    let closed = ns.close();
+    let report = result?;
+    closed.map_err(server_err)?;
+    Ok(report)
+}
+
+/// Reads a live database (`schema` of the server at `url`) and writes each
+/// database from it.
+fn import_live(
+    opts: &ImportOptions,
+    url: &str,
+    schema: Option<&str>,
+) -> Result<ImportReport, BenchError> {
+    let shown = match schema {
+        Some(s) => format!("{} schema {s}", sqlwitness_engines::mask_url(url)),
+        None => sqlwitness_engines::mask_url(url),
+    };
+    let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
+        db_id: shown.clone(),
+        engine: opts.engine.to_string(),
+        message: e.message,
+    };
+    let mut src = sqlwitness_engines::open_live_source(opts.engine, &opts.url, url, schema)
+        .map_err(server_err)?;
+    let result = export(&mut *src, opts, Vec::new());
+    let closed = src.close();
+    let mut report = result?;
+    closed.map_err(server_err)?;
+    report.live_source = Some(shown);
+    Ok(report)
 }
 
 /// What loading a dump did.
+#[derive(Default)]
 struct Loaded {
     /// Statements run (and `COPY` blocks).
     statements: u64,
@@ -625,6 +652,9 @@ struct Loaded {
     seconds: f64,
     /// Views and code the server refused to create, with its reason.
     refused_objects: Vec<DumpNote>,
+    /// Statements the server rejected, passed over as the dump's own
+    /// client passes over them.
+    rejected: Vec<DumpNote>,
 }
 
 /// Runs the dump's statements in `ns`, one at a time as the server parses
@@ -638,26 +668,18 @@ fn load(
     version: Option<&str>,
     opts: &ImportOptions,
 ) -> Result<Loaded, BenchError> {
-    let fail = |line: usize, shown: &str, e: sqlwitness_core::DbError| BenchError::DumpLoad {
-        path: path.to_path_buf(),
-        line,
-        engine: opts.engine.to_string(),
-        message: format!(
-            "`{shown}`: {}{}",
-            e.message,
-            e.code.map(|c| format!(" (code {c})")).unwrap_or_default()
-        ),
-    };
     let started = Instant::now();
-    let mut statements = 0u64;
-    let mut copied_rows = 0u64;
-    let mut refused_objects = Vec::new();
-    // What runs after the dump's last statement (`Decision::RunAs`).
-    let mut ends: Vec<String> = Vec::new();
+    let mut state = LoadState {
+        path,
+        dialect,
+        opts,
+        loaded: Loaded::default(),
+        ends: Vec::new(),
+    };
     // The session as it starts: the splitter follows it from here.
     let first = ns
         .lexing()
-        .map_err(|e| fail(0, "reading the loader's session settings", e))?;
+        .map_err(|e| state.fail(0, "reading the loader's session settings", e))?;
     let mut reading = Reading::new(
         Splitter::new(open(path)?, dialect)
             .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
@@ -684,71 +706,9 @@ fn load(
             .next()
             .unwrap_or_default();
         let check = reading.ctx.session.check_after(dialect, &first_word, &text);
-        let items = &mut reading.items;
-        let ran = match decision {
-            Decision::Run => {
-                statements += 1;
-                if items.in_copy() {
-                    let mut source_error = None;
-                    let rows = ns.copy_in(
-                        &text,
-                        &mut || match items.next() {
-                            Some(Ok(Item::CopyData(chunk))) => Ok(Some(chunk)),
-                            Some(Ok(_)) | None => Ok(None),
-                            Some(Err(e)) => {
-                                let message = e.message.clone();
-                                source_error = Some(e);
-                                Err(sqlwitness_core::DbError::new(
-                                    sqlwitness_core::ErrorClass::Other,
-                                    None,
-                                    message,
-                                ))
-                            }
-                        },
-                        opts.statement_limit,
-                    );
-                    if let Some(e) = source_error {
-                        return Err(format_error(path, e.line, e.message));
-                    }
-                    copied_rows += rows.map_err(|e| fail(line, &shown, e))?;
-                } else {
-                    ns.run(text, opts.statement_limit)
-                        .map_err(|e| fail(line, &shown, e))?;
-                }
-                true
-            }
-            Decision::RunAs { sql, at_end, .. } => {
-                statements += 1;
-                ns.run(sql, opts.statement_limit)
-                    .map_err(|e| fail(line, &shown, e))?;
-                if let Some(end) = at_end.filter(|e| !ends.contains(e)) {
-                    ends.push(end);
-                }
-                true
-            }
-            Decision::Create { kind, name, sql } => {
-                match ns.run(sql.unwrap_or(text), opts.statement_limit) {
-                    Ok(()) => statements += 1,
-                    Err(e) if e.class == sqlwitness_core::ErrorClass::Timeout => {
-                        return Err(fail(line, &shown, e))
-                    }
-                    Err(e) => refused_objects.push(DumpNote {
-                        line,
-                        statement: shown.clone(),
-                        note: format!("{kind} {name}: not created: {}", e.message),
-                    }),
-                }
-                true
-            }
-            Decision::Refuse(why) => {
-                // The check before the load refuses these: a dump that
-                // changed under it is refused here.
-                return Err(format_error(path, line, format!("refused: {why}")));
-            }
-            Decision::Skip(_) | Decision::List { .. } => false,
-        };
+        let ran = state.run_piece(ns, &mut reading.items, line, &shown, text, decision)?;
         if ran && check {
-            let now = ns.lexing().map_err(|e| fail(line, &shown, e))?;
+            let now = ns.lexing().map_err(|e| state.fail(line, &shown, e))?;
             if let Some(why) = session_differs(dialect, &reading.ctx.session, &now) {
                 return Err(format_error(
                     path,
@@ -761,18 +721,161 @@ fn load(
             }
         }
     }
-    for end in ends {
+    for end in std::mem::take(&mut state.ends) {
         ns.run(end, opts.statement_limit)
-            .map_err(|e| fail(0, "after the dump's last statement", e))?;
+            .map_err(|e| state.fail(0, "after the dump's last statement", e))?;
     }
     ns.finish_load()
-        .map_err(|e| fail(0, "ending the load", e))?;
-    Ok(Loaded {
-        statements,
-        copied_rows,
-        seconds: started.elapsed().as_secs_f64(),
-        refused_objects,
-    })
+        .map_err(|e| state.fail(0, "ending the load", e))?;
+    let mut loaded = state.loaded;
+    loaded.seconds = started.elapsed().as_secs_f64();
+    Ok(loaded)
+}
+
+/// A load in progress: what it counted and noted so far.
+struct LoadState<'a> {
+    path: &'a Path,
+    dialect: DumpDialect,
+    opts: &'a ImportOptions,
+    loaded: Loaded,
+    /// What runs after the dump's last statement (`Decision::RunAs`).
+    ends: Vec<String>,
+}
+
+impl LoadState<'_> {
+    /// The load's error for the statement at `line`.
+    fn fail(&self, line: usize, shown: &str, e: sqlwitness_core::DbError) -> BenchError {
+        BenchError::DumpLoad {
+            path: self.path.to_path_buf(),
+            line,
+            engine: self.opts.engine.to_string(),
+            message: format!(
+                "`{shown}`: {}{}",
+                e.message,
+                e.code.map(|c| format!(" (code {c})")).unwrap_or_default()
+            ),
+        }
+    }
+
+    /// Runs one statement as the policy decided (a `COPY` takes its data
+    /// from `items`); whether something ran. A statement the server
+    /// rejects is noted and passed over where the dump's own client goes
+    /// on ([`goes_on`]); every other failure ends the load.
+    fn run_piece<R: std::io::BufRead>(
+        &mut self,
+        ns: &mut dyn DumpNamespace,
+        items: &mut Splitter<R>,
+        line: usize,
+        shown: &str,
+        text: String,
+        decision: Decision,
+    ) -> Result<bool, BenchError> {
+        let limit = self.opts.statement_limit;
+        let result = match decision {
+            Decision::Run if items.in_copy() => self
+                .copy(ns, items, &text, limit)?
+                .map(|rows| self.loaded.copied_rows += rows),
+            Decision::Run => ns.run(text, limit),
+            Decision::RunAs { sql, at_end, .. } => ns.run(sql, limit).map(|()| {
+                if let Some(end) = at_end.filter(|e| !self.ends.contains(e)) {
+                    self.ends.push(end);
+                }
+            }),
+            Decision::Create { kind, name, sql } => {
+                match ns.run(sql.unwrap_or(text), limit) {
+                    Ok(()) => self.loaded.statements += 1,
+                    Err(e) if e.class == sqlwitness_core::ErrorClass::Timeout => {
+                        return Err(self.fail(line, shown, e))
+                    }
+                    Err(e) => self.loaded.refused_objects.push(DumpNote {
+                        line,
+                        statement: shown.to_string(),
+                        note: format!("{kind} {name}: not created: {}", e.message),
+                    }),
+                }
+                return Ok(true);
+            }
+            Decision::Refuse(why) => {
+                // The check before the load refuses these: a dump that
+                // changed under it is refused here.
+                return Err(format_error(self.path, line, format!("refused: {why}")));
+            }
+            Decision::Skip(_) | Decision::List { .. } => return Ok(false),
+        };
+        match result {
+            Ok(()) => {
+                self.loaded.statements += 1;
+                Ok(true)
+            }
+            Err(e) if goes_on(self.dialect, &e) => {
+                // A `COPY`'s data after a rejected `COPY` is skipped with
+                // it (the reading skips data between statements), as
+                // `psql` skips it.
+                self.loaded.rejected.push(rejected_note(line, shown, &e));
+                Ok(false)
+            }
+            Err(e) => Err(self.fail(line, shown, e)),
+        }
+    }
+
+    /// A `COPY … FROM stdin` with its data from `items`: the server's
+    /// answer (the rows loaded), or the load's error when the dump's data
+    /// itself cannot be read.
+    fn copy<R: std::io::BufRead>(
+        &self,
+        ns: &mut dyn DumpNamespace,
+        items: &mut Splitter<R>,
+        text: &str,
+        limit: std::time::Duration,
+    ) -> Result<Result<u64, sqlwitness_core::DbError>, BenchError> {
+        let mut source_error = None;
+        let rows = ns.copy_in(
+            text,
+            &mut || match items.next() {
+                Some(Ok(Item::CopyData(chunk))) => Ok(Some(chunk)),
+                Some(Ok(_)) | None => Ok(None),
+                Some(Err(e)) => {
+                    let message = e.message.clone();
+                    source_error = Some(e);
+                    Err(sqlwitness_core::DbError::new(
+                        sqlwitness_core::ErrorClass::Other,
+                        None,
+                        message,
+                    ))
+                }
+            },
+            limit,
+        );
+        match source_error {
+            Some(e) => Err(format_error(self.path, e.line, e.message)),
+            None => Ok(rows),
+        }
+    }
+}
+
+/// Whether the load goes on past `e`, as the dump's own client would: a
+/// statement the server rejected, but never one stopped at its time limit
+/// nor a lost connection (the statements after it would not run either).
+fn goes_on(dialect: DumpDialect, e: &sqlwitness_core::DbError) -> bool {
+    use sqlwitness_core::ErrorClass;
+    dialect.client_goes_on_after_errors()
+        && !matches!(e.class, ErrorClass::Timeout | ErrorClass::Connection)
+}
+
+/// A statement the server rejected, for the report.
+fn rejected_note(line: usize, shown: &str, e: &sqlwitness_core::DbError) -> DumpNote {
+    DumpNote {
+        line,
+        statement: shown.to_string(),
+        note: format!(
+            "rejected by the server: {}{}",
+            e.message,
+            e.code
+                .as_ref()
+                .map(|c| format!(" (code {c})"))
+                .unwrap_or_default()
+        ),
+    }
 }
 
 /// The splitter's settings for a session's.

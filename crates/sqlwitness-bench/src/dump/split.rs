@@ -42,6 +42,18 @@ pub enum DumpDialect {
     Mysql,
 }
 
+impl DumpDialect {
+    /// Whether the dump's own client goes on past a statement its server
+    /// rejects: `psql` does (without `ON_ERROR_STOP`), printing the error;
+    /// the `mysql` client stops at the first error.
+    pub fn client_goes_on_after_errors(self) -> bool {
+        match self {
+            DumpDialect::Postgres => true,
+            DumpDialect::Mysql => false,
+        }
+    }
+}
+
 /// The session settings that change where the server's strings and quoted
 /// names end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
