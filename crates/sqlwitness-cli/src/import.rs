@@ -317,6 +317,9 @@ fn say_database(d: &sqlwitness_bench::DatabaseImport, copy_only: bool) {
             if d.complete { "" } else { "  INCOMPLETE" }
         );
     }
+    if d.tables.is_empty() && !copy_only {
+        say!("    no table: the dump holds none for this database");
+    }
     for r in &refused {
         say!("    refused {r}");
     }

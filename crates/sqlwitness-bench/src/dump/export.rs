@@ -336,6 +336,33 @@ pub fn export_sqlite(
     tables: &[SourceTable],
     out: &Path,
 ) -> Result<Vec<TableExport>, DbError> {
+    let mut db = new_file(out)?;
+    let mut results = Vec::new();
+    let mut written: Vec<String> = Vec::new();
+    for t in tables {
+        let (mut report, kept) = plan_table(dialect, t, &written);
+        if report.refused.is_some() {
+            results.push(report);
+            continue;
+        }
+        db.execute_batch(&create_table(t, &report.columns, &kept, tables))
+            .map_err(|e| sqlite_err(out, e))?;
+        let (rows, coerced, written_sum) =
+            write_rows(&mut db, out, src, t, &report.columns, &kept)?;
+        let (read_rows, read_sum) = read_back(&db, out, &t.name, kept.len())?;
+        report.rows = rows;
+        report.coerced = coerced;
+        report.verified = read_rows == rows && read_sum == written_sum;
+        written.push(t.name.clone());
+        results.push(report);
+    }
+    Ok(results)
+}
+
+/// A new SQLite file at `out` (refused when one exists), set up for a bulk
+/// load: no journal, no sync, foreign keys declared but not enforced while
+/// loading (tables come in name order, parents not always first).
+fn new_file(out: &Path) -> Result<rusqlite::Connection, DbError> {
     if out.exists() {
         return Err(DbError::refused(format!(
             "{}: exists; a dump is written into a new file only",
@@ -351,174 +378,192 @@ pub fn export_sqlite(
             )
         })?;
     }
-    let mut db = rusqlite::Connection::open(out).map_err(|e| sqlite_err(out, e))?;
-    // Foreign keys are declared, not enforced while loading (tables come
-    // in name order, parents not always first).
+    let db = rusqlite::Connection::open(out).map_err(|e| sqlite_err(out, e))?;
     db.execute_batch(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF;",
     )
     .map_err(|e| sqlite_err(out, e))?;
-    let mut results = Vec::new();
-    let mut written: Vec<String> = Vec::new();
-    for t in tables {
-        let mut columns = Vec::new();
-        let mut left_out = Vec::new();
-        // The source columns written, by index into `t.columns`.
-        let mut kept = Vec::new();
-        for (i, c) in t.columns.iter().enumerate() {
-            match map_type(dialect, &c.declared) {
-                Ok(m) => {
-                    kept.push(i);
-                    columns.push(ColumnMapping {
-                        column: c.name.clone(),
-                        source_type: c.declared.clone(),
-                        sqlite_type: m.sqlite_type,
-                        storage: m.storage,
-                        note: m.note,
-                        degraded: m.degraded,
-                    })
-                }
-                Err(why) => left_out.push(format!("{} ({}): {why}", c.name, c.declared)),
+    Ok(db)
+}
+
+/// How table `t` is written: each column's SQLite form (the columns with
+/// none are left out, with why), or why the table is refused (`written`:
+/// the tables written before it); with the indexes into `t.columns` of the
+/// columns written.
+fn plan_table(dialect: &Dialect, t: &SourceTable, written: &[String]) -> (TableExport, Vec<usize>) {
+    let mut columns = Vec::new();
+    let mut left_out = Vec::new();
+    let mut kept = Vec::new();
+    for (i, c) in t.columns.iter().enumerate() {
+        match map_type(dialect, &c.declared) {
+            Ok(m) => {
+                kept.push(i);
+                columns.push(ColumnMapping {
+                    column: c.name.clone(),
+                    source_type: c.declared.clone(),
+                    sqlite_type: m.sqlite_type,
+                    storage: m.storage,
+                    note: m.note,
+                    degraded: m.degraded,
+                })
             }
+            Err(why) => left_out.push(format!("{} ({}): {why}", c.name, c.declared)),
         }
-        let mut refused = None;
-        if written.iter().any(|w| w.eq_ignore_ascii_case(&t.name)) {
-            refused = Some("SQLite does not tell table names apart by case, and a table of this name is already written".into());
-        } else if kept.is_empty() {
-            refused = Some("no column has a SQLite form".into());
-        }
-        let mut report = TableExport {
-            table: t.name.clone(),
-            columns,
-            rows: 0,
-            coerced: 0,
-            refused,
-            left_out,
-            verified: false,
-        };
-        if report.refused.is_some() {
-            results.push(report);
+    }
+    let refused = if written.iter().any(|w| w.eq_ignore_ascii_case(&t.name)) {
+        Some("SQLite does not tell table names apart by case, and a table of this name is already written".into())
+    } else if kept.is_empty() {
+        Some("no column has a SQLite form".into())
+    } else {
+        None
+    };
+    let report = TableExport {
+        table: t.name.clone(),
+        columns,
+        rows: 0,
+        coerced: 0,
+        refused,
+        left_out,
+        verified: false,
+    };
+    (report, kept)
+}
+
+/// `CREATE TABLE` of `t` with the columns written (`kept`, mapped as
+/// `columns`), its primary key when every column of it is written, and
+/// each foreign key to a table of `tables` whose columns are all written.
+fn create_table(
+    t: &SourceTable,
+    columns: &[ColumnMapping],
+    kept: &[usize],
+    tables: &[SourceTable],
+) -> String {
+    let is_kept = |name: &str| kept.iter().any(|&i| t.columns[i].name == name);
+    let mut defs: Vec<String> = columns
+        .iter()
+        .zip(kept.iter().map(|&i| &t.columns[i]))
+        .map(|(m, c)| {
+            format!(
+                "{} {}{}",
+                quote(&m.column),
+                m.sqlite_type,
+                if c.not_null { " NOT NULL" } else { "" }
+            )
+        })
+        .collect();
+    if !t.primary_key.is_empty() && t.primary_key.iter().all(|i| kept.contains(i)) {
+        let cols: Vec<String> = t
+            .primary_key
+            .iter()
+            .map(|&i| quote(&t.columns[i].name))
+            .collect();
+        defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
+    }
+    for fk in &t.foreign_keys {
+        let exported = tables.iter().any(|p| p.name == fk.parent_table);
+        if !exported
+            || fk.parent_columns.iter().any(Option::is_none)
+            || !fk.columns.iter().all(|c| is_kept(c))
+        {
             continue;
         }
-        let is_kept = |name: &str| kept.iter().any(|&i| t.columns[i].name == name);
-        let mut defs: Vec<String> = report
-            .columns
+        let cols: Vec<String> = fk.columns.iter().map(|c| quote(c)).collect();
+        let pcols: Vec<String> = fk
+            .parent_columns
             .iter()
-            .zip(kept.iter().map(|&i| &t.columns[i]))
-            .map(|(m, c)| {
-                format!(
-                    "{} {}{}",
-                    quote(&m.column),
-                    m.sqlite_type,
-                    if c.not_null { " NOT NULL" } else { "" }
-                )
-            })
+            .flatten()
+            .map(|c| quote(c))
             .collect();
-        if !t.primary_key.is_empty() && t.primary_key.iter().all(|i| kept.contains(i)) {
-            let cols: Vec<String> = t
-                .primary_key
-                .iter()
-                .map(|&i| quote(&t.columns[i].name))
-                .collect();
-            defs.push(format!("PRIMARY KEY ({})", cols.join(", ")));
-        }
-        for fk in &t.foreign_keys {
-            let exported = tables.iter().any(|p| p.name == fk.parent_table);
-            if !exported
-                || fk.parent_columns.iter().any(Option::is_none)
-                || !fk.columns.iter().all(|c| is_kept(c))
-            {
-                continue;
-            }
-            let cols: Vec<String> = fk.columns.iter().map(|c| quote(c)).collect();
-            let pcols: Vec<String> = fk
-                .parent_columns
-                .iter()
-                .flatten()
-                .map(|c| quote(c))
-                .collect();
-            defs.push(format!(
-                "FOREIGN KEY ({}) REFERENCES {} ({})",
-                cols.join(", "),
-                quote(&fk.parent_table),
-                pcols.join(", ")
-            ));
-        }
-        db.execute_batch(&format!(
-            "CREATE TABLE {} (\n  {}\n)",
-            quote(&t.name),
-            defs.join(",\n  ")
-        ))
-        .map_err(|e| sqlite_err(out, e))?;
-        let storages: Vec<Storage> = report.columns.iter().map(|c| c.storage).collect();
-        let affinities: Vec<Storage> = report
-            .columns
-            .iter()
-            .map(|c| affinity(&c.sqlite_type))
-            .collect();
-        let insert = format!(
-            "INSERT INTO {} VALUES ({})",
-            quote(&t.name),
-            vec!["?"; kept.len()].join(", ")
-        );
-        // Order-independent: the sum of the rows' hashes (SQLite returns a
-        // table with an integer primary key in key order, not load order).
-        let mut written_sum = 0u128;
-        let tx = db.transaction().map_err(|e| sqlite_err(out, e))?;
-        let mut coerced = 0u64;
-        let rows = {
-            let mut stmt = tx.prepare(&insert).map_err(|e| sqlite_err(out, e))?;
-            src.scan(t, &mut |batch, _lossy| {
-                for row in batch {
-                    let vals: Vec<Sql> = kept
-                        .iter()
-                        .map(|&i| &row[i])
-                        .zip(&storages)
-                        .map(|(v, &s)| {
-                            let (sql, c) = to_sqlite(s, v);
-                            coerced += u64::from(c);
-                            sql
-                        })
-                        .collect();
-                    stmt.execute(rusqlite::params_from_iter(vals.iter()))
-                        .map_err(|e| sqlite_err(out, e))?;
-                    // What SQLite stores after its column affinity.
-                    let mut h = xxhash_rust::xxh3::Xxh3::new();
-                    for (v, &a) in vals.iter().zip(&affinities) {
-                        hash_value(&mut h, &stored(v, a));
-                    }
-                    written_sum = written_sum.wrapping_add(h.digest128());
-                }
-                Ok(())
-            })?
-        };
-        tx.commit().map_err(|e| sqlite_err(out, e))?;
-        // Read back, in insertion order (rowid), and hash again.
-        let mut read_sum = 0u128;
-        let mut read_rows = 0u64;
-        {
-            let mut stmt = db
-                .prepare(&format!("SELECT * FROM {}", quote(&t.name)))
-                .map_err(|e| sqlite_err(out, e))?;
-            let n = kept.len();
-            let mut q = stmt.query([]).map_err(|e| sqlite_err(out, e))?;
-            while let Some(r) = q.next().map_err(|e| sqlite_err(out, e))? {
-                let mut h = xxhash_rust::xxh3::Xxh3::new();
-                for i in 0..n {
-                    let v: Sql = r.get(i).map_err(|e| sqlite_err(out, e))?;
-                    hash_value(&mut h, &v);
-                }
-                read_sum = read_sum.wrapping_add(h.digest128());
-                read_rows += 1;
-            }
-        }
-        report.rows = rows;
-        report.coerced = coerced;
-        report.verified = read_rows == rows && read_sum == written_sum;
-        written.push(t.name.clone());
-        results.push(report);
+        defs.push(format!(
+            "FOREIGN KEY ({}) REFERENCES {} ({})",
+            cols.join(", "),
+            quote(&fk.parent_table),
+            pcols.join(", ")
+        ));
     }
-    Ok(results)
+    format!(
+        "CREATE TABLE {} (\n  {}\n)",
+        quote(&t.name),
+        defs.join(",\n  ")
+    )
+}
+
+/// Streams `t`'s rows from `src` into its table, one transaction: the rows
+/// written, the values coerced to their column's storage, and the
+/// order-independent sum of the rows' hashes as SQLite stores them after
+/// its column affinity (SQLite returns a table with an integer primary key
+/// in key order, not load order).
+fn write_rows(
+    db: &mut rusqlite::Connection,
+    out: &Path,
+    src: &mut dyn Source,
+    t: &SourceTable,
+    columns: &[ColumnMapping],
+    kept: &[usize],
+) -> Result<(u64, u64, u128), DbError> {
+    let storages: Vec<Storage> = columns.iter().map(|c| c.storage).collect();
+    let affinities: Vec<Storage> = columns.iter().map(|c| affinity(&c.sqlite_type)).collect();
+    let insert = format!(
+        "INSERT INTO {} VALUES ({})",
+        quote(&t.name),
+        vec!["?"; kept.len()].join(", ")
+    );
+    let mut written_sum = 0u128;
+    let mut coerced = 0u64;
+    let tx = db.transaction().map_err(|e| sqlite_err(out, e))?;
+    let rows = {
+        let mut stmt = tx.prepare(&insert).map_err(|e| sqlite_err(out, e))?;
+        src.scan(t, &mut |batch, _lossy| {
+            for row in batch {
+                let vals: Vec<Sql> = kept
+                    .iter()
+                    .map(|&i| &row[i])
+                    .zip(&storages)
+                    .map(|(v, &s)| {
+                        let (sql, c) = to_sqlite(s, v);
+                        coerced += u64::from(c);
+                        sql
+                    })
+                    .collect();
+                stmt.execute(rusqlite::params_from_iter(vals.iter()))
+                    .map_err(|e| sqlite_err(out, e))?;
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                for (v, &a) in vals.iter().zip(&affinities) {
+                    hash_value(&mut h, &stored(v, a));
+                }
+                written_sum = written_sum.wrapping_add(h.digest128());
+            }
+            Ok(())
+        })?
+    };
+    tx.commit().map_err(|e| sqlite_err(out, e))?;
+    Ok((rows, coerced, written_sum))
+}
+
+/// Every row of `table` read back from the file: the count and the
+/// order-independent sum of the rows' hashes (of `columns` values each).
+fn read_back(
+    db: &rusqlite::Connection,
+    out: &Path,
+    table: &str,
+    columns: usize,
+) -> Result<(u64, u128), DbError> {
+    let mut read_sum = 0u128;
+    let mut read_rows = 0u64;
+    let mut stmt = db
+        .prepare(&format!("SELECT * FROM {}", quote(table)))
+        .map_err(|e| sqlite_err(out, e))?;
+    let mut q = stmt.query([]).map_err(|e| sqlite_err(out, e))?;
+    while let Some(r) = q.next().map_err(|e| sqlite_err(out, e))? {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for i in 0..columns {
+            let v: Sql = r.get(i).map_err(|e| sqlite_err(out, e))?;
+            hash_value(&mut h, &v);
+        }
+        read_sum = read_sum.wrapping_add(h.digest128());
+        read_rows += 1;
+    }
+    Ok((read_rows, read_sum))
 }
 
 /// `v` as SQLite stores it in a column of affinity `a` (its numeric
@@ -545,6 +590,72 @@ mod type_map_cases;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn table(name: &str, columns: &[(&str, &str)]) -> SourceTable {
+        SourceTable {
+            name: name.into(),
+            columns: columns
+                .iter()
+                .map(|(n, t)| sqlwitness_core::SourceColumn {
+                    name: (*n).into(),
+                    declared: (*t).into(),
+                    not_null: *n == "id",
+                })
+                .collect(),
+            primary_key: vec![0],
+            foreign_keys: Vec::new(),
+            unique: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_column_is_degraded_not_its_table_and_names_apart_only_by_case_are_refused() {
+        let pg = sqlwitness_dialect::shipped(sqlwitness_core::EngineKind::Postgres);
+        let t = table(
+            "place",
+            &[("id", "integer"), ("at", "int4range"), ("name", "text")],
+        );
+        let (report, kept) = plan_table(pg, &t, &[]);
+        assert_eq!(kept, [0, 1, 2]);
+        assert!(report.refused.is_none());
+        assert!(report.columns[1].degraded.is_some(), "{:?}", report.columns);
+        // A second table spelled alike but for case is refused.
+        let (again, _) = plan_table(pg, &table("PLACE", &[("id", "integer")]), &["place".into()]);
+        assert!(again.refused.as_deref().is_some_and(|r| r.contains("case")));
+        // A dialect with no type map for dumps has no SQLite form for any
+        // column: each is left out, and the table refused.
+        let none = sqlwitness_dialect::shipped(sqlwitness_core::EngineKind::Sqlite);
+        let (refused, kept) = plan_table(none, &t, &[]);
+        assert!(kept.is_empty());
+        assert_eq!(refused.left_out.len(), 3);
+        assert_eq!(
+            refused.refused.as_deref(),
+            Some("no column has a SQLite form")
+        );
+    }
+
+    #[test]
+    fn keys_are_declared_only_to_tables_written() {
+        let pg = sqlwitness_dialect::shipped(sqlwitness_core::EngineKind::Postgres);
+        let parent = table("city", &[("id", "integer"), ("name", "text")]);
+        let mut child = table("street", &[("id", "integer"), ("city_id", "integer")]);
+        let key = |parent: &str| sqlwitness_core::SourceForeignKey {
+            columns: vec!["city_id".into()],
+            parent_table: parent.into(),
+            parent_columns: vec![Some("id".into())],
+        };
+        child.foreign_keys = vec![key("city"), key("town")];
+        let tables = [parent, child.clone()];
+        let (report, kept) = plan_table(pg, &child, &[]);
+        let sql = create_table(&child, &report.columns, &kept, &tables);
+        assert!(sql.contains("\"id\" integer NOT NULL"), "{sql}");
+        assert!(sql.contains("PRIMARY KEY (\"id\")"), "{sql}");
+        assert!(
+            sql.contains("FOREIGN KEY (\"city_id\") REFERENCES \"city\" (\"id\")"),
+            "{sql}"
+        );
+        assert!(!sql.contains("town"), "{sql}");
+    }
 
     /// `map_type`'s answer in the form of `type_map_cases`.
     fn rendered(dialect: &Dialect, declared: &str) -> String {

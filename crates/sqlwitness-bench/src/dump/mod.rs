@@ -958,7 +958,6 @@ fn export(
     } else {
         views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?
     };
-    let grammar = sqlwitness_dialect::shipped(opts.engine).grammar;
     let mut not_created = not_created;
     let others = ns
         .other_objects()
@@ -973,90 +972,13 @@ fn export(
     }));
     let mut databases = Vec::new();
     for d in &opts.databases {
-        let started = Instant::now();
-        let mut missing_tables = Vec::new();
-        let tables: Vec<sqlwitness_core::SourceTable> = match &d.tables {
-            None => schema.tables.clone(),
-            Some(names) => names
-                .iter()
-                .filter_map(|n| {
-                    let found = schema.tables.iter().find(|t| &t.name == n).or_else(|| {
-                        schema
-                            .tables
-                            .iter()
-                            .find(|t| t.name.eq_ignore_ascii_case(n))
-                    });
-                    if found.is_none() {
-                        missing_tables.push(n.clone());
-                    }
-                    found.cloned()
-                })
-                .collect(),
+        let there = ExportSource {
+            ns: &mut *ns,
+            schema: &schema,
+            views: &source_views,
+            server_version: &server_version,
         };
-        let file = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
-        let written = if opts.copy_only {
-            Vec::new()
-        } else {
-            export_sqlite(ns, sqlwitness_dialect::shipped(opts.engine), &tables, &file).map_err(
-                |e| BenchError::Migration {
-                    db_id: d.db_id.clone(),
-                    engine: "sqlite".into(),
-                    message: e.message,
-                },
-            )?
-        };
-        let kept: Vec<(sqlwitness_core::SourceTable, TableExport)> = tables
-            .iter()
-            .zip(&written)
-            .filter(|(_, e)| e.refused.is_none())
-            .map(|(t, e)| (t.clone(), e.clone()))
-            .collect();
-        let spider = if opts.copy_only {
-            serde_json::Value::Null
-        } else {
-            spider_tables(&d.db_id, &kept)
-        };
-        let carried_views = if opts.copy_only || source_views.is_empty() {
-            Vec::new()
-        } else {
-            source_views.carry(grammar, &file, opts.statement_limit)
-        };
-        let rows = written.iter().map(|t| t.rows).sum();
-        let mut namespace_suffix = None;
-        let source_copy = opts.source_copy_prefix.as_deref().map(|prefix| {
-            let mut db = crate::database_of(&d.db_id, &file, prefix);
-            if !opts.copy_only {
-                namespace_suffix = freshness::collision_suffix(opts, prefix, &d.db_id, &file);
-                if let Some(suffix) = &namespace_suffix {
-                    db.namespace =
-                        sqlwitness_core::namespace_for(prefix, &format!("{}{suffix}", d.db_id));
-                }
-            }
-            let check = opts.copy_only.then_some(file.as_path());
-            source_copy::write(
-                ns,
-                opts.engine,
-                &opts.url,
-                (&db, check),
-                (&tables, &source_views),
-                &server_version,
-            )
-        });
-        let complete =
-            missing_tables.is_empty() && written.iter().all(|t| t.refused.is_none() && t.verified);
-        databases.push(DatabaseImport {
-            db_id: d.db_id.clone(),
-            path: file,
-            tables: written,
-            missing_tables,
-            rows,
-            seconds: started.elapsed().as_secs_f64(),
-            complete,
-            views: carried_views,
-            source_copy,
-            namespace_suffix,
-            spider_tables: spider,
-        });
+        databases.push(export_database(there, opts, d)?);
     }
     list_not_carried(&mut not_created, others, &databases, opts.copy_only);
     Ok(ImportReport {
@@ -1064,6 +986,127 @@ fn export(
         databases,
         ..ImportReport::new(opts.engine, server_version)
     })
+}
+
+/// The source's side of an export: the loaded database, its schema and
+/// views, and its server's version.
+struct ExportSource<'a> {
+    ns: &'a mut dyn ServerSource,
+    schema: &'a sqlwitness_core::SourceSchema,
+    views: &'a views::SourceViews,
+    server_version: &'a str,
+}
+
+/// Writes database `d` from the source: its SQLite file (unless only the
+/// copies are made), its views carried into the file, and its copy on the
+/// source's engine.
+fn export_database(
+    src: ExportSource<'_>,
+    opts: &ImportOptions,
+    d: &DumpDatabase,
+) -> Result<DatabaseImport, BenchError> {
+    let ExportSource {
+        ns,
+        schema,
+        views: source_views,
+        server_version,
+    } = src;
+    let grammar = sqlwitness_dialect::shipped(opts.engine).grammar;
+    let started = Instant::now();
+    let (tables, missing_tables) = select_tables(&schema.tables, d.tables.as_deref());
+    let file = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
+    let written = if opts.copy_only {
+        Vec::new()
+    } else {
+        export_sqlite(ns, sqlwitness_dialect::shipped(opts.engine), &tables, &file).map_err(
+            |e| BenchError::Migration {
+                db_id: d.db_id.clone(),
+                engine: "sqlite".into(),
+                message: e.message,
+            },
+        )?
+    };
+    let kept: Vec<(sqlwitness_core::SourceTable, TableExport)> = tables
+        .iter()
+        .zip(&written)
+        .filter(|(_, e)| e.refused.is_none())
+        .map(|(t, e)| (t.clone(), e.clone()))
+        .collect();
+    let spider = if opts.copy_only {
+        serde_json::Value::Null
+    } else {
+        spider_tables(&d.db_id, &kept)
+    };
+    let carried_views = if opts.copy_only || source_views.is_empty() {
+        Vec::new()
+    } else {
+        source_views.carry(grammar, &file, opts.statement_limit)
+    };
+    let rows = written.iter().map(|t| t.rows).sum();
+    let mut namespace_suffix = None;
+    let source_copy = opts.source_copy_prefix.as_deref().map(|prefix| {
+        let mut db = crate::database_of(&d.db_id, &file, prefix);
+        if !opts.copy_only {
+            namespace_suffix = freshness::collision_suffix(opts, prefix, &d.db_id, &file);
+            if let Some(suffix) = &namespace_suffix {
+                db.namespace =
+                    sqlwitness_core::namespace_for(prefix, &format!("{}{suffix}", d.db_id));
+            }
+        }
+        let check = opts.copy_only.then_some(file.as_path());
+        source_copy::write(
+            ns,
+            opts.engine,
+            &opts.url,
+            (&db, check),
+            (&tables, source_views),
+            server_version,
+        )
+    });
+    // A database with no table (a dump whose tables were all rejected,
+    // or that has none) is no benchmark database.
+    let complete = !tables.is_empty()
+        && missing_tables.is_empty()
+        && written.iter().all(|t| t.refused.is_none() && t.verified);
+    Ok(DatabaseImport {
+        db_id: d.db_id.clone(),
+        path: file,
+        tables: written,
+        missing_tables,
+        rows,
+        seconds: started.elapsed().as_secs_f64(),
+        complete,
+        views: carried_views,
+        source_copy,
+        namespace_suffix,
+        spider_tables: spider,
+    })
+}
+
+/// The tables of `all` a database takes: every one, or those `names`
+/// names (by exact name, else ignoring case), with the names not found.
+fn select_tables(
+    all: &[sqlwitness_core::SourceTable],
+    names: Option<&[String]>,
+) -> (Vec<sqlwitness_core::SourceTable>, Vec<String>) {
+    let Some(names) = names else {
+        return (all.to_vec(), Vec::new());
+    };
+    let mut missing = Vec::new();
+    let tables = names
+        .iter()
+        .filter_map(|n| {
+            let found = all
+                .iter()
+                .find(|t| &t.name == n)
+                .or_else(|| all.iter().find(|t| t.name.eq_ignore_ascii_case(n)));
+            if found.is_none() {
+                missing.push(n.clone());
+            }
+            found.cloned()
+        })
+        .collect();
+    (tables, missing)
 }
 
 /// Adds to `not_created` the objects beside the tables (`kind name`, from
@@ -1141,5 +1184,47 @@ fn list_not_carried(
                 format!("{o}: not carried{why}")
             },
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(name: &str) -> sqlwitness_core::SourceTable {
+        sqlwitness_core::SourceTable {
+            name: name.into(),
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+            foreign_keys: Vec::new(),
+            unique: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_database_takes_the_tables_its_mapping_names_exactly_else_by_case() {
+        let all = [table("Album"), table("album_extra"), table("Artist")];
+        let (every, missing) = select_tables(&all, None);
+        assert_eq!(every.len(), 3);
+        assert!(missing.is_empty());
+        let names = ["artist".to_string(), "Album".into(), "Track".into()];
+        let (some, missing) = select_tables(&all, Some(&names));
+        let got: Vec<&str> = some.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(got, ["Artist", "Album"]);
+        assert_eq!(missing, ["Track"]);
+    }
+
+    #[test]
+    fn only_a_postgres_dump_goes_on_past_a_rejected_statement() {
+        use sqlwitness_core::{DbError, ErrorClass};
+        let rejected = DbError::new(ErrorClass::UndefinedTable, Some("42P01".into()), "no");
+        assert!(goes_on(DumpDialect::Postgres, &rejected));
+        assert!(!goes_on(DumpDialect::Mysql, &rejected));
+        for stops in [ErrorClass::Timeout, ErrorClass::Connection] {
+            let e = DbError::new(stops, None, "gone");
+            assert!(!goes_on(DumpDialect::Postgres, &e), "{stops:?}");
+        }
+        let note = rejected_note(7, "CREATE TABLE t (g geometry)", &rejected);
+        assert_eq!(note.note, "rejected by the server: no (code 42P01)");
     }
 }

@@ -544,28 +544,44 @@ fn classify_postgres(
     first: &str,
     second: &str,
 ) -> Decision {
-    if first == "COPY" {
-        if found.to && !found.from {
-            return refuse("COPY … TO writes to a server file or program");
-        }
-        if found.from_stdin {
-            return Decision::Run;
-        }
-        if found.from_program {
-            return refuse("COPY … FROM PROGRAM runs a program on the server");
-        }
-        return refuse("COPY … FROM a server file reads outside the dump");
+    pg_copy(found, first)
+        .or_else(|| pg_environment(w, first, second))
+        .or_else(|| pg_server_wide(w, first, second))
+        .or_else(|| pg_session(ctx, text, found, first))
+        .or_else(|| pg_trigger_all(text, found, first, second))
+        .or_else(|| pg_code(w, text, first))
+        .unwrap_or(Decision::Run)
+}
+
+/// `COPY`: from the dump's own data only.
+fn pg_copy(found: &Scan, first: &str) -> Option<Decision> {
+    if first != "COPY" {
+        return None;
     }
+    Some(if found.to && !found.from {
+        refuse("COPY … TO writes to a server file or program")
+    } else if found.from_stdin {
+        Decision::Run
+    } else if found.from_program {
+        refuse("COPY … FROM PROGRAM runs a program on the server")
+    } else {
+        refuse("COPY … FROM a server file reads outside the dump")
+    })
+}
+
+/// What sqlwitness provides: privileges, owners, the login, extensions and
+/// languages are skipped.
+fn pg_environment(w: &[String], first: &str, second: &str) -> Option<Decision> {
     if matches!(first, "GRANT" | "REVOKE") || has_pair(w, "DEFAULT", "PRIVILEGES") {
-        return skip("privileges are sqlwitness's to give: not applied");
+        return Some(skip("privileges are sqlwitness's to give: not applied"));
     }
     if matches!(first, "ALTER") && has_pair(w, "OWNER", "TO") {
-        return skip("ownership is the loader's: not applied");
+        return Some(skip("ownership is the loader's: not applied"));
     }
     if (first == "SET" || first == "RESET")
         && (second == "ROLE" || second == "SESSION" && has(w, "AUTHORIZATION"))
     {
-        return skip("the loader's login is not changed");
+        return Some(skip("the loader's login is not changed"));
     }
     let third = w.get(2).map(String::as_str).unwrap_or("");
     let head5 = &w[..w.len().min(5)];
@@ -581,12 +597,18 @@ fn classify_postgres(
     let extension = (matches!(first, "CREATE" | "DROP" | "ALTER") && second == "EXTENSION")
         || (first == "COMMENT" && second == "ON" && third == "EXTENSION")
         || language;
-    if extension {
-        return skip(
+    extension.then(|| {
+        skip(
             "extensions and languages are not created by a dump's loader (objects that need one \
              fail by name)",
-        );
-    }
+        )
+    })
+}
+
+/// Statements that reach beyond the dump's namespace: server files,
+/// settings, other servers.
+fn pg_server_wide(w: &[String], first: &str, second: &str) -> Option<Decision> {
+    let third = w.get(2).map(String::as_str).unwrap_or("");
     let server_wide = matches!(
         (first, second),
         ("ALTER", "SYSTEM")
@@ -603,80 +625,91 @@ fn classify_postgres(
             (second, third),
             ("FOREIGN", "DATA") | ("USER", "MAPPING") | ("EVENT", "TRIGGER") | ("FOREIGN", "TABLE")
         );
-    if server_wide {
-        return refuse(&format!(
+    server_wide.then(|| {
+        refuse(&format!(
             "{first} {second}: reaches beyond the dump's namespace (server files, settings or other servers)"
-        ));
-    }
+        ))
+    })
+}
+
+/// Session settings: `session_replication_role` done as it means, a `SET`
+/// followed or kept from the dump, `set_config` of a followed setting
+/// refused.
+fn pg_session(ctx: &mut Context, text: &str, found: &Scan, first: &str) -> Option<Decision> {
     if let Some((sql, at_end)) = super::key_checks::replication_role(text) {
         // Only a superuser may set it; the loader owns the dump's tables
         // and does what it means with them (see `key_checks`).
-        return Decision::RunAs {
+        return Some(Decision::RunAs {
             sql,
             note: "session_replication_role: the dump's own triggers and foreign keys of every \
                    table switched as it says (foreign keys added again and validated at the \
                    end of the load; only a superuser may set it)"
                 .into(),
             at_end: Some(at_end),
-        };
+        });
     }
     if first == "SET" || first == "RESET" {
-        return match ctx.session.postgres_set(text) {
+        return Some(match ctx.session.postgres_set(text) {
             SetEffect::Follow => Decision::Run,
             SetEffect::KeepLimits(why) | SetEffect::ReadByLoader(why) => Decision::Skip(why),
             SetEffect::Refuse(why) => Decision::Refuse(why),
-        };
+        });
     }
     // A setting changed by a function call is not followed: the lexing
     // settings and the loader's limits only change by `SET`.
-    if found.set_config {
-        let lower = text.to_ascii_lowercase();
-        let guarded = PG_LIMITS
-            .iter()
-            .chain(&["standard_conforming_strings", "client_encoding"])
-            .find(|n| lower.contains(*n));
-        if let Some(name) = guarded {
-            return Decision::Refuse(format!(
+    if !found.set_config {
+        return None;
+    }
+    let lower = text.to_ascii_lowercase();
+    PG_LIMITS
+        .iter()
+        .chain(&["standard_conforming_strings", "client_encoding"])
+        .find(|n| lower.contains(*n))
+        .map(|name| {
+            Decision::Refuse(format!(
                 "set_config of {name}: the loader follows that setting by SET only"
-            ));
-        }
+            ))
+        })
+}
+
+/// `ALTER TABLE … DISABLE|ENABLE TRIGGER ALL` (`pg_dump
+/// --disable-triggers`): the key checks' triggers are the server's and
+/// only a superuser may switch them; the loader owns the tables and does
+/// what the switch means (see `key_checks`).
+fn pg_trigger_all(text: &str, found: &Scan, first: &str, second: &str) -> Option<Decision> {
+    if !(first == "ALTER" && second == "TABLE" && found.trigger_all) {
+        return None;
     }
-    if first == "ALTER" && second == "TABLE" && found.trigger_all {
-        // `pg_dump --disable-triggers`: the key checks' triggers are the
-        // server's and only a superuser may switch them; the loader owns
-        // the tables and does what the switch means (see `key_checks`).
-        if let Some((sql, at_end)) = super::key_checks::trigger_all(text) {
-            return Decision::RunAs {
-                sql,
-                note:
-                    "TRIGGER ALL: the dump's own triggers switched (TRIGGER USER); the table's \
-                       foreign keys dropped for its rows, added again after them and validated \
-                       at the end of the load (the server's key checks switch for a superuser only)"
-                        .into(),
-                at_end: Some(at_end),
-            };
-        }
-        if let Some(sql) = trigger_all_to_user(text) {
-            return Decision::RunAs {
-                sql,
-                note: "TRIGGER ALL run as TRIGGER USER: the dump's own triggers are switched, \
-                       the server's key checks stay on"
-                    .into(),
-                at_end: None,
-            };
-        }
+    if let Some((sql, at_end)) = super::key_checks::trigger_all(text) {
+        return Some(Decision::RunAs {
+            sql,
+            note: "TRIGGER ALL: the dump's own triggers switched (TRIGGER USER); the table's \
+                   foreign keys dropped for its rows, added again after them and validated \
+                   at the end of the load (the server's key checks switch for a superuser only)"
+                .into(),
+            at_end: Some(at_end),
+        });
     }
+    trigger_all_to_user(text).map(|sql| Decision::RunAs {
+        sql,
+        note: "TRIGGER ALL run as TRIGGER USER: the dump's own triggers are switched, \
+               the server's key checks stay on"
+            .into(),
+        at_end: None,
+    })
+}
+
+/// The dump's code: a `DO` block, and the objects it creates, run by the
+/// loader and listed.
+fn pg_code(w: &[String], text: &str, first: &str) -> Option<Decision> {
     if first == "DO" {
-        return Decision::Create {
+        return Some(Decision::Create {
             kind: "code block (DO)".into(),
             name: String::new(),
             sql: None,
-        };
+        });
     }
-    if let Some(listed) = created_object(DumpDialect::Postgres, w, text) {
-        return listed;
-    }
-    Decision::Run
+    created_object(DumpDialect::Postgres, w, text)
 }
 
 /// `ALTER TABLE … DISABLE|ENABLE TRIGGER ALL` as `… TRIGGER USER`.
@@ -696,67 +729,92 @@ fn classify_mysql(
     first: &str,
     second: &str,
 ) -> Decision {
-    const M: DumpDialect = DumpDialect::Mysql;
     if first == "USE" {
-        return own_database(ctx, M, w.get(1), "USE");
+        return own_database(ctx, DumpDialect::Mysql, w.get(1), "USE");
     }
+    my_outside(found, w, first, second)
+        .or_else(|| my_session(ctx, text, w, first))
+        .or_else(|| my_server(first, second))
+        .or_else(|| my_code(ctx, w, text))
+        .or_else(|| my_own_database(ctx, text))
+        .unwrap_or(Decision::Run)
+}
+
+/// Files, other servers' tables, privileges and logins: refused.
+fn my_outside(found: &Scan, w: &[String], first: &str, second: &str) -> Option<Decision> {
     if first == "LOAD" {
-        return refuse("LOAD DATA / LOAD XML reads a file outside the dump");
+        return Some(refuse("LOAD DATA / LOAD XML reads a file outside the dump"));
     }
     if found.into_file {
-        return refuse("SELECT … INTO OUTFILE/DUMPFILE writes a server file");
+        return Some(refuse(
+            "SELECT … INTO OUTFILE/DUMPFILE writes a server file",
+        ));
     }
     if found.directory {
-        return refuse("DATA/INDEX DIRECTORY places the table's files outside the server's own");
+        return Some(refuse(
+            "DATA/INDEX DIRECTORY places the table's files outside the server's own",
+        ));
     }
     if found.tablespace_files {
-        return refuse("DISCARD/IMPORT TABLESPACE reaches the server's files");
+        return Some(refuse(
+            "DISCARD/IMPORT TABLESPACE reaches the server's files",
+        ));
     }
     if found.soname {
-        return refuse("a function from a server library (SONAME)");
+        return Some(refuse("a function from a server library (SONAME)"));
     }
-    if let Some(engine) = &found.engine {
-        if !LOCAL_ENGINES.contains(&engine.as_str()) {
-            return Decision::Refuse(format!(
-                "ENGINE={engine}: a table whose rows live outside the server's own tables"
-            ));
-        }
+    if let Some(engine) = found
+        .engine
+        .as_ref()
+        .filter(|e| !LOCAL_ENGINES.contains(&e.as_str()))
+    {
+        return Some(Decision::Refuse(format!(
+            "ENGINE={engine}: a table whose rows live outside the server's own tables"
+        )));
     }
     if found.connection && matches!(first, "CREATE" | "ALTER") && has(w, "TABLE") {
-        return refuse("a table CONNECTION reaches another server");
+        return Some(refuse("a table CONNECTION reaches another server"));
     }
     if matches!(first, "GRANT" | "REVOKE")
         || (first == "SET" && matches!(second, "PASSWORD" | "ROLE" | "DEFAULT"))
     {
-        return refuse(&format!(
+        return Some(refuse(&format!(
             "{first}: privileges and logins are not the dump's to change"
-        ));
+        )));
     }
-    if first == "SET"
-        && w.iter()
-            .any(|x| matches!(x.as_str(), "SQL_LOG_BIN" | "GTID_PURGED"))
+    None
+}
+
+/// `SET`: replication settings skipped, the whole server's refused, the
+/// session's followed or kept (see `session`).
+fn my_session(ctx: &mut Context, text: &str, w: &[String], first: &str) -> Option<Decision> {
+    if first != "SET" {
+        return None;
+    }
+    if w.iter()
+        .any(|x| matches!(x.as_str(), "SQL_LOG_BIN" | "GTID_PURGED"))
     {
-        return skip("replication settings are the server's");
+        return Some(skip("replication settings are the server's"));
     }
-    let global = first == "SET"
-        && w.iter()
-            .any(|x| matches!(x.as_str(), "GLOBAL" | "PERSIST" | "PERSIST_ONLY"));
-    if global {
-        return refuse("SET GLOBAL/PERSIST changes the whole server");
+    if w.iter()
+        .any(|x| matches!(x.as_str(), "GLOBAL" | "PERSIST" | "PERSIST_ONLY"))
+    {
+        return Some(refuse("SET GLOBAL/PERSIST changes the whole server"));
     }
-    if first == "SET" {
-        match ctx.session.mysql_set(text) {
-            SetEffect::Follow => {}
-            SetEffect::KeepLimits(why) | SetEffect::ReadByLoader(why) => {
-                return Decision::Skip(why)
-            }
-            SetEffect::Refuse(why) => return Decision::Refuse(why),
-        }
+    match ctx.session.mysql_set(text) {
+        SetEffect::Follow => None,
+        SetEffect::KeepLimits(why) | SetEffect::ReadByLoader(why) => Some(Decision::Skip(why)),
+        SetEffect::Refuse(why) => Some(Decision::Refuse(why)),
     }
-    // `FLUSH LOGS` and the like (MySQL's employees sample begins with one):
-    // nothing of the dump's data; not run.
+}
+
+/// Statements on the server rather than the dump's tables: `FLUSH` skipped
+/// (MySQL's employees sample begins with `FLUSH LOGS`), the others refused.
+fn my_server(first: &str, second: &str) -> Option<Decision> {
     if first == "FLUSH" {
-        return skip("FLUSH acts on the server, not on the dump's tables: not run");
+        return Some(skip(
+            "FLUSH acts on the server, not on the dump's tables: not run",
+        ));
     }
     let server = matches!(
         first,
@@ -785,46 +843,48 @@ fn classify_mysql(
             )
         )
         || (first == "ALTER" && second == "INSTANCE");
-    if server {
-        return refuse(&format!("{first} {second}: a server-level statement"));
-    }
-    if let Some(listed) = created_object(M, w, text) {
-        return match (listed, &ctx.own_database) {
-            (
-                Decision::Create {
-                    kind,
-                    name,
-                    sql: Some(sql),
-                },
-                Some(own),
-            ) => Decision::Create {
+    server.then(|| refuse(&format!("{first} {second}: a server-level statement")))
+}
+
+/// The dump's code, run by the loader and listed (with the dump's own
+/// database left out of the names it qualifies).
+fn my_code(ctx: &Context, w: &[String], text: &str) -> Option<Decision> {
+    let listed = created_object(DumpDialect::Mysql, w, text)?;
+    Some(match (listed, &ctx.own_database) {
+        (
+            Decision::Create {
                 kind,
                 name,
-                sql: Some(own_database_left_out(&sql, own)),
+                sql: Some(sql),
             },
-            (listed, _) => listed,
-        };
+            Some(own),
+        ) => Decision::Create {
+            kind,
+            name,
+            sql: Some(own_database_left_out(&sql, own)),
+        },
+        (listed, _) => listed,
+    })
+}
+
+/// MySQL Workbench's scripts name every table with the dump's database
+/// (`` CREATE TABLE `northwind`.`orders` ``, `` REFERENCES `northwind`.`customers` ``):
+/// the loader's database is the namespace sqlwitness creates, and it may
+/// use no other; the statement runs with that qualifier left out.
+fn my_own_database(ctx: &Context, text: &str) -> Option<Decision> {
+    let own = ctx.own_database.as_ref()?;
+    if !mentions(text, own) {
+        return None;
     }
-    // MySQL Workbench's scripts name every table with the dump's database
-    // (`` CREATE TABLE `northwind`.`orders` ``, `` REFERENCES `northwind`.`customers` ``):
-    // the loader's database is the namespace sqlwitness creates, and it
-    // may use no other.
-    if let Some(own) = &ctx.own_database {
-        if mentions(text, own) {
-            let sql = own_database_left_out(text, own);
-            if sql != text {
-                return Decision::RunAs {
-                    sql,
-                    note: format!(
-                        "the dump's own database {own} left out of the names it qualifies: \
-                         its tables are in the namespace sqlwitness creates"
-                    ),
-                    at_end: None,
-                };
-            }
-        }
-    }
-    Decision::Run
+    let sql = own_database_left_out(text, own);
+    (sql != text).then(|| Decision::RunAs {
+        sql,
+        note: format!(
+            "the dump's own database {own} left out of the names it qualifies: \
+             its tables are in the namespace sqlwitness creates"
+        ),
+        at_end: None,
+    })
 }
 
 /// Whether `text` holds `name` anywhere, without case (a quick test before

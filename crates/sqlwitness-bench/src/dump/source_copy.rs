@@ -269,33 +269,9 @@ fn locked(
     engine: EngineKind,
 ) -> Result<(), DbError> {
     let target = db.namespace.as_str();
-    let file = match check {
-        Some(path) => Some(
-            rusqlite::Connection::open_with_flags(
-                path,
-                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
-                    | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-            .map_err(|e| DbError::connection(format!("{}: {e}", path.display())))?,
-        ),
-        None => None,
-    };
-    // Every table must be the file's too before anything is replaced.
-    if let Some(file) = &file {
-        for t in tables {
-            let found: Result<i64, _> = file.query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
-                [&t.name],
-                |r| r.get(0),
-            );
-            if !found.is_ok_and(|n| n > 0) {
-                return Err(DbError::refused(format!(
-                    "table {}: not in the SQLite file: not the same database",
-                    t.name
-                )));
-            }
-        }
-    }
+    let file = check
+        .map(|path| open_file_checked(path, tables))
+        .transpose()?;
     match w.ownership(target)? {
         Ownership::Foreign { reason } => {
             return Err(DbError::refused(format!(
@@ -320,47 +296,8 @@ fn locked(
         Ownership::Absent => {}
     }
     w.create_namespace(target, &stamp)?;
-    let mut copied = Vec::new();
-    for t in tables {
-        match ns.copy_table(target, t) {
-            Ok(c) => {
-                if let Some(file) = &file {
-                    same_rows(file, &t.name, c.rows_source)?;
-                }
-                if !c.verified() {
-                    copy.notes.push(format!(
-                        "table {}: {} rows in the dump, {} in the copy, or their checksums differ",
-                        t.name, c.rows_source, c.rows_target
-                    ));
-                }
-                copy.tables.push(c.clone());
-                copied.push((t.clone(), c));
-            }
-            Err(e) => {
-                return Err(DbError::new(
-                    e.class,
-                    e.code,
-                    format!("table {}: {}", t.name, e.message),
-                ))
-            }
-        }
-    }
-    let mut fk_applied = Vec::new();
-    for (t, _) in &copied {
-        let outcomes = ns.copy_foreign_keys(target, t);
-        for (fk, r) in t.foreign_keys.iter().zip(&outcomes) {
-            if let Err(e) = r {
-                copy.notes.push(format!(
-                    "table {}: foreign key ({}) → {} not added: {}",
-                    t.name,
-                    fk.columns.join(", "),
-                    fk.parent_table,
-                    e.message
-                ));
-            }
-        }
-        fk_applied.push(outcomes);
-    }
+    let copied = copy_tables(ns, target, tables, file.as_ref(), copy)?;
+    let fk_applied = copy_foreign_keys(ns, target, &copied, copy);
     let names: Vec<&str> = copied.iter().map(|(t, _)| t.name.as_str()).collect();
     w.analyze(target, &names)?;
     copy.notes.extend(w.prepare_reader()?);
@@ -388,6 +325,88 @@ fn locked(
             "a table's rows differ between the dump and the copy",
         ))
     }
+}
+
+/// Opens the SQLite file written from the same tables (`copy_only`),
+/// read-only, refusing it when one of `tables` is not in it.
+fn open_file_checked(path: &Path, tables: &[SourceTable]) -> Result<rusqlite::Connection, DbError> {
+    let file = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| DbError::connection(format!("{}: {e}", path.display())))?;
+    // Every table must be the file's too before anything is replaced.
+    for t in tables {
+        let found: Result<i64, _> = file.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+            [&t.name],
+            |r| r.get(0),
+        );
+        if !found.is_ok_and(|n| n > 0) {
+            return Err(DbError::refused(format!(
+                "table {}: not in the SQLite file: not the same database",
+                t.name
+            )));
+        }
+    }
+    Ok(file)
+}
+
+/// Copies every table on the server into `target`, each checked on both
+/// sides (and, with `file`, against the file's row count); a table whose
+/// rows differ is noted in `copy`.
+fn copy_tables(
+    ns: &mut dyn ServerSource,
+    target: &str,
+    tables: &[SourceTable],
+    file: Option<&rusqlite::Connection>,
+    copy: &mut SourceCopy,
+) -> Result<Vec<(SourceTable, CopiedTable)>, DbError> {
+    let mut copied = Vec::new();
+    for t in tables {
+        let c = ns.copy_table(target, t).map_err(|e| {
+            DbError::new(e.class, e.code, format!("table {}: {}", t.name, e.message))
+        })?;
+        if let Some(file) = file {
+            same_rows(file, &t.name, c.rows_source)?;
+        }
+        if !c.verified() {
+            copy.notes.push(format!(
+                "table {}: {} rows in the dump, {} in the copy, or their checksums differ",
+                t.name, c.rows_source, c.rows_target
+            ));
+        }
+        copy.tables.push(c.clone());
+        copied.push((t.clone(), c));
+    }
+    Ok(copied)
+}
+
+/// Adds each copied table's foreign keys in `target`: the outcome of each,
+/// a key the server refused noted in `copy`.
+fn copy_foreign_keys(
+    ns: &mut dyn ServerSource,
+    target: &str,
+    copied: &[(SourceTable, CopiedTable)],
+    copy: &mut SourceCopy,
+) -> Vec<Vec<Result<(), DbError>>> {
+    let mut fk_applied = Vec::new();
+    for (t, _) in copied {
+        let outcomes = ns.copy_foreign_keys(target, t);
+        for (fk, r) in t.foreign_keys.iter().zip(&outcomes) {
+            if let Err(e) = r {
+                copy.notes.push(format!(
+                    "table {}: foreign key ({}) → {} not added: {}",
+                    t.name,
+                    fk.columns.join(", "),
+                    fk.parent_table,
+                    e.message
+                ));
+            }
+        }
+        fk_applied.push(outcomes);
+    }
+    fk_applied
 }
 
 /// Whether table `name` of the SQLite `file` holds `rows` rows, as the

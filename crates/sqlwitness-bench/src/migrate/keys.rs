@@ -431,6 +431,10 @@ impl KeyPlanner<'_> {
     /// columns, or why not): carried when it refers to the parent's
     /// carried primary key with the same kinds and every child row has a
     /// parent row; why not otherwise.
+    /// The report of foreign key `fi` of table `ti` and whether it is
+    /// applied: resolved, of matching kinds, to the parent's carried
+    /// primary key (reordered to it), over indexable columns, with no
+    /// orphan row.
     fn foreign_key(
         &mut self,
         ti: usize,
@@ -438,16 +442,7 @@ impl KeyPlanner<'_> {
         r: Resolution,
         tables: &[TablePlan],
     ) -> Result<(ForeignKeyReport, bool), DbError> {
-        let (schema, profiles, types, cache, key, unindexable) = (
-            self.schema,
-            self.profiles,
-            self.types,
-            self.cache,
-            &self.key,
-            self.unindexable,
-        );
-        let exact = |ti: usize, c: usize, tables: &[TablePlan]| self.exact(ti, c, tables);
-        let sfk = &schema.tables[ti].foreign_keys[fi];
+        let sfk = &self.schema.tables[ti].foreign_keys[fi];
         let mut report = ForeignKeyReport {
             columns: sfk.columns.clone(),
             parent_table: sfk.parent_table.clone(),
@@ -460,134 +455,145 @@ impl KeyPlanner<'_> {
             orphan_rows: 0,
             reason: String::new(),
         };
-        let apply = match r {
+        let mut r = match r {
             Err(why) => {
                 report.reason = why.to_string();
-                false
+                return Ok((report, false));
             }
-            Ok(mut r) => {
-                let (parent, child) = (&tables[r.parent], &tables[ti]);
-                report.columns = r
-                    .cols
-                    .iter()
-                    .map(|&c| child.columns[c].name.clone())
-                    .collect();
-                report.parent_table = parent.def.name.clone();
-                report.parent_columns = r
-                    .pcols
-                    .iter()
-                    .map(|&c| parent.columns[c].name.clone())
-                    .collect();
-                let kinds: Vec<TargetKind> =
-                    r.cols.iter().map(|&c| child.columns[c].kind).collect();
-                // Kinds, not type names: VARCHAR widths may differ.
-                let mismatch = r
-                    .cols
-                    .iter()
-                    .zip(&r.pcols)
-                    .find(|(&c, &p)| child.columns[c].kind != parent.columns[p].kind)
-                    .map(|(&c, &p)| (c, p));
-                let pset: HashSet<usize> = r.pcols.iter().copied().collect();
-                let parent_unique = schema.tables[r.parent]
-                    .unique
-                    .iter()
-                    .any(|u| u.len() == pset.len() && u.iter().all(|c| pset.contains(c)));
-                let exact_values = mismatch.is_none()
-                    && r.cols.iter().all(|&c| exact(ti, c, tables))
-                    && r.pcols.iter().all(|&c| exact(r.parent, c, tables));
-                // Orphans: child rows with every key column non-null and
-                // no parent (the child's kinds compare both sides). Where
-                // the stored values are the target's, the profile pass
-                // counted them; else the source counts them.
-                let counted = profiles[ti].orphans.get(fi).copied().flatten();
-                report.orphan_rows = match counted.filter(|_| exact_values) {
-                    Some(n) => n,
-                    None => {
-                        let exact_check = exact_values && parent_unique;
-                        let what = format!(
-                            "fk|{}|{:?}|{}|{:?}|{kinds:?}|{exact_check}",
-                            schema.tables[ti].name, r.cols, schema.tables[r.parent].name, r.pcols
-                        );
-                        match cache_get::<u64>(cache.dir, "keys", &cache.key(&what, types)) {
-                            Some(n) => n,
-                            None => {
-                                let n = self.src.orphans(
-                                    &schema.tables[ti],
-                                    &r.cols,
-                                    &schema.tables[r.parent],
-                                    &r.pcols,
-                                    &kinds,
-                                    key,
-                                    exact_check,
-                                )?;
-                                cache_put(cache.dir, "keys", &cache.key(&what, types), &n);
-                                n
-                            }
-                        }
-                    }
-                };
-                let ppk = &schema.tables[r.parent].primary_key;
-                let same_set =
-                    ppk.len() == r.pcols.len() && r.pcols.iter().all(|c| ppk.contains(c));
-                if same_set {
-                    // Reorder to the parent key's order (MySQL wants it).
-                    let order: Vec<usize> = ppk
-                        .iter()
-                        .map(|p| r.pcols.iter().position(|c| c == p).unwrap_or(0))
-                        .collect();
-                    r.cols = order.iter().map(|&i| r.cols[i]).collect();
-                    r.pcols = ppk.clone();
-                }
-                let (parent, child) = (&tables[r.parent], &tables[ti]);
-                let blocked = r
-                    .cols
-                    .iter()
-                    .map(|&c| unindexable[ti][c].clone())
-                    .chain(r.pcols.iter().map(|&p| unindexable[r.parent][p].clone()))
-                    .flatten()
-                    .next();
-                report.reason = if !same_set {
-                    "the parent columns are not the parent's primary key (no unique key to \
-                     refer to on the target)"
-                        .to_string()
-                } else if !parent.apply_pk {
-                    format!(
-                        "the parent's primary key is not carried over ({})",
-                        parent.primary_key.reason
-                    )
-                } else if let Some((c, p)) = mismatch {
-                    format!(
-                        "type mismatch: `{}` is {} but parent `{}` is {}",
-                        child.columns[c].name,
-                        child.columns[c].target_type,
-                        parent.columns[p].name,
-                        parent.columns[p].target_type
-                    )
-                } else if let Some(why) = blocked {
-                    why
-                } else if report.orphan_rows > 0 {
-                    format!("{} child rows have no parent row", report.orphan_rows)
-                } else {
-                    "every child row has a parent row".to_string()
-                };
-                let ok = report.reason == "every child row has a parent row";
-                if ok {
-                    report.columns = r
-                        .cols
-                        .iter()
-                        .map(|&c| child.columns[c].name.clone())
-                        .collect();
-                    report.parent_columns = r
-                        .pcols
-                        .iter()
-                        .map(|&c| parent.columns[c].name.clone())
-                        .collect();
-                }
-                ok
-            }
+            Ok(r) => r,
         };
-        Ok((report, apply))
+        let names = |r: &Resolved, report: &mut ForeignKeyReport| {
+            let (parent, child) = (&tables[r.parent], &tables[ti]);
+            report.columns = r
+                .cols
+                .iter()
+                .map(|&c| child.columns[c].name.clone())
+                .collect();
+            report.parent_table = parent.def.name.clone();
+            report.parent_columns = r
+                .pcols
+                .iter()
+                .map(|&c| parent.columns[c].name.clone())
+                .collect();
+        };
+        names(&r, &mut report);
+        let (parent, child) = (&tables[r.parent], &tables[ti]);
+        // Kinds, not type names: VARCHAR widths may differ.
+        let mismatch = r
+            .cols
+            .iter()
+            .zip(&r.pcols)
+            .find(|(&c, &p)| child.columns[c].kind != parent.columns[p].kind)
+            .map(|(&c, &p)| (c, p));
+        report.orphan_rows = self.orphans(ti, fi, &r, tables, mismatch.is_none())?;
+        let schema = self.schema;
+        let ppk = &schema.tables[r.parent].primary_key;
+        let same_set = reorder_to_primary_key(&mut r, ppk);
+        let blocked = r
+            .cols
+            .iter()
+            .map(|&c| self.unindexable[ti][c].clone())
+            .chain(
+                r.pcols
+                    .iter()
+                    .map(|&p| self.unindexable[r.parent][p].clone()),
+            )
+            .flatten()
+            .next();
+        report.reason = if !same_set {
+            "the parent columns are not the parent's primary key (no unique key to \
+             refer to on the target)"
+                .to_string()
+        } else if !parent.apply_pk {
+            format!(
+                "the parent's primary key is not carried over ({})",
+                parent.primary_key.reason
+            )
+        } else if let Some((c, p)) = mismatch {
+            format!(
+                "type mismatch: `{}` is {} but parent `{}` is {}",
+                child.columns[c].name,
+                child.columns[c].target_type,
+                parent.columns[p].name,
+                parent.columns[p].target_type
+            )
+        } else if let Some(why) = blocked {
+            why
+        } else if report.orphan_rows > 0 {
+            format!("{} child rows have no parent row", report.orphan_rows)
+        } else {
+            "every child row has a parent row".to_string()
+        };
+        let ok = report.reason == "every child row has a parent row";
+        if ok {
+            names(&r, &mut report);
+        }
+        Ok((report, ok))
     }
+
+    /// Child rows of table `ti` with every column of key `r` non-null and
+    /// no parent (the child's kinds compare both sides). Where the stored
+    /// values are the target's (`kinds_match` and every column exact), the
+    /// profile pass counted them; else the source counts them (cached).
+    fn orphans(
+        &mut self,
+        ti: usize,
+        fi: usize,
+        r: &Resolved,
+        tables: &[TablePlan],
+        kinds_match: bool,
+    ) -> Result<u64, DbError> {
+        let schema = self.schema;
+        let exact_values = kinds_match
+            && r.cols.iter().all(|&c| self.exact(ti, c, tables))
+            && r.pcols.iter().all(|&c| self.exact(r.parent, c, tables));
+        if let Some(n) = self.profiles[ti].orphans.get(fi).copied().flatten() {
+            if exact_values {
+                return Ok(n);
+            }
+        }
+        let pset: HashSet<usize> = r.pcols.iter().copied().collect();
+        let parent_unique = schema.tables[r.parent]
+            .unique
+            .iter()
+            .any(|u| u.len() == pset.len() && u.iter().all(|c| pset.contains(c)));
+        let kinds: Vec<TargetKind> = r.cols.iter().map(|&c| tables[ti].columns[c].kind).collect();
+        let exact_check = exact_values && parent_unique;
+        let what = format!(
+            "fk|{}|{:?}|{}|{:?}|{kinds:?}|{exact_check}",
+            schema.tables[ti].name, r.cols, schema.tables[r.parent].name, r.pcols
+        );
+        let cache_key = self.cache.key(&what, self.types);
+        if let Some(n) = cache_get::<u64>(self.cache.dir, "keys", &cache_key) {
+            return Ok(n);
+        }
+        let n = self.src.orphans(
+            &schema.tables[ti],
+            &r.cols,
+            &schema.tables[r.parent],
+            &r.pcols,
+            &kinds,
+            &self.key,
+            exact_check,
+        )?;
+        cache_put(self.cache.dir, "keys", &cache_key, &n);
+        Ok(n)
+    }
+}
+
+/// Whether key `r` refers to exactly the parent's primary key `ppk`; if
+/// so, its columns are put in the primary key's order (MySQL wants it).
+fn reorder_to_primary_key(r: &mut Resolved, ppk: &[usize]) -> bool {
+    let same_set = ppk.len() == r.pcols.len() && r.pcols.iter().all(|c| ppk.contains(c));
+    if same_set {
+        let order: Vec<usize> = ppk
+            .iter()
+            .map(|p| r.pcols.iter().position(|c| c == p).unwrap_or(0))
+            .collect();
+        r.cols = order.iter().map(|&i| r.cols[i]).collect();
+        r.pcols = ppk.to_vec();
+    }
+    same_set
 }
 
 /// The table's definition from its decisions: columns, and the keys that
@@ -617,4 +623,29 @@ fn fill_definition(t: &mut TablePlan) {
             parent_columns: f.parent_columns.clone(),
         })
         .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_to_the_parents_primary_key_takes_its_column_order() {
+        // Child (a, b) → parent (y, x), whose primary key is (x, y).
+        let mut r = Resolved {
+            cols: vec![0, 1],
+            parent: 1,
+            pcols: vec![4, 3],
+        };
+        assert!(reorder_to_primary_key(&mut r, &[3, 4]));
+        assert_eq!((r.cols, r.pcols), (vec![1, 0], vec![3, 4]));
+        // A key to columns that are not the primary key is left as it is.
+        let mut other = Resolved {
+            cols: vec![0],
+            parent: 1,
+            pcols: vec![5],
+        };
+        assert!(!reorder_to_primary_key(&mut other, &[3, 4]));
+        assert_eq!(other.pcols, [5]);
+    }
 }

@@ -611,142 +611,34 @@ impl Ctx<'_> {
         Ok(Some(report))
     }
 
+    /// Makes the copy: plans it from the source, creates the namespace and
+    /// the tables, loads them with their keys, grants the reader, carries
+    /// the views, verifies every table and stamps the copy complete.
     fn migrate(
         &mut self,
         w: &mut dyn Migrator,
-        mut notes: Vec<String>,
+        notes: Vec<String>,
     ) -> Result<MigrationReport, DbError> {
         let ns = self.ns().to_string();
         let mut steps = std::collections::BTreeMap::new();
-        let mut src = sqlwitness_engines::open_source(EngineKind::Sqlite, &self.db.sqlite_path)?;
-        let (schema, mut plan) = plan_source(
-            &mut *src,
-            self.dialect,
-            self.fingerprint,
-            self.cache,
-            &mut steps,
-        )?;
-        drop(src);
-        notes.extend(plan.notes.iter().cloned());
-        let from_model = self.model.as_ref().map(|m| {
-            let shown = crate::model_path(&self.db.sqlite_path)
-                .display()
-                .to_string();
-            let r = super::original_types::apply_model(
-                self.target.engine(),
-                m,
-                &shown,
-                &mut plan.tables,
-            );
-            if r.columns_typed > 0 {
-                // A value the source's type would change (rounded, cut) is
-                // seen only by reading the copy back.
-                self.verify = Verify::Full;
-            }
-            r
-        });
-        let types = self.opts.types_from.as_ref().map(|from| {
-            let r = super::original_types::apply(w, self.target.engine(), from, &mut plan.tables);
-            if r.columns_typed > 0 {
-                // A value the original's type would change (rounded, cut)
-                // is seen only by reading the copy back.
-                self.verify = Verify::Full;
-            }
-            r
-        });
-        let mut report = self.base_report(plan.tables.iter().map(table_report).collect(), notes);
-        report.column_types = types.or(from_model);
+        let (schema, plan, mut report) = self.plan_copy(w, notes, &mut steps)?;
         let started = Instant::now();
-
         let stamp = Stamp::new(&self.db.db_id, self.fingerprint, &self.plan_fp);
         w.create_namespace(&ns, &stamp)?;
-
-        // Every table first (a failure is that table's), then the loads.
         let inline_keys = w.keys_before_load();
-        let mut created = vec![false; plan.tables.len()];
-        let clashes = name_clashes(&plan.tables, &self.dialect.identifiers);
-        for (i, t) in plan.tables.iter().enumerate() {
-            if let Some(why) = &clashes[i] {
-                report.tables[i].error = Some(why.clone());
-                continue;
-            }
-            match w.create_table(&ns, &t.def, inline_keys && t.apply_pk) {
-                Ok(()) => created[i] = true,
-                Err(e) => report.tables[i].error = Some(format!("create table: {}", e.message)),
-            }
-        }
-        let (loads, mut added) = self.load_all(w, &plan, &created, inline_keys);
+        let created = self.create_tables(w, &plan, inline_keys, &mut report);
+        let (loads, added) = self.load_all(w, &plan, &created, inline_keys);
         steps.insert("load".into(), started.elapsed().as_millis() as u64);
         let started = Instant::now();
         let load_notes: BTreeSet<&String> = loads.iter().filter_map(|l| l.note.as_ref()).collect();
         report.notes.extend(load_notes.into_iter().cloned());
-
-        for (i, (t, load)) in plan.tables.iter().zip(&loads).enumerate() {
-            let r = &mut report.tables[i];
-            r.checksum_source = load.checksum.clone();
-            r.coercions = load.coercions.clone();
-            r.load_ms = Some(load.load_ms);
-            r.key_ms = load.key_ms;
-            if let Some(e) = &load.error {
-                r.error = Some(e.clone());
-            }
-            if t.apply_pk {
-                if load.error.is_some() || !created[i] {
-                    r.primary_key.reason = "the table was not loaded".into();
-                } else if load.pk_inline {
-                    r.primary_key.applied = true;
-                    r.primary_key.reason = t.primary_key.reason.clone();
-                } else {
-                    match &load.pk_added {
-                        Some(Ok(())) => {
-                            r.primary_key.applied = true;
-                            r.primary_key.reason = t.primary_key.reason.clone();
-                        }
-                        Some(Err(e)) => {
-                            r.primary_key.reason = format!("the server refused it: {}", e.message)
-                        }
-                        None => r.primary_key.reason = "the table was not loaded".into(),
-                    }
-                }
-            }
-        }
+        record_primary_keys(&plan, &loads, &created, &mut report);
         let loaded: Vec<bool> = loads
             .iter()
             .zip(&created)
             .map(|(l, c)| *c && l.error.is_none())
             .collect();
-        for (i, t) in plan.tables.iter().enumerate() {
-            let keys: Vec<usize> = (0..t.foreign_keys.len())
-                .filter(|&k| t.apply_fk[k])
-                .collect();
-            if !loaded[i] {
-                for &k in &keys {
-                    report.tables[i].foreign_keys[k].reason = "the table was not loaded".into();
-                }
-                continue;
-            }
-            if keys.is_empty() {
-                continue;
-            }
-            // Added while the other tables loaded, else (a connection that
-            // left them) here.
-            let added = added[i].take().unwrap_or_else(|| {
-                let started = Instant::now();
-                let outcomes = w.add_foreign_keys(&ns, &t.def, &keys);
-                AddedKeys {
-                    outcomes,
-                    ms: started.elapsed().as_millis() as u64,
-                }
-            });
-            report.tables[i].foreign_keys_ms = Some(added.ms);
-            for (&k, outcome) in keys.iter().zip(added.outcomes) {
-                let r = &mut report.tables[i].foreign_keys[k];
-                match outcome {
-                    Ok(()) => r.applied = true,
-                    Err(e) => r.reason = format!("the server refused it: {}", e.message),
-                }
-            }
-        }
+        add_foreign_keys(w, &ns, &plan, &loaded, added, &mut report);
         steps.insert("foreign_keys".into(), started.elapsed().as_millis() as u64);
         // The reader is granted the tables before views are made: a view is
         // read back by the reader, with the reader's rights.
@@ -756,53 +648,13 @@ impl Ctx<'_> {
         steps.insert("grant".into(), started.elapsed().as_millis() as u64);
         if !self.views.is_empty() {
             let started = Instant::now();
-            report.views = super::views::carry_to_server(
-                w,
-                &ns,
-                self.dialect,
-                &self.db.sqlite_path,
-                &schema,
-                &self.views,
-            );
-            for v in &report.views {
-                let listed = format!("view `{}` is not migrated", v.view);
-                report.notes.retain(|n| *n != listed);
-                if let Some(why) = &v.note {
-                    report.notes.push(format!("{listed}: {why}"));
-                }
-            }
+            self.carry_views(w, &ns, &schema, &mut report);
             steps.insert("views".into(), started.elapsed().as_millis() as u64);
         }
         let started = Instant::now();
         report.notes.extend(grant_notes);
         report.collation = w.collation(&ns);
-
-        // Verification: the stream's row count against the server's, or
-        // every row read back.
-        let mut failed = Vec::new();
-        for (i, t) in plan.tables.iter().enumerate() {
-            let r = &mut report.tables[i];
-            if loaded[i] {
-                let load = &loads[i];
-                match self.verify {
-                    Verify::Load => {
-                        r.rows_target = Some(load.stored);
-                        r.verified = load.stored == load.scanned && load.scanned == r.rows_source;
-                    }
-                    Verify::Full => match read_back(w, &ns, &t.def) {
-                        Ok((rows, sum)) => {
-                            r.rows_target = Some(rows);
-                            r.verified = rows == r.rows_source && sum == r.checksum_source;
-                            r.checksum_target = Some(sum);
-                        }
-                        Err(e) => r.error = Some(format!("read back: {}", e.message)),
-                    },
-                }
-            }
-            if !r.verified {
-                failed.push(r.name.clone());
-            }
-        }
+        let failed = self.verify_tables(w, &ns, &plan, &loads, &loaded, &mut report);
         steps.insert("verify".into(), started.elapsed().as_millis() as u64);
         if failed.is_empty() {
             let started = Instant::now();
@@ -827,6 +679,136 @@ impl Ctx<'_> {
             };
         }
         Ok(report)
+    }
+
+    /// The source's schema and the copy's plan — each column typed from the
+    /// source's model or the original's types where they say more than the
+    /// values do — with the report it starts.
+    fn plan_copy(
+        &mut self,
+        w: &mut dyn Migrator,
+        mut notes: Vec<String>,
+        steps: &mut std::collections::BTreeMap<String, u64>,
+    ) -> Result<(SourceSchema, DbPlan, MigrationReport), DbError> {
+        let mut src = sqlwitness_engines::open_source(EngineKind::Sqlite, &self.db.sqlite_path)?;
+        let (schema, mut plan) =
+            plan_source(&mut *src, self.dialect, self.fingerprint, self.cache, steps)?;
+        drop(src);
+        notes.extend(plan.notes.iter().cloned());
+        let engine = self.target.engine();
+        let from_model = self.model.as_ref().map(|m| {
+            let shown = crate::model_path(&self.db.sqlite_path)
+                .display()
+                .to_string();
+            super::original_types::apply_model(engine, m, &shown, &mut plan.tables)
+        });
+        let types = self
+            .opts
+            .types_from
+            .as_ref()
+            .map(|from| super::original_types::apply(w, engine, from, &mut plan.tables));
+        // A value the source's or the original's type would change
+        // (rounded, cut) is seen only by reading the copy back.
+        if [&from_model, &types]
+            .into_iter()
+            .flatten()
+            .any(|r| r.columns_typed > 0)
+        {
+            self.verify = Verify::Full;
+        }
+        let mut report = self.base_report(plan.tables.iter().map(table_report).collect(), notes);
+        report.column_types = types.or(from_model);
+        Ok((schema, plan, report))
+    }
+
+    /// Creates every table of the plan (a failure, or a name the server
+    /// would make one with another's, is that table's): which were.
+    fn create_tables(
+        &self,
+        w: &mut dyn Migrator,
+        plan: &DbPlan,
+        inline_keys: bool,
+        report: &mut MigrationReport,
+    ) -> Vec<bool> {
+        let ns = self.ns();
+        let mut created = vec![false; plan.tables.len()];
+        let clashes = name_clashes(&plan.tables, &self.dialect.identifiers);
+        for (i, t) in plan.tables.iter().enumerate() {
+            if let Some(why) = &clashes[i] {
+                report.tables[i].error = Some(why.clone());
+                continue;
+            }
+            match w.create_table(ns, &t.def, inline_keys && t.apply_pk) {
+                Ok(()) => created[i] = true,
+                Err(e) => report.tables[i].error = Some(format!("create table: {}", e.message)),
+            }
+        }
+        created
+    }
+
+    /// Carries the source's views into the copy, each one's outcome in the
+    /// report (a view not carried named in its notes with why).
+    fn carry_views(
+        &self,
+        w: &mut dyn Migrator,
+        ns: &str,
+        schema: &SourceSchema,
+        report: &mut MigrationReport,
+    ) {
+        report.views = super::views::carry_to_server(
+            w,
+            ns,
+            self.dialect,
+            &self.db.sqlite_path,
+            schema,
+            &self.views,
+        );
+        for v in &report.views {
+            let listed = format!("view `{}` is not migrated", v.view);
+            report.notes.retain(|n| *n != listed);
+            if let Some(why) = &v.note {
+                report.notes.push(format!("{listed}: {why}"));
+            }
+        }
+    }
+
+    /// Verifies each loaded table: the stream's row count against the
+    /// server's, or (`--verify full`) every row read back; the tables that
+    /// did not verify.
+    fn verify_tables(
+        &self,
+        w: &mut dyn Migrator,
+        ns: &str,
+        plan: &DbPlan,
+        loads: &[Load],
+        loaded: &[bool],
+        report: &mut MigrationReport,
+    ) -> Vec<String> {
+        let mut failed = Vec::new();
+        for (i, t) in plan.tables.iter().enumerate() {
+            let r = &mut report.tables[i];
+            if loaded[i] {
+                let load = &loads[i];
+                match self.verify {
+                    Verify::Load => {
+                        r.rows_target = Some(load.stored);
+                        r.verified = load.stored == load.scanned && load.scanned == r.rows_source;
+                    }
+                    Verify::Full => match read_back(w, ns, &t.def) {
+                        Ok((rows, sum)) => {
+                            r.rows_target = Some(rows);
+                            r.verified = rows == r.rows_source && sum == r.checksum_source;
+                            r.checksum_target = Some(sum);
+                        }
+                        Err(e) => r.error = Some(format!("read back: {}", e.message)),
+                    },
+                }
+            }
+            if !r.verified {
+                failed.push(r.name.clone());
+            }
+        }
+        failed
     }
 
     /// Loads every created table, the largest first, over up to
@@ -1143,6 +1125,89 @@ fn read_back(
     let mut buf = Vec::new();
     let rows = w.read_back(ns, def, &mut |row| sum.add_row(row, &mut buf))?;
     Ok((rows, sum.hex()))
+}
+
+/// Each table's loading outcome in the report: its checksum, coercions and
+/// times, its error, and whether its primary key was applied.
+fn record_primary_keys(
+    plan: &DbPlan,
+    loads: &[Load],
+    created: &[bool],
+    report: &mut MigrationReport,
+) {
+    for (i, (t, load)) in plan.tables.iter().zip(loads).enumerate() {
+        let r = &mut report.tables[i];
+        r.checksum_source = load.checksum.clone();
+        r.coercions = load.coercions.clone();
+        r.load_ms = Some(load.load_ms);
+        r.key_ms = load.key_ms;
+        if let Some(e) = &load.error {
+            r.error = Some(e.clone());
+        }
+        if !t.apply_pk {
+            continue;
+        }
+        let applied = if load.error.is_some() || !created[i] {
+            Err("the table was not loaded".to_string())
+        } else if load.pk_inline {
+            Ok(())
+        } else {
+            match &load.pk_added {
+                Some(Ok(())) => Ok(()),
+                Some(Err(e)) => Err(format!("the server refused it: {}", e.message)),
+                None => Err("the table was not loaded".to_string()),
+            }
+        };
+        match applied {
+            Ok(()) => {
+                r.primary_key.applied = true;
+                r.primary_key.reason = t.primary_key.reason.clone();
+            }
+            Err(why) => r.primary_key.reason = why,
+        }
+    }
+}
+
+/// Each loaded table's foreign keys: those added while the other tables
+/// loaded (`added`), else added here; every outcome in the report.
+fn add_foreign_keys(
+    w: &mut dyn Migrator,
+    ns: &str,
+    plan: &DbPlan,
+    loaded: &[bool],
+    mut added: Vec<Option<AddedKeys>>,
+    report: &mut MigrationReport,
+) {
+    for (i, t) in plan.tables.iter().enumerate() {
+        let keys: Vec<usize> = (0..t.foreign_keys.len())
+            .filter(|&k| t.apply_fk[k])
+            .collect();
+        if !loaded[i] {
+            for &k in &keys {
+                report.tables[i].foreign_keys[k].reason = "the table was not loaded".into();
+            }
+            continue;
+        }
+        if keys.is_empty() {
+            continue;
+        }
+        let added = added[i].take().unwrap_or_else(|| {
+            let started = Instant::now();
+            let outcomes = w.add_foreign_keys(ns, &t.def, &keys);
+            AddedKeys {
+                outcomes,
+                ms: started.elapsed().as_millis() as u64,
+            }
+        });
+        report.tables[i].foreign_keys_ms = Some(added.ms);
+        for (&k, outcome) in keys.iter().zip(added.outcomes) {
+            let r = &mut report.tables[i].foreign_keys[k];
+            match outcome {
+                Ok(()) => r.applied = true,
+                Err(e) => r.reason = format!("the server refused it: {}", e.message),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
