@@ -784,7 +784,10 @@ impl DumpNamespace for MysqlDumpNamespace {
             // first, and is then sent as the one statement it is. (Through
             // a session variable: the protocol's own prepare-execute-close
             // leaves a close unanswered, which stalls every statement on
-            // TCP's delayed acknowledgement.)
+            // TCP's delayed acknowledgement.) Three round trips: the
+            // variable and the prepared statement are replaced by the next
+            // statement's (a `PREPARE` of a name in use deallocates it
+            // first) and end with the loader's session.
             sqlx::query("SET @sqlwitness_statement = ?")
                 .bind(sql.as_str())
                 .execute(&mut *loader)
@@ -792,20 +795,16 @@ impl DumpNamespace for MysqlDumpNamespace {
             let prepared = loader
                 .execute("PREPARE sqlwitness_statement FROM @sqlwitness_statement")
                 .await;
-            loader.execute("SET @sqlwitness_statement = NULL").await?;
             match prepared {
                 Err(e) if my_error_code(&e).as_deref() == Some(NOT_PREPARABLE) => loader
                     .execute(sqlx::raw_sql(AssertSqlSafe(sql)))
                     .await
                     .map(|_| ()),
                 Err(e) => Err(e),
-                Ok(_) => {
-                    let ran = loader.execute("EXECUTE sqlwitness_statement").await;
-                    let _ = loader
-                        .execute("DEALLOCATE PREPARE sqlwitness_statement")
-                        .await;
-                    ran.map(|_| ())
-                }
+                Ok(_) => loader
+                    .execute("EXECUTE sqlwitness_statement")
+                    .await
+                    .map(|_| ()),
             }
         };
         match within(rt, limit, work) {
