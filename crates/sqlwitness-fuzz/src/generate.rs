@@ -389,123 +389,173 @@ pub fn write_instance(
         } else {
             table_rows(t, largest, scale, rng)
         };
-        // Per column sub-pool: ties and duplicates come from small pools;
-        // unique columns draw from the whole pool.
-        let sub: Vec<Vec<Value>> = t
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(ci, c)| {
-                let pool = &pools.pools[ti][ci];
-                let fav = &pools.favoured[ti][ci];
-                if c.unique && !stress.duplicates {
-                    return pool.clone();
-                }
-                let k = *rng.pick(&[1usize, 2, 3, 5, 8, 1000]).unwrap_or(&3);
-                let mut s: Vec<Value> = Vec::new();
-                for v in fav {
-                    if rng.chance(0.5) {
-                        s.push(v.clone());
-                    }
-                }
-                for _ in 0..k.min(pool.len()) {
-                    if let Some(v) = rng.pick(pool) {
-                        push_unique(&mut s, v.clone());
-                    }
-                }
-                s
-            })
-            .collect();
-        let unique_sets: Vec<&Vec<usize>> = t
-            .unique_sets
-            .iter()
-            .filter(|u| {
-                !stress.duplicates
-                    || u.as_slice() == t.primary_key.as_slice()
-                    || u.iter().any(|&c| !t.columns[c].unique)
-            })
-            .collect();
-        let mut used: Vec<HashSet<Vec<String>>> = vec![HashSet::new(); unique_sets.len()];
-        // Per unique single column, its values so far (for `unused`).
-        let mut used_col: Vec<HashSet<String>> = vec![HashSet::new(); t.columns.len()];
-        let fks: Vec<Option<(usize, Vec<usize>)>> = t
-            .foreign_keys
-            .iter()
-            .map(|fk| parent_columns(schema, fk))
-            .collect();
-        let placeholders = vec!["?"; t.columns.len()].join(", ");
-        let mut insert = tx
-            .prepare(&format!(
-                "INSERT OR IGNORE INTO {} VALUES ({placeholders})",
-                quote(&t.name)
-            ))
-            .map_err(err)?;
-        let mut mine: Vec<Vec<Value>> = Vec::new();
-        for _ in 0..n {
-            let mut accepted = None;
-            for _attempt in 0..8 {
-                let row = gen_row(
-                    t, ti, &sub, pools, &fks, &written, &mine, &used_col, stress, rng,
-                );
-                let keys: Vec<Vec<String>> = unique_sets
-                    .iter()
-                    .map(|u| u.iter().map(|&c| fk_key(&row[c])).collect())
-                    .collect();
-                // NULLs never collide (SQL's UNIQUE), except in the key.
-                let clash = keys
-                    .iter()
-                    .zip(&used)
-                    .zip(&unique_sets)
-                    .any(|((k, u), set)| {
-                        let has_null = set.iter().any(|&c| row[c] == Value::Null);
-                        !has_null && u.contains(k)
-                    });
-                if !clash {
-                    accepted = Some((row, keys));
-                    break;
-                }
-            }
-            let Some((row, keys)) = accepted else {
-                continue;
-            };
-            for (u, k) in used.iter_mut().zip(keys) {
-                u.insert(k);
-            }
-            for (ci, v) in row.iter().enumerate() {
-                if t.columns[ci].unique {
-                    used_col[ci].insert(fk_key(v));
-                }
-            }
-            let params: Vec<ToSqlOutput<'_>> = row.iter().map(to_sql).collect();
-            insert
-                .execute(rusqlite::params_from_iter(params.iter()))
-                .map_err(err)?;
-            mine.push(row);
-        }
-        drop(insert);
-        // Read back what was really stored (INSERT OR IGNORE may skip rows,
-        // and column affinities convert values).
-        let mut read = tx
-            .prepare(&format!("SELECT * FROM {} ORDER BY rowid", quote(&t.name)))
-            .or_else(|_| tx.prepare(&format!("SELECT * FROM {}", quote(&t.name))))
-            .map_err(err)?;
-        let ncol = t.columns.len();
-        let mut rows = read.query([]).map_err(err)?;
-        let mut stored = Vec::new();
-        while let Some(r) = rows.next().map_err(err)? {
-            let mut vals = Vec::with_capacity(ncol);
-            for i in 0..ncol {
-                vals.push(sqlite_value(r.get_ref(i).map_err(err)?));
-            }
-            stored.push(vals);
-        }
-        drop(rows);
-        drop(read);
+        let sub = sub_pools(t, ti, pools, stress, rng);
+        let draw = Draw {
+            schema,
+            t,
+            ti,
+            sub: &sub,
+            pools,
+            written: &written,
+            stress,
+        };
+        insert_rows(&tx, &draw, n, rng).map_err(err)?;
+        let stored = read_back(&tx, t).map_err(err)?;
         sizes.insert(t.name.clone(), stored.len());
         written[ti] = stored;
     }
     tx.commit().map_err(err)?;
     Ok(sizes)
+}
+
+/// Per column sub-pool: ties and duplicates come from small pools; unique
+/// columns draw from the whole pool.
+fn sub_pools(
+    t: &TableDef,
+    ti: usize,
+    pools: &Pools,
+    stress: Stress,
+    rng: &mut Rng,
+) -> Vec<Vec<Value>> {
+    t.columns
+        .iter()
+        .enumerate()
+        .map(|(ci, c)| {
+            let pool = &pools.pools[ti][ci];
+            let fav = &pools.favoured[ti][ci];
+            if c.unique && !stress.duplicates {
+                return pool.clone();
+            }
+            let k = *rng.pick(&[1usize, 2, 3, 5, 8, 1000]).unwrap_or(&3);
+            let mut s: Vec<Value> = Vec::new();
+            for v in fav {
+                if rng.chance(0.5) {
+                    s.push(v.clone());
+                }
+            }
+            for _ in 0..k.min(pool.len()) {
+                if let Some(v) = rng.pick(pool) {
+                    push_unique(&mut s, v.clone());
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+/// What the rows of table `t` (index `ti`) are drawn from.
+struct Draw<'a> {
+    schema: &'a DbSchema,
+    t: &'a TableDef,
+    ti: usize,
+    sub: &'a [Vec<Value>],
+    pools: &'a Pools,
+    written: &'a Written,
+    stress: Stress,
+}
+
+/// The column sets kept unique: all of them, or under the `duplicates`
+/// stress only the primary key and the sets with a column not inferred
+/// unique.
+fn kept_unique_sets(t: &TableDef, stress: Stress) -> Vec<&Vec<usize>> {
+    t.unique_sets
+        .iter()
+        .filter(|u| {
+            !stress.duplicates
+                || u.as_slice() == t.primary_key.as_slice()
+                || u.iter().any(|&c| !t.columns[c].unique)
+        })
+        .collect()
+}
+
+/// Inserts up to `n` rows into the table, each drawn until its unique sets
+/// are new (eight tries, else the row is left out).
+fn insert_rows(conn: &Connection, d: &Draw, n: usize, rng: &mut Rng) -> rusqlite::Result<()> {
+    let t = d.t;
+    let unique_sets = kept_unique_sets(t, d.stress);
+    let mut used: Vec<HashSet<Vec<String>>> = vec![HashSet::new(); unique_sets.len()];
+    // Per unique single column, its values so far (for `unused`).
+    let mut used_col: Vec<HashSet<String>> = vec![HashSet::new(); t.columns.len()];
+    let fks: Vec<Option<(usize, Vec<usize>)>> = t
+        .foreign_keys
+        .iter()
+        .map(|fk| parent_columns(d.schema, fk))
+        .collect();
+    let placeholders = vec!["?"; t.columns.len()].join(", ");
+    let mut insert = conn.prepare(&format!(
+        "INSERT OR IGNORE INTO {} VALUES ({placeholders})",
+        quote(&t.name)
+    ))?;
+    let mut mine: Vec<Vec<Value>> = Vec::new();
+    for _ in 0..n {
+        let mut accepted = None;
+        for _attempt in 0..8 {
+            let row = gen_row(
+                t, d.ti, d.sub, d.pools, &fks, d.written, &mine, &used_col, d.stress, rng,
+            );
+            let keys = unique_keys(&unique_sets, &row);
+            if !clashes(&row, &keys, &unique_sets, &used) {
+                accepted = Some((row, keys));
+                break;
+            }
+        }
+        let Some((row, keys)) = accepted else {
+            continue;
+        };
+        for (u, k) in used.iter_mut().zip(keys) {
+            u.insert(k);
+        }
+        for (ci, v) in row.iter().enumerate() {
+            if t.columns[ci].unique {
+                used_col[ci].insert(fk_key(v));
+            }
+        }
+        let params: Vec<ToSqlOutput<'_>> = row.iter().map(to_sql).collect();
+        insert.execute(rusqlite::params_from_iter(params.iter()))?;
+        mine.push(row);
+    }
+    Ok(())
+}
+
+/// The row's values in each unique set, comparable.
+fn unique_keys(unique_sets: &[&Vec<usize>], row: &[Value]) -> Vec<Vec<String>> {
+    unique_sets
+        .iter()
+        .map(|u| u.iter().map(|&c| fk_key(&row[c])).collect())
+        .collect()
+}
+
+/// Whether a row's `keys` repeat a set's `used` values; NULLs never
+/// collide (SQL's UNIQUE), except in the key.
+fn clashes(
+    row: &[Value],
+    keys: &[Vec<String>],
+    unique_sets: &[&Vec<usize>],
+    used: &[HashSet<Vec<String>>],
+) -> bool {
+    keys.iter().zip(used).zip(unique_sets).any(|((k, u), set)| {
+        let has_null = set.iter().any(|&c| row[c] == Value::Null);
+        !has_null && u.contains(k)
+    })
+}
+
+/// What was really stored in the table (INSERT OR IGNORE may skip rows,
+/// and column affinities convert values), in rowid order where it has one.
+fn read_back(conn: &Connection, t: &TableDef) -> rusqlite::Result<Vec<Vec<Value>>> {
+    let mut read = conn
+        .prepare(&format!("SELECT * FROM {} ORDER BY rowid", quote(&t.name)))
+        .or_else(|_| conn.prepare(&format!("SELECT * FROM {}", quote(&t.name))))?;
+    let ncol = t.columns.len();
+    let mut rows = read.query([])?;
+    let mut stored = Vec::new();
+    while let Some(r) = rows.next()? {
+        let mut vals = Vec::with_capacity(ncol);
+        for i in 0..ncol {
+            vals.push(sqlite_value(r.get_ref(i)?));
+        }
+        stored.push(vals);
+    }
+    Ok(stored)
 }
 
 /// One candidate row of table `t` (index `ti`); `mine` holds the rows of
@@ -610,4 +660,126 @@ fn gen_row(
         }
     }
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, unique: bool) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            declared: String::new(),
+            not_null: false,
+            never_null: false,
+            null_ratio: 0.0,
+            unique,
+            domain: Domain::Free,
+            non_negative: false,
+            kind: TargetKind::Integer,
+            originals: Vec::new(),
+            type_limit: None,
+        }
+    }
+
+    fn table() -> TableDef {
+        TableDef {
+            name: "t".into(),
+            create_sql: String::new(),
+            columns: vec![column("id", true), column("code", true), column("x", false)],
+            primary_key: vec![0],
+            unique_sets: vec![vec![0], vec![1], vec![1, 2]],
+            foreign_keys: Vec::new(),
+            original_rows: 3,
+        }
+    }
+
+    /// Under the `duplicates` stress an inferred unique column may repeat;
+    /// the primary key and sets with another column stay unique.
+    #[test]
+    fn duplicates_free_only_inferred_unique_columns() {
+        let t = table();
+        assert_eq!(kept_unique_sets(&t, Stress::default()).len(), 3);
+        let stress = Stress {
+            duplicates: true,
+            ..Stress::default()
+        };
+        assert_eq!(kept_unique_sets(&t, stress), [&vec![0], &vec![1, 2]]);
+    }
+
+    /// A row clashes when a unique set's values were used already, unless
+    /// one of them is NULL.
+    #[test]
+    fn nulls_never_clash() {
+        let t = table();
+        let sets = kept_unique_sets(&t, Stress::default());
+        let mut used = vec![HashSet::new(); sets.len()];
+        let first = vec![Value::Int(1), Value::Int(2), Value::Null];
+        let keys = unique_keys(&sets, &first);
+        assert!(!clashes(&first, &keys, &sets, &used));
+        for (u, k) in used.iter_mut().zip(keys) {
+            u.insert(k);
+        }
+        let same_code = vec![Value::Int(5), Value::Int(2), Value::Null];
+        assert!(clashes(
+            &same_code,
+            &unique_keys(&sets, &same_code),
+            &sets,
+            &used
+        ));
+        let other = vec![Value::Int(5), Value::Int(3), Value::Null];
+        assert!(!clashes(&other, &unique_keys(&sets, &other), &sets, &used));
+        let null_code = vec![Value::Int(6), Value::Null, Value::Null];
+        let mut used_null = used.clone();
+        used_null[1].insert(unique_keys(&sets, &null_code)[1].clone());
+        assert!(!clashes(
+            &null_code,
+            &unique_keys(&sets, &null_code),
+            &sets,
+            &used_null
+        ));
+    }
+
+    /// A unique column draws from its whole pool; another from a sub-pool
+    /// of its pool's values.
+    #[test]
+    fn unique_columns_keep_the_whole_pool() {
+        let t = table();
+        let values: Vec<Value> = (0..20).map(Value::Int).collect();
+        let pools = Pools {
+            pools: vec![vec![values.clone(); 3]],
+            favoured: vec![vec![Vec::new(); 3]],
+        };
+        let mut rng = Rng::new(7);
+        let sub = sub_pools(&t, 0, &pools, Stress::default(), &mut rng);
+        assert_eq!(sub[0], values);
+        assert_eq!(sub[1], values);
+        assert!(!sub[2].is_empty() && sub[2].iter().all(|v| values.contains(v)));
+        let stress = Stress {
+            duplicates: true,
+            ..Stress::default()
+        };
+        let sub = sub_pools(&t, 0, &pools, stress, &mut rng);
+        assert!(sub[..2]
+            .iter()
+            .all(|s| s.iter().all(|v| values.contains(v))));
+    }
+
+    #[test]
+    fn read_back_returns_the_stored_rows_in_rowid_order() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (id INT, code TEXT, x REAL);
+             INSERT INTO t VALUES (2, 'b', 1), (1, 'a', 2.5);",
+        )
+        .unwrap();
+        let rows = read_back(&conn, &table()).unwrap();
+        assert_eq!(
+            rows,
+            [
+                vec![Value::Int(2), Value::Text("b".into()), Value::Float(1.0)],
+                vec![Value::Int(1), Value::Text("a".into()), Value::Float(2.5)]
+            ]
+        );
+    }
 }

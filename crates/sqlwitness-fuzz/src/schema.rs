@@ -317,140 +317,245 @@ pub fn read_schema_with(
     )?;
     let conn = open_ro(path)?;
     let err = |e: rusqlite::Error| FuzzError::sqlite(path, e);
-    let mut stmt = conn
-        .prepare(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL \
-             AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
-        )
-        .map_err(err)?;
-    let raw: Vec<(String, String)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .and_then(|rows| rows.collect())
-        .map_err(err)?;
-    let mut tables = Vec::with_capacity(raw.len());
-    for (name, create_sql) in raw {
-        let mut info = conn
-            .prepare("SELECT name, coalesce(type, ''), \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid")
-            .map_err(err)?;
-        let cols: Vec<(String, String, bool, i64)> = info
-            .query_map([&name], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .and_then(|rows| rows.collect())
-            .map_err(err)?;
-        let col_names: Vec<String> = cols.iter().map(|c| c.0.clone()).collect();
-        let stats = table_stats(&conn, &name, &col_names).map_err(err)?;
-        let mut unique_sets = unique_indexes(&conn, &name, &col_names).map_err(err)?;
+    let mut tables = Vec::new();
+    for (name, create_sql) in table_statements(&conn).map_err(err)? {
         let decisions = plan.iter().find(|t| t.name == name);
-        let mut columns = Vec::with_capacity(cols.len());
-        let mut pk: Vec<(i64, usize)> = Vec::new();
-        for (i, (cname, declared, not_null, pk_pos)) in cols.iter().enumerate() {
-            if *pk_pos > 0 {
-                pk.push((*pk_pos, i));
-            }
-            let kind = decisions
-                .and_then(|d| d.columns.iter().find(|c| &c.name == cname))
-                .map_or(TargetKind::Text, |c| c.kind);
-            let mut vals = conn
-                .prepare(&format!(
-                    "SELECT DISTINCT {} FROM {} LIMIT {MAX_ORIGINAL_VALUES}",
-                    quote(cname),
-                    quote(&name)
-                ))
-                .map_err(err)?;
-            let mut rows = vals.query([]).map_err(err)?;
-            let mut originals = Vec::new();
-            while let Some(r) = rows.next().map_err(err)? {
-                let v = sqlite_value(r.get_ref(0).map_err(err)?);
-                if v != Value::Null {
-                    originals.push(v);
-                }
-            }
-            let non_null = stats.non_null[i];
-            let null_ratio = if stats.rows == 0 {
-                0.0
-            } else {
-                (stats.rows - non_null) as f64 / stats.rows as f64
-            };
-            let all_distinct = non_null >= 2 && stats.distinct[i] == non_null;
-            let text_like = matches!(kind, TargetKind::Text);
-            let unique = all_distinct
-                && (key_like(cname) || (text_like && non_null >= 10))
-                && !matches!(kind, TargetKind::Real);
-            columns.push(ColumnDef {
-                name: cname.clone(),
-                declared: declared.clone(),
-                not_null: *not_null,
-                never_null: *not_null || *pk_pos > 0 || (stats.rows > 0 && non_null == stats.rows),
-                null_ratio,
-                unique,
-                domain: domain_of(kind, &originals, non_null),
-                non_negative: stats.min_number[i].is_none_or(|m| m >= 0.0),
-                kind,
-                originals,
-                type_limit: None,
-            });
-        }
-        pk.sort();
-        let primary_key: Vec<usize> = pk.into_iter().map(|(_, i)| i).collect();
-        if !primary_key.is_empty() {
-            unique_sets.push(primary_key.clone());
-        }
-        for (i, c) in columns.iter_mut().enumerate() {
-            if unique_sets.iter().any(|u| u == &[i]) {
-                c.unique = true;
-            } else if c.unique {
-                unique_sets.push(vec![i]);
-            }
-        }
-        unique_sets.sort();
-        unique_sets.dedup();
-        let mut fk_stmt = conn
-            .prepare("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq")
-            .map_err(err)?;
-        let fk_rows: Vec<(i64, String, String, Option<String>)> = fk_stmt
-            .query_map([&name], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .and_then(|rows| rows.collect())
-            .map_err(err)?;
-        let mut foreign_keys: Vec<(i64, ForeignKeyDef)> = Vec::new();
-        for (id, parent, from, to) in fk_rows {
-            let Some(ci) = columns
-                .iter()
-                .position(|c| c.name.eq_ignore_ascii_case(&from))
-            else {
-                continue;
-            };
-            let to = to.unwrap_or_default();
-            match foreign_keys.iter_mut().find(|(i, _)| *i == id) {
-                Some((_, fk)) => {
-                    fk.columns.push(ci);
-                    fk.parent_columns.push(to);
-                }
-                None => foreign_keys.push((
-                    id,
-                    ForeignKeyDef {
-                        columns: vec![ci],
-                        parent,
-                        parent_columns: vec![to],
-                        orphan_ratio: 0.0,
-                        source: "schema".into(),
-                    },
-                )),
-            }
-        }
-        tables.push(TableDef {
-            name,
-            create_sql,
-            columns,
-            primary_key,
-            unique_sets,
-            foreign_keys: foreign_keys.into_iter().map(|(_, f)| f).collect(),
-            original_rows: stats.rows,
-        });
+        tables.push(read_table(&conn, name, create_sql, decisions).map_err(err)?);
     }
-    // Fill unnamed parent columns with the parent's primary key.
+    fill_parent_columns(&mut tables);
+    add_extra_keys(&mut tables, extra);
+    // Keys the data breaks are kept only as far as the data keeps them.
+    for t in &mut tables {
+        let cols: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+        for fk in &mut t.foreign_keys {
+            fk.orphan_ratio = orphan_ratio(&conn, &t.name, &cols, fk).map_err(err)?;
+        }
+    }
+    Ok(DbSchema {
+        tables: topo_order(tables),
+    })
+}
+
+/// `(name, CREATE statement)` of every table, in schema order.
+fn table_statements(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut stmt = conn.prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL \
+         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
+    )?;
+    let raw = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .and_then(|rows| rows.collect());
+    raw
+}
+
+/// A column as `pragma_table_info` gives it.
+struct PragmaColumn {
+    name: String,
+    declared: String,
+    not_null: bool,
+    /// 1-based position in the primary key, 0 outside it.
+    pk_pos: i64,
+}
+
+fn pragma_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<PragmaColumn>> {
+    let mut info = conn.prepare(
+        "SELECT name, coalesce(type, ''), \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
+    )?;
+    let cols = info
+        .query_map([table], |r| {
+            Ok(PragmaColumn {
+                name: r.get(0)?,
+                declared: r.get(1)?,
+                not_null: r.get(2)?,
+                pk_pos: r.get(3)?,
+            })
+        })
+        .and_then(|rows| rows.collect());
+    cols
+}
+
+/// One table: its columns with their constraints and values, its keys.
+/// `decisions` is the migration's plan for it (a column it does not name
+/// is text).
+fn read_table(
+    conn: &Connection,
+    name: String,
+    create_sql: String,
+    decisions: Option<&sqlwitness_bench::TableReport>,
+) -> rusqlite::Result<TableDef> {
+    let cols = pragma_columns(conn, &name)?;
+    let col_names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+    let stats = table_stats(conn, &name, &col_names)?;
+    let mut columns = Vec::with_capacity(cols.len());
+    for (i, col) in cols.iter().enumerate() {
+        let kind = decisions
+            .and_then(|d| d.columns.iter().find(|c| c.name == col.name))
+            .map_or(TargetKind::Text, |c| c.kind);
+        let originals = distinct_values(conn, &name, &col.name)?;
+        columns.push(column_def(col, kind, originals, &stats, i));
+    }
+    let primary_key = primary_key(&cols);
+    let unique_sets = unique_sets(
+        &mut columns,
+        unique_indexes(conn, &name, &col_names)?,
+        &primary_key,
+    );
+    let foreign_keys = declared_foreign_keys(conn, &name, &columns)?;
+    Ok(TableDef {
+        name,
+        create_sql,
+        columns,
+        primary_key,
+        unique_sets,
+        foreign_keys,
+        original_rows: stats.rows,
+    })
+}
+
+/// Up to [`MAX_ORIGINAL_VALUES`] distinct non-null values of a column, in
+/// the file's order.
+fn distinct_values(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<Vec<Value>> {
+    let mut vals = conn.prepare(&format!(
+        "SELECT DISTINCT {} FROM {} LIMIT {MAX_ORIGINAL_VALUES}",
+        quote(column),
+        quote(table)
+    ))?;
+    let mut rows = vals.query([])?;
+    let mut originals = Vec::new();
+    while let Some(r) = rows.next()? {
+        let v = sqlite_value(r.get_ref(0)?);
+        if v != Value::Null {
+            originals.push(v);
+        }
+    }
+    Ok(originals)
+}
+
+/// Column `i` of a table with statistics `stats`: the constraints its
+/// declaration and its data follow (see [`ColumnDef`]).
+fn column_def(
+    col: &PragmaColumn,
+    kind: TargetKind,
+    originals: Vec<Value>,
+    stats: &Stats,
+    i: usize,
+) -> ColumnDef {
+    let non_null = stats.non_null[i];
+    let null_ratio = if stats.rows == 0 {
+        0.0
+    } else {
+        (stats.rows - non_null) as f64 / stats.rows as f64
+    };
+    let all_distinct = non_null >= 2 && stats.distinct[i] == non_null;
+    let text_like = matches!(kind, TargetKind::Text);
+    let unique = all_distinct
+        && (key_like(&col.name) || (text_like && non_null >= 10))
+        && !matches!(kind, TargetKind::Real);
+    ColumnDef {
+        name: col.name.clone(),
+        declared: col.declared.clone(),
+        not_null: col.not_null,
+        never_null: col.not_null || col.pk_pos > 0 || (stats.rows > 0 && non_null == stats.rows),
+        null_ratio,
+        unique,
+        domain: domain_of(kind, &originals, non_null),
+        non_negative: stats.min_number[i].is_none_or(|m| m >= 0.0),
+        kind,
+        originals,
+        type_limit: None,
+    }
+}
+
+/// The primary-key column indexes in key order.
+fn primary_key(cols: &[PragmaColumn]) -> Vec<usize> {
+    let mut pk: Vec<(i64, usize)> = cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.pk_pos > 0)
+        .map(|(i, c)| (c.pk_pos, i))
+        .collect();
+    pk.sort();
+    pk.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The column sets unique together: the declared indexes, the primary
+/// key, and each column inferred unique; a column alone in a declared set
+/// is marked unique. Sorted, without repeats.
+fn unique_sets(
+    columns: &mut [ColumnDef],
+    mut sets: Vec<Vec<usize>>,
+    primary_key: &[usize],
+) -> Vec<Vec<usize>> {
+    if !primary_key.is_empty() {
+        sets.push(primary_key.to_vec());
+    }
+    for (i, c) in columns.iter_mut().enumerate() {
+        if sets.iter().any(|u| u == &[i]) {
+            c.unique = true;
+        } else if c.unique {
+            sets.push(vec![i]);
+        }
+    }
+    sets.sort();
+    sets.dedup();
+    sets
+}
+
+/// A row of `pragma_foreign_key_list`: key id, parent table, child column,
+/// parent column (`None` when the key names none).
+type ForeignKeyRow = (i64, String, String, Option<String>);
+
+/// The foreign keys the table declares.
+fn declared_foreign_keys(
+    conn: &Connection,
+    table: &str,
+    columns: &[ColumnDef],
+) -> rusqlite::Result<Vec<ForeignKeyDef>> {
+    let mut fk_stmt = conn.prepare(
+        "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
+    )?;
+    let fk_rows: Vec<ForeignKeyRow> = fk_stmt
+        .query_map([table], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .and_then(|rows| rows.collect())?;
+    Ok(group_foreign_keys(fk_rows, columns))
+}
+
+/// The pragma's rows, one a key column, as keys: rows of one id are one
+/// key; a row naming a column the table lacks is left out.
+fn group_foreign_keys(rows: Vec<ForeignKeyRow>, columns: &[ColumnDef]) -> Vec<ForeignKeyDef> {
+    let mut foreign_keys: Vec<(i64, ForeignKeyDef)> = Vec::new();
+    for (id, parent, from, to) in rows {
+        let Some(ci) = columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(&from))
+        else {
+            continue;
+        };
+        let to = to.unwrap_or_default();
+        match foreign_keys.iter_mut().find(|(i, _)| *i == id) {
+            Some((_, fk)) => {
+                fk.columns.push(ci);
+                fk.parent_columns.push(to);
+            }
+            None => foreign_keys.push((
+                id,
+                ForeignKeyDef {
+                    columns: vec![ci],
+                    parent,
+                    parent_columns: vec![to],
+                    orphan_ratio: 0.0,
+                    source: "schema".into(),
+                },
+            )),
+        }
+    }
+    foreign_keys.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Fills unnamed parent columns with the parent's primary key.
+fn fill_parent_columns(tables: &mut [TableDef]) {
     let pks: Vec<(String, Vec<String>)> = tables
         .iter()
         .map(|t| {
@@ -463,7 +568,7 @@ pub fn read_schema_with(
             )
         })
         .collect();
-    for t in &mut tables {
+    for t in tables {
         for fk in &mut t.foreign_keys {
             if let Some((_, pk)) = pks.iter().find(|(n, _)| n.eq_ignore_ascii_case(&fk.parent)) {
                 for (k, pc) in fk.parent_columns.iter_mut().enumerate() {
@@ -474,17 +579,6 @@ pub fn read_schema_with(
             }
         }
     }
-    add_extra_keys(&mut tables, extra);
-    // Keys the data breaks are kept only as far as the data keeps them.
-    for t in &mut tables {
-        let cols: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
-        for fk in &mut t.foreign_keys {
-            fk.orphan_ratio = orphan_ratio(&conn, &t.name, &cols, fk).map_err(err)?;
-        }
-    }
-    Ok(DbSchema {
-        tables: topo_order(tables),
-    })
 }
 
 fn add_extra_keys(tables: &mut [TableDef], extra: &[ForeignKeySpec]) {
@@ -639,5 +733,116 @@ pub(crate) fn fk_key(v: &Value) -> String {
                 format!("t{s}")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(sql: &str) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(sql).unwrap();
+        conn
+    }
+
+    fn table(conn: &Connection, name: &str) -> TableDef {
+        read_table(conn, name.into(), String::new(), None).unwrap()
+    }
+
+    /// The primary key in key order, declared and inferred unique sets,
+    /// never-null columns, and a key naming no parent column.
+    #[test]
+    fn read_table_reads_keys_and_constraints() {
+        let conn = memory(
+            "CREATE TABLE parent (id INTEGER PRIMARY KEY, code TEXT UNIQUE);
+             CREATE TABLE child (a INT, b INT, note TEXT NOT NULL, pid INT REFERENCES parent,
+                                 PRIMARY KEY (b, a));
+             INSERT INTO parent VALUES (1, 'x'), (2, 'y');
+             INSERT INTO child VALUES (1, 1, 'n', 1), (2, 1, 'n', NULL), (3, 2, 'm', 1);",
+        );
+        let child = table(&conn, "child");
+        assert_eq!(child.primary_key, [1, 0]);
+        assert_eq!(child.unique_sets, [vec![1, 0]]);
+        assert_eq!(child.original_rows, 3);
+        let never_null: Vec<bool> = child.columns.iter().map(|c| c.never_null).collect();
+        assert_eq!(never_null, [true, true, true, false]);
+        assert_eq!(child.foreign_keys.len(), 1);
+        assert_eq!(child.foreign_keys[0].columns, [3]);
+        assert_eq!(child.foreign_keys[0].parent_columns, [""]);
+        let parent = table(&conn, "parent");
+        assert_eq!(parent.unique_sets, [vec![0], vec![1]]);
+        assert!(parent.columns.iter().all(|c| c.unique));
+        let mut tables = vec![parent, child];
+        fill_parent_columns(&mut tables);
+        assert_eq!(tables[1].foreign_keys[0].parent_columns, ["id"]);
+    }
+
+    /// A column is inferred unique when its values are all distinct and
+    /// its name is key-like (or it is text with ten values or more), never
+    /// when it is real.
+    #[test]
+    fn column_def_infers_uniqueness_and_nulls() {
+        let col = |name: &str| PragmaColumn {
+            name: name.into(),
+            declared: String::new(),
+            not_null: false,
+            pk_pos: 0,
+        };
+        let stats = Stats {
+            rows: 4,
+            non_null: vec![3, 3],
+            distinct: vec![3, 2],
+            min_number: vec![Some(-1.0), None],
+        };
+        let c = column_def(&col("city_id"), TargetKind::Integer, Vec::new(), &stats, 0);
+        assert!(c.unique && !c.never_null && !c.non_negative);
+        assert_eq!(c.null_ratio, 0.25);
+        assert!(!column_def(&col("size"), TargetKind::Integer, Vec::new(), &stats, 0).unique);
+        assert!(!column_def(&col("city_id"), TargetKind::Real, Vec::new(), &stats, 0).unique);
+        let c = column_def(&col("name"), TargetKind::Text, Vec::new(), &stats, 1);
+        assert!(!c.unique && c.non_negative);
+    }
+
+    /// Rows of one id are one key, in order; a row naming a column the
+    /// table lacks is left out.
+    #[test]
+    fn group_foreign_keys_joins_composite_keys() {
+        let conn = memory("CREATE TABLE t (a INT, b INT, c INT)");
+        let columns = table(&conn, "t").columns;
+        let row = |id, parent: &str, from: &str, to: Option<&str>| {
+            (
+                id,
+                parent.to_string(),
+                from.to_string(),
+                to.map(String::from),
+            )
+        };
+        let keys = group_foreign_keys(
+            vec![
+                row(0, "p", "A", Some("x")),
+                row(0, "p", "c", Some("y")),
+                row(1, "q", "gone", None),
+                row(2, "r", "b", None),
+            ],
+            &columns,
+        );
+        let shown: Vec<(Vec<usize>, &str, Vec<String>)> = keys
+            .iter()
+            .map(|k| {
+                (
+                    k.columns.clone(),
+                    k.parent.as_str(),
+                    k.parent_columns.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (vec![0, 2], "p", vec!["x".to_string(), "y".to_string()]),
+                (vec![1], "r", vec![String::new()])
+            ]
+        );
     }
 }

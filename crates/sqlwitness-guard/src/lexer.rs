@@ -45,85 +45,19 @@ pub(crate) fn inert_spans(sql: &str, rules: &Lexical) -> Result<Vec<Span>, Refus
         )));
     }
     let b = sql.as_bytes();
-    let line_ends: Vec<u8> = rules.line_comment_ends.bytes().collect();
     let mut spans = Vec::new();
     let mut i = 0;
     // True when the previous byte continues a word (so `E'` or `$x$` there
     // are not a string prefix or a dollar quote).
     let mut in_word = false;
     while i < b.len() {
+        if let Some(span) = inert_span_at(sql, i, in_word, rules)? {
+            spans.push(span);
+            i = span.end;
+            in_word = false;
+            continue;
+        }
         let c = b[i];
-        let next = b.get(i + 1).copied();
-        // Block comments.
-        if c == b'/' && next == Some(b'*') {
-            let body = &sql[i + 2..];
-            if let Some(prefix) = rules
-                .executable_comments
-                .iter()
-                .find(|p| body.starts_with(p.as_str()))
-            {
-                return Err(Refusal(format!(
-                    "an executable comment `/*{prefix}` at byte {i} (the server runs or obeys its text)"
-                )));
-            }
-            let end = block_comment_end(b, i, rules)?;
-            spans.push(Span {
-                kind: SpanKind::Comment,
-                start: i,
-                end,
-            });
-            i = end;
-            in_word = false;
-            continue;
-        }
-        // Line comments.
-        let dash = c == b'-'
-            && next == Some(b'-')
-            && (!rules.dash_comment_needs_space
-                || b.get(i + 2)
-                    .is_none_or(|&x| x == b' ' || x.is_ascii_control()));
-        let hash = c == b'#' && rules.hash_comments;
-        if dash || hash {
-            let mut j = i + if dash { 2 } else { 1 };
-            while j < b.len() && !line_ends.contains(&b[j]) {
-                j += 1;
-            }
-            spans.push(Span {
-                kind: SpanKind::Comment,
-                start: i,
-                end: j,
-            });
-            i = j;
-            in_word = false;
-            continue;
-        }
-        // Quotes.
-        let quoted = match c {
-            b'\'' => Some(quoted_end(
-                b,
-                i,
-                b'\'',
-                rules.backslash_escapes || escape_prefixed(b, i, rules),
-            )?),
-            b'"' => Some(quoted_end(b, i, b'"', rules.backslash_escapes)?),
-            b'`' if rules.backtick_identifiers => Some(quoted_end(b, i, b'`', false)?),
-            b'[' if rules.bracket_identifiers => match memchr(b, i + 1, b']') {
-                Some(j) => Some(j + 1),
-                None => return Err(unterminated("`[` identifier", i)),
-            },
-            b'$' if rules.dollar_quotes && !in_word => dollar_quote_end(sql, i)?,
-            _ => None,
-        };
-        if let Some(end) = quoted {
-            spans.push(Span {
-                kind: SpanKind::Quoted,
-                start: i,
-                end,
-            });
-            i = end;
-            in_word = false;
-            continue;
-        }
         // Anything else is code. A brace there is an ODBC escape: refused.
         if c == b'{' || c == b'}' {
             return Err(odbc_escape(sql, i));
@@ -145,6 +79,100 @@ pub(crate) fn inert_spans(sql: &str, rules: &Lexical) -> Result<Vec<Span>, Refus
         i += 1;
     }
     Ok(spans)
+}
+
+/// The comment or quoted text starting at byte `i`, if one does there;
+/// `in_word` when the byte before continues a word.
+fn inert_span_at(
+    sql: &str,
+    i: usize,
+    in_word: bool,
+    rules: &Lexical,
+) -> Result<Option<Span>, Refusal> {
+    let comment_end = match block_comment_at(sql, i, rules)? {
+        Some(end) => Some(end),
+        None => line_comment_at(sql.as_bytes(), i, rules),
+    };
+    if let Some(end) = comment_end {
+        return Ok(Some(Span {
+            kind: SpanKind::Comment,
+            start: i,
+            end,
+        }));
+    }
+    Ok(quoted_at(sql, i, in_word, rules)?.map(|end| Span {
+        kind: SpanKind::Quoted,
+        start: i,
+        end,
+    }))
+}
+
+/// The end of a block comment starting at `i`; an executable comment is
+/// refused.
+fn block_comment_at(sql: &str, i: usize, rules: &Lexical) -> Result<Option<usize>, Refusal> {
+    let b = sql.as_bytes();
+    if b[i] != b'/' || b.get(i + 1) != Some(&b'*') {
+        return Ok(None);
+    }
+    let body = &sql[i + 2..];
+    if let Some(prefix) = rules
+        .executable_comments
+        .iter()
+        .find(|p| body.starts_with(p.as_str()))
+    {
+        return Err(Refusal(format!(
+            "an executable comment `/*{prefix}` at byte {i} (the server runs or obeys its text)"
+        )));
+    }
+    block_comment_end(b, i, rules).map(Some)
+}
+
+/// The end of a line comment starting at `i` (`--`, where the server may
+/// want a space after it, or `#`): the next line end the server knows.
+fn line_comment_at(b: &[u8], i: usize, rules: &Lexical) -> Option<usize> {
+    let c = b[i];
+    let dash = c == b'-'
+        && b.get(i + 1) == Some(&b'-')
+        && (!rules.dash_comment_needs_space
+            || b.get(i + 2)
+                .is_none_or(|&x| x == b' ' || x.is_ascii_control()));
+    let hash = c == b'#' && rules.hash_comments;
+    if !dash && !hash {
+        return None;
+    }
+    let line_ends = rules.line_comment_ends.as_bytes();
+    let mut j = i + if dash { 2 } else { 1 };
+    while j < b.len() && !line_ends.contains(&b[j]) {
+        j += 1;
+    }
+    Some(j)
+}
+
+/// The end of a string or quoted identifier opening at `i`, by the
+/// server's quotes; `None` when none opens there.
+fn quoted_at(
+    sql: &str,
+    i: usize,
+    in_word: bool,
+    rules: &Lexical,
+) -> Result<Option<usize>, Refusal> {
+    let b = sql.as_bytes();
+    Ok(match b[i] {
+        b'\'' => Some(quoted_end(
+            b,
+            i,
+            b'\'',
+            rules.backslash_escapes || escape_prefixed(b, i, rules),
+        )?),
+        b'"' => Some(quoted_end(b, i, b'"', rules.backslash_escapes)?),
+        b'`' if rules.backtick_identifiers => Some(quoted_end(b, i, b'`', false)?),
+        b'[' if rules.bracket_identifiers => match memchr(b, i + 1, b']') {
+            Some(j) => Some(j + 1),
+            None => return Err(unterminated("`[` identifier", i)),
+        },
+        b'$' if rules.dollar_quotes && !in_word => dollar_quote_end(sql, i)?,
+        _ => None,
+    })
 }
 
 /// Why a brace outside quotes and comments (at byte `at`) is refused.
@@ -298,6 +326,45 @@ mod tests {
             .into_iter()
             .map(|s| (s.kind, sql[s.start..s.end].to_string()))
             .collect()
+    }
+
+    /// A line comment runs to the server's next line end; MySQL's `--`
+    /// needs a space or a control character after it (or the end).
+    #[test]
+    fn line_comment_at_reads_each_servers_rule() {
+        let at = |kind, sql: &str, i| line_comment_at(sql.as_bytes(), i, &builtin(kind).lexical);
+        assert_eq!(at(EngineKind::Mysql, "1--1", 1), None);
+        assert_eq!(at(EngineKind::Mysql, "1--", 1), Some(3));
+        assert_eq!(at(EngineKind::Mysql, "1--\tx\ny", 1), Some(5));
+        assert_eq!(at(EngineKind::Sqlite, "1--1", 1), Some(4));
+        assert_eq!(at(EngineKind::Mysql, "# a\rb", 0), Some(5));
+        assert_eq!(at(EngineKind::Postgres, "# a", 0), None);
+        assert_eq!(at(EngineKind::Postgres, "- -", 0), None);
+    }
+
+    /// Quoted text opens only at a quote the server knows; a `$` inside a
+    /// word or before a digit opens nothing.
+    #[test]
+    fn quoted_at_knows_each_servers_quotes() {
+        let at = |kind, sql: &str, i, in_word| quoted_at(sql, i, in_word, &builtin(kind).lexical);
+        assert_eq!(at(EngineKind::Sqlite, "[a] x", 0, false).unwrap(), Some(3));
+        assert_eq!(at(EngineKind::Postgres, "[a] x", 0, false).unwrap(), None);
+        assert_eq!(
+            at(EngineKind::Postgres, "$q$x$q$", 0, false).unwrap(),
+            Some(7)
+        );
+        assert_eq!(at(EngineKind::Postgres, "$q$x$q$", 0, true).unwrap(), None);
+        assert_eq!(at(EngineKind::Postgres, "$1", 0, false).unwrap(), None);
+        assert!(at(EngineKind::Sqlite, "[a", 0, false).is_err());
+        assert_eq!(at(EngineKind::Sqlite, "a", 0, false).unwrap(), None);
+    }
+
+    #[test]
+    fn block_comment_at_refuses_executable_ones() {
+        let mysql = builtin(EngineKind::Mysql).lexical;
+        assert_eq!(block_comment_at("/* a */ b", 0, &mysql).unwrap(), Some(7));
+        assert_eq!(block_comment_at("/ * a", 0, &mysql).unwrap(), None);
+        assert!(block_comment_at("/*! a */", 0, &mysql).is_err());
     }
 
     #[test]

@@ -837,6 +837,24 @@ fn question(o: &mut String, q: &QuestionReport, audit: Option<&AuditNotes>, comp
 }
 
 fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome, compare: &str) {
+    write_verdict_line(o, engine, x, compare);
+    if let Some(suite) = x.suite.as_ref().filter(|s| !s.passed) {
+        write_suite_failure(o, suite);
+    }
+    for (side, ex, other) in [
+        ("gold", x.gold.as_ref(), x.pred.as_ref()),
+        ("pred", x.pred.as_ref(), x.gold.as_ref()),
+    ] {
+        if let Some(ex) = ex {
+            write_execution(o, side, ex, other);
+        }
+    }
+    o.push_str("</div>");
+}
+
+/// The engine's name and verdict, why it is one, and what the legacy
+/// evaluators and a lenient comparison say of it.
+fn write_verdict_line(o: &mut String, engine: &str, x: &EngineOutcome, compare: &str) {
     let (label, background) = shown(x);
     let _ = write!(
         o,
@@ -875,98 +893,113 @@ fn engine_box(o: &mut String, engine: &str, x: &EngineOutcome, compare: &str) {
             causes.join(", ")
         );
     }
-    if let Some(suite) = x.suite.as_ref().filter(|s| !s.passed) {
+}
+
+/// Where a failed test suite failed, and its witness.
+fn write_suite_failure(o: &mut String, suite: &crate::SuiteOutcome) {
+    let _ = write!(
+        o,
+        "<div><i>suite</i> failed on <code>{}</code> ({}; {} of {} instances checked)",
+        esc(suite.failed_instance.as_deref().unwrap_or("")),
+        esc(suite.reason.as_deref().unwrap_or("")),
+        suite.checked,
+        suite.instances
+    );
+    if let Some(w) = &suite.witness {
         let _ = write!(
             o,
-            "<div><i>suite</i> failed on <code>{}</code> ({}; {} of {} instances checked)",
-            esc(suite.failed_instance.as_deref().unwrap_or("")),
-            esc(suite.reason.as_deref().unwrap_or("")),
-            suite.checked,
-            suite.instances
+            "<pre>witness ({} rows):\n{}\ngold on it: {}\npred on it: {}</pre>",
+            w.rows,
+            esc(&w.inserts.join("\n")),
+            esc(&format!("{:?}", w.gold)),
+            esc(&format!("{:?}", w.pred))
         );
-        if let Some(w) = &suite.witness {
-            let _ = write!(
-                o,
-                "<pre>witness ({} rows):\n{}\ngold on it: {}\npred on it: {}</pre>",
-                w.rows,
-                esc(&w.inserts.join("\n")),
-                esc(&format!("{:?}", w.gold)),
-                esc(&format!("{:?}", w.pred))
-            );
-        }
-        o.push_str("</div>");
-    }
-    let mut sides: BTreeMap<&str, &Execution> = BTreeMap::new();
-    if let Some(g) = &x.gold {
-        sides.insert("gold", g);
-    }
-    if let Some(p) = &x.pred {
-        sides.insert("pred", p);
-    }
-    for (side, ex) in [("gold", sides.get("gold")), ("pred", sides.get("pred"))] {
-        let Some(ex) = ex else { continue };
-        let _ = write!(
-            o,
-            "<div><i>{side}</i> <span class=\"muted\">{:.1} ms",
-            ex.duration_ms
-        );
-        if let Some(n) = ex.row_count {
-            let _ = write!(
-                o,
-                ", {n} rows, hash {}",
-                esc(ex.result_hash.as_deref().unwrap_or(""))
-            );
-        }
-        o.push_str("</span>");
-        if let Some(run) = &ex.sql_run {
-            let _ = write!(o, "<pre class=\"muted\">sent: {}</pre>", esc(run));
-        }
-        if let Some(err) = &ex.error {
-            let _ = write!(
-                o,
-                "<pre>{} {}: {}</pre>",
-                ex.error_class.map(|c| c.as_str()).unwrap_or("other"),
-                esc(ex.error_code.as_deref().unwrap_or("")),
-                esc(err)
-            );
-        }
-        if !ex.sample.is_empty() {
-            // Rows of this sample the other side's sample lacks are marked
-            // (where both samples hold the whole results, that is the
-            // difference itself).
-            let other = sides.get(if side == "gold" { "pred" } else { "gold" });
-            o.push_str("<table>");
-            if !ex.columns.is_empty() {
-                o.push_str("<tr>");
-                for c in &ex.columns {
-                    let _ = write!(o, "<th>{}</th>", esc(c));
-                }
-                o.push_str("</tr>");
-            }
-            for row in &ex.sample {
-                let only_here =
-                    other.is_some_and(|x| !x.sample.is_empty() && !x.sample.contains(row));
-                o.push_str(if only_here {
-                    "<tr class=\"only\" title=\"not in the other side's rows shown\">"
-                } else {
-                    "<tr>"
-                });
-                for c in row {
-                    let _ = write!(o, "<td>{}</td>", esc(c));
-                }
-                o.push_str("</tr>");
-            }
-            o.push_str("</table>");
-        }
-        o.push_str("</div>");
     }
     o.push_str("</div>");
+}
+
+/// One side's execution: its time and result, the SQL sent, its error and
+/// its sample rows against the `other` side's.
+fn write_execution(o: &mut String, side: &str, ex: &Execution, other: Option<&Execution>) {
+    let _ = write!(
+        o,
+        "<div><i>{side}</i> <span class=\"muted\">{:.1} ms",
+        ex.duration_ms
+    );
+    if let Some(n) = ex.row_count {
+        let _ = write!(
+            o,
+            ", {n} rows, hash {}",
+            esc(ex.result_hash.as_deref().unwrap_or(""))
+        );
+    }
+    o.push_str("</span>");
+    if let Some(run) = &ex.sql_run {
+        let _ = write!(o, "<pre class=\"muted\">sent: {}</pre>", esc(run));
+    }
+    if let Some(err) = &ex.error {
+        let _ = write!(
+            o,
+            "<pre>{} {}: {}</pre>",
+            ex.error_class.map(|c| c.as_str()).unwrap_or("other"),
+            esc(ex.error_code.as_deref().unwrap_or("")),
+            esc(err)
+        );
+    }
+    if !ex.sample.is_empty() {
+        write_sample(o, ex, other);
+    }
+    o.push_str("</div>");
+}
+
+/// A sample as a table, its column names as the header; rows of this
+/// sample the other side's sample lacks are marked (where both samples
+/// hold the whole results, that is the difference itself).
+fn write_sample(o: &mut String, ex: &Execution, other: Option<&Execution>) {
+    o.push_str("<table>");
+    if !ex.columns.is_empty() {
+        o.push_str("<tr>");
+        for c in &ex.columns {
+            let _ = write!(o, "<th>{}</th>", esc(c));
+        }
+        o.push_str("</tr>");
+    }
+    for row in &ex.sample {
+        o.push_str(if only_here(row, other) {
+            "<tr class=\"only\" title=\"not in the other side's rows shown\">"
+        } else {
+            "<tr>"
+        });
+        for c in row {
+            let _ = write!(o, "<td>{}</td>", esc(c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table>");
+}
+
+/// Whether `row` is missing from the other side's sample (never when that
+/// side has no sample to compare with).
+fn only_here(row: &[String], other: Option<&Execution>) -> bool {
+    other.is_some_and(|x| !x.sample.is_empty() && !x.sample.iter().any(|r| r == row))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::{assert_expected, report_of, small_report, HOSTILE};
+
+    /// A row is marked only when the other side has a sample without it.
+    #[test]
+    fn only_here_marks_rows_the_other_sample_lacks() {
+        use crate::test_support::ok;
+        let row = |c: &str| vec![c.to_string()];
+        let other = ok(&[&["a"], &["b"]], 1.0);
+        assert!(!only_here(&row("a"), Some(&other)));
+        assert!(only_here(&row("c"), Some(&other)));
+        assert!(!only_here(&row("c"), Some(&ok(&[], 1.0))));
+        assert!(!only_here(&row("c"), None));
+    }
 
     #[test]
     fn report_html_matches_the_expected_file() {

@@ -13,7 +13,9 @@
 
 use std::fmt::Write;
 
-use crate::{Report, Verdict};
+use crate::{
+    EngineOutcome, EngineSummary, QuestionReport, Report, SuiteOutcome, Verdict, WitnessReport,
+};
 
 pub fn render_junit(report: &Report) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -22,176 +24,240 @@ pub fn render_junit(report: &Report) -> String {
         .iter()
         .map(|q| q.engines.len())
         .sum::<usize>();
-    let (mut failures, mut errors, mut skipped) = (0, 0, 0);
+    let mut counts = Counts::default();
     let mut suites = String::new();
     for (engine, s) in &report.summary.engines {
-        let suite_failed = report
-            .questions
-            .iter()
-            .filter_map(|q| q.engines.get(engine))
-            .filter(|o| failed_suite(o).is_some())
-            .count();
-        let tie_answers = report
-            .questions
-            .iter()
-            .filter_map(|q| q.engines.get(engine))
-            .filter(|o| o.verdict == Verdict::Mismatch && o.tie)
-            .count();
-        let f = (s.mismatch + s.pred_error + s.timeout + suite_failed).saturating_sub(tie_answers);
-        let e = s.gold_error + s.engine_error;
-        let sk = s.abstained + s.missing_db;
-        failures += f;
-        errors += e;
-        skipped += sk;
-        let time: f64 = report
-            .questions
-            .iter()
-            .filter_map(|q| q.engines.get(engine))
-            .flat_map(|o| o.gold.iter().chain(o.pred.iter()))
-            .map(|x| x.duration_ms)
-            .sum::<f64>()
-            / 1000.0;
-        let _ = writeln!(
-            suites,
-            "  <testsuite name=\"sqlwitness.{}\" tests=\"{}\" failures=\"{f}\" errors=\"{e}\" skipped=\"{sk}\" time=\"{time:.3}\">",
-            esc(engine),
-            s.questions
-        );
-        // The accuracies under the names every output uses.
-        // By level: `hardness.easy.count`, `hardness.easy.ex`,
-        // `difficulty.simple.soft_f1`, … in the evaluators' column order.
-        let mut levels = String::new();
-        for (kind, map, spider) in [
-            ("hardness", &s.by_hardness, true),
-            ("difficulty", &s.by_difficulty, false),
-        ] {
-            if map.is_empty() {
-                continue;
-            }
-            for c in crate::level_columns(spider) {
-                let l = map.get(c).cloned().unwrap_or_default();
-                let _ = write!(
-                    levels,
-                    "<property name=\"{kind}.{c}.count\" value=\"{}\"/><property name=\"{kind}.{c}.ex\" value=\"{:.4}\"/><property name=\"{kind}.{c}.soft_f1\" value=\"{:.4}\"/>",
-                    l.questions, l.ex, l.soft_f1
-                );
-            }
-        }
-        let _ = writeln!(
-            suites,
-            "    <properties><property name=\"ex\" value=\"{:.4}\"/><property name=\"ex_scorable\" value=\"{:.4}\"/><property name=\"ex_tie_aware\" value=\"{:.4}\"/><property name=\"soft_f1\" value=\"{:.4}\"/>{levels}</properties>",
-            s.ex,
-            report.summary.ex_scorable(engine).unwrap_or(0.0),
-            s.ex_tie_aware,
-            s.soft_f1
-        );
-        for q in &report.questions {
-            let Some(o) = q.engines.get(engine) else {
-                continue;
-            };
-            let t: f64 = o
-                .gold
-                .iter()
-                .chain(o.pred.iter())
-                .map(|x| x.duration_ms)
-                .sum::<f64>()
-                / 1000.0;
-            let _ = write!(
-                suites,
-                "    <testcase classname=\"sqlwitness.{}.{}\" name=\"q{:04} {}\" time=\"{t:.3}\"",
-                esc(engine),
-                esc(&q.db_id),
-                q.id,
-                esc(&short(&q.question, 80))
-            );
-            let pred_err = o
-                .pred
-                .as_ref()
-                .and_then(|p| p.error.clone())
-                .unwrap_or_default();
-            let gold_err = o
-                .gold
-                .as_ref()
-                .and_then(|g| g.error.clone())
-                .unwrap_or_default();
-            let body = match o.verdict {
-                Verdict::Match | Verdict::MatchTie => failed_suite(o).map(|suite| {
-                    let witness = suite.witness.as_ref().map_or(String::new(), |w| {
-                        format!(
-                            "\nwitness ({} rows): {}\ngold on it: {:?}\npred on it: {:?}",
-                            w.rows,
-                            w.inserts.join("; "),
-                            w.gold,
-                            w.pred
-                        )
-                    });
-                    format!(
-                        "<failure type=\"suite\" message=\"{}\">instance: {}{}\ngold: {}\npred: {}</failure>",
-                        esc(&short(suite.reason.as_deref().unwrap_or("fails on a suite instance"), 200)),
-                        esc(suite.failed_instance.as_deref().unwrap_or("")),
-                        esc(&witness),
-                        esc(&q.gold_sql),
-                        esc(q.pred_sql.as_deref().unwrap_or(""))
-                    )
-                }),
-                Verdict::Mismatch if o.tie => Some(
-                    "<system-out>a mismatch under the strict comparison, but one of the gold's \
-                     answers under ties: passes tie-aware</system-out>"
-                        .to_string(),
-                ),
-                Verdict::Mismatch => Some(format!(
-                    "<failure type=\"mismatch\" message=\"{}\">gold: {}\npred: {}</failure>",
-                    o.reason.map(|r| r.as_str()).unwrap_or("mismatch"),
-                    esc(&q.gold_sql),
-                    esc(q.pred_sql.as_deref().unwrap_or(""))
-                )),
-                Verdict::PredError | Verdict::Timeout => Some(format!(
-                    "<failure type=\"{}\" message=\"{}\">pred: {}</failure>",
-                    o.verdict.as_str(),
-                    esc(&short(&pred_err, 200)),
-                    esc(q.pred_sql.as_deref().unwrap_or(""))
-                )),
-                Verdict::GoldError => Some(format!(
-                    "<error type=\"gold_error\" message=\"{}\">gold: {}</error>",
-                    esc(&short(&gold_err, 200)),
-                    esc(&q.gold_sql)
-                )),
-                Verdict::EngineError => Some(format!(
-                    "<error type=\"engine_error\" message=\"{}\"/>",
-                    esc(&short(
-                        if pred_err.is_empty() {
-                            &gold_err
-                        } else {
-                            &pred_err
-                        },
-                        200
-                    ))
-                )),
-                Verdict::Abstained | Verdict::MissingDb => {
-                    Some(format!("<skipped message=\"{}\"/>", o.verdict.as_str()))
-                }
-            };
-            match body {
-                None => suites.push_str("/>\n"),
-                Some(b) => {
-                    let _ = writeln!(suites, ">{b}</testcase>");
-                }
-            }
-        }
-        suites.push_str("  </testsuite>\n");
+        let c = suite_counts(report, engine, s);
+        counts.add(c);
+        write_testsuite(&mut suites, report, engine, s, c);
     }
     let _ = writeln!(
         out,
-        "<testsuites name=\"sqlwitness\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">"
+        "<testsuites name=\"sqlwitness\" tests=\"{total}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
+        counts.failures, counts.errors, counts.skipped
     );
     out.push_str(&suites);
     out.push_str("</testsuites>\n");
     out
 }
 
+/// The `failures`, `errors` and `skipped` attributes of a `<testsuite>`
+/// (and, summed, of `<testsuites>`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Counts {
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.failures += other.failures;
+        self.errors += other.errors;
+        self.skipped += other.skipped;
+    }
+}
+
+/// The outcomes of `engine`, in question order.
+fn outcomes<'a>(report: &'a Report, engine: &'a str) -> impl Iterator<Item = &'a EngineOutcome> {
+    report
+        .questions
+        .iter()
+        .filter_map(move |q| q.engines.get(engine))
+}
+
+/// An engine's counts: failures are its mismatches, prediction errors,
+/// timeouts and failed suites less the mismatches that are one of the
+/// gold's answers under ties (they pass); errors its gold and engine
+/// errors; skipped its abstentions and missing databases.
+fn suite_counts(report: &Report, engine: &str, s: &EngineSummary) -> Counts {
+    let suite_failed = outcomes(report, engine)
+        .filter(|o| failed_suite(o).is_some())
+        .count();
+    let tie_answers = outcomes(report, engine)
+        .filter(|o| o.verdict == Verdict::Mismatch && o.tie)
+        .count();
+    Counts {
+        failures: (s.mismatch + s.pred_error + s.timeout + suite_failed)
+            .saturating_sub(tie_answers),
+        errors: s.gold_error + s.engine_error,
+        skipped: s.abstained + s.missing_db,
+    }
+}
+
+/// The time of the gold's and the prediction's executions in `outcomes`,
+/// in seconds.
+fn seconds<'a>(outcomes: impl Iterator<Item = &'a EngineOutcome>) -> f64 {
+    outcomes
+        .flat_map(|o| o.gold.iter().chain(o.pred.iter()))
+        .map(|x| x.duration_ms)
+        .sum::<f64>()
+        / 1000.0
+}
+
+/// One engine's `<testsuite>`: its properties, then a `<testcase>` per
+/// question it ran.
+fn write_testsuite(out: &mut String, report: &Report, engine: &str, s: &EngineSummary, c: Counts) {
+    let time = seconds(outcomes(report, engine));
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"sqlwitness.{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">",
+        esc(engine),
+        s.questions,
+        c.failures,
+        c.errors,
+        c.skipped
+    );
+    // The accuracies under the names every output uses.
+    let _ = writeln!(
+        out,
+        "    <properties><property name=\"ex\" value=\"{:.4}\"/><property name=\"ex_scorable\" value=\"{:.4}\"/><property name=\"ex_tie_aware\" value=\"{:.4}\"/><property name=\"soft_f1\" value=\"{:.4}\"/>{}</properties>",
+        s.ex,
+        report.summary.ex_scorable(engine).unwrap_or(0.0),
+        s.ex_tie_aware,
+        s.soft_f1,
+        level_properties(s)
+    );
+    for q in &report.questions {
+        if let Some(o) = q.engines.get(engine) {
+            write_testcase(out, engine, q, o);
+        }
+    }
+    out.push_str("  </testsuite>\n");
+}
+
+/// The accuracies by level: `hardness.easy.count`, `hardness.easy.ex`,
+/// `difficulty.simple.soft_f1`, … in the evaluators' column order.
+fn level_properties(s: &EngineSummary) -> String {
+    let mut levels = String::new();
+    for (kind, map, spider) in [
+        ("hardness", &s.by_hardness, true),
+        ("difficulty", &s.by_difficulty, false),
+    ] {
+        if map.is_empty() {
+            continue;
+        }
+        for c in crate::level_columns(spider) {
+            let l = map.get(c).cloned().unwrap_or_default();
+            let _ = write!(
+                levels,
+                "<property name=\"{kind}.{c}.count\" value=\"{}\"/><property name=\"{kind}.{c}.ex\" value=\"{:.4}\"/><property name=\"{kind}.{c}.soft_f1\" value=\"{:.4}\"/>",
+                l.questions, l.ex, l.soft_f1
+            );
+        }
+    }
+    levels
+}
+
+/// One `<testcase>`: empty when it passes silently, else with its body.
+fn write_testcase(out: &mut String, engine: &str, q: &QuestionReport, o: &EngineOutcome) {
+    let t = seconds(std::iter::once(o));
+    let _ = write!(
+        out,
+        "    <testcase classname=\"sqlwitness.{}.{}\" name=\"q{:04} {}\" time=\"{t:.3}\"",
+        esc(engine),
+        esc(&q.db_id),
+        q.id,
+        esc(&short(&q.question, 80))
+    );
+    match testcase_body(q, o) {
+        None => out.push_str("/>\n"),
+        Some(b) => {
+            let _ = writeln!(out, ">{b}</testcase>");
+        }
+    }
+}
+
+/// What a `<testcase>` holds for its verdict: nothing for a pass, a
+/// `<failure>`, an `<error>`, `<skipped/>`, or the note of a mismatch
+/// that passes under ties.
+fn testcase_body(q: &QuestionReport, o: &EngineOutcome) -> Option<String> {
+    let pred_err = o
+        .pred
+        .as_ref()
+        .and_then(|p| p.error.clone())
+        .unwrap_or_default();
+    let gold_err = o
+        .gold
+        .as_ref()
+        .and_then(|g| g.error.clone())
+        .unwrap_or_default();
+    match o.verdict {
+        Verdict::Match | Verdict::MatchTie => failed_suite(o).map(|suite| suite_failure(q, suite)),
+        Verdict::Mismatch if o.tie => Some(
+            "<system-out>a mismatch under the strict comparison, but one of the gold's \
+             answers under ties: passes tie-aware</system-out>"
+                .to_string(),
+        ),
+        Verdict::Mismatch => Some(format!(
+            "<failure type=\"mismatch\" message=\"{}\">gold: {}\npred: {}</failure>",
+            o.reason.map(|r| r.as_str()).unwrap_or("mismatch"),
+            esc(&q.gold_sql),
+            esc(q.pred_sql.as_deref().unwrap_or(""))
+        )),
+        Verdict::PredError | Verdict::Timeout => Some(format!(
+            "<failure type=\"{}\" message=\"{}\">pred: {}</failure>",
+            o.verdict.as_str(),
+            esc(&short(&pred_err, 200)),
+            esc(q.pred_sql.as_deref().unwrap_or(""))
+        )),
+        Verdict::GoldError => Some(format!(
+            "<error type=\"gold_error\" message=\"{}\">gold: {}</error>",
+            esc(&short(&gold_err, 200)),
+            esc(&q.gold_sql)
+        )),
+        Verdict::EngineError => Some(format!(
+            "<error type=\"engine_error\" message=\"{}\"/>",
+            esc(&short(
+                if pred_err.is_empty() {
+                    &gold_err
+                } else {
+                    &pred_err
+                },
+                200
+            ))
+        )),
+        Verdict::Abstained | Verdict::MissingDb => {
+            Some(format!("<skipped message=\"{}\"/>", o.verdict.as_str()))
+        }
+    }
+}
+
+/// The `<failure type="suite">` of a question that matched on the
+/// original database but failed its test suite.
+fn suite_failure(q: &QuestionReport, suite: &SuiteOutcome) -> String {
+    let witness = suite.witness.as_ref().map_or(String::new(), witness_text);
+    format!(
+        "<failure type=\"suite\" message=\"{}\">instance: {}{}\ngold: {}\npred: {}</failure>",
+        esc(&short(
+            suite
+                .reason
+                .as_deref()
+                .unwrap_or("fails on a suite instance"),
+            200
+        )),
+        esc(suite.failed_instance.as_deref().unwrap_or("")),
+        esc(&witness),
+        esc(&q.gold_sql),
+        esc(q.pred_sql.as_deref().unwrap_or(""))
+    )
+}
+
+/// The witness of a failed suite, unescaped: its rows, its inserts and
+/// both results on it.
+fn witness_text(w: &WitnessReport) -> String {
+    format!(
+        "\nwitness ({} rows): {}\ngold on it: {:?}\npred on it: {:?}",
+        w.rows,
+        w.inserts.join("; "),
+        w.gold,
+        w.pred
+    )
+}
+
 /// The suite outcome of a question that matched on the original database
 /// but failed its test suite.
-fn failed_suite(o: &crate::EngineOutcome) -> Option<&crate::SuiteOutcome> {
+fn failed_suite(o: &EngineOutcome) -> Option<&SuiteOutcome> {
     o.suite.as_ref().filter(|s| !s.passed)
 }
 
@@ -359,6 +425,71 @@ mod tests {
             "q0000 bell \u{fffd} and \u{fffd}\u{fffd} end"
         );
         assert_eq!(case.attr("classname"), "sqlwitness.sqlite.db\u{fffd}");
+    }
+
+    /// SQLite's failures are its two mismatches, its prediction error and
+    /// its failed suite less the mismatch that passes under ties.
+    #[test]
+    fn suite_counts_subtract_tie_answers_and_add_failed_suites() {
+        let report = small_report();
+        let count = |engine: &str| suite_counts(&report, engine, &report.summary.engines[engine]);
+        let c = |failures, errors, skipped| Counts {
+            failures,
+            errors,
+            skipped,
+        };
+        assert_eq!(count("sqlite"), c(3, 0, 1));
+        assert_eq!(count("postgres"), c(2, 1, 1));
+    }
+
+    #[test]
+    fn seconds_sum_gold_and_prediction_times() {
+        let o = crate::test_support::outcome(
+            Verdict::Match,
+            Some(crate::test_support::ok(&[], 250.0)),
+            Some(crate::test_support::ok(&[], 1250.0)),
+        );
+        let gold_only = crate::test_support::outcome(
+            Verdict::Abstained,
+            Some(crate::test_support::ok(&[], 500.0)),
+            None,
+        );
+        assert_eq!(seconds(std::iter::once(&o)), 1.5);
+        assert_eq!(seconds([&o, &gold_only].into_iter()), 2.0);
+        assert_eq!(seconds(std::iter::empty()), 0.0);
+    }
+
+    /// A pass has no body; an engine error names the prediction's error,
+    /// else the gold's; a suite failure carries the witness.
+    #[test]
+    fn testcase_body_follows_the_verdict() {
+        use crate::test_support::{failed, ok, outcome};
+        use sqlwitness_core::ErrorClass;
+        let q = question(0, "db", "q", "SELECT 1", Some("SELECT 2"), Vec::new());
+        let pass = outcome(Verdict::Match, Some(ok(&[], 1.0)), Some(ok(&[], 1.0)));
+        assert_eq!(testcase_body(&q, &pass), None);
+        let gold_broken = outcome(
+            Verdict::EngineError,
+            Some(failed(ErrorClass::Other, "1", "gold gone", 1.0)),
+            None,
+        );
+        assert_eq!(
+            testcase_body(&q, &gold_broken).unwrap(),
+            "<error type=\"engine_error\" message=\"gold gone\"/>"
+        );
+        let both_broken = outcome(
+            Verdict::EngineError,
+            Some(failed(ErrorClass::Other, "1", "gold gone", 1.0)),
+            Some(failed(ErrorClass::Other, "1", "pred gone\nmore", 1.0)),
+        );
+        assert_eq!(
+            testcase_body(&q, &both_broken).unwrap(),
+            "<error type=\"engine_error\" message=\"pred gone\"/>"
+        );
+        let lite = &small_report().questions[0];
+        let body = testcase_body(lite, &lite.engines["sqlite"]).unwrap();
+        assert!(body.starts_with("<failure type=\"suite\" message=\"values\">"));
+        assert!(body.contains("witness (2 rows): INSERT INTO singer VALUES (1, &#39;A&amp;B&#39;)"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use crate::{Report, Verdict};
+use crate::{EngineOutcome, QuestionReport, Report, Verdict};
 
 /// How many questions each "top problems" list shows.
 const TOP: usize = 15;
@@ -17,6 +17,21 @@ pub fn render_markdown(report: &Report) -> String {
 
 fn render_markdown_unescaped(report: &Report) -> String {
     let mut out = String::new();
+    render_heading(report, &mut out);
+    render_headline_table(report, &mut out);
+    render_tie_table(report, &mut out);
+    crate::levels::render_markdown_levels(report, &mut out);
+    crate::ves::render_markdown_ves(report, &mut out);
+    crate::scores_md::render_scores(report, &mut out);
+    crate::credited::render_markdown_credited(report, &mut out);
+    render_error_classes(report, &mut out);
+    render_top_problems(report, &mut out);
+    render_suite_failures(report, &mut out);
+    out
+}
+
+/// The title and the sentence saying what ran, how and how long.
+fn render_heading(report: &Report, out: &mut String) {
     let run = &report.run;
     let what = match &run.predictions {
         Some(p) => format!("predictions `{p}`"),
@@ -35,13 +50,18 @@ fn render_markdown_unescaped(report: &Report) -> String {
         report.summary.questions,
         run.duration_ms as f64 / 1000.0
     );
+}
+
+/// Each engine's counts and accuracies, then what the accuracies mean.
+fn render_headline_table(report: &Report, out: &mut String) {
     let _ = writeln!(out, "| engine | server | questions | match | mismatch | gold error | pred error | abstained | missing db | timeout | engine error | EX | EX (scorable) | tie-aware EX |");
     let _ = writeln!(
         out,
         "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     );
     for (name, s) in &report.summary.engines {
-        let version = run
+        let version = report
+            .run
             .engines
             .iter()
             .find(|e| e.kind.as_str() == name)
@@ -66,23 +86,27 @@ fn render_markdown_unescaped(report: &Report) -> String {
         );
     }
     let _ = writeln!(out, "\n{}.", crate::EX_DEFINITIONS);
-    if report.summary.engines.values().any(|s| s.match_tie > 0) {
-        let _ = writeln!(out, "\nTie-aware (`eval --ties aware`): `match_tie` = the prediction is one of the gold's valid answers under ties.\n\n| engine | match | match_tie | EX strict | EX tie-aware |\n|---|--:|--:|--:|--:|");
-        for (name, s) in &report.summary.engines {
-            let _ = writeln!(
-                out,
-                "| {name} | {} | {} | {:.4} | {:.4} |",
-                s.matched, s.match_tie, s.ex, s.ex_tie_aware
-            );
-        }
+}
+
+/// `eval --ties aware`: strict and tie-aware EX side by side, when some
+/// engine has a `match_tie`.
+fn render_tie_table(report: &Report, out: &mut String) {
+    if !report.summary.engines.values().any(|s| s.match_tie > 0) {
+        return;
     }
+    let _ = writeln!(out, "\nTie-aware (`eval --ties aware`): `match_tie` = the prediction is one of the gold's valid answers under ties.\n\n| engine | match | match_tie | EX strict | EX tie-aware |\n|---|--:|--:|--:|--:|");
+    for (name, s) in &report.summary.engines {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {:.4} | {:.4} |",
+            s.matched, s.match_tie, s.ex, s.ex_tie_aware
+        );
+    }
+}
 
-    crate::levels::render_markdown_levels(report, &mut out);
-    crate::ves::render_markdown_ves(report, &mut out);
-    crate::scores_md::render_scores(report, &mut out);
-    crate::credited::render_markdown_credited(report, &mut out);
-
-    let classes: BTreeSet<&String> = report
+/// The error classes any engine saw on either side, in name order.
+fn error_classes(report: &Report) -> BTreeSet<&String> {
+    report
         .summary
         .engines
         .values()
@@ -91,35 +115,46 @@ fn render_markdown_unescaped(report: &Report) -> String {
                 .keys()
                 .chain(s.pred_error_classes.keys())
         })
-        .collect();
-    if !classes.is_empty() {
-        let _ = writeln!(out, "\n## Errors by class\n");
-        let _ = write!(out, "| engine | side |");
-        for c in &classes {
-            let _ = write!(out, " {c} |");
-        }
-        let _ = write!(out, "\n|---|---|");
-        for _ in &classes {
-            let _ = write!(out, "--:|");
-        }
-        out.push('\n');
-        for (name, s) in &report.summary.engines {
-            for (side, map) in [
-                ("gold", &s.gold_error_classes),
-                ("pred", &s.pred_error_classes),
-            ] {
-                if map.is_empty() {
-                    continue;
-                }
-                let _ = write!(out, "| {name} | {side} |");
-                for c in &classes {
-                    let _ = write!(out, " {} |", map.get(*c).copied().unwrap_or(0));
-                }
-                out.push('\n');
+        .collect()
+}
+
+/// Errors by class: a row per engine and side that had errors, a column
+/// per class.
+fn render_error_classes(report: &Report, out: &mut String) {
+    let classes = error_classes(report);
+    if classes.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## Errors by class\n");
+    let _ = write!(out, "| engine | side |");
+    for c in &classes {
+        let _ = write!(out, " {c} |");
+    }
+    let _ = write!(out, "\n|---|---|");
+    for _ in &classes {
+        let _ = write!(out, "--:|");
+    }
+    out.push('\n');
+    for (name, s) in &report.summary.engines {
+        for (side, map) in [
+            ("gold", &s.gold_error_classes),
+            ("pred", &s.pred_error_classes),
+        ] {
+            if map.is_empty() {
+                continue;
             }
+            let _ = write!(out, "| {name} | {side} |");
+            for c in &classes {
+                let _ = write!(out, " {} |", map.get(*c).copied().unwrap_or(0));
+            }
+            out.push('\n');
         }
     }
+}
 
+/// The gold errors, the mismatches, and the prediction errors and
+/// timeouts: a list each, of at most [`TOP`] rows.
+fn render_top_problems(report: &Report, out: &mut String) {
     for (title, verdicts) in [
         ("Gold errors", &[Verdict::GoldError][..]),
         ("Mismatches", &[Verdict::Mismatch][..]),
@@ -132,32 +167,10 @@ fn render_markdown_unescaped(report: &Report) -> String {
             .questions
             .iter()
             .flat_map(|q| {
-                q.engines.iter().filter_map(move |(engine, o)| {
-                    if !verdicts.contains(&o.verdict) {
-                        return None;
-                    }
-                    let exec = match o.verdict {
-                        Verdict::GoldError => o.gold.as_ref(),
-                        _ => o.pred.as_ref(),
-                    };
-                    let detail = match (o.verdict, exec) {
-                        (Verdict::Mismatch, _) => {
-                            o.reason.map(|r| r.as_str().to_string()).unwrap_or_default()
-                        }
-                        (_, Some(e)) => format!(
-                            "{} {}",
-                            e.error_class.map(|c| c.as_str()).unwrap_or("other"),
-                            truncate(e.error.as_deref().unwrap_or(""), 90)
-                        ),
-                        _ => String::new(),
-                    };
-                    Some(format!(
-                        "| {} | {} | {engine} | {} |",
-                        q.id,
-                        md_cell(&q.db_id),
-                        md_cell(&detail)
-                    ))
-                })
+                q.engines
+                    .iter()
+                    .filter(|(_, o)| verdicts.contains(&o.verdict))
+                    .map(move |(engine, o)| problem_row(q, engine, o))
             })
             .collect();
         if rows.is_empty() {
@@ -165,15 +178,47 @@ fn render_markdown_unescaped(report: &Report) -> String {
         }
         let _ = writeln!(out, "\n## {title} ({})\n", rows.len());
         let _ = writeln!(out, "| id | db | engine | detail |\n|--:|---|---|---|");
-        for r in rows.iter().take(TOP) {
-            let _ = writeln!(out, "{r}");
-        }
-        if rows.len() > TOP {
-            let _ = writeln!(out, "\n…and {} more in `report.json`.", rows.len() - TOP);
-        }
+        write_top(out, &rows);
     }
-    render_suite_failures(report, &mut out);
-    out
+}
+
+/// One row of a problem list.
+fn problem_row(q: &QuestionReport, engine: &str, o: &EngineOutcome) -> String {
+    format!(
+        "| {} | {} | {engine} | {} |",
+        q.id,
+        md_cell(&q.db_id),
+        md_cell(&problem_detail(o))
+    )
+}
+
+/// A problem's detail: a mismatch's reason, else the class and the first
+/// line of the failing side's error (the gold's for a gold error, the
+/// prediction's otherwise).
+fn problem_detail(o: &EngineOutcome) -> String {
+    let exec = match o.verdict {
+        Verdict::GoldError => o.gold.as_ref(),
+        _ => o.pred.as_ref(),
+    };
+    match (o.verdict, exec) {
+        (Verdict::Mismatch, _) => o.reason.map(|r| r.as_str().to_string()).unwrap_or_default(),
+        (_, Some(e)) => format!(
+            "{} {}",
+            e.error_class.map(|c| c.as_str()).unwrap_or("other"),
+            truncate(e.error.as_deref().unwrap_or(""), 90)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The first [`TOP`] rows, and how many more `report.json` holds.
+fn write_top(out: &mut String, rows: &[String]) {
+    for r in rows.iter().take(TOP) {
+        let _ = writeln!(out, "{r}");
+    }
+    if rows.len() > TOP {
+        let _ = writeln!(out, "\n…and {} more in `report.json`.", rows.len() - TOP);
+    }
 }
 
 /// `eval --suite`: test-suite accuracy and the predictions that pass on the
@@ -234,12 +279,7 @@ fn render_suite_failures(report: &Report, out: &mut String) {
         out,
         "| id | db | engine | instance | reason | witness |\n|--:|---|---|---|---|---|"
     );
-    for r in rows.iter().take(TOP) {
-        let _ = writeln!(out, "{r}");
-    }
-    if rows.len() > TOP {
-        let _ = writeln!(out, "\n…and {} more in `report.json`.", rows.len() - TOP);
-    }
+    write_top(out, &rows);
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -333,6 +373,39 @@ mod tests {
         for line in md.lines().filter(|l| l.starts_with('|')) {
             assert!(!line.replace("\\<", "").contains('<'), "{line}");
         }
+    }
+
+    /// A mismatch shows its reason; a gold error the gold's class and first
+    /// line, a prediction error or timeout the prediction's.
+    #[test]
+    fn problem_detail_reads_the_failing_side() {
+        use crate::test_support::failed;
+        use sqlwitness_core::ErrorClass;
+        let mut mismatch = outcome(Verdict::Mismatch, None, None);
+        assert_eq!(problem_detail(&mismatch), "");
+        mismatch.reason = Some(sqlwitness_core::compare::MismatchReason::RowCount);
+        assert_eq!(problem_detail(&mismatch), "row_count");
+        let gold = Some(failed(
+            ErrorClass::UndefinedColumn,
+            "1",
+            "no column\nhere",
+            1.0,
+        ));
+        let pred = Some(failed(ErrorClass::Syntax, "1", "bad", 1.0));
+        let gold_error = outcome(Verdict::GoldError, gold.clone(), pred.clone());
+        assert_eq!(problem_detail(&gold_error), "undefined_column no column");
+        let timeout = outcome(Verdict::Timeout, gold, pred);
+        assert_eq!(problem_detail(&timeout), "syntax bad");
+        assert_eq!(problem_detail(&outcome(Verdict::PredError, None, None)), "");
+    }
+
+    #[test]
+    fn error_classes_gather_both_sides_of_every_engine() {
+        let report = small_report();
+        let classes = error_classes(&report);
+        let names: Vec<&str> = classes.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names, ["syntax", "undefined_column"]);
+        assert!(error_classes(&report_of(Vec::new())).is_empty());
     }
 
     /// The lists stop at 15 rows and say how many more there are; a run

@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use sqlwitness_score::{CalibrationMetrics, EngineCalibration, Scores};
+
 use crate::Report;
 
 /// Scores beyond the counts: EX over scorable questions, TrustSQL RS(c),
@@ -10,6 +12,19 @@ pub(crate) fn render_scores(report: &Report, out: &mut String) {
     let Some(s) = &report.summary.scores else {
         return;
     };
+    render_rs_table(s, out);
+    for (label, line) in extra_accuracies(s, "`") {
+        let _ = writeln!(out, "\n{label}: {line}.");
+    }
+    render_consistency(s, out);
+    render_legacy(s, out);
+    render_calibration(s, out);
+    render_dialect_features(s, out);
+}
+
+/// EX over scorable questions and TrustSQL RS(c) with its breakdown, a
+/// row per engine.
+fn render_rs_table(s: &Scores, out: &mut String) {
     let _ = writeln!(out, "\n## Scores\n");
     let _ = writeln!(
         out,
@@ -36,9 +51,10 @@ pub(crate) fn render_scores(report: &Report, out: &mut String) {
             b.unscored
         );
     }
-    for (label, line) in extra_accuracies(s, "`") {
-        let _ = writeln!(out, "\n{label}: {line}.");
-    }
+}
+
+/// The sentence on accuracy across engines and cross-engine consistency.
+fn render_consistency(s: &Scores, out: &mut String) {
     let c = &s.consistency;
     let _ = writeln!(
         out,
@@ -50,112 +66,141 @@ pub(crate) fn render_scores(report: &Report, out: &mut String) {
         c.consistent,
         c.questions,
         c.consistency,
-        if c.inconsistent.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " (first differing ids: {})",
-                c.inconsistent
-                    .iter()
-                    .take(10)
-                    .map(|i| i.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        },
+        first_differing(&c.inconsistent),
         s.infeasible
     );
-    if !s.legacy.is_empty() {
+}
+
+/// ` (first differing ids: 1, 2, 3)`, at most ten of them; nothing when
+/// every question is consistent.
+fn first_differing(ids: &[usize]) -> String {
+    if ids.is_empty() {
+        return String::new();
+    }
+    format!(
+        " (first differing ids: {})",
+        ids.iter()
+            .take(10)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `--legacy`: strict accuracy beside the official Spider and BIRD
+/// evaluators', and the mechanisms of their disagreements.
+fn render_legacy(s: &Scores, out: &mut String) {
+    if s.legacy.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Strict vs the legacy evaluators (`--legacy`)\n\n| engine | strict | Spider | BIRD | Spider ≠ strict | BIRD ≠ strict | mechanisms |\n|---|--:|--:|--:|--:|--:|---|"
+    );
+    for (e, l) in &s.legacy {
+        let strict = s.accuracy.get(e).map(|a| a.accuracy).unwrap_or(0.0);
+        let mech: Vec<String> = l
+            .mechanisms
+            .iter()
+            .map(|(m, n)| format!("{m} {n}"))
+            .collect();
         let _ = writeln!(
             out,
-            "\n### Strict vs the legacy evaluators (`--legacy`)\n\n| engine | strict | Spider | BIRD | Spider ≠ strict | BIRD ≠ strict | mechanisms |\n|---|--:|--:|--:|--:|--:|---|"
+            "| {e} | {strict:.4} | {:.4} | {:.4} | {} | {} | {} |",
+            l.spider.accuracy,
+            l.bird.accuracy,
+            l.spider_disagree,
+            l.bird_disagree,
+            mech.join(", ")
         );
-        for (e, l) in &s.legacy {
-            let strict = s.accuracy.get(e).map(|a| a.accuracy).unwrap_or(0.0);
-            let mech: Vec<String> = l
-                .mechanisms
-                .iter()
-                .map(|(m, n)| format!("{m} {n}"))
-                .collect();
+    }
+}
+
+/// Calibration: a row per score measured on an engine, and the Platt
+/// model's signals.
+fn render_calibration(s: &Scores, out: &mut String) {
+    if s.calibration.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Calibration\n\n| engine | score | n | ECE | ACE | Brier | AUC |\n|---|---|--:|--:|--:|--:|--:|"
+    );
+    for (e, cal) in &s.calibration {
+        for (label, m) in calibration_rows(cal) {
             let _ = writeln!(
                 out,
-                "| {e} | {strict:.4} | {:.4} | {:.4} | {} | {} | {} |",
-                l.spider.accuracy,
-                l.bird.accuracy,
-                l.spider_disagree,
-                l.bird_disagree,
-                mech.join(", ")
+                "| {e} | {label} | {} | {:.4} | {:.4} | {:.4} | {} |",
+                m.n,
+                m.ece,
+                m.ace,
+                m.brier,
+                m.auc
+                    .map(|a| format!("{a:.4}"))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        if let Some(p) = &cal.platt {
+            let _ = writeln!(
+                out,
+                "| {e} | Platt signals: {} (fitted on {}) | | | | | |",
+                p.signals.len(),
+                p.calibration_n
             );
         }
     }
-    if !s.calibration.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n### Calibration\n\n| engine | score | n | ECE | ACE | Brier | AUC |\n|---|---|--:|--:|--:|--:|--:|"
-        );
-        for (e, cal) in &s.calibration {
-            let mut rows = Vec::new();
-            if let Some(m) = &cal.raw {
-                rows.push(("raw confidence, all", m));
-            }
-            if let Some(p) = &cal.platt {
-                if let Some(b) = &p.before {
-                    rows.push(("raw confidence, test split", b));
-                }
-                rows.push(("Platt-scaled, test split", &p.after));
-            }
-            for (label, m) in rows {
-                let _ = writeln!(
-                    out,
-                    "| {e} | {label} | {} | {:.4} | {:.4} | {:.4} | {} |",
-                    m.n,
-                    m.ece,
-                    m.ace,
-                    m.brier,
-                    m.auc
-                        .map(|a| format!("{a:.4}"))
-                        .unwrap_or_else(|| "–".into())
-                );
-            }
-            if let Some(p) = &cal.platt {
-                let _ = writeln!(
-                    out,
-                    "| {e} | Platt signals: {} (fitted on {}) | | | | | |",
-                    p.signals.len(),
-                    p.calibration_n
-                );
-            }
-        }
+}
+
+/// The measured scores of one engine, labelled: the raw confidence on all
+/// questions, then on the test split before and after Platt scaling.
+fn calibration_rows(cal: &EngineCalibration) -> Vec<(&'static str, &CalibrationMetrics)> {
+    let mut rows = Vec::new();
+    if let Some(m) = &cal.raw {
+        rows.push(("raw confidence, all", m));
     }
-    if !s.dialect_features.is_empty() {
+    if let Some(p) = &cal.platt {
+        if let Some(b) = &p.before {
+            rows.push(("raw confidence, test split", b));
+        }
+        rows.push(("Platt-scaled, test split", &p.after));
+    }
+    rows
+}
+
+/// Dialect features (OCTOPUS Table 8): how often gold and predictions use
+/// each, where it is not as written, and the accuracy of predictions
+/// using it.
+fn render_dialect_features(s: &Scores, out: &mut String) {
+    if s.dialect_features.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Dialect features (OCTOPUS Table 8)\n\n| feature | gold | pred | not as written on | accuracy of predictions using it |\n|---|--:|--:|---|---|"
+    );
+    for (f, st) in &s.dialect_features {
+        let acc: Vec<String> = st
+            .accuracy
+            .iter()
+            .map(|(e, a)| format!("{e} {:.3}", a.accuracy))
+            .collect();
+        // A pipe splits a table cell even inside a code span (`||`).
+        let f = f.replace('|', "\\|");
         let _ = writeln!(
             out,
-            "\n### Dialect features (OCTOPUS Table 8)\n\n| feature | gold | pred | not as written on | accuracy of predictions using it |\n|---|--:|--:|---|---|"
+            "| `{f}` | {} | {} | {} | {} |",
+            st.gold,
+            st.pred,
+            st.unsupported_on.join(", "),
+            acc.join(", ")
         );
-        for (f, st) in &s.dialect_features {
-            let acc: Vec<String> = st
-                .accuracy
-                .iter()
-                .map(|(e, a)| format!("{e} {:.3}", a.accuracy))
-                .collect();
-            // A pipe splits a table cell even inside a code span (`||`).
-            let f = f.replace('|', "\\|");
-            let _ = writeln!(
-                out,
-                "| `{f}` | {} | {} | {} | {} |",
-                st.gold,
-                st.pred,
-                st.unsupported_on.join(", "),
-                acc.join(", ")
-            );
-        }
     }
 }
 
 /// The tie-aware and test-suite accuracies, when the run has them, as
 /// `(label, "sqlite 0.9568 (930/972), …")`; `code` quotes the verdict
 /// names in the labels (a backtick for Markdown, nothing for HTML).
-pub(crate) fn extra_accuracies(s: &sqlwitness_score::Scores, code: &str) -> Vec<(String, String)> {
+pub(crate) fn extra_accuracies(s: &Scores, code: &str) -> Vec<(String, String)> {
     [
         (
             format!("Tie-aware accuracy ({code}match_tie{code} counted)"),
@@ -180,7 +225,63 @@ pub(crate) fn extra_accuracies(s: &sqlwitness_score::Scores, code: &str) -> Vec<
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::test_support::{md_table, md_tables, small_report};
+
+    #[test]
+    fn first_differing_lists_at_most_ten_ids() {
+        assert_eq!(first_differing(&[]), "");
+        assert_eq!(first_differing(&[4, 2]), " (first differing ids: 4, 2)");
+        let many: Vec<usize> = (0..12).collect();
+        assert_eq!(
+            first_differing(&many),
+            " (first differing ids: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)"
+        );
+    }
+
+    /// The raw confidence on all questions comes first; the test split's
+    /// rows only with a Platt model, before scaling only when measured.
+    #[test]
+    fn calibration_rows_follow_what_was_measured() {
+        let metrics = |n| CalibrationMetrics {
+            n,
+            accuracy: 0.5,
+            ece: 0.1,
+            ace: 0.1,
+            brier: 0.2,
+            auc: None,
+            bins: Vec::new(),
+        };
+        let labels = |cal: &EngineCalibration| -> Vec<(&str, usize)> {
+            calibration_rows(cal)
+                .into_iter()
+                .map(|(l, m)| (l, m.n))
+                .collect()
+        };
+        let mut cal = EngineCalibration {
+            raw: Some(metrics(10)),
+            platt: None,
+        };
+        assert_eq!(labels(&cal), [("raw confidence, all", 10)]);
+        cal.platt = Some(sqlwitness_score::PlattReport {
+            signals: vec!["confidence".into()],
+            weights: vec![1.0, 0.0],
+            calibration_n: 6,
+            test_n: 4,
+            before: None,
+            after: metrics(4),
+        });
+        cal.raw = None;
+        assert_eq!(labels(&cal), [("Platt-scaled, test split", 4)]);
+        cal.platt.as_mut().unwrap().before = Some(metrics(4));
+        assert_eq!(
+            labels(&cal),
+            [
+                ("raw confidence, test split", 4),
+                ("Platt-scaled, test split", 4)
+            ]
+        );
+    }
 
     /// The scores table: one row per engine whose TrustSQL breakdown
     /// accounts for every question once; the accuracies beside it name

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::{QuestionReport, Verdict};
+use crate::{EngineOutcome, Execution, QuestionReport, ReferenceOutcome, Verdict};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -148,118 +148,16 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
     for q in questions {
         for (engine, outcome) in &q.engines {
             let s = engines.entry(engine.clone()).or_default();
-            s.questions += 1;
-            s.tie_aware_correct += usize::from(outcome.passes_tie_aware());
-            s.match_unstable += usize::from(outcome.verdict == Verdict::Match && outcome.unstable);
-            match outcome.verdict {
-                Verdict::Match => s.matched += 1,
-                Verdict::Mismatch => {
-                    s.mismatch += 1;
-                    s.mismatch_tie += usize::from(outcome.tie);
-                }
-                Verdict::GoldError => {
-                    s.gold_error += 1;
-                    let class = outcome
-                        .gold
-                        .as_ref()
-                        .and_then(|g| g.error_class)
-                        .map(|c| c.as_str())
-                        .unwrap_or("other");
-                    *s.gold_error_classes.entry(class.to_string()).or_default() += 1;
-                }
-                Verdict::PredError => {
-                    s.pred_error += 1;
-                    let class = outcome
-                        .pred
-                        .as_ref()
-                        .and_then(|p| p.error_class)
-                        .map(|c| c.as_str())
-                        .unwrap_or("other");
-                    *s.pred_error_classes.entry(class.to_string()).or_default() += 1;
-                }
-                Verdict::Abstained => s.abstained += 1,
-                Verdict::MissingDb => s.missing_db += 1,
-                Verdict::Timeout => s.timeout += 1,
-                Verdict::MatchTie => s.match_tie += 1,
-                Verdict::EngineError => s.engine_error += 1,
-            }
-        }
-    }
-    for q in questions {
-        for (engine, outcome) in &q.engines {
-            if let (Some(r), Some(s)) = (&outcome.reference, engines.get_mut(engine)) {
+            count_verdict(s, outcome);
+            if let Some(r) = &outcome.reference {
                 let rs = s.reference.get_or_insert_with(ReferenceSummary::default);
-                if !matches!(r.verdict, Verdict::EngineError | Verdict::GoldError) {
-                    rs.scored += 1;
-                }
-                if matches!(r.verdict, Verdict::Match | Verdict::MatchTie) {
-                    rs.correct += 1;
-                }
-                if r.gold_agrees == Some(false) || outcome.verdict == Verdict::GoldError {
-                    rs.gold_disagrees += 1;
-                    let m = if outcome.verdict == Verdict::GoldError {
-                        "gold_error"
-                    } else {
-                        r.gold_mechanism.as_deref().unwrap_or("other")
-                    };
-                    *rs.gold_mechanisms.entry(m.to_string()).or_default() += 1;
-                }
+                count_reference(rs, r, outcome.verdict);
             }
         }
-    }
-    for s in engines.values_mut() {
-        if let Some(r) = &mut s.reference {
-            r.ex = if r.scored == 0 {
-                0.0
-            } else {
-                r.correct as f64 / r.scored as f64
-            };
-        }
-    }
-    // A question whose database has no suite is judged on the original
-    // alone (its suite is the original database): a match passes, as the
-    // official test-suite evaluator passes it and as the scores count it.
-    for q in questions {
-        for (engine, outcome) in &q.engines {
-            if outcome.suite.is_some() {
-                if let Some(s) = engines.get_mut(engine) {
-                    s.suite_match.get_or_insert(0);
-                }
-            }
-        }
-    }
-    for q in questions {
-        for (engine, outcome) in &q.engines {
-            if let Some(n) = engines.get_mut(engine).and_then(|s| s.suite_match.as_mut()) {
-                if outcome.verdict == Verdict::Match
-                    && outcome.suite.as_ref().is_none_or(|suite| suite.passed)
-                {
-                    *n += 1;
-                }
-            }
-        }
-    }
-    for s in engines.values_mut() {
-        let with_db = s.questions - s.missing_db - s.engine_error;
-        s.suite_ex = s.suite_match.map(|m| {
-            if with_db == 0 {
-                0.0
-            } else {
-                m as f64 / with_db as f64
-            }
-        });
-        s.ex = if with_db == 0 {
-            0.0
-        } else {
-            s.matched as f64 / with_db as f64
-        };
-        s.ex_tie_aware = if with_db == 0 {
-            0.0
-        } else {
-            s.tie_aware_correct as f64 / with_db as f64
-        };
     }
     for (engine, s) in engines.iter_mut() {
+        s.suite_match = suite_match(questions, engine);
+        set_rates(s);
         s.by_hardness = crate::levels::by_level(
             questions,
             engine,
@@ -272,23 +170,255 @@ pub fn summarize(questions: &[QuestionReport]) -> Summary {
             |q| q.difficulty.as_deref(),
             crate::DIFFICULTY_ALL,
         );
-        let with_db = s.questions - s.missing_db - s.engine_error;
-        let total: f64 = questions
-            .iter()
-            .filter_map(|q| q.engines.get(engine))
-            .filter(|o| !matches!(o.verdict, Verdict::MissingDb | Verdict::EngineError))
-            .map(|o| o.soft_f1.unwrap_or(0.0))
-            .sum();
         s.ves = crate::ves::summarize_ves(questions, engine);
-        s.soft_f1 = if with_db == 0 {
-            0.0
-        } else {
-            total / with_db as f64
-        };
+        s.soft_f1 = mean_soft_f1(questions, engine, with_db(s));
     }
     Summary {
         questions: questions.len(),
         engines,
         scores: None,
+    }
+}
+
+/// Counts one outcome's verdict (and, for an error, its class).
+fn count_verdict(s: &mut EngineSummary, outcome: &EngineOutcome) {
+    s.questions += 1;
+    s.tie_aware_correct += usize::from(outcome.passes_tie_aware());
+    s.match_unstable += usize::from(outcome.verdict == Verdict::Match && outcome.unstable);
+    match outcome.verdict {
+        Verdict::Match => s.matched += 1,
+        Verdict::Mismatch => {
+            s.mismatch += 1;
+            s.mismatch_tie += usize::from(outcome.tie);
+        }
+        Verdict::GoldError => {
+            s.gold_error += 1;
+            let class = error_class(outcome.gold.as_ref());
+            *s.gold_error_classes.entry(class.to_string()).or_default() += 1;
+        }
+        Verdict::PredError => {
+            s.pred_error += 1;
+            let class = error_class(outcome.pred.as_ref());
+            *s.pred_error_classes.entry(class.to_string()).or_default() += 1;
+        }
+        Verdict::Abstained => s.abstained += 1,
+        Verdict::MissingDb => s.missing_db += 1,
+        Verdict::Timeout => s.timeout += 1,
+        Verdict::MatchTie => s.match_tie += 1,
+        Verdict::EngineError => s.engine_error += 1,
+    }
+}
+
+/// The error class of a failed execution, `other` when it has none.
+fn error_class(exec: Option<&Execution>) -> &'static str {
+    exec.and_then(|e| e.error_class)
+        .map(|c| c.as_str())
+        .unwrap_or("other")
+}
+
+/// Counts one reference judgment: scored unless the reference could not
+/// judge, correct when it matched, and the engine's own gold disagreeing
+/// (failing, or answering otherwise) by mechanism.
+fn count_reference(rs: &mut ReferenceSummary, r: &ReferenceOutcome, verdict: Verdict) {
+    if !matches!(r.verdict, Verdict::EngineError | Verdict::GoldError) {
+        rs.scored += 1;
+    }
+    if matches!(r.verdict, Verdict::Match | Verdict::MatchTie) {
+        rs.correct += 1;
+    }
+    if r.gold_agrees == Some(false) || verdict == Verdict::GoldError {
+        rs.gold_disagrees += 1;
+        let m = if verdict == Verdict::GoldError {
+            "gold_error"
+        } else {
+            r.gold_mechanism.as_deref().unwrap_or("other")
+        };
+        *rs.gold_mechanisms.entry(m.to_string()).or_default() += 1;
+    }
+}
+
+/// `eval --suite`: the matches on `engine` that pass their suite, or
+/// `None` when no outcome there has a suite. A question whose database has
+/// no suite is judged on the original alone (its suite is the original
+/// database): a match passes, as the official test-suite evaluator passes
+/// it and as the scores count it.
+fn suite_match(questions: &[QuestionReport], engine: &str) -> Option<usize> {
+    let outcomes = || questions.iter().filter_map(|q| q.engines.get(engine));
+    if !outcomes().any(|o| o.suite.is_some()) {
+        return None;
+    }
+    Some(
+        outcomes()
+            .filter(|o| {
+                o.verdict == Verdict::Match && o.suite.as_ref().is_none_or(|suite| suite.passed)
+            })
+            .count(),
+    )
+}
+
+/// The questions with a database on the engine: the denominator of EX.
+fn with_db(s: &EngineSummary) -> usize {
+    s.questions - s.missing_db - s.engine_error
+}
+
+/// `n / of`, 0 when `of` is 0.
+fn ratio(n: usize, of: usize) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        n as f64 / of as f64
+    }
+}
+
+/// The accuracies from the counts: EX, tie-aware EX, suite EX and EX
+/// against the reference.
+fn set_rates(s: &mut EngineSummary) {
+    if let Some(r) = &mut s.reference {
+        r.ex = ratio(r.correct, r.scored);
+    }
+    let with_db = with_db(s);
+    s.suite_ex = s.suite_match.map(|m| ratio(m, with_db));
+    s.ex = ratio(s.matched, with_db);
+    s.ex_tie_aware = ratio(s.tie_aware_correct, with_db);
+}
+
+/// Mean Soft F1 over the `with_db` questions with a database; a question
+/// without a value counts 0.
+fn mean_soft_f1(questions: &[QuestionReport], engine: &str, with_db: usize) -> f64 {
+    let total: f64 = questions
+        .iter()
+        .filter_map(|q| q.engines.get(engine))
+        .filter(|o| !matches!(o.verdict, Verdict::MissingDb | Verdict::EngineError))
+        .map(|o| o.soft_f1.unwrap_or(0.0))
+        .sum();
+    if with_db == 0 {
+        0.0
+    } else {
+        total / with_db as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{failed, ok, outcome, question};
+    use crate::SuiteOutcome;
+    use sqlwitness_core::ErrorClass;
+
+    #[test]
+    fn count_verdict_counts_one_bucket_and_error_classes() {
+        let mut s = EngineSummary::default();
+        let mut tie = outcome(Verdict::Mismatch, None, None);
+        tie.tie = true;
+        let mut lucky = outcome(Verdict::Match, None, None);
+        lucky.unstable = true;
+        let syntax = failed(ErrorClass::Syntax, "1", "bad", 1.0);
+        for o in [
+            tie,
+            lucky,
+            outcome(Verdict::Match, None, None),
+            outcome(Verdict::PredError, None, Some(syntax.clone())),
+            outcome(Verdict::PredError, Some(syntax), None),
+            outcome(Verdict::GoldError, None, None),
+        ] {
+            count_verdict(&mut s, &o);
+        }
+        assert_eq!(s.questions, 6);
+        assert_eq!((s.matched, s.mismatch, s.mismatch_tie), (2, 1, 1));
+        assert_eq!((s.match_unstable, s.tie_aware_correct), (1, 2));
+        assert_eq!(
+            s.pred_error_classes,
+            [("other".to_string(), 1), ("syntax".to_string(), 1)].into()
+        );
+        assert_eq!(s.gold_error_classes, [("other".to_string(), 1)].into());
+    }
+
+    #[test]
+    fn count_reference_names_why_the_gold_disagrees() {
+        let judged = |verdict, gold_agrees, mechanism: Option<&str>| ReferenceOutcome {
+            engine: "sqlite".into(),
+            verdict,
+            gold_agrees,
+            gold_mechanism: mechanism.map(Into::into),
+        };
+        let mut rs = ReferenceSummary::default();
+        count_reference(
+            &mut rs,
+            &judged(Verdict::Match, Some(true), None),
+            Verdict::Match,
+        );
+        count_reference(
+            &mut rs,
+            &judged(Verdict::MatchTie, Some(false), Some("collation")),
+            Verdict::Mismatch,
+        );
+        count_reference(
+            &mut rs,
+            &judged(Verdict::Mismatch, Some(false), None),
+            Verdict::Mismatch,
+        );
+        count_reference(
+            &mut rs,
+            &judged(Verdict::EngineError, None, None),
+            Verdict::GoldError,
+        );
+        assert_eq!((rs.scored, rs.correct, rs.gold_disagrees), (3, 2, 3));
+        assert_eq!(
+            rs.gold_mechanisms,
+            [
+                ("collation".to_string(), 1),
+                ("gold_error".to_string(), 1),
+                ("other".to_string(), 1)
+            ]
+            .into()
+        );
+    }
+
+    /// Without any suite there is no suite count; with one, a match on a
+    /// database without a suite passes and a match failing its suite
+    /// does not.
+    #[test]
+    fn suite_match_counts_matches_that_pass_their_suite() {
+        let suite = |passed| SuiteOutcome {
+            passed,
+            instances: 2,
+            checked: 2,
+            failed_instance: None,
+            reason: None,
+            witness: None,
+        };
+        let on = |o| question(0, "db", "q", "SELECT 1", None, vec![("sqlite", o)]);
+        let matched = || outcome(Verdict::Match, Some(ok(&[], 1.0)), Some(ok(&[], 1.0)));
+        let mut failing = matched();
+        failing.suite = Some(suite(false));
+        let mut passing = matched();
+        passing.suite = Some(suite(true));
+        let mut mismatch = outcome(Verdict::Mismatch, None, None);
+        mismatch.suite = Some(suite(true));
+        assert_eq!(suite_match(&[on(matched())], "sqlite"), None);
+        let questions = [on(matched()), on(failing), on(passing), on(mismatch)];
+        assert_eq!(suite_match(&questions, "sqlite"), Some(2));
+        assert_eq!(suite_match(&questions, "postgres"), None);
+    }
+
+    #[test]
+    fn rates_leave_out_missing_databases_and_engine_errors() {
+        let mut s = EngineSummary {
+            questions: 6,
+            matched: 2,
+            missing_db: 1,
+            engine_error: 1,
+            tie_aware_correct: 3,
+            suite_match: Some(1),
+            reference: Some(ReferenceSummary {
+                scored: 0,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        set_rates(&mut s);
+        assert_eq!((s.ex, s.ex_tie_aware, s.suite_ex), (0.5, 0.75, Some(0.25)));
+        assert_eq!(s.reference.unwrap().ex, 0.0);
+        assert_eq!(ratio(0, 0), 0.0);
     }
 }

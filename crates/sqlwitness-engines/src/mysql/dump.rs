@@ -384,61 +384,13 @@ impl MysqlDumpNamespace {
 impl Source for MysqlDumpNamespace {
     fn schema(&mut self) -> Result<SourceSchema, DbError> {
         let db = self.database.clone();
-        let tables: Vec<String> = self
-            .rt
-            .block_on(
-                sqlx::query_scalar(
-                    "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES \
-                     WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' AND TABLE_NAME <> ? \
-                     ORDER BY TABLE_NAME",
-                )
-                .bind(&db)
-                .bind(STAMP_TABLE)
-                .fetch_all(src(&mut self.reader, &mut self.admin)),
-            )
-            .map_err(my_error)?;
+        let rt = &self.rt;
+        let conn = src(&mut self.reader, &mut self.admin);
+        let tables = rt.block_on(base_tables(conn, &db))?;
         let mut out = SourceSchema::default();
         for name in tables {
-            let cols = self
-                .rt
-                .block_on(
-                    sqlx::query(
-                        "SELECT CAST(COLUMN_NAME AS CHAR), CAST(COLUMN_TYPE AS CHAR), \
-                           CAST(IS_NULLABLE AS CHAR) FROM information_schema.COLUMNS \
-                         WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
-                    )
-                    .bind(&db)
-                    .bind(&name)
-                    .fetch_all(src(&mut self.reader, &mut self.admin)),
-                )
-                .map_err(my_error)?;
-            let columns: Vec<SourceColumn> = cols
-                .iter()
-                .map(|r| SourceColumn {
-                    name: r.get(0),
-                    declared: r.get(1),
-                    not_null: r.get::<String, _>(2) == "NO",
-                })
-                .collect();
-            let keys = self
-                .rt
-                .block_on(
-                    sqlx::query(
-                        "SELECT CAST(k.CONSTRAINT_NAME AS CHAR), CAST(t.CONSTRAINT_TYPE AS CHAR), \
-                           CAST(k.COLUMN_NAME AS CHAR), CAST(k.REFERENCED_TABLE_NAME AS CHAR), \
-                           CAST(k.REFERENCED_COLUMN_NAME AS CHAR) \
-                         FROM information_schema.KEY_COLUMN_USAGE k \
-                         JOIN information_schema.TABLE_CONSTRAINTS t \
-                           ON t.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND t.TABLE_NAME = k.TABLE_NAME \
-                          AND t.CONSTRAINT_NAME = k.CONSTRAINT_NAME \
-                         WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? \
-                         ORDER BY t.CONSTRAINT_TYPE, k.CONSTRAINT_NAME, k.ORDINAL_POSITION",
-                    )
-                    .bind(&db)
-                    .bind(&name)
-                    .fetch_all(src(&mut self.reader, &mut self.admin)),
-                )
-                .map_err(my_error)?;
+            let columns = rt.block_on(table_columns(conn, &db, &name))?;
+            let keys = rt.block_on(key_columns(conn, &db, &name))?;
             let mut table = SourceTable {
                 name: name.clone(),
                 columns,
@@ -446,50 +398,7 @@ impl Source for MysqlDumpNamespace {
                 foreign_keys: Vec::new(),
                 unique: Vec::new(),
             };
-            let mut current: Option<(String, String)> = None;
-            let mut unique: Vec<usize> = Vec::new();
-            let flush_unique =
-                |table: &mut SourceTable, kind: &Option<(String, String)>, u: &mut Vec<usize>| {
-                    if let Some((_, k)) = kind {
-                        if k == "UNIQUE" && !u.is_empty() {
-                            table.unique.push(std::mem::take(u));
-                        }
-                    }
-                    u.clear();
-                };
-            for k in keys {
-                let cname: String = k.get(0);
-                let kind: String = k.get(1);
-                let col: String = k.get(2);
-                let ci = table.columns.iter().position(|c| c.name == col);
-                if current.as_ref().map(|c| &c.0) != Some(&cname) {
-                    flush_unique(&mut table, &current, &mut unique);
-                    current = Some((cname.clone(), kind.clone()));
-                    if kind == "FOREIGN KEY" {
-                        let parent: Option<String> = k.get(3);
-                        table.foreign_keys.push(SourceForeignKey {
-                            columns: Vec::new(),
-                            parent_table: parent.unwrap_or_default(),
-                            parent_columns: Vec::new(),
-                        });
-                    }
-                }
-                match kind.as_str() {
-                    "PRIMARY KEY" => table.primary_key.extend(ci),
-                    "UNIQUE" => unique.extend(ci),
-                    "FOREIGN KEY" => {
-                        if let Some(fk) = table.foreign_keys.last_mut() {
-                            fk.columns.push(col);
-                            fk.parent_columns.push(k.get(4));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            flush_unique(&mut table, &current, &mut unique);
-            if !table.primary_key.is_empty() {
-                table.unique.push(table.primary_key.clone());
-            }
+            add_keys(&mut table, keys);
             out.tables.push(table);
         }
         Ok(out)
@@ -536,6 +445,124 @@ impl Source for MysqlDumpNamespace {
         let (c, p) = (self.qualified(&child.name), self.qualified(&parent.name));
         self.count(KEY_SQL.orphans((&c, child), cols, (&p, parent), pcols))
     }
+}
+
+/// The base tables of database `db` but sqlwitness's stamp, by name.
+async fn base_tables(conn: &mut MySqlConnection, db: &str) -> Result<Vec<String>, DbError> {
+    sqlx::query_scalar(
+        "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' AND TABLE_NAME <> ? \
+         ORDER BY TABLE_NAME",
+    )
+    .bind(db)
+    .bind(STAMP_TABLE)
+    .fetch_all(conn)
+    .await
+    .map_err(my_error)
+}
+
+/// A table's columns in order, with their declared types.
+async fn table_columns(
+    conn: &mut MySqlConnection,
+    db: &str,
+    table: &str,
+) -> Result<Vec<SourceColumn>, DbError> {
+    let cols = sqlx::query(
+        "SELECT CAST(COLUMN_NAME AS CHAR), CAST(COLUMN_TYPE AS CHAR), \
+           CAST(IS_NULLABLE AS CHAR) FROM information_schema.COLUMNS \
+         WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+    )
+    .bind(db)
+    .bind(table)
+    .fetch_all(conn)
+    .await
+    .map_err(my_error)?;
+    Ok(cols
+        .iter()
+        .map(|r| SourceColumn {
+            name: r.get(0),
+            declared: r.get(1),
+            not_null: r.get::<String, _>(2) == "NO",
+        })
+        .collect())
+}
+
+/// One column of a key constraint: the constraint's name and type, the
+/// column, and for a foreign key the parent table and column.
+type KeyRow = (String, String, String, Option<String>, Option<String>);
+
+/// The columns of a table's key constraints, by type, name and position.
+async fn key_columns(
+    conn: &mut MySqlConnection,
+    db: &str,
+    table: &str,
+) -> Result<Vec<KeyRow>, DbError> {
+    let keys = sqlx::query(
+        "SELECT CAST(k.CONSTRAINT_NAME AS CHAR), CAST(t.CONSTRAINT_TYPE AS CHAR), \
+           CAST(k.COLUMN_NAME AS CHAR), CAST(k.REFERENCED_TABLE_NAME AS CHAR), \
+           CAST(k.REFERENCED_COLUMN_NAME AS CHAR) \
+         FROM information_schema.KEY_COLUMN_USAGE k \
+         JOIN information_schema.TABLE_CONSTRAINTS t \
+           ON t.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND t.TABLE_NAME = k.TABLE_NAME \
+          AND t.CONSTRAINT_NAME = k.CONSTRAINT_NAME \
+         WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? \
+         ORDER BY t.CONSTRAINT_TYPE, k.CONSTRAINT_NAME, k.ORDINAL_POSITION",
+    )
+    .bind(db)
+    .bind(table)
+    .fetch_all(conn)
+    .await
+    .map_err(my_error)?;
+    Ok(keys
+        .iter()
+        .map(|k| (k.get(0), k.get(1), k.get(2), k.get(3), k.get(4)))
+        .collect())
+}
+
+/// The key columns onto the table, a constraint's rows in a run: the
+/// primary key (unique too), the unique keys, the foreign keys.
+fn add_keys(table: &mut SourceTable, keys: Vec<KeyRow>) {
+    let mut current: Option<(String, String)> = None;
+    let mut unique: Vec<usize> = Vec::new();
+    for (cname, kind, col, parent, parent_column) in keys {
+        let ci = table.columns.iter().position(|c| c.name == col);
+        if current.as_ref().map(|c| &c.0) != Some(&cname) {
+            flush_unique(table, &current, &mut unique);
+            current = Some((cname.clone(), kind.clone()));
+            if kind == "FOREIGN KEY" {
+                table.foreign_keys.push(SourceForeignKey {
+                    columns: Vec::new(),
+                    parent_table: parent.unwrap_or_default(),
+                    parent_columns: Vec::new(),
+                });
+            }
+        }
+        match kind.as_str() {
+            "PRIMARY KEY" => table.primary_key.extend(ci),
+            "UNIQUE" => unique.extend(ci),
+            "FOREIGN KEY" => {
+                if let Some(fk) = table.foreign_keys.last_mut() {
+                    fk.columns.push(col);
+                    fk.parent_columns.push(parent_column);
+                }
+            }
+            _ => {}
+        }
+    }
+    flush_unique(table, &current, &mut unique);
+    if !table.primary_key.is_empty() {
+        table.unique.push(table.primary_key.clone());
+    }
+}
+
+/// Ends a constraint's run: a unique key's columns become a unique set.
+fn flush_unique(table: &mut SourceTable, kind: &Option<(String, String)>, u: &mut Vec<usize>) {
+    if let Some((_, k)) = kind {
+        if k == "UNIQUE" && !u.is_empty() {
+            table.unique.push(std::mem::take(u));
+        }
+    }
+    u.clear();
 }
 
 /// Whether a MySQL `COLUMN_TYPE` is a spatial type.
@@ -1109,5 +1136,62 @@ impl ServerSource for MysqlDumpNamespace {
 impl Drop for MysqlDumpNamespace {
     fn drop(&mut self) {
         let _ = self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A constraint's rows make one key; unique keys of several columns
+    /// stay whole, the primary key is unique too, a foreign key keeps its
+    /// parent's columns in order.
+    #[test]
+    fn add_keys_groups_a_constraints_rows() {
+        let mut t = SourceTable {
+            name: "t".into(),
+            columns: ["a", "b", "c"]
+                .iter()
+                .map(|c| SourceColumn {
+                    name: c.to_string(),
+                    declared: "int".into(),
+                    not_null: false,
+                })
+                .collect(),
+            primary_key: Vec::new(),
+            foreign_keys: Vec::new(),
+            unique: Vec::new(),
+        };
+        let row = |name: &str, kind: &str, col: &str, parent: Option<&str>, pc: Option<&str>| {
+            (
+                name.to_string(),
+                kind.to_string(),
+                col.to_string(),
+                parent.map(String::from),
+                pc.map(String::from),
+            )
+        };
+        add_keys(
+            &mut t,
+            vec![
+                row("fk", "FOREIGN KEY", "a", Some("p"), Some("x")),
+                row("fk", "FOREIGN KEY", "b", Some("p"), Some("y")),
+                row("PRIMARY", "PRIMARY KEY", "c", None, None),
+                row("u1", "UNIQUE", "b", None, None),
+                row("u1", "UNIQUE", "a", None, None),
+                row("u2", "UNIQUE", "gone", None, None),
+                row("u3", "UNIQUE", "c", None, None),
+            ],
+        );
+        assert_eq!(t.primary_key, [2]);
+        assert_eq!(t.unique, [vec![1, 0], vec![2], vec![2]]);
+        assert_eq!(
+            t.foreign_keys,
+            [SourceForeignKey {
+                columns: vec!["a".into(), "b".into()],
+                parent_table: "p".into(),
+                parent_columns: vec![Some("x".into()), Some("y".into())],
+            }]
+        );
     }
 }

@@ -589,6 +589,124 @@ fn src<'a>(
     }
 }
 
+/// The tables read, `(oid, schema, name)`: `public`'s first, then by
+/// schema and name.
+async fn listed_tables(
+    conn: &mut PgConnection,
+    scope: &str,
+) -> Result<Vec<(i64, String, String)>, DbError> {
+    let rows = sqlx::query(AssertSqlSafe(format!(
+        "SELECT c.oid::int8, n.nspname::text, c.relname::text FROM pg_class c \
+         JOIN pg_namespace n ON n.oid = c.relnamespace \
+         WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND {scope} \
+         ORDER BY n.nspname = 'public' DESC, n.nspname, c.relname"
+    )))
+    .fetch_all(conn)
+    .await
+    .map_err(pg_error)?;
+    Ok(rows
+        .iter()
+        .map(|t| (t.get(0), t.get(1), t.get(2)))
+        .collect())
+}
+
+/// The partitions among the tables read, `(partition, parent)`.
+async fn partitions(
+    conn: &mut PgConnection,
+    scope: &str,
+) -> Result<Vec<(String, String)>, DbError> {
+    sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT c.relname::text, p.relname::text FROM pg_class c \
+         JOIN pg_namespace n ON n.oid = c.relnamespace \
+         JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class p ON p.oid = i.inhparent \
+         WHERE c.relkind IN ('r', 'p') AND c.relispartition AND {scope} \
+         ORDER BY c.relname"
+    )))
+    .fetch_all(conn)
+    .await
+    .map_err(pg_error)
+}
+
+/// A table's columns (a domain's by its base type), and per column whether
+/// it is read as text ([`decodes`]).
+async fn table_columns(
+    conn: &mut PgConnection,
+    oid: i64,
+) -> Result<(Vec<SourceColumn>, Vec<bool>), DbError> {
+    let cols = sqlx::query(
+        "SELECT a.attname::text, \
+           format_type(COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid), \
+             CASE WHEN ty.typtype = 'd' THEN ty.typtypmod ELSE a.atttypmod END), \
+           a.attnotnull, \
+           (SELECT b.typname::text FROM pg_type b \
+             WHERE b.oid = COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid)) \
+         FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid \
+         WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped \
+         ORDER BY a.attnum",
+    )
+    .bind(oid)
+    .fetch_all(conn)
+    .await
+    .map_err(pg_error)?;
+    let mut columns = Vec::new();
+    let mut as_text = Vec::new();
+    for c in &cols {
+        let typname: String = c.get(3);
+        columns.push(SourceColumn {
+            name: c.get(0),
+            declared: c.get(1),
+            not_null: c.get(2),
+        });
+        as_text.push(!decodes(&typname));
+    }
+    Ok((columns, as_text))
+}
+
+/// A key constraint: its type (`p`, `u`, `f`), its columns, and for a
+/// foreign key the parent table and columns.
+type KeyRow = (String, Vec<String>, Option<String>, Vec<String>);
+
+/// A table's primary, unique and foreign keys, by type and name.
+async fn table_keys(conn: &mut PgConnection, oid: i64) -> Result<Vec<KeyRow>, DbError> {
+    let keys = sqlx::query(
+        "SELECT k.contype::text, \
+           ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY u(n, o) \
+                 JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o), \
+           (SELECT p.relname::text FROM pg_class p WHERE p.oid = k.confrelid), \
+           ARRAY(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY u(n, o) \
+                 JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o) \
+         FROM pg_constraint k WHERE k.conrelid = $1::oid AND k.contype IN ('p', 'u', 'f') \
+         ORDER BY k.contype, k.conname",
+    )
+    .bind(oid)
+    .fetch_all(conn)
+    .await
+    .map_err(pg_error)?;
+    Ok(keys
+        .iter()
+        .map(|k| (k.get(0), k.get(1), k.get(2), k.get(3)))
+        .collect())
+}
+
+/// The keys onto the table: the primary key (unique too), the unique
+/// keys, the foreign keys.
+fn add_keys(table: &mut SourceTable, keys: Vec<KeyRow>) {
+    for (kind, cols, parent, pcols) in keys {
+        match kind.as_str() {
+            "p" => {
+                table.primary_key = positions(&table.columns, &cols);
+                table.unique.push(table.primary_key.clone());
+            }
+            "u" => table.unique.push(positions(&table.columns, &cols)),
+            _ => table.foreign_keys.push(SourceForeignKey {
+                columns: cols,
+                parent_table: parent.unwrap_or_default(),
+                parent_columns: pcols.into_iter().map(Some).collect(),
+            }),
+        }
+    }
+}
+
 fn qualified(l: &Located) -> String {
     format!("{}.{}", quote(&l.schema), quote(&l.relation))
 }
@@ -741,92 +859,24 @@ impl Source for PgDumpNamespace {
         let scope = self.schemas_read();
         let rt = &self.rt;
         let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
-        let tables = rt
-            .block_on(
-                sqlx::query(AssertSqlSafe(format!(
-                    "SELECT c.oid::int8, n.nspname::text, c.relname::text FROM pg_class c \
-                     JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND {scope} \
-                     ORDER BY n.nspname = 'public' DESC, n.nspname, c.relname"
-                )))
-                .fetch_all(&mut *conn),
-            )
-            .map_err(pg_error)?;
+        let tables = rt.block_on(listed_tables(conn, &scope))?;
         let mut out = SourceSchema::default();
         // A partition's rows are its parent's: read through the parent, and
         // said so.
-        let partitions: Vec<(String, String)> = rt
-            .block_on(
-                sqlx::query_as(AssertSqlSafe(format!(
-                    "SELECT c.relname::text, p.relname::text FROM pg_class c \
-                     JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class p ON p.oid = i.inhparent \
-                     WHERE c.relkind IN ('r', 'p') AND c.relispartition AND {scope} \
-                     ORDER BY c.relname"
-                )))
-                .fetch_all(&mut *conn),
-            )
-            .map_err(pg_error)?;
-        for (partition, parent) in partitions {
+        for (partition, parent) in rt.block_on(partitions(conn, &scope))? {
             out.skipped.push(format!(
                 "table {partition}: a partition of {parent}, whose rows it holds (carried as {parent})"
             ));
         }
         let mut located = std::collections::HashMap::new();
-        for t in tables {
-            let oid: i64 = t.get(0);
-            let schema: String = t.get(1);
-            let relation: String = t.get(2);
+        for (oid, schema, relation) in tables {
             if located.contains_key(&relation) {
                 out.skipped.push(format!(
                     "table {schema}.{relation}: a table of that name in another schema comes first"
                 ));
                 continue;
             }
-            let cols = rt
-                .block_on(
-                    sqlx::query(
-                        "SELECT a.attname::text, \
-                           format_type(COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid), \
-                             CASE WHEN ty.typtype = 'd' THEN ty.typtypmod ELSE a.atttypmod END), \
-                           a.attnotnull, \
-                           (SELECT b.typname::text FROM pg_type b \
-                             WHERE b.oid = COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid)) \
-                         FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid \
-                         WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped \
-                         ORDER BY a.attnum",
-                    )
-                    .bind(oid)
-                    .fetch_all(&mut *conn),
-                )
-                .map_err(pg_error)?;
-            let mut columns = Vec::new();
-            let mut as_text = Vec::new();
-            for c in &cols {
-                let typname: String = c.get(3);
-                columns.push(SourceColumn {
-                    name: c.get(0),
-                    declared: c.get(1),
-                    not_null: c.get(2),
-                });
-                as_text.push(!decodes(&typname));
-            }
-            let keys = rt
-                .block_on(
-                    sqlx::query(
-                        "SELECT k.contype::text, \
-                           ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY u(n, o) \
-                                 JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o), \
-                           (SELECT p.relname::text FROM pg_class p WHERE p.oid = k.confrelid), \
-                           ARRAY(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY u(n, o) \
-                                 JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o) \
-                         FROM pg_constraint k WHERE k.conrelid = $1::oid AND k.contype IN ('p', 'u', 'f') \
-                         ORDER BY k.contype, k.conname",
-                    )
-                    .bind(oid)
-                    .fetch_all(&mut *conn),
-                )
-                .map_err(pg_error)?;
+            let (columns, as_text) = rt.block_on(table_columns(conn, oid))?;
             let mut table = SourceTable {
                 name: relation.clone(),
                 columns,
@@ -834,26 +884,7 @@ impl Source for PgDumpNamespace {
                 foreign_keys: Vec::new(),
                 unique: Vec::new(),
             };
-            for k in keys {
-                let kind: String = k.get(0);
-                let cols: Vec<String> = k.get(1);
-                match kind.as_str() {
-                    "p" => {
-                        table.primary_key = positions(&table.columns, &cols);
-                        table.unique.push(table.primary_key.clone());
-                    }
-                    "u" => table.unique.push(positions(&table.columns, &cols)),
-                    _ => {
-                        let parent: Option<String> = k.get(2);
-                        let pcols: Vec<String> = k.get(3);
-                        table.foreign_keys.push(SourceForeignKey {
-                            columns: cols,
-                            parent_table: parent.unwrap_or_default(),
-                            parent_columns: pcols.into_iter().map(Some).collect(),
-                        });
-                    }
-                }
-            }
+            add_keys(&mut table, rt.block_on(table_keys(conn, oid))?);
             located.insert(
                 relation.clone(),
                 Located {
@@ -1336,5 +1367,53 @@ impl Drop for PgDumpNamespace {
         if self.loader.is_some() || self.inside.is_some() || self.reader.is_some() {
             let _ = self.close();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(columns: &[&str]) -> SourceTable {
+        SourceTable {
+            name: "t".into(),
+            columns: columns
+                .iter()
+                .map(|c| SourceColumn {
+                    name: c.to_string(),
+                    declared: "int".into(),
+                    not_null: false,
+                })
+                .collect(),
+            primary_key: Vec::new(),
+            foreign_keys: Vec::new(),
+            unique: Vec::new(),
+        }
+    }
+
+    /// The primary key is unique too; a foreign key keeps its columns and
+    /// the parent's by name.
+    #[test]
+    fn add_keys_places_each_kind() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut t = table(&["a", "b", "c"]);
+        add_keys(
+            &mut t,
+            vec![
+                ("f".into(), names(&["c"]), Some("p".into()), names(&["id"])),
+                ("p".into(), names(&["b", "a"]), None, Vec::new()),
+                ("u".into(), names(&["c", "gone"]), None, Vec::new()),
+            ],
+        );
+        assert_eq!(t.primary_key, [1, 0]);
+        assert_eq!(t.unique, [vec![1, 0], vec![2]]);
+        assert_eq!(
+            t.foreign_keys,
+            [SourceForeignKey {
+                columns: names(&["c"]),
+                parent_table: "p".into(),
+                parent_columns: vec![Some("id".into())],
+            }]
+        );
     }
 }

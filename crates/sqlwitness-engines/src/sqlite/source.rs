@@ -226,111 +226,149 @@ impl SqliteSource {
 
     fn read_table(&self, name: &str) -> rusqlite::Result<SourceTable> {
         let conn = &self.conn;
-        let mut stmt = conn.prepare(
-            "SELECT name, coalesce(type, ''), \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
-        )?;
-        let info: Vec<(String, String, bool, i64)> = stmt
-            .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        let mut pk: Vec<(i64, usize)> = info
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.3 > 0)
-            .map(|(i, c)| (c.3, i))
-            .collect();
-        pk.sort();
-        let columns: Vec<SourceColumn> = info
-            .into_iter()
-            .map(|(name, declared, not_null, _)| SourceColumn {
-                name,
-                declared,
-                not_null,
-            })
-            .collect();
-
-        let mut stmt = conn.prepare(
-            "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
-        )?;
-        let fk_rows: Vec<(i64, String, String, Option<String>)> = stmt
-            .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        let mut foreign_keys: Vec<SourceForeignKey> = Vec::new();
-        let mut last_id = None;
-        for (id, parent, from, to) in fk_rows {
-            if last_id != Some(id) {
-                foreign_keys.push(SourceForeignKey {
-                    columns: Vec::new(),
-                    parent_table: parent,
-                    parent_columns: Vec::new(),
-                });
-                last_id = Some(id);
-            }
-            if let Some(fk) = foreign_keys.last_mut() {
-                fk.columns.push(from);
-                fk.parent_columns.push(to);
-            }
-        }
-
-        // Unique column sets under binary comparison: full (not partial)
-        // unique indexes on plain columns whose collation is BINARY, and
-        // the row id when the primary key is its alias (no `pk` index).
-        let mut unique = Vec::new();
-        let mut stmt = conn.prepare(
-            "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?1) ORDER BY seq",
-        )?;
-        let indexes: Vec<(String, bool, String, bool)> = stmt
-            .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        let pk_index = indexes.iter().any(|(_, _, origin, _)| origin == "pk");
-        // An index counts only when the file holds it: a schema text edited
-        // to declare a key SQLite never built lists an index with no pages.
-        let stored = |index: &str| -> rusqlite::Result<bool> {
-            conn.query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1 \
-                 AND rootpage > 0",
-                [index],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n > 0)
-        };
-        for (index, is_unique, _, partial) in &indexes {
-            if !is_unique || *partial || !stored(index)? {
-                continue;
-            }
-            let mut stmt = conn.prepare(
-                "SELECT cid, coalesce(coll, 'BINARY') FROM pragma_index_xinfo(?1) \
-                 WHERE key = 1 ORDER BY seqno",
-            )?;
-            let cols: Vec<(i64, String)> = stmt
-                .query_map([index], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?;
-            if cols
-                .iter()
-                .all(|(cid, coll)| *cid >= 0 && coll.eq_ignore_ascii_case("BINARY"))
-            {
-                unique.push(cols.iter().map(|(cid, _)| *cid as usize).collect());
-            }
-        }
-        // The row id's alias: a single `INTEGER PRIMARY KEY` column (a
-        // declared key without an index and of another type is only a
-        // claim of the schema text, which a damaged or edited file can
-        // make: it is checked on the data instead).
-        if pk.len() == 1
-            && !pk_index
-            && columns[pk[0].1]
-                .declared
-                .trim()
-                .eq_ignore_ascii_case("INTEGER")
-        {
-            unique.push(vec![pk[0].1]);
-        }
+        let (columns, primary_key) = table_columns(conn, name)?;
+        let foreign_keys = foreign_keys(conn, name)?;
+        let (mut unique, pk_index) = binary_unique_indexes(conn, name)?;
+        unique.extend(rowid_alias(&columns, &primary_key, pk_index).map(|c| vec![c]));
         Ok(SourceTable {
             name: name.to_string(),
             columns,
-            primary_key: pk.into_iter().map(|(_, i)| i).collect(),
+            primary_key,
             foreign_keys,
             unique,
         })
+    }
+}
+
+/// A table's columns, and its primary key's column indexes in key order.
+fn table_columns(
+    conn: &Connection,
+    name: &str,
+) -> rusqlite::Result<(Vec<SourceColumn>, Vec<usize>)> {
+    let mut stmt = conn.prepare(
+        "SELECT name, coalesce(type, ''), \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
+    )?;
+    let info: Vec<(String, String, bool, i64)> = stmt
+        .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut pk: Vec<(i64, usize)> = info
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.3 > 0)
+        .map(|(i, c)| (c.3, i))
+        .collect();
+    pk.sort();
+    let columns: Vec<SourceColumn> = info
+        .into_iter()
+        .map(|(name, declared, not_null, _)| SourceColumn {
+            name,
+            declared,
+            not_null,
+        })
+        .collect();
+    Ok((columns, pk.into_iter().map(|(_, i)| i).collect()))
+}
+
+/// A row of `pragma_foreign_key_list`: key id, parent table, child column,
+/// parent column (`None` when the key names none).
+type ForeignKeyRow = (i64, String, String, Option<String>);
+
+/// The foreign keys the table declares.
+fn foreign_keys(conn: &Connection, name: &str) -> rusqlite::Result<Vec<SourceForeignKey>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
+    )?;
+    let fk_rows: Vec<ForeignKeyRow> = stmt
+        .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(group_foreign_keys(fk_rows))
+}
+
+/// The pragma's rows, one a key column, as keys: a run of one id is one
+/// key.
+fn group_foreign_keys(rows: Vec<ForeignKeyRow>) -> Vec<SourceForeignKey> {
+    let mut foreign_keys: Vec<SourceForeignKey> = Vec::new();
+    let mut last_id = None;
+    for (id, parent, from, to) in rows {
+        if last_id != Some(id) {
+            foreign_keys.push(SourceForeignKey {
+                columns: Vec::new(),
+                parent_table: parent,
+                parent_columns: Vec::new(),
+            });
+            last_id = Some(id);
+        }
+        if let Some(fk) = foreign_keys.last_mut() {
+            fk.columns.push(from);
+            fk.parent_columns.push(to);
+        }
+    }
+    foreign_keys
+}
+
+/// Unique column sets under binary comparison: full (not partial) unique
+/// indexes the file holds, on plain columns whose collation is BINARY; and
+/// whether the primary key has an index of its own (`pk`).
+fn binary_unique_indexes(
+    conn: &Connection,
+    name: &str,
+) -> rusqlite::Result<(Vec<Vec<usize>>, bool)> {
+    let mut unique = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?1) ORDER BY seq",
+    )?;
+    let indexes: Vec<(String, bool, String, bool)> = stmt
+        .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let pk_index = indexes.iter().any(|(_, _, origin, _)| origin == "pk");
+    // An index counts only when the file holds it: a schema text edited
+    // to declare a key SQLite never built lists an index with no pages.
+    let stored = |index: &str| -> rusqlite::Result<bool> {
+        conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1 \
+             AND rootpage > 0",
+            [index],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+    };
+    for (index, is_unique, _, partial) in &indexes {
+        if !is_unique || *partial || !stored(index)? {
+            continue;
+        }
+        let mut stmt = conn.prepare(
+            "SELECT cid, coalesce(coll, 'BINARY') FROM pragma_index_xinfo(?1) \
+             WHERE key = 1 ORDER BY seqno",
+        )?;
+        let cols: Vec<(i64, String)> = stmt
+            .query_map([index], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        if cols
+            .iter()
+            .all(|(cid, coll)| *cid >= 0 && coll.eq_ignore_ascii_case("BINARY"))
+        {
+            unique.push(cols.iter().map(|(cid, _)| *cid as usize).collect());
+        }
+    }
+    Ok((unique, pk_index))
+}
+
+/// The row id's alias: a single `INTEGER PRIMARY KEY` column (a declared
+/// key without an index and of another type is only a claim of the schema
+/// text, which a damaged or edited file can make: it is checked on the
+/// data instead).
+fn rowid_alias(columns: &[SourceColumn], primary_key: &[usize], pk_index: bool) -> Option<usize> {
+    match primary_key {
+        [only]
+            if !pk_index
+                && columns[*only]
+                    .declared
+                    .trim()
+                    .eq_ignore_ascii_case("INTEGER") =>
+        {
+            Some(*only)
+        }
+        _ => None,
     }
 }
 
@@ -557,6 +595,77 @@ mod tests {
             }
         }
         seen
+    }
+
+    /// A run of one id is one key, its columns in order.
+    #[test]
+    fn group_foreign_keys_joins_runs_of_one_id() {
+        let row = |id, parent: &str, from: &str, to: Option<&str>| {
+            (
+                id,
+                parent.to_string(),
+                from.to_string(),
+                to.map(String::from),
+            )
+        };
+        let keys = group_foreign_keys(vec![
+            row(0, "p", "a", Some("x")),
+            row(0, "p", "b", Some("y")),
+            row(1, "q", "c", None),
+        ]);
+        assert_eq!(
+            keys,
+            [
+                SourceForeignKey {
+                    columns: vec!["a".into(), "b".into()],
+                    parent_table: "p".into(),
+                    parent_columns: vec![Some("x".into()), Some("y".into())],
+                },
+                SourceForeignKey {
+                    columns: vec!["c".into()],
+                    parent_table: "q".into(),
+                    parent_columns: vec![None],
+                }
+            ]
+        );
+    }
+
+    /// Only a lone `INTEGER` key column without an index of its own is the
+    /// row id.
+    #[test]
+    fn the_row_id_alias_is_a_lone_integer_key() {
+        let columns: Vec<SourceColumn> = [("a", " integer "), ("b", "INT"), ("c", "INTEGER")]
+            .iter()
+            .map(|(n, d)| SourceColumn {
+                name: n.to_string(),
+                declared: d.to_string(),
+                not_null: false,
+            })
+            .collect();
+        assert_eq!(rowid_alias(&columns, &[0], false), Some(0));
+        assert_eq!(rowid_alias(&columns, &[0], true), None);
+        assert_eq!(rowid_alias(&columns, &[1], false), None);
+        assert_eq!(rowid_alias(&columns, &[2, 0], false), None);
+        assert_eq!(rowid_alias(&columns, &[], false), None);
+    }
+
+    /// Unique sets: a unique index on binary columns, the row id's alias;
+    /// not a NOCASE index nor a partial one.
+    #[test]
+    fn unique_sets_hold_under_binary_comparison() {
+        let (_d, path) = db("CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT UNIQUE,
+                              b TEXT COLLATE NOCASE UNIQUE, c INT, d INT);
+             CREATE UNIQUE INDEX cd ON t (d, c);
+             CREATE UNIQUE INDEX part ON t (c) WHERE c > 0;
+             CREATE TABLE k (x TEXT, y INT, PRIMARY KEY (y, x));");
+        let mut s = SqliteSource::open(&path).unwrap();
+        let schema = s.schema().unwrap();
+        let t = &schema.tables[0];
+        assert_eq!(t.primary_key, [0]);
+        assert_eq!(t.unique, [vec![4, 3], vec![1], vec![0]]);
+        let k = &schema.tables[1];
+        assert_eq!(k.primary_key, [1, 0]);
+        assert_eq!(k.unique, [vec![1, 0]]);
     }
 
     #[test]

@@ -318,115 +318,141 @@ impl Walker<'_, '_> {
     }
 
     fn expr_alts(&self, e: &Expr) -> Vec<Alt<Expr>> {
-        let mut alts = Vec::new();
         match e {
             Expr::BinaryOp { left, op, right } if COMPARISONS.contains(op) => {
-                for other in COMPARISONS.iter().filter(|o| *o != op) {
-                    alts.push((
-                        Kind::ComparisonOp,
-                        format!("`{op}` → `{other}`"),
-                        Expr::BinaryOp {
-                            left: left.clone(),
-                            op: other.clone(),
-                            right: right.clone(),
-                        },
-                    ));
-                }
-                let pairs = [(left, right, false), (right, left, true)];
-                for (col_side, lit_side, lit_left) in pairs {
-                    let (Some(col), Some(lit)) =
-                        (column_name(col_side), self.text_literal(lit_side))
-                    else {
-                        continue;
-                    };
-                    let values = (self.opts.text_values)(col);
-                    for v in values
-                        .iter()
-                        .filter(|v| **v != lit)
-                        .take(self.opts.max_text_values)
-                    {
-                        let new_lit = Box::new(string_expr(v));
-                        let (l, r) = if lit_left {
-                            (new_lit, col_side.clone())
-                        } else {
-                            (col_side.clone(), new_lit)
-                        };
-                        alts.push((
-                            Kind::TextValue,
-                            format!("'{}' → '{}'", truncate(&lit), truncate(v)),
-                            Expr::BinaryOp {
-                                left: l,
-                                op: op.clone(),
-                                right: r,
-                            },
-                        ));
-                    }
-                }
+                let mut alts = comparison_alts(left, op, right);
+                alts.extend(self.text_value_alts(left, op, right));
+                alts
             }
-            Expr::Value(v) => {
-                if let Value::Number(n, long) = &v.value {
-                    for k in self.opts.numeric_deltas {
-                        for d in [*k, -*k] {
-                            if let Some(new) = shifted(n, d) {
-                                alts.push((
-                                    Kind::Number,
-                                    format!("{n} → {new}"),
-                                    Expr::value(Value::Number(new, *long)),
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-            Expr::Function(f) => {
-                let name = object_last(&f.name);
-                let lower = name.to_ascii_lowercase();
-                if !AGGREGATES.contains(&lower.as_str()) {
-                    return alts;
-                }
-                let FunctionArguments::List(list) = &f.args else {
-                    return alts;
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, long) => number_alts(n, *long, self.opts.numeric_deltas),
+                _ => Vec::new(),
+            },
+            Expr::Function(f) => aggregate_alts(f),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A text literal compared with a column (on either side), replaced by
+    /// the column's other values.
+    fn text_value_alts(&self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Vec<Alt<Expr>> {
+        let mut alts = Vec::new();
+        for (col_side, lit_side, lit_left) in [(left, right, false), (right, left, true)] {
+            let (Some(col), Some(lit)) = (column_name(col_side), self.text_literal(lit_side))
+            else {
+                continue;
+            };
+            let values = (self.opts.text_values)(col);
+            for v in values
+                .iter()
+                .filter(|v| **v != lit)
+                .take(self.opts.max_text_values)
+            {
+                let new_lit = Box::new(string_expr(v));
+                let (l, r) = if lit_left {
+                    (new_lit, Box::new(col_side.clone()))
+                } else {
+                    (Box::new(col_side.clone()), new_lit)
                 };
-                let star = list
-                    .args
-                    .iter()
-                    .any(|a| matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Wildcard)));
-                if lower == "count" && !star {
-                    let distinct = list.duplicate_treatment == Some(DuplicateTreatment::Distinct);
-                    let mut nf = f.clone();
-                    if let FunctionArguments::List(l) = &mut nf.args {
-                        l.duplicate_treatment = (!distinct).then_some(DuplicateTreatment::Distinct);
-                    }
-                    let desc = if distinct {
-                        "COUNT(DISTINCT x) → COUNT(x)"
-                    } else {
-                        "COUNT(x) → COUNT(DISTINCT x)"
-                    };
-                    alts.push((Kind::CountDistinct, desc.to_string(), Expr::Function(nf)));
-                }
-                if star {
-                    return alts;
-                }
-                let upper = name.chars().any(|c| c.is_ascii_uppercase());
-                for other in AGGREGATES.iter().filter(|a| **a != lower) {
-                    let rendered = if upper {
-                        other.to_ascii_uppercase()
-                    } else {
-                        other.to_string()
-                    };
-                    let mut nf = f.clone();
-                    nf.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new(&rendered))]);
-                    alts.push((
-                        Kind::Aggregate,
-                        format!("{name}() → {rendered}()"),
-                        Expr::Function(nf),
-                    ));
-                }
+                alts.push((
+                    Kind::TextValue,
+                    format!("'{}' → '{}'", truncate(&lit), truncate(v)),
+                    Expr::BinaryOp {
+                        left: l,
+                        op: op.clone(),
+                        right: r,
+                    },
+                ));
             }
-            _ => {}
         }
         alts
     }
+}
+
+/// The comparison with each other comparison operator.
+fn comparison_alts(left: &Expr, op: &BinaryOperator, right: &Expr) -> Vec<Alt<Expr>> {
+    COMPARISONS
+        .iter()
+        .filter(|o| *o != op)
+        .map(|other| {
+            (
+                Kind::ComparisonOp,
+                format!("`{op}` → `{other}`"),
+                Expr::BinaryOp {
+                    left: Box::new(left.clone()),
+                    op: other.clone(),
+                    right: Box::new(right.clone()),
+                },
+            )
+        })
+        .collect()
+}
+
+/// A number literal shifted by each of `deltas`, up and down.
+fn number_alts(n: &str, long: bool, deltas: &[i64]) -> Vec<Alt<Expr>> {
+    let mut alts = Vec::new();
+    for k in deltas {
+        for d in [*k, -*k] {
+            if let Some(new) = shifted(n, d) {
+                alts.push((
+                    Kind::Number,
+                    format!("{n} → {new}"),
+                    Expr::value(Value::Number(new, long)),
+                ));
+            }
+        }
+    }
+    alts
+}
+
+/// An aggregate call: `COUNT(x)` with DISTINCT toggled, and (but for
+/// `count(*)`) each other aggregate in the call's letter case.
+fn aggregate_alts(f: &sqlparser::ast::Function) -> Vec<Alt<Expr>> {
+    let mut alts = Vec::new();
+    let name = object_last(&f.name);
+    let lower = name.to_ascii_lowercase();
+    if !AGGREGATES.contains(&lower.as_str()) {
+        return alts;
+    }
+    let FunctionArguments::List(list) = &f.args else {
+        return alts;
+    };
+    let star = list
+        .args
+        .iter()
+        .any(|a| matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Wildcard)));
+    if star {
+        return alts;
+    }
+    if lower == "count" {
+        let distinct = list.duplicate_treatment == Some(DuplicateTreatment::Distinct);
+        let mut nf = f.clone();
+        if let FunctionArguments::List(l) = &mut nf.args {
+            l.duplicate_treatment = (!distinct).then_some(DuplicateTreatment::Distinct);
+        }
+        let desc = if distinct {
+            "COUNT(DISTINCT x) → COUNT(x)"
+        } else {
+            "COUNT(x) → COUNT(DISTINCT x)"
+        };
+        alts.push((Kind::CountDistinct, desc.to_string(), Expr::Function(nf)));
+    }
+    let upper = name.chars().any(|c| c.is_ascii_uppercase());
+    for other in AGGREGATES.iter().filter(|a| **a != lower) {
+        let rendered = if upper {
+            other.to_ascii_uppercase()
+        } else {
+            other.to_string()
+        };
+        let mut nf = f.clone();
+        nf.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new(&rendered))]);
+        alts.push((
+            Kind::Aggregate,
+            format!("{name}() → {rendered}()"),
+            Expr::Function(nf),
+        ));
+    }
+    alts
 }
 
 pub(super) fn object_last(name: &ObjectName) -> String {
@@ -501,4 +527,86 @@ pub(super) fn apply(stmt: &mut Statement, opts: &NeighborOptions<'_>, target: us
     };
     let _ = stmt.visit(&mut w);
     w.applied
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expr(sql: &str) -> Expr {
+        let stmts = sqlwitness_sql::parse_in(&format!("SELECT {sql}"), sqlwitness_sql::SQLITE_ONLY)
+            .unwrap();
+        let Statement::Query(q) = &stmts[0] else {
+            panic!("{sql}")
+        };
+        let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else {
+            panic!("{sql}")
+        };
+        let SelectItem::UnnamedExpr(e) = &s.projection[0] else {
+            panic!("{sql}")
+        };
+        e.clone()
+    }
+
+    fn shown(alts: &[Alt<Expr>]) -> Vec<String> {
+        alts.iter()
+            .map(|(_, desc, e)| format!("{desc}: {e}"))
+            .collect()
+    }
+
+    #[test]
+    fn a_comparison_becomes_each_other_comparison() {
+        let Expr::BinaryOp { left, op, right } = expr("a < 3") else {
+            panic!()
+        };
+        let alts = comparison_alts(&left, &op, &right);
+        assert_eq!(alts.len(), 5);
+        assert!(alts.iter().all(|(k, _, _)| *k == Kind::ComparisonOp));
+        assert_eq!(shown(&alts)[0], "`<` → `=`: a = 3");
+    }
+
+    #[test]
+    fn numbers_shift_by_each_delta_both_ways() {
+        assert_eq!(
+            shown(&number_alts("7", false, &[1, 10])),
+            ["7 → 8: 8", "7 → 6: 6", "7 → 17: 17", "7 → -3: -3"]
+        );
+        assert_eq!(
+            shown(&number_alts("2.5", false, &[1])),
+            ["2.5 → 3.5: 3.5", "2.5 → 1.5: 1.5"]
+        );
+        assert!(number_alts("x", false, &[1]).is_empty());
+    }
+
+    /// `COUNT(x)` toggles DISTINCT and becomes each other aggregate in its
+    /// letter case; `count(*)` and other functions give nothing.
+    #[test]
+    fn aggregates_swap_and_count_toggles_distinct() {
+        let Expr::Function(f) = expr("COUNT(x)") else {
+            panic!()
+        };
+        assert_eq!(
+            shown(&aggregate_alts(&f)),
+            [
+                "COUNT(x) → COUNT(DISTINCT x): COUNT(DISTINCT x)",
+                "COUNT() → SUM(): SUM(x)",
+                "COUNT() → AVG(): AVG(x)",
+                "COUNT() → MIN(): MIN(x)",
+                "COUNT() → MAX(): MAX(x)"
+            ]
+        );
+        let Expr::Function(f) = expr("count(DISTINCT x)") else {
+            panic!()
+        };
+        assert_eq!(
+            shown(&aggregate_alts(&f))[0],
+            "COUNT(DISTINCT x) → COUNT(x): count(x)"
+        );
+        for other in ["count(*)", "lower(x)"] {
+            let Expr::Function(f) = expr(other) else {
+                panic!()
+            };
+            assert!(aggregate_alts(&f).is_empty(), "{other}");
+        }
+    }
 }

@@ -9,7 +9,7 @@ use sqlparser::ast::{
 use super::exprs::{as_col_ref, as_u64, facts, ColRef};
 use super::probe;
 use super::scope::{Col, Resolved, Scope};
-use super::{NondetRule, StaticFinding};
+use super::{NondetRule, Probe, StaticFinding};
 use crate::schema::SchemaInfo;
 
 /// LIMIT n (None when absent or not a literal) and OFFSET o (0 when absent).
@@ -186,6 +186,29 @@ struct Block<'a, 's> {
     single_row: bool,
 }
 
+impl<'a, 's> Block<'a, 's> {
+    /// The block of `s`, its wildcards expanded from the schema; `None`
+    /// when a wildcard's table has no known columns.
+    fn of(s: &'a Select, schema: &'s SchemaInfo) -> Option<Block<'a, 's>> {
+        let scope = Scope::new(s, schema);
+        // `SELECT *` / `t.*`: the columns of the tables, from the schema.
+        let proj = projection(s).or_else(|| expand_wildcards(s, &scope))?;
+        let group = match &s.group_by {
+            GroupByExpr::Expressions(v, _) => v.clone(),
+            GroupByExpr::All(_) => Vec::new(),
+        };
+        let proj_aggregates = proj.iter().any(|(e, _)| facts(e).has_aggregate)
+            || s.having.as_ref().is_some_and(|h| facts(h).has_aggregate);
+        Some(Block {
+            s,
+            scope,
+            single_row: group.is_empty() && proj_aggregates,
+            proj,
+            group,
+        })
+    }
+}
+
 impl Block<'_, '_> {
     /// Do the sort keys determine the block's output row? Then tied rows
     /// are identical and a tie is not observable.
@@ -225,185 +248,99 @@ impl Block<'_, '_> {
     }
 }
 
-pub(crate) fn check_query(q: &Query, top: bool, schema: &SchemaInfo, out: &mut Vec<StaticFinding>) {
-    let (limit, offset, has_limit) = limit_offset(q);
-    let keys = order_exprs(q);
-    let block_sql = q.to_string();
-    let push = |out: &mut Vec<StaticFinding>, rule, detail: String, probe| {
-        out.push(StaticFinding {
+/// A query block's LIMIT and OFFSET ([`limit_offset`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Window {
+    /// LIMIT n, `None` when absent or not a literal.
+    limit: Option<u64>,
+    /// OFFSET o, 0 when absent.
+    offset: u64,
+    /// The block has a LIMIT or an OFFSET.
+    present: bool,
+}
+
+impl Window {
+    fn of(q: &Query) -> Window {
+        let (limit, offset, present) = limit_offset(q);
+        Window {
+            limit,
+            offset,
+            present,
+        }
+    }
+
+    /// The rows up to the end of the window (a LIMIT that is not a
+    /// literal counts 0).
+    fn cut(self) -> u64 {
+        self.limit.unwrap_or(0) + self.offset
+    }
+}
+
+/// The rule of a sort key that does not determine the row under `LIMIT n`.
+fn tie_rule(n: u64) -> NondetRule {
+    if n == 1 {
+        NondetRule::LimitTie1
+    } else {
+        NondetRule::LimitTieN
+    }
+}
+
+/// Where one block's findings go: each names the block and whether it is
+/// the statement's outermost.
+struct Findings<'o> {
+    top: bool,
+    block: String,
+    out: &'o mut Vec<StaticFinding>,
+}
+
+impl Findings<'_> {
+    fn push(&mut self, rule: NondetRule, detail: String, probe: Option<Probe>) {
+        self.out.push(StaticFinding {
             rule,
-            top_level: top,
-            block: block_sql.clone(),
+            top_level: self.top,
+            block: self.block.clone(),
             detail,
             probe,
         })
+    }
+}
+
+pub(crate) fn check_query(q: &Query, top: bool, schema: &SchemaInfo, out: &mut Vec<StaticFinding>) {
+    let window = Window::of(q);
+    let keys = order_exprs(q);
+    let mut found = Findings {
+        top,
+        block: q.to_string(),
+        out,
     };
     let SetExpr::Select(s) = q.body.as_ref() else {
-        // A set operation (or parenthesised query) with ORDER BY … LIMIT:
-        // its sort key is not provably unique; no probe is built.
-        if has_limit && !keys.is_empty() {
-            if let Some(n) = limit {
-                let rule = if n == 1 {
-                    NondetRule::LimitTie1
-                } else {
-                    NondetRule::LimitTieN
-                };
-                push(
-                    out,
-                    rule,
-                    format!("set operation ordered by {} LIMIT {n}", join(&keys)),
-                    None,
-                );
-            }
-        } else if has_limit && keys.is_empty() && !matches!(q.body.as_ref(), SetExpr::Query(_)) {
-            let cut = limit.unwrap_or(0) + offset;
-            push(
-                out,
-                NondetRule::LimitWithoutOrder,
-                "set operation with LIMIT, no ORDER BY".into(),
-                Some(probe::unlimited(q, cut)),
-            );
-        }
+        check_set_operation(&mut found, q, &keys, window);
         return;
     };
-    let scope = Scope::new(s, schema);
-    // `SELECT *` / `t.*`: the columns of the tables, from the schema.
-    let Some(proj) = projection(s).or_else(|| expand_wildcards(s, &scope)) else {
-        if has_limit && keys.is_empty() {
-            let cut = limit.unwrap_or(0) + offset;
-            push(
-                out,
+    let Some(block) = Block::of(s, schema) else {
+        if window.present && keys.is_empty() {
+            found.push(
                 NondetRule::LimitWithoutOrder,
                 "LIMIT without ORDER BY".into(),
-                Some(probe::unlimited(q, cut)),
+                Some(probe::unlimited(q, window.cut())),
             );
         }
         return;
-    };
-    let group = match &s.group_by {
-        GroupByExpr::Expressions(v, _) => v.clone(),
-        GroupByExpr::All(_) => Vec::new(),
-    };
-    let proj_aggregates = proj.iter().any(|(e, _)| facts(e).has_aggregate)
-        || s.having.as_ref().is_some_and(|h| facts(h).has_aggregate);
-    let block = Block {
-        s,
-        scope,
-        single_row: group.is_empty() && proj_aggregates,
-        proj,
-        group,
     };
     let rkeys = resolve_keys(&keys, &block.proj);
-
-    // LIMIT rules.
-    if has_limit && !block.single_row {
-        if keys.is_empty() {
-            let cut = limit.unwrap_or(0) + offset;
-            push(
-                out,
-                NondetRule::LimitWithoutOrder,
-                "LIMIT without ORDER BY".into(),
-                Some(probe::unlimited(q, cut)),
-            );
-        } else if let Some(n) = limit {
-            if !block.keys_determine_output(&rkeys) {
-                let rule = if n == 1 {
-                    NondetRule::LimitTie1
-                } else {
-                    NondetRule::LimitTieN
-                };
-                push(
-                    out,
-                    rule,
-                    format!(
-                        "sort key ({}) does not determine the row; LIMIT {n}",
-                        join(&rkeys)
-                    ),
-                    probe::ordered(q, &rkeys, Some(n + offset), block.proj.len()),
-                );
-            }
-        }
+    if window.present && !block.single_row {
+        check_limit(&mut found, q, &block, &rkeys, window);
     }
-
-    // GROUP BY with undetermined bare columns.
-    if !block.group.is_empty() {
-        let bad = bare_group_columns(&block, &rkeys);
-        if !bad.is_empty() {
-            push(
-                out,
-                NondetRule::GroupByBareColumn,
-                format!(
-                    "{} not determined by GROUP BY {}",
-                    join(&bad),
-                    join(&block.group)
-                ),
-                probe::spread(q, s, &block.group, &bad, true),
-            );
-        }
-    } else if block.single_row {
-        // Aggregates with bare columns, no GROUP BY.
-        let d = block.scope.closure(std::iter::empty());
-        let mut bad: Vec<Expr> = Vec::new();
-        for (e, _) in &block.proj {
-            for c in facts(e).bare {
-                if !block.scope.determined(&c, &d) {
-                    let ce = col_expr(&c);
-                    if !bad.contains(&ce) {
-                        bad.push(ce);
-                    }
-                }
-            }
-        }
-        if !bad.is_empty() {
-            push(
-                out,
-                NondetRule::AggregateBareColumn,
-                format!("{} beside aggregates without GROUP BY", join(&bad)),
-                probe::spread(q, s, &[], &bad, true),
-            );
-        }
-    }
-
-    // DISTINCT with ORDER BY on what the select list does not determine.
-    let mut distinct_fired = false;
-    if matches!(s.distinct, Some(Distinct::Distinct)) && !rkeys.is_empty() && block.group.is_empty()
-    {
-        let proj_refs: Vec<ColRef> = block.proj.iter().flat_map(|(e, _)| facts(e).bare).collect();
-        let d = block.scope.closure(resolved_cols(&proj_refs, &block.scope));
-        let known: BTreeSet<String> = block
-            .proj
-            .iter()
-            .map(|(e, _)| canon(e, &block.scope))
-            .collect();
-        let bad: Vec<Expr> = rkeys
-            .iter()
-            .filter(|k| !expr_determined(k, &block.scope, &d, &known))
-            .cloned()
-            .collect();
-        if !bad.is_empty() {
-            distinct_fired = true;
-            let pexprs: Vec<Expr> = block.proj.iter().map(|(e, _)| e.clone()).collect();
-            push(
-                out,
-                NondetRule::DistinctOrderBy,
-                format!(
-                    "ORDER BY {} not determined by the DISTINCT select list",
-                    join(&bad)
-                ),
-                probe::spread(q, s, &pexprs, &bad, false),
-            );
-        }
-    }
-
+    check_bare_columns(&mut found, q, &block, &rkeys);
+    let distinct_fired = check_distinct_order(&mut found, q, &block, &rkeys);
     // A top-level ORDER BY (no LIMIT) that leaves the row order partial.
     if top
-        && !has_limit
+        && !window.present
         && !rkeys.is_empty()
         && !distinct_fired
         && !block.keys_determine_output(&rkeys)
     {
-        push(
-            out,
+        found.push(
             NondetRule::OrderByPartial,
             format!(
                 "sort key ({}) does not determine the row order",
@@ -411,6 +348,141 @@ pub(crate) fn check_query(q: &Query, top: bool, schema: &SchemaInfo, out: &mut V
             ),
             probe::ordered(q, &rkeys, None, block.proj.len()),
         );
+    }
+}
+
+/// A set operation (or parenthesised query) with ORDER BY … LIMIT: its
+/// sort key is not provably unique; no probe is built. With LIMIT and no
+/// ORDER BY, which rows come is free.
+fn check_set_operation(found: &mut Findings, q: &Query, keys: &[Expr], window: Window) {
+    if window.present && !keys.is_empty() {
+        if let Some(n) = window.limit {
+            found.push(
+                tie_rule(n),
+                format!("set operation ordered by {} LIMIT {n}", join(keys)),
+                None,
+            );
+        }
+    } else if window.present && keys.is_empty() && !matches!(q.body.as_ref(), SetExpr::Query(_)) {
+        found.push(
+            NondetRule::LimitWithoutOrder,
+            "set operation with LIMIT, no ORDER BY".into(),
+            Some(probe::unlimited(q, window.cut())),
+        );
+    }
+}
+
+/// The LIMIT rules of a block of several rows: LIMIT without ORDER BY, or
+/// with a sort key that does not determine the row.
+fn check_limit(found: &mut Findings, q: &Query, block: &Block, rkeys: &[Expr], window: Window) {
+    if rkeys.is_empty() {
+        found.push(
+            NondetRule::LimitWithoutOrder,
+            "LIMIT without ORDER BY".into(),
+            Some(probe::unlimited(q, window.cut())),
+        );
+    } else if let Some(n) = window.limit {
+        if !block.keys_determine_output(rkeys) {
+            found.push(
+                tie_rule(n),
+                format!(
+                    "sort key ({}) does not determine the row; LIMIT {n}",
+                    join(rkeys)
+                ),
+                probe::ordered(q, rkeys, Some(n + window.offset), block.proj.len()),
+            );
+        }
+    }
+}
+
+/// GROUP BY with undetermined bare columns; aggregates beside bare
+/// columns without GROUP BY.
+fn check_bare_columns(found: &mut Findings, q: &Query, block: &Block, rkeys: &[Expr]) {
+    if !block.group.is_empty() {
+        let bad = bare_group_columns(block, rkeys);
+        if !bad.is_empty() {
+            found.push(
+                NondetRule::GroupByBareColumn,
+                format!(
+                    "{} not determined by GROUP BY {}",
+                    join(&bad),
+                    join(&block.group)
+                ),
+                probe::spread(q, block.s, &block.group, &bad, true),
+            );
+        }
+    } else if block.single_row {
+        let bad = aggregate_bare_columns(block);
+        if !bad.is_empty() {
+            found.push(
+                NondetRule::AggregateBareColumn,
+                format!("{} beside aggregates without GROUP BY", join(&bad)),
+                probe::spread(q, block.s, &[], &bad, true),
+            );
+        }
+    }
+}
+
+/// DISTINCT with ORDER BY on what the select list does not determine;
+/// whether the rule fired.
+fn check_distinct_order(found: &mut Findings, q: &Query, block: &Block, rkeys: &[Expr]) -> bool {
+    if !matches!(block.s.distinct, Some(Distinct::Distinct))
+        || rkeys.is_empty()
+        || !block.group.is_empty()
+    {
+        return false;
+    }
+    let bad = distinct_undetermined_keys(block, rkeys);
+    if bad.is_empty() {
+        return false;
+    }
+    let pexprs: Vec<Expr> = block.proj.iter().map(|(e, _)| e.clone()).collect();
+    found.push(
+        NondetRule::DistinctOrderBy,
+        format!(
+            "ORDER BY {} not determined by the DISTINCT select list",
+            join(&bad)
+        ),
+        probe::spread(q, block.s, &pexprs, &bad, false),
+    );
+    true
+}
+
+/// The bare select-list columns of a block without GROUP BY that nothing
+/// fixes (a WHERE equality to a constant does).
+fn aggregate_bare_columns(block: &Block) -> Vec<Expr> {
+    let d = block.scope.closure(std::iter::empty());
+    let mut bad: Vec<Expr> = Vec::new();
+    for (e, _) in &block.proj {
+        for c in facts(e).bare {
+            if !block.scope.determined(&c, &d) {
+                push_new(&mut bad, col_expr(&c));
+            }
+        }
+    }
+    bad
+}
+
+/// The sort keys the DISTINCT select list does not determine.
+fn distinct_undetermined_keys(block: &Block, rkeys: &[Expr]) -> Vec<Expr> {
+    let proj_refs: Vec<ColRef> = block.proj.iter().flat_map(|(e, _)| facts(e).bare).collect();
+    let d = block.scope.closure(resolved_cols(&proj_refs, &block.scope));
+    let known: BTreeSet<String> = block
+        .proj
+        .iter()
+        .map(|(e, _)| canon(e, &block.scope))
+        .collect();
+    rkeys
+        .iter()
+        .filter(|k| !expr_determined(k, &block.scope, &d, &known))
+        .cloned()
+        .collect()
+}
+
+/// Adds `e` to `list` unless it is there already.
+fn push_new(list: &mut Vec<Expr>, e: Expr) {
+    if !list.contains(&e) {
+        list.push(e);
     }
 }
 
@@ -431,10 +503,7 @@ fn bare_group_columns(block: &Block, rkeys: &[Expr]) -> Vec<Expr> {
         }
         for c in facts(e).bare {
             if !block.scope.determined(&c, &d) {
-                let ce = col_expr(&c);
-                if !bad.contains(&ce) {
-                    bad.push(ce);
-                }
+                push_new(&mut bad, col_expr(&c));
             }
         }
     }
@@ -478,4 +547,105 @@ fn join(es: &[Expr]) -> String {
         .map(|e| e.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::ast::Statement;
+
+    fn query(sql: &str) -> Query {
+        let statements = crate::parse_in(sql, crate::SQLITE_ONLY).unwrap();
+        let [Statement::Query(q)] = statements.as_slice() else {
+            panic!("{sql}")
+        };
+        (**q).clone()
+    }
+
+    fn select(q: &Query) -> &Select {
+        let SetExpr::Select(s) = q.body.as_ref() else {
+            panic!("{q}")
+        };
+        s
+    }
+
+    /// `f` applied to the block of `sql`'s outermost SELECT and its
+    /// resolved sort keys.
+    fn with_block<T>(sql: &str, f: impl Fn(&Block, &[Expr]) -> T) -> T {
+        let schema = super::super::tests::schema();
+        let q = query(sql);
+        let block = Block::of(select(&q), &schema).unwrap();
+        let rkeys = resolve_keys(&order_exprs(&q), &block.proj);
+        f(&block, &rkeys)
+    }
+
+    #[test]
+    fn limit_one_is_its_own_rule() {
+        assert_eq!(tie_rule(1), NondetRule::LimitTie1);
+        assert_eq!(tie_rule(3), NondetRule::LimitTieN);
+    }
+
+    #[test]
+    fn the_window_ends_after_limit_and_offset() {
+        let w = Window::of(&query("SELECT 1 LIMIT 2 OFFSET 3"));
+        assert_eq!((w.present, w.cut()), (true, 5));
+        let w = Window::of(&query("SELECT 1 LIMIT (SELECT 2)"));
+        assert_eq!((w.limit, w.present, w.cut()), (None, true, 0));
+        assert!(!Window::of(&query("SELECT 1")).present);
+    }
+
+    /// Aggregates without GROUP BY make one row; a wildcard over an
+    /// unknown table gives no block.
+    #[test]
+    fn a_block_knows_when_it_is_one_row() {
+        assert!(with_block("SELECT max(age) FROM singer", |b, _| b.single_row));
+        assert!(with_block(
+            "SELECT 1 FROM singer HAVING count(*) > 1",
+            |b, _| b.single_row
+        ));
+        assert!(!with_block(
+            "SELECT max(age) FROM singer GROUP BY country",
+            |b, _| b.single_row
+        ));
+        let proj = with_block("SELECT * FROM singer", |b, _| {
+            join(&b.proj.iter().map(|(e, _)| e.clone()).collect::<Vec<_>>())
+        });
+        assert_eq!(
+            proj,
+            "singer.singer_id, singer.name, singer.age, singer.country"
+        );
+        let schema = super::super::tests::schema();
+        let q = query("SELECT * FROM elsewhere");
+        assert!(Block::of(select(&q), &schema).is_none());
+    }
+
+    #[test]
+    fn bare_columns_beside_aggregates_unless_fixed() {
+        let bad = |sql| with_block(sql, |b, _| join(&aggregate_bare_columns(b)));
+        assert_eq!(
+            bad("SELECT name, age, max(age), name FROM singer"),
+            "name, age"
+        );
+        assert_eq!(
+            bad("SELECT name, count(*) FROM singer WHERE singer_id = 3"),
+            ""
+        );
+    }
+
+    #[test]
+    fn distinct_keys_the_select_list_does_not_determine() {
+        let bad = |sql| with_block(sql, |b, k| join(&distinct_undetermined_keys(b, k)));
+        assert_eq!(
+            bad("SELECT DISTINCT country FROM singer ORDER BY age, country"),
+            "age"
+        );
+        assert_eq!(
+            bad("SELECT DISTINCT singer_id FROM singer ORDER BY age"),
+            ""
+        );
+        assert_eq!(
+            bad("SELECT DISTINCT country AS c FROM singer ORDER BY c"),
+            ""
+        );
+    }
 }

@@ -1,7 +1,7 @@
 use super::*;
 use crate::schema::{ForeignKey, SchemaInfo, TableInfo};
 
-fn schema() -> SchemaInfo {
+pub(super) fn schema() -> SchemaInfo {
     SchemaInfo::new(vec![
         TableInfo {
             name: "singer".into(),

@@ -10,7 +10,7 @@
 //! `join_without_constraint_is_cross`, `iif_to_case`, `concat_function`,
 //! `functions`, `strftime`, `casts`, `reprint`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +21,7 @@ use sqlparser::ast::{
 };
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
-use sqlwitness_dialect::Translations;
+use sqlwitness_dialect::{FunctionRename, StrftimeRule, Translations};
 
 use crate::nondet::{as_col_ref_pub as as_col_ref, bare_columns};
 use crate::schema::SchemaInfo;
@@ -274,51 +274,14 @@ impl Translator<'_> {
                 self.steps.insert("double_quoted_strings");
             }
             Expr::CompoundIdentifier(parts) if t.alias_case && parts.len() >= 2 => {
-                let q = &parts[parts.len() - 2].value;
-                let declared = self.scopes.iter().rev().find_map(|s| {
-                    s.tables
-                        .iter()
-                        .find(|(u, _, _)| u.eq_ignore_ascii_case(q))
-                        .map(|(_, d, _)| d.clone())
-                });
-                if let Some(d) = declared {
-                    if &d != q {
-                        let n = parts.len() - 2;
-                        parts[n].value = d;
-                        self.steps.insert("alias_case");
-                    }
-                }
+                self.fix_alias_case(parts);
             }
-            Expr::BinaryOp { left, op, right } => {
-                if t.text_comparisons && crate::temporal::is_comparison(op) {
-                    self.fix_comparison(left, right);
-                    self.fix_comparison(right, left);
-                }
-                if *op == BinaryOperator::StringConcat {
-                    if let Some(f) = &t.concat_function {
-                        if let Some(n) = parse_expr(&format!("{f}({left}, {right})")) {
-                            *e = n;
-                            self.steps.insert("concat_function");
-                        }
-                    }
-                }
-            }
+            Expr::BinaryOp { .. } => self.fix_binary_op(e),
             Expr::Cast { data_type, .. } if !t.casts.is_empty() => {
-                let written = data_type.to_string();
-                let name = written
-                    .split('(')
-                    .next()
-                    .unwrap_or(&written)
-                    .trim()
-                    .to_ascii_lowercase();
-                if let Some(to) = t.casts.get(&name) {
-                    if !to.eq_ignore_ascii_case(&written) {
-                        *data_type = DataType::Custom(
-                            ObjectName::from(vec![Ident::new(to.clone())]),
-                            Vec::new(),
-                        );
-                        self.steps.insert("casts");
-                    }
+                if let Some(to) = cast_target(&t.casts, &data_type.to_string()) {
+                    *data_type =
+                        DataType::Custom(ObjectName::from(vec![Ident::new(to)]), Vec::new());
+                    self.steps.insert("casts");
                 }
             }
             Expr::InList { expr, list, .. }
@@ -333,81 +296,108 @@ impl Translator<'_> {
                     }
                 }
             }
-            Expr::Function(f) => {
-                let name = f
-                    .name
-                    .0
-                    .last()
-                    .and_then(ObjectNamePart::as_ident)
-                    .map(|i| i.value.to_ascii_lowercase())
-                    .unwrap_or_default();
-                let FunctionArguments::List(list) = &mut f.args else {
-                    return;
-                };
-                let args: Vec<String> = list.args.iter().map(|a| a.to_string()).collect();
-                if name == "iif" && t.iif_to_case && args.len() == 3 {
-                    if let Some(n) = parse_expr(&format!(
-                        "CASE WHEN {} THEN {} ELSE {} END",
-                        args[0], args[1], args[2]
-                    )) {
-                        *e = n;
-                        self.steps.insert("iif_to_case");
-                    }
-                    return;
-                }
-                if name == "strftime" && args.len() == 2 {
-                    if let (
-                        Some(rule),
-                        Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))),
-                    ) = (&t.strftime, list.args.first())
-                    {
-                        if let Value::SingleQuotedString(fmt) = &v.value {
-                            let mut out = fmt.clone();
-                            for (from, to) in &rule.formats {
-                                out = out.replace(from.as_str(), to);
-                            }
-                            let value = match &rule.cast {
-                                Some(c) => format!("CAST({} AS {c})", args[1]),
-                                None => args[1].clone(),
-                            };
-                            if let Some(n) = parse_expr(&format!(
-                                "{}({value}, '{}')",
-                                rule.function,
-                                out.replace('\'', "''")
-                            )) {
-                                *e = n;
-                                self.steps.insert("strftime");
-                            }
-                        }
-                    }
-                    return;
-                }
-                if let Some(rn) = t.functions.get(&name) {
-                    let mut new_args = args.clone();
-                    if let (Some(c), Some(first)) = (&rn.cast_first, new_args.first_mut()) {
-                        *first = format!("CAST({first} AS {c})");
-                    }
-                    new_args.extend(rn.append_args.iter().cloned());
-                    if let Some(n) = parse_expr(&format!("{}({})", rn.name, new_args.join(", "))) {
-                        *e = n;
-                        self.steps.insert("functions");
-                    }
-                    return;
-                }
-                if let Some(ty) = &t.numeric_aggregate_cast {
-                    if matches!(name.as_str(), "avg" | "sum") && list.args.len() == 1 {
-                        if let FunctionArg::Unnamed(FunctionArgExpr::Expr(a)) = &list.args[0] {
-                            if self.affinity(a) == Some("text") {
-                                if let Some(n) = parse_expr(&format!("CAST({a} AS {ty})")) {
-                                    list.args[0] = FunctionArg::Unnamed(FunctionArgExpr::Expr(n));
-                                    self.steps.insert("numeric_aggregate_cast");
-                                }
-                            }
+            Expr::Function(_) => self.fix_function(e),
+            _ => {}
+        }
+    }
+
+    /// `alias_case`: a qualifier spelled as the table or alias it names is
+    /// declared (case-sensitive on the target).
+    fn fix_alias_case(&mut self, parts: &mut [Ident]) {
+        let n = parts.len() - 2;
+        let q = &parts[n].value;
+        let declared = self.scopes.iter().rev().find_map(|s| {
+            s.tables
+                .iter()
+                .find(|(u, _, _)| u.eq_ignore_ascii_case(q))
+                .map(|(_, d, _)| d.clone())
+        });
+        if let Some(d) = declared {
+            if &d != q {
+                parts[n].value = d;
+                self.steps.insert("alias_case");
+            }
+        }
+    }
+
+    /// Comparisons of text columns with numbers (`text_comparisons`), and
+    /// `a || b` as the engine's concatenation function.
+    fn fix_binary_op(&mut self, e: &mut Expr) {
+        let t = self.t;
+        let Expr::BinaryOp { left, op, right } = e else {
+            return;
+        };
+        if t.text_comparisons && crate::temporal::is_comparison(op) {
+            self.fix_comparison(left, right);
+            self.fix_comparison(right, left);
+        }
+        if *op == BinaryOperator::StringConcat {
+            if let Some(f) = &t.concat_function {
+                let call = format!("{f}({left}, {right})");
+                self.replace(e, &call, "concat_function");
+            }
+        }
+    }
+
+    /// Function calls: `iif`, `strftime`, renamed functions, and `avg`/`sum`
+    /// of a text column cast to a number first.
+    fn fix_function(&mut self, e: &mut Expr) {
+        let t = self.t;
+        let Expr::Function(f) = e else {
+            return;
+        };
+        let name = f
+            .name
+            .0
+            .last()
+            .and_then(ObjectNamePart::as_ident)
+            .map(|i| i.value.to_ascii_lowercase())
+            .unwrap_or_default();
+        let FunctionArguments::List(list) = &mut f.args else {
+            return;
+        };
+        let args: Vec<String> = list.args.iter().map(|a| a.to_string()).collect();
+        if name == "iif" && t.iif_to_case && args.len() == 3 {
+            let case = iif_case(&args);
+            self.replace(e, &case, "iif_to_case");
+            return;
+        }
+        if name == "strftime" && args.len() == 2 {
+            let call = t
+                .strftime
+                .as_ref()
+                .zip(string_literal(list.args.first()))
+                .map(|(rule, fmt)| strftime_call(rule, fmt, &args[1]));
+            if let Some(call) = call {
+                self.replace(e, &call, "strftime");
+            }
+            return;
+        }
+        if let Some(rn) = t.functions.get(&name) {
+            let call = renamed_call(rn, &args);
+            self.replace(e, &call, "functions");
+            return;
+        }
+        if let Some(ty) = &t.numeric_aggregate_cast {
+            if matches!(name.as_str(), "avg" | "sum") && list.args.len() == 1 {
+                if let FunctionArg::Unnamed(FunctionArgExpr::Expr(a)) = &list.args[0] {
+                    if self.affinity(a) == Some("text") {
+                        if let Some(n) = parse_expr(&format!("CAST({a} AS {ty})")) {
+                            list.args[0] = FunctionArg::Unnamed(FunctionArgExpr::Expr(n));
+                            self.steps.insert("numeric_aggregate_cast");
                         }
                     }
                 }
             }
-            _ => {}
+        }
+    }
+
+    /// `e` replaced by the expression `text`, counted as `step`, when the
+    /// text parses.
+    fn replace(&mut self, e: &mut Expr, text: &str, step: &'static str) {
+        if let Some(n) = parse_expr(text) {
+            *e = n;
+            self.steps.insert(step);
         }
     }
 
@@ -433,6 +423,65 @@ impl Translator<'_> {
             _ => {}
         }
     }
+}
+
+/// The type a cast written `written` becomes: the rule for its name (the
+/// text before any `(`, lower case), unless that is what is written.
+fn cast_target<'t>(casts: &'t BTreeMap<String, String>, written: &str) -> Option<&'t str> {
+    let name = written
+        .split('(')
+        .next()
+        .unwrap_or(written)
+        .trim()
+        .to_ascii_lowercase();
+    casts
+        .get(&name)
+        .filter(|to| !to.eq_ignore_ascii_case(written))
+        .map(String::as_str)
+}
+
+/// `iif(c, a, b)` as a `CASE`.
+fn iif_case(args: &[String]) -> String {
+    format!(
+        "CASE WHEN {} THEN {} ELSE {} END",
+        args[0], args[1], args[2]
+    )
+}
+
+/// The text of a single-quoted string literal argument.
+fn string_literal(arg: Option<&FunctionArg>) -> Option<&str> {
+    let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))) = arg else {
+        return None;
+    };
+    match &v.value {
+        Value::SingleQuotedString(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// `strftime(fmt, value)` as the engine's call: each SQLite conversion
+/// replaced by the engine's, the value cast first when the rule says so.
+fn strftime_call(rule: &StrftimeRule, fmt: &str, value: &str) -> String {
+    let mut out = fmt.to_string();
+    for (from, to) in &rule.formats {
+        out = out.replace(from.as_str(), to);
+    }
+    let value = match &rule.cast {
+        Some(c) => format!("CAST({value} AS {c})"),
+        None => value.to_string(),
+    };
+    format!("{}({value}, '{}')", rule.function, out.replace('\'', "''"))
+}
+
+/// A call of a renamed function: its first argument cast when the rule
+/// says so, the rule's arguments appended.
+fn renamed_call(rn: &FunctionRename, args: &[String]) -> String {
+    let mut new_args = args.to_vec();
+    if let (Some(c), Some(first)) = (&rn.cast_first, new_args.first_mut()) {
+        *first = format!("CAST({first} AS {c})");
+    }
+    new_args.extend(rn.append_args.iter().cloned());
+    format!("{}({})", rn.name, new_args.join(", "))
 }
 
 impl VisitorMut for Translator<'_> {
@@ -550,6 +599,54 @@ mod tests {
             tr("SELECT CAST(Capacity AS REAL) FROM stadium", maria),
             "SELECT CAST(Capacity AS DOUBLE) FROM stadium"
         );
+    }
+
+    #[test]
+    fn a_cast_is_rewritten_only_to_another_spelling() {
+        let casts: BTreeMap<String, String> = [
+            ("real".to_string(), "DOUBLE".to_string()),
+            ("text".to_string(), "TEXT".to_string()),
+        ]
+        .into();
+        assert_eq!(cast_target(&casts, "REAL"), Some("DOUBLE"));
+        assert_eq!(cast_target(&casts, "real(10)"), Some("DOUBLE"));
+        assert_eq!(cast_target(&casts, "TEXT"), None);
+        assert_eq!(cast_target(&casts, "INTEGER"), None);
+    }
+
+    #[test]
+    fn function_calls_are_spelled_for_the_engine() {
+        let args = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            iif_case(&args(&["a > 1", "'x'", "NULL"])),
+            "CASE WHEN a > 1 THEN 'x' ELSE NULL END"
+        );
+        let rule = StrftimeRule {
+            function: "to_char".into(),
+            cast: Some("TIMESTAMP".into()),
+            formats: [("%Y".to_string(), "YYYY".to_string())].into(),
+        };
+        assert_eq!(
+            strftime_call(&rule, "%Y's", "d"),
+            "to_char(CAST(d AS TIMESTAMP), 'YYYY''s')"
+        );
+        let rule = StrftimeRule { cast: None, ..rule };
+        assert_eq!(strftime_call(&rule, "%m", "d"), "to_char(d, '%m')");
+        let rn = FunctionRename {
+            name: "string_agg".into(),
+            append_args: vec!["','".into()],
+            cast_first: Some("TEXT".into()),
+        };
+        assert_eq!(
+            renamed_call(&rn, &args(&["x"])),
+            "string_agg(CAST(x AS TEXT), ',')"
+        );
+        let rn = FunctionRename {
+            name: "length".into(),
+            append_args: Vec::new(),
+            cast_first: Some("TEXT".into()),
+        };
+        assert_eq!(renamed_call(&rn, &[]), "length()");
     }
 
     #[test]
