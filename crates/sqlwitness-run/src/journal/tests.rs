@@ -336,3 +336,63 @@ fn parts_of_one_run_merge_and_others_are_refused() {
         .to_string();
     assert!(err.contains("is not on this machine"), "{err}");
 }
+
+/// An engine that only records a line when its queries are cancelled, in
+/// a journal that no token stops but its hook.
+struct Cancelling {
+    info: sqlwitness_core::EngineInfo,
+    journal: std::sync::Arc<Journal>,
+    log: std::sync::Arc<Mutex<Vec<&'static str>>>,
+}
+
+impl sqlwitness_core::Engine for Cancelling {
+    fn info(&self) -> &sqlwitness_core::EngineInfo {
+        &self.info
+    }
+
+    fn execute(
+        &self,
+        _: &sqlwitness_core::Database,
+        _: &str,
+        _: &sqlwitness_core::QueryLimits,
+    ) -> Result<sqlwitness_core::ResultSet, sqlwitness_core::DbError> {
+        unreachable!("no query runs here")
+    }
+
+    fn cancel_running(&self) {
+        // What a cancelled query finishes with is not recorded.
+        self.journal.record(&99u32).unwrap();
+        self.log.lock().unwrap().push("engine");
+    }
+}
+
+#[test]
+fn a_cancelled_run_stops_its_journal_before_its_engines_and_runs_the_last_hooks_after() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, k) = (root.path().join("out"), keys(root.path()));
+    let (j, _) = open(&dir, &header("spider"), JournalMode::Fresh, &k);
+    let j = std::sync::Arc::new(j);
+    let log: std::sync::Arc<Mutex<Vec<&'static str>>> = Default::default();
+    let cancel = Cancel::new();
+    let last = std::sync::Arc::clone(&log);
+    let _last = cancel.on_cancel_last(move || last.lock().unwrap().push("last"));
+    let engine: std::sync::Arc<dyn sqlwitness_core::Engine> = std::sync::Arc::new(Cancelling {
+        info: sqlwitness_core::EngineInfo {
+            kind: sqlwitness_core::EngineKind::REFERENCE,
+            version: "test".into(),
+            login: None,
+        },
+        journal: std::sync::Arc::clone(&j),
+        log: std::sync::Arc::clone(&log),
+    });
+    let _hooks = cancel.run_hooks(&j, [engine]);
+    j.record(&1u32).unwrap();
+    cancel.cancel();
+    assert_eq!(*log.lock().unwrap(), ["engine", "last"]);
+    let (_, records, _) = read_journal_with::<u32>(&dir.join(JOURNAL_FILE), &k).unwrap();
+    assert_eq!(
+        records,
+        vec![1],
+        "the engine's hook ran after the journal stopped"
+    );
+}
