@@ -334,8 +334,8 @@ fn audit_and_fuzz_partitions_merge_into_the_unpartitioned_output() {
         std::fs::read(merged.join("manifest.json")).unwrap()
     );
     assert_eq!(
-        sqlwitness_eval::dir_sha256(&whole.join("database")).unwrap(),
-        sqlwitness_eval::dir_sha256(&merged.join("database")).unwrap()
+        sqlwitness_run::dir_sha256(&whole.join("database")).unwrap(),
+        sqlwitness_run::dir_sha256(&merged.join("database")).unwrap()
     );
 }
 

@@ -1,5 +1,5 @@
-//! `sqlwitness audit`: flags, the plan, the evaluator's audit
-//! (`sqlwitness_eval::audit`), its summary on stderr, and the gates
+//! `sqlwitness audit`: flags, the plan, the audit run
+//! (`sqlwitness_audit::audit`), its summary on stderr, and the gates
 //! (`--baseline`, `--fail-on`).
 
 use anyhow::{bail, Context, Result};
@@ -8,10 +8,10 @@ use sqlwitness_dialect::EngineFacts;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use sqlwitness_audit::{exceeded, write_audit};
+use sqlwitness_audit::{exceeded, write_audit, AuditPlan};
 use sqlwitness_bench::Benchmark;
 use sqlwitness_core::EngineKind;
-use sqlwitness_eval::{AuditPlan, AuditSpec, FailOn, InputFiles, RunContext};
+use sqlwitness_run::{AuditSpec, Cancel, FailOn, InputFiles, RunContext};
 
 use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
@@ -121,7 +121,7 @@ fn parse_fail_on(specs: &[String]) -> Result<Vec<FailOn>> {
         .collect()
 }
 
-pub fn run(a: AuditArgs) -> Result<i32> {
+pub fn run(a: AuditArgs, session: &crate::Session) -> Result<i32> {
     let started = Instant::now();
     let containers = crate::containers::plans_from_env(
         &a.containers,
@@ -129,7 +129,7 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         &a.servers,
         !a.no_migrate,
     )?;
-    let mut plan = audit_plan(&a)?;
+    let mut plan = audit_plan(&a, session.cancel.clone())?;
     // The plan holds: the outputs of an earlier audit go (a refused plan
     // leaves them as they were).
     crate::eval::clear_files(&a.out, crate::eval::AUDIT_OUTPUTS)?;
@@ -141,11 +141,12 @@ pub fn run(a: AuditArgs) -> Result<i32> {
         &a.out,
         &golds.iter().map(String::as_str).collect::<Vec<_>>(),
     )?;
-    crate::set_out(&a.out);
-    let _containers = crate::containers::start(&containers, &mut plan.servers, a.quiet)?;
+    session.set_out(&a.out);
+    let _containers =
+        crate::containers::start(&containers, &mut plan.servers, a.quiet, &session.cancel)?;
     // A benchmark shipped as dumps imports itself, as in `eval`.
     crate::import::from_manifest(&plan.bench, Some(&plan.servers), a.quiet)?;
-    let report = sqlwitness_eval::audit(&plan, &Bars { quiet: a.quiet })?;
+    let report = sqlwitness_audit::audit(&plan, &Bars { quiet: a.quiet })?;
     finish(&Gates::of(&a), &plan, &report, started)
 }
 
@@ -162,8 +163,8 @@ fn audit_engines(names: &[String]) -> Result<Vec<EngineKind>> {
     Ok(engines)
 }
 
-/// The validated plan of `a`.
-pub fn audit_plan(a: &AuditArgs) -> Result<AuditPlan> {
+/// The validated plan of `a`, stopped when `cancel` is cancelled.
+pub fn audit_plan(a: &AuditArgs, cancel: Cancel) -> Result<AuditPlan> {
     let engines = audit_engines(&a.engines)?;
     // The engines in containers get their URLs when they start.
     let given: Vec<EngineKind> = if a.containers.containers {
@@ -185,23 +186,25 @@ pub fn audit_plan(a: &AuditArgs) -> Result<AuditPlan> {
         partition,
         migrate: !a.no_migrate,
         migrate_options: a.servers.migrate_options(false),
+        cancel,
     };
     Ok(AuditPlan::from_spec(spec, bench, ctx)?)
 }
 
 /// The plan a finished partitioned audit's journal describes (`merge`): no
 /// server is contacted, so none is required.
-pub fn merge_plan(spec: AuditSpec, out: PathBuf, quiet: bool) -> Result<AuditPlan> {
+pub fn merge_plan(spec: AuditSpec, out: PathBuf, quiet: bool, cancel: Cancel) -> Result<AuditPlan> {
     let bench = crate::plan::open_benchmark(&spec.files.benchmark, &spec.split)?;
     let ctx = RunContext {
         out,
-        servers: sqlwitness_eval::Servers::default(),
+        servers: sqlwitness_run::Servers::default(),
         jobs: 1,
         quiet,
-        journal: sqlwitness_eval::JournalMode::Off,
+        journal: sqlwitness_run::JournalMode::Off,
         partition: None,
         migrate: false,
         migrate_options: Default::default(),
+        cancel,
     };
     Ok(AuditPlan::from_spec(spec, bench, ctx)?)
 }
@@ -222,7 +225,7 @@ pub(crate) fn audit_spec(a: &AuditArgs, bench: &Benchmark) -> Result<AuditSpec> 
             "--reference none: an audit needs an engine that judges".into()
         )),
         given => {
-            sqlwitness_eval::reference_engine(given, &engines)?.unwrap_or(EngineKind::REFERENCE)
+            sqlwitness_run::reference_engine(given, &engines)?.unwrap_or(EngineKind::REFERENCE)
         }
     };
     let mut questions: Vec<usize> = bench
@@ -290,7 +293,7 @@ pub fn finish(
     let unusable: Vec<&str> = ids
         .into_iter()
         .filter(|id| plan.bench.db_exists(id))
-        .filter(|id| sqlwitness_eval::unusable(&plan.bench, id).is_some())
+        .filter(|id| sqlwitness_run::unusable(&plan.bench, id).is_some())
         .collect();
     if !unusable.is_empty() {
         say!(
@@ -319,10 +322,10 @@ fn write_and_gate(
     let out = &plan.out;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     // The dialect golds the audit proves, for `eval --gold ENGINE=FILE`.
-    for (kind, golds) in sqlwitness_eval::dialect_golds(plan, report) {
+    for (kind, golds) in sqlwitness_audit::dialect_golds(plan, report) {
         let path = out.join(format!("gold_{kind}.sql"));
         let n = golds.iter().flatten().count();
-        std::fs::write(&path, sqlwitness_eval::gold_file_text(&plan.bench, &golds))
+        std::fs::write(&path, sqlwitness_audit::gold_file_text(&plan.bench, &golds))
             .with_context(|| format!("writing {}", path.display()))?;
         if gates.summary {
             say!(

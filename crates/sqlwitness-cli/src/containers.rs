@@ -1,8 +1,8 @@
 //! `--containers` (eval, migrate, audit): the server engines of
 //! `--engines` run in Docker containers the command starts itself
 //! (testcontainers), migrates into, and removes when it ends — normally,
-//! on an error, or on SIGINT/SIGTERM (a hook of the interrupt registry,
-//! run after the servers' queries are cancelled).
+//! on an error, or on SIGINT/SIGTERM (a hook on the run's cancellation
+//! token, run after the servers' queries are cancelled).
 //!
 //! Two stages as everywhere in the CLI: [`plans`] checks the flags and
 //! builds the containers' plans without touching Docker; [`start`] (after
@@ -15,7 +15,7 @@ use sqlwitness_dialect::EngineFacts;
 
 use sqlwitness_core::EngineKind;
 use sqlwitness_engines::{ContainerPlan, ImageRef};
-use sqlwitness_eval::Servers;
+use sqlwitness_run::{Cancel, Servers};
 
 use crate::args::ServerArgs;
 use crate::exit::BadInput;
@@ -156,13 +156,15 @@ pub fn plans_from_env(
     )
 }
 
-/// The containers of a run: removed on drop, and by an interrupt hook
-/// when the run is interrupted.
+/// The containers of a run: removed on drop, and by a hook on the run's
+/// token when the run is cancelled.
 pub struct Started {
     #[cfg(feature = "containers")]
     servers: Vec<sqlwitness_engines::StartedServer>,
     #[cfg(feature = "containers")]
-    _hook: Option<sqlwitness_eval::OnInterrupt>,
+    _hook: Option<sqlwitness_run::OnCancel>,
+    #[cfg(feature = "containers")]
+    cancel: Cancel,
 }
 
 impl Started {
@@ -173,6 +175,8 @@ impl Started {
             servers: Vec::new(),
             #[cfg(feature = "containers")]
             _hook: None,
+            #[cfg(feature = "containers")]
+            cancel: Cancel::new(),
         }
     }
 }
@@ -184,9 +188,15 @@ const PING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// Starts the containers of `plans` (none: nothing happens) and makes
 /// them the administrative URLs of `servers`. No Docker daemon: exit 6
 /// (`EngineError::NoDocker`); a container that does not start: exit 6,
-/// the ones already started are removed.
+/// the ones already started are removed. Cancelling `cancel` removes them
+/// too, after the other hooks of the run.
 #[cfg(feature = "containers")]
-pub fn start(plans: &[ContainerPlan], servers: &mut Servers, quiet: bool) -> Result<Started> {
+pub fn start(
+    plans: &[ContainerPlan],
+    servers: &mut Servers,
+    quiet: bool,
+    cancel: &Cancel,
+) -> Result<Started> {
     use std::time::Instant;
     let Some(first) = plans.first() else {
         return Ok(Started::none());
@@ -198,21 +208,23 @@ pub fn start(plans: &[ContainerPlan], servers: &mut Servers, quiet: bool) -> Res
         .find(|(k, _)| k == sqlwitness_engines::CONTAINER_RUN_LABEL)
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
-    // Registered before the first start: an interrupt while an image is
+    // Registered before the first start: a cancellation while an image is
     // pulled or a server initialises removes what this run created so far.
-    let hook = sqlwitness_eval::on_interrupt_last(move || {
-        match sqlwitness_engines::remove_run(&run, PING_TIMEOUT) {
-            Ok(n) => say!("sqlwitness: removed {n} container(s) of this run"),
-            Err(e) => say!(
-                "sqlwitness: warning: {e}; remove them with `docker rm -f $(docker ps -aq \
+    let hook =
+        cancel.on_cancel_last(
+            move || match sqlwitness_engines::remove_run(&run, PING_TIMEOUT) {
+                Ok(n) => say!("sqlwitness: removed {n} container(s) of this run"),
+                Err(e) => say!(
+                    "sqlwitness: warning: {e}; remove them with `docker rm -f $(docker ps -aq \
                  --filter label={}={run})`",
-                sqlwitness_engines::CONTAINER_RUN_LABEL
-            ),
-        }
-    });
+                    sqlwitness_engines::CONTAINER_RUN_LABEL
+                ),
+            },
+        );
     let mut started = Started {
         servers: Vec::new(),
         _hook: Some(hook),
+        cancel: cancel.clone(),
     };
     for plan in plans {
         let t = Instant::now();
@@ -235,7 +247,12 @@ pub fn start(plans: &[ContainerPlan], servers: &mut Servers, quiet: bool) -> Res
 }
 
 #[cfg(not(feature = "containers"))]
-pub fn start(plans: &[ContainerPlan], _servers: &mut Servers, _quiet: bool) -> Result<Started> {
+pub fn start(
+    plans: &[ContainerPlan],
+    _servers: &mut Servers,
+    _quiet: bool,
+    _cancel: &Cancel,
+) -> Result<Started> {
     if plans.is_empty() {
         return Ok(Started::none());
     }
@@ -249,8 +266,8 @@ pub fn start(plans: &[ContainerPlan], _servers: &mut Servers, _quiet: bool) -> R
 #[cfg(feature = "containers")]
 impl Drop for Started {
     fn drop(&mut self) {
-        if self.servers.is_empty() || sqlwitness_eval::interrupted() {
-            // Interrupted: the hook removes them.
+        if self.servers.is_empty() || self.cancel.is_cancelled() {
+            // Cancelled: the hook removes them.
             return;
         }
         let n = self.servers.len();

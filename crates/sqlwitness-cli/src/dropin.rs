@@ -203,7 +203,7 @@ const BIRD_DEV_VES_RUNS: usize = 100;
 /// `iterate_num`).
 const MINIDEV_VES_RUNS: usize = 100;
 
-pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
+pub fn spider_eval(a: SpiderEvalArgs, session: &crate::Session) -> Result<i32> {
     let matching = a.etype != "exec";
     let executing = a.etype != "match";
     let flags = &inputs::SPIDER;
@@ -235,13 +235,13 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
         ves_runs: 0,
     };
     let report = if executing {
-        Some(evaluate(layout, &a.extras)?)
+        Some(evaluate(layout, &a.extras, session)?)
     } else {
         match_databases(&layout, &a.extras)?;
         None
     };
     let hits = match &report {
-        Some(report) if a.plug_value => plug_run(&a, table, report)?,
+        Some(report) if a.plug_value => plug_run(&a, table, report, session)?,
         _ => plug::Hits::new(),
     };
     let Some(table) = table.filter(|_| matching) else {
@@ -265,7 +265,12 @@ pub fn spider_eval(a: SpiderEvalArgs) -> Result<i32> {
 /// `--plug_value` with exec or all: the fillings of the questions some
 /// engine does not match run in a second `eval` run; the pairs that match
 /// there.
-fn plug_run(a: &SpiderEvalArgs, table: Option<&Path>, report: &Report) -> Result<plug::Hits> {
+fn plug_run(
+    a: &SpiderEvalArgs,
+    table: Option<&Path>,
+    report: &Report,
+    session: &crate::Session,
+) -> Result<plug::Hits> {
     let pending = plug::unmatched(report);
     let dir = tempfile::Builder::new()
         .prefix("sqlwitness-dropin-")
@@ -299,7 +304,7 @@ fn plug_run(a: &SpiderEvalArgs, table: Option<&Path>, report: &Report) -> Result
         out: None,
         ..a.extras.clone()
     };
-    let plugged = evaluate(layout, &extras)?;
+    let plugged = evaluate(layout, &extras, session)?;
     Ok(plug::plugged_matches(&plugged, &filled.question))
 }
 
@@ -422,9 +427,9 @@ fn match_databases(l: &Layout, x: &Extras) -> Result<()> {
     databases_usable(&bench, l.flags)
 }
 
-pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
+pub fn bird_eval(a: BirdEvalArgs, session: &crate::Session) -> Result<i32> {
     if let Some(data_mode) = a.data_mode.clone() {
-        return bird_dev_eval(a, &data_mode);
+        return bird_dev_eval(a, &data_mode, session);
     }
     let dialect_engine = match a.sql_dialect.as_str() {
         "SQLite" => "sqlite",
@@ -454,7 +459,7 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
         difficulty: Some(difficulty),
         ves_runs: if a.ves { MINIDEV_VES_RUNS } else { 0 },
     };
-    let report = evaluate(layout, &a.extras)?;
+    let report = evaluate(layout, &a.extras, session)?;
     let metric = if a.ves { "R-VES" } else { "EX" };
     show!("start calculate {metric}");
     let many = report.summary.engines.len() > 1;
@@ -495,7 +500,7 @@ pub fn bird_eval(a: BirdEvalArgs) -> Result<i32> {
 
 /// BIRD dev's command line: the files its prefixes lead to, its table (EX,
 /// or VES with `--ves`) between its first and last lines.
-fn bird_dev_eval(a: BirdEvalArgs, data_mode: &str) -> Result<i32> {
+fn bird_dev_eval(a: BirdEvalArgs, data_mode: &str, session: &crate::Session) -> Result<i32> {
     let flags = &inputs::BIRD;
     let files = bird_dev::dev_files(&a, data_mode)?;
     let difficulty = inputs::read_difficulties(&a.diff_json_path, flags, &files.gold, files.golds)?;
@@ -516,7 +521,7 @@ fn bird_dev_eval(a: BirdEvalArgs, data_mode: &str) -> Result<i32> {
         difficulty: Some(difficulty),
         ves_runs: if a.ves { BIRD_DEV_VES_RUNS } else { 0 },
     };
-    let report = evaluate(layout, &a.extras)?;
+    let report = evaluate(layout, &a.extras, session)?;
     show!("start calculate");
     let many = report.summary.engines.len() > 1;
     for (engine, s) in &report.summary.engines {
@@ -615,7 +620,7 @@ struct EvalOnly {
 /// otherwise an error saying which were not, and why (exit 2 for missing
 /// databases, 3 for files that cannot be used or questions an engine could
 /// not run).
-fn evaluate(l: Layout, x: &Extras) -> Result<Report> {
+fn evaluate(l: Layout, x: &Extras, session: &crate::Session) -> Result<Report> {
     if !l.db_dir.is_dir() {
         bail!(BadInput(format!(
             "{} {}: not a folder",
@@ -634,7 +639,7 @@ fn evaluate(l: Layout, x: &Extras) -> Result<Report> {
     let gold = l.gold.to_path_buf();
     let difficulty = l.difficulty;
     let flags = l.flags;
-    let prepared = crate::prepare_eval(e, |plan| {
+    let prepared = crate::prepare_eval(e, session, |plan| {
         // The report names the user's files, and the databases are read
         // where they are.
         plan.bench.database_dir = db_dir.clone();

@@ -81,19 +81,45 @@ pub fn code_for(err: &anyhow::Error) -> i32 {
         if cause.is::<EngineFailure>() || cause.is::<sqlwitness_engines::EngineError>() {
             return ENGINE;
         }
-        if let Some(e) = cause.downcast_ref::<sqlwitness_eval::EvalError>() {
-            if matches!(e, sqlwitness_eval::EvalError::Interrupted) {
-                return INTERRUPTED;
-            }
-            if e.is_bad_input() {
-                return BAD_INPUT;
-            }
-            if e.is_engine() {
-                return ENGINE;
-            }
+        if let Some(code) = run_code(cause) {
+            return code;
         }
     }
     INTERNAL
+}
+
+/// The code of a run's error (every command's run returns its crate's
+/// error, each holding `sqlwitness_run`'s), when it has one.
+fn run_code(cause: &(dyn std::error::Error + 'static)) -> Option<i32> {
+    use sqlwitness_run::RunError;
+    let classify = |interrupted: bool, bad_input: bool, engine: bool| {
+        if interrupted {
+            Some(INTERRUPTED)
+        } else if bad_input {
+            Some(BAD_INPUT)
+        } else if engine {
+            Some(ENGINE)
+        } else {
+            None
+        }
+    };
+    let run = |e: &RunError| classify(e.is_interrupted(), e.is_bad_input(), e.is_engine());
+    if let Some(e) = cause.downcast_ref::<RunError>() {
+        return run(e);
+    }
+    if let Some(e) = cause.downcast_ref::<sqlwitness_eval::EvalError>() {
+        return classify(e.is_interrupted(), e.is_bad_input(), e.is_engine());
+    }
+    if let Some(sqlwitness_fuzz::FuzzError::Run(e)) = cause.downcast_ref() {
+        return run(e);
+    }
+    if let Some(e) = cause.downcast_ref::<sqlwitness_perturb::PerturbError>() {
+        if let sqlwitness_perturb::PerturbError::Run(e) = e {
+            return run(e);
+        }
+        return classify(e.is_interrupted(), e.is_bad_input(), false);
+    }
+    None
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! `sqlwitness fuzz`: distilled test suites (their use in `eval --suite` is
-//! a stage of the evaluator, `sqlwitness_eval`).
+//! `sqlwitness fuzz`: distilled test suites (the run is
+//! `sqlwitness_fuzz::build_suites`; their use in `eval --suite` is a stage
+//! of the evaluator, `sqlwitness_eval`).
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -9,10 +10,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use sqlwitness_core::EngineKind;
-use sqlwitness_eval::{
-    build_suites, mutant_predictions, FuzzPlan, FuzzReference, FuzzSpec, InputFiles,
+use sqlwitness_fuzz::{
+    build_suites, mutant_predictions, FuzzOptions, FuzzPlan, FuzzReference, GoldQuery, Stress,
 };
-use sqlwitness_fuzz::{FuzzOptions, GoldQuery, Stress};
+use sqlwitness_run::{Cancel, FuzzSpec, InputFiles};
 
 use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
@@ -89,7 +90,7 @@ pub struct FuzzArgs {
     pub servers: ServerArgs,
 }
 
-pub fn run(a: &FuzzArgs) -> Result<i32> {
+pub fn run(a: &FuzzArgs, cancel: &Cancel) -> Result<i32> {
     let started = Instant::now();
     if a.candidates == 0 {
         bail!(BadInput("--candidates: must be at least 1".into()));
@@ -116,12 +117,13 @@ pub fn run(a: &FuzzArgs) -> Result<i32> {
         bench,
         golds,
         out: a.out.clone(),
-        options: spec.options()?,
+        options: FuzzOptions::from_spec(&spec)?,
         jobs: crate::plan::jobs(a.jobs),
         journal,
         partition,
         spec,
         reference,
+        cancel: cancel.clone(),
     };
     let built = build_suites(&plan, &Bars { quiet: a.quiet })?;
     let mut failed = 0;
@@ -202,7 +204,7 @@ fn select(
     // A database that cannot be used is skipped, and the run exits 3.
     let unusable: Vec<(String, String)> = golds
         .keys()
-        .filter_map(|id| sqlwitness_eval::unusable(bench, id).map(|why| (id.clone(), why)))
+        .filter_map(|id| sqlwitness_run::unusable(bench, id).map(|why| (id.clone(), why)))
         .collect();
     for (id, why) in &unusable {
         say!("fuzz: {id}: database unusable, skipped: {why}");
@@ -235,7 +237,7 @@ fn fuzz_spec(a: &FuzzArgs, databases: Vec<String>) -> Result<FuzzSpec> {
         max_rows: 0,
         stress: Vec::new(),
     };
-    Ok(spec.with_options(&options))
+    Ok(options.in_spec(spec))
 }
 
 /// `--reference ENGINE`, parsed.
@@ -253,7 +255,7 @@ fn reference(
     let kind = reference_kind(a)?;
     let engines: Vec<EngineKind> = kind.into_iter().collect();
     let files = InputFiles::parse(a.bench.bench.clone(), &a.gold, &[])?;
-    sqlwitness_eval::dialect_inputs(bench, &files, &engines)?;
+    sqlwitness_run::dialect_inputs(bench, &files, &engines)?;
     let servers = match kind {
         // An engine on copies of its own (a server, DuckDB's folder): the
         // gold runs there on each candidate migrated to it.

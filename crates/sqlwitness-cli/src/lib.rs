@@ -1,7 +1,8 @@
 //! The `sqlwitness` command line: parse flags, build a validated plan, then
 //! run. The binary (`main.rs`) and the Python package's `sqlwitness`
 //! command call [`main_with`]; the Python API calls [`run_embedded`], the
-//! same commands without the process-wide signal handler.
+//! same commands without the process-wide signal handler, cancelled by the
+//! [`Cancel`] token the host holds.
 
 /// `eprintln!` for a terminal: control characters and bidi overrides that
 /// inputs may hold (question text, SQL, `db_id`s, file names, servers'
@@ -57,20 +58,54 @@ pub use exit::{
     BAD_INPUT, CONTAINERS, ENGINE, FINDINGS_EXCEED, INTERNAL, INTERRUPTED, OK, REGRESSION,
 };
 pub use progress::Observer as ProgressObserver;
+pub use sqlwitness_run::Cancel;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-/// The output folder of the running command, for the interrupt handler.
-static OUT: Mutex<Option<PathBuf>> = Mutex::new(None);
-
-pub(crate) fn set_out(out: &std::path::Path) {
-    *OUT.lock().unwrap_or_else(|e| e.into_inner()) = Some(out.to_path_buf());
+/// One command as it runs: its cancellation token (handed to its plan)
+/// and, once the command knows it, its output folder (where an interrupted
+/// run's half-written report files are removed from).
+pub(crate) struct Session {
+    pub cancel: Cancel,
+    out: Mutex<Option<PathBuf>>,
 }
 
-fn out_folder() -> Option<PathBuf> {
-    OUT.lock().unwrap_or_else(|e| e.into_inner()).clone()
+impl Session {
+    fn new(cancel: Cancel) -> Session {
+        Session {
+            cancel,
+            out: Mutex::new(None),
+        }
+    }
+
+    pub(crate) fn set_out(&self, out: &Path) {
+        *self.out.lock().unwrap_or_else(|e| e.into_inner()) = Some(out.to_path_buf());
+    }
+
+    fn out(&self) -> Option<PathBuf> {
+        self.out.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// After the run was cancelled: waits for the cancellation's hooks,
+    /// then removes what a report writer left half-written.
+    fn settle(&self) {
+        self.cancel.settled();
+        if let Some(out) = self.out() {
+            eval::remove_unfinished(&out);
+        }
+    }
+}
+
+/// The command [`main_with`] runs, for the signal handler. The one
+/// process-wide value: a signal handler is installed once per process and
+/// runs on a thread of its own, so it reaches the run in flight only
+/// through a static; everything else gets the run's token as a value.
+static IN_FLIGHT: Mutex<Option<Arc<Session>>> = Mutex::new(None);
+
+fn in_flight() -> Option<Arc<Session>> {
+    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// The command line as the binary runs it: `argv` parsed (with the program
@@ -95,15 +130,18 @@ where
             return e.exit_code();
         }
     };
+    let session = Arc::new(Session::new(Cancel::new()));
+    // A dump's database and loader login this run made are dropped with
+    // the cancellation's other hooks, first, which the command waits for
+    // (what a signal cannot reach is swept by the next command).
+    let _dumps = session.cancel.on_cancel(sqlwitness_engines::remove_held);
+    *IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&session));
     install_interrupt_handler();
-    let result = run(cli);
-    if sqlwitness_eval::interrupted() {
+    let result = run(cli, &session);
+    if session.cancel.is_cancelled() {
         // Whatever the command returned, it was cut short: the signal
         // handler's hooks finish, and it exits 130.
-        sqlwitness_eval::settled();
-        if let Some(out) = out_folder() {
-            eval::remove_unfinished(&out);
-        }
+        session.settle();
         return exit::INTERRUPTED;
     }
     match result {
@@ -113,10 +151,7 @@ where
             if code == exit::INTERRUPTED {
                 // The signal handler is cancelling the servers' queries and
                 // exits when it is done.
-                sqlwitness_eval::settled();
-                if let Some(out) = out_folder() {
-                    eval::remove_unfinished(&out);
-                }
+                session.settle();
             } else {
                 say!("sqlwitness: error: {err:#}");
             }
@@ -146,9 +181,12 @@ impl std::error::Error for Failure {}
 /// parsing, plan and run as [`main_with`], but no signal handler is
 /// installed and nothing exits the process. `Ok` is the exit code of a
 /// command that finished (0, or 3/4/5 with its report written); a flag
-/// error, a failed run or an interrupt is a [`Failure`]. The host
-/// interrupts a run with [`interrupt`].
-pub fn run_embedded<I, T>(argv: I) -> Result<i32, Failure>
+/// error, a failed run or a cancellation is a [`Failure`]. The host
+/// cancels the run with `cancel` ([`Cancel::cancel`], from another
+/// thread) as SIGINT does on the command line: the journal stops, the
+/// queries in flight are cancelled, and the run returns exit code 130
+/// without a report.
+pub fn run_embedded<I, T>(argv: I, cancel: Cancel) -> Result<i32, Failure>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -158,16 +196,11 @@ where
         code: e.exit_code(),
         message: sqlwitness_core::escape_controls(e.to_string().trim_end()).into_owned(),
     })?;
-    // A new run starts uninterrupted (an earlier run in this process may
-    // have been).
-    sqlwitness_eval::clear_interrupt();
-    run(cli).map_err(|err| {
+    let session = Session::new(cancel);
+    run(cli, &session).map_err(|err| {
         let code = exit::code_for(&err);
         if code == exit::INTERRUPTED {
-            sqlwitness_eval::settled();
-            if let Some(out) = out_folder() {
-                eval::remove_unfinished(&out);
-            }
+            session.settle();
         }
         Failure {
             code,
@@ -178,47 +211,38 @@ where
 
 /// [`run_embedded`] with `observer` told the counts of each stage the
 /// command goes through (`eval`, `audit`, `migrate`, ...) as it advances.
-pub fn run_embedded_observed<I, T>(argv: I, observer: ProgressObserver) -> Result<i32, Failure>
+pub fn run_embedded_observed<I, T>(
+    argv: I,
+    observer: ProgressObserver,
+    cancel: Cancel,
+) -> Result<i32, Failure>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    progress::observed(observer, || run_embedded(argv))
+    progress::observed(observer, || run_embedded(argv, cancel))
 }
 
-/// Interrupts the run in progress as SIGINT does on the command line: the
-/// journal stops, the queries in flight are cancelled, and the run returns
-/// exit code 130 without a report.
-pub fn interrupt() {
-    sqlwitness_eval::interrupt();
-}
-
-/// SIGINT, SIGTERM (and SIGHUP): stop the journals and the servers' queries
-/// in flight ([`sqlwitness_eval::interrupt`]), drop the dump databases and
-/// loader logins the run holds ([`sqlwitness_engines::remove_held`]),
-/// remove what a report writer left half-written, exit 130. A second signal while this runs exits at
-/// once.
+/// SIGINT, SIGTERM (and SIGHUP): cancel the run in flight — its journal
+/// stops, the servers' queries in flight are cancelled, the dump databases
+/// and loader logins it holds are dropped ([`sqlwitness_engines::remove_held`])
+/// — remove what a report writer left half-written, exit 130. A second
+/// signal while this runs exits at once.
 fn install_interrupt_handler() {
-    // A dump's database and loader login this run made are dropped with
-    // the interrupt's other hooks, which the command waits for (what a
-    // signal cannot reach is swept by the next command).
-    static DUMPS: std::sync::Once = std::sync::Once::new();
-    DUMPS.call_once(|| {
-        std::mem::forget(sqlwitness_eval::on_interrupt(
-            sqlwitness_engines::remove_held,
-        ))
-    });
     let result = ctrlc::set_handler(|| {
-        if sqlwitness_eval::interrupted() {
+        let Some(session) = in_flight() else {
+            std::process::exit(exit::INTERRUPTED);
+        };
+        if session.cancel.is_cancelled() {
             std::process::exit(exit::INTERRUPTED);
         }
-        sqlwitness_eval::interrupt();
-        if let Some(out) = out_folder() {
+        session.cancel.cancel();
+        if let Some(out) = session.out() {
             eval::remove_unfinished(&out);
             say!(
                 "\nsqlwitness: interrupted; no report written. {} holds what finished: rerun \
                  with --resume to continue",
-                out.join(sqlwitness_eval::JOURNAL_FILE).display()
+                out.join(sqlwitness_run::JOURNAL_FILE).display()
             );
         } else {
             say!("\nsqlwitness: interrupted");
@@ -237,6 +261,7 @@ fn install_interrupt_handler() {
 /// (removed when the returned guard drops).
 pub(crate) fn prepare_eval(
     a: args::EvalArgs,
+    session: &Session,
     adjust: impl FnOnce(&mut sqlwitness_eval::EvalPlan) -> anyhow::Result<()>,
 ) -> anyhow::Result<(sqlwitness_eval::EvalPlan, containers::Started)> {
     let out = a.out.clone();
@@ -247,16 +272,15 @@ pub(crate) fn prepare_eval(
         !a.no_migrate,
     )?;
     let quiet = a.quiet;
-    let mut plan = plan::eval_plan(a)?;
+    let mut plan = plan::eval_plan(a, session.cancel.clone())?;
     adjust(&mut plan)?;
     eval::clear_outputs(&out)?;
-    set_out(&out);
-    let started = containers::start(&containers, &mut plan.servers, quiet)?;
+    session.set_out(&out);
+    let started = containers::start(&containers, &mut plan.servers, quiet, &session.cancel)?;
     Ok((plan, started))
 }
 
-fn run(cli: args::Cli) -> anyhow::Result<i32> {
-    *OUT.lock().unwrap_or_else(|e| e.into_inner()) = None;
+fn run(cli: args::Cli, session: &Session) -> anyhow::Result<i32> {
     match cli.command {
         args::Command::Eval(a) => {
             let audit = match &a.audit {
@@ -265,29 +289,34 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
             };
             let summary = !a.no_summary;
             // Removed when this scope ends, whatever the outcome.
-            let (plan, _containers) = prepare_eval(a, |_| Ok(()))?;
+            let (plan, _containers) = prepare_eval(a, session, |_| Ok(()))?;
             import::from_manifest(&plan.bench, Some(&plan.servers), plan.quiet)?;
             eval::run(&plan, audit.as_ref(), summary)
         }
-        args::Command::SpiderEval(a) => dropin::spider_eval(a),
-        args::Command::BirdEval(a) => dropin::bird_eval(a),
+        args::Command::SpiderEval(a) => dropin::spider_eval(a, session),
+        args::Command::BirdEval(a) => dropin::bird_eval(a, session),
         args::Command::Merge(a) => {
             eval::clear_outputs(&a.out)?;
-            set_out(&a.out);
-            merge::run(&a)
+            session.set_out(&a.out);
+            merge::run(&a, &session.cancel)
         }
         args::Command::Migrate(a) => {
             let mut plan = plan::MigratePlan::from_args(a)?;
-            let _containers = containers::start(&plan.containers, &mut plan.servers, plan.quiet)?;
+            let _containers = containers::start(
+                &plan.containers,
+                &mut plan.servers,
+                plan.quiet,
+                &session.cancel,
+            )?;
             migrate::run(&plan)
         }
         args::Command::Diff(a) => diff::run(&a),
         args::Command::Import(a) => import::run(&a),
-        args::Command::Perturb(a) => perturb::run(&a),
+        args::Command::Perturb(a) => perturb::run(&a, session),
         args::Command::Robustness(a) => perturb::robustness(&a),
         args::Command::Fuzz(a) => {
-            set_out(&a.out);
-            fuzz::run(&a)
+            session.set_out(&a.out);
+            fuzz::run(&a, &session.cancel)
         }
         args::Command::StandIns(a) => {
             let schemas = sqlwitness_bench::load_tables_json(&a.tables)?;
@@ -297,6 +326,6 @@ fn run(cli: args::Cli) -> anyhow::Result<i32> {
             say!("{} databases in {}", schemas.len(), a.out.display());
             Ok(exit::OK)
         }
-        args::Command::Audit(a) => audit::run(a),
+        args::Command::Audit(a) => audit::run(a, session),
     }
 }

@@ -8,13 +8,13 @@
 use anyhow::{bail, Result};
 use std::time::Instant;
 
-use sqlwitness_eval::{read_journal, RunSpec, JOURNAL_FILE};
 use sqlwitness_report::write_report;
+use sqlwitness_run::{read_journal, Cancel, RunSpec, JOURNAL_FILE};
 
 use crate::args::MergeArgs;
 use crate::exit::{self, BadInput};
 
-pub fn run(a: &MergeArgs) -> Result<i32> {
+pub fn run(a: &MergeArgs, cancel: &Cancel) -> Result<i32> {
     let started = Instant::now();
     let first = a.parts[0].join(JOURNAL_FILE);
     if !first.is_file() {
@@ -26,7 +26,7 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
     let (header, _, _) = read_journal::<serde_json::Value>(&first)?;
     match header.plan {
         RunSpec::Eval(spec) => {
-            let plan = crate::plan::merge_plan(spec, a.out.clone(), a.quiet)?;
+            let plan = crate::plan::merge_plan(spec, a.out.clone(), a.quiet, cancel.clone())?;
             let report = sqlwitness_eval::merge_eval(&plan, &a.parts)?;
             write_report(&a.out, &report)?;
             crate::eval::print_summary(&report);
@@ -39,12 +39,12 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             Ok(exit::OK)
         }
         RunSpec::Audit(spec) => {
-            let plan = crate::audit::merge_plan(spec, a.out.clone(), a.quiet)?;
-            let report = sqlwitness_eval::merge_audit(&plan, &a.parts)?;
+            let plan = crate::audit::merge_plan(spec, a.out.clone(), a.quiet, cancel.clone())?;
+            let report = sqlwitness_audit::merge_audit(&plan, &a.parts)?;
             crate::audit::finish(&Default::default(), &plan, &report, started)
         }
         RunSpec::Fuzz(_) => {
-            let n = sqlwitness_eval::merge_suites(&a.parts, &a.out)?;
+            let n = sqlwitness_fuzz::merge_suites(&a.parts, &a.out)?;
             say!(
                 "merged {} parts: {} databases in {}",
                 a.parts.len(),

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use sqlwitness_bench::{write_migration_log, MigrationReport, MigrationStatus};
-use sqlwitness_eval::{migrate_many, problem};
+use sqlwitness_run::{migrate_many, problem};
 
 use crate::exit;
 use crate::plan::MigratePlan;
@@ -12,11 +12,11 @@ pub fn run(plan: &MigratePlan) -> Result<i32> {
     let started = std::time::Instant::now();
     // A database whose dump changed since `import` wrote it is imported
     // again first (where a server of the dump's engine is given).
-    sqlwitness_eval::refresh_dumps(
+    sqlwitness_run::refresh_dumps(
         &plan.bench,
         &plan.db_ids,
         &plan.servers,
-        sqlwitness_eval::REIMPORT_STATEMENT_LIMIT,
+        sqlwitness_run::REIMPORT_STATEMENT_LIMIT,
         &|n| say!("{n}"),
     );
     let pb = progress::bar(
@@ -70,7 +70,7 @@ pub fn run(plan: &MigratePlan) -> Result<i32> {
     Ok(if failed == 0 { exit::OK } else { exit::ENGINE })
 }
 
-fn missing_names(migrated: &[sqlwitness_eval::Migrated]) -> String {
+fn missing_names(migrated: &[sqlwitness_run::Migrated]) -> String {
     let mut names: Vec<&str> = migrated
         .iter()
         .filter(|(_, _, r)| r.is_none())

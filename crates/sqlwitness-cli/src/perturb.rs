@@ -7,9 +7,9 @@ use sqlwitness_dialect::EngineFacts;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sqlwitness_eval::InputFiles;
 use sqlwitness_perturb::{Kind, Mapping, Options};
 use sqlwitness_report::{read_report, render_robustness_markdown, robustness_rows};
+use sqlwitness_run::{Cancel, InputFiles, JournalMode};
 
 use crate::args::{BenchArgs, ServerArgs};
 use crate::exit::{self, BadInput};
@@ -90,7 +90,7 @@ pub struct PerturbArgs {
 /// login, where copies are migrated, and the engine's golds.
 struct Connected {
     engine: std::sync::Arc<dyn sqlwitness_core::Engine>,
-    login: Option<sqlwitness_eval::HeldLogin>,
+    login: Option<sqlwitness_run::HeldLogin>,
     target: sqlwitness_bench::MigrationTarget,
     golds: Vec<String>,
     golds_from: String,
@@ -101,7 +101,7 @@ struct Connected {
 /// `--reference` and `--gold`, checked; with a server reference the dumps
 /// a `dumps.json` names imported first (as `eval` and `fuzz` do) and the
 /// engine connected over the run's own login.
-fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
+fn connect_reference(a: &PerturbArgs, cancel: &Cancel) -> Result<Option<Connected>> {
     let Some(kind) = crate::plan::parse_reference(a.reference.as_deref())? else {
         if !a.gold.is_empty() {
             anyhow::bail!(BadInput(
@@ -124,7 +124,7 @@ fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
             "--gold {other}=…: perturb rewrites the golds of the reference ({kind}) only"
         )));
     }
-    sqlwitness_eval::dialect_inputs(&mut bench, &files, &[kind])?;
+    sqlwitness_run::dialect_inputs(&mut bench, &files, &[kind])?;
     let servers = crate::plan::servers(a.servers.clone(), &[kind], true)?;
     crate::import::from_manifest(&bench, Some(&servers), a.quiet)?;
     let url = servers.url(kind).ok_or_else(|| {
@@ -146,7 +146,7 @@ fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
             .unwrap_or_else(|| p.display().to_string()),
         None => "benchmark".to_string(),
     };
-    let c = sqlwitness_eval::connect(&[kind], &servers, 2)?.remove(0);
+    let c = sqlwitness_run::connect(&[kind], &servers, 2, cancel)?.remove(0);
     Ok(Some(Connected {
         engine: c.engine,
         login: c.login,
@@ -157,7 +157,7 @@ fn connect_reference(a: &PerturbArgs) -> Result<Option<Connected>> {
     }))
 }
 
-pub fn run(a: &PerturbArgs) -> Result<i32> {
+pub fn run(a: &PerturbArgs, session: &crate::Session) -> Result<i32> {
     let kind = match (a.kind.as_deref(), &a.renames) {
         (None | Some("renames"), Some(_)) => Kind::Renames,
         (Some(k), None) => Kind::parse(k).expect("clap checked the value"),
@@ -191,8 +191,8 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
             a.reference.as_deref().unwrap_or_default()
         )));
     }
-    crate::set_out(&a.out);
-    let connected = connect_reference(a)?;
+    session.set_out(&a.out);
+    let connected = connect_reference(a, &session.cancel)?;
     let reference = connected
         .as_ref()
         .map(|c| sqlwitness_perturb::ServerReference {
@@ -200,26 +200,26 @@ pub fn run(a: &PerturbArgs) -> Result<i32> {
             target: c.target.clone(),
             prefix: a.servers.namespace_prefix.clone(),
             migrate: a.servers.migrate_options(false),
-            login: c.login.as_ref().map(sqlwitness_eval::HeldLogin::run_login),
+            login: c.login.as_ref().map(sqlwitness_run::HeldLogin::run_login),
             golds: c.golds.clone(),
             golds_from: c.golds_from.clone(),
         });
-    let plan = sqlwitness_eval::PerturbPlan {
-        spec: sqlwitness_eval::PerturbSpec::of(
-            &opts,
+    let plan = sqlwitness_perturb::PerturbPlan {
+        spec: opts.spec(
             connected.as_ref().map(|c| c.engine.kind()),
             connected.as_ref().and_then(|c| c.gold_file.clone()),
         ),
         options: opts,
         journal: if a.resume {
-            sqlwitness_eval::JournalMode::Resume
+            JournalMode::Resume
         } else {
-            sqlwitness_eval::JournalMode::Fresh
+            JournalMode::Fresh
         },
         reference,
         reference_engine: connected.as_ref().map(|c| c.engine.clone()),
+        cancel: session.cancel.clone(),
     };
-    let mapping = sqlwitness_eval::perturb(&plan, &|line| {
+    let mapping = sqlwitness_perturb::run_plan(&plan, &|line| {
         if !quiet {
             say!("{line}");
         }

@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 use sqlwitness_bench::{load_benchmark, Benchmark};
 use sqlwitness_core::compare::CompareMode;
 use sqlwitness_core::EngineKind;
-use sqlwitness_eval::{
-    EvalPlan, EvalSpec, InputFiles, JournalMode, Partition, RunContext, Servers,
-};
+use sqlwitness_eval::EvalPlan;
+use sqlwitness_run::{Cancel, EvalSpec, InputFiles, JournalMode, Partition, RunContext, Servers};
 
 use crate::args::{ColumnOrderArg, CompareArg, EvalArgs, IdentifiersArg, MigrateArgs, ServerArgs};
 use crate::exit::BadInput;
@@ -57,8 +56,9 @@ pub fn parse_reference(name: Option<&str>) -> Result<Option<EngineKind>> {
 /// The validated plan of `eval`: every flag checked and every input file
 /// read.
 /// With `--containers` the server engines are left out of the check: they
-/// get their URLs when their containers start.
-pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
+/// get their URLs when their containers start. The run stops when
+/// `cancel` is cancelled.
+pub fn eval_plan(a: EvalArgs, cancel: Cancel) -> Result<EvalPlan> {
     let engines = parse_engines(&a.engines)?;
     let given = given_servers(&engines, a.containers.containers);
     let servers = servers(a.servers.clone(), &given, !a.no_migrate)?;
@@ -77,6 +77,7 @@ pub fn eval_plan(a: EvalArgs) -> Result<EvalPlan> {
         partition,
         migrate: !a.no_migrate,
         migrate_options: a.servers.migrate_options(false),
+        cancel,
     };
     let mut plan = EvalPlan::from_spec(spec, bench, ctx)?;
     plan.scoring.baseline = baseline;
@@ -114,7 +115,7 @@ fn given_servers(engines: &[EngineKind], containers: bool) -> Vec<EngineKind> {
 
 /// The plan a finished partitioned run's journal describes (`merge`): no
 /// server is contacted, so none is required.
-pub fn merge_plan(spec: EvalSpec, out: PathBuf, quiet: bool) -> Result<EvalPlan> {
+pub fn merge_plan(spec: EvalSpec, out: PathBuf, quiet: bool, cancel: Cancel) -> Result<EvalPlan> {
     let bench = open_benchmark(&spec.files.benchmark, &spec.split)?;
     let ctx = RunContext {
         out,
@@ -125,6 +126,7 @@ pub fn merge_plan(spec: EvalSpec, out: PathBuf, quiet: bool) -> Result<EvalPlan>
         partition: None,
         migrate: false,
         migrate_options: Default::default(),
+        cancel,
     };
     Ok(EvalPlan::from_spec(spec, bench, ctx)?)
 }
@@ -169,7 +171,7 @@ pub(crate) fn eval_spec(
     let mut files = InputFiles::parse(a.bench.bench.clone(), &a.gold, preds)?;
     files.suite = a.suite.clone();
     let (infeasible, calibrate_on) = crate::scores::scoring_ids(&a.scoring, bench)?;
-    let reference = sqlwitness_eval::reference_engine(a.reference.as_deref(), &engines)?;
+    let reference = sqlwitness_run::reference_engine(a.reference.as_deref(), &engines)?;
     Ok(EvalSpec {
         files,
         split: a.bench.split.clone(),

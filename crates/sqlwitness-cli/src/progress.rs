@@ -65,7 +65,7 @@ struct Watched {
 
 struct Stage(ProgressBar, Option<Watched>);
 
-impl sqlwitness_eval::Bar for Stage {
+impl sqlwitness_run::Bar for Stage {
     fn inc(&self, n: u64) {
         self.0.inc(n);
         if let Some(w) = &self.1 {
@@ -81,8 +81,8 @@ impl sqlwitness_eval::Bar for Stage {
     }
 }
 
-impl sqlwitness_eval::Progress for Bars {
-    fn bar(&self, len: u64, label: &str) -> Box<dyn sqlwitness_eval::Bar> {
+impl sqlwitness_run::Progress for Bars {
+    fn bar(&self, len: u64, label: &str) -> Box<dyn sqlwitness_run::Bar> {
         let watched = OBSERVER.with(|o| o.borrow().clone()).map(|observer| {
             observer(label, 0, len);
             Watched {
@@ -102,7 +102,7 @@ impl sqlwitness_eval::Progress for Bars {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlwitness_eval::Progress;
+    use sqlwitness_run::Progress;
     use std::sync::Mutex;
 
     #[test]

@@ -98,7 +98,7 @@ pub fn at_least_one() -> RangedU64ValueParser<usize> {
 
 /// `--partition K/N`: 1 <= K <= N <= 10000.
 pub fn partition(text: &str) -> Result<String, String> {
-    sqlwitness_eval::Partition::parse(text)
+    sqlwitness_run::Partition::parse(text)
         .map(|_| text.to_string())
         .map_err(|e| e.to_string())
 }

@@ -107,18 +107,21 @@ fn a_registered_engine_runs_eval_beside_sqlite() {
     assert!(EngineKind::all().contains(&kind));
     let out = tempfile::tempdir().unwrap();
     let bench = example();
-    let code = sqlwitness_cli::run_embedded([
-        "sqlwitness",
-        "eval",
-        "--bench",
-        bench.to_str().unwrap(),
-        "--split",
-        "dev",
-        "--engines",
-        "sqlite,toy",
-        "--out",
-        out.path().to_str().unwrap(),
-    ])
+    let code = sqlwitness_cli::run_embedded(
+        [
+            "sqlwitness",
+            "eval",
+            "--bench",
+            bench.to_str().unwrap(),
+            "--split",
+            "dev",
+            "--engines",
+            "sqlite,toy",
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        sqlwitness_cli::Cancel::new(),
+    )
     .expect("eval runs");
     assert!(code == 0 || code == 4, "exit {code}");
     assert!(

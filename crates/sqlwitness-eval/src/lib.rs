@@ -13,60 +13,31 @@
 //!    R-VES);
 //! 6. the suite judgment (`--suite`) for a prediction that matched.
 //!
-//! A run: migrate what the servers need, [`connect`] over the reader
-//! logins, evaluate every question in parallel (a panic is that question's
-//! `engine_error`), summarize and score.
+//! A run: migrate what the servers need, connect over the reader logins
+//! (both `sqlwitness_run`'s), evaluate every question in parallel (a panic
+//! is that question's `engine_error`), summarize and score.
 
-mod audit;
-mod connect;
 mod ctx;
 mod digest;
 mod error;
 mod execute;
-mod fuzz;
-mod inputs;
-mod interrupt;
-mod journal;
-mod journal_key;
 mod migrate;
-mod perturb;
+mod namespaces;
 mod plan;
-mod progress;
 mod question;
 mod reference;
 mod run;
 mod scores;
-mod spec;
 mod suite;
 mod ties;
 mod verdict;
 mod ves;
 
-pub use audit::{audit, dialect_golds, gold_file_text, merge_audit, AuditPlan};
-pub use connect::{connect, Connected, HeldLogin};
 pub use error::EvalError;
 pub use execute::{prepare_pred, prepare_sql};
-pub use fuzz::{
-    build_suites, merge_suites, mutant_predictions, tables_json_keys, FuzzPlan, FuzzReference,
-};
-pub use inputs::{dialect_inputs, reference_engine, DialectInputs, InputFiles};
-pub use interrupt::{
-    clear_interrupt, interrupt, interrupted, on_interrupt, on_interrupt_last, settled, OnInterrupt,
-};
-pub use journal::{
-    assign_partitions, dir_sha256, file_sha256, read_journal, read_journal_with, read_parts,
-    read_parts_with, sha256_hex, Header, Journal, JournalMode, Partition, JOURNAL_FILE,
-    JOURNAL_FORMAT,
-};
-pub use journal_key::{KeyRef, KeySource, KeyStore, SHARED_KEY_ENV, STATE_DIR_ENV};
-pub use migrate::{
-    is_good, migrate_many, migrate_one, problem, refresh_dumps, unusable, Migrated,
-    REIMPORT_STATEMENT_LIMIT,
-};
-pub use perturb::{perturb, PerturbPlan};
-pub use plan::{feasible_false, read_ids, EvalPlan, RunContext, ScoringPlan, Servers};
-pub use progress::{Bar, Progress, Silent};
+pub use plan::{feasible_false, read_ids, EvalPlan, ScoringPlan};
 pub use reference::{cell as reference_cell, same_answer};
 pub use run::{evaluate, merge_eval};
-pub use spec::{AuditSpec, EvalSpec, FailOn, FuzzSpec, PerturbFiles, PerturbSpec, RunSpec};
+/// The plan's servers and context are the run's.
+pub use sqlwitness_run::{RunContext, Servers};
 pub use verdict::{decide, GoldRun, PredRun};

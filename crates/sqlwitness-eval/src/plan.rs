@@ -1,7 +1,6 @@
 //! The validated plan of an evaluation: what to run, where, and how to
 //! judge it. The CLI builds it from flags; nothing here reads a flag.
 
-use sqlwitness_dialect::EngineFacts;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -10,119 +9,9 @@ use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{EngineKind, QueryLimits};
 use sqlwitness_report::Report;
 
-use crate::{EvalError, EvalSpec};
+use sqlwitness_run::{Cancel, EvalSpec, JournalMode, Partition, RunContext, Servers};
 
-/// Where the servers are: the administrative URLs (migration, grants) and
-/// the least-privilege URLs queries run over (README "Privileges"), per
-/// engine.
-#[derive(Debug, Clone, Default)]
-pub struct Servers {
-    admin: BTreeMap<EngineKind, String>,
-    reader: BTreeMap<EngineKind, String>,
-}
-
-/// `ENGINE=URL` pairs from `flag`, then `env(kind)` for every engine not
-/// given.
-fn urls(
-    flag: &str,
-    pairs: &[String],
-    env: fn(EngineKind) -> String,
-) -> Result<BTreeMap<EngineKind, String>, EvalError> {
-    let mut out = BTreeMap::new();
-    for p in pairs {
-        let (name, url) = p
-            .split_once('=')
-            .ok_or_else(|| EvalError::BadInput(format!("--{flag} `{p}`: expected ENGINE=URL")))?;
-        let kind = EngineKind::parse(name).ok_or_else(|| {
-            EvalError::BadInput(format!(
-                "--{flag} `{p}`: unknown engine `{name}` (expected {})",
-                EngineKind::names()
-            ))
-        })?;
-        out.insert(kind, url.trim().to_string());
-    }
-    for kind in EngineKind::all() {
-        if let Ok(url) = std::env::var(env(kind)) {
-            if !url.trim().is_empty() {
-                out.entry(kind).or_insert_with(|| url.trim().to_string());
-            }
-        }
-    }
-    Ok(out)
-}
-
-impl Servers {
-    /// The servers given as `ENGINE=URL` pairs (`--server`, `--reader`),
-    /// then, for every engine not given, `SQLWITNESS_<ENGINE>_URL` and
-    /// `SQLWITNESS_<ENGINE>_READER_URL`, then an engine's default (the
-    /// folder of DuckDB's copies).
-    pub fn from_pairs(admin: &[String], reader: &[String]) -> Result<Servers, EvalError> {
-        let mut admin = urls("server", admin, EngineKind::url_env)?;
-        for kind in EngineKind::all() {
-            if let Some(url) = sqlwitness_engines::default_url(kind) {
-                admin.entry(kind).or_insert(url);
-            }
-        }
-        Ok(Servers {
-            admin,
-            reader: urls("reader", reader, EngineKind::reader_url_env)?,
-        })
-    }
-
-    /// Checks that every server engine of `engines` has a URL: an
-    /// administrative one when `migrate` (migration needs it), else an
-    /// administrative or a reader one.
-    pub fn check(&self, engines: &[EngineKind], migrate: bool) -> Result<(), EvalError> {
-        for &kind in engines.iter().filter(|&&k| k.holds_copies()) {
-            if self.url(kind).is_none() && (migrate || self.explicit_reader_url(kind).is_none()) {
-                return Err(EvalError::BadInput(format!(
-                    "engine {kind} needs --server {kind}=URL or {} (an administrative login: \
-                     it migrates and grants the reader login read access)",
-                    kind.url_env()
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Makes `url` the administrative URL of `kind` (a server this run
-    /// started, `--containers`), replacing any given by a flag or the
-    /// environment; its reader URL is then derived from it.
-    pub fn set_started(&mut self, kind: EngineKind, url: &str) {
-        self.admin.insert(kind, url.to_string());
-        self.reader.remove(&kind);
-    }
-
-    /// The administrative URL.
-    pub fn url(&self, kind: EngineKind) -> Option<&str> {
-        self.admin.get(&kind).map(String::as_str)
-    }
-
-    fn explicit_reader_url(&self, kind: EngineKind) -> Option<&str> {
-        self.reader.get(&kind).map(String::as_str)
-    }
-
-    /// The administrative URL a run login is created over: given when no
-    /// explicit reader URL is (README "Privileges").
-    pub fn run_login_admin(&self, kind: EngineKind) -> Option<&str> {
-        match self.explicit_reader_url(kind) {
-            Some(_) => None,
-            None => self.url(kind),
-        }
-    }
-
-    /// The URL queries run over: the explicit reader URL, else the
-    /// administrative one with the reader login's name and password.
-    pub fn reader_url(&self, kind: EngineKind) -> Result<String, EvalError> {
-        if let Some(u) = self.explicit_reader_url(kind) {
-            return Ok(u.to_string());
-        }
-        let admin = self
-            .url(kind)
-            .ok_or_else(|| EvalError::BadInput(format!("engine {kind}: no URL given")))?;
-        Ok(sqlwitness_engines::reader_url(kind, admin)?)
-    }
-}
+use crate::EvalError;
 
 pub struct EvalPlan {
     pub bench_arg: PathBuf,
@@ -171,32 +60,14 @@ pub struct EvalPlan {
     pub ves_runs: usize,
     /// Whether the run keeps a journal in `out` and continues one
     /// (`--resume`).
-    pub journal: crate::JournalMode,
+    pub journal: JournalMode,
     /// `--partition K/N`: only the questions of this part's databases.
-    pub partition: Option<crate::Partition>,
+    pub partition: Option<Partition>,
     /// What the run computes, as the journal keeps it: the plan was built
     /// from it ([`EvalPlan::from_spec`]).
     pub spec: EvalSpec,
-}
-
-/// How and where a run runs, beside what it computes (its spec): nothing
-/// here changes an outcome, so the journal does not keep it.
-pub struct RunContext {
-    /// The output folder (the journal's).
-    pub out: PathBuf,
-    pub servers: Servers,
-    /// Worker threads.
-    pub jobs: usize,
-    /// No progress bars.
-    pub quiet: bool,
-    /// Keep a journal; continue one.
-    pub journal: crate::JournalMode,
-    /// Only this part's databases.
-    pub partition: Option<crate::Partition>,
-    /// Migrate what the servers miss first.
-    pub migrate: bool,
-    /// How migrations check and cache their copies.
-    pub migrate_options: sqlwitness_bench::MigrateOptions,
+    /// The run's cancellation token: the stages stop when it is cancelled.
+    pub cancel: Cancel,
 }
 
 impl EvalPlan {
@@ -209,38 +80,36 @@ impl EvalPlan {
         mut bench: Benchmark,
         ctx: RunContext,
     ) -> Result<EvalPlan, EvalError> {
-        let timeout = crate::spec::positive_seconds("timeout_seconds", spec.timeout_seconds)?;
+        let timeout = sqlwitness_run::positive_seconds("timeout_seconds", spec.timeout_seconds)?;
         if !(spec.float_tolerance >= 0.0 && spec.float_tolerance < 1.0) {
-            return Err(EvalError::BadInput(format!(
+            return Err(EvalError::bad_input(format!(
                 "float_tolerance: must be in [0, 1), got {}",
                 spec.float_tolerance
             )));
         }
         if spec.engines.is_empty() {
-            return Err(EvalError::BadInput("engines: none given".into()));
+            return Err(EvalError::bad_input("engines: none given"));
         }
         if let Some(r) = spec.reference.filter(|r| !spec.engines.contains(r)) {
-            return Err(EvalError::BadInput(format!(
+            return Err(EvalError::bad_input(format!(
                 "reference {r}: not one of the engines"
             )));
         }
         if spec.calibration_bins == 0 {
-            return Err(EvalError::BadInput(
-                "calibration_bins: must be at least 1".into(),
-            ));
+            return Err(EvalError::bad_input("calibration_bins: must be at least 1"));
         }
         let questions = bench.questions.len();
         if let Some(id) = spec.questions.iter().find(|&&id| id >= questions) {
-            return Err(EvalError::BadInput(format!(
+            return Err(EvalError::bad_input(format!(
                 "question {id}: the split has {questions} questions"
             )));
         }
         bench.allow_outside_links = spec.allow_outside_links;
-        let inputs = crate::dialect_inputs(&mut bench, &spec.files, &spec.engines)?;
+        let inputs = sqlwitness_run::dialect_inputs(&mut bench, &spec.files, &spec.engines)?;
         let suite = match &spec.files.suite {
             Some(dir) => Some(
                 sqlwitness_fuzz::SuiteSet::open(dir)
-                    .map_err(|e| EvalError::BadInput(format!("test suite: {e}")))?
+                    .map_err(|e| EvalError::bad_input(format!("test suite: {e}")))?
                     .with_prefix(&bench.namespace_prefix),
             ),
             None => None,
@@ -296,6 +165,7 @@ impl EvalPlan {
             journal: ctx.journal,
             partition: ctx.partition,
             spec,
+            cancel: ctx.cancel,
         })
     }
 }
@@ -345,7 +215,7 @@ pub struct ScoringPlan {
 /// comments; each must be a question of the split.
 pub fn read_ids(path: &Path, questions: usize, flag: &str) -> Result<BTreeSet<usize>, EvalError> {
     let text = sqlwitness_core::read_input_to_string(path, sqlwitness_core::input::MANIFEST_FILE)
-        .map_err(|e| EvalError::BadInput(format!("{flag}: {}: {e}", path.display())))?;
+        .map_err(|e| EvalError::bad_input(format!("{flag}: {}: {e}", path.display())))?;
     let mut ids = BTreeSet::new();
     for (lineno, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("");
@@ -354,14 +224,14 @@ pub fn read_ids(path: &Path, questions: usize, flag: &str) -> Result<BTreeSet<us
                 continue;
             }
             let id: usize = tok.parse().map_err(|_| {
-                EvalError::BadInput(format!(
+                EvalError::bad_input(format!(
                     "{flag}: {} line {}: `{tok}` is not a question id",
                     path.display(),
                     lineno + 1
                 ))
             })?;
             if id >= questions {
-                return Err(EvalError::BadInput(format!(
+                return Err(EvalError::bad_input(format!(
                     "{flag}: {} line {}: id {id} is out of range (the split has {questions} questions)",
                     path.display(),
                     lineno + 1
@@ -410,44 +280,4 @@ pub fn feasible_false(source: &Path) -> Result<BTreeSet<usize>, EvalError> {
         _ => {}
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn server_pairs_name_engines_and_the_flag_wins_over_the_environment() {
-        let s = Servers::from_pairs(
-            &[
-                "mariadb=mysql://root@127.0.0.1:3306/test".into(),
-                "MySQL = mysql://root@127.0.0.1:3307/test".into(),
-            ],
-            &[],
-        )
-        .unwrap();
-        assert_eq!(
-            s.url(EngineKind::Mariadb),
-            Some("mysql://root@127.0.0.1:3306/test")
-        );
-        assert_eq!(
-            s.url(EngineKind::Mysql),
-            Some("mysql://root@127.0.0.1:3307/test")
-        );
-        let err = Servers::from_pairs(&["oracle=x".into()], &[]).unwrap_err();
-        assert!(
-            err.is_bad_input() && err.to_string().contains("oracle"),
-            "{err}"
-        );
-        let err = Servers::from_pairs(&[], &["postgres".into()]).unwrap_err();
-        assert!(err.to_string().contains("ENGINE=URL"), "{err}");
-    }
-
-    #[test]
-    fn a_server_engine_without_a_url_is_bad_input() {
-        let s = Servers::default();
-        assert!(s.check(&[EngineKind::REFERENCE], true).is_ok());
-        let err = s.check(&[EngineKind::Mariadb], true).unwrap_err();
-        assert!(err.to_string().contains("SQLWITNESS_MARIADB_URL"), "{err}");
-    }
 }

@@ -8,16 +8,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::{sha256_hex, Header, Journal};
 use sqlwitness_core::compare::CompareMode;
 use sqlwitness_core::EngineKind;
 use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FORMAT_VERSION};
+use sqlwitness_run::{sha256_hex, Header, Journal, Progress, RunError};
 use sqlwitness_sql::NameSet;
 
 use crate::ctx::{DbFacts, EngineCtx};
 use crate::migrate::migrate_for;
 use crate::question::evaluate_question_safely;
-use crate::{EvalError, EvalPlan, Progress};
+use crate::{EvalError, EvalPlan};
 
 /// Stack of the evaluation threads: SQL syntax trees are walked
 /// recursively (their depth is bounded by the guard, this is the margin).
@@ -42,18 +42,18 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     };
     // A database whose dump changed since `import` wrote it is imported
     // again first, where the run has a server of the dump's engine.
-    crate::refresh_dumps(
+    sqlwitness_run::refresh_dumps(
         &plan.bench,
         &db_ids,
         &plan.servers,
-        crate::REIMPORT_STATEMENT_LIMIT,
+        sqlwitness_run::REIMPORT_STATEMENT_LIMIT,
         &|n| progress.note(n),
     );
     // A database that cannot be used is never read nor migrated: its
     // questions are `engine_error` on every engine, the others are judged.
     let unusable: BTreeMap<String, String> = db_ids
         .iter()
-        .filter_map(|id| crate::unusable(&plan.bench, id).map(|why| (id.clone(), why)))
+        .filter_map(|id| sqlwitness_run::unusable(&plan.bench, id).map(|why| (id.clone(), why)))
         .collect();
     for (id, why) in &unusable {
         progress.note(&format!(
@@ -75,11 +75,12 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     // The suite's instance copies are the run's own: dropped when this
     // goes, after everything below (the engines reading them) is gone.
     let mut suite_copies = crate::suite::prepare_suites(plan, &plan.engines, &db_ids, progress);
-    let connected = crate::connect::connect_reading(
+    let connected = sqlwitness_run::connect_reading(
         &plan.engines,
         &plan.servers,
         plan.jobs as u32 + 1,
-        &crate::connect::eval_namespaces(plan, &db_ids),
+        &crate::namespaces::eval_namespaces(plan, &db_ids),
+        &plan.cancel,
     )?;
     // The run's own logins outlive the engines that use them.
     let mut logins = Vec::new();
@@ -113,11 +114,14 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         &collations,
     );
     let header = header(plan, &run)?;
-    let (journal, done) = Journal::open::<QuestionReport>(&plan.out, &header, plan.journal)?;
+    let (journal, done) =
+        Journal::open::<QuestionReport>(&plan.out, &header, plan.journal, &plan.cancel)?;
     let journal = Arc::new(journal);
-    // On an interrupt: the journal first (nothing finished from then on is
-    // recorded), then the servers' queries in flight.
-    let _hooks = crate::interrupt::run_hooks(&journal, ctxs.iter().map(|c| c.engine.clone()));
+    // On a cancellation: the journal first (nothing finished from then on
+    // is recorded), then the servers' queries in flight.
+    let _hooks = plan
+        .cancel
+        .run_hooks(&journal, ctxs.iter().map(|c| c.engine.clone()));
     // Then the suite's copies, which the cancelled queries no longer hold.
     suite_copies.rearm();
     let wanted: HashSet<usize> = mine.iter().copied().collect();
@@ -179,11 +183,11 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         .num_threads(plan.jobs)
         .stack_size(WORKER_STACK)
         .build()
-        .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
+        .map_err(|e| EvalError::internal(format!("starting worker threads: {e}")))?;
     let pb = progress.bar(todo.len() as u64, "eval");
     let fresh: Vec<QuestionReport> = pool.install(|| {
         todo.par_iter()
-            .filter(|_| !crate::interrupted())
+            .filter(|_| !plan.cancel.is_cancelled())
             .map(|&i| {
                 let q = &plan.bench.questions[i];
                 let facts = DbFacts {
@@ -199,8 +203,8 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             .collect::<Result<_, EvalError>>()
     })?;
     pb.finish();
-    if crate::interrupted() {
-        return Err(EvalError::Interrupted);
+    if plan.cancel.is_cancelled() {
+        return Err(RunError::Interrupted.into());
     }
     journal.stop();
     done.extend(fresh.into_iter().map(|q| (q.id, q)));
@@ -290,13 +294,13 @@ fn assemble(plan: &EvalPlan, run: RunInfo, questions: Vec<QuestionReport>) -> Re
 /// question. Times are the parts' sums; peak memory their maximum.
 pub fn merge_eval(plan: &EvalPlan, parts: &[std::path::PathBuf]) -> Result<Report, EvalError> {
     let (records, runs): (Vec<QuestionReport>, Vec<RunInfo>) =
-        crate::journal::merge_parts(parts, |first| header(plan, first))?;
+        sqlwitness_run::merge_parts(parts, |first| header(plan, first))?;
     let first = runs[0].clone();
     let mut by_id: HashMap<usize, QuestionReport> = HashMap::new();
     for q in records {
         if by_id.insert(q.id, q).is_some() {
-            return Err(EvalError::BadInput(
-                "merge: a question appears in two parts".into(),
+            return Err(EvalError::bad_input(
+                "merge: a question appears in two parts",
             ));
         }
     }
@@ -307,7 +311,7 @@ pub fn merge_eval(plan: &EvalPlan, parts: &[std::path::PathBuf]) -> Result<Repor
         .map(|i| i.to_string())
         .collect();
     if !missing.is_empty() {
-        return Err(EvalError::BadInput(format!(
+        return Err(EvalError::bad_input(format!(
             "merge: {} questions have no outcome in any part (an interrupted part: rerun it with \
              --resume): {}",
             missing.len(),
@@ -342,93 +346,20 @@ pub fn merge_eval(plan: &EvalPlan, parts: &[std::path::PathBuf]) -> Result<Repor
 }
 
 /// The questions of the plan's partition (all without one), in order: a
-/// question goes with its database; databases are assigned by
-/// [`crate::assign_partitions`] over the whole selection.
+/// question goes with its database ([`sqlwitness_run::in_partition`]).
 fn partition_selection(plan: &EvalPlan) -> Vec<usize> {
-    in_partition(&plan.bench, &plan.selected, plan.partition)
-}
-
-/// The questions of `selected` whose database `partition` holds (all
-/// without one), in order.
-pub(crate) fn in_partition(
-    bench: &sqlwitness_bench::Benchmark,
-    selected: &[usize],
-    partition: Option<crate::Partition>,
-) -> Vec<usize> {
-    let Some(p) = partition else {
-        return selected.to_vec();
-    };
-    let mut weights: BTreeMap<String, usize> = BTreeMap::new();
-    for &i in selected {
-        *weights.entry(bench.questions[i].db_id.clone()).or_default() += 1;
-    }
-    let parts = crate::assign_partitions(&weights, p.n);
-    selected
-        .iter()
-        .copied()
-        .filter(|&i| parts.get(&bench.questions[i].db_id) == Some(&p.k))
-        .collect()
-}
-
-/// Hashes of the questions (every field a verdict depends on) and the
-/// content fingerprint of the SQLite file of every database `selected`
-/// uses, into `h.inputs`. A fingerprint is read in a stream and cached by
-/// the file's identity in `cache` (see `sqlwitness_bench::cache_dir`), so
-/// a resumed or repeated run does not read its databases again.
-pub(crate) fn hash_inputs(
-    h: &mut Header,
-    bench: &sqlwitness_bench::Benchmark,
-    selected: &[usize],
-    cache: Option<&std::path::Path>,
-) -> Result<(), EvalError> {
-    let cache = sqlwitness_bench::cache_dir(cache);
-    let mut q = String::new();
-    for question in &bench.questions {
-        q.push_str(&format!(
-            "{}\u{1}{}\u{1}{}\u{1}{}\u{1}{:?}\u{1}{:?}",
-            question.id,
-            question.db_id,
-            question.question,
-            question.gold,
-            question.golds,
-            question.evidence
-        ));
-        // Alternatives only when there are some: a single-gold benchmark
-        // hashes as before, so its journals still resume.
-        if !question.alternatives.is_empty() {
-            q.push_str(&format!("\u{1}{:?}", question.alternatives));
-        }
-        q.push('\u{2}');
-    }
-    h.inputs
-        .insert("questions".into(), sha256_hex(q.as_bytes()));
-    let mut dbs: Vec<&str> = selected
-        .iter()
-        .map(|&i| bench.questions[i].db_id.as_str())
-        .collect();
-    dbs.sort_unstable();
-    dbs.dedup();
-    for db in dbs {
-        let path = bench.sqlite_path(db);
-        // An unreadable file is hashed as such: its questions' verdicts say
-        // why, and a resumed run must see the same state.
-        let hash = if path.is_file() {
-            sqlwitness_bench::source_fingerprint(&path, cache.as_deref())
-                .unwrap_or_else(|e| format!("unreadable: {e}"))
-        } else {
-            "missing".into()
-        };
-        h.inputs.insert(format!("database {db}"), hash);
-    }
-    Ok(())
+    sqlwitness_run::in_partition(&plan.bench, &plan.selected, plan.partition)
 }
 
 /// The journal header of the run: its plan (the settings the verdicts
 /// depend on, the input files), the inputs' hashes (content, not paths)
 /// and the servers' versions.
 fn header(plan: &EvalPlan, run: &RunInfo) -> Result<Header, EvalError> {
-    let mut h = Header::new(crate::RunSpec::Eval(plan.spec.clone()), plan.partition);
-    hash_inputs(
+    let mut h = Header::new(
+        sqlwitness_run::RunSpec::Eval(plan.spec.clone()),
+        plan.partition,
+    );
+    sqlwitness_run::hash_inputs(
         &mut h,
         &plan.bench,
         &plan.selected,
@@ -448,7 +379,7 @@ fn header(plan: &EvalPlan, run: &RunInfo) -> Result<Header, EvalError> {
     }
     if let Some(suite) = &plan.suite {
         h.inputs
-            .insert("suite".into(), crate::dir_sha256(suite.root())?);
+            .insert("suite".into(), sqlwitness_run::dir_sha256(suite.root())?);
     }
     for e in &run.engines {
         h.servers.insert(e.kind.to_string(), e.version.clone());
@@ -579,43 +510,4 @@ fn degraded_columns(
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sqlwitness_bench::{Benchmark, BenchmarkFormat, Question};
-
-    fn questions_hash(alternatives: Vec<String>) -> String {
-        let bench = Benchmark {
-            root: "b".into(),
-            split: "dev".into(),
-            format: BenchmarkFormat::Jsonl,
-            source_file: "b/dev.jsonl".into(),
-            questions: vec![Question {
-                db_id: "a".into(),
-                gold: "SELECT 1".into(),
-                alternatives,
-                ..Question::default()
-            }],
-            database_dir: "b/database".into(),
-            gold_sources: Default::default(),
-            namespace_prefix: "sw_".into(),
-            allow_outside_links: false,
-            warnings: Vec::new(),
-        };
-        let spec = crate::spec::tests::eval_spec();
-        let mut h = Header::new(crate::RunSpec::Eval(spec), None);
-        hash_inputs(&mut h, &bench, &[], None).unwrap();
-        h.inputs["questions"].clone()
-    }
-
-    #[test]
-    fn the_questions_hash_covers_the_accepted_golds() {
-        let one = questions_hash(Vec::new());
-        let two = questions_hash(vec!["SELECT 2".into()]);
-        let other = questions_hash(vec!["SELECT 3".into()]);
-        assert_ne!(one, two);
-        assert_ne!(two, other);
-    }
 }

@@ -13,7 +13,9 @@ use sqlwitness_report::{EngineOutcome, SuiteOutcome, WitnessReport};
 use sqlwitness_sql::NameSet;
 
 use crate::execute::{prepare_pred, prepare_sql};
-use crate::{EvalPlan, Progress};
+use sqlwitness_run::{Cancel, OnCancel, Progress};
+
+use crate::EvalPlan;
 
 /// The server namespaces of a run's suite instances: every one the run
 /// migrated into (or tried to) is dropped when this is dropped — at the
@@ -28,29 +30,32 @@ pub(crate) struct SuiteCopies {
     /// run's before they are made: a run killed outright leaves them to the
     /// next command's sweep.
     leases: Arc<Mutex<Vec<(MigrationTarget, sqlwitness_engines::RunLease)>>>,
-    on_interrupt: Option<crate::OnInterrupt>,
+    /// The run's token, and the hook registered on it.
+    cancel: Cancel,
+    on_cancel: Option<OnCancel>,
 }
 
 impl SuiteCopies {
-    fn new() -> SuiteCopies {
+    fn new(cancel: &Cancel) -> SuiteCopies {
         let mut copies = SuiteCopies {
             made: Arc::default(),
             leases: Arc::default(),
-            on_interrupt: None,
+            cancel: cancel.clone(),
+            on_cancel: None,
         };
         copies.rearm();
         copies
     }
 
-    /// Registers the interrupt hook again, after every hook registered so
-    /// far: the run calls this once its engines' hooks (which cancel the
+    /// Registers the cancellation hook again, after every hook registered
+    /// so far: the run calls this once its engines' hooks (which cancel the
     /// queries in flight, whose locks a drop would wait for) are
     /// registered.
     pub(crate) fn rearm(&mut self) {
-        self.on_interrupt = None;
+        self.on_cancel = None;
         let made = Arc::clone(&self.made);
         let leases = Arc::clone(&self.leases);
-        self.on_interrupt = Some(crate::on_interrupt(move || drop_all(&made, &leases)));
+        self.on_cancel = Some(self.cancel.on_cancel(move || drop_all(&made, &leases)));
     }
 
     fn record(&self, target: &MigrationTarget, namespace: &str) {
@@ -88,7 +93,7 @@ impl SuiteCopies {
 
 impl Drop for SuiteCopies {
     fn drop(&mut self) {
-        self.on_interrupt = None;
+        self.on_cancel = None;
         drop_all(&self.made, &self.leases);
     }
 }
@@ -136,7 +141,7 @@ pub(crate) fn prepare_suites(
     db_ids: &[String],
     progress: &dyn Progress,
 ) -> SuiteCopies {
-    let copies = SuiteCopies::new();
+    let copies = SuiteCopies::new(&plan.cancel);
     let Some(suite) = &plan.suite else {
         return copies;
     };
@@ -173,7 +178,7 @@ pub(crate) fn prepare_suites(
         // cannot exist there and the suite is unavailable, saying why.
         let mut typed: std::collections::BTreeMap<&String, MigrateOptions> = Default::default();
         for (id, k) in &todo {
-            if crate::interrupted() {
+            if plan.cancel.is_cancelled() {
                 break;
             }
             let Some(db) = suite.instance_database(id, *k) else {
@@ -197,7 +202,7 @@ pub(crate) fn prepare_suites(
                     if r.column_types.as_ref().is_some_and(|c| c.columns_typed > 0) {
                         typed_copies += 1;
                     }
-                    crate::problem(&r)
+                    sqlwitness_run::problem(&r)
                 }
                 Err(e) => Some(e.to_string()),
             };

@@ -70,7 +70,7 @@ pub(crate) fn with_ves(
         if error.is_some() {
             break;
         }
-        if crate::interrupted() {
+        if plan.cancel.is_cancelled() {
             error = Some("interrupted".to_string());
             break;
         }
@@ -96,7 +96,7 @@ pub(crate) fn with_ves(
         if !official || error.is_some() {
             break;
         }
-        if crate::interrupted() {
+        if plan.cancel.is_cancelled() {
             error = Some("interrupted".to_string());
             break;
         }

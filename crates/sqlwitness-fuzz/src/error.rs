@@ -22,6 +22,9 @@ pub enum FuzzError {
     /// The reference engine cannot hold the database (`fuzz --reference`).
     #[error("{0}")]
     Reference(String),
+    /// The run around the suites: its journal, its inputs, a cancellation.
+    #[error(transparent)]
+    Run(#[from] sqlwitness_run::RunError),
 }
 
 impl FuzzError {

@@ -13,6 +13,9 @@
 //!   prediction that passes the suite.
 //! * [`shrink_witness`] — delta debugging over rows to the smallest
 //!   database on which gold and prediction differ.
+//! * [`build_suites`] — the fuzz run: every database's suite of a
+//!   [`FuzzPlan`], in parallel, with a journal (`sqlwitness-run`);
+//!   [`merge_suites`] joins a partitioned run's suite folders.
 
 mod distill;
 mod error;
@@ -24,9 +27,12 @@ mod manifest;
 mod mutants;
 mod neighbors;
 mod rng;
+mod run;
 mod schema;
 mod shrink;
+mod spec;
 mod suite;
+mod tables_json;
 mod type_limits;
 
 pub use distill::{
@@ -39,12 +45,13 @@ pub use manifest::{
     Constraints, Counts, DbSuite, Fate, GoldEntry, InstanceEntry, Manifest, NeighborEntry,
     ServerSuite, MANIFEST_FORMAT, MIGRATED_TYPES, ORIGINAL_TYPES, TIE_AWARE,
 };
-pub use mutants::{mutant, Mutant};
+pub use mutants::{mutant, mutant_predictions, Mutant};
 pub use neighbors::{
     gold_literals, gold_literals_in, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor,
     NeighborError, NeighborOptions,
 };
 pub use rng::Rng;
+pub use run::{build_suites, merge_suites, Built, FuzzPlan, FuzzReference};
 pub use schema::{
     key_like, read_schema, read_schema_with, shape, ColumnDef, DbSchema, Domain, ForeignKeyDef,
     ForeignKeySpec, TableDef, MAX_SET_DOMAIN,
@@ -54,4 +61,5 @@ pub use suite::{
     suite_namespace, SuiteFailure, SuiteSet, SuiteVerdict, MAX_INSTANCES_PER_DATABASE,
     MAX_SUITE_INSTANCES,
 };
+pub use tables_json::tables_json_keys;
 pub use type_limits::TypeLimit;

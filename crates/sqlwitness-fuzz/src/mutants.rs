@@ -66,3 +66,42 @@ pub fn mutant(gold: &str, schema: &DbSchema, rng: &mut Rng) -> Option<Mutant> {
     }
     Some(out)
 }
+
+/// A prediction file of gold queries mutated once or twice (`fuzz
+/// --mutants`): one SQL a line in question order; a question without a
+/// neighbour keeps its gold, one whose database is missing gets
+/// `SELECT 1`. Returns the text and the counts `(mutated, kept)`.
+pub fn mutant_predictions(
+    bench: &sqlwitness_bench::Benchmark,
+    seed: u64,
+) -> (String, usize, usize) {
+    let mut schemas: std::collections::BTreeMap<String, Option<DbSchema>> = Default::default();
+    let mut lines = Vec::with_capacity(bench.questions.len());
+    let (mut mutated, mut kept) = (0, 0);
+    for q in &bench.questions {
+        let schema = schemas.entry(q.db_id.clone()).or_insert_with(|| {
+            bench
+                .db_exists(&q.db_id)
+                .then(|| crate::read_schema(&q.db_id, &bench.sqlite_path(&q.db_id)).ok())
+                .flatten()
+        });
+        let Some(schema) = schema else {
+            lines.push("SELECT 1".to_string());
+            continue;
+        };
+        let mut rng = Rng::derived(seed, &format!("mutant {}", q.id));
+        match mutant(&q.gold, schema, &mut rng) {
+            Some(m) => {
+                mutated += 1;
+                lines.push(m.sql.replace(['\n', '\r'], " "));
+            }
+            None => {
+                kept += 1;
+                lines.push(q.gold.replace(['\n', '\r'], " "));
+            }
+        }
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    (text, mutated, kept)
+}

@@ -24,9 +24,14 @@
 //! kept only if its rewritten gold returns there what its original gold
 //! returns on the database's copy; those golds are written to
 //! `<split>_gold_<engine>.sql`.
+//!
+//! [`run_plan`] builds a set with a journal (`sqlwitness-run`): one record
+//! per database, resumed after an interruption, stopped by the run's
+//! cancellation token.
 
 mod content;
 mod dictionary;
+mod journaled;
 mod names;
 mod output;
 mod rng;
@@ -37,6 +42,7 @@ use std::time::Duration;
 
 pub use content::{ContentChange, Rule, Rules};
 pub use dictionary::{load_renames, Dictionary, Renames, SourceEntry};
+pub use journaled::{run_plan, PerturbPlan};
 pub use output::{
     AppliedChange, DroppedQuestion, FailedChange, KindSummary, MappedQuestion, Mapping,
     PerturbedDatabase, PredictionSummary, ReferenceSummary, SkippedDatabase,
@@ -163,6 +169,9 @@ pub enum PerturbError {
     /// The run was asked to stop (SIGINT, SIGTERM).
     #[error("interrupted")]
     Interrupted,
+    /// The run around the databases: its journal, a hash of its inputs.
+    #[error(transparent)]
+    Run(#[from] sqlwitness_run::RunError),
 }
 
 impl PerturbError {
@@ -194,12 +203,21 @@ impl PerturbError {
 
     /// Bad input (exit 2) rather than a failure of the machine.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(
-            self,
+        match self {
+            PerturbError::Run(e) => e.is_bad_input(),
             PerturbError::Io { .. }
-                | PerturbError::Sqlite { .. }
-                | PerturbError::Engine(_)
-                | PerturbError::Interrupted
-        )
+            | PerturbError::Sqlite { .. }
+            | PerturbError::Engine(_)
+            | PerturbError::Interrupted => false,
+            _ => true,
+        }
+    }
+
+    /// The run was cancelled (exit 130).
+    pub fn is_interrupted(&self) -> bool {
+        match self {
+            PerturbError::Run(e) => e.is_interrupted(),
+            e => matches!(e, PerturbError::Interrupted),
+        }
     }
 }

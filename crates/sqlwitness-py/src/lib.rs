@@ -108,12 +108,15 @@ fn run(
             let counts = Arc::clone(&counts);
             Arc::new(move |label: &str, done, len| counts.set(label, done, len))
         });
+    // The run's token: this thread cancels it, the run's thread watches it.
+    let cancel = sqlwitness_cli::Cancel::new();
+    let watched = cancel.clone();
     let worker = std::thread::Builder::new()
         .name("sqlwitness-run".into())
         .spawn(move || {
             let result = match observer {
-                Some(observer) => sqlwitness_cli::run_embedded_observed(argv, observer),
-                None => sqlwitness_cli::run_embedded(argv),
+                Some(observer) => sqlwitness_cli::run_embedded_observed(argv, observer, watched),
+                None => sqlwitness_cli::run_embedded(argv, watched),
             };
             // Everything the command printed is written out before the run
             // returns: the API reads standard output back (`run`'s `output`),
@@ -135,7 +138,7 @@ fn run(
                     }
                 }
                 if let Err(raised) = stop {
-                    sqlwitness_cli::interrupt();
+                    cancel.cancel();
                     // Wait for the run to stop: its queries are cancelled
                     // and nothing half-written is left.
                     py.detach(|| {

@@ -1,7 +1,8 @@
-//! `audit` as a stage of the library: for every gold query — is its
-//! answer well defined, does it run on every engine, does it answer the
-//! same everywhere — with the rows that show it (`sqlwitness-audit` holds
-//! the rules; this runs them over a benchmark on the connected engines).
+//! The audit run: for every gold query of a benchmark — is its answer
+//! well defined, does it run on every engine, does it answer the same
+//! everywhere — with the rows that show it (the rules are the crate's;
+//! this runs them over a benchmark on the connected engines, with a
+//! journal, partitions and resume).
 
 use rayon::prelude::*;
 use sqlwitness_dialect::EngineFacts;
@@ -9,15 +10,18 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use sqlwitness_audit::{
+use sqlwitness_bench::Benchmark;
+use sqlwitness_core::{EngineKind, QueryLimits};
+use sqlwitness_run::{
+    is_good, AuditSpec, Cancel, Header, Journal, JournalMode, Partition, Progress, RunContext,
+    RunError, RunSpec, Servers,
+};
+use sqlwitness_sql::NameSet;
+
+use crate::{
     audit_question_on, summarize, AuditOptions, AuditQuestion, AuditReport, AuditRun, DbAudit,
     Finding, Target, AUDIT_FORMAT_VERSION,
 };
-use sqlwitness_bench::Benchmark;
-use sqlwitness_core::{EngineKind, QueryLimits};
-use sqlwitness_sql::NameSet;
-
-use crate::{is_good, AuditSpec, EvalError, Progress, Servers};
 
 /// Turns a gold's text into what one server engine is sent.
 type Prepare<'a> = Box<dyn Fn(&str) -> String + Sync + 'a>;
@@ -53,12 +57,14 @@ pub struct AuditPlan {
     /// The output folder (the journal's).
     pub out: PathBuf,
     /// Keep a journal; continue one (`--resume`).
-    pub journal: crate::JournalMode,
+    pub journal: JournalMode,
     /// `--partition K/N`: only the questions of this part's databases.
-    pub partition: Option<crate::Partition>,
+    pub partition: Option<Partition>,
     /// What the audit computes, as the journal keeps it: the plan was
     /// built from it ([`AuditPlan::from_spec`]).
     pub spec: AuditSpec,
+    /// The run's cancellation token: the audit stops when it is cancelled.
+    pub cancel: Cancel,
 }
 
 impl AuditPlan {
@@ -68,23 +74,23 @@ impl AuditPlan {
     pub fn from_spec(
         spec: AuditSpec,
         mut bench: Benchmark,
-        ctx: crate::RunContext,
-    ) -> Result<AuditPlan, EvalError> {
-        let timeout = crate::spec::positive_seconds("timeout_seconds", spec.timeout_seconds)?;
+        ctx: RunContext,
+    ) -> Result<AuditPlan, RunError> {
+        let timeout = sqlwitness_run::positive_seconds("timeout_seconds", spec.timeout_seconds)?;
         if !spec.engines.contains(&spec.reference) {
-            return Err(EvalError::BadInput(format!(
+            return Err(RunError::BadInput(format!(
                 "reference {}: not one of the engines",
                 spec.reference
             )));
         }
         let questions = bench.questions.len();
         if let Some(id) = spec.questions.iter().find(|&&id| id >= questions) {
-            return Err(EvalError::BadInput(format!(
+            return Err(RunError::BadInput(format!(
                 "question {id}: the split has {questions} questions"
             )));
         }
         bench.allow_outside_links = spec.allow_outside_links;
-        crate::dialect_inputs(&mut bench, &spec.files, &spec.engines)?;
+        sqlwitness_run::dialect_inputs(&mut bench, &spec.files, &spec.engines)?;
         Ok(AuditPlan {
             bench_arg: spec.files.benchmark.clone(),
             bench,
@@ -109,6 +115,7 @@ impl AuditPlan {
             journal: ctx.journal,
             partition: ctx.partition,
             spec,
+            cancel: ctx.cancel,
         })
     }
 }
@@ -122,13 +129,13 @@ struct AuditRecord {
 
 /// The questions of the plan's partition (all without one), in order.
 fn audit_selection(plan: &AuditPlan) -> Vec<usize> {
-    crate::run::in_partition(&plan.bench, &plan.selected, plan.partition)
+    sqlwitness_run::in_partition(&plan.bench, &plan.selected, plan.partition)
 }
 
 /// The journal header of an audit: its plan, inputs by content, servers.
-fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<crate::Header, EvalError> {
-    let mut h = crate::Header::new(crate::RunSpec::Audit(plan.spec.clone()), plan.partition);
-    crate::run::hash_inputs(
+fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<Header, RunError> {
+    let mut h = Header::new(RunSpec::Audit(plan.spec.clone()), plan.partition);
+    sqlwitness_run::hash_inputs(
         &mut h,
         &plan.bench,
         &plan.selected,
@@ -142,15 +149,15 @@ fn audit_header(plan: &AuditPlan, run: &AuditRun) -> Result<crate::Header, EvalE
 /// Combines the journals of a partitioned audit (`audit --partition K/N`)
 /// into the report of the unpartitioned run; refused when a part is of
 /// another plan, other inputs or other servers, or a question is missing.
-pub fn merge_audit(plan: &AuditPlan, parts: &[PathBuf]) -> Result<AuditReport, EvalError> {
+pub fn merge_audit(plan: &AuditPlan, parts: &[PathBuf]) -> Result<AuditReport, RunError> {
     let (records, runs): (Vec<AuditRecord>, Vec<AuditRun>) =
-        crate::journal::merge_parts(parts, |first| audit_header(plan, first))?;
+        sqlwitness_run::merge_parts(parts, |first| audit_header(plan, first))?;
     let first = runs[0].clone();
     let with_db = with_database(plan, &plan.selected);
     let have: std::collections::HashSet<usize> = records.iter().map(|r| r.id).collect();
     let missing = with_db.iter().filter(|i| !have.contains(i)).count();
     if missing > 0 || have.len() != records.len() {
-        return Err(EvalError::BadInput(format!(
+        return Err(RunError::BadInput(format!(
             "merge: {missing} questions have no audit in any part, or one is in two parts \
              (an interrupted part: rerun it with --resume)"
         )));
@@ -169,8 +176,8 @@ pub fn merge_audit(plan: &AuditPlan, parts: &[PathBuf]) -> Result<AuditReport, E
 }
 
 /// The questions of `selected` whose database exists and can be used (see
-/// [`crate::unusable`]; each database checked once).
-fn with_database(plan: &AuditPlan, selected: &[usize]) -> Vec<usize> {
+/// [`sqlwitness_run::unusable`]; each database checked once).
+pub(crate) fn with_database(plan: &AuditPlan, selected: &[usize]) -> Vec<usize> {
     let mut usable: HashMap<&str, bool> = HashMap::new();
     selected
         .iter()
@@ -178,14 +185,14 @@ fn with_database(plan: &AuditPlan, selected: &[usize]) -> Vec<usize> {
         .filter(|&i| {
             let id = plan.bench.questions[i].db_id.as_str();
             *usable.entry(id).or_insert_with(|| {
-                plan.bench.db_exists(id) && crate::unusable(&plan.bench, id).is_none()
+                plan.bench.db_exists(id) && sqlwitness_run::unusable(&plan.bench, id).is_none()
             })
         })
         .collect()
 }
 
 /// Runs the audit; the report (writing it is the caller's).
-pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, EvalError> {
+pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, RunError> {
     let started = Instant::now();
     let (bench, engines, servers, jobs) = (&plan.bench, &plan.engines, &plan.servers, plan.jobs);
     let mine = audit_selection(plan);
@@ -201,11 +208,16 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         .map(|&i| bench.database(&bench.questions[i].db_id).namespace)
         .collect();
     let namespaces: Vec<String> = namespaces.into_iter().collect();
-    let connected =
-        crate::connect::connect_reading(engines, servers, jobs as u32 + 1, &namespaces)?;
+    let connected = sqlwitness_run::connect_reading(
+        engines,
+        servers,
+        jobs as u32 + 1,
+        &namespaces,
+        &plan.cancel,
+    )?;
     let reference = plan.reference;
     if !connected.iter().any(|c| c.kind == reference) {
-        return Err(EvalError::BadInput(format!(
+        return Err(RunError::BadInput(format!(
             "reference {reference}: not one of the engines"
         )));
     }
@@ -219,7 +231,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
+        .map_err(|e| RunError::Internal(format!("starting worker threads: {e}")))?;
     let opts = audit_options(plan);
     let translations: HashMap<EngineKind, sqlwitness_dialect::Translations> = engines
         .iter()
@@ -238,9 +250,12 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
         duration_ms: 0,
     };
     let header = audit_header(plan, &run)?;
-    let (journal, done) = crate::Journal::open::<AuditRecord>(&plan.out, &header, plan.journal)?;
+    let (journal, done) =
+        Journal::open::<AuditRecord>(&plan.out, &header, plan.journal, &plan.cancel)?;
     let journal = std::sync::Arc::new(journal);
-    let _hooks = crate::interrupt::run_hooks(&journal, connected.iter().map(|c| c.engine.clone()));
+    let _hooks = plan
+        .cancel
+        .run_hooks(&journal, connected.iter().map(|c| c.engine.clone()));
     let done_ids: std::collections::HashSet<usize> = done.iter().map(|r| r.id).collect();
     let todo: Vec<usize> = with_db
         .iter()
@@ -254,8 +269,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
             todo.len()
         ));
     }
-    let tmp =
-        tempfile::tempdir().map_err(|e| EvalError::io("creating a temporary directory", e))?;
+    let tmp = tempfile::tempdir().map_err(|e| RunError::io("creating a temporary directory", e))?;
     let dbs = prepare_databases(plan, &pool, &todo, &seeds, tmp.path(), progress)?;
 
     let pb = progress.bar(todo.len() as u64, "audit");
@@ -315,11 +329,11 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, E
                 pb.inc(1);
                 Ok(record.findings)
             })
-            .collect::<Result<_, EvalError>>()
+            .collect::<Result<_, RunError>>()
     })?;
     pb.finish();
-    if crate::interrupted() {
-        return Err(EvalError::Interrupted);
+    if plan.cancel.is_cancelled() {
+        return Err(RunError::Interrupted);
     }
     journal.stop();
     let findings = all_findings(done, fresh, &with_db);
@@ -343,7 +357,7 @@ fn unusable_databases(bench: &Benchmark, selected: &[usize]) -> Vec<(String, Str
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .filter(|id| bench.db_exists(id))
-        .filter_map(|id| crate::unusable(bench, &id).map(|why| (id, why)))
+        .filter_map(|id| sqlwitness_run::unusable(bench, &id).map(|why| (id, why)))
         .collect()
 }
 
@@ -365,7 +379,7 @@ fn migrate_for_audit(
         .collect();
     db_ids.sort();
     db_ids.dedup();
-    let migrated = crate::migrate_many(
+    let migrated = sqlwitness_run::migrate_many(
         &plan.bench,
         &db_ids,
         &plan.engines,
@@ -433,7 +447,7 @@ fn prepare_databases(
     seeds: &[u64],
     tmp: &std::path::Path,
     progress: &dyn Progress,
-) -> Result<HashMap<String, (DbAudit, NameSet)>, EvalError> {
+) -> Result<HashMap<String, (DbAudit, NameSet)>, RunError> {
     let bench = &plan.bench;
     let mut golds: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for &i in todo {
@@ -449,12 +463,11 @@ fn prepare_databases(
         golds
             .par_iter()
             .map(
-                |(id, golds)| -> Result<(String, (DbAudit, NameSet)), EvalError> {
-                    let failed =
-                        |e: sqlwitness_audit::AuditError| EvalError::Internal(format!("{id}: {e}"));
+                |(id, golds)| -> Result<(String, (DbAudit, NameSet)), RunError> {
+                    let failed = |e: crate::AuditError| RunError::Internal(format!("{id}: {e}"));
                     let dir = tmp.join(id);
                     std::fs::create_dir_all(&dir)
-                        .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
+                        .map_err(|e| RunError::io(format!("creating {}", dir.display()), e))?;
                     let ctx = if on_sqlite {
                         DbAudit::prepare(bench.database(id), &dir, seeds, golds, plan.rewrites)
                     } else {
@@ -472,7 +485,7 @@ fn prepare_databases(
                     Ok((id.to_string(), (ctx, names)))
                 },
             )
-            .collect::<Result<_, EvalError>>()
+            .collect::<Result<_, RunError>>()
     })?;
     pb.finish();
     Ok(dbs)
@@ -496,80 +509,10 @@ fn all_findings(
     findings
 }
 
-/// The dialect golds an audit proves, per engine of the audit but the
-/// reference, one entry per question of the split (in order): the engine's
-/// gold as written where it runs there and answers as the reference's, its
-/// verified translation where the gold fails or answers otherwise and a
-/// translation answers as on SQLite (`portable_after_translation`, SQLite
-/// the reference), and `None` where neither holds or the question was not
-/// audited there. `eval --gold ENGINE=FILE` reads them
-/// ([`gold_file_text`]).
-pub fn dialect_golds(
-    plan: &AuditPlan,
-    report: &AuditReport,
-) -> std::collections::BTreeMap<EngineKind, Vec<Option<String>>> {
-    let audited: std::collections::BTreeSet<usize> =
-        with_database(plan, &plan.selected).into_iter().collect();
-    // The findings that say an engine fails or answers otherwise, by
-    // question.
-    let mut differs_by_id: std::collections::BTreeMap<usize, Vec<&Finding>> = Default::default();
-    for f in &report.findings {
-        if f.rule.starts_with("dialect_") || f.rule.starts_with("cross_engine") {
-            differs_by_id.entry(f.id).or_default().push(f);
-        }
-    }
-    let mut out = std::collections::BTreeMap::new();
-    for &kind in plan.engines.iter().filter(|k| **k != plan.reference) {
-        let name = kind.as_str();
-        let golds = plan
-            .bench
-            .questions
-            .iter()
-            .map(|q| {
-                if !audited.contains(&q.id) {
-                    return None;
-                }
-                let differs: Vec<&&Finding> = differs_by_id
-                    .get(&q.id)
-                    .into_iter()
-                    .flatten()
-                    .filter(|f| f.engines.iter().any(|e| e == name))
-                    .collect();
-                if differs.is_empty() {
-                    return Some(q.gold_for(kind).to_string());
-                }
-                differs.iter().find_map(|f| {
-                    let t = f.translation.as_ref()?;
-                    (t.outcome == "portable_after_translation")
-                        .then(|| t.sql.clone())
-                        .flatten()
-                })
-            })
-            .collect();
-        out.insert(kind, golds);
-    }
-    out
-}
-
-/// A gold file `eval --gold ENGINE=FILE` reads: `SQL<TAB>db_id` a line in
-/// question order (line breaks inside a query become spaces), an empty
-/// line where the engine has no gold of its own.
-pub fn gold_file_text(bench: &Benchmark, golds: &[Option<String>]) -> String {
-    let mut text = String::new();
-    for (q, g) in bench.questions.iter().zip(golds) {
-        if let Some(sql) = g {
-            let one_line = sql.replace(['\r', '\n'], " ");
-            text.push_str(&format!("{}\t{}", one_line.trim(), q.db_id));
-        }
-        text.push('\n');
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlwitness_audit::Status;
+    use crate::Status;
 
     fn finding(id: usize, rule: &str) -> Finding {
         Finding {

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sqlwitness_core::compare::CompareMode;
 use sqlwitness_core::EngineKind;
 
-use crate::{EvalError, InputFiles};
+use crate::{InputFiles, RunError};
 
 /// The run of one command.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -180,82 +180,13 @@ pub struct PerturbFiles {
     pub content_rules: Option<std::path::PathBuf>,
 }
 
-impl PerturbSpec {
-    /// The spec of `options` (the files, the kind, the settings) judged on
-    /// `reference` with the gold file `gold`.
-    pub fn of(
-        options: &sqlwitness_perturb::Options,
-        reference: Option<EngineKind>,
-        gold: Option<std::path::PathBuf>,
-    ) -> PerturbSpec {
-        PerturbSpec {
-            files: PerturbFiles {
-                benchmark: options.bench.clone(),
-                predictions: options.predictions.clone(),
-                gold,
-                dictionary: options.dictionary.clone(),
-                renames: options.renames.clone(),
-                content_rules: options.content_rules.clone(),
-            },
-            split: options.split.clone(),
-            kind: options.kind.as_str().to_string(),
-            samples: options.samples,
-            seed: options.seed,
-            databases: {
-                // A selection, not an order: the set follows the benchmark's.
-                let mut d = options.databases.clone();
-                d.sort();
-                d.dedup();
-                d
-            },
-            timeout_seconds: options.timeout.as_secs_f64(),
-            reference,
-        }
-    }
-}
-
-impl FuzzSpec {
-    /// The options `sqlwitness_fuzz` builds a suite with.
-    pub fn options(&self) -> Result<sqlwitness_fuzz::FuzzOptions, EvalError> {
-        let defaults = sqlwitness_fuzz::FuzzOptions::default();
-        Ok(sqlwitness_fuzz::FuzzOptions {
-            seed: self.seed,
-            candidates: self.candidates,
-            batch: self.batch,
-            max_neighbors: self.max_neighbors,
-            limits: sqlwitness_core::QueryLimits {
-                timeout: positive_seconds("timeout_seconds", self.timeout_seconds)?,
-                max_rows: self.max_rows,
-                ..defaults.limits
-            },
-            stress: sqlwitness_fuzz::Stress::parse(&self.stress.join(","))
-                .map_err(|e| EvalError::BadInput(format!("stress: {e}")))?,
-        })
-    }
-
-    /// The spec of `options` (the inverse of [`FuzzSpec::options`]).
-    pub fn with_options(mut self, options: &sqlwitness_fuzz::FuzzOptions) -> FuzzSpec {
-        self.seed = options.seed;
-        self.candidates = options.candidates;
-        self.batch = options.batch;
-        self.max_neighbors = options.max_neighbors;
-        self.timeout_seconds = options.limits.timeout.as_secs_f64();
-        self.max_rows = options.limits.max_rows;
-        self.stress = options.stress.names();
-        self
-    }
-}
-
 /// `seconds` as a duration: positive and finite, else an error naming
 /// `field`.
-pub(crate) fn positive_seconds(
-    field: &str,
-    seconds: f64,
-) -> Result<std::time::Duration, EvalError> {
+pub fn positive_seconds(field: &str, seconds: f64) -> Result<std::time::Duration, RunError> {
     if seconds > 0.0 && seconds.is_finite() {
         Ok(std::time::Duration::from_secs_f64(seconds))
     } else {
-        Err(EvalError::BadInput(format!(
+        Err(RunError::BadInput(format!(
             "{field}: must be a positive number of seconds, got {seconds}"
         )))
     }
@@ -402,17 +333,13 @@ pub(crate) mod tests {
             databases: vec!["concert_singer".into()],
             reference: None,
             seed: 42,
-            candidates: 0,
-            batch: 0,
-            max_neighbors: 0,
-            timeout_seconds: 0.0,
-            max_rows: 0,
-            stress: Vec::new(),
+            candidates: 200,
+            batch: 20,
+            max_neighbors: 40,
+            timeout_seconds: 30.0,
+            max_rows: 100_000,
+            stress: vec!["nulls".into(), "empty".into()],
         }
-        .with_options(&sqlwitness_fuzz::FuzzOptions {
-            stress: sqlwitness_fuzz::Stress::parse("nulls,empty").unwrap(),
-            ..Default::default()
-        })
     }
 
     fn perturb_spec() -> PerturbSpec {
@@ -445,21 +372,6 @@ pub(crate) mod tests {
             assert_eq!(back, spec, "{text}");
             assert!(text.contains(&format!("\"command\":\"{}\"", spec.command())));
         }
-    }
-
-    #[test]
-    fn the_fuzz_options_survive_the_round_trip_through_the_spec() {
-        let spec = fuzz_spec();
-        let options = spec.options().unwrap();
-        assert_eq!(spec.clone().with_options(&options), spec);
-        assert_eq!(spec.stress, ["nulls", "empty"]);
-        let mut bad = spec;
-        bad.timeout_seconds = -1.0;
-        assert!(bad
-            .options()
-            .unwrap_err()
-            .to_string()
-            .contains("timeout_seconds"));
     }
 
     #[test]

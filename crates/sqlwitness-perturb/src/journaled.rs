@@ -1,16 +1,16 @@
-//! `perturb` as a stage of the library: Dr.Spider's perturbed sets
-//! (`sqlwitness-perturb` builds one database at a time) with a journal —
-//! one record per database, so that an interrupted run continues
-//! (`--resume`) where it stopped and ends with the same files.
+//! The perturb run: a perturbed set built one database at a time
+//! ([`Perturber`]) with a journal — one record per database, so that an
+//! interrupted run continues (`--resume`) where it stopped and ends with
+//! the same files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sqlwitness_core::Engine;
-use sqlwitness_perturb::{DatabaseOutcome, Mapping, Options, Perturber, ServerReference};
+use sqlwitness_run::{Cancel, Header, Journal, JournalMode, PerturbSpec, RunError, RunSpec};
 
-use crate::{EvalError, JournalMode, PerturbSpec};
+use crate::{DatabaseOutcome, Mapping, Options, PerturbError, Perturber, ServerReference};
 
 /// The validated plan of `perturb`.
 pub struct PerturbPlan<'a> {
@@ -22,9 +22,47 @@ pub struct PerturbPlan<'a> {
     pub journal: JournalMode,
     /// `--reference ENGINE` on a server.
     pub reference: Option<ServerReference<'a>>,
-    /// The reference's engine, whose queries in flight an interrupt
+    /// The reference's engine, whose queries in flight a cancellation
     /// cancels.
     pub reference_engine: Option<Arc<dyn Engine>>,
+    /// The run's cancellation token: the build stops between two
+    /// questions when it is cancelled.
+    pub cancel: Cancel,
+}
+
+impl Options {
+    /// The spec of these options (the files, the kind, the settings)
+    /// judged on `reference` with the gold file `gold`, as the journal
+    /// keeps it.
+    pub fn spec(
+        &self,
+        reference: Option<sqlwitness_core::EngineKind>,
+        gold: Option<PathBuf>,
+    ) -> PerturbSpec {
+        PerturbSpec {
+            files: sqlwitness_run::PerturbFiles {
+                benchmark: self.bench.clone(),
+                predictions: self.predictions.clone(),
+                gold,
+                dictionary: self.dictionary.clone(),
+                renames: self.renames.clone(),
+                content_rules: self.content_rules.clone(),
+            },
+            split: self.split.clone(),
+            kind: self.kind.as_str().to_string(),
+            samples: self.samples,
+            seed: self.seed,
+            databases: {
+                // A selection, not an order: the set follows the benchmark's.
+                let mut d = self.databases.clone();
+                d.sort();
+                d.dedup();
+                d
+            },
+            timeout_seconds: self.timeout.as_secs_f64(),
+            reference,
+        }
+    }
 }
 
 /// One database's outcome in the journal, with the SHA-256 of each
@@ -50,8 +88,8 @@ fn perturb_header(
     plan: &PerturbPlan<'_>,
     perturber: &Perturber<'_>,
     databases: &[String],
-) -> Result<crate::Header, EvalError> {
-    let mut h = crate::Header::new(crate::RunSpec::Perturb(plan.spec.clone()), None);
+) -> Result<Header, RunError> {
+    let mut h = Header::new(RunSpec::Perturb(plan.spec.clone()), None);
     let bench = perturber.benchmark();
     let wanted: BTreeSet<&str> = databases.iter().map(String::as_str).collect();
     let selected: Vec<usize> = bench
@@ -60,17 +98,18 @@ fn perturb_header(
         .filter(|q| wanted.contains(q.db_id.as_str()))
         .map(|q| q.id)
         .collect();
-    crate::run::hash_inputs(&mut h, bench, &selected, None)?;
+    sqlwitness_run::hash_inputs(&mut h, bench, &selected, None)?;
     // A database without questions is perturbed too (and skipped).
     for db in databases {
         h.inputs.entry(format!("database {db}")).or_insert_with(|| {
             let path = bench.sqlite_path(db);
-            crate::file_sha256(&path).unwrap_or_else(|_| "missing".into())
+            sqlwitness_run::file_sha256(&path).unwrap_or_else(|_| "missing".into())
         });
     }
     let o = &plan.options;
-    let mut file = |role: &str, path: &Path| -> Result<(), EvalError> {
-        h.inputs.insert(role.to_string(), crate::file_sha256(path)?);
+    let mut file = |role: &str, path: &Path| -> Result<(), RunError> {
+        h.inputs
+            .insert(role.to_string(), sqlwitness_run::file_sha256(path)?);
         Ok(())
     };
     file("tables.json", &o.bench.join("tables.json"))?;
@@ -89,7 +128,7 @@ fn perturb_header(
         let golds = r.golds.join("\u{1}");
         h.inputs.insert(
             format!("golds {}", r.engine.kind()),
-            crate::sha256_hex(golds.as_bytes()),
+            sqlwitness_run::sha256_hex(golds.as_bytes()),
         );
         h.servers
             .insert(r.engine.kind().to_string(), r.engine.info().version.clone());
@@ -102,35 +141,36 @@ fn perturb_header(
 /// Builds the perturbed set of `plan`, one database at a time, each
 /// recorded in the journal as it finishes; `progress` hears one line per
 /// database perturbed here. With `--resume` the databases the journal holds
-/// (their copies unchanged) are not perturbed again. SIGINT/SIGTERM stop
-/// it between two questions ([`EvalError::Interrupted`]); the set's files
-/// are written only at the end, `mapping.json` last.
-pub fn perturb(plan: &PerturbPlan<'_>, progress: &dyn Fn(&str)) -> Result<Mapping, EvalError> {
+/// (their copies unchanged) are not perturbed again. Cancelling the plan's
+/// token stops it between two questions ([`PerturbError::Interrupted`]);
+/// the set's files are written only at the end, `mapping.json` last.
+pub fn run_plan(plan: &PerturbPlan<'_>, progress: &dyn Fn(&str)) -> Result<Mapping, PerturbError> {
     let perturber = Perturber::new(&plan.options, plan.reference.as_ref())?;
     let out = &plan.options.out;
     let databases = perturber.databases();
     let header = perturb_header(plan, &perturber, &databases)?;
-    let journal_path = out.join(crate::JOURNAL_FILE);
+    let journal_path = out.join(sqlwitness_run::JOURNAL_FILE);
     let resuming =
         plan.journal == JournalMode::Resume && std::fs::symlink_metadata(&journal_path).is_ok();
     if !resuming {
         if journal_path.exists() && plan.journal != JournalMode::Off {
-            return Err(EvalError::BadInput(format!(
+            return Err(PerturbError::Input(format!(
                 "{}: the output folder holds the journal of an earlier run ({}): continue \
                  that run with --resume (and its options), or give a new or empty folder",
                 out.display(),
                 journal_path.display()
             )));
         }
-        sqlwitness_perturb::empty_output(out)?;
+        crate::empty_output(out)?;
     }
-    let (journal, done) = crate::Journal::open::<PerturbRecord>(out, &header, plan.journal)?;
+    let (journal, done) = Journal::open::<PerturbRecord>(out, &header, plan.journal, &plan.cancel)?;
     let journal = Arc::new(journal);
     let sqlite: Arc<dyn Engine> = perturber.sqlite();
-    let _hooks = crate::interrupt::run_hooks(
+    let _hooks = plan.cancel.run_hooks(
         &journal,
         std::iter::once(sqlite).chain(plan.reference_engine.clone()),
     );
+    let cancelled = || plan.cancel.is_cancelled();
     let mut outcomes: BTreeMap<String, DatabaseOutcome> = BTreeMap::new();
     if resuming {
         // A later record of a database replaces an earlier one; a record
@@ -155,27 +195,22 @@ pub fn perturb(plan: &PerturbPlan<'_>, progress: &dyn Fn(&str)) -> Result<Mappin
         if outcomes.contains_key(db) {
             continue;
         }
-        if crate::interrupted() {
-            return Err(EvalError::Interrupted);
+        if cancelled() {
+            return Err(PerturbError::Interrupted);
         }
-        let outcome = match perturber.database(db, &crate::interrupted) {
-            Err(sqlwitness_perturb::PerturbError::Interrupted) => {
-                return Err(EvalError::Interrupted)
-            }
-            r => r?,
-        };
-        if crate::interrupted() {
+        let outcome = perturber.database(db, &cancelled)?;
+        if cancelled() {
             // Its queries may have been cancelled: not kept.
             for d in &outcome.databases {
                 let _ = std::fs::remove_dir_all(perturber.database_dir(&d.db_id));
             }
-            return Err(EvalError::Interrupted);
+            return Err(PerturbError::Interrupted);
         }
         let mut files = BTreeMap::new();
         for d in &outcome.databases {
             files.insert(
                 d.db_id.clone(),
-                crate::file_sha256(&copy_file(&perturber, &d.db_id))?,
+                sqlwitness_run::file_sha256(&copy_file(&perturber, &d.db_id))?,
             );
         }
         journal.record(&PerturbRecord {
@@ -187,23 +222,23 @@ pub fn perturb(plan: &PerturbPlan<'_>, progress: &dyn Fn(&str)) -> Result<Mappin
         }
         outcomes.insert(db.clone(), outcome);
     }
-    if crate::interrupted() {
-        return Err(EvalError::Interrupted);
+    if cancelled() {
+        return Err(PerturbError::Interrupted);
     }
     journal.stop();
     let ordered: Vec<DatabaseOutcome> = databases
         .iter()
         .filter_map(|db| outcomes.remove(db))
         .collect();
-    Ok(perturber.finish(&ordered)?)
+    perturber.finish(&ordered)
 }
 
 /// Whether every perturbed copy of a journal's record is in the output
 /// folder as it was written.
-fn unchanged(perturber: &Perturber<'_>, r: &PerturbRecord) -> Result<bool, EvalError> {
+fn unchanged(perturber: &Perturber<'_>, r: &PerturbRecord) -> Result<bool, RunError> {
     for d in &r.outcome.databases {
         let path = copy_file(perturber, &d.db_id);
-        if !path.is_file() || r.files.get(&d.db_id) != Some(&crate::file_sha256(&path)?) {
+        if !path.is_file() || r.files.get(&d.db_id) != Some(&sqlwitness_run::file_sha256(&path)?) {
             return Ok(false);
         }
     }
@@ -218,14 +253,14 @@ fn clear_unfinished(
     perturber: &Perturber<'_>,
     out: &Path,
     kept: &BTreeMap<String, DatabaseOutcome>,
-) -> Result<(), EvalError> {
+) -> Result<(), RunError> {
     let mut names = perturber.output_files();
     names.reverse();
     for name in names {
         for file in [out.join(&name), out.join(format!("{name}.partial"))] {
             match std::fs::remove_file(&file) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(EvalError::io(format!("removing {}", file.display()), e))
+                    return Err(RunError::io(format!("removing {}", file.display()), e))
                 }
                 _ => {}
             }
@@ -237,11 +272,11 @@ fn clear_unfinished(
         .collect();
     let dir = out.join("database");
     std::fs::create_dir_all(&dir)
-        .map_err(|e| EvalError::io(format!("creating {}", dir.display()), e))?;
+        .map_err(|e| RunError::io(format!("creating {}", dir.display()), e))?;
     let entries = std::fs::read_dir(&dir)
-        .map_err(|e| EvalError::io(format!("reading {}", dir.display()), e))?;
+        .map_err(|e| RunError::io(format!("reading {}", dir.display()), e))?;
     for entry in entries {
-        let entry = entry.map_err(|e| EvalError::io(format!("reading {}", dir.display()), e))?;
+        let entry = entry.map_err(|e| RunError::io(format!("reading {}", dir.display()), e))?;
         let name = entry.file_name();
         if copies.contains(name.to_string_lossy().as_ref()) {
             continue;
@@ -252,7 +287,7 @@ fn clear_unfinished(
         } else {
             std::fs::remove_file(&path)
         };
-        removed.map_err(|e| EvalError::io(format!("removing {}", path.display()), e))?;
+        removed.map_err(|e| RunError::io(format!("removing {}", path.display()), e))?;
     }
     Ok(())
 }

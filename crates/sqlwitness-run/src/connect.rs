@@ -7,29 +7,30 @@ use std::sync::Arc;
 use sqlwitness_core::{Engine, EngineKind};
 use sqlwitness_engines::{mask_url, RunLogin, READER_LOGIN};
 
-use crate::{EvalError, Servers};
+use crate::{Cancel, OnCancel, RunError, Servers};
 
 /// One connected engine.
 pub struct Connected {
     pub kind: EngineKind,
     pub engine: Arc<dyn Engine>,
-    /// The run's own login on a server, dropped after the engine (or on an
-    /// interrupt, after the queries in flight are cancelled).
+    /// The run's own login on a server, dropped after the engine (or on a
+    /// cancellation, after the queries in flight are cancelled).
     pub login: Option<HeldLogin>,
 }
 
-/// A run login held for the run, and dropped on an interrupt too.
+/// A run login held for the run, and released when the run is cancelled
+/// too.
 pub struct HeldLogin {
-    _on_interrupt: crate::OnInterrupt,
+    _on_cancel: OnCancel,
     login: Arc<RunLogin>,
 }
 
 impl HeldLogin {
-    fn new(login: RunLogin) -> HeldLogin {
+    fn new(login: RunLogin, cancel: &Cancel) -> HeldLogin {
         let login = Arc::new(login);
         let held = login.clone();
         HeldLogin {
-            _on_interrupt: crate::on_interrupt_last(move || held.release()),
+            _on_cancel: cancel.on_cancel_last(move || held.release()),
             login,
         }
     }
@@ -48,13 +49,16 @@ impl HeldLogin {
 /// copies, is an engine failure (exit 3) naming what to do.
 ///
 /// The run's login may read every copy the reader may read; a run that
-/// knows its namespaces before it connects uses [`connect_reading`].
+/// knows its namespaces before it connects uses [`connect_reading`]. The
+/// run's logins are released when `cancel` is cancelled, after the
+/// queries in flight are.
 pub fn connect(
     kinds: &[EngineKind],
     servers: &Servers,
     pool_size: u32,
-) -> Result<Vec<Connected>, EvalError> {
-    connect_with(kinds, servers, pool_size, None)
+    cancel: &Cancel,
+) -> Result<Vec<Connected>, RunError> {
+    connect_with(kinds, servers, pool_size, None, cancel)
 }
 
 /// [`connect`], with the run's own login (on MySQL and MariaDB) reading
@@ -67,26 +71,9 @@ pub fn connect_reading(
     servers: &Servers,
     pool_size: u32,
     namespaces: &[String],
-) -> Result<Vec<Connected>, EvalError> {
-    connect_with(kinds, servers, pool_size, Some(namespaces))
-}
-
-/// The namespaces an evaluation of the databases `db_ids` reads on a
-/// server: each database's copy, and its test-suite instances' copies.
-pub(crate) fn eval_namespaces(plan: &crate::EvalPlan, db_ids: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for id in db_ids {
-        out.push(plan.bench.database(id).namespace);
-        if let Some(suite) = &plan.suite {
-            let instances = suite.instances(id).map_or(0, <[_]>::len);
-            out.extend(
-                (0..instances)
-                    .filter_map(|k| suite.instance_database(id, k))
-                    .map(|db| db.namespace),
-            );
-        }
-    }
-    out
+    cancel: &Cancel,
+) -> Result<Vec<Connected>, RunError> {
+    connect_with(kinds, servers, pool_size, Some(namespaces), cancel)
 }
 
 fn connect_with(
@@ -94,7 +81,8 @@ fn connect_with(
     servers: &Servers,
     pool_size: u32,
     namespaces: Option<&[String]>,
-) -> Result<Vec<Connected>, EvalError> {
+    cancel: &Cancel,
+) -> Result<Vec<Connected>, RunError> {
     let mut out = Vec::new();
     for &kind in kinds {
         let mut login = None;
@@ -105,7 +93,7 @@ fn connect_with(
                     None => RunLogin::create(kind, admin),
                 };
                 let created = created.map_err(|e| {
-                    EvalError::Engine(format!(
+                    RunError::Engine(format!(
                         "{e}\n  each run reads over a login of its own, created over the \
                          administrative login; give a reader login of your own with --reader \
                          {kind}=URL / {} to run without one (README \"Privileges\")",
@@ -113,7 +101,7 @@ fn connect_with(
                     ))
                 })?;
                 let url = created.url().to_string();
-                login = Some(HeldLogin::new(created));
+                login = Some(HeldLogin::new(created, cancel));
                 Some(url)
             }
             _ if kind.holds_copies() => Some(servers.reader_url(kind)?),
@@ -121,7 +109,7 @@ fn connect_with(
         };
         let opened = sqlwitness_engines::open(kind, url.as_deref(), pool_size).map_err(|e| {
             if let sqlwitness_engines::EngineError::WrongServer { .. } = e {
-                EvalError::Engine(e.to_string())
+                RunError::Engine(e.to_string())
             } else {
                 cannot_connect(kind, url.as_deref().unwrap_or(""), e)
             }
@@ -138,8 +126,8 @@ fn connect_with(
     Ok(out)
 }
 
-fn cannot_connect(kind: EngineKind, url: &str, e: sqlwitness_engines::EngineError) -> EvalError {
-    EvalError::Engine(format!(
+fn cannot_connect(kind: EngineKind, url: &str, e: sqlwitness_engines::EngineError) -> RunError {
+    RunError::Engine(format!(
         "{e}\n  queries run as the least-privilege login of {}; `sqlwitness migrate` (or eval \
          without --no-migrate) with an administrative --server {kind}=URL creates it and \
          grants it read access, or give one of your own with --reader {kind}=URL / {} \
@@ -149,11 +137,11 @@ fn cannot_connect(kind: EngineKind, url: &str, e: sqlwitness_engines::EngineErro
     ))
 }
 
-fn least_privilege(kind: EngineKind, url: &str, excess: &[String]) -> Result<(), EvalError> {
+fn least_privilege(kind: EngineKind, url: &str, excess: &[String]) -> Result<(), RunError> {
     if excess.is_empty() {
         return Ok(());
     }
-    Err(EvalError::Engine(format!(
+    Err(RunError::Engine(format!(
         "{kind}: the login of {} may do more than read the benchmark copies ({}); predicted \
          SQL never runs over such a login. Use the reader login {READER_LOGIN} that migrate \
          creates, or a login with read access only (README \"Privileges\")",

@@ -1,7 +1,7 @@
 //! The keys that seal journals. Every journal has its own key, named by a
 //! random id in its header; each line of the journal carries an
 //! HMAC-SHA256 under that key, chained from line to line (see
-//! `journal.rs`). The key is kept outside the output folder, so that an
+//! `journal/`). The key is kept outside the output folder, so that an
 //! edit of the output folder alone cannot forge, move or drop a record:
 //!
 //! - by default a random 256-bit key in a file of its own,
@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-use crate::EvalError;
+use crate::RunError;
 
 /// The environment variable of the secret shared by the machines of a
 /// partitioned run.
@@ -136,12 +136,12 @@ impl KeyStore {
         self.dir.as_ref().map(|d| d.join(format!("{id}.key")))
     }
 
-    fn shared_key(&self, id: &str) -> Result<Option<Key>, EvalError> {
+    fn shared_key(&self, id: &str) -> Result<Option<Key>, RunError> {
         let Some(secret) = &self.shared else {
             return Ok(None);
         };
         if secret.chars().count() < SHARED_MIN_LEN {
-            return Err(EvalError::BadInput(format!(
+            return Err(RunError::BadInput(format!(
                 "{SHARED_KEY_ENV}: at least {SHARED_MIN_LEN} characters (e.g. the output of \
                  `openssl rand -hex 32`)"
             )));
@@ -154,7 +154,7 @@ impl KeyStore {
 
     /// A new key for a new journal: derived from the shared secret when
     /// one is set, else random and written to its own file.
-    pub(crate) fn create(&self) -> Result<(KeyRef, Key), EvalError> {
+    pub(crate) fn create(&self) -> Result<(KeyRef, Key), RunError> {
         let id = hex(&random::<16>()?);
         if let Some(key) = self.shared_key(&id)? {
             let r = KeyRef {
@@ -164,7 +164,7 @@ impl KeyStore {
             return Ok((r, key));
         }
         let (Some(dir), Some(file)) = (self.dir.as_ref(), self.file(&id)) else {
-            return Err(EvalError::BadInput(format!(
+            return Err(RunError::BadInput(format!(
                 "no folder for the journal's key: set {STATE_DIR_ENV} or HOME (or \
                  {SHARED_KEY_ENV})"
             )));
@@ -175,9 +175,9 @@ impl KeyStore {
              {SHARED_KEY_ENV}"
         );
         make_private_dir(dir)
-            .map_err(|e| EvalError::io(format!("creating {} ({fix})", dir.display()), e))?;
+            .map_err(|e| RunError::io(format!("creating {} ({fix})", dir.display()), e))?;
         write_private(&file, format!("{}\n", hex(&key)).as_bytes())
-            .map_err(|e| EvalError::io(format!("writing {} ({fix})", file.display()), e))?;
+            .map_err(|e| RunError::io(format!("writing {} ({fix})", file.display()), e))?;
         let r = KeyRef {
             id,
             source: KeySource::Local,
@@ -186,17 +186,17 @@ impl KeyStore {
     }
 
     /// The key of the journal at `journal` whose header names `r`.
-    pub(crate) fn load(&self, r: &KeyRef, journal: &Path) -> Result<Key, EvalError> {
+    pub(crate) fn load(&self, r: &KeyRef, journal: &Path) -> Result<Key, RunError> {
         let shown = journal.display();
         if !valid_id(&r.id) {
-            return Err(EvalError::BadInput(format!(
+            return Err(RunError::BadInput(format!(
                 "{shown} line 1: `{}` is not a journal key id",
                 r.id
             )));
         }
         match r.source {
             KeySource::Shared => self.shared_key(&r.id)?.ok_or_else(|| {
-                EvalError::BadInput(format!(
+                RunError::BadInput(format!(
                     "{shown}: this journal is sealed with a key derived from {SHARED_KEY_ENV}, \
                      which is not set here: set it to the secret of the run that wrote it, or \
                      start again (rerun without --resume)"
@@ -204,7 +204,7 @@ impl KeyStore {
             }),
             KeySource::Local => {
                 let Some(file) = self.file(&r.id) else {
-                    return Err(EvalError::BadInput(format!(
+                    return Err(RunError::BadInput(format!(
                         "{shown}: no folder for journal keys here (set {STATE_DIR_ENV} or HOME)"
                     )));
                 };
@@ -214,7 +214,7 @@ impl KeyStore {
                 ) {
                     Ok(t) => t,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        return Err(EvalError::BadInput(format!(
+                        return Err(RunError::BadInput(format!(
                             "{shown}: its key {} is not on this machine: a journal's key stays \
                              on the machine that wrote it (copy the key file here, or run \
                              every part with {SHARED_KEY_ENV} set to one secret), else start \
@@ -222,10 +222,10 @@ impl KeyStore {
                             file.display()
                         )))
                     }
-                    Err(e) => return Err(EvalError::io(format!("reading {}", file.display()), e)),
+                    Err(e) => return Err(RunError::io(format!("reading {}", file.display()), e)),
                 };
                 let key = unhex::<32>(text.trim()).ok_or_else(|| {
-                    EvalError::BadInput(format!("{}: not a journal key", file.display()))
+                    RunError::BadInput(format!("{}: not a journal key", file.display()))
                 })?;
                 Ok(Key(key))
             }
@@ -263,10 +263,10 @@ pub(crate) fn unhex<const N: usize>(text: &str) -> Option<[u8; N]> {
     Some(out)
 }
 
-fn random<const N: usize>() -> Result<[u8; N], EvalError> {
+fn random<const N: usize>() -> Result<[u8; N], RunError> {
     let mut out = [0u8; N];
     getrandom::fill(&mut out)
-        .map_err(|e| EvalError::Internal(format!("no random bytes for a journal key: {e}")))?;
+        .map_err(|e| RunError::Internal(format!("no random bytes for a journal key: {e}")))?;
     Ok(out)
 }
 

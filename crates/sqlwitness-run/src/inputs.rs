@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use sqlwitness_bench::{load_engine_golds, load_predictions, Benchmark, Prediction};
 use sqlwitness_core::EngineKind;
 
-use crate::EvalError;
+use crate::RunError;
 
 /// Predictions by question id.
 type ById = Vec<Option<Prediction>>;
@@ -28,7 +28,7 @@ pub struct DialectInputs {
 
 /// `ENGINE=FILE` as `(engine, file)`; `None` when the text before `=` names
 /// no engine (then the whole is a file name).
-fn engine_file(flag: &str, spec: &str) -> Result<Option<(EngineKind, PathBuf)>, EvalError> {
+fn engine_file(flag: &str, spec: &str) -> Result<Option<(EngineKind, PathBuf)>, RunError> {
     let Some((name, file)) = spec.split_once('=') else {
         return Ok(None);
     };
@@ -36,14 +36,14 @@ fn engine_file(flag: &str, spec: &str) -> Result<Option<(EngineKind, PathBuf)>, 
         return Ok(None);
     };
     if file.trim().is_empty() {
-        return Err(EvalError::BadInput(format!(
+        return Err(RunError::BadInput(format!(
             "{flag} `{spec}`: no file after `=`"
         )));
     }
     Ok(Some((kind, PathBuf::from(file.trim()))))
 }
 
-fn by_id(path: &std::path::Path, bench: &Benchmark) -> Result<ById, EvalError> {
+fn by_id(path: &std::path::Path, bench: &Benchmark) -> Result<ById, RunError> {
     let mut by_id: ById = vec![None; bench.questions.len()];
     for pred in load_predictions(path, bench)? {
         let id = pred.id;
@@ -79,14 +79,14 @@ impl InputFiles {
         benchmark: PathBuf,
         golds: &[String],
         preds: &[String],
-    ) -> Result<InputFiles, EvalError> {
+    ) -> Result<InputFiles, RunError> {
         let mut out = InputFiles {
             benchmark,
             ..InputFiles::default()
         };
         for spec in golds {
             let (kind, path) = engine_file("--gold", spec)?.ok_or_else(|| {
-                EvalError::BadInput(format!("--gold `{spec}`: expected ENGINE=FILE"))
+                RunError::BadInput(format!("--gold `{spec}`: expected ENGINE=FILE"))
             })?;
             out.golds.insert(kind, path);
         }
@@ -97,7 +97,7 @@ impl InputFiles {
                 }
                 None if out.predictions.is_none() => out.predictions = Some(PathBuf::from(spec)),
                 None => {
-                    return Err(EvalError::BadInput(format!(
+                    return Err(RunError::BadInput(format!(
                         "--pred `{spec}`: one file for every engine is given already"
                     )))
                 }
@@ -115,7 +115,7 @@ pub fn dialect_inputs(
     bench: &mut Benchmark,
     files: &InputFiles,
     engines: &[EngineKind],
-) -> Result<DialectInputs, EvalError> {
+) -> Result<DialectInputs, RunError> {
     let mut out = DialectInputs {
         gold_sources: bench.gold_sources.clone(),
         ..DialectInputs::default()
@@ -141,7 +141,7 @@ pub fn dialect_inputs(
     if out.predictions.is_none() && !out.engine_predictions.is_empty() {
         let own = |k: EngineKind| sqlwitness_dialect::own_or_parent(&out.engine_predictions, k);
         if let Some(k) = engines.iter().find(|k| own(**k).is_none()) {
-            return Err(EvalError::BadInput(format!(
+            return Err(RunError::BadInput(format!(
                 "--pred: no predictions for engine {k}; give --pred {k}=FILE or one file for every engine"
             )));
         }
@@ -154,18 +154,18 @@ pub fn dialect_inputs(
 pub fn reference_engine(
     given: Option<&str>,
     engines: &[EngineKind],
-) -> Result<Option<EngineKind>, EvalError> {
+) -> Result<Option<EngineKind>, RunError> {
     match given.map(str::trim) {
         Some("none") => Ok(None),
         Some(name) => {
             let kind = EngineKind::parse(name).ok_or_else(|| {
-                EvalError::BadInput(format!(
+                RunError::BadInput(format!(
                     "--reference: unknown engine `{name}` (expected {} or none)",
                     EngineKind::names()
                 ))
             })?;
             if !engines.contains(&kind) {
-                return Err(EvalError::BadInput(format!(
+                return Err(RunError::BadInput(format!(
                     "--reference {kind}: not one of --engines"
                 )));
             }

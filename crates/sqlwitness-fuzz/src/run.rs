@@ -1,6 +1,6 @@
-//! `fuzz` as a stage of the library: distilled test suites for every
-//! database of a benchmark (`sqlwitness-fuzz` builds one), the foreign keys
-//! a benchmark states beside its files, and mutant predictions.
+//! The fuzz run: distilled test suites for every database of a benchmark
+//! (one at a time, [`build_db_suite_on`]), in parallel, with a journal,
+//! partitions and resume; the suite folders of a partitioned run merged.
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -9,11 +9,15 @@ use std::path::PathBuf;
 use sqlwitness_bench::Benchmark;
 use sqlwitness_bench::{migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::EngineKind;
-use sqlwitness_fuzz::{
-    build_db_suite_on, DbSuite, ForeignKeySpec, FuzzOptions, GoldQuery, Manifest, ServerReference,
+use sqlwitness_run::{
+    Cancel, FuzzSpec, Header, HeldLogin, Journal, JournalMode, Partition, Progress, RunError,
+    RunSpec, Servers,
 };
 
-use crate::{EvalError, FuzzSpec, Progress};
+use crate::{
+    build_db_suite_on, tables_json_keys, DbSuite, FuzzError, FuzzOptions, GoldQuery, Manifest,
+    ServerReference,
+};
 
 /// The validated plan of `fuzz`.
 pub struct FuzzPlan {
@@ -25,21 +29,23 @@ pub struct FuzzPlan {
     pub options: FuzzOptions,
     pub jobs: usize,
     /// Keep a journal in `out`; continue one (`--resume`).
-    pub journal: crate::JournalMode,
+    pub journal: JournalMode,
     /// `--partition K/N`: only this part's databases.
-    pub partition: Option<crate::Partition>,
+    pub partition: Option<Partition>,
     /// What the build computes, as the journal keeps it (`options` are
-    /// [`FuzzSpec::options`]).
+    /// [`FuzzOptions::from_spec`]).
     pub spec: FuzzSpec,
     /// `--reference ENGINE` on a server: the golds (that engine's own)
     /// and their neighbours run there ([`ServerReference`]).
     pub reference: Option<FuzzReference>,
+    /// The run's cancellation token: the build stops when it is cancelled.
+    pub cancel: Cancel,
 }
 
 /// The server engine a suite is distilled on.
 pub struct FuzzReference {
     pub kind: EngineKind,
-    pub servers: crate::Servers,
+    pub servers: Servers,
     /// How the originals and the candidates are migrated there.
     pub migrate: MigrateOptions,
 }
@@ -52,26 +58,27 @@ struct FuzzRecord {
 }
 
 /// The journal header of `fuzz`: its plan, the inputs by content.
-fn fuzz_header(plan: &FuzzPlan) -> Result<crate::Header, EvalError> {
-    let mut h = crate::Header::new(crate::RunSpec::Fuzz(plan.spec.clone()), plan.partition);
+fn fuzz_header(plan: &FuzzPlan) -> Result<Header, RunError> {
+    let mut h = Header::new(RunSpec::Fuzz(plan.spec.clone()), plan.partition);
     let selected: Vec<usize> = plan
         .golds
         .values()
         .flat_map(|gs| gs.iter().map(|g| g.question))
         .collect();
-    crate::run::hash_inputs(&mut h, &plan.bench, &selected, None)?;
+    sqlwitness_run::hash_inputs(&mut h, &plan.bench, &selected, None)?;
     Ok(h)
 }
 
 /// Combines the suite folders of a partitioned `fuzz` into `out`: each
 /// part's databases copied, the manifest the union of theirs. Refused when
 /// the parts are not of one run.
-pub fn merge_suites(parts: &[PathBuf], out: &std::path::Path) -> Result<usize, EvalError> {
-    crate::read_parts::<FuzzRecord>(parts)?;
+pub fn merge_suites(parts: &[PathBuf], out: &std::path::Path) -> Result<usize, FuzzError> {
+    sqlwitness_run::read_parts::<FuzzRecord>(parts)?;
     let manifest_path = out.join("manifest.json");
     let mut manifest = Manifest::read(&manifest_path)?;
     for part in parts {
-        let (_, records, _) = crate::read_journal::<FuzzRecord>(&part.join(crate::JOURNAL_FILE))?;
+        let (_, records, _) =
+            sqlwitness_run::read_journal::<FuzzRecord>(&part.join(sqlwitness_run::JOURNAL_FILE))?;
         for r in records {
             let from = part.join("database").join(&r.db_id);
             let to = out.join("database").join(&r.db_id);
@@ -83,36 +90,36 @@ pub fn merge_suites(parts: &[PathBuf], out: &std::path::Path) -> Result<usize, E
     Ok(manifest.databases.len())
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> Result<(), EvalError> {
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> Result<(), RunError> {
     std::fs::create_dir_all(to)
-        .map_err(|e| EvalError::io(format!("creating {}", to.display()), e))?;
+        .map_err(|e| RunError::io(format!("creating {}", to.display()), e))?;
     let entries = std::fs::read_dir(from)
-        .map_err(|e| EvalError::io(format!("reading {}", from.display()), e))?;
+        .map_err(|e| RunError::io(format!("reading {}", from.display()), e))?;
     for entry in entries {
         let p = entry
-            .map_err(|e| EvalError::io(format!("reading {}", from.display()), e))?
+            .map_err(|e| RunError::io(format!("reading {}", from.display()), e))?
             .path();
         let target = to.join(p.file_name().expect("a directory entry has a name"));
         if p.is_dir() {
             copy_dir(&p, &target)?;
         } else {
             std::fs::copy(&p, &target)
-                .map_err(|e| EvalError::io(format!("copying {}", p.display()), e))?;
+                .map_err(|e| RunError::io(format!("copying {}", p.display()), e))?;
         }
     }
     Ok(())
 }
 
 /// One database's suite, or why it could not be built.
-pub type Built = (String, Result<DbSuite, sqlwitness_fuzz::FuzzError>);
+pub type Built = (String, Result<DbSuite, FuzzError>);
 
 /// Builds every database's suite in parallel and records the ones built in
 /// `out/manifest.json` (entries of other databases already there are
 /// kept). Returns each database's result, in `db_id` order.
-pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Built>, EvalError> {
+pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Built>, FuzzError> {
     let extra_keys = tables_json_keys(&plan.bench.root)?;
     std::fs::create_dir_all(&plan.out)
-        .map_err(|e| EvalError::io(format!("creating {}", plan.out.display()), e))?;
+        .map_err(|e| RunError::io(format!("creating {}", plan.out.display()), e))?;
     // The part's databases (a partition weighs a database by its golds).
     let mine: BTreeMap<&String, &Vec<GoldQuery>> = match plan.partition {
         None => plan.golds.iter().collect(),
@@ -122,7 +129,7 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
                 .iter()
                 .map(|(d, g)| (d.clone(), g.len()))
                 .collect();
-            let parts = crate::assign_partitions(&weights, p.n);
+            let parts = sqlwitness_run::assign_partitions(&weights, p.n);
             plan.golds
                 .iter()
                 .filter(|(d, _)| parts.get(*d) == Some(&p.k))
@@ -130,9 +137,10 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
         }
     };
     let header = fuzz_header(plan)?;
-    let (journal, done) = crate::Journal::open::<FuzzRecord>(&plan.out, &header, plan.journal)?;
+    let (journal, done) =
+        Journal::open::<FuzzRecord>(&plan.out, &header, plan.journal, &plan.cancel)?;
     let journal = std::sync::Arc::new(journal);
-    let _hooks = crate::interrupt::run_hooks(&journal, []);
+    let _hooks = plan.cancel.run_hooks(&journal, []);
     let done: BTreeMap<String, DbSuite> = done
         .into_iter()
         .filter(|r| mine.contains_key(&r.db_id))
@@ -156,7 +164,7 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs)
         .build()
-        .map_err(|e| EvalError::Internal(format!("starting worker threads: {e}")))?;
+        .map_err(|e| RunError::Internal(format!("starting worker threads: {e}")))?;
     let pb = progress.bar(todo.len() as u64, "fuzz");
     let fresh: Vec<Built> = pool.install(|| {
         todo.par_iter()
@@ -165,7 +173,7 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
                 let path = plan.bench.sqlite_path(id);
                 let reference = server.as_ref().map(|(_, c)| c.reference());
                 let r = match server.as_ref().and_then(|(bad, _)| bad.get(id.as_str())) {
-                    Some(why) => Err(sqlwitness_fuzz::FuzzError::Reference(why.clone())),
+                    Some(why) => Err(FuzzError::Reference(why.clone())),
                     None => build_db_suite_on(
                         id,
                         &path,
@@ -185,11 +193,11 @@ pub fn build_suites(plan: &FuzzPlan, progress: &dyn Progress) -> Result<Vec<Buil
                 pb.inc(1);
                 Ok((id.clone(), r))
             })
-            .collect::<Result<_, EvalError>>()
+            .collect::<Result<_, FuzzError>>()
     })?;
     pb.finish();
-    if crate::interrupted() {
-        return Err(EvalError::Interrupted);
+    if plan.cancel.is_cancelled() {
+        return Err(RunError::Interrupted.into());
     }
     journal.stop();
     let mut built: Vec<Built> = done.into_iter().map(|(id, s)| (id, Ok(s))).collect();
@@ -215,9 +223,9 @@ fn server_reference(
     plan: &FuzzPlan,
     r: &FuzzReference,
     todo: &[(&String, &Vec<GoldQuery>)],
-) -> Result<(BTreeMap<String, String>, Connection), EvalError> {
+) -> Result<(BTreeMap<String, String>, Connection), RunError> {
     let url = r.servers.url(r.kind).ok_or_else(|| {
-        EvalError::BadInput(format!(
+        RunError::BadInput(format!(
             "--reference {}: give its administrative URL (--server {}=URL or {})",
             r.kind,
             r.kind,
@@ -229,7 +237,7 @@ fn server_reference(
     for (id, _) in todo {
         let db = plan.bench.database(id);
         let problem = match migrate_database(&db, &target, &r.migrate) {
-            Ok(report) => crate::problem(&report),
+            Ok(report) => sqlwitness_run::problem(&report),
             Err(e) => Some(e.to_string()),
         };
         if let Some(p) = problem {
@@ -246,8 +254,13 @@ fn server_reference(
         .iter()
         .map(|(id, _)| plan.bench.database(id).namespace)
         .collect();
-    let mut connected =
-        crate::connect::connect_reading(&[r.kind], &r.servers, plan.jobs as u32 + 1, &originals)?;
+    let mut connected = sqlwitness_run::connect_reading(
+        &[r.kind],
+        &r.servers,
+        plan.jobs as u32 + 1,
+        &originals,
+        &plan.cancel,
+    )?;
     let c = connected.remove(0);
     Ok((
         unavailable,
@@ -264,7 +277,7 @@ fn server_reference(
 /// The connected reference engine of a `fuzz --reference` run.
 struct Connection {
     engine: std::sync::Arc<dyn sqlwitness_core::Engine>,
-    login: Option<crate::HeldLogin>,
+    login: Option<HeldLogin>,
     target: MigrationTarget,
     prefix: String,
     migrate: MigrateOptions,
@@ -277,79 +290,7 @@ impl Connection {
             target: self.target.clone(),
             prefix: self.prefix.clone(),
             migrate: self.migrate.clone(),
-            login: self.login.as_ref().map(crate::HeldLogin::run_login),
+            login: self.login.as_ref().map(HeldLogin::run_login),
         }
     }
-}
-
-/// Foreign keys stated in the benchmark's `tables.json` (Spider layouts),
-/// per `db_id`; none when the benchmark has no such file.
-pub fn tables_json_keys(
-    root: &std::path::Path,
-) -> Result<BTreeMap<String, Vec<ForeignKeySpec>>, EvalError> {
-    let path = root.join("tables.json");
-    let mut out = BTreeMap::new();
-    if !path.is_file() {
-        return Ok(out);
-    }
-    let schemas = sqlwitness_bench::load_tables_json(&path)?;
-    for (db_id, t) in schemas {
-        let col = |i: usize| -> Option<(String, String)> {
-            let (ti, name) = t.column_names_original.get(i)?;
-            let table = t.table_names_original.get(usize::try_from(*ti).ok()?)?;
-            Some((table.clone(), name.clone()))
-        };
-        let keys: Vec<ForeignKeySpec> = t
-            .foreign_keys
-            .iter()
-            .filter_map(|&(c, p)| {
-                let (table, column) = col(c)?;
-                let (parent, parent_column) = col(p)?;
-                Some(ForeignKeySpec {
-                    table,
-                    columns: vec![column],
-                    parent,
-                    parent_columns: vec![parent_column],
-                })
-            })
-            .collect();
-        out.insert(db_id, keys);
-    }
-    Ok(out)
-}
-
-/// A prediction file of gold queries mutated once or twice (`fuzz
-/// --mutants`): one SQL a line in question order; a question without a
-/// neighbour keeps its gold, one whose database is missing gets
-/// `SELECT 1`. Returns the text and the counts `(mutated, kept)`.
-pub fn mutant_predictions(bench: &Benchmark, seed: u64) -> (String, usize, usize) {
-    let mut schemas: BTreeMap<String, Option<sqlwitness_fuzz::DbSchema>> = BTreeMap::new();
-    let mut lines = Vec::with_capacity(bench.questions.len());
-    let (mut mutated, mut kept) = (0, 0);
-    for q in &bench.questions {
-        let schema = schemas.entry(q.db_id.clone()).or_insert_with(|| {
-            bench
-                .db_exists(&q.db_id)
-                .then(|| sqlwitness_fuzz::read_schema(&q.db_id, &bench.sqlite_path(&q.db_id)).ok())
-                .flatten()
-        });
-        let Some(schema) = schema else {
-            lines.push("SELECT 1".to_string());
-            continue;
-        };
-        let mut rng = sqlwitness_fuzz::Rng::derived(seed, &format!("mutant {}", q.id));
-        match sqlwitness_fuzz::mutant(&q.gold, schema, &mut rng) {
-            Some(m) => {
-                mutated += 1;
-                lines.push(m.sql.replace(['\n', '\r'], " "));
-            }
-            None => {
-                kept += 1;
-                lines.push(q.gold.replace(['\n', '\r'], " "));
-            }
-        }
-    }
-    let mut text = lines.join("\n");
-    text.push('\n');
-    (text, mutated, kept)
 }
