@@ -681,7 +681,7 @@ fn check_entry(
 /// is read, sent or shown.
 pub fn from_manifest(
     bench: &sqlwitness_bench::Benchmark,
-    servers: Option<&sqlwitness_eval::Servers>,
+    servers: Option<&sqlwitness_run::Servers>,
     quiet: bool,
 ) -> anyhow::Result<()> {
     let prefix = bench.namespace_prefix.as_str();

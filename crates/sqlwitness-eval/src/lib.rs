@@ -38,6 +38,4 @@ pub use execute::{prepare_pred, prepare_sql};
 pub use plan::{feasible_false, read_ids, EvalPlan, ScoringPlan};
 pub use reference::{cell as reference_cell, same_answer};
 pub use run::{evaluate, merge_eval};
-/// The plan's servers and context are the run's.
-pub use sqlwitness_run::{RunContext, Servers};
 pub use verdict::{decide, GoldRun, PredRun};
