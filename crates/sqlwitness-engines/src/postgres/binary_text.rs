@@ -81,28 +81,15 @@ pub(crate) fn money_text(b: &[u8]) -> Option<String> {
 /// quoted (a quote or backslash in it doubled), its positions with their
 /// weight (A, B, C; D is not written).
 pub(crate) fn tsvector_text(b: &[u8]) -> Option<String> {
-    let mut at = 0usize;
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let s = b.get(at..at + n)?;
-        at += n;
-        Some(s)
-    };
-    let count = u32::from_be_bytes(take(4)?.try_into().ok()?);
+    let mut r = Reader { b, at: 0 };
+    let count = r.u32()?;
     let mut words = Vec::new();
     for _ in 0..count {
-        let rest = b.get(at..)?;
-        let end = rest.iter().position(|&c| c == 0)?;
-        let lexeme = std::str::from_utf8(&rest[..end]).ok()?.to_string();
-        at += end + 1;
-        let mut take = |n: usize| -> Option<&[u8]> {
-            let s = b.get(at..at + n)?;
-            at += n;
-            Some(s)
-        };
-        let positions = u16::from_be_bytes(take(2)?.try_into().ok()?);
+        let lexeme = r.cstr()?;
+        let positions = r.u16()?;
         let mut word = format!("'{}'", lexeme.replace('\\', "\\\\").replace('\'', "''"));
         for k in 0..positions {
-            let p = u16::from_be_bytes(take(2)?.try_into().ok()?);
+            let p = r.u16()?;
             word.push(if k == 0 { ':' } else { ',' });
             word.push_str(&(p & 0x3fff).to_string());
             match p >> 14 {
@@ -114,7 +101,7 @@ pub(crate) fn tsvector_text(b: &[u8]) -> Option<String> {
         }
         words.push(word);
     }
-    (at == b.len()).then(|| words.join(" "))
+    r.done().then(|| words.join(" "))
 }
 
 /// An array of any number of dimensions, as `array_out` writes it:
@@ -125,40 +112,33 @@ pub(crate) fn array_text(
     b: &[u8],
     element: &dyn Fn(u32, &[u8]) -> Option<String>,
 ) -> Option<String> {
-    let int = |at: usize| -> Option<i32> {
-        Some(i32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
-    };
-    let dims = usize::try_from(int(0)?).ok()?;
-    let oid = u32::try_from(int(8)?).ok()?;
+    let mut r = Reader { b, at: 0 };
+    let dims = usize::try_from(r.i32()?).ok()?;
+    let _has_nulls = r.i32()?;
+    let oid = r.u32()?;
     if dims == 0 {
         return Some("{}".into());
     }
     let mut lengths = Vec::with_capacity(dims);
     let mut bounds = String::new();
     let mut lower_bounds_are_one = true;
-    for d in 0..dims {
-        let len = usize::try_from(int(12 + 8 * d)?).ok()?;
-        let lower = int(16 + 8 * d)?;
+    for _ in 0..dims {
+        let len = usize::try_from(r.i32()?).ok()?;
+        let lower = r.i32()?;
         lower_bounds_are_one &= lower == 1;
         bounds.push_str(&format!("[{lower}:{}]", i64::from(lower) + len as i64 - 1));
         lengths.push(len);
     }
-    let mut at = 12 + 8 * dims;
     let total: usize = lengths.iter().product();
     let mut cells = Vec::with_capacity(total);
     for _ in 0..total {
-        let len = int(at)?;
-        at += 4;
-        if len < 0 {
-            cells.push("NULL".to_string());
-        } else {
-            let len = len as usize;
-            let text = element(oid, b.get(at..at + len)?)?;
-            at += len;
-            cells.push(array_element(&text));
+        match usize::try_from(r.i32()?) {
+            // A negative length is NULL.
+            Err(_) => cells.push("NULL".to_string()),
+            Ok(len) => cells.push(array_element(&element(oid, r.take(len)?)?)),
         }
     }
-    if at != b.len() {
+    if !r.done() {
         return None;
     }
     let mut cells = cells.into_iter();
@@ -169,6 +149,46 @@ pub(crate) fn array_text(
     } else {
         format!("{bounds}={out}")
     })
+}
+
+/// Reads a binary value's fields in order (big-endian, as the server sends
+/// them); `None` past its end.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.b.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+
+    fn u16(&mut self) -> Option<u16> {
+        Some(u16::from_be_bytes(self.take(2)?.try_into().ok()?))
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_be_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn i32(&mut self) -> Option<i32> {
+        Some(i32::from_be_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    /// A NUL-terminated UTF-8 string.
+    fn cstr(&mut self) -> Option<&'a str> {
+        let rest = self.b.get(self.at..)?;
+        let end = rest.iter().position(|&c| c == 0)?;
+        self.at += end + 1;
+        std::str::from_utf8(&rest[..end]).ok()
+    }
+
+    /// Whether every byte was read.
+    fn done(&self) -> bool {
+        self.at == self.b.len()
+    }
 }
 
 fn nest(lengths: &[usize], cells: &mut impl Iterator<Item = String>, out: &mut String) {

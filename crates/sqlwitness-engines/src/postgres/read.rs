@@ -558,7 +558,7 @@ fn decode_cell(row: &PgRow, i: usize) -> Value {
                 .as_bytes()
                 .ok()
                 .and_then(|b| binary_text::array_text(b, &element_text));
-            match binary.or_else(|| array_text(row, i)) {
+            match binary {
                 Some(text) => Ok(Value::Text(text)),
                 None => row.try_get::<String, _>(i).map(Value::Text),
             }
@@ -638,44 +638,6 @@ fn uuid_text(b: &[u8]) -> String {
         &hex[16..20],
         &hex[20..32]
     )
-}
-
-/// A one-dimensional array of text, integers, floats or booleans in
-/// PostgreSQL's own text form (`{"Deleted Scenes",Trailers,NULL}`), as the
-/// server prints it to psql; `None` for another array (the caller falls
-/// back to the value's bytes).
-fn array_text(row: &PgRow, i: usize) -> Option<String> {
-    fn join<T>(items: Vec<Option<T>>, show: impl Fn(T) -> String) -> String {
-        let cells: Vec<String> = items
-            .into_iter()
-            .map(|v| {
-                v.map_or_else(
-                    || "NULL".to_string(),
-                    |v| binary_text::array_element(&show(v)),
-                )
-            })
-            .collect();
-        format!("{{{}}}", cells.join(","))
-    }
-    if let Ok(v) = row.try_get::<Vec<Option<String>>, _>(i) {
-        return Some(join(v, |s| s));
-    }
-    if let Ok(v) = row.try_get::<Vec<Option<i64>>, _>(i) {
-        return Some(join(v, |n| n.to_string()));
-    }
-    if let Ok(v) = row.try_get::<Vec<Option<i32>>, _>(i) {
-        return Some(join(v, |n| n.to_string()));
-    }
-    if let Ok(v) = row.try_get::<Vec<Option<i16>>, _>(i) {
-        return Some(join(v, |n| n.to_string()));
-    }
-    if let Ok(v) = row.try_get::<Vec<Option<f64>>, _>(i) {
-        return Some(join(v, |f| f.to_string()));
-    }
-    if let Ok(v) = row.try_get::<Vec<Option<bool>>, _>(i) {
-        return Some(join(v, |b| if b { "t" } else { "f" }.to_string()));
-    }
-    None
 }
 
 /// Exact text of a binary NUMERIC (base-10000 digits, weight, sign and
