@@ -632,7 +632,7 @@ impl Ctx<'_> {
         let started = Instant::now();
         let load_notes: BTreeSet<&String> = loads.iter().filter_map(|l| l.note.as_ref()).collect();
         report.notes.extend(load_notes.into_iter().cloned());
-        record_primary_keys(&plan, &loads, &created, &mut report);
+        record_loads(&plan, &loads, &created, &mut report);
         let loaded: Vec<bool> = loads
             .iter()
             .zip(&created)
@@ -1129,7 +1129,7 @@ fn read_back(
 
 /// Each table's loading outcome in the report: its checksum, coercions and
 /// times, its error, and whether its primary key was applied.
-fn record_primary_keys(
+fn record_loads(
     plan: &DbPlan,
     loads: &[Load],
     created: &[bool],
