@@ -1129,12 +1129,7 @@ fn read_back(
 
 /// Each table's loading outcome in the report: its checksum, coercions and
 /// times, its error, and whether its primary key was applied.
-fn record_loads(
-    plan: &DbPlan,
-    loads: &[Load],
-    created: &[bool],
-    report: &mut MigrationReport,
-) {
+fn record_loads(plan: &DbPlan, loads: &[Load], created: &[bool], report: &mut MigrationReport) {
     for (i, (t, load)) in plan.tables.iter().zip(loads).enumerate() {
         let r = &mut report.tables[i];
         r.checksum_source = load.checksum.clone();
