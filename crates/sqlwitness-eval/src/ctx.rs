@@ -10,7 +10,7 @@ use sqlwitness_core::{Engine, EngineKind};
 use sqlwitness_dialect::Dialect;
 use sqlwitness_sql::NameSet;
 
-use crate::digest::Answer;
+use crate::answer::Answer;
 
 /// What every question's evaluation on one engine needs.
 pub(crate) struct EngineCtx {

@@ -1,61 +1,22 @@
-//! Stages of one query: prepare the text an engine gets (Spider mode's
-//! reading and preprocessing, identifier resolution), guard and run it,
-//! and record the execution for the report.
+//! The execute stage: a prepared query guarded and run on one engine, its
+//! rows collected ([`crate::answer::Collector`]) and its execution recorded
+//! for the report; and the question's gold and prediction run in turn
+//! ([`run_pair`]).
 
 use sqlwitness_dialect::EngineFacts;
 use std::time::Instant;
 
+use sqlwitness_bench::PredictedSql;
 use sqlwitness_core::compare::CompareMode;
-use sqlwitness_core::{canonical_cell, Database, DbError, EngineKind, ResultSet, RowSink, Value};
+use sqlwitness_core::{canonical_cell, Database, DbError, ErrorClass, ResultSet, RowSink, Value};
 use sqlwitness_report::{truncate_cell, truncate_text, Execution, ExecutionStatus, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
+use crate::answer::{Answer, Collector, Hold, SAMPLE_ROWS};
 use crate::ctx::EngineCtx;
-use crate::digest::{Answer, Collector, Hold};
+use crate::prepare::{prepare_pred, PreparedGold};
+use crate::verdict::PredRun;
 use crate::EvalPlan;
-
-/// Rows kept per execution for the report's drill-down.
-pub(crate) const SAMPLE_ROWS: usize = 5;
-
-/// The prediction's SQL text as sent to an engine: in Spider mode as
-/// `evaluation.py` reads it from its line, then [`prepare_sql`].
-pub fn prepare_pred(
-    plan: &EvalPlan,
-    kind: EngineKind,
-    pred_sql: &str,
-    names: Option<&NameSet>,
-) -> String {
-    if plan.compare.mode == CompareMode::Spider {
-        let read = sqlwitness_sql::spider_read_prediction(pred_sql);
-        prepare_sql(plan, kind, &read, names)
-    } else {
-        prepare_sql(plan, kind, pred_sql, names)
-    }
-}
-
-/// The SQL text actually sent to an engine: Spider mode's preprocessing,
-/// then identifier case resolution on the servers.
-pub fn prepare_sql(
-    plan: &EvalPlan,
-    kind: EngineKind,
-    sql: &str,
-    names: Option<&NameSet>,
-) -> String {
-    let mut s = sql.to_string();
-    if plan.compare.mode == CompareMode::Spider {
-        s = sqlwitness_sql::spider_postprocess(&s);
-        if !plan.keep_distinct {
-            s = sqlwitness_sql::spider_remove_distinct(&s);
-        }
-        s = sqlwitness_sql::spider_replace_cur_year(&s);
-    }
-    if kind.is_server() {
-        if let Some(names) = names {
-            s = sqlwitness_sql::resolve_identifiers(&s, names, kind);
-        }
-    }
-    s
-}
 
 /// The report's sample of `rows`: the first [`SAMPLE_ROWS`] as returned,
 /// or, with `unordered` (a result compared as a multiset, whose order is
@@ -133,7 +94,7 @@ pub(crate) fn run_guarded_into(
 }
 
 /// Whether a result over the plan's `max_bytes` is read on as row keys
-/// ([`crate::digest`]): in strict mode, with a tolerance no tighter than
+/// ([`crate::answer`]): in strict mode, with a tolerance no tighter than
 /// the keys' rounding.
 pub(crate) fn digests_allowed(plan: &EvalPlan) -> bool {
     plan.compare.mode == CompareMode::Strict && plan.compare.float_rel_tol >= 1e-11
@@ -251,5 +212,164 @@ fn cut_texts(exec: &mut Execution) {
             *text = cut;
             exec.truncated = true;
         }
+    }
+}
+
+/// The prediction's stage on one engine: it ran to rows (the text run, its
+/// execution, its rows), or it stopped before (what the verdict needs, and
+/// the execution when there was one).
+enum PredStage<'a> {
+    Ran(&'a str, Execution, Answer),
+    Stopped(PredRun, Option<Execution>),
+}
+
+/// Reads, guards and runs the prediction (`None`: the self-check, where
+/// the gold is its own prediction); with `keys_now` (the gold is held as
+/// keys) its rows are kept as keys from the first.
+#[allow(clippy::too_many_arguments)]
+fn run_pred<'a>(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    gold: &'a str,
+    pred: Option<&'a PredictedSql>,
+    names: Option<&NameSet>,
+    unordered: bool,
+    keys_now: bool,
+) -> PredStage<'a> {
+    let pred_sql = match pred {
+        None => gold,
+        Some(PredictedSql::Abstain) => return PredStage::Stopped(PredRun::Abstained, None),
+        Some(PredictedSql::Invalid(why)) => {
+            let err = DbError::refused(why.clone());
+            let exec = failed_execution(&err, None, 0.0);
+            return PredStage::Stopped(PredRun::Refused, Some(exec));
+        }
+        Some(PredictedSql::Sql(s)) => s.as_str(),
+    };
+    // Hostile input: a text over the limit is refused before any work on
+    // it (identifier resolution, Spider-mode reading, parsing).
+    if let Err(err) = sqlwitness_guard::check_length(pred_sql, plan.guard.max_sql_bytes) {
+        let exec = failed_execution(&err, None, 0.0);
+        return PredStage::Stopped(PredRun::Refused, Some(exec));
+    }
+    // Spider mode: the prediction as `evaluation.py` reads it from its line
+    // (`sql_run` then records any cut at a tab).
+    let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
+    match execute_answer(plan, ctx, db, pred_sql, pred_run, unordered, keys_now) {
+        (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
+        (exec, None) => {
+            let class = exec.error_class.unwrap_or(ErrorClass::Other);
+            PredStage::Stopped(PredRun::Failed(class), Some(exec))
+        }
+    }
+}
+
+/// What running a question's gold and prediction on one engine gave.
+pub(crate) enum Executed<'a> {
+    /// The gold failed with `class`; the prediction ran only when asked to
+    /// run despite it (a reference judges it), and then its execution and
+    /// rows are here.
+    GoldFailed {
+        class: ErrorClass,
+        gold: Execution,
+        pred: Option<Execution>,
+        pred_rows: Option<Answer>,
+    },
+    /// The gold ran; the prediction stopped before it gave rows (abstained,
+    /// refused, failed).
+    PredStopped {
+        gold: Execution,
+        gold_rows: Answer,
+        run: PredRun,
+        pred: Option<Execution>,
+    },
+    /// Both gave rows.
+    Ran(Ran<'a>),
+}
+
+/// A gold and a prediction that both gave rows.
+pub(crate) struct Ran<'a> {
+    pub gold: Execution,
+    pub gold_rows: Answer,
+    /// The prediction's text as the benchmark's file gives it.
+    pub pred_sql: &'a str,
+    pub pred: Execution,
+    pub pred_rows: Answer,
+}
+
+impl Ran<'_> {
+    /// The text the engine ran for the gold (`gold` as given when it ran
+    /// unchanged).
+    pub fn gold_run<'s>(&'s self, gold: &'s str) -> &'s str {
+        self.gold.sql_run.as_deref().unwrap_or(gold)
+    }
+
+    /// The text the engine ran for the prediction.
+    pub fn pred_run(&self) -> &str {
+        self.pred.sql_run.as_deref().unwrap_or(self.pred_sql)
+    }
+}
+
+/// Runs the prepared gold, then the prediction. With `pred_despite_gold`
+/// the prediction still runs when the gold fails (not for a connection
+/// failure). With `gold_as_keys` (the reference engine's gold is held as
+/// keys) the gold is kept as keys from its first row where keys are
+/// allowed; a gold held as keys has the prediction held as keys too.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_pair<'a>(
+    plan: &EvalPlan,
+    ctx: &EngineCtx,
+    db: &Database,
+    gold: &PreparedGold<'a>,
+    pred: Option<&'a PredictedSql>,
+    names: Option<&NameSet>,
+    pred_despite_gold: bool,
+    gold_as_keys: bool,
+) -> Executed<'a> {
+    let unordered = !gold.ordered;
+    let (gold_exec, gold_rows) = execute_answer(
+        plan,
+        ctx,
+        db,
+        gold.sql,
+        gold.run.clone(),
+        unordered,
+        gold_as_keys,
+    );
+    let Some(gold_rows) = gold_rows else {
+        let class = gold_exec.error_class.unwrap_or(ErrorClass::Other);
+        let (mut pred_exec, mut pred_rows) = (None, None);
+        if pred_despite_gold && class != ErrorClass::Connection && pred.is_some() {
+            match run_pred(plan, ctx, db, gold.sql, pred, names, unordered, false) {
+                PredStage::Ran(_, exec, rows) => {
+                    pred_exec = Some(exec);
+                    pred_rows = Some(rows);
+                }
+                PredStage::Stopped(_, exec) => pred_exec = exec,
+            }
+        }
+        return Executed::GoldFailed {
+            class,
+            gold: gold_exec,
+            pred: pred_exec,
+            pred_rows,
+        };
+    };
+    let keys_now = matches!(gold_rows, Answer::Digest(_));
+    match run_pred(plan, ctx, db, gold.sql, pred, names, unordered, keys_now) {
+        PredStage::Ran(pred_sql, pred_exec, pred_rows) => Executed::Ran(Ran {
+            gold: gold_exec,
+            gold_rows,
+            pred_sql,
+            pred: pred_exec,
+            pred_rows,
+        }),
+        PredStage::Stopped(run, pred_exec) => Executed::PredStopped {
+            gold: gold_exec,
+            gold_rows,
+            run,
+            pred: pred_exec,
+        },
     }
 }

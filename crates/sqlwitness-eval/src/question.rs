@@ -1,58 +1,26 @@
-//! One question on every engine: the gold, the prediction, the
-//! comparison, the tie and suite judgments, the verdict.
+//! One question on every engine: the reference engine first (its gold's
+//! answer judges the others), then each engine in turn through the stages
+//! of [`evaluate_on`] — prepare, execute, compare, judge, outcome — and the
+//! judges that follow (the reference, alternative golds, VES, the suite);
+//! then the question's report.
 
 use std::collections::BTreeMap;
 
 use sqlwitness_bench::{PredictedSql, Question};
-use sqlwitness_core::compare::{compare, CompareMode, CompareOptions, Comparison};
 use sqlwitness_core::{Database, DbError, EngineKind, ErrorClass, Verdict};
-use sqlwitness_report::{truncate_text, EngineOutcome, Execution, QuestionReport, MAX_TEXT_BYTES};
+use sqlwitness_report::{truncate_text, EngineOutcome, QuestionReport, MAX_TEXT_BYTES};
 use sqlwitness_sql::NameSet;
 
+use crate::answer::Answer;
+use crate::compare::{compare_answers, Compared, Texts};
 use crate::ctx::{DbFacts, EngineCtx, Rows};
-use crate::digest::{compare_keys, decide_residue, Answer, Digest, Keep, KeyVerdict, Residue};
-use crate::execute::{
-    execute, execute_answer, failed_execution, prepare_pred, prepare_sql, run_guarded_into,
-};
+use crate::execute::{execute, failed_execution, run_guarded, run_guarded_into, run_pair};
+use crate::judge::{judge_pair, not_portable, Pair};
+use crate::outcome;
+use crate::prepare::{prepare_gold, prepare_sql};
 use crate::reference::Reference;
-use crate::verdict::{decide, GoldRun, PredRun};
+use crate::verdict::{decide, GoldRun};
 use crate::EvalPlan;
-
-/// Marks `outcome` not portable when the gold or the prediction reads a
-/// column this engine's copy holds degraded: a failure (`mismatch`,
-/// `pred_error`) is then `engine_error`, never the model's; a gold that
-/// fails stays `gold_error`, with the reason beside it.
-fn not_portable(
-    ctx: &EngineCtx,
-    db_id: &str,
-    gold: &str,
-    pred: Option<&PredictedSql>,
-    outcome: &mut EngineOutcome,
-) {
-    let Some(columns) = ctx.degraded.get(db_id) else {
-        return;
-    };
-    let pred = pred.and_then(PredictedSql::as_sql);
-    let reads = |sql: &str, table: &str, column: &str| {
-        crate::reference::mentions(sql, table) && crate::reference::mentions(sql, column)
-    };
-    let read: Vec<String> = columns
-        .iter()
-        .filter(|(t, c, _)| reads(gold, t, c) || pred.is_some_and(|p| reads(p, t, c)))
-        .map(|(t, c, how)| format!("{t}.{c} (held {how})"))
-        .collect();
-    if read.is_empty() {
-        return;
-    }
-    outcome.not_portable = Some(format!(
-        "reads {} on {}, which holds it only degraded",
-        read.join(", "),
-        ctx.kind
-    ));
-    if matches!(outcome.verdict, Verdict::Mismatch | Verdict::PredError) {
-        outcome.verdict = Verdict::EngineError;
-    }
-}
 
 /// [`evaluate_question`], with a panic anywhere inside turned into that
 /// question's `engine_error` on every engine: no question may end the run.
@@ -254,61 +222,13 @@ fn shown(sql: &str) -> String {
     truncate_text(sql, MAX_TEXT_BYTES).unwrap_or_else(|| sql.to_string())
 }
 
-/// The prediction's stage on one engine: it ran to rows (the text run, its
-/// execution, its rows), or it stopped before (what the verdict needs, and
-/// the execution when there was one).
-enum PredStage<'a> {
-    Ran(&'a str, Execution, Answer),
-    Stopped(PredRun, Option<Execution>),
-}
-
-/// Reads, guards and runs the prediction (`None`: the self-check, where
-/// the gold is its own prediction); with `keys_now` (the gold is held as
-/// keys) its rows are kept as keys from the first.
-#[allow(clippy::too_many_arguments)]
-fn run_pred<'a>(
-    plan: &EvalPlan,
-    ctx: &EngineCtx,
-    db: &Database,
-    gold: &'a str,
-    pred: Option<&'a PredictedSql>,
-    names: Option<&NameSet>,
-    unordered: bool,
-    keys_now: bool,
-) -> PredStage<'a> {
-    let pred_sql = match pred {
-        None => gold,
-        Some(PredictedSql::Abstain) => return PredStage::Stopped(PredRun::Abstained, None),
-        Some(PredictedSql::Invalid(why)) => {
-            let err = DbError::refused(why.clone());
-            let exec = failed_execution(&err, None, 0.0);
-            return PredStage::Stopped(PredRun::Refused, Some(exec));
-        }
-        Some(PredictedSql::Sql(s)) => s.as_str(),
-    };
-    // Hostile input: a text over the limit is refused before any work on
-    // it (identifier resolution, Spider-mode reading, parsing).
-    if let Err(err) = sqlwitness_guard::check_length(pred_sql, plan.guard.max_sql_bytes) {
-        let exec = failed_execution(&err, None, 0.0);
-        return PredStage::Stopped(PredRun::Refused, Some(exec));
-    }
-    // Spider mode: the prediction as `evaluation.py` reads it from its line
-    // (`sql_run` then records any cut at a tab).
-    let pred_run = prepare_pred(plan, ctx.kind, pred_sql, names);
-    match execute_answer(plan, ctx, db, pred_sql, pred_run, unordered, keys_now) {
-        (exec, Some(rows)) => PredStage::Ran(pred_sql, exec, rows),
-        (exec, None) => {
-            let class = exec.error_class.unwrap_or(ErrorClass::Other);
-            PredStage::Stopped(PredRun::Failed(class), Some(exec))
-        }
-    }
-}
-
-/// One question on one engine: gold, prediction, comparison, ties and
-/// legacy verdicts, the verdict. With `pred_despite_gold`, a prediction
-/// still runs when the gold fails (a reference judges it). With
-/// `gold_as_keys` (the reference engine's gold is held as keys) the gold
-/// is kept as keys from its first row where keys are allowed.
+/// One question on one engine, stage after stage: prepare the gold's text
+/// and how it is compared; execute the gold and the prediction; compare
+/// their answers; judge the pair (ties, the official verdicts, credit
+/// causes); the outcome. With `pred_despite_gold`, a prediction still runs
+/// when the gold fails (a reference judges it). With `gold_as_keys` (the
+/// reference engine's gold is held as keys) the gold is kept as keys from
+/// its first row where keys are allowed.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_on(
     plan: &EvalPlan,
@@ -320,241 +240,90 @@ pub(crate) fn evaluate_on(
     pred_despite_gold: bool,
     gold_as_keys: bool,
 ) -> (EngineOutcome, Rows) {
-    let gold_run = prepare_sql(plan, ctx.kind, gold, names);
-    // Read as SQLite's first (Spider's and BIRD's shared golds), else as
-    // the engine's own dialect (a gold written for it).
-    let dialects = sqlwitness_sql::sqlite_first(ctx.kind);
-    let ordered = match plan.compare.mode {
-        // Spider 2.0's `ignore_order`, LiveSQLBench's `conditions.order`
-        // and defog's `order_by` category are set per question by hand;
-        // here they follow the gold's top-level ORDER BY.
-        CompareMode::Strict
-        | CompareMode::Spider2
-        | CompareMode::Livesqlbench
-        | CompareMode::Defog => {
-            sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false)
-        }
-        CompareMode::Spider => sqlwitness_sql::spider_order_matters(&gold_run),
-        CompareMode::Bird => false,
-    };
-    let outcome = |gold_run: GoldRun,
-                   pred_run: Option<PredRun>,
-                   gold: Option<Execution>,
-                   pred: Option<Execution>| EngineOutcome {
-        ordered,
-        gold,
-        pred,
-        ..EngineOutcome::new(decide(true, gold_run, pred_run))
-    };
+    let prepared = prepare_gold(plan, ctx.kind, gold, names);
+    let ordered = prepared.ordered;
     if let Some(reason) = ctx.unavailable.get(&db.db_id) {
-        let err = DbError::new(ErrorClass::Other, None, reason.clone());
-        let gold_exec = Some(failed_execution(&err, None, 0.0));
-        return (
-            outcome(GoldRun::Unavailable, None, gold_exec, None),
-            Rows::default(),
-        );
+        return (outcome::unavailable(ordered, reason), Rows::default());
     }
-    let (gold_exec, gold_rows) =
-        execute_answer(plan, ctx, db, gold, gold_run, !ordered, gold_as_keys);
-    let Some(gold_rows) = gold_rows else {
-        let class = gold_exec.error_class.unwrap_or(ErrorClass::Other);
-        let mut rows = Rows::default();
-        let mut pred_exec = None;
-        if pred_despite_gold && class != ErrorClass::Connection && pred.is_some() {
-            match run_pred(plan, ctx, db, gold, pred, names, !ordered, false) {
-                PredStage::Ran(_, exec, r) => {
-                    pred_exec = Some(exec);
-                    rows.pred = Some(r);
-                }
-                PredStage::Stopped(_, exec) => pred_exec = exec,
-            }
-        }
-        let o = outcome(GoldRun::Failed(class), None, Some(gold_exec), pred_exec);
-        return (o, rows);
+    let executed = run_pair(
+        plan,
+        ctx,
+        db,
+        &prepared,
+        pred,
+        names,
+        pred_despite_gold,
+        gold_as_keys,
+    );
+    let ran = match outcome::unless_both_ran(ordered, executed) {
+        Ok(ran) => ran,
+        Err(stopped) => return *stopped,
     };
-    // A gold held as keys is compared on keys: so is the prediction.
-    let keys_now = matches!(gold_rows, Answer::Digest(_));
-    let (pred_sql, pred_exec, pred_rows) =
-        match run_pred(plan, ctx, db, gold, pred, names, !ordered, keys_now) {
-            PredStage::Ran(sql, exec, rows) => (sql, exec, rows),
-            PredStage::Stopped(run, exec) => {
-                // BIRD's Soft F1 scores a prediction that gave no rows 0.
-                let o = EngineOutcome {
-                    soft_f1: Some(0.0),
-                    ..outcome(GoldRun::Ran, Some(run), Some(gold_exec), exec)
-                };
-                let rows = Rows {
-                    gold: Some(gold_rows),
-                    pred: None,
-                };
-                return (o, rows);
-            }
-        };
-    let opts = CompareOptions {
-        ordered,
-        ..plan.compare
+    let opts = prepared.compare_options(plan);
+    let gold_run = ran.gold_run(gold).to_string();
+    let pred_run = ran.pred_run().to_string();
+    let texts = Texts {
+        gold,
+        pred: ran.pred_sql,
+        gold_run: &gold_run,
+        pred_run: &pred_run,
     };
-    let (gold_rows, pred_rows) = match (gold_rows, pred_rows) {
-        (Answer::Rows(g), Answer::Rows(p)) => (g, p),
-        (g, p) => {
-            // A result over the limit: compared by its rows' keys; no tie
-            // probe or official verdicts (they need the values).
-            let gold_sql = gold_exec
-                .sql_run
-                .clone()
-                .unwrap_or_else(|| gold.to_string());
-            let pred_sql = pred_exec
-                .sql_run
-                .clone()
-                .unwrap_or_else(|| pred_sql.to_string());
-            let (gd, pd) = (g.to_digest(), p.to_digest());
-            let o = match compare_large(plan, ctx, db, (&gold_sql, &gd), (&pred_sql, &pd), &opts) {
-                Ok(cmp) => EngineOutcome {
-                    reason: cmp.reason,
-                    soft_f1: Some(gd.soft_f1(&pd)),
-                    ..outcome(
-                        GoldRun::Ran,
-                        Some(PredRun::Compared {
-                            equal: cmp.equal,
-                            tie: false,
-                        }),
-                        Some(gold_exec),
-                        Some(pred_exec),
-                    )
-                },
-                Err(why) => {
-                    // Not the model's fault: the tool could not compare.
-                    let mut pred_exec = pred_exec;
-                    pred_exec.error = Some(format!(
-                        "not compared: {}; raise --max-result-mb to compare the results by value",
-                        why.message
-                    ));
-                    EngineOutcome {
-                        ordered,
-                        gold: Some(gold_exec),
-                        pred: Some(pred_exec),
-                        ..EngineOutcome::new(Verdict::EngineError)
-                    }
-                }
-            };
+    let compared = compare_answers(
+        ran.gold_rows,
+        ran.pred_rows,
+        &opts,
+        &texts,
+        &plan.limits,
+        |sql, keep| run_guarded_into(plan, ctx, db, sql, keep),
+    );
+    match compared {
+        Compared::Keys {
+            cmp,
+            soft_f1,
+            gold: g,
+            pred: p,
+        } => {
+            let o = outcome::by_keys(ordered, cmp, soft_f1, ran.gold, ran.pred);
             let rows = Rows {
                 gold: Some(g),
                 pred: Some(p),
             };
-            return (o, rows);
+            (o, rows)
         }
-    };
-    let cmp = match opts.mode {
-        // defog's runner hands its comparison both SQL texts.
-        CompareMode::Defog => sqlwitness_core::compare::defog_compare(
-            &gold_rows,
-            &pred_rows,
-            ordered,
-            Some(gold),
-            Some(pred_sql),
-        ),
-        _ => compare(&gold_rows, &pred_rows, &opts),
-    };
-    // Ties, whichever rows either query returned (crate::ties): `match_tie`
-    // with `--ties aware`, and the outcome's `tie`/`unstable` flags.
-    let probe = |sql: &str| crate::execute::run_guarded(plan, ctx, db, sql).ok();
-    let standing = crate::ties::Judged {
-        run: &probe,
-        opts: &opts,
-        dialects: &dialects,
+        Compared::Rows {
+            cmp,
+            soft_f1,
+            gold: gold_rows,
+            pred: pred_rows,
+        } => {
+            let pair = Pair {
+                gold,
+                gold_run: &gold_run,
+                gold_rows: &gold_rows,
+                pred: ran.pred_sql,
+                pred_run: &pred_run,
+                pred_rows: &pred_rows,
+            };
+            let probe = |sql: &str| run_guarded(plan, ctx, db, sql).ok();
+            let rerun = |sql: &str| {
+                let run = prepare_sql(plan, ctx.kind, sql, names);
+                execute(plan, ctx, db, sql, run, !ordered).1
+            };
+            let judgment = judge_pair(plan, &pair, &cmp, &opts, &prepared.dialects, &probe, rerun);
+            let o = outcome::by_rows(
+                ordered,
+                plan.ties_aware,
+                cmp,
+                soft_f1,
+                judgment,
+                ran.gold,
+                ran.pred,
+            );
+            let rows = Rows {
+                gold: Some(Answer::Rows(gold_rows)),
+                pred: Some(Answer::Rows(pred_rows)),
+            };
+            (o, rows)
+        }
     }
-    .standing(
-        gold_exec.sql_run.as_deref().unwrap_or(gold),
-        &gold_rows,
-        pred_exec.sql_run.as_deref().unwrap_or(pred_sql),
-        &pred_rows,
-        cmp.equal,
-    );
-    let legacy =
-        crate::scores::legacy_verdicts(plan, gold, pred_sql, &gold_rows, &pred_rows, |sql| {
-            execute(
-                plan,
-                ctx,
-                db,
-                sql,
-                prepare_sql(plan, ctx.kind, sql, names),
-                !ordered,
-            )
-            .1
-        });
-    let compared = PredRun::Compared {
-        equal: cmp.equal,
-        tie: standing.gold_tie && plan.ties_aware,
-    };
-    // A non-strict mode's credit that the strict comparison withholds.
-    let credit_causes = if cmp.equal && opts.mode != CompareMode::Strict {
-        let strict = CompareOptions {
-            mode: CompareMode::Strict,
-            ordered: sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false),
-            ..opts
-        };
-        sqlwitness_core::compare::credit_causes(&gold_rows, &pred_rows, &strict)
-    } else {
-        Vec::new()
-    };
-    let o = EngineOutcome {
-        reason: cmp.reason,
-        credit_causes,
-        soft_f1: Some(sqlwitness_core::compare::soft_f1(&gold_rows, &pred_rows)),
-        tie: !cmp.equal && standing.passes,
-        // A luck-based answer, right or wrong this time.
-        unstable: standing.unstable,
-        legacy,
-        ..outcome(
-            GoldRun::Ran,
-            Some(compared),
-            Some(gold_exec),
-            Some(pred_exec),
-        )
-    };
-    (
-        o,
-        Rows {
-            gold: Some(Answer::Rows(gold_rows)),
-            pred: Some(Answer::Rows(pred_rows)),
-        },
-    )
-}
-
-/// The strict comparison of two answers (each SQL as run, and its keys),
-/// one of which is held as row keys only ([`crate::digest`]): decided by
-/// the keys, or by reading again, on both sides, only the rows the keys
-/// could not pair. `Err` (of class
-/// `resource_limit`): why it could not be decided within the limits.
-fn compare_large(
-    plan: &EvalPlan,
-    ctx: &EngineCtx,
-    db: &Database,
-    gold: (&str, &Digest),
-    pred: (&str, &Digest),
-    opts: &CompareOptions,
-) -> Result<Comparison, DbError> {
-    let residue = match compare_keys(gold.1, pred.1, opts) {
-        KeyVerdict::Decided(c) => return Ok(c),
-        KeyVerdict::Residue(r) => r,
-    };
-    let (mut gk, mut pk) = match &residue {
-        Residue::Undecidable(why) => return Err(DbError::resource_limit(*why)),
-        Residue::Positions(at) => (Keep::at(&plan.limits, at), Keep::at(&plan.limits, at)),
-        Residue::Hashes { gold, pred } => (
-            Keep::with_hashes(&plan.limits, gold.clone()),
-            Keep::with_hashes(&plan.limits, pred.clone()),
-        ),
-    };
-    for (side, (sql, _), keep) in [("gold", gold, &mut gk), ("prediction", pred, &mut pk)] {
-        run_guarded_into(plan, ctx, db, sql, keep).map_err(|e| {
-            DbError::resource_limit(format!(
-                "the {side}'s rows that differ only in their numbers or dates could not be read again ({})",
-                e.message
-            ))
-        })?;
-    }
-    decide_residue(&residue, gk, pk, gold.1, pred.1, opts).ok_or_else(|| {
-        DbError::resource_limit("a second reading returned other rows than the first")
-    })
 }

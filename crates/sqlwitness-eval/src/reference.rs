@@ -3,27 +3,22 @@
 //! engine's own gold against the same answer — so a report tells "the
 //! model is wrong" from "the dialect gold or the migration is wrong".
 //!
-//! Across engines, results compare as multisets of rows (row order follows
-//! each engine's collation; the same-engine verdict judges order), after a
-//! documented normalisation of each cell:
-//! * numbers of every type, and text that reads as a number, compare as
-//!   numbers rounded to 4 decimal places (MariaDB's `AVG` keeps 4);
-//! * dates and times compare as text with `T` read as a space and a zero
-//!   fraction dropped (`2020-01-02T10:00:00.000` = `2020-01-02 10:00:00`);
-//! * booleans as 0/1, `NULL` as itself, bytes as hex.
+//! A judge stage: it runs after the compare stage, whose cross-engine
+//! comparison ([`same_answer`], [`same_answer_keys`]) it applies: results
+//! compare as multisets of normalised rows.
 //!
 //! A prediction that differs only where the reference gold's `LIMIT` cuts
 //! through ties (on the reference engine) is `match_tie`.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
 
-use sqlwitness_core::{Database, ErrorClass, ResultSet, Value, Verdict};
+use sqlwitness_core::{Database, ErrorClass, ResultSet, Verdict};
 use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
-use sqlwitness_sql::{in_some_column_order, TieWindow};
+use sqlwitness_sql::TieWindow;
 
+use crate::answer::{Answer, Digest};
+use crate::compare::{same_answer, same_answer_keys};
 use crate::ctx::{EngineCtx, Rows};
-use crate::digest::{same_answer_keys, Answer, Digest};
 use crate::EvalPlan;
 
 /// The reference engine's gold on one question: its text, its answer, and
@@ -170,154 +165,5 @@ fn held(a: &Answer) -> Option<&ResultSet> {
     match a {
         Answer::Rows(rs) => Some(rs),
         Answer::Digest(_) => None,
-    }
-}
-
-/// True when `b` answers as `a` across engines (see the module
-/// documentation), columns as given or, with `any_column_order`, in some
-/// order.
-pub fn same_answer(a: &ResultSet, b: &ResultSet, any_column_order: bool) -> bool {
-    let width = |rs: &ResultSet| rs.rows.first().map_or(rs.columns.len(), Vec::len);
-    if a.rows.len() != b.rows.len() {
-        return false;
-    }
-    if a.rows.is_empty() {
-        return true;
-    }
-    let (wa, wb) = (width(a), width(b));
-    if wa != wb {
-        return false;
-    }
-    let want = bag(&a.rows, &(0..wa).collect::<Vec<_>>());
-    in_some_column_order(wb, any_column_order, |order| bag(&b.rows, order) == want)
-}
-
-fn bag(rows: &[Vec<Value>], cols: &[usize]) -> BTreeMap<Vec<String>, usize> {
-    let mut m = BTreeMap::new();
-    for r in rows {
-        let key = cols
-            .iter()
-            .map(|&c| r.get(c).map_or_else(|| "NULL".to_string(), cell))
-            .collect();
-        *m.entry(key).or_insert(0) += 1;
-    }
-    m
-}
-
-/// A cell's cross-engine form.
-pub fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => "NULL".into(),
-        Value::Bool(b) => u8::from(*b).to_string(),
-        Value::Int(_) | Value::Float(_) | Value::Decimal(_) => {
-            v.as_f64().map_or_else(|| v.display(), number)
-        }
-        Value::Text(s) => match s.trim().parse::<f64>() {
-            Ok(x) if x.is_finite() && !s.trim().is_empty() => number(x),
-            _ => temporal(s),
-        },
-        Value::Date(s) | Value::Time(s) | Value::Timestamp(s) => temporal(s),
-        Value::Bytes(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
-    }
-}
-
-fn number(x: f64) -> String {
-    let s = format!("{x:.4}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.to_string()
-    }
-}
-
-/// `2020-01-02T10:00:00.000` → `2020-01-02 10:00:00`; other text as is.
-fn temporal(s: &str) -> String {
-    let b = s.as_bytes();
-    let looks_dated =
-        b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-';
-    if !looks_dated {
-        return s.to_string();
-    }
-    let mut t = s.replacen('T', " ", 1);
-    if let Some(dot) = t.rfind('.') {
-        if dot > 10 && t[dot + 1..].bytes().all(|c| c == b'0') {
-            t.truncate(dot);
-        }
-    }
-    t
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sqlwitness_core::Column;
-
-    fn rs(rows: Vec<Vec<Value>>) -> ResultSet {
-        let n = rows.first().map_or(0, Vec::len);
-        ResultSet {
-            columns: (0..n)
-                .map(|i| Column {
-                    name: format!("c{i}"),
-                    decl_type: None,
-                })
-                .collect(),
-            rows,
-        }
-    }
-
-    #[test]
-    fn numbers_dates_and_text_numbers_compare_across_engines() {
-        use Value::*;
-        // SQLite's AVG against MariaDB's 4-decimal DECIMAL; integers as
-        // decimals; numeric text as its number; dates as text.
-        let sqlite = rs(vec![
-            vec![
-                Float(2.0 / 3.0),
-                Text("7".into()),
-                Text("2020-01-02 10:00:00".into()),
-            ],
-            vec![Int(3), Int(1), Null],
-        ]);
-        let mariadb = rs(vec![
-            vec![Decimal("3.0000".into()), Bool(true), Null],
-            vec![
-                Decimal("0.6667".into()),
-                Int(7),
-                Timestamp("2020-01-02T10:00:00.000".into()),
-            ],
-        ]);
-        assert!(same_answer(&sqlite, &mariadb, false));
-        let other = rs(vec![
-            vec![Decimal("3.0000".into()), Bool(true), Null],
-            vec![
-                Decimal("0.6668".into()),
-                Int(7),
-                Timestamp("2020-01-02T10:00:00".into()),
-            ],
-        ]);
-        assert!(!same_answer(&sqlite, &other, false));
-        // Case is not folded: a collation difference is a difference.
-        assert!(!same_answer(
-            &rs(vec![vec![Text("Ann".into())]]),
-            &rs(vec![vec![Text("ann".into())]]),
-            false
-        ));
-        // Multiplicity counts.
-        assert!(!same_answer(
-            &rs(vec![vec![Int(1)], vec![Int(1)]]),
-            &rs(vec![vec![Int(1)], vec![Int(2)]]),
-            false
-        ));
-    }
-
-    #[test]
-    fn columns_in_another_order_where_the_comparison_allows() {
-        use Value::*;
-        let a = rs(vec![vec![Text("x".into()), Int(1)]]);
-        let b = rs(vec![vec![Int(1), Text("x".into())]]);
-        assert!(!same_answer(&a, &b, false));
-        assert!(same_answer(&a, &b, true));
-        assert!(same_answer(&rs(vec![]), &rs(vec![]), false));
     }
 }

@@ -30,40 +30,7 @@ const WORKER_STACK: usize = 64 << 20;
 pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, EvalError> {
     let started = Instant::now();
     let mine = partition_selection(plan);
-    let db_ids: Vec<String> = {
-        let mut ids: Vec<String> = mine
-            .iter()
-            .map(|&i| plan.bench.questions[i].db_id.clone())
-            .filter(|id| plan.bench.db_exists(id))
-            .collect();
-        ids.sort();
-        ids.dedup();
-        ids
-    };
-    // A database whose dump changed since `import` wrote it is imported
-    // again first, where the run has a server of the dump's engine.
-    sqlwitness_run::refresh_dumps(
-        &plan.bench,
-        &db_ids,
-        &plan.servers,
-        sqlwitness_run::REIMPORT_STATEMENT_LIMIT,
-        &|n| progress.note(n),
-    );
-    // A database that cannot be used is never read nor migrated: its
-    // questions are `engine_error` on every engine, the others are judged.
-    let unusable: BTreeMap<String, String> = db_ids
-        .iter()
-        .filter_map(|id| sqlwitness_run::unusable(&plan.bench, id).map(|why| (id.clone(), why)))
-        .collect();
-    for (id, why) in &unusable {
-        progress.note(&format!(
-            "{id}: database unusable, its questions are engine_error: {why}"
-        ));
-    }
-    let db_ids: Vec<String> = db_ids
-        .into_iter()
-        .filter(|id| !unusable.contains_key(id))
-        .collect();
+    let (db_ids, unusable) = usable_databases(plan, &mine, progress);
     // Migrations first, over the administrative URLs: they also grant the
     // reader login the queries then run as.
     let migrations: Vec<crate::migrate::Migrations> = plan
@@ -90,25 +57,10 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         .zip(migrations)
         .map(|(mut c, m)| {
             logins.push(c.login.take());
-            let mut unavailable = m.unavailable;
-            for (id, why) in &unusable {
-                unavailable.insert(id.clone(), format!("database unusable: {why}"));
-            }
-            EngineCtx {
-                kind: c.kind,
-                dialect: sqlwitness_dialect::builtin(c.kind),
-                engine: c.engine,
-                unavailable,
-                caveats: m.caveats,
-                degraded: degraded
-                    .iter()
-                    .filter(|(_, (source, _))| *source != Some(c.kind))
-                    .map(|(id, (_, cols))| (id.clone(), cols.clone()))
-                    .collect(),
-            }
+            engine_ctx(c, m, &unusable, &degraded)
         })
         .collect();
-    let run = run_info(
+    let mut run = run_info(
         plan,
         ctxs.iter().map(|c| c.engine.info().clone()).collect(),
         &collations,
@@ -124,8 +76,98 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         .run_hooks(&journal, ctxs.iter().map(|c| c.engine.clone()));
     // Then the suite's copies, which the cancelled queries no longer hold.
     suite_copies.rearm();
+    let (mut done, todo) = resumed(&mine, done, progress);
+    let facts = Facts::read(plan, &db_ids, &ctxs, progress);
+    let fresh = evaluate_all(plan, &todo, &ctxs, &facts, &journal, progress)?;
+    journal.stop();
+    done.extend(fresh.into_iter().map(|q| (q.id, q)));
+    let questions: Vec<QuestionReport> = mine.iter().filter_map(|i| done.remove(i)).collect();
+    run.duration_ms = started.elapsed().as_millis() as u64;
+    run.peak_rss_bytes = peak_rss_bytes();
+    if let Some(suite) = &plan.suite {
+        progress.note(&format!(
+            "suite: {} executions on instances, {} gold results from the cache",
+            suite.executions(),
+            suite.cache_hits()
+        ));
+    }
+    Ok(assemble(plan, run, questions))
+}
+
+/// The databases of the questions `mine` that exist, sorted, with their
+/// dumps re-imported where they changed (on a server of the dump's
+/// engine); and those that cannot be used, with why: never read nor
+/// migrated, their questions `engine_error` on every engine.
+fn usable_databases(
+    plan: &EvalPlan,
+    mine: &[usize],
+    progress: &dyn Progress,
+) -> (Vec<String>, BTreeMap<String, String>) {
+    let mut db_ids: Vec<String> = mine
+        .iter()
+        .map(|&i| plan.bench.questions[i].db_id.clone())
+        .filter(|id| plan.bench.db_exists(id))
+        .collect();
+    db_ids.sort();
+    db_ids.dedup();
+    sqlwitness_run::refresh_dumps(
+        &plan.bench,
+        &db_ids,
+        &plan.servers,
+        sqlwitness_run::REIMPORT_STATEMENT_LIMIT,
+        &|n| progress.note(n),
+    );
+    let unusable: BTreeMap<String, String> = db_ids
+        .iter()
+        .filter_map(|id| sqlwitness_run::unusable(&plan.bench, id).map(|why| (id.clone(), why)))
+        .collect();
+    for (id, why) in &unusable {
+        progress.note(&format!(
+            "{id}: database unusable, its questions are engine_error: {why}"
+        ));
+    }
+    db_ids.retain(|id| !unusable.contains_key(id));
+    (db_ids, unusable)
+}
+
+/// One engine's context for the run: its reading engine, the databases
+/// its migration could not carry or that are unusable, its copies'
+/// caveats, and the columns its copies hold degraded (none on the
+/// source's own engine).
+#[allow(clippy::type_complexity)]
+fn engine_ctx(
+    c: sqlwitness_run::Connected,
+    m: crate::migrate::Migrations,
+    unusable: &BTreeMap<String, String>,
+    degraded: &HashMap<String, (Option<EngineKind>, Vec<(String, String, String)>)>,
+) -> EngineCtx {
+    let mut unavailable = m.unavailable;
+    for (id, why) in unusable {
+        unavailable.insert(id.clone(), format!("database unusable: {why}"));
+    }
+    EngineCtx {
+        kind: c.kind,
+        dialect: sqlwitness_dialect::builtin(c.kind),
+        engine: c.engine,
+        unavailable,
+        caveats: m.caveats,
+        degraded: degraded
+            .iter()
+            .filter(|(_, (source, _))| *source != Some(c.kind))
+            .map(|(id, (_, cols))| (id.clone(), cols.clone()))
+            .collect(),
+    }
+}
+
+/// The journal's finished questions among `mine`, by id, and the questions
+/// left to run, in order.
+fn resumed(
+    mine: &[usize],
+    done: Vec<QuestionReport>,
+    progress: &dyn Progress,
+) -> (HashMap<usize, QuestionReport>, Vec<usize>) {
     let wanted: HashSet<usize> = mine.iter().copied().collect();
-    let mut done: HashMap<usize, QuestionReport> = done
+    let done: HashMap<usize, QuestionReport> = done
         .into_iter()
         .filter(|q| wanted.contains(&q.id))
         .map(|q| (q.id, q))
@@ -142,12 +184,30 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             todo.len()
         ));
     }
+    (done, todo)
+}
 
-    // The probe above read every schema; a database that fails here all the
-    // same (changed under the run) is resolved verbatim, and its queries
-    // meet the same failure as verdicts.
-    let names: HashMap<String, NameSet> =
-        if plan.resolve_identifiers && ctxs.iter().any(|c| c.kind.is_server()) {
+/// What the run reads once per database for its questions' stages.
+struct Facts {
+    /// Each database's names, for identifier resolution on the servers.
+    names: HashMap<String, NameSet>,
+    /// Each database's schema, for the reference judgment.
+    schemas: HashMap<String, sqlwitness_sql::SchemaInfo>,
+    /// What Spider's exact match reads.
+    exact: HashMap<String, (sqlwitness_sql::SpiderSchema, sqlwitness_sql::ForeignKeyMap)>,
+}
+
+impl Facts {
+    fn read(
+        plan: &EvalPlan,
+        db_ids: &[String],
+        ctxs: &[EngineCtx],
+        progress: &dyn Progress,
+    ) -> Facts {
+        // The probe before read every schema; a database that fails here
+        // all the same (changed under the run) is resolved verbatim, and
+        // its queries meet the same failure as verdicts.
+        let names = if plan.resolve_identifiers && ctxs.iter().any(|c| c.kind.is_server()) {
             db_ids
                 .iter()
                 .filter_map(|id| {
@@ -164,21 +224,47 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         } else {
             HashMap::new()
         };
+        // The reference judgment names a text-vs-number difference from
+        // the schema (SQLite compares TEXT with a number as text).
+        let schemas = if plan.reference.is_some() {
+            db_ids
+                .iter()
+                .filter_map(|id| {
+                    let path = plan.bench.database(id).sqlite_path;
+                    let s = sqlwitness_audit::read_schema(&path).ok()?;
+                    Some((id.clone(), s))
+                })
+                .collect()
+        } else {
+            HashMap::new()
+        };
+        Facts {
+            names,
+            schemas,
+            exact: exact_match_schemas(plan, db_ids, progress),
+        }
+    }
 
-    // The reference judgment names a text-vs-number difference from the
-    // schema (SQLite compares TEXT with a number as text).
-    let schemas: HashMap<String, sqlwitness_sql::SchemaInfo> = if plan.reference.is_some() {
-        db_ids
-            .iter()
-            .filter_map(|id| {
-                let s = sqlwitness_audit::read_schema(&plan.bench.database(id).sqlite_path).ok()?;
-                Some((id.clone(), s))
-            })
-            .collect()
-    } else {
-        HashMap::new()
-    };
-    let exact = exact_match_schemas(plan, &db_ids, progress);
+    fn of(&self, db_id: &str) -> DbFacts<'_> {
+        DbFacts {
+            names: self.names.get(db_id),
+            schema: self.schemas.get(db_id),
+            exact: self.exact.get(db_id),
+        }
+    }
+}
+
+/// Evaluates the questions `todo` in parallel (`plan.jobs` workers), each
+/// recorded in the journal as it finishes; none starts once the run is
+/// cancelled, and a cancelled run is `Interrupted`.
+fn evaluate_all(
+    plan: &EvalPlan,
+    todo: &[usize],
+    ctxs: &[EngineCtx],
+    facts: &Facts,
+    journal: &Journal,
+    progress: &dyn Progress,
+) -> Result<Vec<QuestionReport>, EvalError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs)
         .stack_size(WORKER_STACK)
@@ -190,12 +276,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
             .filter(|_| !plan.cancel.is_cancelled())
             .map(|&i| {
                 let q = &plan.bench.questions[i];
-                let facts = DbFacts {
-                    names: names.get(&q.db_id),
-                    schema: schemas.get(&q.db_id),
-                    exact: exact.get(&q.db_id),
-                };
-                let report = evaluate_question_safely(plan, q, &ctxs, facts);
+                let report = evaluate_question_safely(plan, q, ctxs, facts.of(&q.db_id));
                 journal.record(&report)?;
                 pb.inc(1);
                 Ok(report)
@@ -206,21 +287,7 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
     if plan.cancel.is_cancelled() {
         return Err(RunError::Interrupted.into());
     }
-    journal.stop();
-    done.extend(fresh.into_iter().map(|q| (q.id, q)));
-    let questions: Vec<QuestionReport> = mine.iter().filter_map(|i| done.remove(i)).collect();
-
-    let mut run = run;
-    run.duration_ms = started.elapsed().as_millis() as u64;
-    run.peak_rss_bytes = peak_rss_bytes();
-    if let Some(suite) = &plan.suite {
-        progress.note(&format!(
-            "suite: {} executions on instances, {} gold results from the cache",
-            suite.executions(),
-            suite.cache_hits()
-        ));
-    }
-    Ok(assemble(plan, run, questions))
+    Ok(fresh)
 }
 
 /// What Spider's exact match reads of each database (the schema of its

@@ -12,7 +12,7 @@ use sqlwitness_core::{Engine, EngineKind, Verdict};
 use sqlwitness_report::{EngineOutcome, SuiteOutcome, WitnessReport};
 use sqlwitness_sql::NameSet;
 
-use crate::execute::{prepare_pred, prepare_sql};
+use crate::prepare::{prepare_pred, prepare_sql};
 use sqlwitness_run::{Cancel, OnCancel, Progress};
 
 use crate::EvalPlan;
@@ -308,34 +308,53 @@ pub(crate) fn with_suite(
         return outcome;
     };
     if v.passed && plan.hunt > 0 && kind == sqlwitness_engines::IN_PLACE && pred_sql.is_some() {
-        match suite.hunt(
-            db_id,
-            q.id,
-            &gold_run,
-            &pred_run,
-            &opts,
-            &plan.limits,
-            plan.hunt,
-            plan.suite_witness,
-        ) {
-            Ok(Some(h)) => {
-                if let Some(f) = h.failure {
-                    v.passed = false;
-                    v.failure = Some(f);
-                }
-            }
-            Ok(None) => {}
-            Err(e) => eprintln!(
-                "{}",
-                sqlwitness_core::escape_controls(&format!(
-                    "suite: q{} ({db_id}): --hunt: {e}",
-                    q.id
-                ))
-            ),
-        }
+        hunt(plan, suite, q, (&gold_run, &pred_run), &opts, &mut v);
     }
+    outcome.suite = Some(suite_outcome(v));
+    outcome
+}
+
+/// `--hunt`: searches generated instances beyond the suite's for one that
+/// tells the prediction (which passed every instance) from the gold; a
+/// failure found fails `v`. A search that cannot run is said on stderr.
+fn hunt(
+    plan: &EvalPlan,
+    suite: &sqlwitness_fuzz::SuiteSet,
+    q: &Question,
+    (gold_run, pred_run): (&str, &str),
+    opts: &CompareOptions,
+    v: &mut sqlwitness_fuzz::SuiteVerdict,
+) {
+    let db_id = q.db_id.as_str();
+    match suite.hunt(
+        db_id,
+        q.id,
+        gold_run,
+        pred_run,
+        opts,
+        &plan.limits,
+        plan.hunt,
+        plan.suite_witness,
+    ) {
+        Ok(Some(h)) => {
+            if let Some(f) = h.failure {
+                v.passed = false;
+                v.failure = Some(f);
+            }
+        }
+        Ok(None) => {}
+        Err(e) => eprintln!(
+            "{}",
+            sqlwitness_core::escape_controls(&format!("suite: q{} ({db_id}): --hunt: {e}", q.id))
+        ),
+    }
+}
+
+/// The report's suite outcome of `v`: passed or the instance that failed,
+/// why, and the shrunk witness.
+fn suite_outcome(v: sqlwitness_fuzz::SuiteVerdict) -> SuiteOutcome {
     let failure = v.failure;
-    outcome.suite = Some(SuiteOutcome {
+    SuiteOutcome {
         passed: v.passed,
         instances: v.instances,
         checked: v.checked,
@@ -349,6 +368,5 @@ pub(crate) fn with_suite(
             pred_error: w.pred.as_ref().err().map(|e| e.message.clone()),
             pred: w.pred.unwrap_or_default(),
         }),
-    });
-    outcome
+    }
 }

@@ -19,7 +19,7 @@ use sqlwitness_report::{EngineOutcome, OfficialTiming, VesOutcome};
 use sqlwitness_sql::NameSet;
 
 use crate::ctx::EngineCtx;
-use crate::execute::{prepare_pred, prepare_sql};
+use crate::prepare::{prepare_pred, prepare_sql};
 use crate::EvalPlan;
 
 /// `outcome` with its timed runs where the plan asks for them and the
