@@ -65,67 +65,19 @@ pub fn mechanism_with(
         return None;
     }
     if cmp.reason == Some(MismatchReason::Order) {
-        let strip = |rs: &ResultSet| -> Vec<Vec<String>> {
-            rs.rows
-                .iter()
-                .filter(|r| !r.iter().any(|v| matches!(v, Value::Null)))
-                .map(|r| row_key(r))
-                .collect()
-        };
-        let has_null = a.rows.iter().flatten().any(|v| matches!(v, Value::Null));
-        return Some(if has_null && strip(a) == strip(b) {
-            "null_order"
-        } else {
-            "order"
-        });
+        return Some(order_mechanism(a, b));
     }
     let (ca, cb) = (counts(a), counts(b));
     if ca.keys().eq(cb.keys()) {
         return Some("multiplicity");
     }
     // Text folded to lower case: a case-only difference is collation.
-    let fold = |rs: &ResultSet| -> BTreeMap<Vec<String>, usize> {
-        let mut m = BTreeMap::new();
-        for r in &rs.rows {
-            let k: Vec<String> = r
-                .iter()
-                .map(|v| match v {
-                    Value::Text(s) => format!("s:{}", s.to_lowercase()),
-                    v => canonical_cell(v),
-                })
-                .collect();
-            *m.entry(k).or_insert(0) += 1;
-        }
-        m
-    };
-    if fold(a) == fold(b) {
+    if folded_counts(a) == folded_counts(b) {
         return Some("collation");
     }
     if a.rows.len() == b.rows.len() {
-        let mut ra: Vec<&Vec<Value>> = a.rows.iter().collect();
-        let mut rb: Vec<&Vec<Value>> = b.rows.iter().collect();
-        ra.sort_by_key(|r| row_key(r));
-        rb.sort_by_key(|r| row_key(r));
-        for (x, y) in ra.iter().zip(&rb) {
-            for (u, v) in x.iter().zip(y.iter()) {
-                if canonical_cell(u) == canonical_cell(v) {
-                    continue;
-                }
-                let numeric_text = (u.is_numeric() && matches!(v, Value::Text(_)))
-                    || (v.is_numeric() && matches!(u, Value::Text(_)));
-                // Integer division (2 vs 2.5) or decimal precision (MySQL's
-                // AVG keeps 4 decimals: 10.4286 vs 10.428571428571429).
-                let numeric = match (u.as_f64(), v.as_f64()) {
-                    (Some(p), Some(q)) => {
-                        (p.trunc() == q.trunc() && (p.fract() == 0.0) != (q.fract() == 0.0))
-                            || (p - q).abs() <= 1e-3 * p.abs().max(q.abs())
-                    }
-                    _ => false,
-                };
-                if numeric_text || numeric {
-                    return Some("type");
-                }
-            }
+        if differ_by_type(a, b) {
+            return Some("type");
         }
         if limit_cut {
             return Some("truncation");
@@ -134,20 +86,90 @@ pub fn mechanism_with(
     // Different rows where the query compares text with a literal: `=`
     // and LIKE are case-insensitive (and pad spaces) on MySQL, LIKE is
     // case-sensitive on PostgreSQL.
+    if text_vs_number {
+        return Some("type");
+    }
+    if compares_text(sql) {
+        return Some("collation");
+    }
+    Some("other")
+}
+
+/// The mechanism of the same rows in another order: `null_order` when `a`
+/// holds a NULL and the rows without one come in the same order, else
+/// `order`.
+fn order_mechanism(a: &ResultSet, b: &ResultSet) -> &'static str {
+    let strip = |rs: &ResultSet| -> Vec<Vec<String>> {
+        rs.rows
+            .iter()
+            .filter(|r| !r.iter().any(|v| matches!(v, Value::Null)))
+            .map(|r| row_key(r))
+            .collect()
+    };
+    let has_null = a.rows.iter().flatten().any(|v| matches!(v, Value::Null));
+    if has_null && strip(a) == strip(b) {
+        "null_order"
+    } else {
+        "order"
+    }
+}
+
+/// How many times each row occurs, its text folded to lower case.
+fn folded_counts(rs: &ResultSet) -> BTreeMap<Vec<String>, usize> {
+    let mut m = BTreeMap::new();
+    for r in &rs.rows {
+        let k: Vec<String> = r
+            .iter()
+            .map(|v| match v {
+                Value::Text(s) => format!("s:{}", s.to_lowercase()),
+                v => canonical_cell(v),
+            })
+            .collect();
+        *m.entry(k).or_insert(0) += 1;
+    }
+    m
+}
+
+/// Whether two answers of as many rows, both sorted, differ somewhere by a
+/// value's type: a cell that differs is [`cells_differ_by_type`].
+fn differ_by_type(a: &ResultSet, b: &ResultSet) -> bool {
+    let mut ra: Vec<&Vec<Value>> = a.rows.iter().collect();
+    let mut rb: Vec<&Vec<Value>> = b.rows.iter().collect();
+    ra.sort_by_key(|r| row_key(r));
+    rb.sort_by_key(|r| row_key(r));
+    ra.iter().zip(&rb).any(|(x, y)| {
+        x.iter()
+            .zip(y.iter())
+            .any(|(u, v)| canonical_cell(u) != canonical_cell(v) && cells_differ_by_type(u, v))
+    })
+}
+
+/// Whether two different cells are the same value in other types: a number
+/// and a text, integer division (2 vs 2.5) or decimal precision (MySQL's
+/// AVG keeps 4 decimals: 10.4286 vs 10.428571428571429).
+fn cells_differ_by_type(u: &Value, v: &Value) -> bool {
+    let numeric_text = (u.is_numeric() && matches!(v, Value::Text(_)))
+        || (v.is_numeric() && matches!(u, Value::Text(_)));
+    let numeric = match (u.as_f64(), v.as_f64()) {
+        (Some(p), Some(q)) => {
+            (p.trunc() == q.trunc() && (p.fract() == 0.0) != (q.fract() == 0.0))
+                || (p - q).abs() <= 1e-3 * p.abs().max(q.abs())
+        }
+        _ => false,
+    };
+    numeric_text || numeric
+}
+
+/// Whether `sql` compares text with a string literal (`=`, `IN`) or
+/// matches it with LIKE.
+fn compares_text(sql: &str) -> bool {
     let lower = sql.to_ascii_lowercase();
-    let compares_text = lower.contains(" like ")
+    lower.contains(" like ")
         || [
             "= '", "= \"", "=  '", "=  \"", "='", "=\"", "in ('", "in (\"",
         ]
         .iter()
-        .any(|p| lower.contains(p));
-    if text_vs_number {
-        return Some("type");
-    }
-    if compares_text {
-        return Some("collation");
-    }
-    Some("other")
+        .any(|p| lower.contains(p))
 }
 
 #[cfg(test)]
@@ -157,6 +179,27 @@ mod tests {
 
     fn rs(rows: Vec<Vec<Value>>) -> ResultSet {
         ResultSet::new(vec![Column::new("a", None)], rows)
+    }
+
+    #[test]
+    fn cells_that_differ_by_type_only() {
+        let t = |s: &str| Value::Text(s.into());
+        assert!(cells_differ_by_type(&Value::Int(2), &t("2")));
+        assert!(cells_differ_by_type(&Value::Int(2), &Value::Float(2.5)));
+        assert!(cells_differ_by_type(
+            &Value::Float(10.428571428571429),
+            &Value::Decimal("10.4286".into())
+        ));
+        assert!(!cells_differ_by_type(&Value::Int(2), &Value::Int(3)));
+        assert!(!cells_differ_by_type(&t("a"), &t("b")));
+    }
+
+    #[test]
+    fn text_compared_with_a_literal() {
+        assert!(compares_text("SELECT a FROM t WHERE city = 'x'"));
+        assert!(compares_text("SELECT a FROM t WHERE city IN (\"x\")"));
+        assert!(compares_text("SELECT a FROM t WHERE city LIKE 'x%'"));
+        assert!(!compares_text("SELECT a FROM t WHERE id = 3"));
     }
 
     #[test]

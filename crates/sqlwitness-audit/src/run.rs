@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use sqlwitness_bench::Benchmark;
 use sqlwitness_core::{EngineKind, QueryLimits};
 use sqlwitness_run::{
-    is_good, AuditSpec, Cancel, Header, Journal, JournalMode, Partition, Progress, RunContext,
-    RunError, RunSpec, Servers,
+    is_good, AuditSpec, Cancel, Connected, Header, Journal, JournalMode, Partition, Progress,
+    RunContext, RunError, RunSpec, Servers,
 };
 use sqlwitness_sql::NameSet;
 
@@ -194,7 +194,7 @@ pub(crate) fn with_database(plan: &AuditPlan, selected: &[usize]) -> Vec<usize> 
 /// Runs the audit; the report (writing it is the caller's).
 pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, RunError> {
     let started = Instant::now();
-    let (bench, engines, servers, jobs) = (&plan.bench, &plan.engines, &plan.servers, plan.jobs);
+    let (bench, engines, jobs) = (&plan.bench, &plan.engines, plan.jobs);
     let mine = audit_selection(plan);
     for (id, why) in unusable_databases(bench, &mine) {
         progress.note(&format!(
@@ -203,31 +203,9 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, R
     }
     let with_db = with_database(plan, &mine);
     let unavailable = migrate_for_audit(plan, &with_db);
-    let namespaces: std::collections::BTreeSet<String> = with_db
-        .iter()
-        .map(|&i| bench.database(&bench.questions[i].db_id).namespace)
-        .collect();
-    let namespaces: Vec<String> = namespaces.into_iter().collect();
-    let connected = sqlwitness_run::connect_reading(
-        engines,
-        servers,
-        jobs as u32 + 1,
-        &namespaces,
-        &plan.cancel,
-    )?;
+    let connected = connect_engines(plan, &with_db)?;
     let reference = plan.reference;
-    if !connected.iter().any(|c| c.kind == reference) {
-        return Err(RunError::BadInput(format!(
-            "reference {reference}: not one of the engines"
-        )));
-    }
-    // Reshuffled copies are SQLite files: none when an engine holding
-    // copies of its own judges.
-    let seeds: Vec<u64> = if reference.holds_copies() {
-        Vec::new()
-    } else {
-        (0..plan.shuffles).collect()
-    };
+    let seeds = shuffle_seeds(reference, plan.shuffles);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -237,18 +215,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, R
         .iter()
         .map(|k| (*k, sqlwitness_dialect::builtin(*k).translations))
         .collect();
-    let mut run = AuditRun {
-        bench: plan.bench_arg.display().to_string(),
-        split: bench.split.clone(),
-        engines: engines.iter().map(|k| k.as_str().to_string()).collect(),
-        reference: reference.as_str().to_string(),
-        engine_versions: connected
-            .iter()
-            .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
-            .collect(),
-        shuffle_seeds: seeds.clone(),
-        duration_ms: 0,
-    };
+    let mut run = audit_run(plan, &connected, &seeds);
     let header = audit_header(plan, &run)?;
     let (journal, done) =
         Journal::open::<AuditRecord>(&plan.out, &header, plan.journal, &plan.cancel)?;
@@ -256,12 +223,7 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, R
     let _hooks = plan
         .cancel
         .run_hooks(&journal, connected.iter().map(|c| c.engine.clone()));
-    let done_ids: std::collections::HashSet<usize> = done.iter().map(|r| r.id).collect();
-    let todo: Vec<usize> = with_db
-        .iter()
-        .copied()
-        .filter(|i| !done_ids.contains(i))
-        .collect();
+    let todo = not_done(&with_db, &done);
     if !done.is_empty() {
         progress.note(&format!(
             "resume: {} questions from the journal, {} to audit",
@@ -271,59 +233,23 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, R
     }
     let tmp = tempfile::tempdir().map_err(|e| RunError::io("creating a temporary directory", e))?;
     let dbs = prepare_databases(plan, &pool, &todo, &seeds, tmp.path(), progress)?;
+    let auditor = QuestionAuditor {
+        bench,
+        connected: &connected,
+        dbs: &dbs,
+        unavailable: &unavailable,
+        translations: &translations,
+        reference,
+        opts: &opts,
+    };
 
     let pb = progress.bar(todo.len() as u64, "audit");
     let fresh: Vec<Vec<Finding>> = pool.install(|| {
         todo.par_iter()
             .map(|&i| {
-                let q = &bench.questions[i];
-                let (ctx, names) = &dbs[&q.db_id];
-                let prepare = |sql: &str, kind: EngineKind| {
-                    if kind.is_server() {
-                        sqlwitness_sql::resolve_identifiers(sql, names, kind)
-                    } else {
-                        sql.to_string()
-                    }
-                };
-                let preps: Vec<Prepare> = connected
-                    .iter()
-                    .map(|c| {
-                        let kind = c.kind;
-                        Box::new(move |sql: &str| prepare(sql, kind)) as Prepare
-                    })
-                    .collect();
-                let all: Vec<Target> = connected
-                    .iter()
-                    .zip(&preps)
-                    .filter(|(c, _)| {
-                        c.kind == reference || !unavailable.contains_key(&(c.kind, q.db_id.clone()))
-                    })
-                    .map(|(c, p)| Target {
-                        kind: c.kind,
-                        engine: c.engine.as_ref(),
-                        db: bench.database(&q.db_id),
-                        prepare: p.as_ref(),
-                        translations: &translations[&c.kind],
-                        gold: q.gold_for(c.kind),
-                    })
-                    .collect();
-                let (mut judged, targets): (Vec<Target>, Vec<Target>) =
-                    all.into_iter().partition(|t| t.kind == reference);
-                let judged = judged.pop().expect("the reference is connected");
-                let out = audit_question_on(
-                    &AuditQuestion {
-                        id: q.id,
-                        db_id: &q.db_id,
-                        gold: q.gold_for(reference),
-                    },
-                    ctx,
-                    &judged,
-                    &targets,
-                    &opts,
-                );
                 let record = AuditRecord {
                     id: i,
-                    findings: out,
+                    findings: auditor.findings(i),
                 };
                 journal.record(&record)?;
                 pb.inc(1);
@@ -346,6 +272,149 @@ pub fn audit(plan: &AuditPlan, progress: &dyn Progress) -> Result<AuditReport, R
         summary,
         findings,
     })
+}
+
+/// The plan's engines, connected over pools for its jobs to read the
+/// databases of `questions`; an error when the reference is not among
+/// them.
+fn connect_engines(plan: &AuditPlan, questions: &[usize]) -> Result<Vec<Connected>, RunError> {
+    let namespaces = database_namespaces(&plan.bench, questions);
+    let connected = sqlwitness_run::connect_reading(
+        &plan.engines,
+        &plan.servers,
+        plan.jobs as u32 + 1,
+        &namespaces,
+        &plan.cancel,
+    )?;
+    let reference = plan.reference;
+    if !connected.iter().any(|c| c.kind == reference) {
+        return Err(RunError::BadInput(format!(
+            "reference {reference}: not one of the engines"
+        )));
+    }
+    Ok(connected)
+}
+
+/// The namespaces of the databases of `questions`, each once, in order.
+fn database_namespaces(bench: &Benchmark, questions: &[usize]) -> Vec<String> {
+    let namespaces: std::collections::BTreeSet<String> = questions
+        .iter()
+        .map(|&i| bench.database(&bench.questions[i].db_id).namespace)
+        .collect();
+    namespaces.into_iter().collect()
+}
+
+/// The seeds of the reshuffled copies of each database: `shuffles` of
+/// them, or none when the reference holds copies of its own (reshuffled
+/// copies are SQLite files).
+fn shuffle_seeds(reference: EngineKind, shuffles: u64) -> Vec<u64> {
+    if reference.holds_copies() {
+        Vec::new()
+    } else {
+        (0..shuffles).collect()
+    }
+}
+
+/// How the audit runs, for its report and journal: the benchmark, the
+/// engines (with the versions `connected` report) and the reshuffle
+/// `seeds`; its duration is set at the end.
+fn audit_run(plan: &AuditPlan, connected: &[Connected], seeds: &[u64]) -> AuditRun {
+    AuditRun {
+        bench: plan.bench_arg.display().to_string(),
+        split: plan.bench.split.clone(),
+        engines: plan
+            .engines
+            .iter()
+            .map(|k| k.as_str().to_string())
+            .collect(),
+        reference: plan.reference.as_str().to_string(),
+        engine_versions: connected
+            .iter()
+            .map(|c| (c.kind.as_str().to_string(), c.engine.info().version.clone()))
+            .collect(),
+        shuffle_seeds: seeds.to_vec(),
+        duration_ms: 0,
+    }
+}
+
+/// The questions of `wanted` that the journal's records `done` do not
+/// hold, in order.
+fn not_done(wanted: &[usize], done: &[AuditRecord]) -> Vec<usize> {
+    let done_ids: std::collections::HashSet<usize> = done.iter().map(|r| r.id).collect();
+    wanted
+        .iter()
+        .copied()
+        .filter(|i| !done_ids.contains(i))
+        .collect()
+}
+
+/// What every question's audit reads: the benchmark, the connected
+/// engines, the prepared databases, the copies that cannot be used, each
+/// engine's translation rules, the reference and the audit's options.
+struct QuestionAuditor<'a> {
+    bench: &'a Benchmark,
+    connected: &'a [Connected],
+    dbs: &'a HashMap<String, (DbAudit, NameSet)>,
+    unavailable: &'a HashMap<(EngineKind, String), String>,
+    translations: &'a HashMap<EngineKind, sqlwitness_dialect::Translations>,
+    reference: EngineKind,
+    opts: &'a AuditOptions,
+}
+
+impl QuestionAuditor<'_> {
+    /// The findings of question `i`: its gold judged on the reference, and
+    /// compared on every other engine whose copy of its database can be
+    /// used.
+    fn findings(&self, i: usize) -> Vec<Finding> {
+        let (bench, reference) = (self.bench, self.reference);
+        let q = &bench.questions[i];
+        let (ctx, names) = &self.dbs[&q.db_id];
+        let prepare = |sql: &str, kind: EngineKind| {
+            if kind.is_server() {
+                sqlwitness_sql::resolve_identifiers(sql, names, kind)
+            } else {
+                sql.to_string()
+            }
+        };
+        let preps: Vec<Prepare> = self
+            .connected
+            .iter()
+            .map(|c| {
+                let kind = c.kind;
+                Box::new(move |sql: &str| prepare(sql, kind)) as Prepare
+            })
+            .collect();
+        let all: Vec<Target> = self
+            .connected
+            .iter()
+            .zip(&preps)
+            .filter(|(c, _)| {
+                c.kind == reference || !self.unavailable.contains_key(&(c.kind, q.db_id.clone()))
+            })
+            .map(|(c, p)| Target {
+                kind: c.kind,
+                engine: c.engine.as_ref(),
+                db: bench.database(&q.db_id),
+                prepare: p.as_ref(),
+                translations: &self.translations[&c.kind],
+                gold: q.gold_for(c.kind),
+            })
+            .collect();
+        let (mut judged, targets): (Vec<Target>, Vec<Target>) =
+            all.into_iter().partition(|t| t.kind == reference);
+        let judged = judged.pop().expect("the reference is connected");
+        audit_question_on(
+            &AuditQuestion {
+                id: q.id,
+                db_id: &q.db_id,
+                gold: q.gold_for(reference),
+            },
+            ctx,
+            &judged,
+            &targets,
+            self.opts,
+        )
+    }
 }
 
 /// The databases of the `selected` questions that exist and cannot be
@@ -530,6 +599,28 @@ mod tests {
             rewrite: None,
             translation: None,
         }
+    }
+
+    #[test]
+    fn questions_in_the_journal_are_not_audited_again() {
+        let done = vec![
+            AuditRecord {
+                id: 4,
+                findings: Vec::new(),
+            },
+            AuditRecord {
+                id: 9,
+                findings: Vec::new(),
+            },
+        ];
+        assert_eq!(not_done(&[2, 4, 7], &done), [2, 7]);
+        assert_eq!(not_done(&[2, 4, 7], &[]), [2, 4, 7]);
+    }
+
+    #[test]
+    fn reshuffled_copies_only_when_sqlite_judges() {
+        assert_eq!(shuffle_seeds(EngineKind::Sqlite, 3), [0, 1, 2]);
+        assert!(shuffle_seeds(EngineKind::Postgres, 3).is_empty());
     }
 
     #[test]

@@ -684,119 +684,166 @@ pub fn from_manifest(
     servers: Option<&sqlwitness_run::Servers>,
     quiet: bool,
 ) -> anyhow::Result<()> {
-    let prefix = bench.namespace_prefix.as_str();
-    let url = |kind: EngineKind| {
-        servers
-            .and_then(|s| s.url(kind))
-            .map(str::to_string)
-            .or_else(|| {
-                std::env::var(kind.url_env())
-                    .ok()
-                    .filter(|u| !u.trim().is_empty())
-            })
-    };
+    let checked = checked_manifest(bench)?;
+    let mut ran = false;
+    for (i, entry) in checked.into_iter().enumerate() {
+        if !entry_needed(bench, &entry, ran)? {
+            continue;
+        }
+        import_entry(bench, servers, i, entry, quiet)?;
+        ran = true;
+    }
+    Ok(())
+}
+
+/// The entries of the benchmark's [`MANIFEST`], every one checked (none
+/// when there is no manifest).
+fn checked_manifest(bench: &sqlwitness_bench::Benchmark) -> anyhow::Result<Vec<CheckedEntry>> {
     let path = bench.root.join(MANIFEST);
     let text = match sqlwitness_core::read_input(&path, sqlwitness_core::input::MANIFEST_FILE) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),
     };
     let entries: Vec<ManifestEntry> = serde_json::from_slice(&text)
         .map_err(|e| exit::BadInput(format!("{}: {e}", path.display())))?;
-    let checked = entries
+    entries
         .iter()
         .enumerate()
         .map(|(i, entry)| check_entry(bench, &path, i, entry))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut ran = false;
-    for (i, entry) in checked.into_iter().enumerate() {
-        let CheckedEntry {
-            place,
-            engine,
-            source,
-            shown,
-            databases,
-            copy_only,
-        } = entry;
-        let missing = databases
-            .iter()
-            .filter(|d| !bench.sqlite_path(&d.db_id).exists())
-            .count();
-        if !copy_only && missing > 0 && missing < databases.len() {
-            return Err(exit::BadInput(format!(
-                "{place}: {missing} of the {} databases of {shown} have no SQLite file and the \
-                 others have one: remove them to import again, or import by hand",
-                databases.len(),
-            ))
-            .into());
-        }
-        // A dump edited since it was imported is imported again (the
-        // import replaces what it wrote from the old one).
-        let stale = databases.iter().any(|d| {
-            matches!(
-                sqlwitness_bench::stale_dump(&bench.sqlite_path(&d.db_id)),
-                Ok(Some(_))
-            )
-        });
-        let needed = if copy_only { ran } else { missing > 0 || stale };
-        if !needed {
-            continue;
-        }
-        let source = match source {
-            EntrySource::Dump(file) => ImportSource::Dump(file),
-            EntrySource::Live { url_env, schema } => {
-                let url = std::env::var(&url_env)
-                    .ok()
-                    .filter(|u| !u.trim().is_empty())
-                    .ok_or_else(|| {
-                        exit::BadInput(format!(
-                            "{place}: the live database's URL is read from {url_env}, which is not set"
-                        ))
-                    })?;
-                ImportSource::Live { url, schema }
-            }
-        };
-        let url = url(engine).ok_or_else(|| {
-            exit::BadInput(format!(
-                "{place}: a {engine} dump or database is imported by that engine: give --server \
-                 {engine}=URL or {}",
-                engine.url_env()
-            ))
-        })?;
-        let opts = ImportOptions {
-            engine,
-            url,
-            source,
-            out: bench.database_dir.clone(),
-            databases,
-            statement_limit: Duration::from_secs(600),
-            source_copy_prefix: Some(prefix.to_string()),
-            copy_only,
-        };
-        let report = sqlwitness_bench::import_dump(&opts)
-            .map_err(|e| exit::EngineFailure(format!("{place}: {e}")))?;
-        warn_rejected(&report);
-        let report_path = bench.database_dir.join(format!("import-report-{i}.json"));
-        std::fs::write(&report_path, serde_json::to_string_pretty(&report)? + "\n")
-            .with_context(|| format!("{}: cannot write the report", report_path.display()))?;
-        if !quiet {
-            say!(
-                "imported {shown} ({engine}{}): {} databases; report: {}",
-                if copy_only { ", copies only" } else { "" },
-                report.databases.len(),
-                report_path.display()
-            );
-        }
-        if !report.complete() {
-            return Err(exit::EngineFailure(format!(
-                "{place}: the import is incomplete; see {}",
-                report_path.display()
-            ))
-            .into());
-        }
-        ran = true;
+        .collect()
+}
+
+/// Whether `entry` is to run: when some of its databases have no SQLite
+/// file, or one written from a dump edited since; a `copy_only` entry when
+/// an entry before it ran (`ran`). An entry some of whose databases have a
+/// file while others have none is refused.
+fn entry_needed(
+    bench: &sqlwitness_bench::Benchmark,
+    entry: &CheckedEntry,
+    ran: bool,
+) -> anyhow::Result<bool> {
+    let databases = &entry.databases;
+    let missing = databases
+        .iter()
+        .filter(|d| !bench.sqlite_path(&d.db_id).exists())
+        .count();
+    if !entry.copy_only && missing > 0 && missing < databases.len() {
+        return Err(exit::BadInput(format!(
+            "{}: {missing} of the {} databases of {} have no SQLite file and the \
+             others have one: remove them to import again, or import by hand",
+            entry.place,
+            databases.len(),
+            entry.shown,
+        ))
+        .into());
+    }
+    // A dump edited since it was imported is imported again (the
+    // import replaces what it wrote from the old one).
+    let stale = databases.iter().any(|d| {
+        matches!(
+            sqlwitness_bench::stale_dump(&bench.sqlite_path(&d.db_id)),
+            Ok(Some(_))
+        )
+    });
+    Ok(if entry.copy_only {
+        ran
+    } else {
+        missing > 0 || stale
+    })
+}
+
+/// Imports manifest entry `i` into the benchmark's database folder, with
+/// the copies on its engine under the benchmark's namespace prefix, and
+/// writes its report there (`import-report-<i>.json`); an incomplete
+/// import is an error.
+fn import_entry(
+    bench: &sqlwitness_bench::Benchmark,
+    servers: Option<&sqlwitness_run::Servers>,
+    i: usize,
+    entry: CheckedEntry,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let CheckedEntry {
+        place,
+        engine,
+        source,
+        shown,
+        databases,
+        copy_only,
+    } = entry;
+    let source = import_source(&place, source)?;
+    let url = admin_url(servers, engine).ok_or_else(|| {
+        exit::BadInput(format!(
+            "{place}: a {engine} dump or database is imported by that engine: give --server \
+             {engine}=URL or {}",
+            engine.url_env()
+        ))
+    })?;
+    let opts = ImportOptions {
+        engine,
+        url,
+        source,
+        out: bench.database_dir.clone(),
+        databases,
+        statement_limit: Duration::from_secs(600),
+        source_copy_prefix: Some(bench.namespace_prefix.clone()),
+        copy_only,
+    };
+    let report = sqlwitness_bench::import_dump(&opts)
+        .map_err(|e| exit::EngineFailure(format!("{place}: {e}")))?;
+    warn_rejected(&report);
+    let report_path = bench.database_dir.join(format!("import-report-{i}.json"));
+    std::fs::write(&report_path, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("{}: cannot write the report", report_path.display()))?;
+    if !quiet {
+        say!(
+            "imported {shown} ({engine}{}): {} databases; report: {}",
+            if copy_only { ", copies only" } else { "" },
+            report.databases.len(),
+            report_path.display()
+        );
+    }
+    if !report.complete() {
+        return Err(exit::EngineFailure(format!(
+            "{place}: the import is incomplete; see {}",
+            report_path.display()
+        ))
+        .into());
     }
     Ok(())
+}
+
+/// What an entry imports from: its dump, or its live database over the URL
+/// read now from the entry's variable (an error when that is not set).
+fn import_source(place: &str, source: EntrySource) -> Result<ImportSource, exit::BadInput> {
+    Ok(match source {
+        EntrySource::Dump(file) => ImportSource::Dump(file),
+        EntrySource::Live { url_env, schema } => {
+            let url = std::env::var(&url_env)
+                .ok()
+                .filter(|u| !u.trim().is_empty())
+                .ok_or_else(|| {
+                    exit::BadInput(format!(
+                        "{place}: the live database's URL is read from {url_env}, which is not set"
+                    ))
+                })?;
+            ImportSource::Live { url, schema }
+        }
+    })
+}
+
+/// The administrative URL of `kind`: the one `servers` gives, else
+/// `SQLWITNESS_<ENGINE>_URL` when set and not blank.
+fn admin_url(servers: Option<&sqlwitness_run::Servers>, kind: EngineKind) -> Option<String> {
+    servers
+        .and_then(|s| s.url(kind))
+        .map(str::to_string)
+        .or_else(|| {
+            std::env::var(kind.url_env())
+                .ok()
+                .filter(|u| !u.trim().is_empty())
+        })
 }
 
 #[cfg(test)]

@@ -358,6 +358,9 @@ pub fn applicable(
     Ok(None)
 }
 
+/// The change `rule` makes to `table.column` when the column's data fits
+/// the rule's kind; `rest` is the column's name without the rule's prefix
+/// or suffix, `taken` the table's column names.
 fn try_rule(
     rule: &Rule,
     conn: &Connection,
@@ -366,225 +369,342 @@ fn try_rule(
     rest: &str,
     taken: &[String],
 ) -> rusqlite::Result<Option<ContentChange>> {
-    let c = quote(column);
-    let change = |new_columns, change| {
+    let at = Candidate {
+        rule,
+        conn,
+        table,
+        column,
+        rest,
+        taken,
+    };
+    match rule.kind.as_str() {
+        "affine" => try_affine(&at),
+        "split" => try_split(&at),
+        "text_to_booleans" => try_text_to_booleans(&at),
+        "boolean_to_text" => try_boolean_to_text(&at),
+        _ => Ok(None),
+    }
+}
+
+/// A column a rule is tried on, with the rule and the table's other names.
+struct Candidate<'a> {
+    rule: &'a Rule,
+    conn: &'a Connection,
+    table: &'a str,
+    column: &'a str,
+    /// The column's name without the rule's prefix or suffix.
+    rest: &'a str,
+    /// The table's column names.
+    taken: &'a [String],
+}
+
+/// A condition list of [`ColumnChange::Replace`]: a literal, the condition
+/// equivalent to `column = literal` and the one equivalent to `column <> literal`.
+type Equal = Vec<(Literal, String, Option<String>)>;
+
+impl Candidate<'_> {
+    /// The column's data, with up to `limit + 1` distinct values.
+    fn data(&self, limit: usize) -> rusqlite::Result<ColumnData> {
+        column_data(self.conn, self.table, self.column, limit)
+    }
+
+    /// A free name for a new column: the rest of the column's name followed
+    /// by the words of `base`, in the column's style.
+    fn fresh_after_rest(&self, base: &str) -> Option<String> {
+        let wanted = format!("{} {}", words(self.rest).join(" "), words(base).join(" "));
+        fresh(self.column, wanted.trim(), self.taken)
+    }
+
+    /// The change of this column by the rule.
+    fn change(
+        &self,
+        new_columns: Vec<(String, &'static str, String)>,
+        change: ColumnChange,
+    ) -> Option<ContentChange> {
         Some(ContentChange {
-            table: table.to_string(),
-            column: column.to_string(),
-            rule: rule.name.clone(),
+            table: self.table.to_string(),
+            column: self.column.to_string(),
+            rule: self.rule.name.clone(),
             new_columns,
             change,
         })
-    };
-    match rule.kind.as_str() {
-        "affine" => {
-            let d = column_data(conn, table, column, 0)?;
-            if d.non_null == 0 || d.non_int > 0 {
-                return Ok(None);
-            }
-            let (scale, offset) = (rule.scale.unwrap_or(1), rule.offset.unwrap_or(0));
-            let base = rule.new_name.as_deref().unwrap_or("value");
-            let wanted = format!("{} {}", words(rest).join(" "), words(base).join(" "));
-            let Some(new) = fresh(column, wanted.trim(), taken) else {
-                return Ok(None);
-            };
-            let (fill, template) = if scale == 1 {
-                (
-                    format!("{c} + {offset}"),
-                    format!("({{t}}{new} - {offset})"),
-                )
-            } else {
-                (
-                    format!("{offset} - {c}"),
-                    format!("({offset} - {{t}}{new})"),
-                )
-            };
-            Ok(change(
-                vec![(new, "INTEGER", fill)],
-                ColumnChange::Replace {
-                    template,
-                    equal: Vec::new(),
-                },
-            ))
-        }
-        "split" => {
-            let sep = rule.separator.clone().unwrap_or_else(|| " ".into());
-            let d = column_data(conn, table, column, 0)?;
-            let s = sql_text(&sep);
-            let missing: i64 = conn.query_row(
-                &format!(
-                    "SELECT count(*) FROM {} WHERE {c} IS NOT NULL AND (typeof({c}) <> 'text' OR instr({c}, {s}) = 0)",
-                    quote(table)
-                ),
-                [],
-                |r| r.get(0),
-            )?;
-            if d.non_null < 2 || missing > 0 {
-                return Ok(None);
-            }
-            let mut names = Vec::new();
-            for n in &rule.new_names {
-                let wanted = format!("{} {}", words(rest).join(" "), words(n).join(" "));
-                match fresh(column, wanted.trim(), taken) {
-                    Some(n) => names.push(n),
-                    None => return Ok(None),
-                }
-            }
-            let first = format!("substr({c}, 1, instr({c}, {s}) - 1)");
-            let second = format!("substr({c}, instr({c}, {s}) + length({s}))");
-            let template = format!("{{t}}{} || {s} || {{t}}{}", names[0], names[1]);
-            Ok(change(
-                vec![
-                    (names[0].clone(), "TEXT", first),
-                    (names[1].clone(), "TEXT", second),
-                ],
-                ColumnChange::Replace {
-                    template,
-                    equal: Vec::new(),
-                },
-            ))
-        }
-        "text_to_booleans" => {
-            let max = rule.max_values.unwrap_or(3);
-            let d = column_data(conn, table, column, max)?;
-            if d.non_text > 0 || d.distinct.len() < 2 || d.distinct.len() > max {
-                return Ok(None);
-            }
-            let values: Vec<String> = d.distinct.iter().map(Stored::text).collect();
-            if values.iter().any(|v| v.len() > 30) {
-                return Ok(None);
-            }
-            let used: Vec<&String> = if values.len() == 2 {
-                vec![&values[0]]
-            } else {
-                values.iter().collect()
-            };
-            let mut bools = Vec::new();
-            let mut taken = taken.to_vec();
-            for v in &used {
-                let s = slug(v);
-                // A name that says something: mapped, or a word of two
-                // letters or more that is not a number (`is_0` says nothing).
-                let named = match rule.value_names.get(&s) {
-                    Some(n) => n.clone(),
-                    None if s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic()) => s,
-                    None => return Ok(None),
-                };
-                let Some(n) = fresh(column, &format!("is {}", named.replace('_', " ")), &taken)
-                else {
-                    return Ok(None);
-                };
-                taken.push(n.clone());
-                bools.push(n);
-            }
-            let new_columns = used
-                .iter()
-                .zip(&bools)
-                .map(|(v, n)| {
-                    (
-                        n.clone(),
-                        "INTEGER",
-                        format!(
-                            "CASE WHEN {c} IS NULL THEN NULL WHEN {c} = {} THEN 1 ELSE 0 END",
-                            sql_text(v)
-                        ),
-                    )
-                })
-                .collect();
-            let mut equal = Vec::new();
-            let template = if values.len() == 2 {
-                let b = &bools[0];
-                for (stored, (eq, ne)) in d.distinct.iter().zip([("1", "0"), ("0", "1")]) {
-                    for lit in stored.literals() {
-                        equal.push((
-                            lit,
-                            format!("{{t}}{b} = {eq}"),
-                            Some(format!("{{t}}{b} = {ne}")),
-                        ));
-                    }
-                }
-                format!(
-                    "CASE {{t}}{b} WHEN 1 THEN {} WHEN 0 THEN {} END",
-                    sql_text(&values[0]),
-                    sql_text(&values[1])
-                )
-            } else {
-                let mut arms = String::new();
-                for (stored, b) in d.distinct.iter().zip(&bools) {
-                    for lit in stored.literals() {
-                        equal.push((lit, format!("{{t}}{b} = 1"), Some(format!("{{t}}{b} = 0"))));
-                    }
-                    arms.push_str(&format!(" WHEN {{t}}{b} = 1 THEN {}", stored.sql()));
-                }
-                format!("CASE{arms} END")
-            };
-            Ok(change(
-                new_columns,
-                ColumnChange::Replace { template, equal },
-            ))
-        }
-        "boolean_to_text" => {
-            let d = column_data(conn, table, column, 2)?;
-            if d.distinct.is_empty() || d.distinct.len() > 2 || d.non_null == 0 {
-                return Ok(None);
-            }
-            // Every stored value in the pair; the pair's order gives true/false.
-            let Some(pair) = rule
-                .pairs
-                .iter()
-                .find(|p| d.distinct.iter().all(|v| p.contains(&v.text())))
-            else {
-                return Ok(None);
-            };
-            let storage_int = d.distinct.iter().all(|v| matches!(v, Stored::Int(_)));
-            let stored = |s: &str| {
-                if storage_int {
-                    s.parse()
-                        .map(Stored::Int)
-                        .unwrap_or(Stored::Text(s.to_string()))
-                } else {
-                    Stored::Text(s.to_string())
-                }
-            };
-            let (t_val, f_val) = (stored(&pair[0]), stored(&pair[1]));
-            if storage_int && (matches!(t_val, Stored::Text(_)) || matches!(f_val, Stored::Text(_)))
-            {
-                return Ok(None);
-            }
-            if d.non_text > 0 && d.non_int > 0 {
-                return Ok(None);
-            }
-            let Some(new) = fresh(column, &words(rest).join(" "), taken) else {
-                return Ok(None);
-            };
-            let (yes, no) = (sql_text(&rule.labels[0]), sql_text(&rule.labels[1]));
-            let fill = format!(
-                "CASE {c} WHEN {} THEN {yes} WHEN {} THEN {no} END",
-                t_val.sql(),
-                f_val.sql()
-            );
-            let template = format!(
-                "CASE {{t}}{new} WHEN {yes} THEN {} WHEN {no} THEN {} END",
-                t_val.sql(),
-                f_val.sql()
-            );
-            let mut equal = Vec::new();
-            for (v, label) in [(&t_val, &yes), (&f_val, &no)] {
-                for lit in v.literals() {
-                    equal.push((
-                        lit,
-                        format!("{{t}}{new} = {label}"),
-                        Some(format!("{{t}}{new} <> {label}")),
-                    ));
-                }
-            }
-            Ok(change(
-                vec![(new, "TEXT", fill)],
-                ColumnChange::Replace { template, equal },
-            ))
-        }
-        _ => Ok(None),
     }
+}
+
+/// `affine`: an integer column becomes `offset ± old` in one new column.
+fn try_affine(at: &Candidate) -> rusqlite::Result<Option<ContentChange>> {
+    let d = at.data(0)?;
+    if d.non_null == 0 || d.non_int > 0 {
+        return Ok(None);
+    }
+    let (scale, offset) = (at.rule.scale.unwrap_or(1), at.rule.offset.unwrap_or(0));
+    let base = at.rule.new_name.as_deref().unwrap_or("value");
+    let Some(new) = at.fresh_after_rest(base) else {
+        return Ok(None);
+    };
+    let (fill, template) = affine_expressions(&quote(at.column), &new, scale, offset);
+    Ok(at.change(
+        vec![(new, "INTEGER", fill)],
+        ColumnChange::Replace {
+            template,
+            equal: Vec::new(),
+        },
+    ))
+}
+
+/// The fill of the new column `new` from the quoted old column `c`, and the
+/// template that gives the old value back: `c + offset` when `scale` is 1,
+/// `offset - c` otherwise.
+fn affine_expressions(c: &str, new: &str, scale: i64, offset: i64) -> (String, String) {
+    if scale == 1 {
+        (
+            format!("{c} + {offset}"),
+            format!("({{t}}{new} - {offset})"),
+        )
+    } else {
+        (
+            format!("{offset} - {c}"),
+            format!("({offset} - {{t}}{new})"),
+        )
+    }
+}
+
+/// `split`: a text column whose every value holds the separator becomes two
+/// text columns, the parts before and after its first occurrence.
+fn try_split(at: &Candidate) -> rusqlite::Result<Option<ContentChange>> {
+    let c = quote(at.column);
+    let sep = at.rule.separator.clone().unwrap_or_else(|| " ".into());
+    let d = at.data(0)?;
+    let s = sql_text(&sep);
+    let missing = count_without_separator(at.conn, at.table, &c, &s)?;
+    if d.non_null < 2 || missing > 0 {
+        return Ok(None);
+    }
+    let mut names = Vec::new();
+    for n in &at.rule.new_names {
+        match at.fresh_after_rest(n) {
+            Some(n) => names.push(n),
+            None => return Ok(None),
+        }
+    }
+    let first = format!("substr({c}, 1, instr({c}, {s}) - 1)");
+    let second = format!("substr({c}, instr({c}, {s}) + length({s}))");
+    let template = format!("{{t}}{} || {s} || {{t}}{}", names[0], names[1]);
+    Ok(at.change(
+        vec![
+            (names[0].clone(), "TEXT", first),
+            (names[1].clone(), "TEXT", second),
+        ],
+        ColumnChange::Replace {
+            template,
+            equal: Vec::new(),
+        },
+    ))
+}
+
+/// How many non-NULL values of the quoted column `c` are not text holding
+/// the separator `s` (an SQL literal).
+fn count_without_separator(
+    conn: &Connection,
+    table: &str,
+    c: &str,
+    s: &str,
+) -> rusqlite::Result<i64> {
+    conn.query_row(
+        &format!(
+            "SELECT count(*) FROM {} WHERE {c} IS NOT NULL AND (typeof({c}) <> 'text' OR instr({c}, {s}) = 0)",
+            quote(table)
+        ),
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// `text_to_booleans`: a text column of a few distinct values becomes one
+/// boolean column (two values) or one a value (more).
+fn try_text_to_booleans(at: &Candidate) -> rusqlite::Result<Option<ContentChange>> {
+    let max = at.rule.max_values.unwrap_or(3);
+    let d = at.data(max)?;
+    if d.non_text > 0 || d.distinct.len() < 2 || d.distinct.len() > max {
+        return Ok(None);
+    }
+    let values: Vec<String> = d.distinct.iter().map(Stored::text).collect();
+    if values.iter().any(|v| v.len() > 30) {
+        return Ok(None);
+    }
+    let used: Vec<&String> = if values.len() == 2 {
+        vec![&values[0]]
+    } else {
+        values.iter().collect()
+    };
+    let Some(bools) = boolean_names(at, &used) else {
+        return Ok(None);
+    };
+    let c = quote(at.column);
+    let new_columns = used
+        .iter()
+        .zip(&bools)
+        .map(|(v, n)| {
+            (
+                n.clone(),
+                "INTEGER",
+                format!(
+                    "CASE WHEN {c} IS NULL THEN NULL WHEN {c} = {} THEN 1 ELSE 0 END",
+                    sql_text(v)
+                ),
+            )
+        })
+        .collect();
+    let (template, equal) = if values.len() == 2 {
+        one_boolean_template(&d.distinct, &bools[0])
+    } else {
+        boolean_per_value_template(&d.distinct, &bools)
+    };
+    Ok(at.change(new_columns, ColumnChange::Replace { template, equal }))
+}
+
+/// A free `is_<value>` name for each of `used`, or `None` when a value has
+/// no name that says something.
+fn boolean_names(at: &Candidate, used: &[&String]) -> Option<Vec<String>> {
+    let mut bools = Vec::new();
+    let mut taken = at.taken.to_vec();
+    for v in used {
+        let named = value_name(&at.rule.value_names, v)?;
+        let n = fresh(
+            at.column,
+            &format!("is {}", named.replace('_', " ")),
+            &taken,
+        )?;
+        taken.push(n.clone());
+        bools.push(n);
+    }
+    Some(bools)
+}
+
+/// The name of a value, in snake case: the one `value_names` maps its slug
+/// to, or its slug when that is a word of two letters or more that is not a
+/// number (`is_0` says nothing); `None` otherwise.
+fn value_name(value_names: &BTreeMap<String, String>, value: &str) -> Option<String> {
+    let s = slug(value);
+    match value_names.get(&s) {
+        Some(n) => Some(n.clone()),
+        None if s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic()) => Some(s),
+        None => None,
+    }
+}
+
+/// The template and simple conditions of a two-valued column replaced by the
+/// boolean `b`, true for the first of `distinct`.
+fn one_boolean_template(distinct: &[Stored], b: &str) -> (String, Equal) {
+    let mut equal = Vec::new();
+    for (stored, (eq, ne)) in distinct.iter().zip([("1", "0"), ("0", "1")]) {
+        for lit in stored.literals() {
+            equal.push((
+                lit,
+                format!("{{t}}{b} = {eq}"),
+                Some(format!("{{t}}{b} = {ne}")),
+            ));
+        }
+    }
+    let template = format!(
+        "CASE {{t}}{b} WHEN 1 THEN {} WHEN 0 THEN {} END",
+        sql_text(&distinct[0].text()),
+        sql_text(&distinct[1].text())
+    );
+    (template, equal)
+}
+
+/// The template and simple conditions of a column replaced by one boolean a
+/// value: `bools[i]` is true where the value was `distinct[i]`.
+fn boolean_per_value_template(distinct: &[Stored], bools: &[String]) -> (String, Equal) {
+    let mut equal = Vec::new();
+    let mut arms = String::new();
+    for (stored, b) in distinct.iter().zip(bools) {
+        for lit in stored.literals() {
+            equal.push((lit, format!("{{t}}{b} = 1"), Some(format!("{{t}}{b} = 0"))));
+        }
+        arms.push_str(&format!(" WHEN {{t}}{b} = 1 THEN {}", stored.sql()));
+    }
+    (format!("CASE{arms} END"), equal)
+}
+
+/// `boolean_to_text`: a two-valued flag, stored as one of the rule's pairs,
+/// becomes a text column holding the rule's labels.
+fn try_boolean_to_text(at: &Candidate) -> rusqlite::Result<Option<ContentChange>> {
+    let d = at.data(2)?;
+    if d.distinct.is_empty() || d.distinct.len() > 2 || d.non_null == 0 {
+        return Ok(None);
+    }
+    // Every stored value in the pair; the pair's order gives true/false.
+    let Some(pair) = at
+        .rule
+        .pairs
+        .iter()
+        .find(|p| d.distinct.iter().all(|v| p.contains(&v.text())))
+    else {
+        return Ok(None);
+    };
+    let storage_int = d.distinct.iter().all(|v| matches!(v, Stored::Int(_)));
+    let Some((t_val, f_val)) = stored_pair(pair, storage_int) else {
+        return Ok(None);
+    };
+    if d.non_text > 0 && d.non_int > 0 {
+        return Ok(None);
+    }
+    let Some(new) = fresh(at.column, &words(at.rest).join(" "), at.taken) else {
+        return Ok(None);
+    };
+    let (fill, change) = labelled(&quote(at.column), &new, [&t_val, &f_val], &at.rule.labels);
+    Ok(at.change(vec![(new, "TEXT", fill)], change))
+}
+
+/// The true and false values of `pair` as the column stores them: integers
+/// when `storage_int`, else text; `None` when an integer column's pair holds
+/// a value that is not an integer.
+fn stored_pair(pair: &[String; 2], storage_int: bool) -> Option<(Stored, Stored)> {
+    let stored = |s: &str| {
+        if storage_int {
+            s.parse()
+                .map(Stored::Int)
+                .unwrap_or(Stored::Text(s.to_string()))
+        } else {
+            Stored::Text(s.to_string())
+        }
+    };
+    let (t_val, f_val) = (stored(&pair[0]), stored(&pair[1]));
+    if storage_int && (matches!(t_val, Stored::Text(_)) || matches!(f_val, Stored::Text(_))) {
+        return None;
+    }
+    Some((t_val, f_val))
+}
+
+/// The fill of the text column `new` from the quoted flag `c` whose true and
+/// false values are `values`, and the change that gives the flag back from
+/// `labels` (true's first).
+fn labelled(c: &str, new: &str, values: [&Stored; 2], labels: &[String]) -> (String, ColumnChange) {
+    let [t_val, f_val] = values;
+    let (yes, no) = (sql_text(&labels[0]), sql_text(&labels[1]));
+    let fill = format!(
+        "CASE {c} WHEN {} THEN {yes} WHEN {} THEN {no} END",
+        t_val.sql(),
+        f_val.sql()
+    );
+    let template = format!(
+        "CASE {{t}}{new} WHEN {yes} THEN {} WHEN {no} THEN {} END",
+        t_val.sql(),
+        f_val.sql()
+    );
+    let mut equal = Vec::new();
+    for (v, label) in [(t_val, &yes), (f_val, &no)] {
+        for lit in v.literals() {
+            equal.push((
+                lit,
+                format!("{{t}}{new} = {label}"),
+                Some(format!("{{t}}{new} <> {label}")),
+            ));
+        }
+    }
+    (fill, ColumnChange::Replace { template, equal })
 }
 
 #[cfg(test)]
@@ -612,6 +732,69 @@ mod tests {
         for s in ch.apply_sql() {
             c.execute_batch(&s).unwrap();
         }
+    }
+
+    #[test]
+    fn affine_expressions_invert_each_other() {
+        assert_eq!(
+            affine_expressions("\"Age\"", "Birth_year", -1, 2024),
+            (
+                "2024 - \"Age\"".to_string(),
+                "(2024 - {t}Birth_year)".to_string()
+            )
+        );
+        assert_eq!(
+            affine_expressions("\"x\"", "y", 1, 5),
+            ("\"x\" + 5".to_string(), "({t}y - 5)".to_string())
+        );
+    }
+
+    #[test]
+    fn value_name_is_mapped_or_a_word() {
+        let names = BTreeMap::from([("f".to_string(), "female".to_string())]);
+        assert_eq!(value_name(&names, "F").as_deref(), Some("female"));
+        assert_eq!(
+            value_name(&names, "Part Time").as_deref(),
+            Some("part_time")
+        );
+        assert_eq!(value_name(&names, "0"), None);
+        assert_eq!(value_name(&names, "M"), None);
+    }
+
+    #[test]
+    fn stored_pair_follows_the_storage() {
+        let pair = |a: &str, b: &str| [a.to_string(), b.to_string()];
+        assert_eq!(
+            stored_pair(&pair("1", "0"), true),
+            Some((Stored::Int(1), Stored::Int(0)))
+        );
+        assert_eq!(
+            stored_pair(&pair("1", "0"), false),
+            Some((Stored::Text("1".into()), Stored::Text("0".into())))
+        );
+        assert_eq!(stored_pair(&pair("T", "F"), true), None);
+    }
+
+    #[test]
+    fn one_boolean_is_true_for_the_first_value() {
+        let distinct = [Stored::Text("F".into()), Stored::Text("M".into())];
+        let (template, equal) = one_boolean_template(&distinct, "is_f");
+        assert_eq!(template, "CASE {t}is_f WHEN 1 THEN 'F' WHEN 0 THEN 'M' END");
+        assert_eq!(
+            equal,
+            vec![
+                (
+                    Literal::Text("F".into()),
+                    "{t}is_f = 1".to_string(),
+                    Some("{t}is_f = 0".to_string())
+                ),
+                (
+                    Literal::Text("M".into()),
+                    "{t}is_f = 0".to_string(),
+                    Some("{t}is_f = 1".to_string())
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -671,6 +671,41 @@ enum Carried {
     Refused(RewriteError, bool),
 }
 
+impl Carried {
+    /// Whether the gold counts as affected by the change: rewritten, or
+    /// not rewritten while it names a changed column.
+    fn affected(&self) -> bool {
+        match self {
+            Carried::Untouched => false,
+            Carried::Rewritten(..) => true,
+            Carried::Refused(_, mentions) => *mentions,
+        }
+    }
+}
+
+/// A perturbed copy being made: copy `k` of database `db` (its file
+/// `path`), named `pid`, its file `ppath`, the changes applied to it and
+/// the schema change they make.
+struct PerturbedCopy<'c> {
+    db: &'c str,
+    path: &'c Path,
+    k: usize,
+    pid: &'c str,
+    ppath: &'c Path,
+    applied: &'c [Planned],
+    change: &'c SchemaChange,
+}
+
+/// The schema change `applied` makes to the tables and columns `actual`.
+fn schema_change(actual: &[(String, Vec<String>)], applied: &[Planned]) -> SchemaChange {
+    let mut change = SchemaChange::new(actual.to_vec());
+    for p in applied {
+        let (t, c) = p.column();
+        change.change(t, c, p.change());
+    }
+    change
+}
+
 /// The original golds' answers on the original database, by question: on
 /// SQLite and on the server reference.
 #[derive(Default)]
@@ -1090,115 +1125,25 @@ impl<'a> Run<'a> {
         plan: &[Planned],
     ) -> Result<bool, PerturbError> {
         let pid = format!("{db}_{k}");
-        let pdir = self.db_dir.join(&pid);
-        std::fs::create_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
-        self.created.push(pdir.clone());
-        let ppath = pdir.join(format!("{pid}.sqlite"));
-        std::fs::copy(path, &ppath).map_err(|e| PerturbError::io(&ppath, e))?;
+        let (pdir, ppath) = self.copy_file(path, &pid)?;
         let (applied, failed) = apply(&ppath, plan)?;
-        let mut change = SchemaChange::new(actual.to_vec());
-        for p in &applied {
-            let (t, c) = p.column();
-            change.change(t, c, p.change());
-        }
+        let change = schema_change(actual, &applied);
+        let copy = PerturbedCopy {
+            db,
+            path,
+            k,
+            pid: &pid,
+            ppath: &ppath,
+            applied: &applied,
+            change: &change,
+        };
         let mut kept: Vec<Kept<'q>> = Vec::new();
         // The perturbed copy on the reference, made when a gold needs it.
         let mut scratch: Option<Result<Scratch<'a>, Unplaced>> = None;
         for q in questions {
             self.stopped()?;
-            let own = Self::carry(&change, &q.gold, None, &applied);
-            let theirs = self.reference.as_ref().map(|r| {
-                let gold = &r.server.golds[q.id];
-                Self::carry(&change, gold, Some(&r.dialect), &applied)
-            });
-            let affected = |c: &Carried| match c {
-                Carried::Untouched => false,
-                Carried::Rewritten(..) => true,
-                Carried::Refused(_, mentions) => *mentions,
-            };
-            if !affected(&own) && !theirs.as_ref().is_some_and(affected) {
-                continue;
-            }
-            self.mapping.summary.affected += 1;
-            let (sql, mut touched) = match own {
-                Carried::Rewritten(sql, touched) => (Some(sql), touched),
-                Carried::Refused(e, true) => {
-                    self.drop_unrewritten(q.id, &pid, &e, "");
-                    continue;
-                }
-                // Only the reference's gold names a changed column: the
-                // benchmark's stays as it is.
-                _ => (None, Vec::new()),
-            };
-            let their_sql = match theirs {
-                None => None,
-                Some(Carried::Rewritten(sql, t)) => {
-                    for c in t {
-                        if !touched.contains(&c) {
-                            touched.push(c);
-                        }
-                    }
-                    Some(sql)
-                }
-                Some(Carried::Refused(e, _)) => {
-                    let on = self.reference.as_ref().map(|r| r.kind.to_string());
-                    self.drop_unrewritten(q.id, &pid, &e, &on.unwrap_or_default());
-                    continue;
-                }
-                Some(Carried::Untouched) => self
-                    .reference
-                    .as_ref()
-                    .map(|r| r.server.golds[q.id].clone()),
-            };
-            self.mapping.summary.rewritten += 1;
-            let verified = match &sql {
-                Some(sql) => {
-                    let original = originals.sqlite.entry(q.id).or_insert_with(|| {
-                        self.engine.execute(
-                            &Database::new(db.to_string(), path.to_path_buf()),
-                            &q.gold,
-                            &self.limits,
-                        )
-                    });
-                    let perturbed = Database::new(pid.clone(), ppath.clone());
-                    let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
-                    verify(
-                        self.engine,
-                        &self.limits,
-                        ordered,
-                        original,
-                        &perturbed,
-                        sql,
-                    )
-                }
-                None => Ok(()),
-            };
-            // The gold a failure is reported with: the reference's when
-            // it failed there.
-            let mut failed_gold = sql.clone();
-            let verified = match (verified, &their_sql, &self.reference) {
-                (Ok(()), Some(their), Some(r)) => {
-                    failed_gold = Some(their.clone());
-                    let copy = scratch.get_or_insert_with(|| {
-                        Self::scratch(r, db, path, k, &pid, &ppath, &applied)
-                    });
-                    self.verify_on_reference(r, db, path, q.id, their, copy, originals)
-                }
-                (v, _, _) => v,
-            };
-            match verified {
-                Ok(()) => kept.push((q, sql.unwrap_or_else(|| q.gold.clone()), touched, their_sql)),
-                Err((class, detail)) => self.mapping.dropped.push(DroppedQuestion {
-                    original_id: q.id,
-                    db_id: pid.clone(),
-                    reason: if detail.is_empty() {
-                        class.clone()
-                    } else {
-                        format!("{class}: {detail}")
-                    },
-                    class,
-                    gold: failed_gold,
-                }),
+            if let Some(k) = self.question(&copy, q, originals, &mut scratch) {
+                kept.push(k);
             }
         }
         if let Some(Ok(copy)) = &scratch {
@@ -1213,27 +1158,190 @@ impl<'a> Run<'a> {
             std::fs::remove_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
             return Ok(false);
         }
+        self.add_copy(&copy, &kept, failed)?;
+        Ok(true)
+    }
+
+    /// A copy of the database file `path` as perturbed database `pid`, in
+    /// its own folder (removed if the run fails): the folder and the file.
+    fn copy_file(
+        &mut self,
+        path: &Path,
+        pid: &str,
+    ) -> Result<(std::path::PathBuf, std::path::PathBuf), PerturbError> {
+        let pdir = self.db_dir.join(pid);
+        std::fs::create_dir_all(&pdir).map_err(|e| PerturbError::io(&pdir, e))?;
+        self.created.push(pdir.clone());
+        let ppath = pdir.join(format!("{pid}.sqlite"));
+        std::fs::copy(path, &ppath).map_err(|e| PerturbError::io(&ppath, e))?;
+        Ok((pdir, ppath))
+    }
+
+    /// Question `q` on the copy, when the change affects its gold or the
+    /// reference's: counted, then kept once its rewritten golds verify, or
+    /// dropped with the reason (`None`).
+    fn question<'q>(
+        &mut self,
+        copy: &PerturbedCopy<'_>,
+        q: &'q sqlwitness_bench::Question,
+        originals: &mut Originals,
+        scratch: &mut Option<Result<Scratch<'a>, Unplaced>>,
+    ) -> Option<Kept<'q>> {
+        let (sql, touched, their_sql) = self.rewritten_golds(copy, q)?;
+        self.mapping.summary.rewritten += 1;
+        let verified = match &sql {
+            Some(sql) => self.verify_on_sqlite(copy, q, sql, originals),
+            None => Ok(()),
+        };
+        // The gold a failure is reported with: the reference's when
+        // it failed there.
+        let mut failed_gold = sql.clone();
+        let verified = match (verified, &their_sql, &self.reference) {
+            (Ok(()), Some(their), Some(r)) => {
+                failed_gold = Some(their.clone());
+                let scratch = scratch.get_or_insert_with(|| {
+                    Self::scratch(
+                        r,
+                        copy.db,
+                        copy.path,
+                        copy.k,
+                        copy.pid,
+                        copy.ppath,
+                        copy.applied,
+                    )
+                });
+                self.verify_on_reference(r, copy.db, copy.path, q.id, their, scratch, originals)
+            }
+            (v, _, _) => v,
+        };
+        match verified {
+            Ok(()) => Some((q, sql.unwrap_or_else(|| q.gold.clone()), touched, their_sql)),
+            Err((class, detail)) => {
+                self.mapping.dropped.push(DroppedQuestion {
+                    original_id: q.id,
+                    db_id: copy.pid.to_string(),
+                    reason: if detail.is_empty() {
+                        class.clone()
+                    } else {
+                        format!("{class}: {detail}")
+                    },
+                    class,
+                    gold: failed_gold,
+                });
+                None
+            }
+        }
+    }
+
+    /// What the copy's change makes of question `q`'s gold and the
+    /// reference's: `None` when it affects neither, or when one that names
+    /// a changed column cannot be rewritten (the question is dropped).
+    /// Else the benchmark's gold rewritten (`None`: it stays as it is), the
+    /// changed columns the golds mention, and the reference's gold.
+    fn rewritten_golds(
+        &mut self,
+        copy: &PerturbedCopy<'_>,
+        q: &sqlwitness_bench::Question,
+    ) -> Option<(Option<String>, Vec<String>, Option<String>)> {
+        let own = Self::carry(copy.change, &q.gold, None, copy.applied);
+        let theirs = self.reference.as_ref().map(|r| {
+            let gold = &r.server.golds[q.id];
+            Self::carry(copy.change, gold, Some(&r.dialect), copy.applied)
+        });
+        if !own.affected() && !theirs.as_ref().is_some_and(Carried::affected) {
+            return None;
+        }
+        self.mapping.summary.affected += 1;
+        let (sql, mut touched) = match own {
+            Carried::Rewritten(sql, touched) => (Some(sql), touched),
+            Carried::Refused(e, true) => {
+                self.drop_unrewritten(q.id, copy.pid, &e, "");
+                return None;
+            }
+            // Only the reference's gold names a changed column: the
+            // benchmark's stays as it is.
+            _ => (None, Vec::new()),
+        };
+        let their_sql = match theirs {
+            None => None,
+            Some(Carried::Rewritten(sql, t)) => {
+                for c in t {
+                    if !touched.contains(&c) {
+                        touched.push(c);
+                    }
+                }
+                Some(sql)
+            }
+            Some(Carried::Refused(e, _)) => {
+                let on = self.reference.as_ref().map(|r| r.kind.to_string());
+                self.drop_unrewritten(q.id, copy.pid, &e, &on.unwrap_or_default());
+                return None;
+            }
+            Some(Carried::Untouched) => self
+                .reference
+                .as_ref()
+                .map(|r| r.server.golds[q.id].clone()),
+        };
+        Some((sql, touched, their_sql))
+    }
+
+    /// Whether question `q`'s gold rewritten to `sql` returns on the copy
+    /// what the gold returns on the original (run once a question).
+    fn verify_on_sqlite(
+        &self,
+        copy: &PerturbedCopy<'_>,
+        q: &sqlwitness_bench::Question,
+        sql: &str,
+        originals: &mut Originals,
+    ) -> Result<(), (String, String)> {
+        let original = originals.sqlite.entry(q.id).or_insert_with(|| {
+            self.engine.execute(
+                &Database::new(copy.db.to_string(), copy.path.to_path_buf()),
+                &q.gold,
+                &self.limits,
+            )
+        });
+        let perturbed = Database::new(copy.pid.to_string(), copy.ppath.to_path_buf());
+        let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
+        verify(
+            self.engine,
+            &self.limits,
+            ordered,
+            original,
+            &perturbed,
+            sql,
+        )
+    }
+
+    /// Adds a copy that keeps questions to the set: its `tables.json`
+    /// entry, its questions and its changes.
+    fn add_copy(
+        &mut self,
+        copy: &PerturbedCopy<'_>,
+        kept: &[Kept<'_>],
+        failed: Vec<FailedChange>,
+    ) -> Result<(), PerturbError> {
         self.mapping.summary.perturbed_databases += 1;
         self.mapping.summary.verified += kept.len();
         self.out_tables.push(perturbed_tables_entry(
             &self.inputs.raw_tables,
-            db,
-            &pid,
-            &applied,
-            &ppath,
+            copy.db,
+            copy.pid,
+            copy.applied,
+            copy.ppath,
         )?);
-        for k in &kept {
-            self.keep(db, &pid, &change, k);
+        for k in kept {
+            self.keep(copy.db, copy.pid, copy.change, k);
         }
         self.mapping.databases.push(PerturbedDatabase {
-            db_id: pid.clone(),
-            original_db_id: db.to_string(),
-            sample: k,
-            changes: applied.iter().map(Planned::applied).collect(),
+            db_id: copy.pid.to_string(),
+            original_db_id: copy.db.to_string(),
+            sample: copy.k,
+            changes: copy.applied.iter().map(Planned::applied).collect(),
             failed_changes: failed,
             questions: kept.len(),
         });
-        Ok(true)
+        Ok(())
     }
 
     /// Adds a kept question of database `db` (its gold rewritten for
@@ -1652,6 +1760,22 @@ fn perturbed_tables_entry(
                 .collect()
         })
         .unwrap_or_default();
+    let cols = perturbed_columns(&entry, &tables, applied);
+    let e = with_columns(entry, pid, &cols);
+    check_new_columns(ppath, &tables, &cols)?;
+    Ok(e)
+}
+
+/// Table `ti` of a `tables.json` entry's `tables`.
+fn table_of(tables: &[String], ti: i64) -> Option<&String> {
+    usize::try_from(ti).ok().and_then(|i| tables.get(i))
+}
+
+/// The columns of a perturbed database's `tables.json` entry, in order:
+/// the original `entry`'s (its `tables`), renamed where `applied` renames
+/// them; a replaced column gives way to its new columns, after the last
+/// column of its table.
+fn perturbed_columns(entry: &Json, tables: &[String], applied: &[Planned]) -> Vec<ColEntry> {
     let orig: Vec<(i64, String)> =
         serde_json::from_value(entry["column_names_original"].clone()).unwrap_or_default();
     let natural: Vec<(i64, String)> =
@@ -1659,11 +1783,10 @@ fn perturbed_tables_entry(
             .unwrap_or_else(|_| orig.clone());
     let types: Vec<String> =
         serde_json::from_value(entry["column_types"].clone()).unwrap_or_default();
-    let table_of = |ti: i64| usize::try_from(ti).ok().and_then(|i| tables.get(i));
     let find = |ti: i64, name: &str| {
         applied.iter().find(|p| {
             let (t, c) = p.column();
-            table_of(ti).is_some_and(|tn| tn.eq_ignore_ascii_case(t))
+            table_of(tables, ti).is_some_and(|tn| tn.eq_ignore_ascii_case(t))
                 && c.eq_ignore_ascii_case(name)
         })
     };
@@ -1707,33 +1830,18 @@ fn perturbed_tables_entry(
             cols.insert(pos + k, e);
         }
     }
+    cols
+}
+
+/// `entry` as perturbed database `pid`'s, with the columns `cols` and its
+/// primary and foreign keys re-indexed to them.
+fn with_columns(entry: Json, pid: &str, cols: &[ColEntry]) -> Json {
     let new_index: HashMap<usize, usize> = cols
         .iter()
         .enumerate()
         .filter_map(|(n, c)| c.old.map(|o| (o, n)))
         .collect();
-    let remap = |v: &Json| -> Json {
-        match v {
-            Json::Number(n) => n
-                .as_u64()
-                .and_then(|o| new_index.get(&(o as usize)))
-                .map(|n| json!(n))
-                .unwrap_or(Json::Null),
-            Json::Array(a) => Json::Array(
-                a.iter()
-                    .map(|x| match x {
-                        Json::Number(n) => n
-                            .as_u64()
-                            .and_then(|o| new_index.get(&(o as usize)))
-                            .map(|n| json!(n))
-                            .unwrap_or(Json::Null),
-                        other => other.clone(),
-                    })
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
-    };
+    let remap = |v: &Json| remap_key(v, &new_index);
     let mut e = entry;
     e["db_id"] = json!(pid);
     e["column_names_original"] = json!(cols
@@ -1751,11 +1859,46 @@ fn perturbed_tables_entry(
     if let Some(fks) = e.get("foreign_keys").and_then(Json::as_array).cloned() {
         e["foreign_keys"] = Json::Array(fks.iter().map(&remap).collect());
     }
-    // The file must agree: every listed column exists in the database.
+    e
+}
+
+/// A key of a `tables.json` entry (a column index, or an array of them)
+/// with each index as `new_index` maps it; an index it does not map (the
+/// column is gone) becomes `null`.
+fn remap_key(v: &Json, new_index: &HashMap<usize, usize>) -> Json {
+    let index = |n: &serde_json::Number| {
+        n.as_u64()
+            .and_then(|o| new_index.get(&(o as usize)))
+            .map(|n| json!(n))
+            .unwrap_or(Json::Null)
+    };
+    match v {
+        Json::Number(n) => index(n),
+        Json::Array(a) => Json::Array(
+            a.iter()
+                .map(|x| match x {
+                    Json::Number(n) => index(n),
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Checks that the file `ppath` agrees with the entry: every new column of
+/// `cols` exists in the database.
+fn check_new_columns(
+    ppath: &Path,
+    tables: &[String],
+    cols: &[ColEntry],
+) -> Result<(), PerturbError> {
     let actual =
         sqlite_schema_names(ppath).map_err(|err| PerturbError::sqlite(ppath, err.message))?;
-    for c in &cols {
-        let Some(t) = table_of(c.table) else { continue };
+    for c in cols {
+        let Some(t) = table_of(tables, c.table) else {
+            continue;
+        };
         let present = actual_table(&actual, t)
             .is_some_and(|(_, cs)| cs.iter().any(|x| x.eq_ignore_ascii_case(&c.name)));
         if !present && c.old.is_none() {
@@ -1765,7 +1908,7 @@ fn perturbed_tables_entry(
             ));
         }
     }
-    Ok(e)
+    Ok(())
 }
 
 /// The gold names a changed column as a word (for golds that could not be
@@ -1889,6 +2032,72 @@ mod tests {
             keys(&again),
             "the same seed, the same plans"
         );
+    }
+
+    #[test]
+    fn a_perturbed_entry_renames_appends_new_columns_and_reindexes_keys() {
+        let entry = json!({
+            "db_id": "concert_singer",
+            "table_names_original": ["singer", "concert"],
+            "column_names_original": [[-1, "*"], [0, "id"], [0, "name"], [0, "age"], [1, "singer_id"]],
+            "column_names": [[-1, "*"], [0, "id"], [0, "name"], [0, "age"], [1, "singer"]],
+            "column_types": ["text", "number", "text", "number", "number"],
+            "primary_keys": [1, 2],
+            "foreign_keys": [[4, 1]],
+        });
+        let tables = ["singer".to_string(), "concert".to_string()];
+        let split = ContentChange {
+            table: "singer".into(),
+            column: "name".into(),
+            rule: "full-name-to-first-and-last".into(),
+            new_columns: vec![
+                ("first_name".into(), "TEXT", String::new()),
+                ("last_name".into(), "TEXT", String::new()),
+            ],
+            change: ColumnChange::Replace {
+                template: "{t}first_name || ' ' || {t}last_name".into(),
+                equal: Vec::new(),
+            },
+        };
+        let applied = [
+            Planned::Content(split),
+            Planned::Rename {
+                table: "SINGER".into(),
+                column: "Age".into(),
+                to: "years_old".into(),
+            },
+        ];
+        let cols = perturbed_columns(&entry, &tables, &applied);
+        let got: Vec<(i64, &str, &str, &str, Option<usize>)> = cols
+            .iter()
+            .map(|c| {
+                (
+                    c.table,
+                    c.name.as_str(),
+                    c.natural.as_str(),
+                    c.ty.as_str(),
+                    c.old,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (-1, "*", "*", "text", Some(0)),
+                (0, "id", "id", "number", Some(1)),
+                (0, "years_old", "years old", "number", Some(3)),
+                (0, "first_name", "first name", "text", None),
+                (0, "last_name", "last name", "text", None),
+                (1, "singer_id", "singer", "number", Some(4)),
+            ]
+        );
+        let e = with_columns(entry, "concert_singer_0", &cols);
+        assert_eq!(e["db_id"], "concert_singer_0");
+        assert_eq!(e["column_names_original"][2], json!([0, "years_old"]));
+        assert_eq!(e["column_types"].as_array().unwrap().len(), 6);
+        // The replaced column's key is gone; the foreign key follows its column.
+        assert_eq!(e["primary_keys"], json!([1, null]));
+        assert_eq!(e["foreign_keys"], json!([[5, 1]]));
     }
 
     #[test]

@@ -347,95 +347,118 @@ impl Session {
             let Some((target, _global, value)) = mysql_target(a) else {
                 continue;
             };
-            let value = value_of(value);
-            if let Some(user) = target.strip_prefix('@') {
-                match value {
-                    Value::System(ref s) if s == "sql_mode" => {
-                        self.saved.insert(
-                            user.to_string(),
-                            Saved::Mode {
-                                nbe: self.lexing.no_backslash_escapes,
-                                ansi: self.lexing.ansi_quotes,
-                            },
-                        );
-                    }
-                    Value::System(ref s) if s == "character_set_client" => {
-                        self.saved
-                            .insert(user.to_string(), Saved::Charset(self.charset.clone()));
-                    }
-                    _ => {
-                        self.saved.remove(user);
-                    }
-                }
-                continue;
-            }
-            if MYSQL_LIMITS.contains(&target.as_str()) {
-                return SetEffect::Refuse(format!(
-                    "sets {target}, a limit sqlwitness gives the loader"
-                ));
-            }
-            match target.as_str() {
-                "sql_mode" => {
-                    let (nbe, ansi) = match value {
-                        Value::Text(t) => match modes(&t) {
-                            Ok(m) => m,
-                            Err(refused) => return refused,
-                        },
-                        Value::System(ref s) if s == "sql_mode" => continue,
-                        Value::User(ref u) => match self.saved.get(u) {
-                            Some(Saved::Mode { nbe, ansi }) => (*nbe, *ansi),
-                            _ => {
-                                return SetEffect::Refuse(format!(
-                                    "sets sql_mode from @{}, which holds no sql_mode saved by \
-                                     the dump",
-                                    u.to_ascii_lowercase()
-                                ))
-                            }
-                        },
-                        _ => {
-                            return SetEffect::Refuse(
-                                "sets sql_mode to a value known only when it runs".into(),
-                            )
-                        }
-                    };
-                    self.lexing.no_backslash_escapes = nbe;
-                    self.lexing.ansi_quotes = ansi;
-                }
-                "names" | "character_set_client" => {
-                    let charset =
-                        match value {
-                            Value::Text(t) => t,
-                            Value::System(ref s) if s == "character_set_client" => continue,
-                            Value::User(ref u) => match self.saved.get(u) {
-                                Some(Saved::Charset(c)) => c.clone(),
-                                _ => {
-                                    return SetEffect::Refuse(format!(
-                                        "sets the client character set from @{}, which holds none \
-                                     saved by the dump",
-                                        u.to_ascii_lowercase()
-                                    ))
-                                }
-                            },
-                            // `SET NAMES DEFAULT`: the server's default, a
-                            // character set sqlwitness chose for its session.
-                            Value::Default => "utf8mb4".to_string(),
-                            _ => return SetEffect::Refuse(
-                                "sets the client character set to a value known only when it runs"
-                                    .into(),
-                            ),
-                        };
-                    if !safe_charset(&charset) {
-                        return SetEffect::Refuse(format!(
-                            "client character set {charset}: its multibyte characters can hide \
-                             a quote or a backslash; the dump is read as UTF-8"
-                        ));
-                    }
-                    self.charset = charset.to_ascii_lowercase();
-                }
-                _ => {}
+            if let Err(refused) = self.mysql_assign(&target, value_of(value)) {
+                return refused;
             }
         }
         SetEffect::Follow
+    }
+
+    /// Follows one assignment of a MySQL `SET` to `target` (as
+    /// [`mysql_target`] names it); the refusal when the loader cannot.
+    fn mysql_assign(&mut self, target: &str, value: Value) -> Result<(), SetEffect> {
+        if let Some(user) = target.strip_prefix('@') {
+            self.save(user, &value);
+            return Ok(());
+        }
+        if MYSQL_LIMITS.contains(&target) {
+            return Err(SetEffect::Refuse(format!(
+                "sets {target}, a limit sqlwitness gives the loader"
+            )));
+        }
+        match target {
+            "sql_mode" => self.set_sql_mode(value),
+            "names" | "character_set_client" => self.set_client_charset(value),
+            _ => Ok(()),
+        }
+    }
+
+    /// The user variable `user` (upper-cased) set to `value`: it holds the
+    /// session's `sql_mode` or client character set when `value` is that
+    /// setting, and nothing this model follows otherwise.
+    fn save(&mut self, user: &str, value: &Value) {
+        match value {
+            Value::System(s) if s == "sql_mode" => {
+                self.saved.insert(
+                    user.to_string(),
+                    Saved::Mode {
+                        nbe: self.lexing.no_backslash_escapes,
+                        ansi: self.lexing.ansi_quotes,
+                    },
+                );
+            }
+            Value::System(s) if s == "character_set_client" => {
+                self.saved
+                    .insert(user.to_string(), Saved::Charset(self.charset.clone()));
+            }
+            _ => {
+                self.saved.remove(user);
+            }
+        }
+    }
+
+    /// Follows `sql_mode` set to `value` (a list of modes, itself, or a
+    /// user variable that saved it); the refusal for a grammar mode or a
+    /// value known only when it runs.
+    fn set_sql_mode(&mut self, value: Value) -> Result<(), SetEffect> {
+        let (nbe, ansi) = match value {
+            Value::Text(t) => modes(&t)?,
+            Value::System(ref s) if s == "sql_mode" => return Ok(()),
+            Value::User(ref u) => match self.saved.get(u) {
+                Some(Saved::Mode { nbe, ansi }) => (*nbe, *ansi),
+                _ => {
+                    return Err(SetEffect::Refuse(format!(
+                        "sets sql_mode from @{}, which holds no sql_mode saved by the dump",
+                        u.to_ascii_lowercase()
+                    )))
+                }
+            },
+            _ => {
+                return Err(SetEffect::Refuse(
+                    "sets sql_mode to a value known only when it runs".into(),
+                ))
+            }
+        };
+        self.lexing.no_backslash_escapes = nbe;
+        self.lexing.ansi_quotes = ansi;
+        Ok(())
+    }
+
+    /// Follows the client character set (`SET NAMES`, `CHARACTER SET`,
+    /// `character_set_client`) set to `value`; the refusal for a character
+    /// set whose multibyte characters can hide a quote or a backslash, or a
+    /// value known only when it runs.
+    fn set_client_charset(&mut self, value: Value) -> Result<(), SetEffect> {
+        let charset = match value {
+            Value::Text(t) => t,
+            Value::System(ref s) if s == "character_set_client" => return Ok(()),
+            Value::User(ref u) => match self.saved.get(u) {
+                Some(Saved::Charset(c)) => c.clone(),
+                _ => {
+                    return Err(SetEffect::Refuse(format!(
+                        "sets the client character set from @{}, which holds none saved by the \
+                         dump",
+                        u.to_ascii_lowercase()
+                    )))
+                }
+            },
+            // `SET NAMES DEFAULT`: the server's default, a character set
+            // sqlwitness chose for its session.
+            Value::Default => "utf8mb4".to_string(),
+            _ => {
+                return Err(SetEffect::Refuse(
+                    "sets the client character set to a value known only when it runs".into(),
+                ))
+            }
+        };
+        if !safe_charset(&charset) {
+            return Err(SetEffect::Refuse(format!(
+                "client character set {charset}: its multibyte characters can hide \
+                 a quote or a backslash; the dump is read as UTF-8"
+            )));
+        }
+        self.charset = charset.to_ascii_lowercase();
+        Ok(())
     }
 
     /// Follows a PostgreSQL `SET` or `RESET` statement.
@@ -627,6 +650,26 @@ mod tests {
             s.mysql_set("/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */"),
             SetEffect::Follow
         );
+    }
+
+    #[test]
+    fn the_client_character_set_follows_its_value() {
+        let mut s = Session::default();
+        assert_eq!(s.set_client_charset(Value::Text("LATIN1".into())), Ok(()));
+        assert_eq!(s.charset, "latin1");
+        assert_eq!(s.set_client_charset(Value::Default), Ok(()));
+        assert_eq!(s.charset, "utf8mb4");
+        // A variable that saved the sql_mode holds no character set.
+        s.save("OLD", &Value::System("sql_mode".into()));
+        assert!(matches!(
+            s.set_client_charset(Value::User("OLD".into())),
+            Err(SetEffect::Refuse(_))
+        ));
+        s.set_client_charset(Value::Text("cp1251".into())).unwrap();
+        s.save("OLD", &Value::System("character_set_client".into()));
+        s.set_client_charset(Value::Text("utf8".into())).unwrap();
+        assert_eq!(s.set_client_charset(Value::User("OLD".into())), Ok(()));
+        assert_eq!(s.charset, "cp1251");
     }
 
     #[test]

@@ -504,195 +504,215 @@ impl<R: BufRead> Splitter<R> {
         let mysql = self.dialect == DumpDialect::Mysql;
         while self.pos < self.line.len() {
             let i = self.pos;
-            let b = self.line.as_bytes();
             match self.lex.clone() {
                 Lex::Normal => {
-                    let c = b[i];
-                    let rest = &b[i..];
-                    if !self.started && c.is_ascii_whitespace() {
-                        self.pos += 1;
-                        if self.buf.trim().is_empty() {
-                            self.seg = self.pos;
-                        }
-                        continue;
-                    }
-                    if mysql && starts_with_ignore_case(rest, b"delimiter ") {
-                        if self.started || !self.buf.trim().is_empty() {
-                            return Err(self.error(
-                                self.line_no,
-                                "a DELIMITER command inside a statement (the mysql client ends \
-                                 the statement there)",
-                            ));
-                        }
-                        return self.delimiter_command(i).map(Some);
-                    }
-                    if !self.started {
-                        self.start_line = self.line_no;
-                        if c == b'\\' {
-                            return Ok(Some(self.command(i)));
-                        }
-                        if mysql && self.buf.trim().is_empty() {
-                            let word = first_word(rest);
-                            if word.eq_ignore_ascii_case("delimiter") {
-                                return self.delimiter_command(i).map(Some);
-                            }
-                            if MYSQL_CLIENT_COMMANDS
-                                .iter()
-                                .any(|w| w.eq_ignore_ascii_case(word))
-                            {
-                                return Ok(Some(self.command(i)));
-                            }
-                        }
-                    }
-                    if self.in_version && rest.starts_with(b"*/") {
-                        self.in_version = false;
-                        self.pos += 2;
-                        continue;
-                    }
-                    if rest.starts_with(self.delimiter.as_bytes()) {
-                        let end = i;
-                        let resume = i + self.delimiter.len();
-                        let item = self.end_statement(end, resume);
-                        if self.in_copy {
-                            let after = self.line.get(self.pos..).unwrap_or("").trim();
-                            if !after.is_empty() && !after.starts_with("--") {
-                                let line = self.line_no;
-                                return Err(self.error(
-                                    line,
-                                    "text after `COPY … FROM stdin` on its line (its data starts \
-                                     on the next line)",
-                                ));
-                            }
-                            self.pos = self.line.len();
-                            self.seg = self.pos;
-                        }
-                        match item {
-                            Some(item) => return Ok(Some(item)),
-                            None => continue,
-                        }
-                    }
-                    if c == b'\\' {
-                        let what = if mysql { "mysql client" } else { "psql" };
-                        return Err(self.error(
-                            self.line_no,
-                            format!(
-                                "a {what} command (a backslash outside quotes) inside a statement"
-                            ),
-                        ));
-                    }
-                    let line_comment = if mysql {
-                        c == b'#'
-                            || (rest.starts_with(b"--")
-                                && rest.get(2).is_none_or(|d| *d <= b' ' || *d == 0x7f))
-                    } else {
-                        rest.starts_with(b"--")
-                    };
-                    if line_comment {
-                        self.buf.push_str(&self.line[self.seg..i]);
-                        self.buf.push('\n');
-                        self.pos = self.line.len();
-                        self.seg = self.pos;
-                        continue;
-                    }
-                    if rest.starts_with(b"/*") {
-                        if mysql {
-                            if let Some(skip) = self.version_comment(rest) {
-                                // Statement text the server reads: kept.
-                                self.started = true;
-                                self.in_version = true;
-                                self.pos += skip;
-                                continue;
-                            }
-                        }
-                        self.buf.push_str(&self.line[self.seg..i]);
-                        self.lex = Lex::Block(1);
-                        self.pos += 2;
-                        self.seg = self.pos;
-                        continue;
-                    }
-                    self.started = true;
-                    match c {
-                        b'\'' => {
-                            let escapes = if mysql {
-                                !self.lexing.no_backslash_escapes
-                            } else {
-                                !self.lexing.standard_strings
-                                    || (i > 0
-                                        && matches!(b[i - 1], b'e' | b'E')
-                                        && (i < 2 || !is_ident_byte(b[i - 2])))
-                            };
-                            self.lex = Lex::Single(escapes);
-                        }
-                        b'"' => {
-                            self.lex = Lex::Double(
-                                mysql
-                                    && !self.lexing.ansi_quotes
-                                    && !self.lexing.no_backslash_escapes,
-                            )
-                        }
-                        b'`' if mysql => self.lex = Lex::Backtick,
-                        b'$' if !mysql && (i == 0 || !is_ident_byte(b[i - 1])) => {
-                            if let Some(tag) = dollar_tag(rest) {
-                                self.pos += tag.len();
-                                self.lex = Lex::Dollar(tag);
-                                continue;
-                            }
-                        }
-                        _ => {}
-                    }
-                    self.pos += 1;
-                }
-                Lex::Single(escapes) => {
-                    let (next, closed) = in_quotes(b, i, b'\'', escapes);
-                    self.pos = next;
-                    if closed {
-                        self.lex = Lex::Normal;
+                    if let Some(item) = self.lex_normal(i, mysql)? {
+                        return Ok(Some(item));
                     }
                 }
-                Lex::Double(escapes) => {
-                    let (next, closed) = in_quotes(b, i, b'"', escapes);
-                    self.pos = next;
-                    if closed {
-                        self.lex = Lex::Normal;
-                    }
+                Lex::Single(escapes) => self.lex_quoted(i, b'\'', escapes),
+                Lex::Double(escapes) => self.lex_quoted(i, b'"', escapes),
+                Lex::Backtick => self.lex_quoted(i, b'`', false),
+                Lex::Block(depth) => self.lex_block(i, depth, mysql),
+                Lex::Dollar(tag) => self.lex_dollar(i, &tag),
+            }
+        }
+        Ok(None)
+    }
+
+    /// One step outside quotes and comments at `i`: the statement or
+    /// command that ends there (`None`: lexing goes on from `pos`).
+    #[inline]
+    fn lex_normal(&mut self, i: usize, mysql: bool) -> Result<Option<Item>, SplitError> {
+        let c = self.line.as_bytes()[i];
+        if !self.started && c.is_ascii_whitespace() {
+            self.pos += 1;
+            if self.buf.trim().is_empty() {
+                self.seg = self.pos;
+            }
+            return Ok(None);
+        }
+        if let Some(item) = self.client_command(i, mysql)? {
+            return Ok(Some(item));
+        }
+        let rest = &self.line.as_bytes()[i..];
+        if self.in_version && rest.starts_with(b"*/") {
+            self.in_version = false;
+            self.pos += 2;
+            return Ok(None);
+        }
+        if rest.starts_with(self.delimiter.as_bytes()) {
+            return self.at_delimiter(i);
+        }
+        if c == b'\\' {
+            let what = if mysql { "mysql client" } else { "psql" };
+            return Err(self.error(
+                self.line_no,
+                format!("a {what} command (a backslash outside quotes) inside a statement"),
+            ));
+        }
+        if is_line_comment(rest, mysql) {
+            self.buf.push_str(&self.line[self.seg..i]);
+            self.buf.push('\n');
+            self.pos = self.line.len();
+            self.seg = self.pos;
+            return Ok(None);
+        }
+        if rest.starts_with(b"/*") {
+            self.open_comment(i, mysql);
+            return Ok(None);
+        }
+        self.lex_text(i, mysql);
+        Ok(None)
+    }
+
+    /// The client command at `i` outside quotes, if there is one: the
+    /// mysql client's `DELIMITER` (refused inside a statement), and at the
+    /// start of a statement a backslash command or a mysql client long-form
+    /// command. At the start of a statement, notes the line it starts on.
+    #[inline]
+    fn client_command(&mut self, i: usize, mysql: bool) -> Result<Option<Item>, SplitError> {
+        let rest = &self.line.as_bytes()[i..];
+        if mysql && starts_with_ignore_case(rest, b"delimiter ") {
+            if self.started || !self.buf.trim().is_empty() {
+                return Err(self.error(
+                    self.line_no,
+                    "a DELIMITER command inside a statement (the mysql client ends \
+                     the statement there)",
+                ));
+            }
+            return self.delimiter_command(i).map(Some);
+        }
+        if !self.started {
+            self.start_line = self.line_no;
+            if rest[0] == b'\\' {
+                return Ok(Some(self.command(i)));
+            }
+            if mysql && self.buf.trim().is_empty() {
+                let word = first_word(rest);
+                if word.eq_ignore_ascii_case("delimiter") {
+                    return self.delimiter_command(i).map(Some);
                 }
-                Lex::Backtick => {
-                    let (next, closed) = in_quotes(b, i, b'`', false);
-                    self.pos = next;
-                    if closed {
-                        self.lex = Lex::Normal;
-                    }
-                }
-                Lex::Block(depth) => {
-                    let rest = &b[i..];
-                    if rest.starts_with(b"*/") {
-                        self.pos += 2;
-                        if depth > 1 {
-                            self.lex = Lex::Block(depth - 1);
-                        } else {
-                            // Comments never reach the statement.
-                            self.lex = Lex::Normal;
-                            self.buf.push(' ');
-                            self.seg = self.pos;
-                        }
-                    } else if rest.starts_with(b"/*") && !mysql {
-                        self.pos += 2;
-                        self.lex = Lex::Block(depth + 1);
-                    } else {
-                        self.pos += 1;
-                    }
-                }
-                Lex::Dollar(tag) => {
-                    if b[i..].starts_with(tag.as_bytes()) {
-                        self.pos += tag.len();
-                        self.lex = Lex::Normal;
-                    } else {
-                        self.pos += 1;
-                    }
+                if MYSQL_CLIENT_COMMANDS
+                    .iter()
+                    .any(|w| w.eq_ignore_ascii_case(word))
+                {
+                    return Ok(Some(self.command(i)));
                 }
             }
         }
         Ok(None)
+    }
+
+    /// The statement the delimiter at `i` ends (`None`: an empty one). After
+    /// `COPY … FROM stdin` the rest of the line must be blank or a comment,
+    /// and is passed over.
+    #[inline]
+    fn at_delimiter(&mut self, i: usize) -> Result<Option<Item>, SplitError> {
+        let item = self.end_statement(i, i + self.delimiter.len());
+        if self.in_copy {
+            let after = self.line.get(self.pos..).unwrap_or("").trim();
+            if !after.is_empty() && !after.starts_with("--") {
+                let line = self.line_no;
+                return Err(self.error(
+                    line,
+                    "text after `COPY … FROM stdin` on its line (its data starts \
+                     on the next line)",
+                ));
+            }
+            self.pos = self.line.len();
+            self.seg = self.pos;
+        }
+        Ok(item)
+    }
+
+    /// The `/*` at `i`: a MySQL version comment the server reads stays
+    /// statement text; any other comment is left out of the statement.
+    #[inline]
+    fn open_comment(&mut self, i: usize, mysql: bool) {
+        if mysql {
+            if let Some(skip) = self.version_comment(&self.line.as_bytes()[i..]) {
+                // Statement text the server reads: kept.
+                self.started = true;
+                self.in_version = true;
+                self.pos += skip;
+                return;
+            }
+        }
+        self.buf.push_str(&self.line[self.seg..i]);
+        self.lex = Lex::Block(1);
+        self.pos += 2;
+        self.seg = self.pos;
+    }
+
+    /// Statement text at `i`: a quote or a `$tag$` opens its string, quoted
+    /// name or body; any other byte is passed over.
+    #[inline]
+    fn lex_text(&mut self, i: usize, mysql: bool) {
+        self.started = true;
+        let b = self.line.as_bytes();
+        match b[i] {
+            b'\'' => self.lex = Lex::Single(single_quote_escapes(b, i, mysql, self.lexing)),
+            b'"' => {
+                self.lex = Lex::Double(
+                    mysql && !self.lexing.ansi_quotes && !self.lexing.no_backslash_escapes,
+                )
+            }
+            b'`' if mysql => self.lex = Lex::Backtick,
+            b'$' if !mysql && (i == 0 || !is_ident_byte(b[i - 1])) => {
+                if let Some(tag) = dollar_tag(&b[i..]) {
+                    self.pos += tag.len();
+                    self.lex = Lex::Dollar(tag);
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.pos += 1;
+    }
+
+    /// One step inside a string or quoted name closed by `q`.
+    #[inline]
+    fn lex_quoted(&mut self, i: usize, q: u8, escapes: bool) {
+        let (next, closed) = in_quotes(self.line.as_bytes(), i, q, escapes);
+        self.pos = next;
+        if closed {
+            self.lex = Lex::Normal;
+        }
+    }
+
+    /// One step inside a block comment nested `depth` deep (PostgreSQL's
+    /// nest; MySQL's do not). The comment reaches the statement as a space.
+    #[inline]
+    fn lex_block(&mut self, i: usize, depth: usize, mysql: bool) {
+        let rest = &self.line.as_bytes()[i..];
+        if rest.starts_with(b"*/") {
+            self.pos += 2;
+            if depth > 1 {
+                self.lex = Lex::Block(depth - 1);
+            } else {
+                // Comments never reach the statement.
+                self.lex = Lex::Normal;
+                self.buf.push(' ');
+                self.seg = self.pos;
+            }
+        } else if rest.starts_with(b"/*") && !mysql {
+            self.pos += 2;
+            self.lex = Lex::Block(depth + 1);
+        } else {
+            self.pos += 1;
+        }
+    }
+
+    /// One step inside a dollar-quoted body closed by `tag`.
+    #[inline]
+    fn lex_dollar(&mut self, i: usize, tag: &str) {
+        if self.line.as_bytes()[i..].starts_with(tag.as_bytes()) {
+            self.pos += tag.len();
+            self.lex = Lex::Normal;
+        } else {
+            self.pos += 1;
+        }
     }
 
     /// For `/*!…` or `/*M!…` at the start of `rest` that the server reads
@@ -946,6 +966,32 @@ pub(super) fn past_quoted(b: &[u8], i: usize, q: u8, escapes: bool) -> usize {
         i = next;
     }
     b.len()
+}
+
+/// Whether `rest`, outside quotes, starts a comment to the end of the line:
+/// `--` (MySQL: followed by a space, a control character or the end of the
+/// line) or MySQL's `#`.
+#[inline]
+fn is_line_comment(rest: &[u8], mysql: bool) -> bool {
+    if mysql {
+        rest[0] == b'#'
+            || (rest.starts_with(b"--") && rest.get(2).is_none_or(|d| *d <= b' ' || *d == 0x7f))
+    } else {
+        rest.starts_with(b"--")
+    }
+}
+
+/// Whether a backslash escapes in the `'…'` string opened at `i` of `b`:
+/// MySQL's unless `NO_BACKSLASH_ESCAPES`; PostgreSQL's when standard
+/// strings are off, or always in `E'…'` (the `E` not ending a longer word).
+#[inline]
+fn single_quote_escapes(b: &[u8], i: usize, mysql: bool, lexing: Lexing) -> bool {
+    if mysql {
+        !lexing.no_backslash_escapes
+    } else {
+        !lexing.standard_strings
+            || (i > 0 && matches!(b[i - 1], b'e' | b'E') && (i < 2 || !is_ident_byte(b[i - 2])))
+    }
 }
 
 fn trim_eol(b: &[u8]) -> &[u8] {
@@ -1285,6 +1331,50 @@ mod tests {
         );
         // Asked for the long line only (it starts after `SELECT 1;\n`).
         assert_eq!(*asked.lock().unwrap(), [10]);
+    }
+
+    #[test]
+    fn line_comments_follow_each_server() {
+        assert!(is_line_comment(b"-- x", true));
+        assert!(is_line_comment(b"--", true));
+        assert!(is_line_comment(b"--\t", true));
+        assert!(!is_line_comment(b"--x", true), "MySQL: 1--x is arithmetic");
+        assert!(is_line_comment(b"--x", false));
+        assert!(is_line_comment(b"# x", true));
+        assert!(!is_line_comment(b"# x", false));
+        assert!(!is_line_comment(b"-1", false));
+    }
+
+    #[test]
+    fn an_e_before_a_quote_turns_postgres_escapes_on() {
+        let standard = Lexing::default();
+        let at = |text: &str| text.find('\'').unwrap();
+        for (text, escapes) in [
+            ("SELECT 'a'", false),
+            ("SELECT E'a'", true),
+            ("SELECT e'a'", true),
+            ("E'a'", true),
+            ("SELECT xE'a'", false),
+            ("SELECT (E'a')", true),
+        ] {
+            assert_eq!(
+                single_quote_escapes(text.as_bytes(), at(text), false, standard),
+                escapes,
+                "{text}"
+            );
+        }
+        let off = Lexing {
+            standard_strings: false,
+            ..standard
+        };
+        assert!(single_quote_escapes(b"'a'", 0, false, off));
+        // MySQL: by NO_BACKSLASH_ESCAPES alone.
+        assert!(single_quote_escapes(b"'a'", 0, true, standard));
+        let none = Lexing {
+            no_backslash_escapes: true,
+            ..standard
+        };
+        assert!(!single_quote_escapes(b"E'a'", 1, true, none));
     }
 
     #[test]

@@ -21,7 +21,9 @@
 use sqlwitness_core::{SourceColumn, Value};
 use sqlwitness_dialect::TypeMap;
 
-use super::log::{Coercion, Coercions, ColumnDecision, TargetKind, COERCION_SAMPLE_CAP};
+use super::log::{
+    Coercion, Coercions, ColumnDecision, StorageCounts, TargetKind, COERCION_SAMPLE_CAP,
+};
 use super::profile::ColumnProfile;
 use super::temporal::{date_text, datetime_text, parse_date, parse_datetime};
 
@@ -78,27 +80,8 @@ pub(crate) fn decide(col: &SourceColumn, profile: &ColumnProfile) -> (TargetKind
     let shown = if decl.is_empty() { "(none)" } else { decl };
     let non_null = profile.non_null();
     if non_null == 0 {
-        let kind = if is_temporal(decl) {
-            if decl.to_ascii_uppercase().contains("TIME") {
-                TargetKind::Timestamp
-            } else {
-                TargetKind::Date
-            }
-        } else if is_boolean(decl) {
-            TargetKind::Integer
-        } else if decl.trim().is_empty() {
-            TargetKind::Text
-        } else {
-            match affinity(decl) {
-                Affinity::Integer => TargetKind::Integer,
-                Affinity::Real => TargetKind::Real,
-                Affinity::Text => TargetKind::Text,
-                Affinity::Blob => TargetKind::Blob,
-                Affinity::Numeric => TargetKind::Numeric,
-            }
-        };
         return (
-            kind,
+            declared_kind(decl),
             format!("no non-null values: from the declared type {shown}"),
         );
     }
@@ -115,28 +98,7 @@ pub(crate) fn decide(col: &SourceColumn, profile: &ColumnProfile) -> (TargetKind
     let mut note = String::new();
     if is_temporal(decl) {
         if counts.text == non_null {
-            let (dates, datetimes) = (profile.dates, profile.datetimes);
-            let bad = profile.first_bad.clone();
-            if dates == non_null {
-                return (
-                    TargetKind::Date,
-                    format!("declared {shown}; every value is a valid YYYY-MM-DD date"),
-                );
-            }
-            if datetimes == non_null {
-                return (
-                    TargetKind::Timestamp,
-                    format!("declared {shown}; every value is a valid ISO datetime"),
-                );
-            }
-            let why = match bad {
-                Some(b) => format!("`{b}` is not an ISO date or datetime"),
-                None => format!("{dates} dates and {datetimes} datetimes are mixed"),
-            };
-            return (
-                TargetKind::Text,
-                format!("declared {shown} but {why}: kept as text"),
-            );
+            return temporal_text_kind(profile, shown);
         }
         note = format!("declared {shown} but holds non-text values; ");
     }
@@ -149,6 +111,66 @@ pub(crate) fn decide(col: &SourceColumn, profile: &ColumnProfile) -> (TargetKind
             ),
         );
     }
+    storage_kind(counts, &note, shown)
+}
+
+/// The kind of a column without non-null values, from its declared type
+/// `decl`: DATE/TIME names give date or timestamp, BOOL gives integer, no
+/// type gives text, any other its affinity's kind.
+fn declared_kind(decl: &str) -> TargetKind {
+    if is_temporal(decl) {
+        if decl.to_ascii_uppercase().contains("TIME") {
+            TargetKind::Timestamp
+        } else {
+            TargetKind::Date
+        }
+    } else if is_boolean(decl) {
+        TargetKind::Integer
+    } else if decl.trim().is_empty() {
+        TargetKind::Text
+    } else {
+        match affinity(decl) {
+            Affinity::Integer => TargetKind::Integer,
+            Affinity::Real => TargetKind::Real,
+            Affinity::Text => TargetKind::Text,
+            Affinity::Blob => TargetKind::Blob,
+            Affinity::Numeric => TargetKind::Numeric,
+        }
+    }
+}
+
+/// The kind of a column declared DATE/DATETIME/TIMESTAMP (`shown`) that
+/// holds only text: date when every value is a valid `YYYY-MM-DD`,
+/// timestamp when every value is a valid ISO datetime, else text.
+fn temporal_text_kind(profile: &ColumnProfile, shown: &str) -> (TargetKind, String) {
+    let non_null = profile.non_null();
+    let (dates, datetimes) = (profile.dates, profile.datetimes);
+    if dates == non_null {
+        return (
+            TargetKind::Date,
+            format!("declared {shown}; every value is a valid YYYY-MM-DD date"),
+        );
+    }
+    if datetimes == non_null {
+        return (
+            TargetKind::Timestamp,
+            format!("declared {shown}; every value is a valid ISO datetime"),
+        );
+    }
+    let why = match &profile.first_bad {
+        Some(b) => format!("`{b}` is not an ISO date or datetime"),
+        None => format!("{dates} dates and {datetimes} datetimes are mixed"),
+    };
+    (
+        TargetKind::Text,
+        format!("declared {shown} but {why}: kept as text"),
+    )
+}
+
+/// The kind of a column without blobs by the storage classes it holds
+/// (`counts`): text when any value is text, else real when any is real,
+/// else integer; the reason starts with `note`.
+fn storage_kind(counts: &StorageCounts, note: &str, shown: &str) -> (TargetKind, String) {
     if counts.text > 0 {
         let numeric = counts.integer + counts.real;
         let reason = if numeric > 0 {
@@ -472,6 +494,47 @@ mod tests {
         assert_eq!(affinity("DOUBLE"), Affinity::Real);
         assert_eq!(affinity("DATE"), Affinity::Numeric);
         assert_eq!(affinity("decimal(10,2)"), Affinity::Numeric);
+    }
+
+    #[test]
+    fn an_empty_column_takes_its_declared_kind() {
+        for (decl, kind) in [
+            ("DATE", TargetKind::Date),
+            ("datetime", TargetKind::Timestamp),
+            ("TIMESTAMP", TargetKind::Timestamp),
+            ("BOOLEAN", TargetKind::Integer),
+            ("", TargetKind::Text),
+            ("  ", TargetKind::Text),
+            ("BLOB", TargetKind::Blob),
+            ("varchar(5)", TargetKind::Text),
+            ("decimal(10,2)", TargetKind::Numeric),
+            ("FLOAT", TargetKind::Real),
+        ] {
+            assert_eq!(declared_kind(decl), kind, "{decl:?}");
+        }
+    }
+
+    #[test]
+    fn the_storage_classes_present_choose_the_kind() {
+        let counts = |integer, real, text| StorageCounts {
+            integer,
+            real,
+            text,
+            ..StorageCounts::default()
+        };
+        let (kind, why) = storage_kind(&counts(2, 1, 3), "", "INT");
+        assert_eq!(kind, TargetKind::Text);
+        assert!(
+            why.starts_with("3 text values in a column declared INT"),
+            "{why}"
+        );
+        assert_eq!(
+            storage_kind(&counts(2, 1, 0), "", "INT").0,
+            TargetKind::Real
+        );
+        let (kind, why) = storage_kind(&counts(2, 0, 0), "note; ", "REAL");
+        assert_eq!(kind, TargetKind::Integer);
+        assert_eq!(why, "note; only integers (declared REAL)");
     }
 
     #[test]

@@ -399,6 +399,89 @@ impl KeyWaits {
     }
 }
 
+/// The order in which a database's tables load.
+///
+/// A table that holds at least half the rows and has keys to add after its
+/// load is the migration's critical path (`big`): it loads first, beside
+/// the parents its keys wait for; the other tables wait until its rows are
+/// in and load beside its keys (an index build or a foreign-key check,
+/// which leaves a core free), not beside its rows.
+#[derive(Debug)]
+struct LoadOrder {
+    /// The created tables: those of `first` before the others, each part
+    /// the largest first.
+    order: Vec<usize>,
+    /// The critical table, when the load is parallel and there is one.
+    big: Option<usize>,
+    /// The tables that load without waiting: `big` and the tables its keys
+    /// wait for; every table when there is no `big`.
+    first: BTreeSet<usize>,
+}
+
+impl LoadOrder {
+    /// The order of the tables: `rows` per table its rows, `keys_after`
+    /// whether keys are added after its load, `created` whether it exists
+    /// (to be loaded), `waits_for` the tables its keys wait for
+    /// ([`KeyWaits`]); `parallel` when more than one connection loads.
+    fn of(
+        rows: &[u64],
+        keys_after: &[bool],
+        created: &[bool],
+        parallel: bool,
+        waits_for: &[Vec<usize>],
+    ) -> LoadOrder {
+        let mut order: Vec<usize> = (0..rows.len()).filter(|&i| created[i]).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(rows[i]));
+        let big = order.first().copied().filter(|&b| {
+            let rest: u64 = order.iter().skip(1).map(|&i| rows[i]).sum();
+            parallel && keys_after[b] && rows[b] >= rest
+        });
+        let first: BTreeSet<usize> = match big {
+            Some(b) => waits_for[b].iter().copied().chain([b]).collect(),
+            None => order.iter().copied().collect(),
+        };
+        order.sort_by_key(|&i| (!first.contains(&i), std::cmp::Reverse(rows[i])));
+        LoadOrder { order, big, first }
+    }
+}
+
+/// What the connections loading a database share: the plan, the order,
+/// when keys can be added, the next table of the order to take, the lock
+/// that adds one table's foreign keys at a time, and per table its load
+/// and the keys added to it.
+struct Loading<'p> {
+    plan: &'p DbPlan,
+    inline_keys: bool,
+    order: LoadOrder,
+    waits: KeyWaits,
+    next: AtomicUsize,
+    adding: Mutex<()>,
+    results: Vec<Mutex<Option<Load>>>,
+    keys: Vec<Mutex<Option<AddedKeys>>>,
+}
+
+impl Loading<'_> {
+    /// Per table, its load (the default for one not loaded) and the keys
+    /// added to it.
+    fn into_outcomes(self) -> (Vec<Load>, Vec<Option<AddedKeys>>) {
+        let loads = self
+            .results
+            .into_iter()
+            .map(|m| {
+                m.into_inner()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let keys = self
+            .keys
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        (loads, keys)
+    }
+}
+
 /// Rows handed from the scanning thread to the loader.
 struct ChannelRows {
     rx: Receiver<Result<Vec<Vec<Value>>, DbError>>,
@@ -825,77 +908,33 @@ impl Ctx<'_> {
         created: &[bool],
         inline_keys: bool,
     ) -> (Vec<Load>, Vec<Option<AddedKeys>>) {
-        let mut order: Vec<usize> = (0..plan.tables.len()).filter(|&i| created[i]).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(plan.tables[i].rows));
+        let to_load = created.iter().filter(|&&c| c).count();
         let total: u64 = plan.tables.iter().map(|t| t.rows).sum();
         let workers = if total < PARALLEL_FROM_ROWS {
             1
         } else {
-            self.opts.jobs.max(1).min(order.len().max(1))
+            self.opts.jobs.max(1).min(to_load.max(1))
         };
-        let results: Vec<Mutex<Option<Load>>> =
-            plan.tables.iter().map(|_| Mutex::new(None)).collect();
-        let keys: Vec<Mutex<Option<AddedKeys>>> =
-            plan.tables.iter().map(|_| Mutex::new(None)).collect();
         let waits = KeyWaits::new(plan, created);
-        // A table that holds at least half the rows and has keys to add
-        // after its load is the migration's critical path: it loads first,
-        // beside the parents its keys wait for; the other tables wait until
-        // its rows are in and load beside its keys (an index build or a
-        // foreign-key check, which leaves a core free), not beside its rows.
-        let big = order.first().copied().filter(|&b| {
-            let t = &plan.tables[b];
-            let rest: u64 = order.iter().skip(1).map(|&i| plan.tables[i].rows).sum();
-            let keys_after = (t.apply_pk && !inline_keys) || t.apply_fk.iter().any(|&a| a);
-            workers > 1 && keys_after && t.rows >= rest
-        });
-        let first: BTreeSet<usize> = match big {
-            Some(b) => waits.waits_for[b].iter().copied().chain([b]).collect(),
-            None => order.iter().copied().collect(),
-        };
-        order.sort_by_key(|&i| (!first.contains(&i), std::cmp::Reverse(plan.tables[i].rows)));
-        let next = AtomicUsize::new(0);
-        // One foreign key at a time: two tables that refer to each other
-        // would otherwise lock each other's parent.
-        let adding = Mutex::new(());
-        let work = |m: &mut dyn Migrator| loop {
-            if let Some(j) = waits.claim() {
-                let t = &plan.tables[j];
-                let ks: Vec<usize> = (0..t.foreign_keys.len())
-                    .filter(|&k| t.apply_fk[k])
-                    .collect();
-                let _one = adding.lock().unwrap_or_else(|e| e.into_inner());
-                let started = Instant::now();
-                let outcomes = m.add_foreign_keys(self.ns(), &t.def, &ks);
-                *keys[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(AddedKeys {
-                    outcomes,
-                    ms: started.elapsed().as_millis() as u64,
-                });
-                continue;
-            }
-            let k = next.load(Ordering::SeqCst);
-            let Some(&i) = order.get(k) else { break };
-            if !first.contains(&i) && big.is_some_and(|b| !waits.is_done(b)) {
-                waits.wait();
-                continue;
-            }
-            if next
-                .compare_exchange(k, k + 1, Ordering::SeqCst, Ordering::SeqCst)
-                .is_err()
-            {
-                continue;
-            }
-            let mut done = Finished {
-                waits: &waits,
-                table: i,
-                ok: false,
-            };
-            let load = self.load_table(m, &plan.tables[i], inline_keys && plan.tables[i].apply_pk);
-            done.ok = load.error.is_none();
-            *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(load);
+        let rows: Vec<u64> = plan.tables.iter().map(|t| t.rows).collect();
+        let keys_after: Vec<bool> = plan
+            .tables
+            .iter()
+            .map(|t| (t.apply_pk && !inline_keys) || t.apply_fk.iter().any(|&a| a))
+            .collect();
+        let order = LoadOrder::of(&rows, &keys_after, created, workers > 1, &waits.waits_for);
+        let loading = Loading {
+            plan,
+            inline_keys,
+            order,
+            waits,
+            next: AtomicUsize::new(0),
+            adding: Mutex::new(()),
+            results: plan.tables.iter().map(|_| Mutex::new(None)).collect(),
+            keys: plan.tables.iter().map(|_| Mutex::new(None)).collect(),
         };
         if workers <= 1 {
-            work(w);
+            self.work(w, &loading);
         } else {
             std::thread::scope(|s| {
                 for _ in 0..workers {
@@ -904,7 +943,7 @@ impl Ctx<'_> {
                             self.target.engine(),
                             &self.target.url,
                         ) {
-                            Ok(mut m) => work(&mut *m),
+                            Ok(mut m) => self.work(&mut *m, &loading),
                             Err(e) => {
                                 // Leave the tables to the other workers; if
                                 // none could connect, each table says why.
@@ -916,21 +955,62 @@ impl Ctx<'_> {
             });
             // Tables no worker took (every extra connection failed): load
             // them over `w`.
-            work(w);
+            self.work(w, &loading);
         }
-        let loads = results
-            .into_iter()
-            .map(|m| {
-                m.into_inner()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .unwrap_or_default()
-            })
+        loading.into_outcomes()
+    }
+
+    /// Loads tables and adds foreign keys over `m` until no table is left
+    /// to take: first the keys of a table whose parents are loaded, else
+    /// the next table of the order (after the critical table's parents,
+    /// the others wait until its rows are in).
+    fn work(&self, m: &mut dyn Migrator, l: &Loading<'_>) {
+        loop {
+            if let Some(j) = l.waits.claim() {
+                self.add_keys(m, l, j);
+                continue;
+            }
+            let k = l.next.load(Ordering::SeqCst);
+            let Some(&i) = l.order.order.get(k) else {
+                break;
+            };
+            if !l.order.first.contains(&i) && l.order.big.is_some_and(|b| !l.waits.is_done(b)) {
+                l.waits.wait();
+                continue;
+            }
+            if l.next
+                .compare_exchange(k, k + 1, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+            {
+                continue;
+            }
+            let mut done = Finished {
+                waits: &l.waits,
+                table: i,
+                ok: false,
+            };
+            let t = &l.plan.tables[i];
+            let load = self.load_table(m, t, l.inline_keys && t.apply_pk);
+            done.ok = load.error.is_none();
+            *l.results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(load);
+        }
+    }
+
+    /// Adds the foreign keys to apply of table `j` over `m` (one table's at
+    /// a time: two tables that refer to each other would otherwise lock
+    /// each other's parent), with their outcomes and the time they took.
+    fn add_keys(&self, m: &mut dyn Migrator, l: &Loading<'_>, j: usize) {
+        let t = &l.plan.tables[j];
+        let ks: Vec<usize> = (0..t.foreign_keys.len())
+            .filter(|&k| t.apply_fk[k])
             .collect();
-        let keys = keys
-            .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-            .collect();
-        (loads, keys)
+        let _one = l.adding.lock().unwrap_or_else(|e| e.into_inner());
+        let started = Instant::now();
+        let outcomes = m.add_foreign_keys(self.ns(), &t.def, &ks);
+        *l.keys[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(AddedKeys {
+            outcomes,
+            ms: started.elapsed().as_millis() as u64,
+        });
     }
 
     /// Streams one table: a scanning thread reads and converts the source's
@@ -1235,6 +1315,31 @@ mod tests {
         waits.finished(4, true);
         assert_eq!(waits.claim(), None);
         assert!(waits.is_done(2), "a table never created waits for nothing");
+    }
+
+    #[test]
+    fn a_table_of_most_rows_with_keys_after_loads_first_with_its_parents() {
+        // 1 holds most rows and its keys wait for 2; 4 is not created.
+        let rows = [10, 1000, 5, 20, 7];
+        let keys_after = [false, true, false, false, false];
+        let created = [true, true, true, true, false];
+        let waits_for = vec![vec![], vec![1, 2], vec![], vec![], vec![]];
+        let order = LoadOrder::of(&rows, &keys_after, &created, true, &waits_for);
+        assert_eq!(order.big, Some(1));
+        assert_eq!(order.first, BTreeSet::from([1, 2]));
+        assert_eq!(order.order, [1, 2, 3, 0]);
+        // One connection, or no keys after the big table's load: no
+        // critical table, the largest first.
+        for (parallel, keys_after) in [(false, keys_after), (true, [false; 5])] {
+            let order = LoadOrder::of(&rows, &keys_after, &created, parallel, &waits_for);
+            assert_eq!(order.big, None);
+            assert_eq!(order.order, [1, 3, 0, 2]);
+        }
+        // Not half the rows: no critical table.
+        let rows = [600, 1000, 5, 500, 7];
+        let order = LoadOrder::of(&rows, &keys_after, &created, true, &waits_for);
+        assert_eq!(order.big, None);
+        assert_eq!(order.order, [1, 0, 3, 2]);
     }
 
     #[test]

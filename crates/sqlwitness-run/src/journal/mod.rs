@@ -248,82 +248,9 @@ impl Journal {
             }
             _ => None,
         };
-        if let Some(sealed) = resumed {
-            let diffs = sealed.header.differences(header, true);
-            if !diffs.is_empty() {
-                return Err(RunError::BadInput(format!(
-                    "--resume: {} was written by another run ({}); remove it or run without \
-                     --resume",
-                    path.display(),
-                    diffs.join("; ")
-                )));
-            }
-            let records = sealed
-                .records
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    serde_json::from_value::<R>(v).map_err(|e| {
-                        RunError::BadInput(format!(
-                            "{} line {}: not a journal record: {e}",
-                            path.display(),
-                            i + 2
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<R>, RunError>>()?;
-            let file = OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(|e| RunError::io(format!("opening {}", path.display()), e))?;
-            // Cut off a torn last line before appending.
-            file.set_len(sealed.good_len)
-                .map_err(|e| RunError::io(format!("truncating {}", path.display()), e))?;
-            drop(file);
-            let file = OpenOptions::new()
-                .append(true)
-                .open(&path)
-                .map_err(|e| RunError::io(format!("opening {}", path.display()), e))?;
-            let writer = Writer {
-                file,
-                key: sealed.key,
-                last: sealed.last,
-                count: records.len() as u64,
-            };
-            return Ok((
-                Journal {
-                    path,
-                    file: Mutex::new(Some(writer)),
-                    cancel: cancel.clone(),
-                },
-                records,
-            ));
-        }
-        // The journal this one replaces can no longer be resumed: its key
-        // goes with it.
-        let first = first_line(&path);
-        let old = first.as_deref().map(|l| l.trim_end_matches('\n'));
-        if let Some(old) = old.and_then(|l| unseal(l, "header")) {
-            if let Ok(h) = serde_json::from_str::<Header>(old.1) {
-                if let Some(r) = &h.key {
-                    keys.forget(r);
-                }
-            }
-        }
-        let (key_ref, key) = keys.create()?;
-        let mut header = header.clone();
-        header.key = Some(key_ref);
-        let json = serde_json::to_string(&header).expect("a header serializes");
-        let mac = header_mac(&key, &json);
-        let mut file = File::create(&path)
-            .map_err(|e| RunError::io(format!("creating {}", path.display()), e))?;
-        file.write_all(sealed_line(&mac, "header", &json).as_bytes())
-            .map_err(|e| RunError::io(format!("writing {}", path.display()), e))?;
-        let writer = Writer {
-            file,
-            key,
-            last: mac,
-            count: 0,
+        let (writer, records) = match resumed {
+            Some(sealed) => resume(&path, header, sealed)?,
+            None => (start(&path, header, keys)?, Vec::new()),
         };
         Ok((
             Journal {
@@ -331,7 +258,7 @@ impl Journal {
                 file: Mutex::new(Some(writer)),
                 cancel: cancel.clone(),
             },
-            Vec::new(),
+            records,
         ))
     }
 
@@ -366,6 +293,95 @@ impl Journal {
     }
 }
 
+/// Continues the verified journal `sealed` at `path` when it is of the run
+/// `header` describes (else an error naming every difference): its records
+/// read as `R`, and the writer that appends after them (a torn last line
+/// cut off).
+fn resume<R: DeserializeOwned>(
+    path: &Path,
+    header: &Header,
+    sealed: Sealed<serde_json::Value>,
+) -> Result<(Writer, Vec<R>), RunError> {
+    let diffs = sealed.header.differences(header, true);
+    if !diffs.is_empty() {
+        return Err(RunError::BadInput(format!(
+            "--resume: {} was written by another run ({}); remove it or run without \
+             --resume",
+            path.display(),
+            diffs.join("; ")
+        )));
+    }
+    let records = sealed
+        .records
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            serde_json::from_value::<R>(v).map_err(|e| {
+                RunError::BadInput(format!(
+                    "{} line {}: not a journal record: {e}",
+                    path.display(),
+                    i + 2
+                ))
+            })
+        })
+        .collect::<Result<Vec<R>, RunError>>()?;
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| RunError::io(format!("opening {}", path.display()), e))?;
+    // Cut off a torn last line before appending.
+    file.set_len(sealed.good_len)
+        .map_err(|e| RunError::io(format!("truncating {}", path.display()), e))?;
+    drop(file);
+    let file = OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(|e| RunError::io(format!("opening {}", path.display()), e))?;
+    let writer = Writer {
+        file,
+        key: sealed.key,
+        last: sealed.last,
+        count: records.len() as u64,
+    };
+    Ok((writer, records))
+}
+
+/// Starts a new journal at `path` for the run `header` describes, under a
+/// new key (the key of a journal it replaces is forgotten): the writer
+/// after its sealed header.
+fn start(path: &Path, header: &Header, keys: &KeyStore) -> Result<Writer, RunError> {
+    forget_key_of(path, keys);
+    let (key_ref, key) = keys.create()?;
+    let mut header = header.clone();
+    header.key = Some(key_ref);
+    let json = serde_json::to_string(&header).expect("a header serializes");
+    let mac = header_mac(&key, &json);
+    let mut file =
+        File::create(path).map_err(|e| RunError::io(format!("creating {}", path.display()), e))?;
+    file.write_all(sealed_line(&mac, "header", &json).as_bytes())
+        .map_err(|e| RunError::io(format!("writing {}", path.display()), e))?;
+    Ok(Writer {
+        file,
+        key,
+        last: mac,
+        count: 0,
+    })
+}
+
+/// Forgets the key of the journal at `path`, if there is one with a
+/// readable header: a journal being replaced can no longer be resumed.
+fn forget_key_of(path: &Path, keys: &KeyStore) {
+    let first = first_line(path);
+    let old = first.as_deref().map(|l| l.trim_end_matches('\n'));
+    if let Some(old) = old.and_then(|l| unseal(l, "header")) {
+        if let Ok(h) = serde_json::from_str::<Header>(old.1) {
+            if let Some(r) = &h.key {
+                keys.forget(r);
+            }
+        }
+    }
+}
+
 /// The first line of the journal at `path`, when it has one finished by
 /// a newline within the manifests' limit.
 fn first_line(path: &Path) -> Option<String> {
@@ -387,5 +403,5 @@ mod read;
 mod tests;
 
 pub use parts::{merge_parts, read_parts, read_parts_with};
-use read::read_sealed;
 pub use read::{read_journal, read_journal_with};
+use read::{read_sealed, Sealed};
