@@ -131,10 +131,14 @@ where
         }
     };
     let session = Arc::new(Session::new(Cancel::new()));
-    // A dump's database and loader login this run made are dropped with
-    // the cancellation's other hooks, first, which the command waits for
-    // (what a signal cannot reach is swept by the next command).
-    let _dumps = session.cancel.on_cancel(sqlwitness_engines::remove_held);
+    // A dump's database and loader login this run made, and the run's
+    // logins, are dropped with the cancellation's last hooks, which the
+    // command waits for: after the engines have stopped their queries in
+    // flight over those logins (what a signal cannot reach is swept by the
+    // next command).
+    let _dumps = session
+        .cancel
+        .on_cancel_last(sqlwitness_engines::remove_held);
     *IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&session));
     install_interrupt_handler();
     let result = run(cli, &session);

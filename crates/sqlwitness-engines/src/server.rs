@@ -241,10 +241,12 @@ fn own_session_ended(err: DbError, others_survived: bool) -> DbError {
 /// stop them on the server instead of leaving them to their time limit.
 /// Once [`Running::close`]d, no query may start: the registry and the flag
 /// share one lock, so a query either is in the snapshot the cancel stops
-/// or is refused.
+/// or is refused; and a client still waiting for a statement's answer is
+/// woken ([`Running::closed`]) to let it go.
 #[derive(Debug, Default)]
 pub(crate) struct Running {
     state: std::sync::Mutex<(Vec<u64>, bool)>,
+    closing: tokio::sync::Notify,
 }
 
 impl Running {
@@ -263,7 +265,29 @@ impl Running {
     pub(crate) fn close(&self) -> Vec<u64> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.1 = true;
-        state.0.clone()
+        let ids = state.0.clone();
+        drop(state);
+        self.closing.notify_waiters();
+        ids
+    }
+
+    /// Whether the engine was closed (the run is being interrupted).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).1
+    }
+
+    /// Resolves once the engine is closed.
+    pub(crate) async fn closed(&self) {
+        loop {
+            let notified = self.closing.notified();
+            let mut notified = std::pin::pin!(notified);
+            // Registered before the flag is read: a close in between wakes it.
+            notified.as_mut().enable();
+            if self.is_closed() {
+                return;
+            }
+            notified.await;
+        }
     }
 }
 

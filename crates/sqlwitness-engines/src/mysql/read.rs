@@ -324,6 +324,13 @@ impl MysqlEngine {
                 rollback(guard, tainted).await;
                 Err(err)
             }
+            Err((err, false)) if self.running.is_closed() => {
+                // The run is being interrupted: the cancellation stops this
+                // statement (it was in its snapshot), and the failure is the
+                // interruption's, not the server's.
+                guard.discard();
+                Err(err)
+            }
             Err((err, false)) => {
                 guard.discard();
                 self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
@@ -539,7 +546,16 @@ impl MysqlEngine {
             let conn_id = AtomicU64::new(0);
             let started = Instant::now();
             let run = self.run(db, sql, limits, &conn_id, profile, &sink);
-            match tokio::time::timeout(deadline, run).await {
+            let timed = tokio::select! {
+                timed = tokio::time::timeout(deadline, run) => timed,
+                // An interrupted run does not wait for the server to honour
+                // the kill (MariaDB finishes the row or the function it is
+                // in first, up to a second or more): the statement was
+                // killed by the cancellation, and its connection is closed
+                // here, never reused.
+                () = self.running.closed() => return Err(server::closed_error()),
+            };
+            match timed {
                 Ok(r) => r,
                 Err(_) => {
                     let how = self.stop_thread(conn_id.load(Ordering::Relaxed)).await;
