@@ -185,6 +185,30 @@ pub(crate) fn report_of(questions: Vec<QuestionReport>) -> Report {
 /// message and a witness row. With scores (TrustSQL RS, consistency,
 /// calibration, a dialect feature spelled `||`).
 pub(crate) fn small_report() -> Report {
+    let mut questions = vec![
+        counted_question(),
+        tied_question(),
+        hostile_question(),
+        failing_question(),
+        abstained_question(),
+        piped_question(),
+    ];
+    // Spider hardness; the last gold unreadable by the official parser.
+    for (q, h) in questions
+        .iter_mut()
+        .zip(["easy", "medium", "hard", "extra", "medium"])
+    {
+        q.hardness = Some(h.into());
+    }
+    questions[5].hardness = None;
+    questions[5].hardness_error = Some("a column alias (`AS` in SELECT)".into());
+    let mut report = report_of(questions);
+    report.summary.scores = Some(scores_of(&report.questions));
+    report
+}
+
+/// Question 0: a match on both engines, whose suite fails on SQLite with a witness holding hostile text.
+fn counted_question() -> QuestionReport {
     let suite = SuiteOutcome {
         passed: false,
         instances: 4,
@@ -213,7 +237,18 @@ pub(crate) fn small_report() -> Report {
     );
     q0_pg.soft_f1 = Some(1.0);
     q0_sqlite.soft_f1 = Some(1.0);
+    question(
+        0,
+        "concert_singer",
+        "How many singers are there?",
+        "SELECT count(*) FROM singer",
+        Some("SELECT count(*) FROM singer"),
+        vec![("sqlite", q0_sqlite), ("postgres", q0_pg)],
+    )
+}
 
+/// Question 1: a `LIMIT` through ties: a tie-dependent mismatch on SQLite, `match_tie` on PostgreSQL.
+fn tied_question() -> QuestionReport {
     let mut q1_sqlite = outcome(
         Verdict::Mismatch,
         Some(ok(&[&["Joe", "52"]], 0.5)),
@@ -235,7 +270,18 @@ pub(crate) fn small_report() -> Report {
             side.columns = vec!["name".into(), "age".into()];
         }
     }
+    question(
+        1,
+        "concert_singer",
+        "Who is the oldest singer?",
+        "SELECT name, age FROM singer ORDER BY age DESC LIMIT 1",
+        Some("SELECT name, age FROM singer ORDER BY age DESC LIMIT 1"),
+        vec![("sqlite", q1_sqlite), ("postgres", q1_pg)],
+    )
+}
 
+/// Question 2: hostile text in the question, the SQL, the cells and the error; a match on SQLite, a gold error on PostgreSQL.
+fn hostile_question() -> QuestionReport {
     let mut q2_sqlite = outcome(
         Verdict::Match,
         Some(ok(&[&["x <&> \"y\""], &[HOSTILE]], 0.75)),
@@ -252,7 +298,20 @@ pub(crate) fn small_report() -> Report {
         )),
         None,
     );
+    question(
+        2,
+        "pets_1",
+        &format!("Pets named {HOSTILE} & \"friends\" | others?"),
+        "SELECT Name FROM pets WHERE name <> 'a|b'",
+        Some(&format!(
+            "SELECT name FROM pets WHERE name LIKE '{HOSTILE}%'"
+        )),
+        vec![("sqlite", q2_sqlite), ("postgres", q2_pg)],
+    )
+}
 
+/// Question 3: a prediction error on SQLite, a timeout on PostgreSQL.
+fn failing_question() -> QuestionReport {
     let mut q3_sqlite = outcome(
         Verdict::PredError,
         Some(ok(&[&["3"]], 0.5)),
@@ -275,12 +334,34 @@ pub(crate) fn small_report() -> Report {
         )),
     );
     q3_pg.soft_f1 = Some(0.0);
+    question(
+        3,
+        "pets_1",
+        "How many dogs?",
+        "SELECT count(*) FROM pets WHERE kind = 'dog'",
+        Some("SELECT count(*) FROM pets WHERE kind = 'dog' ||"),
+        vec![("sqlite", q3_sqlite), ("postgres", q3_pg)],
+    )
+}
 
+/// Question 4: an abstention on both engines.
+fn abstained_question() -> QuestionReport {
     let mut q4_sqlite = outcome(Verdict::Abstained, Some(ok(&[&["1"]], 0.5)), None);
     q4_sqlite.soft_f1 = Some(0.0);
     let mut q4_pg = outcome(Verdict::Abstained, Some(ok(&[&["1"]], 0.5)), None);
     q4_pg.soft_f1 = Some(0.0);
+    question(
+        4,
+        "pets_1",
+        "Is there a cat?",
+        "SELECT 1 FROM pets WHERE kind = 'cat'",
+        None,
+        vec![("sqlite", q4_sqlite), ("postgres", q4_pg)],
+    )
+}
 
+/// Question 5: a mismatch on a database whose name holds a pipe.
+fn piped_question() -> QuestionReport {
     let mut q5_sqlite = outcome(
         Verdict::Mismatch,
         Some(ok(&[&["a|b"], &["c"]], 0.5)),
@@ -290,71 +371,14 @@ pub(crate) fn small_report() -> Report {
     q5_sqlite.soft_f1 = Some(0.5);
     let mut q5_pg = q5_sqlite.clone();
     q5_pg.reason = Some(MismatchReason::Values);
-
-    let mut questions = vec![
-        question(
-            0,
-            "concert_singer",
-            "How many singers are there?",
-            "SELECT count(*) FROM singer",
-            Some("SELECT count(*) FROM singer"),
-            vec![("sqlite", q0_sqlite), ("postgres", q0_pg)],
-        ),
-        question(
-            1,
-            "concert_singer",
-            "Who is the oldest singer?",
-            "SELECT name, age FROM singer ORDER BY age DESC LIMIT 1",
-            Some("SELECT name, age FROM singer ORDER BY age DESC LIMIT 1"),
-            vec![("sqlite", q1_sqlite), ("postgres", q1_pg)],
-        ),
-        question(
-            2,
-            "pets_1",
-            &format!("Pets named {HOSTILE} & \"friends\" | others?"),
-            "SELECT Name FROM pets WHERE name <> 'a|b'",
-            Some(&format!(
-                "SELECT name FROM pets WHERE name LIKE '{HOSTILE}%'"
-            )),
-            vec![("sqlite", q2_sqlite), ("postgres", q2_pg)],
-        ),
-        question(
-            3,
-            "pets_1",
-            "How many dogs?",
-            "SELECT count(*) FROM pets WHERE kind = 'dog'",
-            Some("SELECT count(*) FROM pets WHERE kind = 'dog' ||"),
-            vec![("sqlite", q3_sqlite), ("postgres", q3_pg)],
-        ),
-        question(
-            4,
-            "pets_1",
-            "Is there a cat?",
-            "SELECT 1 FROM pets WHERE kind = 'cat'",
-            None,
-            vec![("sqlite", q4_sqlite), ("postgres", q4_pg)],
-        ),
-        question(
-            5,
-            "world|1",
-            "Which cities?",
-            "SELECT name FROM city",
-            Some("SELECT DISTINCT name FROM city"),
-            vec![("sqlite", q5_sqlite), ("postgres", q5_pg)],
-        ),
-    ];
-    // Spider hardness; the last gold unreadable by the official parser.
-    for (q, h) in questions
-        .iter_mut()
-        .zip(["easy", "medium", "hard", "extra", "medium"])
-    {
-        q.hardness = Some(h.into());
-    }
-    questions[5].hardness = None;
-    questions[5].hardness_error = Some("a column alias (`AS` in SELECT)".into());
-    let mut report = report_of(questions);
-    report.summary.scores = Some(scores_of(&report.questions));
-    report
+    question(
+        5,
+        "world|1",
+        "Which cities?",
+        "SELECT name FROM city",
+        Some("SELECT DISTINCT name FROM city"),
+        vec![("sqlite", q5_sqlite), ("postgres", q5_pg)],
+    )
 }
 
 /// The scores of `questions`: fixed confidences, question 4 infeasible,
@@ -389,6 +413,21 @@ fn scores_of(questions: &[QuestionReport]) -> sqlwitness_score::Scores {
 /// (a cross-engine contrast), question 1 equally efficient everywhere,
 /// question 2's timing failed on PostgreSQL, question 3 is wrong.
 pub(crate) fn ves_report() -> Report {
+    let mut questions = ves_questions();
+    for (q, d) in questions
+        .iter_mut()
+        .zip(["simple", "moderate", "challenging", "simple"])
+    {
+        q.difficulty = Some(d.into());
+    }
+    let mut r = report_of(questions);
+    r.run.ves_runs = 3;
+    r
+}
+
+/// The questions of [`ves_report`], each with its outcome on SQLite and
+/// PostgreSQL.
+fn ves_questions() -> Vec<QuestionReport> {
     let timed = |method, gold: [f64; 3], pred: [f64; 3], error: Option<&str>| {
         VesOutcome::new(method, gold.to_vec(), pred.to_vec(), error.map(Into::into))
     };
@@ -408,7 +447,7 @@ pub(crate) fn ves_report() -> Report {
     };
     let lite = TimingMethod::SqliteSteps;
     let pg = TimingMethod::PostgresExplainAnalyze;
-    let mut questions = vec![
+    vec![
         question(
             0,
             "card_games",
@@ -493,16 +532,7 @@ pub(crate) fn ves_report() -> Report {
                 ),
             ],
         ),
-    ];
-    for (q, d) in questions
-        .iter_mut()
-        .zip(["simple", "moderate", "challenging", "simple"])
-    {
-        q.difficulty = Some(d.into());
-    }
-    let mut r = report_of(questions);
-    r.run.ves_runs = 3;
-    r
+    ]
 }
 
 // ---------------------------------------------------------------------------
@@ -599,46 +629,7 @@ pub(crate) fn parse_xml(text: &str) -> Result<Element, NotXml> {
             rest = &r[end + 1..];
             continue;
         }
-        let r = &rest[1..];
-        let name_end = r
-            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
-            .ok_or("unterminated start tag")?;
-        let mut el = Element {
-            name: r[..name_end].to_string(),
-            ..Element::default()
-        };
-        if el.name.is_empty() || !el.name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            return Err(NotXml(format!("bad element name {:?}", el.name)));
-        }
-        let mut r = &r[name_end..];
-        let self_closing = loop {
-            r = r.trim_start();
-            if let Some(after) = r.strip_prefix("/>") {
-                r = after;
-                break true;
-            }
-            if let Some(after) = r.strip_prefix('>') {
-                r = after;
-                break false;
-            }
-            let eq = r.find('=').ok_or("attribute without a value")?;
-            let key = r[..eq].trim().to_string();
-            let quote = r[eq + 1..]
-                .chars()
-                .next()
-                .filter(|c| *c == '"' || *c == '\'')
-                .ok_or_else(|| format!("attribute {key} is not quoted"))?;
-            let body = &r[eq + 2..];
-            let close = body.find(quote).ok_or("unterminated attribute")?;
-            let raw = &body[..close];
-            if raw.contains('<') {
-                return Err(NotXml(format!("`<` in attribute {key}")));
-            }
-            if el.attrs.insert(key.clone(), decode(raw)?).is_some() {
-                return Err(NotXml(format!("attribute {key} twice")));
-            }
-            r = &body[close + 1..];
-        };
+        let (el, self_closing, r) = start_tag(&rest[1..])?;
         rest = r;
         if self_closing {
             stack.last_mut().expect("parent").children.push(el);
@@ -656,6 +647,48 @@ pub(crate) fn parse_xml(text: &str) -> Result<Element, NotXml> {
     match doc.children.len() {
         1 => Ok(doc.children.pop().expect("root")),
         n => Err(NotXml(format!("{n} root elements"))),
+    }
+}
+
+/// A start tag read from just after its `<`: the element with its
+/// attributes, whether it closes itself (`/>`), and the text after it.
+fn start_tag(r: &str) -> Result<(Element, bool, &str), NotXml> {
+    let name_end = r
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .ok_or("unterminated start tag")?;
+    let mut el = Element {
+        name: r[..name_end].to_string(),
+        ..Element::default()
+    };
+    if el.name.is_empty() || !el.name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(NotXml(format!("bad element name {:?}", el.name)));
+    }
+    let mut r = &r[name_end..];
+    loop {
+        r = r.trim_start();
+        if let Some(after) = r.strip_prefix("/>") {
+            return Ok((el, true, after));
+        }
+        if let Some(after) = r.strip_prefix('>') {
+            return Ok((el, false, after));
+        }
+        let eq = r.find('=').ok_or("attribute without a value")?;
+        let key = r[..eq].trim().to_string();
+        let quote = r[eq + 1..]
+            .chars()
+            .next()
+            .filter(|c| *c == '"' || *c == '\'')
+            .ok_or_else(|| format!("attribute {key} is not quoted"))?;
+        let body = &r[eq + 2..];
+        let close = body.find(quote).ok_or("unterminated attribute")?;
+        let raw = &body[..close];
+        if raw.contains('<') {
+            return Err(NotXml(format!("`<` in attribute {key}")));
+        }
+        if el.attrs.insert(key.clone(), decode(raw)?).is_some() {
+            return Err(NotXml(format!("attribute {key} twice")));
+        }
+        r = &body[close + 1..];
     }
 }
 
