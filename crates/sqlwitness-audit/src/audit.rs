@@ -3,16 +3,14 @@
 
 use sqlwitness_core::{Database, Engine, EngineKind, QueryLimits, ResultSet};
 use sqlwitness_dialect::Grammar;
-use sqlwitness_sql::{
-    analyze_in, has_top_level_order_by, has_top_level_order_by_in, tie_inclusive_rewrite,
-    tie_inclusive_rewrite_in, written_for, NondetRule, SchemaInfo,
-};
+use sqlwitness_nondet::{analyze_in, tie_inclusive_rewrite, tie_inclusive_rewrite_in, NondetRule};
+use sqlwitness_sql::{has_top_level_order_by, has_top_level_order_by_in, written_for, SchemaInfo};
 
 use crate::mechanism::{mechanism, mechanism_with};
 use crate::model::{Finding, RewriteCheck, Status, TranslationCheck};
 use crate::shuffle::Reshuffles;
 use crate::AuditError;
-use sqlwitness_sql::{judge_probe, Evidence, EVIDENCE_ROWS};
+use sqlwitness_nondet::{judge_probe, Evidence, EVIDENCE_ROWS};
 
 /// The gold query to audit.
 pub struct AuditQuestion<'a> {
@@ -318,7 +316,7 @@ struct QuestionAudit<'a> {
     on_sqlite: bool,
     dialects: Vec<Grammar>,
     ordered: bool,
-    statics: Vec<sqlwitness_sql::StaticFinding>,
+    statics: Vec<sqlwitness_nondet::StaticFinding>,
     /// The gold compares a text column with a number (a cross-engine
     /// difference may come from that).
     text_vs_number: bool,

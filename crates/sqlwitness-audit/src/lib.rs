@@ -39,5 +39,5 @@ pub use model::{
 pub use run::{audit, merge_audit, AuditPlan};
 pub use schema::read_schema;
 pub use shuffle::{shuffled_copies, Reshuffles};
-pub use sqlwitness_sql::tie_aware_match;
-pub use sqlwitness_sql::{judge_probe as judge, Evidence, EVIDENCE_ROWS};
+pub use sqlwitness_nondet::tie_aware_match;
+pub use sqlwitness_nondet::{judge_probe as judge, Evidence, EVIDENCE_ROWS};

@@ -29,7 +29,7 @@ use sqlwitness_core::compare::{
     compare, defog_compare, soft_f1, CompareMode, CompareOptions, Comparison, MismatchReason,
 };
 use sqlwitness_core::{row_hash, Column, DbError, QueryLimits, ResultSet, RowSink, Value};
-use sqlwitness_sql::in_some_column_order;
+use sqlwitness_nondet::in_some_column_order;
 
 use crate::answer::{cell, Answer, Digest, RowKeys};
 

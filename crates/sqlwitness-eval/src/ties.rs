@@ -14,7 +14,7 @@
 
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::ResultSet;
-use sqlwitness_sql::TieWindow;
+use sqlwitness_nondet::TieWindow;
 
 /// Most answers of a prediction's one-row window checked one by one.
 const MAX_ANSWERS: usize = 64;

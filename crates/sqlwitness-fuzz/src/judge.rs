@@ -7,7 +7,7 @@
 //!
 //! * **ties** — the gold's `ORDER BY … LIMIT` cuts through rows with equal
 //!   sort keys, or its ORDER BY leaves the order of equal keys free: every
-//!   valid answer passes (`sqlwitness_sql::TieWindow`, the semantics of
+//!   valid answer passes (`sqlwitness_nondet::TieWindow`, the semantics of
 //!   `eval --ties aware`), and so does the tie-inclusive answer (all rows
 //!   tied at the cut, what `x = (SELECT max(x) …)` returns);
 //! * **no row vs a row of NULLs** — an aggregate over nothing returns one
@@ -17,7 +17,7 @@
 //!   subquery cuts through ties, a bare column under GROUP BY takes several
 //!   values in one group, a LIMIT without ORDER BY has more rows than it
 //!   keeps: the audit's static rules find such blocks and their probes,
-//!   run on the instance, prove it (`sqlwitness_sql::judge_probe`). The
+//!   run on the instance, prove it (`sqlwitness_nondet::judge_probe`). The
 //!   instance then says nothing about the prediction.
 //!
 //! A prediction that fails to run where the gold runs is a difference.
@@ -25,7 +25,8 @@
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_dialect::Grammar;
-use sqlwitness_sql::{analyze_in, Dialects, NondetRule, SchemaInfo, TieWindow};
+use sqlwitness_nondet::{analyze_in, NondetRule, TieWindow};
+use sqlwitness_sql::{Dialects, SchemaInfo};
 
 use crate::distill::differs;
 
@@ -146,7 +147,7 @@ fn gold_undetermined(
             return false;
         };
         let names: Vec<String> = rs.columns.iter().map(|c| c.name.clone()).collect();
-        sqlwitness_sql::judge_probe(probe, &names, &rs.rows).is_some()
+        sqlwitness_nondet::judge_probe(probe, &names, &rs.rows).is_some()
     })
 }
 

@@ -56,9 +56,11 @@ impl TieWindow {
         gold_sql: &str,
         limits: &QueryLimits,
     ) -> Option<TieWindow> {
-        TieWindow::probe_with_in(gold_sql, &crate::sqlite_first(engine.kind()), |sql| {
-            engine.execute(db, sql, limits).ok()
-        })
+        TieWindow::probe_with_in(
+            gold_sql,
+            &sqlwitness_sql::sqlite_first(engine.kind()),
+            |sql| engine.execute(db, sql, limits).ok(),
+        )
     }
 
     /// [`TieWindow::probe`] with the probe run by `run` (`None`: it was
@@ -67,14 +69,14 @@ impl TieWindow {
         gold_sql: &str,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
-        TieWindow::probe_with_in(gold_sql, crate::SQLITE_ONLY, run)
+        TieWindow::probe_with_in(gold_sql, sqlwitness_sql::SQLITE_ONLY, run)
     }
 
     /// [`TieWindow::probe_with`] for SQL read in the first of `dialects`
     /// that parses it.
     pub fn probe_with_in(
         gold_sql: &str,
-        dialects: crate::Dialects<'_>,
+        dialects: sqlwitness_sql::Dialects<'_>,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
         TieWindow::probe_inner(gold_sql, dialects, false, run)
@@ -85,7 +87,7 @@ impl TieWindow {
     /// of): a query without a LIMIT is not run again.
     pub fn probe_cut_with_in(
         sql: &str,
-        dialects: crate::Dialects<'_>,
+        dialects: sqlwitness_sql::Dialects<'_>,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
         TieWindow::probe_inner(sql, dialects, true, run)
@@ -93,7 +95,7 @@ impl TieWindow {
 
     fn probe_inner(
         gold_sql: &str,
-        dialects: crate::Dialects<'_>,
+        dialects: sqlwitness_sql::Dialects<'_>,
         only_cut: bool,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {

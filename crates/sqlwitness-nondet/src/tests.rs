@@ -1,5 +1,5 @@
 use super::*;
-use crate::schema::{ForeignKey, SchemaInfo, TableInfo};
+use sqlwitness_sql::{ForeignKey, SchemaInfo, TableInfo};
 
 pub(super) fn schema() -> SchemaInfo {
     SchemaInfo::new(vec![
@@ -184,7 +184,7 @@ fn probes_are_sql() {
 /// Counts on the Spider dev gold, printed (measured, not asserted beyond parsing).
 #[test]
 fn spider_dev_gold_analyzes() {
-    let Some(gold) = crate::spider_data::dev_gold() else {
+    let Some(gold) = sqlwitness_testkit::spider_dev_gold() else {
         return;
     };
     let failures = gold
