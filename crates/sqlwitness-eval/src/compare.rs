@@ -693,7 +693,7 @@ mod tests {
                     let db = Database::new(db_id, path);
                     let (g, p) = (run(&db, gold)?, run(&db, pred)?);
                     let ordered =
-                        sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false);
+                        sqlwitness_sql::has_top_level_order_by(gold, &dialects).unwrap_or(false);
                     let mut by_values = compare(&g, &p, &opts(ordered));
                     if by_values.reason == Some(MismatchReason::ColumnOrder) {
                         by_values.reason = Some(MismatchReason::Values);

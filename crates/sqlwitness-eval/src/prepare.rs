@@ -112,7 +112,7 @@ fn ordered(mode: CompareMode, gold: &str, run: &str, dialects: &[Grammar]) -> bo
         | CompareMode::Spider2
         | CompareMode::Livesqlbench
         | CompareMode::Defog => {
-            sqlwitness_sql::has_top_level_order_by_in(gold, dialects).unwrap_or(false)
+            sqlwitness_sql::has_top_level_order_by(gold, dialects).unwrap_or(false)
         }
         // The official evaluator's test: `order by` in the text it runs.
         CompareMode::Spider => sqlwitness_spider::spider_order_matters(run),

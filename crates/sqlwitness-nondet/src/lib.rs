@@ -44,7 +44,7 @@ use sqlwitness_sql::SchemaInfo;
 
 pub use evidence::{judge as judge_probe, Evidence, EVIDENCE_ROWS};
 pub use probe::Probe;
-pub use tie_rewrite::{tie_inclusive_rewrite, tie_inclusive_rewrite_in, Rewrite};
+pub use tie_rewrite::{tie_inclusive_rewrite, Rewrite};
 pub use ties::{in_some_column_order, tie_aware_match, TieWindow, MAX_PERMUTED_COLUMNS};
 
 /// The static rules.
@@ -109,13 +109,9 @@ pub struct StaticFinding {
 #[error("does not parse: {0}")]
 pub struct ParseError(pub String);
 
-/// Parses `sql` (SQLite dialect) and applies every rule to every query block.
-pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, ParseError> {
-    analyze_in(sql, schema, sqlwitness_sql::SQLITE_ONLY)
-}
-
-/// [`analyze`] for SQL read in the first of `dialects` that parses it.
-pub fn analyze_in(
+/// Parses `sql` in the first of `dialects` that reads it and applies every
+/// rule to every query block.
+pub fn analyze(
     sql: &str,
     schema: &SchemaInfo,
     dialects: sqlwitness_sql::Dialects<'_>,
@@ -139,31 +135,15 @@ pub fn analyze_in(
 /// [OFFSET o]`: the [`Probe::Ordered`] listing every row with its sort key
 /// (no LIMIT), and `o`. What a tie-aware verdict needs to decide whether
 /// another answer is one of the valid ones. `None` for any other shape.
-pub fn top_limit_probe(sql: &str) -> Option<(Probe, u64)> {
-    top_limit_probe_in(sql, sqlwitness_sql::SQLITE_ONLY)
-}
-
-/// [`top_limit_probe`] for SQL read in the first of `dialects` that parses it.
-pub fn top_limit_probe_in(
-    sql: &str,
-    dialects: sqlwitness_sql::Dialects<'_>,
-) -> Option<(Probe, u64)> {
-    top_order_probe_in(sql, dialects)
-        .filter(|(p, _)| matches!(p, Probe::Ordered { cut: Some(_), .. }))
+/// The SQL is read in the first of `dialects` that parses it.
+pub fn top_limit_probe(sql: &str, dialects: sqlwitness_sql::Dialects<'_>) -> Option<(Probe, u64)> {
+    top_order_probe(sql, dialects).filter(|(p, _)| matches!(p, Probe::Ordered { cut: Some(_), .. }))
 }
 
 /// [`top_limit_probe`] for any outermost `SELECT … ORDER BY k [LIMIT n
 /// [OFFSET o]]`: without a LIMIT the probe's `cut` is `None` (every row is
 /// in the window, only the order among equal keys is free).
-pub fn top_order_probe(sql: &str) -> Option<(Probe, u64)> {
-    top_order_probe_in(sql, sqlwitness_sql::SQLITE_ONLY)
-}
-
-/// [`top_order_probe`] for SQL read in the first of `dialects` that parses it.
-pub fn top_order_probe_in(
-    sql: &str,
-    dialects: sqlwitness_sql::Dialects<'_>,
-) -> Option<(Probe, u64)> {
+pub fn top_order_probe(sql: &str, dialects: sqlwitness_sql::Dialects<'_>) -> Option<(Probe, u64)> {
     let statements = sqlwitness_sql::parse_in(sql, dialects).ok()?;
     let [Statement::Query(q)] = statements.as_slice() else {
         return None;

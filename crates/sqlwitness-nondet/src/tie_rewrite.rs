@@ -28,15 +28,11 @@ pub struct Rewrite {
     pub sql: String,
 }
 
-/// The tie-inclusive rewrite of `sql`, when one of the supported shapes
-/// applies (see the module documentation); `None` otherwise.
-pub fn tie_inclusive_rewrite(sql: &str, schema: &SchemaInfo) -> Option<Rewrite> {
-    tie_inclusive_rewrite_in(sql, schema, sqlwitness_sql::SQLITE_ONLY)
-}
-
-/// [`tie_inclusive_rewrite`] for SQL read in the first of `dialects` that
-/// parses it (the rewrite is rendered in `sqlparser`'s neutral form).
-pub fn tie_inclusive_rewrite_in(
+/// The tie-inclusive rewrite of `sql`, read in the first of `dialects` that
+/// parses it, when one of the supported shapes applies (see the module
+/// documentation); `None` otherwise. The rewrite is rendered in
+/// `sqlparser`'s neutral form.
+pub fn tie_inclusive_rewrite(
     sql: &str,
     schema: &SchemaInfo,
     dialects: sqlwitness_sql::Dialects<'_>,
@@ -258,7 +254,8 @@ mod tests {
     use super::*;
 
     fn rw(sql: &str) -> Option<String> {
-        tie_inclusive_rewrite(sql, &SchemaInfo::default()).map(|r| r.sql)
+        tie_inclusive_rewrite(sql, &SchemaInfo::default(), sqlwitness_sql::SQLITE_ONLY)
+            .map(|r| r.sql)
     }
 
     #[test]

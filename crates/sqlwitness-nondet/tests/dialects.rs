@@ -2,7 +2,7 @@
 //! golds written for PostgreSQL, read in PostgreSQL's dialect first.
 
 use sqlwitness_dialect::Grammar;
-use sqlwitness_nondet::{analyze_in, top_order_probe_in, NondetRule};
+use sqlwitness_nondet::{analyze, top_order_probe, NondetRule};
 use sqlwitness_sql::{parse_in, written_for, SchemaInfo, SQLITE_ONLY};
 
 #[test]
@@ -13,11 +13,11 @@ fn postgres_only_syntax_is_read_as_postgres() {
     assert!(parse_in(pg_only, SQLITE_ONLY).is_err());
     let dialects = written_for(Grammar::Postgres);
     for q in [sql, pg_only] {
-        let findings = analyze_in(q, &SchemaInfo::default(), &dialects).unwrap();
+        let findings = analyze(q, &SchemaInfo::default(), &dialects).unwrap();
         assert!(
             findings.iter().any(|f| f.rule == NondetRule::LimitTie1),
             "{q}: {findings:?}"
         );
-        assert!(top_order_probe_in(q, &dialects).is_some(), "{q}");
+        assert!(top_order_probe(q, &dialects).is_some(), "{q}");
     }
 }

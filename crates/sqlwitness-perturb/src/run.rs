@@ -776,7 +776,7 @@ impl Reference<'_> {
     /// Whether `sql` (its dialect) orders its answer at the top level.
     fn ordered(&self, sql: &str) -> bool {
         let dialects = sqlwitness_sql::written_for(self.dialect.grammar);
-        sqlwitness_sql::has_top_level_order_by_in(sql, &dialects).unwrap_or(true)
+        sqlwitness_sql::has_top_level_order_by(sql, &dialects).unwrap_or(true)
     }
 }
 
@@ -1302,7 +1302,7 @@ impl<'a> Run<'a> {
             )
         });
         let perturbed = Database::new(copy.pid.to_string(), copy.ppath.to_path_buf());
-        let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
+        let ordered = has_top_level_order_by(&q.gold, sqlwitness_sql::SQLITE_ONLY).unwrap_or(true);
         verify(
             self.engine,
             &self.limits,

@@ -310,7 +310,9 @@ mod tests {
             return;
         };
         for (sql, _) in &gold {
-            if sqlwitness_sql::has_top_level_order_by(sql) == Some(true) {
+            if sqlwitness_sql::has_top_level_order_by(sql, sqlwitness_sql::SQLITE_ONLY)
+                == Some(true)
+            {
                 assert!(spider_order_matters(sql), "{sql}");
             }
         }

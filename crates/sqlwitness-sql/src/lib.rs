@@ -46,7 +46,7 @@ pub use exprs::{
 };
 pub use features::{dialect_features, feature_table, DialectFeature, Support};
 pub use identifiers::{resolve_identifiers, NameSet};
-pub use order::{has_top_level_order_by, has_top_level_order_by_in};
+pub use order::has_top_level_order_by;
 pub use parse::{
     chain_operators, parse_bounded, parse_in, sqlite_first, written_for, BoundedParseError,
     Dialects, MAX_CHAIN_OPERATORS, SQLITE_ONLY,

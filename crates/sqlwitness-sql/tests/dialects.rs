@@ -3,7 +3,7 @@
 //! reading stays first for SQLite-written golds.
 
 use sqlwitness_dialect::Grammar;
-use sqlwitness_sql::{has_top_level_order_by_in, parse_in, written_for};
+use sqlwitness_sql::{has_top_level_order_by, parse_in, written_for};
 
 fn golds(file: &str) -> Option<Vec<String>> {
     let path = sqlwitness_testkit::shared_data(&format!("bird_minidev/{file}"))?;
@@ -38,6 +38,6 @@ fn every_per_dialect_gold_parses_in_its_own_dialect() {
         // Every one is a single query whose top-level ORDER BY is known.
         assert!(golds
             .iter()
-            .all(|g| has_top_level_order_by_in(g, &dialects).is_some()));
+            .all(|g| has_top_level_order_by(g, &dialects).is_some()));
     }
 }
