@@ -635,7 +635,10 @@ fn carry_prediction(
         summary.unaffected += 1;
         return (String::new(), "abstained".to_string());
     }
-    match change.rewrite(pred) {
+    match change.rewrite(
+        pred,
+        &sqlwitness_dialect::builtin(sqlwitness_core::EngineKind::Sqlite),
+    ) {
         Ok(r) if r.touched.is_empty() => {
             summary.unaffected += 1;
             (pred.to_string(), "unaffected".to_string())
@@ -1097,8 +1100,11 @@ impl<'a> Run<'a> {
         applied: &[Planned],
     ) -> Carried {
         let r = match dialect {
-            None => change.rewrite(gold),
-            Some(d) => change.rewrite_in(gold, d),
+            None => change.rewrite(
+                gold,
+                &sqlwitness_dialect::builtin(sqlwitness_core::EngineKind::Sqlite),
+            ),
+            Some(d) => change.rewrite(gold, d),
         };
         match r {
             Ok(r) if r.touched.is_empty() => Carried::Untouched,
