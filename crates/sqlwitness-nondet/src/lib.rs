@@ -4,8 +4,8 @@
 //!
 //! * [`analyze`] — static nondeterminism rules on the parsed SQL
 //!   (Pourreza & Rafiei §5.1), applied to every query block, subqueries
-//!   included, on a [`SchemaInfo`] the caller builds; each finding carries a
-//!   [`Probe`], and [`judge_probe`] turns the probe's rows into [`Evidence`].
+//!   included, on a [`SchemaInfo`] the caller builds; [`judge_probe`]
+//!   turns the rows of a finding's [`Probe`] into [`Evidence`].
 //! * [`TieWindow`] / [`tie_aware_match`] / [`in_some_column_order`] —
 //!   tie-aware verdicts: is an answer one of the gold's valid answers when
 //!   its LIMIT cuts through ties or its ORDER BY leaves ties free?
