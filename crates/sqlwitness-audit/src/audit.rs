@@ -3,16 +3,14 @@
 
 use sqlwitness_core::{Database, Engine, EngineKind, QueryLimits, ResultSet};
 use sqlwitness_dialect::Grammar;
-use sqlwitness_sql::{
-    analyze_in, has_top_level_order_by, has_top_level_order_by_in, tie_inclusive_rewrite,
-    tie_inclusive_rewrite_in, written_for, NondetRule, SchemaInfo,
-};
+use sqlwitness_nondet::{analyze, tie_inclusive_rewrite, NondetRule};
+use sqlwitness_sql::{has_top_level_order_by, written_for, SchemaInfo, SQLITE_ONLY};
 
 use crate::mechanism::{mechanism, mechanism_with};
 use crate::model::{Finding, RewriteCheck, Status, TranslationCheck};
 use crate::shuffle::Reshuffles;
 use crate::AuditError;
-use sqlwitness_sql::{judge_probe, Evidence, EVIDENCE_ROWS};
+use sqlwitness_nondet::{judge_probe, Evidence, EVIDENCE_ROWS};
 
 /// The gold query to audit.
 pub struct AuditQuestion<'a> {
@@ -79,7 +77,7 @@ impl DbAudit {
         let rewritten: Vec<String> = if rewrites {
             golds
                 .iter()
-                .filter_map(|g| tie_inclusive_rewrite(g, &schema).map(|rw| rw.sql))
+                .filter_map(|g| tie_inclusive_rewrite(g, &schema, SQLITE_ONLY).map(|rw| rw.sql))
                 .collect()
         } else {
             Vec::new()
@@ -318,7 +316,7 @@ struct QuestionAudit<'a> {
     on_sqlite: bool,
     dialects: Vec<Grammar>,
     ordered: bool,
-    statics: Vec<sqlwitness_sql::StaticFinding>,
+    statics: Vec<sqlwitness_nondet::StaticFinding>,
     /// The gold compares a text column with a number (a cross-engine
     /// difference may come from that).
     text_vs_number: bool,
@@ -333,8 +331,8 @@ impl<'a> QuestionAudit<'a> {
         opts: &'a AuditOptions,
     ) -> Self {
         let dialects = written_for(judge.grammar());
-        let ordered = has_top_level_order_by_in(q.gold, &dialects).unwrap_or(false);
-        let statics = analyze_in(q.gold, &ctx.schema, &dialects).unwrap_or_default();
+        let ordered = has_top_level_order_by(q.gold, &dialects).unwrap_or(false);
+        let statics = analyze(q.gold, &ctx.schema, &dialects).unwrap_or_default();
         let limit_cut = statics.iter().any(|f| {
             matches!(
                 f.rule,
@@ -613,8 +611,7 @@ impl<'a> QuestionAudit<'a> {
         if !(self.opts.rewrites && nondet) {
             return;
         }
-        let Some(rw) = tie_inclusive_rewrite_in(self.q.gold, &self.ctx.schema, &self.dialects)
-        else {
+        let Some(rw) = tie_inclusive_rewrite(self.q.gold, &self.ctx.schema, &self.dialects) else {
             return;
         };
         let check = if self.on_sqlite {
@@ -784,7 +781,7 @@ fn verify_rewrite_on(
                 notes.push("the original answer is not among the rewrite's rows".to_string());
             }
             let ordered =
-                has_top_level_order_by_in(sql, &written_for(judge.grammar())).unwrap_or(false);
+                has_top_level_order_by(sql, &written_for(judge.grammar())).unwrap_or(false);
             let mut plans = 0;
             let variants = opts
                 .plan_variants
@@ -845,7 +842,7 @@ fn verify_rewrite(
     results.insert(EngineKind::REFERENCE.as_str().to_string(), summary(&first));
     let mut verified = first.is_ok();
     let mut notes = Vec::new();
-    let ordered = has_top_level_order_by(sql).unwrap_or(false);
+    let ordered = has_top_level_order_by(sql, SQLITE_ONLY).unwrap_or(false);
     if let Ok(rs) = &first {
         if !contains_original(kind, rs, original) {
             verified = false;

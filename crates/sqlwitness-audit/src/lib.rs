@@ -1,5 +1,5 @@
 //! sqlwitness-audit: the gold audit. For every gold query: is its answer
-//! well defined (static rules of `sqlwitness-sql`, proven on data by ties
+//! well defined (static rules of `sqlwitness-nondet`, proven on data by ties
 //! at the cut and by reruns on reshuffled copies — Pourreza & Rafiei
 //! §5.1), does it run on every engine (dialect failures by error class —
 //! Pourreza & Rafiei, Table 4), and does it answer the same everywhere
@@ -39,5 +39,5 @@ pub use model::{
 pub use run::{audit, merge_audit, AuditPlan};
 pub use schema::read_schema;
 pub use shuffle::{shuffled_copies, Reshuffles};
-pub use sqlwitness_sql::tie_aware_match;
-pub use sqlwitness_sql::{judge_probe as judge, Evidence, EVIDENCE_ROWS};
+pub use sqlwitness_nondet::tie_aware_match;
+pub use sqlwitness_nondet::{judge_probe as judge, Evidence, EVIDENCE_ROWS};

@@ -350,7 +350,7 @@ fn plugged_levels(
 /// match, then the table (with each engine's execution row for `all`).
 fn print_match_tables(run: &exact::MatchRun, report: Option<&Report>, hits: &plug::Hits) {
     show_part!("{}", run.misses);
-    let mut tally = sqlwitness_sql::MatchTally::default();
+    let mut tally = sqlwitness_spider::MatchTally::default();
     run.matches.iter().for_each(|m| tally.add(m));
     let scores = tally.table();
     let Some(report) = report else {
@@ -373,7 +373,7 @@ fn print_match_tables(run: &exact::MatchRun, report: Option<&Report>, hits: &plu
 fn exec_by_level(
     report: &Report,
     engine: &str,
-    matches: &[sqlwitness_sql::SpiderMatch],
+    matches: &[sqlwitness_spider::SpiderMatch],
     hits: &plug::Hits,
 ) -> [f64; 5] {
     let mut matched = [0usize; 5];
@@ -382,7 +382,7 @@ fn exec_by_level(
         let (Some(o), Some(m)) = (q.engines.get(engine), matches.get(q.id)) else {
             continue;
         };
-        let level = sqlwitness_sql::Hardness::ALL
+        let level = sqlwitness_spider::Hardness::ALL
             .iter()
             .position(|h| *h == m.hardness)
             .expect("a level");

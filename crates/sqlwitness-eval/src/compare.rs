@@ -29,7 +29,7 @@ use sqlwitness_core::compare::{
     compare, defog_compare, soft_f1, CompareMode, CompareOptions, Comparison, MismatchReason,
 };
 use sqlwitness_core::{row_hash, Column, DbError, QueryLimits, ResultSet, RowSink, Value};
-use sqlwitness_sql::in_some_column_order;
+use sqlwitness_nondet::in_some_column_order;
 
 use crate::answer::{cell, Answer, Digest, RowKeys};
 
@@ -693,7 +693,7 @@ mod tests {
                     let db = Database::new(db_id, path);
                     let (g, p) = (run(&db, gold)?, run(&db, pred)?);
                     let ordered =
-                        sqlwitness_sql::has_top_level_order_by_in(gold, &dialects).unwrap_or(false);
+                        sqlwitness_sql::has_top_level_order_by(gold, &dialects).unwrap_or(false);
                     let mut by_values = compare(&g, &p, &opts(ordered));
                     if by_values.reason == Some(MismatchReason::ColumnOrder) {
                         by_values.reason = Some(MismatchReason::Values);

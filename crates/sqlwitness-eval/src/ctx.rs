@@ -36,7 +36,10 @@ pub(crate) struct DbFacts<'a> {
     pub schema: Option<&'a sqlwitness_sql::SchemaInfo>,
     /// The schema and foreign keys Spider's exact match reads (with
     /// `tables.json` only).
-    pub exact: Option<&'a (sqlwitness_sql::SpiderSchema, sqlwitness_sql::ForeignKeyMap)>,
+    pub exact: Option<&'a (
+        sqlwitness_spider::SpiderSchema,
+        sqlwitness_spider::ForeignKeyMap,
+    )>,
 }
 
 /// What a question's gold and prediction returned on one engine, besides

@@ -89,7 +89,7 @@ fn credits(
     }
     let strict = CompareOptions {
         mode: CompareMode::Strict,
-        ordered: sqlwitness_sql::has_top_level_order_by_in(pair.gold, dialects).unwrap_or(false),
+        ordered: sqlwitness_sql::has_top_level_order_by(pair.gold, dialects).unwrap_or(false),
         ..*opts
     };
     credit_causes(pair.gold_rows, pair.pred_rows, &strict)

@@ -19,7 +19,7 @@ pub fn prepare_pred(
     names: Option<&NameSet>,
 ) -> String {
     if plan.compare.mode == CompareMode::Spider {
-        let read = sqlwitness_sql::spider_read_prediction(pred_sql);
+        let read = sqlwitness_spider::spider_read_prediction(pred_sql);
         prepare_sql(plan, kind, &read, names)
     } else {
         prepare_sql(plan, kind, pred_sql, names)
@@ -48,11 +48,11 @@ fn sql_text(
 ) -> String {
     let mut s = sql.to_string();
     if mode == CompareMode::Spider {
-        s = sqlwitness_sql::spider_postprocess(&s);
+        s = sqlwitness_spider::spider_postprocess(&s);
         if !keep_distinct {
-            s = sqlwitness_sql::spider_remove_distinct(&s);
+            s = sqlwitness_spider::spider_remove_distinct(&s);
         }
-        s = sqlwitness_sql::spider_replace_cur_year(&s);
+        s = sqlwitness_spider::spider_replace_cur_year(&s);
     }
     if kind.is_server() {
         if let Some(names) = names {
@@ -112,10 +112,10 @@ fn ordered(mode: CompareMode, gold: &str, run: &str, dialects: &[Grammar]) -> bo
         | CompareMode::Spider2
         | CompareMode::Livesqlbench
         | CompareMode::Defog => {
-            sqlwitness_sql::has_top_level_order_by_in(gold, dialects).unwrap_or(false)
+            sqlwitness_sql::has_top_level_order_by(gold, dialects).unwrap_or(false)
         }
         // The official evaluator's test: `order by` in the text it runs.
-        CompareMode::Spider => sqlwitness_sql::spider_order_matters(run),
+        CompareMode::Spider => sqlwitness_spider::spider_order_matters(run),
         CompareMode::Bird => false,
     }
 }

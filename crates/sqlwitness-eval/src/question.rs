@@ -157,8 +157,8 @@ fn exact_match(q: &Question, pred: Option<&str>, facts: DbFacts) -> (Option<bool
     let (Some(pred), Some((schema, keys))) = (pred, facts.exact) else {
         return (None, None);
     };
-    let pred = sqlwitness_sql::spider_read_prediction(pred);
-    match sqlwitness_sql::spider_exact_match(schema, keys, &q.gold, &pred) {
+    let pred = sqlwitness_spider::spider_read_prediction(pred);
+    match sqlwitness_spider::spider_exact_match(schema, keys, &q.gold, &pred) {
         Ok(m) => (Some(m.exact), None),
         Err(stop) => (None, Some(stop.to_string())),
     }
@@ -211,7 +211,7 @@ fn with_alternatives<'a>(
 /// The Spider hardness of the benchmark's gold (the official evaluator's
 /// level), or why the evaluator cannot read it.
 pub(crate) fn hardness(q: &Question) -> (Option<String>, Option<String>) {
-    match sqlwitness_sql::spider_hardness(&q.gold) {
+    match sqlwitness_spider::spider_hardness(&q.gold) {
         Ok((h, _)) => (Some(h.as_str().to_string()), None),
         Err(why) => (None, Some(why.to_string())),
     }

@@ -13,8 +13,8 @@
 use std::cell::OnceCell;
 
 use sqlwitness_core::{Database, ErrorClass, ResultSet, Verdict};
+use sqlwitness_nondet::TieWindow;
 use sqlwitness_report::{EngineOutcome, ReferenceOutcome};
-use sqlwitness_sql::TieWindow;
 
 use crate::answer::{Answer, Digest};
 use crate::compare::{same_answer, same_answer_keys};

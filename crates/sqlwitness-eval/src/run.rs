@@ -194,7 +194,13 @@ struct Facts {
     /// Each database's schema, for the reference judgment.
     schemas: HashMap<String, sqlwitness_sql::SchemaInfo>,
     /// What Spider's exact match reads.
-    exact: HashMap<String, (sqlwitness_sql::SpiderSchema, sqlwitness_sql::ForeignKeyMap)>,
+    exact: HashMap<
+        String,
+        (
+            sqlwitness_spider::SpiderSchema,
+            sqlwitness_spider::ForeignKeyMap,
+        ),
+    >,
 }
 
 impl Facts {
@@ -299,7 +305,13 @@ fn exact_match_schemas(
     plan: &EvalPlan,
     db_ids: &[String],
     progress: &dyn Progress,
-) -> HashMap<String, (sqlwitness_sql::SpiderSchema, sqlwitness_sql::ForeignKeyMap)> {
+) -> HashMap<
+    String,
+    (
+        sqlwitness_spider::SpiderSchema,
+        sqlwitness_spider::ForeignKeyMap,
+    ),
+> {
     use sqlwitness_bench::BenchmarkFormat as F;
     let spider = matches!(plan.bench.format, F::SpiderJson | F::SpiderGoldSql);
     let tables_json = plan.bench.root.join("tables.json");
@@ -322,13 +334,16 @@ fn exact_match_schemas(
         ) else {
             continue;
         };
-        match sqlwitness_sql::ForeignKeyMap::new(
+        match sqlwitness_spider::ForeignKeyMap::new(
             &t.table_names_original,
             &t.column_names_original,
             &t.foreign_keys,
         ) {
             Ok(keys) => {
-                out.insert(id.clone(), (sqlwitness_sql::SpiderSchema::new(names), keys));
+                out.insert(
+                    id.clone(),
+                    (sqlwitness_spider::SpiderSchema::new(names), keys),
+                );
             }
             Err(e) => progress.note(&format!(
                 "{id}: exact match: tables.json's foreign keys: {e}"

@@ -92,14 +92,16 @@ pub(crate) fn legacy_verdicts(
     // The official evaluator's reading, as `--compare spider` does it: the
     // prediction as read from its line (cut at a tab), postprocessed,
     // DISTINCT deleted, the current year replaced.
-    let post = |s: &str| sqlwitness_sql::spider_postprocess(s);
+    let post = |s: &str| sqlwitness_spider::spider_postprocess(s);
     let spider_sql = |s: &str| {
-        sqlwitness_sql::spider_replace_cur_year(&sqlwitness_sql::spider_remove_distinct(&post(s)))
+        sqlwitness_spider::spider_replace_cur_year(&sqlwitness_spider::spider_remove_distinct(
+            &post(s),
+        ))
     };
-    let read = sqlwitness_sql::spider_read_prediction(pred);
+    let read = sqlwitness_spider::spider_read_prediction(pred);
     let (g, p) = (spider_sql(gold), spider_sql(&read));
-    let distinct_removed = sqlwitness_sql::spider_remove_distinct(&post(gold)) != post(gold)
-        || sqlwitness_sql::spider_remove_distinct(&post(&read)) != post(&read);
+    let distinct_removed = sqlwitness_spider::spider_remove_distinct(&post(gold)) != post(gold)
+        || sqlwitness_spider::spider_remove_distinct(&post(&read)) != post(&read);
     let rows = |orig: &str,
                 new: &str,
                 have: &ResultSet,
@@ -110,7 +112,7 @@ pub(crate) fn legacy_verdicts(
             rerun(new)
         }
     };
-    let spider_ordered = sqlwitness_sql::spider_order_matters(&g);
+    let spider_ordered = sqlwitness_spider::spider_order_matters(&g);
     let spider = match (
         rows(gold, &g, gold_rows, &mut rerun),
         rows(pred, &p, pred_rows, &mut rerun),

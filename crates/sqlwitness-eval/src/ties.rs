@@ -14,7 +14,7 @@
 
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::ResultSet;
-use sqlwitness_sql::TieWindow;
+use sqlwitness_nondet::TieWindow;
 
 /// Most answers of a prediction's one-row window checked one by one.
 const MAX_ANSWERS: usize = 64;
@@ -55,9 +55,8 @@ impl Judged<'_> {
     ) -> TieStanding {
         let any = self.opts.any_column_order();
         let gold_window = std::cell::OnceCell::new();
-        let gold_window = || {
-            gold_window.get_or_init(|| TieWindow::probe_with_in(gold_sql, self.dialects, self.run))
-        };
+        let gold_window =
+            || gold_window.get_or_init(|| TieWindow::probe_with(gold_sql, self.dialects, self.run));
         let gold_tie = !equal
             && gold_window()
                 .as_ref()
@@ -72,7 +71,7 @@ impl Judged<'_> {
         }
         // The prediction's own ties (a probe only where a LIMIT cuts its
         // top-level ORDER BY: without one no answer is cut).
-        let Some(pw) = TieWindow::probe_cut_with_in(pred_sql, self.dialects, self.run)
+        let Some(pw) = TieWindow::probe_cut_with(pred_sql, self.dialects, self.run)
             .filter(TieWindow::cuts_ties)
         else {
             return TieStanding {

@@ -9,7 +9,7 @@ use sqlwitness_bench::Unplaced;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::neighbors::{gold_literals_in, neighbors, GoldLiteral, NeighborOptions};
+use crate::neighbors::{gold_literals, neighbors, GoldLiteral, NeighborOptions};
 use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
@@ -76,7 +76,7 @@ const ENOUGH_KILLERS: usize = 3;
 
 fn ordered_in(gold: &str, dialects: Dialects<'_>) -> CompareOptions {
     CompareOptions::default()
-        .ordered(sqlwitness_sql::has_top_level_order_by_in(gold, dialects).unwrap_or(false))
+        .ordered(sqlwitness_sql::has_top_level_order_by(gold, dialects).unwrap_or(false))
 }
 
 /// A server engine that distillation runs the golds and their neighbours
@@ -386,7 +386,7 @@ impl SuiteRun<'_> {
                 entries.push(entry);
                 continue;
             }
-            literals.extend(gold_literals_in(&g.sql, &is_column, dialects).unwrap_or_default());
+            literals.extend(gold_literals(&g.sql, &is_column, dialects).unwrap_or_default());
             let ns = match neighbors(&g.sql, &nopts) {
                 Ok(ns) => ns,
                 Err(e) => {
@@ -406,7 +406,7 @@ impl SuiteRun<'_> {
                     Ok(_) if differs(&gold_rows, &rows, &cmp) => (Fate::KilledByOriginal, None),
                     Ok(_) => {
                         literals.extend(
-                            gold_literals_in(&n.sql, &is_column, dialects).unwrap_or_default(),
+                            gold_literals(&n.sql, &is_column, dialects).unwrap_or_default(),
                         );
                         pending.push(Pending {
                             gold: gi,
@@ -484,8 +484,14 @@ impl SuiteRun<'_> {
                         let gold = golds[p.gold].sql.as_str();
                         let rows = engine.execute(&db, gold, &opts.limits);
                         let judge = match self.reference {
-                            None => Judge::new(engine, &db, gold, &opts.limits),
-                            Some(_) => Judge::new_in(engine, &db, gold, &opts.limits, dialects),
+                            None => Judge::new(
+                                engine,
+                                &db,
+                                gold,
+                                &opts.limits,
+                                &sqlwitness_sql::sqlite_first(engine.kind()),
+                            ),
+                            Some(_) => Judge::new(engine, &db, gold, &opts.limits, dialects),
                         };
                         last_gold = Some((p.gold, rows, judge));
                     }

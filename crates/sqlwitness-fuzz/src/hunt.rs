@@ -63,7 +63,9 @@ impl SuiteSet {
         };
         let mut literals: Vec<GoldLiteral> = Vec::new();
         for sql in [gold, pred] {
-            literals.extend(gold_literals(sql, &is_column).unwrap_or_default());
+            literals.extend(
+                gold_literals(sql, &is_column, sqlwitness_sql::SQLITE_ONLY).unwrap_or_default(),
+            );
         }
         literals.sort();
         literals.dedup();

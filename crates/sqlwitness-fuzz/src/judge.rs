@@ -7,7 +7,7 @@
 //!
 //! * **ties** — the gold's `ORDER BY … LIMIT` cuts through rows with equal
 //!   sort keys, or its ORDER BY leaves the order of equal keys free: every
-//!   valid answer passes (`sqlwitness_sql::TieWindow`, the semantics of
+//!   valid answer passes (`sqlwitness_nondet::TieWindow`, the semantics of
 //!   `eval --ties aware`), and so does the tie-inclusive answer (all rows
 //!   tied at the cut, what `x = (SELECT max(x) …)` returns);
 //! * **no row vs a row of NULLs** — an aggregate over nothing returns one
@@ -17,7 +17,7 @@
 //!   subquery cuts through ties, a bare column under GROUP BY takes several
 //!   values in one group, a LIMIT without ORDER BY has more rows than it
 //!   keeps: the audit's static rules find such blocks and their probes,
-//!   run on the instance, prove it (`sqlwitness_sql::judge_probe`). The
+//!   run on the instance, prove it (`sqlwitness_nondet::judge_probe`). The
 //!   instance then says nothing about the prediction.
 //!
 //! A prediction that fails to run where the gold runs is a difference.
@@ -25,7 +25,8 @@
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
 use sqlwitness_dialect::Grammar;
-use sqlwitness_sql::{analyze_in, Dialects, NondetRule, SchemaInfo, TieWindow};
+use sqlwitness_nondet::{analyze, NondetRule, TieWindow};
+use sqlwitness_sql::{Dialects, SchemaInfo};
 
 use crate::distill::differs;
 
@@ -52,35 +53,23 @@ pub(crate) struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
+    /// The judgment of `gold_sql`, read in the first of `dialects` that
+    /// parses it.
     pub fn new(
         engine: &'a dyn Engine,
         db: &'a Database,
         gold_sql: &'a str,
         limits: &'a QueryLimits,
+        dialects: Dialects<'_>,
     ) -> Judge<'a> {
         Judge {
             engine,
             db,
             gold_sql,
             limits,
-            dialects: sqlwitness_sql::sqlite_first(engine.kind()),
+            dialects: dialects.to_vec(),
             window: None,
             undetermined: None,
-        }
-    }
-
-    /// [`Judge::new`] for a gold read in the first of `dialects` that
-    /// parses it (a gold written for a server engine).
-    pub fn new_in(
-        engine: &'a dyn Engine,
-        db: &'a Database,
-        gold_sql: &'a str,
-        limits: &'a QueryLimits,
-        dialects: Dialects<'a>,
-    ) -> Judge<'a> {
-        Judge {
-            dialects: dialects.to_vec(),
-            ..Judge::new(engine, db, gold_sql, limits)
         }
     }
 
@@ -103,7 +92,7 @@ impl<'a> Judge<'a> {
         let (engine, db, gold, limits) = (self.engine, self.db, self.gold_sql, self.limits);
         let dialects = &self.dialects;
         let window = self.window.get_or_insert_with(|| {
-            TieWindow::probe_with_in(gold, dialects, |sql| engine.execute(db, sql, limits).ok())
+            TieWindow::probe_with(gold, dialects, |sql| engine.execute(db, sql, limits).ok())
         });
         if window
             .as_ref()
@@ -127,7 +116,7 @@ fn gold_undetermined(
     limits: &QueryLimits,
     dialects: Dialects<'_>,
 ) -> bool {
-    let Ok(findings) = analyze_in(gold, &SchemaInfo::default(), dialects) else {
+    let Ok(findings) = analyze(gold, &SchemaInfo::default(), dialects) else {
         return false;
     };
     findings.iter().any(|f| {
@@ -146,7 +135,7 @@ fn gold_undetermined(
             return false;
         };
         let names: Vec<String> = rs.columns.iter().map(|c| c.name.clone()).collect();
-        sqlwitness_sql::judge_probe(probe, &names, &rs.rows).is_some()
+        sqlwitness_nondet::judge_probe(probe, &names, &rs.rows).is_some()
     })
 }
 
@@ -160,5 +149,12 @@ pub(crate) fn really_differs(
     opts: &CompareOptions,
     limits: &QueryLimits,
 ) -> bool {
-    Judge::new(engine, db, gold_sql, limits).differs(g, p, opts)
+    Judge::new(
+        engine,
+        db,
+        gold_sql,
+        limits,
+        &sqlwitness_sql::sqlite_first(engine.kind()),
+    )
+    .differs(g, p, opts)
 }

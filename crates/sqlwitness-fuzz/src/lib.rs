@@ -47,8 +47,8 @@ pub use manifest::{
 };
 pub use mutants::{mutant, mutant_predictions, Mutant};
 pub use neighbors::{
-    gold_literals, gold_literals_in, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor,
-    NeighborError, NeighborOptions,
+    gold_literals, neighbors, GoldLiteral, LiteralValue, MutationKind, Neighbor, NeighborError,
+    NeighborOptions,
 };
 pub use rng::Rng;
 pub use run::{build_suites, merge_suites, Built, FuzzPlan, FuzzReference};

@@ -22,7 +22,7 @@
 mod literals;
 mod mutate;
 
-pub use literals::{gold_literals, gold_literals_in, GoldLiteral, LiteralValue};
+pub use literals::{gold_literals, GoldLiteral, LiteralValue};
 
 use self::MutationKind as Kind;
 use sqlparser::ast::Statement;

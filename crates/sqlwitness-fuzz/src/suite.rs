@@ -476,7 +476,10 @@ impl SuiteSet {
                 Sides::Pred { gold, .. } => (engine, gold),
                 Sides::Reference { reference_gold, .. } => (self.reference(), reference_gold),
             };
-            if !Judge::new(judge_engine, &db, judge_gold, limits).differs(&g, &p, opts) {
+            let judge_dialects = sqlwitness_sql::sqlite_first(judge_engine.kind());
+            if !Judge::new(judge_engine, &db, judge_gold, limits, &judge_dialects)
+                .differs(&g, &p, opts)
+            {
                 continue;
             }
             let reason = match (&*g, &*p) {

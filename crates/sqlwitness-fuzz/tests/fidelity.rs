@@ -67,8 +67,10 @@ impl Fixture {
 
     fn check_in(&self, mode: CompareMode, gold: &str, pred: &str) -> SuiteVerdict {
         let e = instance_engine();
-        let opts = CompareOptions::new(mode)
-            .ordered(sqlwitness_sql::has_top_level_order_by(gold).unwrap_or(false));
+        let opts = CompareOptions::new(mode).ordered(
+            sqlwitness_sql::has_top_level_order_by(gold, sqlwitness_sql::SQLITE_ONLY)
+                .unwrap_or(false),
+        );
         self.set
             .check(
                 e.as_ref(),

@@ -635,7 +635,10 @@ fn carry_prediction(
         summary.unaffected += 1;
         return (String::new(), "abstained".to_string());
     }
-    match change.rewrite(pred) {
+    match change.rewrite(
+        pred,
+        &sqlwitness_dialect::builtin(sqlwitness_core::EngineKind::Sqlite),
+    ) {
         Ok(r) if r.touched.is_empty() => {
             summary.unaffected += 1;
             (pred.to_string(), "unaffected".to_string())
@@ -776,7 +779,7 @@ impl Reference<'_> {
     /// Whether `sql` (its dialect) orders its answer at the top level.
     fn ordered(&self, sql: &str) -> bool {
         let dialects = sqlwitness_sql::written_for(self.dialect.grammar);
-        sqlwitness_sql::has_top_level_order_by_in(sql, &dialects).unwrap_or(true)
+        sqlwitness_sql::has_top_level_order_by(sql, &dialects).unwrap_or(true)
     }
 }
 
@@ -1097,8 +1100,11 @@ impl<'a> Run<'a> {
         applied: &[Planned],
     ) -> Carried {
         let r = match dialect {
-            None => change.rewrite(gold),
-            Some(d) => change.rewrite_in(gold, d),
+            None => change.rewrite(
+                gold,
+                &sqlwitness_dialect::builtin(sqlwitness_core::EngineKind::Sqlite),
+            ),
+            Some(d) => change.rewrite(gold, d),
         };
         match r {
             Ok(r) if r.touched.is_empty() => Carried::Untouched,
@@ -1302,7 +1308,7 @@ impl<'a> Run<'a> {
             )
         });
         let perturbed = Database::new(copy.pid.to_string(), copy.ppath.to_path_buf());
-        let ordered = has_top_level_order_by(&q.gold).unwrap_or(true);
+        let ordered = has_top_level_order_by(&q.gold, sqlwitness_sql::SQLITE_ONLY).unwrap_or(true);
         verify(
             self.engine,
             &self.limits,

@@ -120,11 +120,6 @@ impl SchemaChange {
             .collect()
     }
 
-    /// Rewrites `sql` (SQLite) for the changed schema.
-    pub fn rewrite(&self, sql: &str) -> Result<Rewritten, RewriteError> {
-        self.rewrite_with(sql, &SQLiteDialect {}, Style::SQLITE)
-    }
-
     /// Rewrites `sql`, written in `dialect`'s SQL, for the changed schema:
     /// parsed in that dialect alone, a name it adds quoted with its quote
     /// (a backtick on MySQL) when it is not a plain word — on a server
@@ -133,13 +128,13 @@ impl SchemaChange {
     /// name exactly — and a qualifier it adds written as the FROM item
     /// that it names is written. A replacement (content-equivalence) is an
     /// expression in SQLite's SQL: refused in another dialect.
-    pub fn rewrite_in(
+    pub fn rewrite(
         &self,
         sql: &str,
         dialect: &sqlwitness_dialect::Dialect,
     ) -> Result<Rewritten, RewriteError> {
         if dialect.grammar == sqlwitness_dialect::Grammar::Sqlite {
-            return self.rewrite(sql);
+            return self.rewrite_with(sql, &SQLiteDialect {}, Style::SQLITE);
         }
         if self
             .changes
@@ -1036,7 +1031,7 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "singer", "Country", "Nation");
         let r = s
-            .rewrite("SELECT name, country FROM singer WHERE T.x = 1 OR country = 'France' ORDER BY country")
+            .rewrite("SELECT name, country FROM singer WHERE T.x = 1 OR country = 'France' ORDER BY country", &sqlite())
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1044,7 +1039,7 @@ mod tests {
         );
         assert_eq!(r.touched, vec!["singer.Country"]);
         let r = s
-            .rewrite("SELECT T1.Country FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id")
+            .rewrite("SELECT T1.Country FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id", &sqlite())
             .unwrap();
         assert!(r.sql.starts_with("SELECT T1.Nation FROM"), "{}", r.sql);
     }
@@ -1054,7 +1049,7 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "singer", "Country", "Nation");
         let r = s
-            .rewrite("SELECT count(*) FROM concert WHERE Year = 2014")
+            .rewrite("SELECT count(*) FROM concert WHERE Year = 2014", &sqlite())
             .unwrap();
         assert!(r.touched.is_empty());
     }
@@ -1064,7 +1059,7 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "concert", "concert_ID", "show_id");
         let r = s
-            .rewrite("SELECT T2.concert_ID FROM concert AS T1 JOIN singer_in_concert AS T2 ON T1.concert_ID = T2.concert_ID")
+            .rewrite("SELECT T2.concert_ID FROM concert AS T1 JOIN singer_in_concert AS T2 ON T1.concert_ID = T2.concert_ID", &sqlite())
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1077,7 +1072,10 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "singer", "Age", "years");
         let r = s
-            .rewrite("SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)")
+            .rewrite(
+                "SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer)",
+                &sqlite(),
+            )
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1085,7 +1083,7 @@ mod tests {
         );
         // A correlated reference to the outer table.
         let r = s
-            .rewrite("SELECT name FROM singer AS S WHERE EXISTS (SELECT 1 FROM concert WHERE Year > S.age)")
+            .rewrite("SELECT name FROM singer AS S WHERE EXISTS (SELECT 1 FROM concert WHERE Year > S.age)", &sqlite())
             .unwrap();
         assert!(r.sql.contains("Year > S.years"), "{}", r.sql);
     }
@@ -1095,7 +1093,10 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "singer", "Country", "Nation");
         let r = s
-            .rewrite("SELECT T.country FROM (SELECT country FROM singer) AS T ORDER BY T.country")
+            .rewrite(
+                "SELECT T.country FROM (SELECT country FROM singer) AS T ORDER BY T.country",
+                &sqlite(),
+            )
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1110,7 +1111,7 @@ mod tests {
             },
         );
         let r = s
-            .rewrite("SELECT T.age FROM (SELECT age FROM singer) AS T")
+            .rewrite("SELECT T.age FROM (SELECT age FROM singer) AS T", &sqlite())
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1123,7 +1124,7 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "singer", "Country", "Nation");
         let r = s
-            .rewrite("SELECT country FROM singer UNION SELECT concert_name FROM concert ORDER BY country")
+            .rewrite("SELECT country FROM singer UNION SELECT concert_name FROM concert ORDER BY country", &sqlite())
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1147,7 +1148,7 @@ mod tests {
             },
         );
         let r = s
-            .rewrite("SELECT name, is_male FROM singer AS T1 WHERE T1.is_male = 'T' OR is_male != 'T' OR is_male = 'X'")
+            .rewrite("SELECT name, is_male FROM singer AS T1 WHERE T1.is_male = 'T' OR is_male != 'T' OR is_male = 'X'", &sqlite())
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1168,21 +1169,24 @@ mod tests {
             },
         );
         assert!(matches!(
-            s.rewrite("SELECT * FROM singer"),
+            s.rewrite("SELECT * FROM singer", &sqlite()),
             Err(RewriteError::Unsupported(_))
         ));
         // count(*) is not a star over the columns.
         assert!(s
-            .rewrite("SELECT count(*) FROM singer WHERE age > 3")
+            .rewrite("SELECT count(*) FROM singer WHERE age > 3", &sqlite())
             .is_ok());
         let mut s = singer();
         rename(&mut s, "singer", "Singer_ID", "sid");
         assert!(matches!(
-            s.rewrite("SELECT singer_id FROM singer JOIN singer_in_concert USING (singer_id)"),
+            s.rewrite(
+                "SELECT singer_id FROM singer JOIN singer_in_concert USING (singer_id)",
+                &sqlite()
+            ),
             Err(RewriteError::Unsupported(_))
         ));
         assert!(matches!(
-            s.rewrite("SELECT singer_id FROM singer, singer_in_concert"),
+            s.rewrite("SELECT singer_id FROM singer, singer_in_concert", &sqlite()),
             Err(RewriteError::Ambiguous(_))
         ));
     }
@@ -1192,7 +1196,7 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "concert", "concert_Name", "Name");
         let r = s
-            .rewrite("SELECT name, concert_name FROM singer JOIN concert ON singer.singer_id = concert.concert_id")
+            .rewrite("SELECT name, concert_name FROM singer JOIN concert ON singer.singer_id = concert.concert_id", &sqlite())
             .unwrap();
         assert!(
             r.sql.starts_with("SELECT singer.name, concert.Name FROM"),
@@ -1206,13 +1210,20 @@ mod tests {
         let mut s = singer();
         rename(&mut s, "singer", "Name", "concert_Name");
         let r = s
-            .rewrite("SELECT name FROM singer AS A JOIN concert AS B ON A.singer_id = B.concert_id")
+            .rewrite(
+                "SELECT name FROM singer AS A JOIN concert AS B ON A.singer_id = B.concert_id",
+                &sqlite(),
+            )
             .unwrap();
         assert!(r.sql.starts_with("SELECT A.concert_Name FROM"), "{}", r.sql);
     }
 
     fn dialect(kind: sqlwitness_core::EngineKind) -> sqlwitness_dialect::Dialect {
         sqlwitness_dialect::builtin(kind)
+    }
+
+    fn sqlite() -> sqlwitness_dialect::Dialect {
+        dialect(sqlwitness_core::EngineKind::Sqlite)
     }
 
     #[test]
@@ -1224,7 +1235,7 @@ mod tests {
         // `::` and `ILIKE` are PostgreSQL's; the new name with an upper-case
         // letter is quoted (the migrated column keeps its case).
         let r = s
-            .rewrite_in(
+            .rewrite(
                 "SELECT \"Name\", age::text FROM singer WHERE country ILIKE 'f%'",
                 &pg,
             )
@@ -1235,7 +1246,7 @@ mod tests {
         );
         assert_eq!(r.touched, ["singer.Name", "singer.Age"]);
         // SQLite's reading is unchanged: the new name is a plain word.
-        let r = s.rewrite("SELECT name FROM singer").unwrap();
+        let r = s.rewrite("SELECT name FROM singer", &sqlite()).unwrap();
         assert_eq!(r.sql, "SELECT FullName FROM singer");
     }
 
@@ -1245,7 +1256,7 @@ mod tests {
         rename(&mut s, "singer", "Name", "full name");
         let my = dialect(sqlwitness_core::EngineKind::Mysql);
         let r = s
-            .rewrite_in("SELECT `Name`, name FROM `singer` WHERE age > 20", &my)
+            .rewrite("SELECT `Name`, name FROM `singer` WHERE age > 20", &my)
             .unwrap();
         assert_eq!(
             r.sql,
@@ -1259,7 +1270,7 @@ mod tests {
         rename(&mut s, "concert", "concert_Name", "Name");
         let pg = dialect(sqlwitness_core::EngineKind::Postgres);
         let r = s
-            .rewrite_in("SELECT name FROM Singer JOIN concert ON true", &pg)
+            .rewrite("SELECT name FROM Singer JOIN concert ON true", &pg)
             .unwrap();
         // `Singer` unquoted names the table `singer` there: not `"Singer"`.
         assert!(r.sql.starts_with("SELECT Singer.name FROM"), "{}", r.sql);
@@ -1277,7 +1288,7 @@ mod tests {
             },
         );
         let pg = dialect(sqlwitness_core::EngineKind::Postgres);
-        let e = s.rewrite_in("SELECT age FROM singer", &pg).unwrap_err();
+        let e = s.rewrite("SELECT age FROM singer", &pg).unwrap_err();
         assert!(matches!(e, RewriteError::Unsupported(_)), "{e}");
     }
 }

@@ -244,7 +244,7 @@ mod tests {
     /// Measured: the features of the Spider dev gold queries.
     #[test]
     fn spider_dev_gold_features() {
-        let Some(gold) = crate::spider_data::dev_gold() else {
+        let Some(gold) = sqlwitness_testkit::spider_dev_gold() else {
             return;
         };
         let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();

@@ -683,7 +683,7 @@ mod tests {
     fn names_from_tables_json() {
         // The same check with the names read from Spider's tables.json
         // (the shipped example's).
-        let path = crate::spider_data::spider_dir().join("tables.json");
+        let path = sqlwitness_testkit::example_spider().join("tables.json");
         let text = std::fs::read_to_string(&path).unwrap();
         let dbs: serde_json::Value = serde_json::from_str(&text).unwrap();
         let db = dbs

@@ -1,4 +1,5 @@
-//! Schema facts the nondeterminism rules use: tables, columns, keys.
+//! Schema facts the readers of a query's meaning use (the nondeterminism
+//! rules, translation, temporal comparisons): tables, columns, keys.
 //!
 //! Built by the caller (the audit crate reads them from the SQLite file's
 //! `pragma table_info / index_list / index_info / foreign_key_list`, so they

@@ -216,6 +216,28 @@ pub fn example_spider() -> PathBuf {
     repo_path("examples/spider-dev")
 }
 
+/// `(sql, db_id)` for every question of the shipped Spider `dev.json`
+/// (1,034 gold queries); `None` (after [`missing`]) when it is not there.
+pub fn spider_dev_gold() -> Option<Vec<(String, String)>> {
+    let path = example_spider().join("dev.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        missing(&format!("{} not found", path.display()));
+        return None;
+    };
+    let questions: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    Some(
+        questions
+            .iter()
+            .map(|q| {
+                (
+                    q["query"].as_str().unwrap_or_default().to_string(),
+                    q["db_id"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect(),
+    )
+}
+
 /// `rel` inside the shared data beside the repository (`../shared/data`,
 /// or `SQLWITNESS_DATA`); `None` (after [`missing`]) when it is not there.
 pub fn shared_data(rel: &str) -> Option<PathBuf> {

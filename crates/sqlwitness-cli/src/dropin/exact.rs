@@ -1,6 +1,6 @@
 //! `spider-eval --etype match` (and the match half of `--etype all`): each
 //! question's exact set match as the official evaluator scores it
-//! ([`sqlwitness_sql::spider_exact_match`]), against the schema read from
+//! ([`sqlwitness_spider::spider_exact_match`]), against the schema read from
 //! the question's database file and the foreign keys of `--table`.
 //!
 //! The official script stops on a gold its parser cannot read, on a
@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use sqlwitness_bench::TableSchema;
-use sqlwitness_sql::{ForeignKeyMap, SpiderMatch, SpiderSchema};
+use sqlwitness_spider::{ForeignKeyMap, SpiderMatch, SpiderSchema};
 
 use super::inputs::{self, Flags};
 use crate::exit::{BadInput, EngineFailure};
@@ -71,7 +71,7 @@ fn pred_lines(f: &MatchFiles, golds: usize) -> Result<Vec<String>> {
     Ok(text
         .lines()
         .take(golds)
-        .map(sqlwitness_sql::spider_read_prediction)
+        .map(sqlwitness_spider::spider_read_prediction)
         .collect())
 }
 
@@ -125,15 +125,16 @@ pub(super) fn exact_match(f: &MatchFiles) -> Result<MatchRun> {
             schemas.insert(db, schema_of(f, db, &tables)?);
         }
         let (schema, keys) = &schemas[db.as_str()];
-        let m = sqlwitness_sql::spider_exact_match(schema, keys, gold, pred).map_err(|stop| {
-            BadInput(format!(
-                "{} {}: line {}: {stop}: the official evaluator stops there, so no table is \
+        let m =
+            sqlwitness_spider::spider_exact_match(schema, keys, gold, pred).map_err(|stop| {
+                BadInput(format!(
+                    "{} {}: line {}: {stop}: the official evaluator stops there, so no table is \
                  printed (leave the question out of both files)",
-                f.flags.gold,
-                f.gold.display(),
-                n + 1
-            ))
-        })?;
+                    f.flags.gold,
+                    f.gold.display(),
+                    n + 1
+                ))
+            })?;
         if !m.exact {
             let h = m.hardness.as_str();
             run.misses

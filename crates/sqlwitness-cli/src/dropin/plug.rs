@@ -1,7 +1,7 @@
 //! `spider-eval --plug_value` with `--etype exec` or `all`: a prediction
 //! that does not match as written is executed again with the gold's values
 //! plugged into its value slots, every possible way
-//! ([`sqlwitness_sql::spider_plug_values`], as the official evaluator's
+//! ([`sqlwitness_spider::spider_plug_values`], as the official evaluator's
 //! `get_all_preds_for_execution`), and matches when one of them does.
 //!
 //! The fillings of every such question run in one more `eval` run: the
@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use sqlwitness_report::{Report, Verdict};
-use sqlwitness_sql::{spider_plug_values, spider_postprocess, spider_read_prediction};
+use sqlwitness_spider::{spider_plug_values, spider_postprocess, spider_read_prediction};
 
 use super::inputs::{self, Flags};
 use crate::exit::BadInput;
@@ -44,7 +44,7 @@ fn prepared(sql: &str, keep_distinct: bool) -> String {
     if keep_distinct {
         sql
     } else {
-        sqlwitness_sql::spider_remove_distinct(&sql)
+        sqlwitness_spider::spider_remove_distinct(&sql)
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use sqlwitness_report::{LevelSummary, VesLevel, VesSummary};
-use sqlwitness_sql::{MatchTable, MATCH_LEVELS, PARTIAL_TYPES};
+use sqlwitness_spider::{MatchTable, MATCH_LEVELS, PARTIAL_TYPES};
 
 /// `print_data`'s banner on standard output.
 const BIRD_BANNER: &str =

@@ -161,7 +161,7 @@ pub struct CompareOptions {
     pub mode: CompareMode,
     /// Row order matters. Strict: rows compare in order. Spider: this is the
     /// evaluator's `order_matters` (`'order by' in gold.lower()`, see
-    /// `sqlwitness_sql::spider_order_matters`). Bird: ignored (BIRD compares
+    /// `sqlwitness_spider::spider_order_matters`). Bird: ignored (BIRD compares
     /// sets). Spider2: the evaluator's `ignore_order` is its negation.
     /// Livesqlbench: the task's `conditions["order"]`. Defog: the question
     /// is taken as category `order_by` (without query text, rows then keep

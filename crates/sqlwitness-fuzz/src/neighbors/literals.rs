@@ -120,15 +120,8 @@ impl Visitor for Collector<'_> {
 /// Every literal of `sql` with the column it is compared with, sorted and
 /// without duplicates. `is_column` says whether a double-quoted word names
 /// a column (otherwise SQLite reads it as a string, as Spider's golds do).
+/// The SQL is read in the first of `dialects` that parses it.
 pub fn gold_literals(
-    sql: &str,
-    is_column: &dyn Fn(&str) -> bool,
-) -> Result<Vec<GoldLiteral>, NeighborError> {
-    gold_literals_in(sql, is_column, sqlwitness_sql::SQLITE_ONLY)
-}
-
-/// [`gold_literals`] for SQL read in the first of `dialects` that parses it.
-pub fn gold_literals_in(
     sql: &str,
     is_column: &dyn Fn(&str) -> bool,
     dialects: sqlwitness_sql::Dialects<'_>,

@@ -114,6 +114,7 @@ fn literals_know_their_columns() {
     let lits = gold_literals(
         "SELECT * FROM pets WHERE pettype = \"dog\" AND weight > 10 AND fname LIKE '%ab%' AND age BETWEEN 1 AND 3",
         &|c| ["pettype", "weight", "fname", "age"].contains(&c),
+        sqlwitness_sql::SQLITE_ONLY,
     )
     .unwrap();
     let col = |c: &str, v: LiteralValue| GoldLiteral {

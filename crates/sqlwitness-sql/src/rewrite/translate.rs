@@ -23,7 +23,7 @@ use sqlparser::dialect::SQLiteDialect;
 use sqlparser::parser::Parser;
 use sqlwitness_dialect::{FunctionRename, StrftimeRule, Translations};
 
-use crate::nondet::{as_col_ref_pub as as_col_ref, bare_columns};
+use crate::exprs::{as_col_ref, bare_columns, order_exprs};
 use crate::schema::SchemaInfo;
 
 /// A translated query and the steps that changed it.
@@ -176,7 +176,7 @@ impl Translator<'_> {
 
     fn fix_query(&mut self, q: &mut Query) {
         let t = self.t;
-        let order: Vec<Expr> = crate::nondet::order_exprs(q);
+        let order: Vec<Expr> = order_exprs(q);
         if let SetExpr::Select(s) = q.body.as_mut() {
             for twj in &mut s.from {
                 self.fix_twj(twj);

@@ -126,7 +126,7 @@ impl From<String> for Unreadable {
 /// evaluator's parser cannot read it.
 pub fn spider_hardness(sql: &str) -> Result<(Hardness, HardnessCounts), Unreadable> {
     check_tokens(sql)?;
-    let counts = match crate::parse_bounded(&SQLiteDialect {}, sql) {
+    let counts = match sqlwitness_sql::parse_bounded(&SQLiteDialect {}, sql) {
         Ok(stmts) => {
             let [Statement::Query(q)] = stmts.as_slice() else {
                 return Err("not one SELECT statement".into());
@@ -144,7 +144,7 @@ pub fn spider_hardness(sql: &str) -> Result<(Hardness, HardnessCounts), Unreadab
 /// and read both sides; `None` when there is none.
 fn split_set_operation(sql: &str) -> Option<Result<HardnessCounts, Unreadable>> {
     use sqlparser::keywords::Keyword;
-    let tokens = crate::tokenize(&SQLiteDialect {}, sql).ok()?;
+    let tokens = sqlwitness_sql::tokenize(&SQLiteDialect {}, sql).ok()?;
     let mut depth = 0i32;
     for t in &tokens {
         match &t.token {
@@ -173,7 +173,7 @@ fn split_set_operation(sql: &str) -> Option<Result<HardnessCounts, Unreadable>> 
 
 /// What the evaluator's tokenizer rejects or misreads before parsing.
 fn check_tokens(sql: &str) -> Result<(), Unreadable> {
-    let tokens = crate::tokenize(&SQLiteDialect {}, sql).map_err(|e| e.to_string())?;
+    let tokens = sqlwitness_sql::tokenize(&SQLiteDialect {}, sql).map_err(|e| e.to_string())?;
     for t in &tokens {
         match &t.token {
             Token::Neq if t.text == "<>" => {
@@ -841,7 +841,7 @@ mod tests {
     /// official evaluator's (easy 248, medium 446, hard 174, extra 166).
     #[test]
     fn spider_dev_totals_equal_the_official_evaluators() {
-        let Some(gold) = crate::spider_data::dev_gold() else {
+        let Some(gold) = sqlwitness_testkit::spider_dev_gold() else {
             return;
         };
         let mut totals = [0usize; 4];

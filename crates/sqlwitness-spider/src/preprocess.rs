@@ -11,7 +11,7 @@
 use sqlparser::dialect::SQLiteDialect;
 use sqlparser::tokenizer::Token;
 
-use crate::text::tokenize;
+use sqlwitness_sql::tokenize;
 
 /// Python's `str.isspace` (what `str.strip()` and `re`'s `\s` match):
 /// Unicode `White_Space` plus the separators U+001C–U+001F.
@@ -300,5 +300,21 @@ mod tests {
         assert!(!spider_order_matters("SELECT a FROM t ORDER  BY a"));
         assert!(!spider_order_matters("SELECT a FROM t ORDER\nBY a"));
         assert!(!spider_order_matters("SELECT count(*) FROM singer"));
+    }
+
+    /// Agreement with the syntax tree where it matters: on the Spider dev
+    /// gold, a top-level ORDER BY always contains "order by".
+    #[test]
+    fn top_level_order_by_is_an_order_by_substring() {
+        let Some(gold) = sqlwitness_testkit::spider_dev_gold() else {
+            return;
+        };
+        for (sql, _) in &gold {
+            if sqlwitness_sql::has_top_level_order_by(sql, sqlwitness_sql::SQLITE_ONLY)
+                == Some(true)
+            {
+                assert!(spider_order_matters(sql), "{sql}");
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! at the cut, ties in the order, a spread …): the evidence the audit
 //! shows and fuzz's instances are judged by.
 
-use super::Probe;
+use crate::Probe;
 use serde::{Deserialize, Serialize};
 use sqlwitness_core::{canonical_cell, Value};
 

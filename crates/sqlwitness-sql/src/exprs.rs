@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, FunctionArguments, Query, Visit, Visitor};
+use sqlparser::ast::{Expr, FunctionArguments, Ident, OrderByKind, Query, Visit, Visitor};
 
 /// Aggregate functions of SQLite, PostgreSQL and MySQL that Spider-like
 /// golds use. `min`/`max` with more than one argument are SQLite's scalar
@@ -25,7 +25,7 @@ const AGGREGATES: &[&str] = &[
 ];
 
 /// Is `expr` an aggregate function call (at its root)?
-pub(crate) fn is_aggregate_call(expr: &Expr) -> bool {
+pub fn is_aggregate_call(expr: &Expr) -> bool {
     let Expr::Function(f) = expr else {
         return false;
     };
@@ -52,12 +52,13 @@ pub(crate) fn is_aggregate_call(expr: &Expr) -> bool {
 
 /// A column reference as written: optional qualifier, column name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ColRef {
+pub struct ColRef {
     pub qualifier: Option<String>,
     pub name: String,
 }
 
-pub(crate) fn as_col_ref(expr: &Expr) -> Option<ColRef> {
+/// `expr` as a column reference, looking through parentheses.
+pub fn as_col_ref(expr: &Expr) -> Option<ColRef> {
     match expr {
         Expr::Identifier(i) => Some(ColRef {
             qualifier: None,
@@ -74,7 +75,7 @@ pub(crate) fn as_col_ref(expr: &Expr) -> Option<ColRef> {
 
 /// What one walk over an expression of a block found (subqueries skipped).
 #[derive(Debug, Default)]
-pub(crate) struct ExprFacts {
+pub struct ExprFacts {
     /// Column references outside any aggregate.
     pub bare: Vec<ColRef>,
     /// Column references inside aggregates.
@@ -128,7 +129,7 @@ impl Visitor for FactsVisitor {
 }
 
 /// Column references and aggregates of `expr`, not looking into subqueries.
-pub(crate) fn facts(expr: &Expr) -> ExprFacts {
+pub fn expr_facts(expr: &Expr) -> ExprFacts {
     let mut v = FactsVisitor {
         facts: ExprFacts::default(),
         query_depth: 0,
@@ -139,7 +140,7 @@ pub(crate) fn facts(expr: &Expr) -> ExprFacts {
 }
 
 /// Is `expr` a constant (a literal, possibly signed or parenthesised)?
-pub(crate) fn is_constant(expr: &Expr) -> bool {
+pub fn is_constant(expr: &Expr) -> bool {
     match expr {
         Expr::Value(_) => true,
         Expr::UnaryOp { expr, .. } | Expr::Nested(expr) => is_constant(expr),
@@ -148,7 +149,7 @@ pub(crate) fn is_constant(expr: &Expr) -> bool {
 }
 
 /// The conjuncts of a predicate (`a AND b AND c`).
-pub(crate) fn conjuncts<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>) {
+pub fn conjuncts<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>) {
     match expr {
         Expr::BinaryOp {
             left,
@@ -164,7 +165,7 @@ pub(crate) fn conjuncts<'a>(expr: &'a Expr, out: &mut Vec<&'a Expr>) {
 }
 
 /// A literal non-negative integer (`LIMIT 3`).
-pub(crate) fn as_u64(expr: &Expr) -> Option<u64> {
+pub fn as_u64(expr: &Expr) -> Option<u64> {
     match expr {
         Expr::Value(v) => match &v.value {
             sqlparser::ast::Value::Number(n, _) => n.parse().ok(),
@@ -172,5 +173,33 @@ pub(crate) fn as_u64(expr: &Expr) -> Option<u64> {
         },
         Expr::Nested(e) => as_u64(e),
         _ => None,
+    }
+}
+
+/// The expression a [`ColRef`] reads as.
+pub fn col_expr(c: &ColRef) -> Expr {
+    match &c.qualifier {
+        Some(q) => Expr::CompoundIdentifier(vec![Ident::new(q), Ident::new(&c.name)]),
+        None => Expr::Identifier(Ident::new(&c.name)),
+    }
+}
+
+/// Bare column references of `e` (outside aggregates and subqueries), as
+/// expressions.
+pub fn bare_columns(e: &Expr) -> Vec<Expr> {
+    expr_facts(e).bare.iter().map(col_expr).collect()
+}
+
+/// Does `e` call an aggregate (outside subqueries)?
+pub fn contains_aggregate(e: &Expr) -> bool {
+    expr_facts(e).has_aggregate
+}
+
+/// The ORDER BY expressions of `q` (empty without ORDER BY or with
+/// `ORDER BY ALL`).
+pub fn order_exprs(q: &Query) -> Vec<Expr> {
+    match q.order_by.as_ref().map(|o| &o.kind) {
+        Some(OrderByKind::Expressions(v)) => v.iter().map(|o| o.expr.clone()).collect(),
+        _ => Vec::new(),
     }
 }

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use sqlwitness_core::{canonical_cell, Database, Engine, QueryLimits, Value};
 
-use crate::{top_order_probe_in, Probe};
+use crate::{top_order_probe, Probe};
 
 /// The cells' canonical forms (numbers across types, floats to 12
 /// significant digits), hashed to 128 bits: two keys are equal exactly
@@ -56,36 +56,30 @@ impl TieWindow {
         gold_sql: &str,
         limits: &QueryLimits,
     ) -> Option<TieWindow> {
-        TieWindow::probe_with_in(gold_sql, &crate::sqlite_first(engine.kind()), |sql| {
-            engine.execute(db, sql, limits).ok()
-        })
+        TieWindow::probe_with(
+            gold_sql,
+            &sqlwitness_sql::sqlite_first(engine.kind()),
+            |sql| engine.execute(db, sql, limits).ok(),
+        )
     }
 
-    /// [`TieWindow::probe`] with the probe run by `run` (`None`: it was
-    /// refused or failed) — for a caller that guards what it runs.
+    /// [`TieWindow::probe`] for SQL read in the first of `dialects` that
+    /// parses it, with the probe run by `run` (`None`: it was refused or
+    /// failed) — for a caller that guards what it runs.
     pub fn probe_with(
         gold_sql: &str,
-        run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
-    ) -> Option<TieWindow> {
-        TieWindow::probe_with_in(gold_sql, crate::SQLITE_ONLY, run)
-    }
-
-    /// [`TieWindow::probe_with`] for SQL read in the first of `dialects`
-    /// that parses it.
-    pub fn probe_with_in(
-        gold_sql: &str,
-        dialects: crate::Dialects<'_>,
+        dialects: sqlwitness_sql::Dialects<'_>,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
         TieWindow::probe_inner(gold_sql, dialects, false, run)
     }
 
-    /// [`TieWindow::probe_with_in`] only for a query whose LIMIT cuts its
+    /// [`TieWindow::probe_with`] only for a query whose LIMIT cuts its
     /// ordered rows (the only window [`TieWindow::cuts_ties`] can be true
     /// of): a query without a LIMIT is not run again.
-    pub fn probe_cut_with_in(
+    pub fn probe_cut_with(
         sql: &str,
-        dialects: crate::Dialects<'_>,
+        dialects: sqlwitness_sql::Dialects<'_>,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
         TieWindow::probe_inner(sql, dialects, true, run)
@@ -93,7 +87,7 @@ impl TieWindow {
 
     fn probe_inner(
         gold_sql: &str,
-        dialects: crate::Dialects<'_>,
+        dialects: sqlwitness_sql::Dialects<'_>,
         only_cut: bool,
         run: impl FnOnce(&str) -> Option<sqlwitness_core::ResultSet>,
     ) -> Option<TieWindow> {
@@ -105,7 +99,7 @@ impl TieWindow {
                 cut,
             },
             offset,
-        ) = top_order_probe_in(gold_sql, dialects)?
+        ) = top_order_probe(gold_sql, dialects)?
         else {
             return None;
         };

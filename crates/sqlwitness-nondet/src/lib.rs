@@ -1,5 +1,16 @@
-//! Static nondeterminism rules on the parsed SQL (Pourreza & Rafiei §5.1),
-//! applied to every query block, subqueries included.
+//! sqlwitness-nondet: nondeterministic queries — which gold queries can
+//! answer more than one way, the proof on data, and the verdicts and
+//! rewrites that allow for it.
+//!
+//! * [`analyze`] — static nondeterminism rules on the parsed SQL
+//!   (Pourreza & Rafiei §5.1), applied to every query block, subqueries
+//!   included, on a [`SchemaInfo`] the caller builds; [`judge_probe`]
+//!   turns the rows of a finding's [`Probe`] into [`Evidence`].
+//! * [`TieWindow`] / [`tie_aware_match`] / [`in_some_column_order`] —
+//!   tie-aware verdicts: is an answer one of the gold's valid answers when
+//!   its LIMIT cuts through ties or its ORDER BY leaves ties free?
+//! * [`tie_inclusive_rewrite`] — Pourreza & Rafiei's §6.1 rewrites of a
+//!   nondeterministic gold into one that keeps every tied row.
 //!
 //! | rule | fires when |
 //! |---|---|
@@ -17,10 +28,11 @@
 //! the problem on actual data.
 
 mod evidence;
-mod exprs;
 mod probe;
 mod rules;
 mod scope;
+mod tie_rewrite;
+mod ties;
 
 use std::fmt;
 use std::ops::ControlFlow;
@@ -28,25 +40,12 @@ use std::ops::ControlFlow;
 use serde::{Deserialize, Serialize};
 use sqlparser::ast::{Query, Statement, Visit, Visitor};
 
-use crate::schema::SchemaInfo;
+use sqlwitness_sql::SchemaInfo;
 
 pub use evidence::{judge as judge_probe, Evidence, EVIDENCE_ROWS};
-pub(crate) use exprs::as_col_ref as as_col_ref_pub;
-pub(crate) use exprs::{as_u64, is_aggregate_call};
-pub(crate) use probe::func;
 pub use probe::Probe;
-pub(crate) use rules::{group_bare_columns, limit_offset, order_exprs, resolve_keys};
-
-/// Bare column references of `e` (outside aggregates and subqueries), as
-/// expressions.
-pub(crate) fn bare_columns(e: &sqlparser::ast::Expr) -> Vec<sqlparser::ast::Expr> {
-    exprs::facts(e).bare.iter().map(rules::col_expr).collect()
-}
-
-/// Does `e` call an aggregate (outside subqueries)?
-pub(crate) fn contains_aggregate(e: &sqlparser::ast::Expr) -> bool {
-    exprs::facts(e).has_aggregate
-}
+pub use tie_rewrite::{tie_inclusive_rewrite, Rewrite};
+pub use ties::{in_some_column_order, tie_aware_match, TieWindow, MAX_PERMUTED_COLUMNS};
 
 /// The static rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -110,18 +109,15 @@ pub struct StaticFinding {
 #[error("does not parse: {0}")]
 pub struct ParseError(pub String);
 
-/// Parses `sql` (SQLite dialect) and applies every rule to every query block.
-pub fn analyze(sql: &str, schema: &SchemaInfo) -> Result<Vec<StaticFinding>, ParseError> {
-    analyze_in(sql, schema, crate::SQLITE_ONLY)
-}
-
-/// [`analyze`] for SQL read in the first of `dialects` that parses it.
-pub fn analyze_in(
+/// Parses `sql` in the first of `dialects` that reads it and applies every
+/// rule to every query block.
+pub fn analyze(
     sql: &str,
     schema: &SchemaInfo,
-    dialects: crate::Dialects<'_>,
+    dialects: sqlwitness_sql::Dialects<'_>,
 ) -> Result<Vec<StaticFinding>, ParseError> {
-    let statements = crate::parse_in(sql, dialects).map_err(|e| ParseError(e.to_string()))?;
+    let statements =
+        sqlwitness_sql::parse_in(sql, dialects).map_err(|e| ParseError(e.to_string()))?;
     let [statement] = statements.as_slice() else {
         return Err(ParseError(format!(
             "{} statements, expected one",
@@ -139,26 +135,16 @@ pub fn analyze_in(
 /// [OFFSET o]`: the [`Probe::Ordered`] listing every row with its sort key
 /// (no LIMIT), and `o`. What a tie-aware verdict needs to decide whether
 /// another answer is one of the valid ones. `None` for any other shape.
-pub fn top_limit_probe(sql: &str) -> Option<(Probe, u64)> {
-    top_limit_probe_in(sql, crate::SQLITE_ONLY)
-}
-
-/// [`top_limit_probe`] for SQL read in the first of `dialects` that parses it.
-pub fn top_limit_probe_in(sql: &str, dialects: crate::Dialects<'_>) -> Option<(Probe, u64)> {
-    top_order_probe_in(sql, dialects)
-        .filter(|(p, _)| matches!(p, Probe::Ordered { cut: Some(_), .. }))
+/// The SQL is read in the first of `dialects` that parses it.
+pub fn top_limit_probe(sql: &str, dialects: sqlwitness_sql::Dialects<'_>) -> Option<(Probe, u64)> {
+    top_order_probe(sql, dialects).filter(|(p, _)| matches!(p, Probe::Ordered { cut: Some(_), .. }))
 }
 
 /// [`top_limit_probe`] for any outermost `SELECT … ORDER BY k [LIMIT n
 /// [OFFSET o]]`: without a LIMIT the probe's `cut` is `None` (every row is
 /// in the window, only the order among equal keys is free).
-pub fn top_order_probe(sql: &str) -> Option<(Probe, u64)> {
-    top_order_probe_in(sql, crate::SQLITE_ONLY)
-}
-
-/// [`top_order_probe`] for SQL read in the first of `dialects` that parses it.
-pub fn top_order_probe_in(sql: &str, dialects: crate::Dialects<'_>) -> Option<(Probe, u64)> {
-    let statements = crate::parse_in(sql, dialects).ok()?;
+pub fn top_order_probe(sql: &str, dialects: sqlwitness_sql::Dialects<'_>) -> Option<(Probe, u64)> {
+    let statements = sqlwitness_sql::parse_in(sql, dialects).ok()?;
     let [Statement::Query(q)] = statements.as_slice() else {
         return None;
     };
@@ -177,7 +163,7 @@ pub fn top_order_probe_in(sql: &str, dialects: crate::Dialects<'_>) -> Option<(P
             _ => None,
         })
         .collect::<Option<_>>()?;
-    let keys = rules::resolve_keys(&rules::order_exprs(q), &proj);
+    let keys = rules::resolve_keys(&sqlwitness_sql::order_exprs(q), &proj);
     if keys.is_empty() {
         return None;
     }

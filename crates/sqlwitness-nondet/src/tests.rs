@@ -1,5 +1,5 @@
 use super::*;
-use crate::schema::{ForeignKey, SchemaInfo, TableInfo};
+use sqlwitness_sql::{ForeignKey, SchemaInfo, TableInfo, SQLITE_ONLY};
 
 pub(super) fn schema() -> SchemaInfo {
     SchemaInfo::new(vec![
@@ -37,7 +37,7 @@ pub(super) fn schema() -> SchemaInfo {
 }
 
 fn rules(sql: &str) -> Vec<NondetRule> {
-    analyze(sql, &schema())
+    analyze(sql, &schema(), SQLITE_ONLY)
         .unwrap()
         .into_iter()
         .map(|f| f.rule)
@@ -154,6 +154,7 @@ fn probes_are_sql() {
     let f = analyze(
         "SELECT name FROM singer AS s ORDER BY age DESC LIMIT 1",
         &schema(),
+        SQLITE_ONLY,
     )
     .unwrap();
     let Some(Probe::Ordered {
@@ -173,6 +174,7 @@ fn probes_are_sql() {
     let f = analyze(
         "SELECT name, count(*) FROM singer GROUP BY country",
         &schema(),
+        SQLITE_ONLY,
     )
     .unwrap();
     assert_eq!(
@@ -184,12 +186,12 @@ fn probes_are_sql() {
 /// Counts on the Spider dev gold, printed (measured, not asserted beyond parsing).
 #[test]
 fn spider_dev_gold_analyzes() {
-    let Some(gold) = crate::spider_data::dev_gold() else {
+    let Some(gold) = sqlwitness_testkit::spider_dev_gold() else {
         return;
     };
     let failures = gold
         .iter()
-        .filter(|(sql, _)| analyze(sql, &SchemaInfo::default()).is_err())
+        .filter(|(sql, _)| analyze(sql, &SchemaInfo::default(), SQLITE_ONLY).is_err())
         .count();
     assert!(failures <= 14, "{failures} do not parse");
 }

@@ -3,14 +3,13 @@
 use std::collections::BTreeSet;
 
 use sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr,
+    Distinct, Expr, GroupByExpr, LimitClause, Query, Select, SelectItem, SetExpr,
 };
 
-use super::exprs::{as_col_ref, as_u64, facts, ColRef};
-use super::probe;
-use super::scope::{Col, Resolved, Scope};
-use super::{NondetRule, Probe, StaticFinding};
-use crate::schema::SchemaInfo;
+use crate::probe;
+use crate::scope::{Col, Resolved, Scope};
+use crate::{NondetRule, Probe, StaticFinding};
+use sqlwitness_sql::{as_col_ref, as_u64, col_expr, expr_facts, order_exprs, ColRef, SchemaInfo};
 
 /// LIMIT n (None when absent or not a literal) and OFFSET o (0 when absent).
 pub(crate) fn limit_offset(q: &Query) -> (Option<u64>, u64, bool) {
@@ -24,13 +23,6 @@ pub(crate) fn limit_offset(q: &Query) -> (Option<u64>, u64, bool) {
         Some(LimitClause::OffsetCommaLimit { offset, limit }) => {
             (as_u64(limit), as_u64(offset).unwrap_or(0), true)
         }
-    }
-}
-
-pub(crate) fn order_exprs(q: &Query) -> Vec<Expr> {
-    match q.order_by.as_ref().map(|o| &o.kind) {
-        Some(OrderByKind::Expressions(v)) => v.iter().map(|o| o.expr.clone()).collect(),
-        _ => Vec::new(),
     }
 }
 
@@ -173,7 +165,7 @@ fn expr_determined(e: &Expr, scope: &Scope, d: &BTreeSet<Col>, known: &BTreeSet<
     if let Expr::Cast { expr: inner, .. } | Expr::Nested(inner) = e {
         return expr_determined(inner, scope, d, known);
     }
-    let f = facts(e);
+    let f = expr_facts(e);
     !f.has_aggregate && f.bare.iter().all(|c| scope.determined(c, d))
 }
 
@@ -197,8 +189,10 @@ impl<'a, 's> Block<'a, 's> {
             GroupByExpr::Expressions(v, _) => v.clone(),
             GroupByExpr::All(_) => Vec::new(),
         };
-        let proj_aggregates = proj.iter().any(|(e, _)| facts(e).has_aggregate)
-            || s.having.as_ref().is_some_and(|h| facts(h).has_aggregate);
+        let proj_aggregates = proj.iter().any(|(e, _)| expr_facts(e).has_aggregate)
+            || s.having
+                .as_ref()
+                .is_some_and(|h| expr_facts(h).has_aggregate);
         Some(Block {
             s,
             scope,
@@ -223,10 +217,10 @@ impl Block<'_, '_> {
         let key_refs: Vec<ColRef> = keys
             .iter()
             .filter_map(|k| {
-                if facts(k).has_aggregate {
+                if expr_facts(k).has_aggregate {
                     None
                 } else {
-                    Some(facts(k).bare)
+                    Some(expr_facts(k).bare)
                 }
             })
             .flatten()
@@ -454,7 +448,7 @@ fn aggregate_bare_columns(block: &Block) -> Vec<Expr> {
     let d = block.scope.closure(std::iter::empty());
     let mut bad: Vec<Expr> = Vec::new();
     for (e, _) in &block.proj {
-        for c in facts(e).bare {
+        for c in expr_facts(e).bare {
             if !block.scope.determined(&c, &d) {
                 push_new(&mut bad, col_expr(&c));
             }
@@ -465,7 +459,11 @@ fn aggregate_bare_columns(block: &Block) -> Vec<Expr> {
 
 /// The sort keys the DISTINCT select list does not determine.
 fn distinct_undetermined_keys(block: &Block, rkeys: &[Expr]) -> Vec<Expr> {
-    let proj_refs: Vec<ColRef> = block.proj.iter().flat_map(|(e, _)| facts(e).bare).collect();
+    let proj_refs: Vec<ColRef> = block
+        .proj
+        .iter()
+        .flat_map(|(e, _)| expr_facts(e).bare)
+        .collect();
     let d = block.scope.closure(resolved_cols(&proj_refs, &block.scope));
     let known: BTreeSet<String> = block
         .proj
@@ -488,7 +486,11 @@ fn push_new(list: &mut Vec<Expr>, e: Expr) {
 
 /// Bare SELECT/HAVING/ORDER BY columns the GROUP BY keys do not determine.
 fn bare_group_columns(block: &Block, rkeys: &[Expr]) -> Vec<Expr> {
-    let group_refs: Vec<ColRef> = block.group.iter().flat_map(|g| facts(g).bare).collect();
+    let group_refs: Vec<ColRef> = block
+        .group
+        .iter()
+        .flat_map(|g| expr_facts(g).bare)
+        .collect();
     let d = block
         .scope
         .closure(resolved_cols(&group_refs, &block.scope));
@@ -501,7 +503,7 @@ fn bare_group_columns(block: &Block, rkeys: &[Expr]) -> Vec<Expr> {
         if known.contains(&canon(e, &block.scope)) {
             continue;
         }
-        for c in facts(e).bare {
+        for c in expr_facts(e).bare {
             if !block.scope.determined(&c, &d) {
                 push_new(&mut bad, col_expr(&c));
             }
@@ -534,14 +536,6 @@ pub(crate) fn group_bare_columns(q: &Query, schema: &SchemaInfo) -> Option<Vec<E
     (!bad.is_empty()).then_some(bad)
 }
 
-pub(crate) fn col_expr(c: &ColRef) -> Expr {
-    use sqlparser::ast::Ident;
-    match &c.qualifier {
-        Some(q) => Expr::CompoundIdentifier(vec![Ident::new(q), Ident::new(&c.name)]),
-        None => Expr::Identifier(Ident::new(&c.name)),
-    }
-}
-
 fn join(es: &[Expr]) -> String {
     es.iter()
         .map(|e| e.to_string())
@@ -555,7 +549,7 @@ mod tests {
     use sqlparser::ast::Statement;
 
     fn query(sql: &str) -> Query {
-        let statements = crate::parse_in(sql, crate::SQLITE_ONLY).unwrap();
+        let statements = sqlwitness_sql::parse_in(sql, sqlwitness_sql::SQLITE_ONLY).unwrap();
         let [Statement::Query(q)] = statements.as_slice() else {
             panic!("{sql}")
         };
@@ -572,7 +566,7 @@ mod tests {
     /// `f` applied to the block of `sql`'s outermost SELECT and its
     /// resolved sort keys.
     fn with_block<T>(sql: &str, f: impl Fn(&Block, &[Expr]) -> T) -> T {
-        let schema = super::super::tests::schema();
+        let schema = crate::tests::schema();
         let q = query(sql);
         let block = Block::of(select(&q), &schema).unwrap();
         let rkeys = resolve_keys(&order_exprs(&q), &block.proj);
@@ -614,7 +608,7 @@ mod tests {
             proj,
             "singer.singer_id, singer.name, singer.age, singer.country"
         );
-        let schema = super::super::tests::schema();
+        let schema = crate::tests::schema();
         let q = query("SELECT * FROM elsewhere");
         assert!(Block::of(select(&q), &schema).is_none());
     }

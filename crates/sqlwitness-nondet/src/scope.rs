@@ -13,8 +13,7 @@ use sqlparser::ast::{
     BinaryOperator, Expr, JoinConstraint, JoinOperator, Select, TableFactor, TableWithJoins,
 };
 
-use super::exprs::{as_col_ref, conjuncts, is_constant, ColRef};
-use crate::schema::{SchemaInfo, TableInfo};
+use sqlwitness_sql::{as_col_ref, conjuncts, is_constant, ColRef, SchemaInfo, TableInfo};
 
 /// A resolved column: the index of its table in the scope and its name
 /// (lower case).

@@ -246,7 +246,7 @@ mod dev_tests {
     /// `(schema, foreign keys)` of every database of the shipped
     /// `tables.json`, the schema from its original names.
     fn schemas() -> HashMap<String, (SpiderSchema, ForeignKeyMap)> {
-        let path = crate::spider_data::spider_dir().join("tables.json");
+        let path = sqlwitness_testkit::example_spider().join("tables.json");
         let text = std::fs::read_to_string(path).unwrap();
         let entries: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
         let mut out = HashMap::new();
@@ -272,7 +272,7 @@ mod dev_tests {
     /// the sqlparser reading ([`crate::spider_hardness`]) gives it.
     #[test]
     fn dev_golds_match_themselves_at_the_same_hardness() {
-        let Some(gold) = crate::spider_data::dev_gold() else {
+        let Some(gold) = sqlwitness_testkit::spider_dev_gold() else {
             return;
         };
         let schemas = schemas();
