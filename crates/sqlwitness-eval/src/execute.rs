@@ -298,19 +298,6 @@ pub(crate) struct Ran<'a> {
     pub pred_rows: Answer,
 }
 
-impl Ran<'_> {
-    /// The text the engine ran for the gold (`gold` as given when it ran
-    /// unchanged).
-    pub fn gold_run<'s>(&'s self, gold: &'s str) -> &'s str {
-        self.gold.sql_run.as_deref().unwrap_or(gold)
-    }
-
-    /// The text the engine ran for the prediction.
-    pub fn pred_run(&self) -> &str {
-        self.pred.sql_run.as_deref().unwrap_or(self.pred_sql)
-    }
-}
-
 /// Runs the prepared gold, then the prediction. With `pred_despite_gold`
 /// the prediction still runs when the gold fails (not for a connection
 /// failure). With `gold_as_keys` (the reference engine's gold is held as

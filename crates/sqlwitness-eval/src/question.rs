@@ -260,13 +260,14 @@ pub(crate) fn evaluate_on(
         Err(stopped) => return *stopped,
     };
     let opts = prepared.compare_options(plan);
-    let gold_run = ran.gold_run(gold).to_string();
-    let pred_run = ran.pred_run().to_string();
+    // The texts the engine ran (as given when it ran them unchanged).
+    let gold_run = ran.gold.sql_run.as_deref().unwrap_or(gold);
+    let pred_run = ran.pred.sql_run.as_deref().unwrap_or(ran.pred_sql);
     let texts = Texts {
         gold,
         pred: ran.pred_sql,
-        gold_run: &gold_run,
-        pred_run: &pred_run,
+        gold_run,
+        pred_run,
     };
     let compared = compare_answers(
         ran.gold_rows,
@@ -298,10 +299,10 @@ pub(crate) fn evaluate_on(
         } => {
             let pair = Pair {
                 gold,
-                gold_run: &gold_run,
+                gold_run,
                 gold_rows: &gold_rows,
                 pred: ran.pred_sql,
-                pred_run: &pred_run,
+                pred_run,
                 pred_rows: &pred_rows,
             };
             let probe = |sql: &str| run_guarded(plan, ctx, db, sql).ok();

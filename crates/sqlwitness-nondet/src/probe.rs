@@ -132,15 +132,7 @@ pub(crate) fn spread(
     }
     let q2 = Query {
         with: q.with.clone(),
-        body: Box::new(SetExpr::Select(Box::new(s2))),
-        order_by: None,
-        limit_clause: None,
-        fetch: None,
-        locks: vec![],
-        for_clause: None,
-        settings: None,
-        format_clause: None,
-        pipe_operators: vec![],
+        ..bare_query(SetExpr::Select(Box::new(s2)))
     };
     Some(Probe::Spread {
         sql: q2.to_string(),
@@ -156,5 +148,21 @@ pub(crate) fn unlimited(q: &Query, cut: u64) -> Probe {
     Probe::Unlimited {
         sql: q2.to_string(),
         cut,
+    }
+}
+
+/// A query of `body` alone: no `WITH`, ordering, limit or other clause.
+pub(crate) fn bare_query(body: SetExpr) -> Query {
+    Query {
+        with: None,
+        body: Box::new(body),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
     }
 }

@@ -17,7 +17,7 @@ use sqlparser::ast::{
 
 use sqlwitness_sql::{as_u64, contains_aggregate, is_aggregate_call, SchemaInfo};
 
-use crate::probe::func;
+use crate::probe::{bare_query, func};
 use crate::rules::{group_bare_columns, limit_offset, resolve_keys};
 
 /// A candidate rewrite.
@@ -201,21 +201,6 @@ fn and_also(existing: Option<Expr>, cond: Expr) -> Expr {
     match existing {
         Some(w) => and(nested(w), cond),
         None => cond,
-    }
-}
-
-fn bare_query(body: SetExpr) -> Query {
-    Query {
-        with: None,
-        body: Box::new(body),
-        order_by: None,
-        limit_clause: None,
-        fetch: None,
-        locks: vec![],
-        for_clause: None,
-        settings: None,
-        format_clause: None,
-        pipe_operators: vec![],
     }
 }
 
