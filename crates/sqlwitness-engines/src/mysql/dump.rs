@@ -59,6 +59,11 @@ const SETTINGS_LIMIT: Duration = Duration::from_secs(30);
 /// not take (it parsed the text as one statement first).
 const NOT_PREPARABLE: &str = "1295";
 
+/// The loader's statement, bound to `@sqlwitness_statement`, prepared and
+/// run in one request.
+const PREPARE_AND_EXECUTE: &str = "PREPARE sqlwitness_statement FROM @sqlwitness_statement; \
+                                   EXECUTE sqlwitness_statement";
+
 /// Key checks in MySQL's SQL.
 const KEY_SQL: KeySql = KeySql {
     quote,
@@ -811,27 +816,25 @@ impl DumpNamespace for MysqlDumpNamespace {
             // first, and is then sent as the one statement it is. (Through
             // a session variable: the protocol's own prepare-execute-close
             // leaves a close unanswered, which stalls every statement on
-            // TCP's delayed acknowledgement.) Three round trips: the
-            // variable and the prepared statement are replaced by the next
-            // statement's (a `PREPARE` of a name in use deallocates it
-            // first) and end with the loader's session.
+            // TCP's delayed acknowledgement.) Two round trips: the
+            // variable, then `PREPARE` and `EXECUTE` as one request of our
+            // own text (the server stops at a `PREPARE` it refuses, so the
+            // `EXECUTE` never runs a previous statement). The variable and
+            // the prepared statement are replaced by the next statement's
+            // (a `PREPARE` of a name in use deallocates it first) and end
+            // with the loader's session.
             sqlx::query("SET @sqlwitness_statement = ?")
                 .bind(sql.as_str())
                 .execute(&mut *loader)
                 .await?;
-            let prepared = loader
-                .execute("PREPARE sqlwitness_statement FROM @sqlwitness_statement")
-                .await;
-            match prepared {
+            let ran = loader.execute(sqlx::raw_sql(PREPARE_AND_EXECUTE)).await;
+            match ran {
                 Err(e) if my_error_code(&e).as_deref() == Some(NOT_PREPARABLE) => loader
                     .execute(sqlx::raw_sql(AssertSqlSafe(sql)))
                     .await
                     .map(|_| ()),
                 Err(e) => Err(e),
-                Ok(_) => loader
-                    .execute("EXECUTE sqlwitness_statement")
-                    .await
-                    .map(|_| ()),
+                Ok(_) => Ok(()),
             }
         };
         match within(rt, limit, work) {
