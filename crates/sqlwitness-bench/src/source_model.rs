@@ -40,6 +40,10 @@ pub struct DumpIdentity {
     pub modified_ns: u128,
     /// SHA-256 of the dump's bytes, in hex.
     pub sha256: String,
+    /// The files the dump includes (the mysql client's `source`, psql's
+    /// `\i`): an edited one makes the dump's copies stale too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub includes: Vec<DumpIdentity>,
 }
 
 impl DumpIdentity {
@@ -70,7 +74,28 @@ impl DumpIdentity {
             bytes,
             modified_ns,
             sha256: hex(&hasher.finalize()),
+            includes: Vec::new(),
         })
+    }
+
+    /// This identity with those of the files the dump includes (read once
+    /// each).
+    pub fn with_includes(&self, files: &[PathBuf]) -> Result<DumpIdentity, BenchError> {
+        let mut out = self.clone();
+        out.includes = files
+            .iter()
+            .map(|f| DumpIdentity::of(f))
+            .collect::<Result<_, _>>()?;
+        Ok(out)
+    }
+
+    /// Whether every file the dump includes still holds its bytes (a file
+    /// that is gone changed nothing, as a dump removed once imported: the
+    /// files written stand for it).
+    pub fn includes_unchanged(&self) -> bool {
+        self.includes
+            .iter()
+            .all(|i| !i.path.is_file() || i.unchanged().unwrap_or(false))
     }
 
     /// Whether the file at `self.path` still holds these bytes (a size
@@ -83,10 +108,9 @@ impl DumpIdentity {
         if meta.len() != self.bytes {
             return Ok(false);
         }
-        if self.modified_ns != 0 && modified_ns(&meta) == self.modified_ns {
-            return Ok(true);
-        }
-        Ok(DumpIdentity::of(&self.path)?.sha256 == self.sha256)
+        let same = (self.modified_ns != 0 && modified_ns(&meta) == self.modified_ns)
+            || DumpIdentity::of(&self.path)?.sha256 == self.sha256;
+        Ok(same && self.includes_unchanged())
     }
 
     /// The same bytes as `other`.

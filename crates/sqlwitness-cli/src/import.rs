@@ -387,7 +387,7 @@ fn warn_rejected(report: &ImportReport) {
     for r in &report.rejected {
         say!(
             "sqlwitness: warning: {}: line {}: `{}`: {}; the load went on, as psql goes on",
-            dump.display(),
+            r.file.as_deref().unwrap_or(dump).display(),
             r.line,
             r.statement,
             r.note

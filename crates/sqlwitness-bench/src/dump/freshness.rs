@@ -180,6 +180,7 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
         };
         ours.push((d.db_id.clone(), path.clone()));
         let same_source = dump.same_bytes(identity)
+            && dump.includes_unchanged()
             && model.engine == opts.engine.to_string()
             && model.chosen_tables == d.tables;
         // The copy is checked only where the files are current.

@@ -41,7 +41,7 @@ pub use export::{
 };
 pub use freshness::{import_again, stale_dump};
 use policy::Decision;
-use reading::{Piece, Reading};
+use reading::{Files, Piece, Reading};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
 pub use split::DumpDialect;
 use split::{Item, Splitter, VersionReader};
@@ -94,8 +94,12 @@ pub struct ImportOptions {
 }
 
 /// A statement not run, or an object listed, with its line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DumpNote {
+    /// The file the dump includes that holds the statement (`None`: the
+    /// dump itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
     pub line: usize,
     pub statement: String,
     pub note: String,
@@ -222,6 +226,9 @@ pub struct ImportReport {
     pub dump: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live_source: Option<String>,
+    /// The files the dump includes (`source`, `\i`), read in their place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub included: Vec<PathBuf>,
     pub engine: String,
     pub server_version: String,
     /// Statements run (and `COPY` blocks).
@@ -260,6 +267,7 @@ impl ImportReport {
         ImportReport {
             dump: None,
             live_source: None,
+            included: Vec::new(),
             engine: engine.to_string(),
             server_version,
             statements: 0,
@@ -320,6 +328,11 @@ fn open(path: &Path) -> Result<BufReader<File>, BenchError> {
         })
 }
 
+/// An included file, opened as the dump is.
+fn open_included(path: &Path) -> std::io::Result<BufReader<File>> {
+    File::open(path).map(|f| BufReader::with_capacity(1 << 16, f))
+}
+
 fn format_error(path: &Path, line: usize, message: String) -> BenchError {
     BenchError::Format {
         path: path.to_path_buf(),
@@ -331,6 +344,8 @@ fn format_error(path: &Path, line: usize, message: String) -> BenchError {
 /// What the check before the load found.
 #[derive(Debug, Default)]
 pub struct Checked {
+    /// The files the dump includes, read in their place.
+    pub included: Vec<PathBuf>,
     pub skipped: Vec<DumpNote>,
     pub rewritten: Vec<DumpNote>,
     pub not_created: Vec<DumpNote>,
@@ -353,15 +368,19 @@ pub fn check_dump(
             .for_server(version.and_then(VersionReader::from_version_text)),
         dialect,
         lexing_of(lexing),
-    );
+    )
+    .with_files(Files::beside(path, open_included));
     while let Some(piece) = reading.next_piece() {
+        let file = reading.file().map(Path::to_path_buf);
+        let at = file.as_deref().unwrap_or(path);
         let Piece {
             line,
             text,
             decision,
             ..
-        } = piece.map_err(|e| format_error(path, e.line, e.message))?;
+        } = piece.map_err(|e| format_error(at, e.line, e.message))?;
         let note = |note: String| DumpNote {
+            file: file.clone(),
             line,
             statement: head(&text),
             note,
@@ -375,13 +394,14 @@ pub fn check_dump(
                 .push(note(format!("{kind} {name}: not created"))),
             Decision::Refuse(why) => {
                 return Err(format_error(
-                    path,
+                    at,
                     line,
                     format!("refused: {why} (`{}`); nothing was loaded", head(&text)),
                 ))
             }
         }
     }
+    out.included = reading.included;
     Ok(out)
 }
 
@@ -479,6 +499,10 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
                 .iter()
                 .find(|o| o.db_id == d.db_id)
                 .and_then(|o| o.tables.clone());
+            let identity = identity
+                .as_ref()
+                .map(|i| i.with_includes(&report.included))
+                .transpose()?;
             freshness::write_model(&report, d, identity.as_ref(), chosen)?;
         }
     }
@@ -603,6 +627,7 @@ fn import_dump_file(
             let mut report = export(&mut *ns, opts, not_created)?;
             report.dump = Some(dump.to_path_buf());
             report.skipped = checked.skipped;
+            report.included = checked.included;
             report.rewritten = checked.rewritten;
             report.statements = loaded.statements;
             report.copied_rows = loaded.copied_rows;
@@ -671,6 +696,7 @@ fn load(
     let started = Instant::now();
     let mut state = LoadState {
         path,
+        file: None,
         dialect,
         opts,
         loaded: Loaded::default(),
@@ -686,14 +712,18 @@ fn load(
             .for_server(version.and_then(VersionReader::from_version_text)),
         dialect,
         lexing_of(&first),
-    );
+    )
+    .with_files(Files::beside(path, open_included));
     while let Some(piece) = reading.next_piece() {
+        if reading.file() != state.file.as_deref() {
+            state.file = reading.file().map(Path::to_path_buf);
+        }
         let Piece {
             line,
             text,
             command,
             decision,
-        } = piece.map_err(|e| format_error(path, e.line, e.message))?;
+        } = piece.map_err(|e| format_error(state.at(), e.line, e.message))?;
         if command {
             // Checked before the load: only skips remain.
             continue;
@@ -706,12 +736,12 @@ fn load(
             .next()
             .unwrap_or_default();
         let check = reading.ctx.session.check_after(dialect, &first_word, &text);
-        let ran = state.run_piece(ns, &mut reading.items, line, &shown, text, decision)?;
+        let ran = state.run_piece(ns, reading.items(), line, &shown, text, decision)?;
         if ran && check {
             let now = ns.lexing().map_err(|e| state.fail(line, &shown, e))?;
             if let Some(why) = session_differs(dialect, &reading.ctx.session, &now) {
                 return Err(format_error(
-                    path,
+                    state.at(),
                     line,
                     format!(
                         "refused after `{shown}` ran: {why}; the statements after it would not \
@@ -721,6 +751,7 @@ fn load(
             }
         }
     }
+    state.file = None;
     for end in std::mem::take(&mut state.ends) {
         ns.run(end, opts.statement_limit)
             .map_err(|e| state.fail(0, "after the dump's last statement", e))?;
@@ -735,6 +766,8 @@ fn load(
 /// A load in progress: what it counted and noted so far.
 struct LoadState<'a> {
     path: &'a Path,
+    /// The included file being read (`None`: the dump itself).
+    file: Option<PathBuf>,
     dialect: DumpDialect,
     opts: &'a ImportOptions,
     loaded: Loaded,
@@ -743,10 +776,15 @@ struct LoadState<'a> {
 }
 
 impl LoadState<'_> {
+    /// The file being read.
+    fn at(&self) -> &Path {
+        self.file.as_deref().unwrap_or(self.path)
+    }
+
     /// The load's error for the statement at `line`.
     fn fail(&self, line: usize, shown: &str, e: sqlwitness_core::DbError) -> BenchError {
         BenchError::DumpLoad {
-            path: self.path.to_path_buf(),
+            path: self.at().to_path_buf(),
             line,
             engine: self.opts.engine.to_string(),
             message: format!(
@@ -788,6 +826,7 @@ impl LoadState<'_> {
                         return Err(self.fail(line, shown, e))
                     }
                     Err(e) => self.loaded.refused_objects.push(DumpNote {
+                        file: self.file.clone(),
                         line,
                         statement: shown.to_string(),
                         note: format!("{kind} {name}: not created: {}", e.message),
@@ -798,7 +837,7 @@ impl LoadState<'_> {
             Decision::Refuse(why) => {
                 // The check before the load refuses these: a dump that
                 // changed under it is refused here.
-                return Err(format_error(self.path, line, format!("refused: {why}")));
+                return Err(format_error(self.at(), line, format!("refused: {why}")));
             }
             Decision::Skip(_) | Decision::List { .. } => return Ok(false),
         };
@@ -811,7 +850,9 @@ impl LoadState<'_> {
                 // A `COPY`'s data after a rejected `COPY` is skipped with
                 // it (the reading skips data between statements), as
                 // `psql` skips it.
-                self.loaded.rejected.push(rejected_note(line, shown, &e));
+                self.loaded
+                    .rejected
+                    .push(rejected_note(self.file.clone(), line, shown, &e));
                 Ok(false)
             }
             Err(e) => Err(self.fail(line, shown, e)),
@@ -847,7 +888,7 @@ impl LoadState<'_> {
             limit,
         );
         match source_error {
-            Some(e) => Err(format_error(self.path, e.line, e.message)),
+            Some(e) => Err(format_error(self.at(), e.line, e.message)),
             None => Ok(rows),
         }
     }
@@ -863,8 +904,14 @@ fn goes_on(dialect: DumpDialect, e: &sqlwitness_core::DbError) -> bool {
 }
 
 /// A statement the server rejected, for the report.
-fn rejected_note(line: usize, shown: &str, e: &sqlwitness_core::DbError) -> DumpNote {
+fn rejected_note(
+    file: Option<PathBuf>,
+    line: usize,
+    shown: &str,
+    e: &sqlwitness_core::DbError,
+) -> DumpNote {
     DumpNote {
+        file,
         line,
         statement: shown.to_string(),
         note: format!(
@@ -966,6 +1013,7 @@ fn export(
     // What the source's tables leave out (a partition carried as its
     // parent, a table another schema's of that name hides), said once.
     not_created.extend(schema.skipped.iter().map(|s| DumpNote {
+        file: None,
         line: 0,
         statement: String::new(),
         note: s.clone(),
@@ -1176,6 +1224,7 @@ fn list_not_carried(
             });
         let type_values = o.starts_with("enum type ") || o.starts_with("domain ");
         not_created.push(DumpNote {
+            file: None,
             line: 0,
             statement: String::new(),
             note: if type_values {
@@ -1224,7 +1273,7 @@ mod tests {
             let e = DbError::new(stops, None, "gone");
             assert!(!goes_on(DumpDialect::Postgres, &e), "{stops:?}");
         }
-        let note = rejected_note(7, "CREATE TABLE t (g geometry)", &rejected);
+        let note = rejected_note(None, 7, "CREATE TABLE t (g geometry)", &rejected);
         assert_eq!(note.note, "rejected by the server: no (code 42P01)");
     }
 }

@@ -490,6 +490,61 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
     }
 }
 
+/// A client command that reads another file as if its text stood here:
+/// the mysql client's `source FILE` and `\. FILE`, psql's `\i FILE` and
+/// `\include FILE` (named from the dump's folder, the client's working
+/// folder when a publisher's instructions run it) and `\ir FILE`,
+/// `\include_relative FILE` (from the folder of the file that names it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Include {
+    /// The file as the command names it.
+    pub file: String,
+    /// Named from the including file's folder, not the dump's.
+    pub relative_to_file: bool,
+}
+
+/// The file `text` (a client command) includes, if it is an include
+/// command; `delimiter`: the mysql client's statement terminator, which
+/// may end the command's line.
+pub fn include_of(dialect: DumpDialect, text: &str, delimiter: &str) -> Option<Include> {
+    let text = text.trim();
+    let (head, rest) = match text.find(char::is_whitespace) {
+        Some(i) => (&text[..i], text[i..].trim()),
+        None => (text, ""),
+    };
+    let head = head.to_ascii_lowercase();
+    let relative_to_file = match (dialect, head.as_str()) {
+        (DumpDialect::Mysql, "source" | "\\.") => false,
+        (DumpDialect::Postgres, "\\i" | "\\include") => false,
+        (DumpDialect::Postgres, "\\ir" | "\\include_relative") => true,
+        _ => return None,
+    };
+    let file = match dialect {
+        // The rest of the line, without the terminator the line ends with.
+        DumpDialect::Mysql => {
+            let mut f = rest;
+            for end in [delimiter, ";"] {
+                if !end.is_empty() {
+                    f = f.strip_suffix(end).unwrap_or(f).trim_end();
+                }
+            }
+            f.to_string()
+        }
+        // psql's one argument, in single quotes when it holds a space.
+        DumpDialect::Postgres => {
+            let f = rest.trim_end_matches(';').trim();
+            match f.strip_prefix('\'').and_then(|q| q.strip_suffix('\'')) {
+                Some(quoted) => quoted.replace("''", "'"),
+                None => f.split_whitespace().next().unwrap_or("").to_string(),
+            }
+        }
+    };
+    Some(Include {
+        file,
+        relative_to_file,
+    })
+}
+
 /// The loader's decision on one statement; follows what it does to the
 /// session's settings.
 pub fn classify(dialect: DumpDialect, ctx: &mut Context, text: &str) -> Decision {
@@ -997,6 +1052,41 @@ fn created_object(dialect: DumpDialect, w: &[String], text: &str) -> Option<Deci
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn include_commands_name_their_file_as_the_client_reads_it() {
+        let my = |t: &str, d: &str| include_of(DumpDialect::Mysql, t, d);
+        let pg = |t: &str| include_of(DumpDialect::Postgres, t, ";");
+        let file = |i: Option<Include>| i.map(|i| (i.file, i.relative_to_file));
+        assert_eq!(
+            file(my("source load_departments.dump ;", ";")),
+            Some(("load_departments.dump".into(), false))
+        );
+        assert_eq!(
+            file(my("SOURCE rows.dump//", "//")),
+            Some(("rows.dump".into(), false))
+        );
+        assert_eq!(
+            file(my("\\. more/rows.dump", ";")),
+            Some(("more/rows.dump".into(), false))
+        );
+        assert_eq!(file(my("system ls", ";")), None);
+        assert_eq!(file(my("delimiter //", ";")), None);
+        assert_eq!(
+            file(pg("\\i schema.sql")),
+            Some(("schema.sql".into(), false))
+        );
+        assert_eq!(
+            file(pg("\\ir 'data/my rows.sql'")),
+            Some(("data/my rows.sql".into(), true))
+        );
+        assert_eq!(
+            file(pg("\\include_relative x.sql")),
+            Some(("x.sql".into(), true))
+        );
+        assert_eq!(file(pg("\\copy t from 'x.csv'")), None);
+        assert_eq!(file(pg("source x.sql")), None);
+    }
 
     fn pg(text: &str) -> Decision {
         classify(DumpDialect::Postgres, &mut Context::default(), text)

@@ -301,6 +301,23 @@ impl<R: BufRead> Splitter<R> {
         self.lexing = lexing;
     }
 
+    /// The server whose version comments this splitter reads.
+    pub fn server(&self) -> Option<VersionReader> {
+        self.versions
+    }
+
+    /// The mysql client's statement terminator (`DELIMITER`): the client's
+    /// own, kept from one file it reads to the next.
+    pub fn delimiter(&self) -> &str {
+        &self.delimiter
+    }
+
+    /// Takes the terminator of the file that included this one, or gives
+    /// it back the one this file ended with.
+    pub fn set_delimiter(&mut self, delimiter: &str) {
+        self.delimiter = delimiter.to_string();
+    }
+
     /// Whether the statement just returned is a `COPY … FROM stdin` whose
     /// data follows.
     pub fn in_copy(&self) -> bool {

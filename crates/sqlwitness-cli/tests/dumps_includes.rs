@@ -1,0 +1,322 @@
+//! Dumps that read other files as their client reads them — the mysql
+//! client's `source` and `\.` (MySQL's `employees` sample loads its rows
+//! so), psql's `\i` and `\ir` — loaded by `sqlwitness import` and by the
+//! server's own client from the dump's folder, table for table alike; an
+//! edited included file is noticed as an edited dump is.
+//!
+//! - `tests/dumps/employees_like/`: the schema in `employees.sql`, rows in
+//!   files beside it and in a folder under it, a trigger made inside an
+//!   included file's `DELIMITER` block that fills a table once the
+//!   including file goes on;
+//! - `tests/dumps/includes_postgres/`: `\i schema.sql`, `\ir data/rows.sql`
+//!   whose `\ir tags.sql` is read from `data/`, with `COPY` data inside the
+//!   included files.
+
+#[path = "../../../tests/common/admin.rs"]
+mod admin;
+#[path = "../../../tests/common/dump_copies.rs"]
+mod dump_copies;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use sqlwitness_dialect::Adapter;
+
+use dump_copies::{bin, fixture, json, Copies};
+
+/// Copies the fixture folder `name` into `into` (the test's own, to edit).
+fn copy_folder(name: &str, into: &Path) {
+    let from = fixture(name);
+    for entry in walk(&from) {
+        let to = into.join(entry.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &to).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `sqlwitness import` of `dump` on `kind` into `bench/database` (the
+/// output and exit status, and the report when one was written).
+fn import(
+    kind: sqlwitness_core::EngineKind,
+    url: &str,
+    dump: &Path,
+    bench: &Path,
+    db_id: &str,
+    copies: &Copies,
+) -> (std::process::Output, Option<serde_json::Value>) {
+    let out = bin()
+        .args(["import", "--engine", kind.as_str(), "--server", url])
+        .args(["--namespace-prefix", &copies.prefix, "--db-id", db_id])
+        .arg("--out")
+        .arg(bench.join("database"))
+        .arg("--dump")
+        .arg(dump)
+        .output()
+        .unwrap();
+    let report = bench.join("database/import-report.json");
+    let report = report.is_file().then(|| json(&report));
+    (out, report)
+}
+
+fn imported(
+    kind: sqlwitness_core::EngineKind,
+    url: &str,
+    dump: &Path,
+    bench: &Path,
+    db_id: &str,
+    copies: &Copies,
+) -> serde_json::Value {
+    let (out, report) = import(kind, url, dump, bench, db_id, copies);
+    assert!(
+        out.status.success(),
+        "{kind}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    report.unwrap()
+}
+
+/// Whether the server's own command-line client `name` runs here.
+fn client(name: &str) -> bool {
+    let found = Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        sqlwitness_testkit::missing(&format!("the {name} command-line client"));
+    }
+    found
+}
+
+/// The employees-like tables of database `db` at `url`, as text, in key
+/// order.
+fn employees_rows(url: &str, db: &str) -> Vec<Vec<String>> {
+    [
+        "CONCAT_WS('|', emp_no, birth_date, first_name, last_name, gender, hire_date) \
+         FROM `{db}`.`employees` ORDER BY emp_no",
+        "CONCAT_WS('|', dept_no, dept_name) FROM `{db}`.`departments` ORDER BY dept_no",
+        "CONCAT_WS('|', emp_no, dept_no, from_date, to_date) FROM `{db}`.`dept_emp` \
+         ORDER BY emp_no, dept_no",
+        "CONCAT_WS('|', emp_no, noted) FROM `{db}`.`hires` ORDER BY emp_no",
+    ]
+    .iter()
+    .map(|q| admin::texts(url, &format!("SELECT {}", q.replace("{db}", db))))
+    .collect()
+}
+
+#[test]
+fn a_mysql_dump_sourcing_its_rows_loads_as_the_mysql_client_loads_it() {
+    if !client("mysql") {
+        return;
+    }
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let dir = tempfile::tempdir().unwrap();
+        let bench = dir.path().join("bench");
+        let mut copies = Copies::new("swt_inc");
+        let ns = copies.add(kind, url, "employees");
+        let dump = fixture("employees_like/employees.sql");
+        let report = imported(kind, url, &dump, &bench, "employees", &copies);
+        let included: Vec<String> = report["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap().replace('\\', "/"))
+            .collect();
+        assert_eq!(included.len(), 3, "{kind}: {included:?}");
+        assert!(included[2].ends_with("employees_like/more/load_dept_emp.dump"));
+        // The publisher's load: `mysql < employees.sql` from the folder, as
+        // root, its database renamed to one of the test's own.
+        let src = dir.path().join("published");
+        copy_folder("employees_like", &src);
+        let db = sqlwitness_testkit::unique_name("swt_pubemp");
+        let text = std::fs::read_to_string(src.join("employees.sql"))
+            .unwrap()
+            .replace(
+                "DATABASE IF EXISTS employees;",
+                &format!("DATABASE IF EXISTS {db};"),
+            )
+            .replace(
+                "DATABASE IF NOT EXISTS employees;",
+                &format!("DATABASE {db};"),
+            )
+            .replace("USE employees;", &format!("USE {db};"));
+        let u = url::Url::parse(url).unwrap();
+        let mut child = Command::new("mysql")
+            .arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
+            .arg(format!("--port={}", u.port().unwrap_or(3306)))
+            .arg(format!("--user={}", u.username()))
+            .current_dir(&src)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let loaded = child.wait_with_output().unwrap();
+        let published = loaded.status.success().then(|| employees_rows(url, &db));
+        admin::exec(url, &format!("DROP DATABASE IF EXISTS `{db}`"));
+        let published = published.unwrap_or_else(|| panic!("{kind}: mysql: {loaded:?}"));
+        assert_eq!(published[0].len(), 6, "{kind}: {published:?}");
+        assert_eq!(published[3], ["10006|Anneke Preusig"], "{kind}");
+        assert_eq!(employees_rows(url, &ns), published, "{kind}");
+        // The SQLite file holds the same rows.
+        let sqlite = bench.join("database/employees/employees.sqlite");
+        let conn = rusqlite::Connection::open(&sqlite).unwrap();
+        let hires: Vec<(i64, String)> = conn
+            .prepare("SELECT emp_no, noted FROM hires")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(hires, [(10006, "Anneke Preusig".to_string())], "{kind}");
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}
+
+/// Every table of `schema` with its rows as text, sorted.
+fn pg_rows(url: &str, schema: &str) -> Vec<Vec<String>> {
+    ["item", "tag"]
+        .iter()
+        .map(|t| {
+            admin::texts(
+                url,
+                &format!("SELECT t::text FROM \"{schema}\".{t} t ORDER BY 1"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_postgres_dump_in_files_loads_as_psql_loads_it_and_an_edited_file_is_noticed() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((kind, url)) = servers
+        .iter()
+        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
+        .cloned()
+    else {
+        sqlwitness_testkit::missing("PostgreSQL");
+        assert!(!sqlwitness_testkit::required());
+        return;
+    };
+    if !client("psql") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("dump");
+    copy_folder("includes_postgres", &src);
+    let bench = dir.path().join("bench");
+    let copies = {
+        let mut c = Copies::new("swt_incpg");
+        c.add(kind, &url, "shop");
+        c
+    };
+    let ns = format!("{}shop", copies.prefix);
+    let report = imported(kind, &url, &src.join("main.sql"), &bench, "shop", &copies);
+    assert_eq!(report["included"].as_array().unwrap().len(), 3, "{report}");
+    // psql -f main.sql from the folder, into a database of the test's own.
+    let db = sqlwitness_testkit::unique_name("swt_pubinc");
+    admin::exec(&url, &format!("CREATE DATABASE \"{db}\""));
+    let mut there = url::Url::parse(&url).unwrap();
+    there.set_path(&format!("/{db}"));
+    let loaded = Command::new("psql")
+        .arg(there.as_str())
+        .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-f", "main.sql"])
+        .current_dir(&src)
+        .output()
+        .unwrap();
+    let published = loaded
+        .status
+        .success()
+        .then(|| pg_rows(there.as_str(), "public"));
+    admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    let published = published.unwrap_or_else(|| panic!("psql: {loaded:?}"));
+    assert_eq!(published[0].len(), 4, "{published:?}");
+    assert_eq!(published[1].len(), 3, "{published:?}");
+    assert_eq!(pg_rows(&url, &ns), published);
+
+    // The same files again: nothing to do.
+    let (again, _) = import(kind, &url, &src.join("main.sql"), &bench, "shop", &copies);
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{said}");
+    assert!(said.contains("nothing to do"), "{said}");
+    // An included file edited: the dump is loaded again.
+    let tags = src.join("data/tags.sql");
+    let edited = std::fs::read_to_string(&tags)
+        .unwrap()
+        .replace("3\toffice\n", "3\toffice\n2\twork\n");
+    std::fs::write(&tags, edited).unwrap();
+    let renewed = imported(kind, &url, &src.join("main.sql"), &bench, "shop", &copies);
+    assert_eq!(
+        renewed["replaced"],
+        serde_json::json!(["shop"]),
+        "{renewed}"
+    );
+    assert_eq!(pg_rows(&url, &ns)[1].len(), 4);
+}
+
+/// Includes that would read outside the dump's folder, the dump itself or
+/// a file that includes itself are refused before anything is loaded,
+/// naming the file and the line.
+#[test]
+fn includes_outside_the_dump_folder_or_in_a_loop_are_refused_naming_the_line() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((kind, url)) = servers
+        .iter()
+        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
+        .cloned()
+    else {
+        sqlwitness_testkit::missing("PostgreSQL");
+        assert!(!sqlwitness_testkit::required());
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.sql");
+    std::fs::write(&outside, "CREATE TABLE t (a int);\n").unwrap();
+    let folder = dir.path().join("dump");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("loop.sql"), "SELECT 1;\n\\ir loop.sql\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, folder.join("link.sql")).unwrap();
+    let cases: Vec<(&str, &str)> = vec![
+        ("\\i ../outside.sql\n", "outside the dump's folder"),
+        ("\\i /etc/passwd\n", "named relative to it"),
+        ("\\i main.sql\n", "being read already"),
+        ("\\i loop.sql\n", "being read already"),
+        ("\\i missing.sql\n", "missing.sql"),
+        #[cfg(unix)]
+        ("\\i link.sql\n", "outside the dump's folder"),
+    ];
+    for (n, (text, why)) in cases.into_iter().enumerate() {
+        let main = folder.join("main.sql");
+        std::fs::write(&main, format!("CREATE TABLE k (a int);\n{text}")).unwrap();
+        let bench = dir.path().join(format!("bench{n}"));
+        let copies = Copies::new("swt_incbad");
+        let (out, _) = import(kind, &url, &main, &bench, "bad", &copies);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text}: {stderr}");
+        assert!(stderr.contains(why), "{text}: {stderr}");
+        assert!(stderr.contains("line"), "{text}: {stderr}");
+        assert!(!bench.join("database/bad/bad.sqlite").exists(), "{text}");
+    }
+    assert!(!admin::texts(&url, "SELECT 1::text").is_empty());
+}
