@@ -1010,8 +1010,8 @@ fn export(
         .other_objects()
         .map_err(|e| fail("the objects beside the tables", e))?;
     let schema = ns.schema().map_err(|e| fail("the tables", e))?;
-    // What the source's tables leave out (a partition carried as its
-    // parent, a table another schema's of that name hides), said once.
+    // What the source's tables leave out (a table another schema's of that
+    // name hides), said once.
     not_created.extend(schema.skipped.iter().map(|s| DumpNote {
         file: None,
         line: 0,

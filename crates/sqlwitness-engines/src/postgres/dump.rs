@@ -590,7 +590,10 @@ fn src<'a>(
 }
 
 /// The tables read, `(oid, schema, name)`: `public`'s first, then by
-/// schema and name.
+/// schema and name. A partitioned table holds its partitions' rows, and
+/// each partition is a table of its own too (a query may name either); a
+/// populated materialized view is the table of rows it stores (reading it
+/// runs nothing of the dump's).
 async fn listed_tables(
     conn: &mut PgConnection,
     scope: &str,
@@ -598,7 +601,7 @@ async fn listed_tables(
     let rows = sqlx::query(AssertSqlSafe(format!(
         "SELECT c.oid::int8, n.nspname::text, c.relname::text FROM pg_class c \
          JOIN pg_namespace n ON n.oid = c.relnamespace \
-         WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND {scope} \
+         WHERE (c.relkind IN ('r', 'p') OR (c.relkind = 'm' AND c.relispopulated)) AND {scope} \
          ORDER BY n.nspname = 'public' DESC, n.nspname, c.relname"
     )))
     .fetch_all(conn)
@@ -608,23 +611,6 @@ async fn listed_tables(
         .iter()
         .map(|t| (t.get(0), t.get(1), t.get(2)))
         .collect())
-}
-
-/// The partitions among the tables read, `(partition, parent)`.
-async fn partitions(
-    conn: &mut PgConnection,
-    scope: &str,
-) -> Result<Vec<(String, String)>, DbError> {
-    sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT c.relname::text, p.relname::text FROM pg_class c \
-         JOIN pg_namespace n ON n.oid = c.relnamespace \
-         JOIN pg_inherits i ON i.inhrelid = c.oid JOIN pg_class p ON p.oid = i.inhparent \
-         WHERE c.relkind IN ('r', 'p') AND c.relispartition AND {scope} \
-         ORDER BY c.relname"
-    )))
-    .fetch_all(conn)
-    .await
-    .map_err(pg_error)
 }
 
 /// A table's columns (a domain's by its base type), and per column whether
@@ -861,13 +847,6 @@ impl Source for PgDumpNamespace {
         let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let tables = rt.block_on(listed_tables(conn, &scope))?;
         let mut out = SourceSchema::default();
-        // A partition's rows are its parent's: read through the parent, and
-        // said so.
-        for (partition, parent) in rt.block_on(partitions(conn, &scope))? {
-            out.skipped.push(format!(
-                "table {partition}: a partition of {parent}, whose rows it holds (carried as {parent})"
-            ));
-        }
         let mut located = std::collections::HashMap::new();
         for (oid, schema, relation) in tables {
             if located.contains_key(&relation) {
@@ -1098,7 +1077,8 @@ impl ServerSource for PgDumpNamespace {
                     "SELECT CASE c.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' \
                        ELSE 'foreign table ' END || n.nspname || '.' || c.relname \
                      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE c.relkind IN ('v', 'm', 'f') AND {scope} \
+                     WHERE (c.relkind IN ('v', 'f') OR (c.relkind = 'm' AND NOT c.relispopulated)) \
+                       AND {scope} \
                      UNION ALL \
                      SELECT 'trigger ' || t.tgname || ' on ' || t.tgrelid::regclass::text FROM pg_trigger t \
                      JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
