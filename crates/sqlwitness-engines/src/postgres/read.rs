@@ -550,9 +550,18 @@ fn decode_cell(row: &PgRow, i: usize) -> Value {
         "TIMESTAMPTZ" => row
             .try_get::<chrono::DateTime<chrono::Utc>, _>(i)
             .map(|v| Value::Timestamp(server::timestamp_text(v.naive_utc()))),
-        "CHAR" => row
+        // The one-byte `"char"` of the catalogues (the driver's name for
+        // `character(n)` is `CHAR`).
+        "\"CHAR\"" => row
             .try_get::<i8, _>(i)
             .map(|v| Value::Text(char::from(v as u8).to_string())),
+        // `character(n)`: without the spaces it is padded with, which
+        // PostgreSQL itself ignores when it compares, measures or
+        // concatenates the value (and MySQL's `CHAR` drops when it is
+        // read), so that `WHERE name = 'English'` finds it on every copy.
+        "CHAR" => row
+            .try_get::<String, _>(i)
+            .map(|v| Value::Text(unpadded(v))),
         array if array.ends_with("[]") || array.starts_with('_') => {
             let binary = raw
                 .as_bytes()
@@ -576,6 +585,13 @@ fn decode_cell(row: &PgRow, i: usize) -> Value {
         let bytes = row.try_get_raw(i).ok().and_then(|r| r.as_bytes().ok());
         Value::Text(server::fallback_text(&type_name, bytes))
     })
+}
+
+/// A `character(n)` value without its trailing pad spaces.
+fn unpadded(mut v: String) -> String {
+    let kept = v.trim_end_matches(' ').len();
+    v.truncate(kept);
+    v
 }
 
 /// The text of a value of a type the driver gives only in binary
