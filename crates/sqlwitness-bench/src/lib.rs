@@ -37,7 +37,7 @@ pub use schema_db::build_schema_database;
 pub use side_file::{side_file, SideFileRefused};
 pub use source_model::{
     database_of, home_of, model_path, mysql_enum_labels, namespace_suffix, read_model, target_type,
-    write_model, DumpIdentity, ModelColumn, ModelTable, SourceModel, TargetType,
+    write_model, DumpIdentity, ModelColumn, ModelTable, SourceModel, TargetType, IMPORT_METHOD,
     SOURCE_MODEL_FORMAT,
 };
 pub use spider::read_json_array;

@@ -27,6 +27,11 @@ pub const TARGET_TYPES_VERSION: u32 = 2;
 /// The model's format; another is an error.
 pub const SOURCE_MODEL_FORMAT: u32 = 1;
 
+/// The version of how `import` reads a source and writes its files (2: a
+/// partition is a table of its own, `character(n)` values lose their pad);
+/// files written by another are imported again from the same dump.
+pub const IMPORT_METHOD: u32 = 2;
+
 /// The dump a database was loaded from: enough to notice an edited one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -171,6 +176,11 @@ pub struct SourceModel {
     /// them (none: all), to load it again as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen_tables: Option<Vec<String>>,
+    /// How the import read and wrote the database ([`IMPORT_METHOD`]): a
+    /// database written by another method is imported again from the
+    /// same dump.
+    #[serde(default)]
+    pub import_method: u32,
     /// The tables written into the SQLite file, in its order.
     pub tables: Vec<ModelTable>,
 }

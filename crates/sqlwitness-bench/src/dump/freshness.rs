@@ -179,7 +179,8 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
             continue;
         };
         ours.push((d.db_id.clone(), path.clone()));
-        let same_source = dump.same_bytes(identity)
+        let same_source = model.import_method == crate::IMPORT_METHOD
+            && dump.same_bytes(identity)
             && dump.includes_unchanged()
             && model.engine == opts.engine.to_string()
             && model.chosen_tables == d.tables;
@@ -267,6 +268,7 @@ pub(super) fn write_model(
         dump: dump.cloned(),
         namespace_suffix: d.namespace_suffix.clone(),
         chosen_tables,
+        import_method: crate::IMPORT_METHOD,
         tables,
     };
     crate::write_model(&d.path, &model)?;
@@ -344,6 +346,7 @@ mod tests {
             dump: Some(DumpIdentity::of(dump).unwrap()),
             namespace_suffix: None,
             chosen_tables: None,
+            import_method: crate::IMPORT_METHOD,
             tables: Vec::new(),
         };
         crate::write_model(sqlite, &model).unwrap();
