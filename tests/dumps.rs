@@ -98,10 +98,10 @@ fn drop_source_copies(kind: EngineKind, url: &str, out: &Path) {
         return;
     };
     let report: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-    let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+    let target = sqlwitness_migrate::MigrationTarget::new(kind, url);
     for d in report["databases"].as_array().into_iter().flatten() {
         if let Some(ns) = d["source_copy"]["namespace"].as_str() {
-            sqlwitness_bench::drop_namespace(&target, ns).unwrap();
+            sqlwitness_migrate::drop_namespace(&target, ns).unwrap();
         }
     }
 }
@@ -808,8 +808,8 @@ fn the_source_engine_judges_with_the_dumps_own_types() {
             &other,
             &bench.join("out_migrated"),
         );
-        sqlwitness_bench::drop_namespace(
-            &sqlwitness_bench::MigrationTarget::new(kind, url),
+        sqlwitness_migrate::drop_namespace(
+            &sqlwitness_migrate::MigrationTarget::new(kind, url),
             &format!("{other}shop"),
         )
         .unwrap();
@@ -953,8 +953,8 @@ fn bird_minidev_from_its_postgres_dump_judged_by_its_postgres_golds() {
     // The copies migrated from the SQLite files to the other servers.
     for (kind, url) in servers.iter().filter(|(k, _)| *k != pg) {
         for id in ids {
-            sqlwitness_bench::drop_namespace(
-                &sqlwitness_bench::MigrationTarget::new(*kind, url),
+            sqlwitness_migrate::drop_namespace(
+                &sqlwitness_migrate::MigrationTarget::new(*kind, url),
                 &format!("{prefix}{id}"),
             )
             .unwrap();
@@ -1124,7 +1124,7 @@ fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
     );
     let _copies = DropCopies(pg, url.clone(), out.clone());
     assert_eq!(code, 0, "{stderr}");
-    let target = sqlwitness_bench::MigrationTarget::new(pg, &url);
+    let target = sqlwitness_migrate::MigrationTarget::new(pg, &url);
     let original = format!("{prefix}shop");
     let place =
         |k: usize, change: &str| place_scratch(dir.path(), &out, &target, &original, k, change);
@@ -1144,12 +1144,12 @@ fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
          AND table_name <> '__sqlwitness'"
     );
     let typed = admin::count(&url, &same);
-    sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+    sqlwitness_migrate::drop_namespace(&target, &scratch).unwrap();
     assert_eq!(report.problem(), None, "{report:?}");
     let types = report.column_types.clone().unwrap();
     assert!(types.original_is_dump_copy, "{types:?}");
     assert_eq!(types.columns_typed, 8, "{types:?}");
-    assert_eq!(report.verification, sqlwitness_bench::Verification::Full);
+    assert_eq!(report.verification, sqlwitness_migrate::Verification::Full);
     assert_eq!(typed, admin::count(&url, &all));
     assert_eq!(typed, 8);
     // Values the original's types cannot hold, or would change: rejected,
@@ -1178,7 +1178,7 @@ fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
         ),
     ] {
         let (report, scratch) = place(k, change);
-        sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+        sqlwitness_migrate::drop_namespace(&target, &scratch).unwrap();
         let problem = report.problem().unwrap_or_default();
         assert!(
             problem.contains("with the original copy's column types") && problem.contains(why),
@@ -1200,11 +1200,11 @@ fn a_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
 fn place_scratch(
     dir: &Path,
     out: &Path,
-    target: &sqlwitness_bench::MigrationTarget,
+    target: &sqlwitness_migrate::MigrationTarget,
     original: &str,
     k: usize,
     change: &str,
-) -> (sqlwitness_bench::MigrationReport, String) {
+) -> (sqlwitness_migrate::MigrationReport, String) {
     let file = dir.join(format!("{}_c{k}.sqlite", target.engine));
     std::fs::copy(out.join("shop/shop.sqlite"), &file).unwrap();
     if !change.is_empty() {
@@ -1218,14 +1218,14 @@ fn place_scratch(
         sqlite_path: file,
         namespace: format!("{original}__c{k}"),
     };
-    let opts = sqlwitness_bench::MigrateOptions {
-        types_from: Some(sqlwitness_bench::TypesFrom {
+    let opts = sqlwitness_migrate::MigrateOptions {
+        types_from: Some(sqlwitness_migrate::TypesFrom {
             namespace: original.to_string(),
             ..Default::default()
         }),
         ..Default::default()
     };
-    let report = sqlwitness_bench::migrate_database(&db, target, &opts).unwrap();
+    let report = sqlwitness_migrate::migrate_database(&db, target, &opts).unwrap();
     (report, db.namespace)
 }
 
@@ -1359,8 +1359,11 @@ fn a_second_dump_of_the_same_databases_adds_its_engines_copy() {
         ));
     }
     for (kind, url) in &mysqls {
-        sqlwitness_bench::drop_namespace(&sqlwitness_bench::MigrationTarget::new(*kind, url), &ns)
-            .unwrap();
+        sqlwitness_migrate::drop_namespace(
+            &sqlwitness_migrate::MigrationTarget::new(*kind, url),
+            &ns,
+        )
+        .unwrap();
     }
     for ((kind, code, stderr, bad, bad_err), report) in results.into_iter().zip(reports) {
         assert_eq!(code, 0, "{kind}: {stderr}");
@@ -1460,8 +1463,8 @@ fn eval_imports_the_dumps_a_benchmark_names() {
     let first = run("out1");
     let second = run("out2");
     for (kind, url) in &used {
-        sqlwitness_bench::drop_namespace(
-            &sqlwitness_bench::MigrationTarget::new(*kind, url),
+        sqlwitness_migrate::drop_namespace(
+            &sqlwitness_migrate::MigrationTarget::new(*kind, url),
             &format!("{prefix}shop"),
         )
         .unwrap();
@@ -1588,8 +1591,8 @@ fn bird_minidev_audited_with_postgres_as_the_reference() {
     let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_audref"));
     let drop_copies = || {
         for id in ids {
-            sqlwitness_bench::drop_namespace(
-                &sqlwitness_bench::MigrationTarget::new(pg, &pg_url),
+            sqlwitness_migrate::drop_namespace(
+                &sqlwitness_migrate::MigrationTarget::new(pg, &pg_url),
                 &format!("{prefix}{id}"),
             )
             .unwrap();
@@ -1856,7 +1859,7 @@ fn a_mysql_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
         );
         let _copies = DropCopies(kind, url.to_string(), out.clone());
         assert_eq!(code, 0, "{kind}: {stderr}");
-        let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+        let target = sqlwitness_migrate::MigrationTarget::new(kind, url);
         let original = format!("{prefix}shop");
         let place =
             |k: usize, change: &str| place_scratch(dir.path(), &out, &target, &original, k, change);
@@ -1870,7 +1873,7 @@ fn a_mysql_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
              WHERE a.TABLE_SCHEMA = '{original}' AND a.TABLE_NAME <> '__sqlwitness'"
         );
         let typed = admin::count(url, &same);
-        sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+        sqlwitness_migrate::drop_namespace(&target, &scratch).unwrap();
         assert_eq!(report.problem(), None, "{kind}: {report:?}");
         let types = report.column_types.clone().unwrap();
         assert!(types.original_is_dump_copy, "{kind}: {types:?}");
@@ -1907,7 +1910,7 @@ fn a_mysql_scratch_copy_takes_the_dump_copys_types_or_is_rejected() {
             ),
         ] {
             let (report, scratch) = place(k, change);
-            sqlwitness_bench::drop_namespace(&target, &scratch).unwrap();
+            sqlwitness_migrate::drop_namespace(&target, &scratch).unwrap();
             let problem = report.problem().unwrap_or_default();
             assert!(
                 problem.contains("with the original copy's column types")
@@ -1970,7 +1973,7 @@ fn a_dumps_copies_on_other_engines_keep_its_types_and_collations() {
     .unwrap();
     let mut checked = 0;
     for (kind, url) in servers.iter().filter(|(k, _)| *k != source) {
-        let target = sqlwitness_bench::MigrationTarget::new(*kind, url);
+        let target = sqlwitness_migrate::MigrationTarget::new(*kind, url);
         let ns = format!("{prefix}shop");
         let report = eval_with_reference(
             bench,
@@ -1993,7 +1996,7 @@ fn a_dumps_copies_on_other_engines_keep_its_types_and_collations() {
             )
         };
         let typed = admin::count(url, &price_sql);
-        sqlwitness_bench::drop_namespace(&target, &ns).unwrap();
+        sqlwitness_migrate::drop_namespace(&target, &ns).unwrap();
         assert_eq!(typed, 1, "{kind}: price is a decimal(10,2)");
         for i in 0..3 {
             assert_eq!(
@@ -2351,8 +2354,11 @@ fn a_wide_decimal_stays_exact_on_the_other_engines() {
                  AND COLUMN_TYPE = 'decimal(30,10)'"
             ),
         );
-        sqlwitness_bench::drop_namespace(&sqlwitness_bench::MigrationTarget::new(*kind, url), &ns)
-            .unwrap();
+        sqlwitness_migrate::drop_namespace(
+            &sqlwitness_migrate::MigrationTarget::new(*kind, url),
+            &ns,
+        )
+        .unwrap();
         assert!(
             o.status.success(),
             "{kind}: {}",

@@ -145,12 +145,12 @@ impl ShopBench {
 
 impl Drop for ShopBench {
     fn drop(&mut self) {
-        let target = sqlwitness_bench::MigrationTarget::new(self.kind, &self.url);
-        let _ = sqlwitness_bench::drop_namespace(&target, &format!("{}shop", self.prefix));
+        let target = sqlwitness_migrate::MigrationTarget::new(self.kind, &self.url);
+        let _ = sqlwitness_migrate::drop_namespace(&target, &format!("{}shop", self.prefix));
         // `eval --suite`'s copies of the instances.
         for k in 1..=8 {
             let _ =
-                sqlwitness_bench::drop_namespace(&target, &format!("{}shop__s{k}", self.prefix));
+                sqlwitness_migrate::drop_namespace(&target, &format!("{}shop__s{k}", self.prefix));
         }
     }
 }
@@ -490,9 +490,9 @@ fn bird_minidev_from_its_mysql_dump_audited_by_mysql_and_mariadb() {
             .arg(&out)
             .output()
             .unwrap();
-        let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+        let target = sqlwitness_migrate::MigrationTarget::new(kind, url);
         for id in ids {
-            sqlwitness_bench::drop_namespace(&target, &format!("{prefix}{id}")).unwrap();
+            sqlwitness_migrate::drop_namespace(&target, &format!("{prefix}{id}")).unwrap();
         }
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert!(o.status.success(), "{kind}: {stderr}");

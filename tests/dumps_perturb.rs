@@ -168,9 +168,9 @@ struct DropCopies(EngineKind, String, String);
 
 impl Drop for DropCopies {
     fn drop(&mut self) {
-        let target = sqlwitness_bench::MigrationTarget::new(self.0, &self.1);
+        let target = sqlwitness_migrate::MigrationTarget::new(self.0, &self.1);
         for db in ["shop", "shop_0"] {
-            let _ = sqlwitness_bench::drop_namespace(&target, &format!("{}{db}", self.2));
+            let _ = sqlwitness_migrate::drop_namespace(&target, &format!("{}{db}", self.2));
         }
     }
 }

@@ -20,8 +20,8 @@
 //! process and dropped at the end.
 
 use serde_json::{json, Value as Json};
-use sqlwitness_bench::MigrationTarget;
 use sqlwitness_core::EngineKind;
+use sqlwitness_migrate::MigrationTarget;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -113,7 +113,7 @@ fn drop_copies(servers: &[(EngineKind, String)], prefix: &str, db_ids: &[&str]) 
         let target = MigrationTarget::new(*kind, url.clone());
         for id in db_ids {
             let ns = sqlwitness_core::Database::with_prefix(*id, PathBuf::new(), prefix).namespace;
-            let _ = sqlwitness_bench::drop_namespace(&target, &ns);
+            let _ = sqlwitness_migrate::drop_namespace(&target, &ns);
         }
     }
 }

@@ -727,8 +727,8 @@ fn a_killed_evals_run_login_is_swept_by_the_next_command() {
             sqlwitness_engines::sweep_again(kind, url).unwrap();
         }
         assert!(!exists(), "{kind}: {login} is still there");
-        let target = sqlwitness_bench::MigrationTarget::new(kind, url);
-        let _ = sqlwitness_bench::drop_namespace(&target, &format!("{prefix}concert_singer"));
+        let target = sqlwitness_migrate::MigrationTarget::new(kind, url);
+        let _ = sqlwitness_migrate::drop_namespace(&target, &format!("{prefix}concert_singer"));
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }

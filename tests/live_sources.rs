@@ -230,8 +230,8 @@ fn a_live_database_is_imported_over_a_reading_login_and_left_as_it_was() {
             )
         });
         let after = state(kind, admin_url, &name);
-        let target = sqlwitness_bench::MigrationTarget::new(kind, admin_url);
-        sqlwitness_bench::drop_namespace(&target, &format!("{prefix}shop")).unwrap();
+        let target = sqlwitness_migrate::MigrationTarget::new(kind, admin_url);
+        sqlwitness_migrate::drop_namespace(&target, &format!("{prefix}shop")).unwrap();
         drop_live(kind, admin_url, &name);
 
         assert_eq!(code, 0, "{kind}: {stderr}");
@@ -359,8 +359,8 @@ fn eval_imports_the_live_database_a_benchmark_names() {
         .arg(bench.join("out"))
         .output()
         .unwrap();
-    let target = sqlwitness_bench::MigrationTarget::new(EngineKind::Postgres, &admin_url);
-    sqlwitness_bench::drop_namespace(&target, &format!("{prefix}shop")).unwrap();
+    let target = sqlwitness_migrate::MigrationTarget::new(EngineKind::Postgres, &admin_url);
+    sqlwitness_migrate::drop_namespace(&target, &format!("{prefix}shop")).unwrap();
     drop_live(EngineKind::Postgres, &admin_url, &name);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");

@@ -622,8 +622,8 @@ fn every_engine_on_copies_of_its_own_judges_as_the_reference() {
         let made = ok_or_err(&args);
         // The original's copy this run migrated goes with the test.
         if let Some((kind, url)) = servers().into_iter().find(|(k, _)| k.as_str() == engine) {
-            let target = sqlwitness_bench::MigrationTarget::new(kind, url);
-            let _ = sqlwitness_bench::drop_namespace(&target, &format!("{prefix}concert_singer"));
+            let target = sqlwitness_migrate::MigrationTarget::new(kind, url);
+            let _ = sqlwitness_migrate::drop_namespace(&target, &format!("{prefix}concert_singer"));
         }
         made.unwrap_or_else(|e| panic!("{engine}: {e}"));
         let mapping = read_json(&out.join("mapping.json"));

@@ -697,11 +697,11 @@ struct DropCopies<'a> {
 
 impl Drop for DropCopies<'_> {
     fn drop(&mut self) {
-        let target = sqlwitness_bench::MigrationTarget::new(self.kind, self.url);
+        let target = sqlwitness_migrate::MigrationTarget::new(self.kind, self.url);
         let _ =
-            sqlwitness_bench::drop_namespace(&target, &format!("{}concert_singer", self.prefix));
+            sqlwitness_migrate::drop_namespace(&target, &format!("{}concert_singer", self.prefix));
         for k in 1..=3 {
-            let _ = sqlwitness_bench::drop_namespace(
+            let _ = sqlwitness_migrate::drop_namespace(
                 &target,
                 &format!("{}concert_singer__s{k}", self.prefix),
             );

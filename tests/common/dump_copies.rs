@@ -56,8 +56,8 @@ impl Copies {
 impl Drop for Copies {
     fn drop(&mut self) {
         for (kind, url, ns) in &self.made {
-            let target = sqlwitness_bench::MigrationTarget::new(*kind, url.as_str());
-            let _ = sqlwitness_bench::drop_namespace(&target, ns);
+            let target = sqlwitness_migrate::MigrationTarget::new(*kind, url.as_str());
+            let _ = sqlwitness_migrate::drop_namespace(&target, ns);
         }
     }
 }

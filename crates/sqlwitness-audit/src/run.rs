@@ -52,7 +52,7 @@ pub struct AuditPlan {
     /// Migrate missing databases to the servers first.
     pub migrate: bool,
     /// How migrations check and cache their copies.
-    pub migrate_options: sqlwitness_bench::MigrateOptions,
+    pub migrate_options: sqlwitness_migrate::MigrateOptions,
     pub jobs: usize,
     /// The output folder (the journal's).
     pub out: PathBuf,

@@ -56,14 +56,14 @@ pub enum BenchError {
 }
 
 impl BenchError {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         BenchError::Io {
             path: path.into(),
             source,
         }
     }
 
-    pub(crate) fn format(
+    pub fn format(
         path: impl Into<PathBuf>,
         place: impl Into<String>,
         message: impl Into<String>,

@@ -17,7 +17,6 @@ use serde::{Deserialize, Serialize};
 use sqlwitness_core::EngineKind;
 pub use sqlwitness_dialect::TargetType;
 
-use crate::migrate::fingerprint::modified_ns;
 use crate::BenchError;
 
 /// The version of [`target_type`]'s choices: a copy typed by another is
@@ -31,6 +30,14 @@ pub const SOURCE_MODEL_FORMAT: u32 = 1;
 /// partition is a table of its own, `character(n)` values lose their pad);
 /// files written by another are imported again from the same dump.
 pub const IMPORT_METHOD: u32 = 2;
+
+/// A file's modification time in nanoseconds since the epoch (0 unknown).
+pub fn modified_ns(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
 
 /// The dump a database was loaded from: enough to notice an edited one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

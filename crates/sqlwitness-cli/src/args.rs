@@ -147,12 +147,12 @@ pub enum VerifyArg {
 
 impl ServerArgs {
     /// The migration options these flags give.
-    pub fn migrate_options(&self, force: bool) -> sqlwitness_bench::MigrateOptions {
-        sqlwitness_bench::MigrateOptions {
+    pub fn migrate_options(&self, force: bool) -> sqlwitness_migrate::MigrateOptions {
+        sqlwitness_migrate::MigrateOptions {
             force,
             verify: match self.verify {
-                VerifyArg::Load => sqlwitness_bench::Verify::Load,
-                VerifyArg::Full => sqlwitness_bench::Verify::Full,
+                VerifyArg::Load => sqlwitness_migrate::Verify::Load,
+                VerifyArg::Full => sqlwitness_migrate::Verify::Full,
             },
             cache_dir: self.cache_dir.clone(),
             ..Default::default()

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
-use sqlwitness_bench::{BenchError, DumpDatabase, ImportOptions, ImportReport, ImportSource};
+use sqlwitness_bench::BenchError;
 use sqlwitness_core::EngineKind;
+use sqlwitness_migrate::{DumpDatabase, ImportOptions, ImportReport, ImportSource};
 
 use crate::exit;
 
@@ -91,7 +92,7 @@ pub struct ImportArgs {
 fn source_of(a: &ImportArgs) -> anyhow::Result<(EngineKind, ImportSource)> {
     let engine_of = |name: &str, flag: &str| {
         EngineKind::parse(name)
-            .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
+            .filter(|k| sqlwitness_migrate::dump_dialect(*k).is_some())
             .ok_or_else(|| {
                 exit::BadInput(format!(
                     "{flag} `{name}`: dumps and live sources are read by postgres, mysql or mariadb"
@@ -143,7 +144,7 @@ pub fn run(a: &ImportArgs) -> anyhow::Result<i32> {
             (d.db_id.clone(), file.exists())
         })
         .collect();
-    let report = match sqlwitness_bench::import_dump(&opts) {
+    let report = match sqlwitness_migrate::import_dump(&opts) {
         Ok(r) => r,
         Err(e) => {
             write_failure_report(&report_path, &opts, &existed, &e);
@@ -297,7 +298,7 @@ fn say_source(report: &ImportReport) {
 
 /// What was written for one database: its file, the tables refused,
 /// degraded columns, views, and its copy on the source's engine.
-fn say_database(d: &sqlwitness_bench::DatabaseImport, copy_only: bool) {
+fn say_database(d: &sqlwitness_migrate::DatabaseImport, copy_only: bool) {
     let refused: Vec<String> = d
         .tables
         .iter()
@@ -586,7 +587,7 @@ fn check_entry(
 ) -> anyhow::Result<CheckedEntry> {
     let place = format!("{} entry {i}", path.display());
     let engine = EngineKind::parse(&entry.engine)
-        .filter(|k| sqlwitness_bench::dump_dialect(*k).is_some())
+        .filter(|k| sqlwitness_migrate::dump_dialect(*k).is_some())
         .ok_or_else(|| {
             exit::BadInput(format!(
                 "{place}: engine `{}`: dumps and live sources are read by postgres, mysql or mariadb",
@@ -742,7 +743,7 @@ fn entry_needed(
     // import replaces what it wrote from the old one).
     let stale = databases.iter().any(|d| {
         matches!(
-            sqlwitness_bench::stale_dump(&bench.sqlite_path(&d.db_id)),
+            sqlwitness_migrate::stale_dump(&bench.sqlite_path(&d.db_id)),
             Ok(Some(_))
         )
     });
@@ -790,7 +791,7 @@ fn import_entry(
         source_copy_prefix: Some(bench.namespace_prefix.clone()),
         copy_only,
     };
-    let report = sqlwitness_bench::import_dump(&opts)
+    let report = sqlwitness_migrate::import_dump(&opts)
         .map_err(|e| exit::EngineFailure(format!("{place}: {e}")))?;
     warn_rejected(&report);
     let report_path = bench.database_dir.join(format!("import-report-{i}.json"));

@@ -1,7 +1,7 @@
 //! `sqlwitness migrate`: copy SQLite databases to the servers and verify.
 
 use anyhow::Result;
-use sqlwitness_bench::{write_migration_log, MigrationReport, MigrationStatus};
+use sqlwitness_migrate::{write_migration_log, MigrationReport, MigrationStatus};
 use sqlwitness_run::{migrate_many, problem};
 
 use crate::exit;

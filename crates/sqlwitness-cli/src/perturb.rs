@@ -91,7 +91,7 @@ pub struct PerturbArgs {
 struct Connected {
     engine: std::sync::Arc<dyn sqlwitness_core::Engine>,
     login: Option<sqlwitness_run::HeldLogin>,
-    target: sqlwitness_bench::MigrationTarget,
+    target: sqlwitness_migrate::MigrationTarget,
     golds: Vec<String>,
     golds_from: String,
     /// The `--gold` file, when given.
@@ -133,7 +133,7 @@ fn connect_reference(a: &PerturbArgs, cancel: &Cancel) -> Result<Option<Connecte
             kind.url_env()
         ))
     })?;
-    let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+    let target = sqlwitness_migrate::MigrationTarget::new(kind, url);
     let golds = bench
         .questions
         .iter()

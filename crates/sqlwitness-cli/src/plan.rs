@@ -276,7 +276,7 @@ pub struct MigratePlan {
     pub engines: Vec<EngineKind>,
     pub servers: Servers,
     pub log_dir: PathBuf,
-    pub options: sqlwitness_bench::MigrateOptions,
+    pub options: sqlwitness_migrate::MigrateOptions,
     pub jobs: usize,
     pub quiet: bool,
 }

@@ -8,8 +8,8 @@
 //!   files beside it and in a folder under it, a trigger made inside an
 //!   included file's `DELIMITER` block that fills a table once the
 //!   including file goes on;
-//! - `tests/dumps/includes_postgres/`: `\i schema.sql`, `\ir data/rows.sql`
-//!   whose `\ir tags.sql` is read from `data/`, with `COPY` data inside the
+//! - `tests/dumps/includes_postgres/`: `\i schema.sql`, `\ir rows/items.sql`
+//!   whose `\ir tags.sql` is read from `rows/`, with `COPY` data inside the
 //!   included files.
 
 #[path = "../../../tests/common/admin.rs"]
@@ -260,7 +260,7 @@ fn a_postgres_dump_in_files_loads_as_psql_loads_it_and_an_edited_file_is_noticed
     assert!(again.status.success(), "{said}");
     assert!(said.contains("nothing to do"), "{said}");
     // An included file edited: the dump is loaded again.
-    let tags = src.join("data/tags.sql");
+    let tags = src.join("rows/tags.sql");
     let edited = std::fs::read_to_string(&tags)
         .unwrap()
         .replace("3\toffice\n", "3\toffice\n2\twork\n");

@@ -58,9 +58,9 @@ fn columns_spelled_differently_by_two_tables_resolve_on_postgres() {
         .arg(&out)
         .output()
         .unwrap();
-    let target = sqlwitness_bench::MigrationTarget::new(EngineKind::Postgres, &url);
+    let target = sqlwitness_migrate::MigrationTarget::new(EngineKind::Postgres, &url);
     let dropped =
-        sqlwitness_bench::drop_namespace(&target, &sqlwitness_core::namespace_for(&prefix, DB));
+        sqlwitness_migrate::drop_namespace(&target, &sqlwitness_core::namespace_for(&prefix, DB));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     dropped.unwrap();
 

@@ -50,10 +50,10 @@ fn import(kind: EngineKind, url: &str, out: &Path) -> (i32, String, serde_json::
     let report: serde_json::Value = std::fs::read(out.join("import-report.json"))
         .map(|b| serde_json::from_slice(&b).unwrap())
         .unwrap_or_default();
-    let target = sqlwitness_bench::MigrationTarget::new(kind, url);
+    let target = sqlwitness_migrate::MigrationTarget::new(kind, url);
     for d in report["databases"].as_array().into_iter().flatten() {
         if let Some(ns) = d["source_copy"]["namespace"].as_str() {
-            sqlwitness_bench::drop_namespace(&target, ns).unwrap();
+            sqlwitness_migrate::drop_namespace(&target, ns).unwrap();
         }
     }
     (o.status.code().unwrap_or(-1), stderr, report)

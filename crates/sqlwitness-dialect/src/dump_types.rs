@@ -3,7 +3,7 @@
 //! declared type and storage class with what the rendering changes, or why
 //! the type is refused.
 //!
-//! What stays code (`sqlwitness_bench::map_type`), because it reads the
+//! What stays code (`sqlwitness_migrate::map_type`), because it reads the
 //! shape of a declared type rather than its name: arrays (`integer[]`,
 //! `_int4`) and ranges (`int4range`, `tstzmultirange`) are refused, and the
 //! base name is cut from the declared type (lower case, without its
@@ -136,7 +136,7 @@ pub enum DumpTypeDecision<'a> {
 
 impl DumpTypes {
     /// The rule or default for `base` (lower case, as
-    /// `sqlwitness_bench::map_type` cuts it).
+    /// `sqlwitness_migrate::map_type` cuts it).
     pub fn decide(&self, base: &str) -> DumpTypeDecision<'_> {
         match self
             .rules

@@ -46,7 +46,7 @@ pub struct EvalPlan {
     pub ties_aware: bool,
     pub migrate: bool,
     /// How migrations check and cache their copies.
-    pub migrate_options: sqlwitness_bench::MigrateOptions,
+    pub migrate_options: sqlwitness_migrate::MigrateOptions,
     pub quiet: bool,
     pub scoring: ScoringPlan,
     /// `--suite`: the opened test-suite folder.

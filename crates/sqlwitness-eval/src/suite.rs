@@ -6,9 +6,10 @@ use sqlwitness_dialect::EngineFacts;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use sqlwitness_bench::{migrate_database, MigrateOptions, MigrationTarget, PredictedSql, Question};
+use sqlwitness_bench::{PredictedSql, Question};
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Engine, EngineKind, Verdict};
+use sqlwitness_migrate::{migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_report::{EngineOutcome, SuiteOutcome, WitnessReport};
 use sqlwitness_sql::NameSet;
 
@@ -107,7 +108,7 @@ fn drop_all(
     let list = std::mem::take(&mut *made.lock().unwrap_or_else(|e| e.into_inner()));
     let mut kept = Vec::new();
     for (target, namespace) in list {
-        if let Err(e) = sqlwitness_bench::drop_namespace(&target, &namespace) {
+        if let Err(e) = sqlwitness_migrate::drop_namespace(&target, &namespace) {
             eprintln!(
                 "suite: {}: the instance copy {namespace} could not be dropped: {e}",
                 target.engine()
@@ -187,8 +188,8 @@ pub(crate) fn prepare_suites(
             let opts = typed.entry(id).or_insert_with(|| {
                 let original = plan.bench.database(id).namespace;
                 MigrateOptions {
-                    types_from: sqlwitness_bench::dump_copy_column_types(&target, &original).map(
-                        |_| sqlwitness_bench::TypesFrom {
+                    types_from: sqlwitness_migrate::dump_copy_column_types(&target, &original).map(
+                        |_| sqlwitness_migrate::TypesFrom {
                             namespace: original,
                             ..Default::default()
                         },

@@ -5,14 +5,14 @@
 //! candidates by greedy set cover — repeatedly the candidate that kills the
 //! most neighbours not yet killed (ties: the earlier candidate).
 
-use sqlwitness_bench::Unplaced;
+use sqlwitness_migrate::Unplaced;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::neighbors::{gold_literals, neighbors, GoldLiteral, NeighborOptions};
-use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::compare::{compare, CompareOptions};
 use sqlwitness_core::{Database, DbError, Engine, QueryLimits, ResultSet, Value};
+use sqlwitness_migrate::{drop_namespace, migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_sql::Dialects;
 
 use crate::generate::{write_instance, InstanceSizes, Pools, Stress};
@@ -112,7 +112,7 @@ impl ServerReference<'_> {
     /// its scratch namespace, or why not (the namespace is then dropped).
     ///
     /// The candidate's columns take the original's types where the original
-    /// is a dump's own-typed copy (see [`sqlwitness_bench::TypesFrom`]);
+    /// is a dump's own-typed copy (see [`sqlwitness_migrate::TypesFrom`]);
     /// the `bool` says whether any did.
     fn place(&self, db_id: &str, k: usize, path: &Path) -> Result<(Database, bool), Unplaced> {
         let db = Database {
@@ -124,7 +124,7 @@ impl ServerReference<'_> {
             ),
         };
         let migrate = MigrateOptions {
-            types_from: Some(sqlwitness_bench::TypesFrom {
+            types_from: Some(sqlwitness_migrate::TypesFrom {
                 namespace: self.original(db_id, path).namespace,
                 ..Default::default()
             }),
@@ -242,7 +242,7 @@ pub fn build_db_suite_on(
     // values stay inside those types.
     if let Some(r) = reference {
         let ns = r.original(db_id, original).namespace;
-        if let Some(types) = sqlwitness_bench::dump_copy_column_types(&r.target, &ns) {
+        if let Some(types) = sqlwitness_migrate::dump_copy_column_types(&r.target, &ns) {
             crate::type_limits::apply(&mut schema, &types, r.engine.kind());
         }
     }

@@ -23,8 +23,8 @@ use std::path::Path;
 use crate::neighbors::{GoldLiteral, LiteralValue};
 use rusqlite::types::ToSqlOutput;
 use rusqlite::Connection;
-use sqlwitness_bench::TargetKind;
 use sqlwitness_core::Value;
+use sqlwitness_migrate::TargetKind;
 
 use crate::rng::Rng;
 use crate::schema::{fk_key, quote, shape, ColumnDef, DbSchema, Domain, ForeignKeyDef, TableDef};

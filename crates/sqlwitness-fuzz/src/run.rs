@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use sqlwitness_bench::Benchmark;
-use sqlwitness_bench::{migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_core::EngineKind;
+use sqlwitness_migrate::{migrate_database, MigrateOptions, MigrationTarget};
 use sqlwitness_run::{
     Cancel, FuzzSpec, Header, HeldLogin, Journal, JournalMode, Partition, Progress, RunError,
     RunSpec, Servers,

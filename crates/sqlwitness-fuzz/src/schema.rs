@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
-use sqlwitness_bench::TargetKind;
 use sqlwitness_core::{Database, Value};
+use sqlwitness_migrate::TargetKind;
 
 use crate::FuzzError;
 
@@ -72,7 +72,7 @@ pub struct ColumnDef {
     /// No negative number in the original: none generated.
     pub non_negative: bool,
     /// The type the migration chose from the declared type and the stored
-    /// values (`sqlwitness_bench::plan_migration`).
+    /// values (`sqlwitness_migrate::plan_migration`).
     pub kind: TargetKind,
     /// Distinct stored values, in the file's order.
     pub originals: Vec<Value>,
@@ -311,7 +311,7 @@ pub fn read_schema_with(
     path: &Path,
     extra: &[ForeignKeySpec],
 ) -> Result<DbSchema, FuzzError> {
-    let plan = sqlwitness_bench::plan_migration(
+    let plan = sqlwitness_migrate::plan_migration(
         &Database::new(db_id, path),
         sqlwitness_engines::IN_PLACE,
     )?;
@@ -381,7 +381,7 @@ fn read_table(
     conn: &Connection,
     name: String,
     create_sql: String,
-    decisions: Option<&sqlwitness_bench::TableReport>,
+    decisions: Option<&sqlwitness_migrate::TableReport>,
 ) -> rusqlite::Result<TableDef> {
     let cols = pragma_columns(conn, &name)?;
     let col_names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();

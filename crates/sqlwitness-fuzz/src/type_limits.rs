@@ -1,7 +1,7 @@
 //! What a column's type on a server reference holds. With `fuzz
 //! --reference ENGINE` on a benchmark imported from a dump, every candidate
 //! is migrated into a scratch copy that takes the dump copy's column types
-//! (`sqlwitness_bench::TypesFrom`): a value those types cannot hold or
+//! (`sqlwitness_migrate::TypesFrom`): a value those types cannot hold or
 //! would change rejects the whole candidate. So the generator keeps its
 //! values inside them, as it keeps inside the rules the original data
 //! follows: an enum's labels (MySQL's, parsed from the type; PostgreSQL's,

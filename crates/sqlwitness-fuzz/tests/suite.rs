@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sqlwitness_bench::{drop_namespace, migrate_database, MigrationTarget};
 use sqlwitness_core::compare::CompareOptions;
 use sqlwitness_core::{Engine, EngineKind, QueryLimits};
 use sqlwitness_fuzz::{
     build_db_suite, suite_db_dir, Fate, FuzzOptions, GoldQuery, Manifest, SuiteSet,
 };
+use sqlwitness_migrate::{drop_namespace, migrate_database, MigrationTarget};
 
 /// The engine reading instance files in place, from the engine registry.
 fn instance_engine() -> Arc<dyn Engine> {

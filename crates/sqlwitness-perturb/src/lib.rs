@@ -129,10 +129,10 @@ pub struct ServerReference<'a> {
     /// The engine the golds run on (its reader login).
     pub engine: &'a dyn sqlwitness_core::Engine,
     /// Where the copies are migrated (the administrative URL).
-    pub target: sqlwitness_bench::MigrationTarget,
+    pub target: sqlwitness_migrate::MigrationTarget,
     /// The run's namespace prefix.
     pub prefix: String,
-    pub migrate: sqlwitness_bench::MigrateOptions,
+    pub migrate: sqlwitness_migrate::MigrateOptions,
     /// The run's own login `engine` reads over, when it has one.
     pub login: Option<&'a sqlwitness_engines::RunLogin>,
     /// The engine's gold of each question, by question id (the `--gold`

@@ -1,7 +1,7 @@
 //! Building a perturbed set: sampling, transforming copies of the
 //! databases, rewriting and verifying golds, writing the benchmark.
 
-use sqlwitness_bench::Unplaced;
+use sqlwitness_migrate::Unplaced;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -792,7 +792,7 @@ inferred), read back in full, dropped after";
 /// A perturbed copy migrated into a scratch namespace on the reference,
 /// dropped when this drops.
 struct Scratch<'a> {
-    target: &'a sqlwitness_bench::MigrationTarget,
+    target: &'a sqlwitness_migrate::MigrationTarget,
     db: Database,
     /// Some column took the original copy's type.
     typed: bool,
@@ -804,7 +804,7 @@ impl Drop for Scratch<'_> {
     fn drop(&mut self) {
         // One that cannot be dropped is left stamped; the next run with
         // the same prefix replaces it.
-        if sqlwitness_bench::drop_namespace(self.target, &self.db.namespace).is_ok() {
+        if sqlwitness_migrate::drop_namespace(self.target, &self.db.namespace).is_ok() {
             sqlwitness_engines::unlease_namespace(
                 self.target.engine,
                 &self.target.url,
@@ -940,7 +940,7 @@ impl<'a> Run<'a> {
     fn original_on_server(&self, r: &Reference<'_>, db: &str, path: &Path) -> Option<String> {
         let s = r.server;
         let original = sqlwitness_bench::database_of(db, path, &s.prefix);
-        let problem = match sqlwitness_bench::migrate_database(&original, &s.target, &s.migrate) {
+        let problem = match sqlwitness_migrate::migrate_database(&original, &s.target, &s.migrate) {
             Ok(report) => report.problem(),
             Err(e) => Some(e.to_string()),
         };
@@ -992,7 +992,7 @@ impl<'a> Run<'a> {
             typed: false,
             names,
         };
-        let mut from = sqlwitness_bench::TypesFrom {
+        let mut from = sqlwitness_migrate::TypesFrom {
             namespace: original,
             ..Default::default()
         };
@@ -1010,11 +1010,11 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        let migrate = sqlwitness_bench::MigrateOptions {
+        let migrate = sqlwitness_migrate::MigrateOptions {
             types_from: Some(from),
             ..s.migrate.clone()
         };
-        let problem = match sqlwitness_bench::migrate_database(&scratch.db, &s.target, &migrate) {
+        let problem = match sqlwitness_migrate::migrate_database(&scratch.db, &s.target, &migrate) {
             Ok(report) => report.problem().map(Unplaced::Unverified).or_else(|| {
                 scratch.typed = report
                     .column_types

@@ -67,7 +67,7 @@ pub fn dir_sha256(dir: &Path) -> Result<String, RunError> {
 /// Hashes of the questions (every field a verdict depends on) and the
 /// content fingerprint of the SQLite file of every database `selected`
 /// uses, into `h.inputs`. A fingerprint is read in a stream and cached by
-/// the file's identity in `cache` (see `sqlwitness_bench::cache_dir`), so
+/// the file's identity in `cache` (see `sqlwitness_migrate::cache_dir`), so
 /// a resumed or repeated run does not read its databases again.
 pub fn hash_inputs(
     h: &mut Header,
@@ -75,7 +75,7 @@ pub fn hash_inputs(
     selected: &[usize],
     cache: Option<&Path>,
 ) -> Result<(), RunError> {
-    let cache = sqlwitness_bench::cache_dir(cache);
+    let cache = sqlwitness_migrate::cache_dir(cache);
     let mut q = String::new();
     for question in &bench.questions {
         q.push_str(&format!(
@@ -107,7 +107,7 @@ pub fn hash_inputs(
         // An unreadable file is hashed as such: its questions' verdicts say
         // why, and a resumed run must see the same state.
         let hash = if path.is_file() {
-            sqlwitness_bench::source_fingerprint(&path, cache.as_deref())
+            sqlwitness_migrate::source_fingerprint(&path, cache.as_deref())
                 .unwrap_or_else(|e| format!("unreadable: {e}"))
         } else {
             "missing".into()

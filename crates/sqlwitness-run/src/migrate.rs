@@ -5,10 +5,9 @@
 
 use sqlwitness_dialect::EngineFacts;
 
-use sqlwitness_bench::{
-    migrate_database, Benchmark, MigrateOptions, MigrationReport, MigrationTarget,
-};
+use sqlwitness_bench::Benchmark;
 use sqlwitness_core::EngineKind;
+use sqlwitness_migrate::{migrate_database, MigrateOptions, MigrationReport, MigrationTarget};
 
 use crate::Servers;
 
@@ -50,7 +49,7 @@ pub fn unusable(bench: &Benchmark, db_id: &str) -> Option<String> {
         return Some(why);
     }
     let path = bench.sqlite_path(db_id);
-    match sqlwitness_bench::stale_dump(&path) {
+    match sqlwitness_migrate::stale_dump(&path) {
         Ok(Some(model)) => {
             let dump = model.dump.as_ref().map(|d| d.path.display().to_string());
             return Some(format!(
@@ -88,13 +87,13 @@ pub fn refresh_dumps(
 ) {
     for id in db_ids {
         let path = bench.sqlite_path(id);
-        let Ok(Some(model)) = sqlwitness_bench::stale_dump(&path) else {
+        let Ok(Some(model)) = sqlwitness_migrate::stale_dump(&path) else {
             continue;
         };
         let Some(url) = model.engine().and_then(|k| servers.url(k)) else {
             continue;
         };
-        match sqlwitness_bench::import_again(
+        match sqlwitness_migrate::import_again(
             &model,
             &path,
             url,
@@ -143,7 +142,7 @@ pub fn migrate_many(
         .copied()
         .filter(|&kind| {
             servers.url(kind).is_some_and(|url| {
-                sqlwitness_bench::prepare_target(&MigrationTarget::new(kind, url)).is_ok()
+                sqlwitness_migrate::prepare_target(&MigrationTarget::new(kind, url)).is_ok()
             })
         })
         .collect();

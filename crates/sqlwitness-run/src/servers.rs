@@ -139,7 +139,7 @@ pub struct RunContext {
     /// Migrate what the servers miss first.
     pub migrate: bool,
     /// How migrations check and cache their copies.
-    pub migrate_options: sqlwitness_bench::MigrateOptions,
+    pub migrate_options: sqlwitness_migrate::MigrateOptions,
     /// The run's cancellation token.
     pub cancel: Cancel,
 }

@@ -6,4 +6,4 @@ SET client_encoding = 'UTF8';
 SET standard_conforming_strings = on;
 
 \i schema.sql
-\ir data/rows.sql
+\ir rows/items.sql

@@ -78,12 +78,3 @@ newline \ backslash', 1),
 pub fn unique_namespace(tag: &str) -> String {
     sqlwitness_testkit::unique_name(&format!("swt_mig_{tag}"))
 }
-
-/// Every configured server engine as a migration target.
-pub fn targets() -> Vec<sqlwitness_bench::MigrationTarget> {
-    let mut out = Vec::new();
-    sqlwitness_testkit::for_each_server(None, |kind, url| {
-        out.push(sqlwitness_bench::MigrationTarget::new(kind, url))
-    });
-    out
-}

@@ -233,7 +233,7 @@ pub(crate) fn write(
         &fingerprint,
         &format!("{SOURCE_COPY_PLAN}; {engine}"),
     );
-    stamp.home = Some(crate::home_of(&db.sqlite_path));
+    stamp.home = Some(sqlwitness_bench::home_of(&db.sqlite_path));
     let result = locked(
         ns,
         &mut *w,

@@ -45,7 +45,7 @@ use super::plan::Converter;
 use super::profile::{profile, TableProfile, PROFILE_VERSION};
 use super::verify::Checksum;
 use super::{MigrateOptions, MigrationTarget, Verify};
-use crate::BenchError;
+use sqlwitness_bench::BenchError;
 
 /// The migration method's version: a copy made by another method is
 /// migrated again (it is part of the stamp's plan fingerprint).
@@ -196,7 +196,7 @@ pub(crate) fn run(
     let views = super::views::sqlite_views(&db.sqlite_path).map_err(|e| err(db, engine, e))?;
     // The source's column model, where `import` wrote one: the copy's
     // types come from it.
-    let model = crate::read_model(&db.sqlite_path)?;
+    let model = sqlwitness_bench::read_model(&db.sqlite_path)?;
     w.lock(ns).map_err(|e| err(db, engine, e))?;
     let mut ctx = Ctx {
         db,
@@ -246,7 +246,7 @@ struct Ctx<'a> {
     /// The SQLite file's views (name, `CREATE VIEW` text).
     views: Vec<(String, String)>,
     /// The source's column model beside the SQLite file.
-    model: Option<crate::SourceModel>,
+    model: Option<sqlwitness_bench::SourceModel>,
     /// `opts.verify`, or `Full` once column types come from the original.
     verify: Verify,
 }
@@ -780,7 +780,7 @@ impl Ctx<'_> {
         notes.extend(plan.notes.iter().cloned());
         let engine = self.target.engine();
         let from_model = self.model.as_ref().map(|m| {
-            let shown = crate::model_path(&self.db.sqlite_path)
+            let shown = sqlwitness_bench::model_path(&self.db.sqlite_path)
                 .display()
                 .to_string();
             super::original_types::apply_model(engine, m, &shown, &mut plan.tables)

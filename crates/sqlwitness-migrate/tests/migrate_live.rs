@@ -3,19 +3,21 @@
 //! `SQLWITNESS_REQUIRE_ENGINES=1`). Every test uses its own namespace and
 //! drops it at the end.
 
+#[path = "../../sqlwitness-bench/tests/common/mod.rs"]
 mod common;
+mod targets;
 
 use sqlwitness_dialect::EngineFacts;
 use std::path::Path;
 
-use sqlwitness_bench::{
+use sqlwitness_core::Database;
+use sqlwitness_migrate::{
     drop_namespace, migrate_database, MigrateOptions, MigrationReport, MigrationStatus,
     MigrationTarget,
 };
-use sqlwitness_core::Database;
 
 fn targets() -> Vec<MigrationTarget> {
-    common::targets()
+    targets::targets()
 }
 
 /// Drops the namespace even when an assertion fails.

@@ -1077,8 +1077,8 @@ mod tests {
             Some(("schema.sql".into(), false))
         );
         assert_eq!(
-            file(pg("\\ir 'data/my rows.sql'")),
-            Some(("data/my rows.sql".into(), true))
+            file(pg("\\ir 'sub/my rows.sql'")),
+            Some(("sub/my rows.sql".into(), true))
         );
         assert_eq!(
             file(pg("\\include_relative x.sql")),

@@ -13,8 +13,8 @@
 //! Failing cases are kept in `proptest-regressions/` and rerun first.
 
 use proptest::prelude::*;
-use sqlwitness_bench::{dump_statements, DumpDialect};
 use sqlwitness_core::EngineKind;
+use sqlwitness_migrate::{dump_statements, DumpDialect};
 use sqlx::{Connection, Executor, Row};
 
 /// A piece of a generated dump.

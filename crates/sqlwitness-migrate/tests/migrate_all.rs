@@ -7,15 +7,16 @@
 //! `SQLWITNESS_MIGRATE_KEEP=1`). Run with
 //! `cargo test -p sqlwitness-bench --release --test migrate_all -- --ignored --nocapture`.
 
+#[path = "../../sqlwitness-bench/tests/common/mod.rs"]
 mod common;
+mod targets;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sqlwitness_bench::{
-    drop_namespace, load_benchmark, migrate_database, write_migration_log, MigrateOptions,
-};
+use sqlwitness_bench::load_benchmark;
 use sqlwitness_core::Database;
+use sqlwitness_migrate::{drop_namespace, migrate_database, write_migration_log, MigrateOptions};
 
 #[test]
 #[ignore = "migrates every database; run by hand"]
@@ -48,7 +49,7 @@ fn migrate_all_databases() {
     for db in &mut dbs {
         db.namespace = format!("{prefix}{}", db.db_id);
     }
-    let targets = common::targets();
+    let targets = targets::targets();
     println!(
         "databases: {} (missing sqlite files: {missing:?})",
         dbs.len()

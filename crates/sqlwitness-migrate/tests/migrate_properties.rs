@@ -5,11 +5,13 @@
 //! checksum over typed values). Proptest keeps failing cases in
 //! `proptest-regressions/` beside this file.
 
+#[path = "../../sqlwitness-bench/tests/common/mod.rs"]
 mod common;
+mod targets;
 
 use proptest::prelude::*;
-use sqlwitness_bench::{drop_namespace, migrate_database, MigrateOptions, MigrationStatus};
 use sqlwitness_core::Database;
+use sqlwitness_migrate::{drop_namespace, migrate_database, MigrateOptions, MigrationStatus};
 
 const TYPES: &[&str] = &[
     "INTEGER",
@@ -81,7 +83,7 @@ proptest! {
             }
         }
         drop(c);
-        for target in common::targets() {
+        for target in targets::targets() {
             let ns = common::unique_namespace("prop");
             let db = Database { db_id: "g".into(), sqlite_path: path.clone(), namespace: ns.clone() };
             let r = migrate_database(&db, &target, &MigrateOptions::default());

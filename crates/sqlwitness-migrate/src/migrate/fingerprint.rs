@@ -14,12 +14,11 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
-use crate::BenchError;
+use sqlwitness_bench::BenchError;
 
 /// The environment variable naming the cache folder.
 pub const CACHE_DIR_ENV: &str = "SQLWITNESS_CACHE_DIR";
@@ -57,13 +56,7 @@ struct Entry {
     fingerprint: String,
 }
 
-/// A file's modification time in nanoseconds since the epoch (0 unknown).
-pub(crate) fn modified_ns(meta: &std::fs::Metadata) -> u128 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos())
-}
+pub(crate) use sqlwitness_bench::modified_ns;
 
 fn wal_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();

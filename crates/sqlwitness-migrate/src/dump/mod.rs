@@ -46,7 +46,7 @@ pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_C
 pub use split::DumpDialect;
 use split::{Item, Splitter, VersionReader};
 
-use crate::BenchError;
+use sqlwitness_bench::BenchError;
 
 /// A database to write from a dump: its `db_id` and the dump's tables it
 /// holds (`None`: all of them).
@@ -454,7 +454,7 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         message: "dumps and live sources are read by PostgreSQL, MySQL or MariaDB".into(),
     })?;
     for d in &opts.databases {
-        if let Some(problem) = crate::db_id_problem(&d.db_id) {
+        if let Some(problem) = sqlwitness_bench::db_id_problem(&d.db_id) {
             return Err(BenchError::Migration {
                 db_id: d.db_id.clone(),
                 engine: opts.engine.to_string(),
@@ -463,7 +463,7 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         }
     }
     let identity = match &opts.source {
-        ImportSource::Dump(dump) => Some(crate::DumpIdentity::of(dump)?),
+        ImportSource::Dump(dump) => Some(sqlwitness_bench::DumpIdentity::of(dump)?),
         ImportSource::Live { .. } => None,
     };
     let mut replaced = Vec::new();
@@ -524,7 +524,7 @@ fn import_fresh(opts: &ImportOptions, dialect: DumpDialect) -> Result<ImportRepo
 /// only the copies are made, whose file is missing.
 fn check_targets(opts: &ImportOptions) -> Result<(), BenchError> {
     for d in &opts.databases {
-        if let Some(problem) = crate::db_id_problem(&d.db_id) {
+        if let Some(problem) = sqlwitness_bench::db_id_problem(&d.db_id) {
             return Err(BenchError::Migration {
                 db_id: d.db_id.clone(),
                 engine: opts.engine.to_string(),
@@ -1093,7 +1093,7 @@ fn export_database(
     let rows = written.iter().map(|t| t.rows).sum();
     let mut namespace_suffix = None;
     let source_copy = opts.source_copy_prefix.as_deref().map(|prefix| {
-        let mut db = crate::database_of(&d.db_id, &file, prefix);
+        let mut db = sqlwitness_bench::database_of(&d.db_id, &file, prefix);
         if !opts.copy_only {
             namespace_suffix = freshness::collision_suffix(opts, prefix, &d.db_id, &file);
             if let Some(suffix) = &namespace_suffix {

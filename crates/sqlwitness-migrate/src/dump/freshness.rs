@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use sqlwitness_core::{Migrator, Ownership, StampState};
 
 use super::{DatabaseImport, ImportOptions, ImportReport};
-use crate::{BenchError, DumpIdentity, ModelColumn, ModelTable, SourceModel};
+use sqlwitness_bench::{BenchError, DumpIdentity, ModelColumn, ModelTable, SourceModel};
 
 pub(super) enum Fresh {
     /// Nothing imported before.
@@ -30,7 +30,7 @@ fn sqlite_path(opts: &ImportOptions, db_id: &str) -> PathBuf {
 /// What `import` wrote for the database whose file is `path`: the file,
 /// SQLite's side files and the model.
 fn written(path: &Path) -> Vec<PathBuf> {
-    let mut paths = vec![crate::model_path(path), path.to_path_buf()];
+    let mut paths = vec![sqlwitness_bench::model_path(path), path.to_path_buf()];
     for side in ["-journal", "-wal", "-shm"] {
         let mut p = path.as_os_str().to_os_string();
         p.push(side);
@@ -116,7 +116,7 @@ fn source_copy_current(
     let Some(w) = w else {
         return false;
     };
-    let ns = crate::database_of(db_id, path, prefix).namespace;
+    let ns = sqlwitness_bench::database_of(db_id, path, prefix).namespace;
     let Ok(Ownership::Ours(stamp)) = w.ownership(&ns) else {
         return false;
     };
@@ -141,14 +141,14 @@ pub(super) fn collision_suffix(
     db_id: &str,
     path: &Path,
 ) -> Option<String> {
-    let home = crate::home_of(path);
+    let home = sqlwitness_bench::home_of(path);
     let mut w = sqlwitness_engines::open_migrator(opts.engine, &opts.url).ok()?;
     let plain = sqlwitness_core::namespace_for(prefix, db_id);
     let Ok(Ownership::Ours(stamp)) = w.ownership(&plain) else {
         return None;
     };
     let other = stamp.home.as_deref()?;
-    (other != home && Path::new(other).is_file()).then(|| crate::namespace_suffix(&home))
+    (other != home && Path::new(other).is_file()).then(|| sqlwitness_bench::namespace_suffix(&home))
 }
 
 /// Decides, before anything is loaded, whether `opts`' databases need the
@@ -169,7 +169,7 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
             all_same = false;
             continue;
         }
-        let Some(model) = crate::read_model(&path)? else {
+        let Some(model) = sqlwitness_bench::read_model(&path)? else {
             // Not written by `import`: the import refuses to replace it.
             all_same = false;
             continue;
@@ -179,7 +179,7 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
             continue;
         };
         ours.push((d.db_id.clone(), path.clone()));
-        let same_source = model.import_method == crate::IMPORT_METHOD
+        let same_source = model.import_method == sqlwitness_bench::IMPORT_METHOD
             && dump.same_bytes(identity)
             && dump.includes_unchanged()
             && model.engine == opts.engine.to_string()
@@ -261,17 +261,17 @@ pub(super) fn write_model(
         })
         .collect();
     let model = SourceModel {
-        format: crate::SOURCE_MODEL_FORMAT,
+        format: sqlwitness_bench::SOURCE_MODEL_FORMAT,
         db_id: d.db_id.clone(),
         engine: report.engine.clone(),
         server_version: report.server_version.clone(),
         dump: dump.cloned(),
         namespace_suffix: d.namespace_suffix.clone(),
         chosen_tables,
-        import_method: crate::IMPORT_METHOD,
+        import_method: sqlwitness_bench::IMPORT_METHOD,
         tables,
     };
-    crate::write_model(&d.path, &model)?;
+    sqlwitness_bench::write_model(&d.path, &model)?;
     Ok(())
 }
 
@@ -280,7 +280,7 @@ pub(super) fn write_model(
 /// hold what the dump holds. A dump that is gone (removed once imported)
 /// changed nothing: the files stand for it.
 pub fn stale_dump(sqlite: &Path) -> Result<Option<SourceModel>, BenchError> {
-    let Some(model) = crate::read_model(sqlite)? else {
+    let Some(model) = sqlwitness_bench::read_model(sqlite)? else {
         return Ok(None);
     };
     let changed = match &model.dump {
@@ -302,12 +302,12 @@ pub fn import_again(
     statement_limit: std::time::Duration,
 ) -> Result<ImportReport, BenchError> {
     let engine = model.engine().ok_or_else(|| BenchError::Format {
-        path: crate::model_path(sqlite),
+        path: sqlwitness_bench::model_path(sqlite),
         place: "engine".into(),
         message: format!("`{}` is not an engine", model.engine),
     })?;
     let dump = model.dump.as_ref().ok_or_else(|| BenchError::Format {
-        path: crate::model_path(sqlite),
+        path: sqlwitness_bench::model_path(sqlite),
         place: "dump".into(),
         message: "names no dump".into(),
     })?;
@@ -339,17 +339,17 @@ mod tests {
     fn model_beside(sqlite: &Path, dump: &Path) {
         std::fs::write(sqlite, b"").unwrap();
         let model = SourceModel {
-            format: crate::SOURCE_MODEL_FORMAT,
+            format: sqlwitness_bench::SOURCE_MODEL_FORMAT,
             db_id: "shop".into(),
             engine: "postgres".into(),
             server_version: String::new(),
             dump: Some(DumpIdentity::of(dump).unwrap()),
             namespace_suffix: None,
             chosen_tables: None,
-            import_method: crate::IMPORT_METHOD,
+            import_method: sqlwitness_bench::IMPORT_METHOD,
             tables: Vec::new(),
         };
-        crate::write_model(sqlite, &model).unwrap();
+        sqlwitness_bench::write_model(sqlite, &model).unwrap();
     }
 
     #[test]
@@ -360,7 +360,7 @@ mod tests {
         let sqlite = dir.path().join("shop.sqlite");
         model_beside(&sqlite, &dump);
         // Recorded absolute: read from anywhere.
-        let model = crate::read_model(&sqlite).unwrap().unwrap();
+        let model = sqlwitness_bench::read_model(&sqlite).unwrap().unwrap();
         assert!(model.dump.as_ref().unwrap().path.is_absolute());
         assert!(stale_dump(&sqlite).unwrap().is_none());
         // The same size, other bytes.
@@ -383,7 +383,7 @@ mod tests {
         std::fs::write(&sqlite, b"half-written").unwrap();
         aside.restore();
         assert_eq!(std::fs::read(&sqlite).unwrap(), b"old");
-        assert!(crate::model_path(&sqlite).exists());
+        assert!(sqlwitness_bench::model_path(&sqlite).exists());
         let aside = SetAside::new(std::slice::from_ref(&sqlite)).unwrap();
         std::fs::write(&sqlite, b"new").unwrap();
         aside.discard();

@@ -256,7 +256,7 @@ pub(crate) fn apply(
 /// exactly; the rest keep the inferred type, and the report says why.
 pub(crate) fn apply_model(
     engine: EngineKind,
-    model: &crate::SourceModel,
+    model: &sqlwitness_bench::SourceModel,
     shown: &str,
     tables: &mut [TablePlan],
 ) -> TypesReport {
@@ -290,15 +290,15 @@ pub(crate) fn apply_model(
                     .push(format!("{shown} ({}): {how}", m.source_type));
                 continue;
             }
-            let (sql_type, change) =
-                match crate::source_model::column_target(source_engine, m, engine) {
-                    crate::TargetType::Kept(t) => (t, None),
-                    crate::TargetType::Changed(t, why) => (t, Some(why)),
-                    crate::TargetType::Inferred(why) => {
-                        report.kept_inferred.push(format!("{shown}: {why}"));
-                        continue;
-                    }
-                };
+            let (sql_type, change) = match sqlwitness_bench::column_target(source_engine, m, engine)
+            {
+                sqlwitness_bench::TargetType::Kept(t) => (t, None),
+                sqlwitness_bench::TargetType::Changed(t, why) => (t, Some(why)),
+                sqlwitness_bench::TargetType::Inferred(why) => {
+                    report.kept_inferred.push(format!("{shown}: {why}"));
+                    continue;
+                }
+            };
             let key = keys.contains(&(t.def.name.clone(), c.name.clone()));
             let safe = loads_exactly(engine, &sql_type, c.kind, key);
             let Some((kind, adj)) = safe else {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sqlwitness_core::{Database, EngineKind};
 
-use crate::BenchError;
+use sqlwitness_bench::BenchError;
 
 /// Most coerced values kept per table; the count stays exact.
 pub const COERCION_SAMPLE_CAP: usize = 1000;
@@ -124,7 +124,7 @@ impl MigrationReport {
     }
 
     /// A report for a migration that could not run at all (for callers
-    /// that turn a [`crate::BenchError`] into a report and go on).
+    /// that turn a [`sqlwitness_bench::BenchError`] into a report and go on).
     pub fn failed(db: &Database, engine: EngineKind, reason: impl Into<String>) -> Self {
         MigrationReport {
             db_id: db.db_id.clone(),
@@ -247,7 +247,7 @@ pub struct ForeignKeyReport {
 pub fn write_migration_log(dir: &Path, report: &MigrationReport) -> Result<PathBuf, BenchError> {
     // The file name is made from the db_id: it must stay a name (the
     // loaders refuse such db_ids already; this keeps any other caller in).
-    if let Some(problem) = crate::db_id_problem(&report.db_id) {
+    if let Some(problem) = sqlwitness_bench::db_id_problem(&report.db_id) {
         return Err(BenchError::format(dir, "migration log", problem));
     }
     let sub = dir.join(report.engine.as_str());

@@ -1,9 +1,10 @@
 //! The type and key decisions on a hand-made SQLite file, without servers.
 
+#[path = "../../sqlwitness-bench/tests/common/mod.rs"]
 mod common;
 
-use sqlwitness_bench::{plan_migration, TableReport, TargetKind};
 use sqlwitness_core::{Database, EngineKind};
+use sqlwitness_migrate::{plan_migration, TableReport, TargetKind};
 
 fn table<'a>(tables: &'a [TableReport], name: &str) -> &'a TableReport {
     tables.iter().find(|t| t.name == name).unwrap()
@@ -133,20 +134,20 @@ fn report_round_trips_through_json() {
     let dir = tempfile::tempdir().unwrap();
     let path = common::make_fixture(dir.path());
     let tables = plan_migration(&Database::new("fixture", &path), EngineKind::Mysql).unwrap();
-    let report = sqlwitness_bench::MigrationReport {
+    let report = sqlwitness_migrate::MigrationReport {
         db_id: "fixture".into(),
         engine: EngineKind::Mysql,
         namespace: "fixture".into(),
         server_version: "x".into(),
         collation: Some("utf8mb4_general_ci".into()),
-        status: sqlwitness_bench::MigrationStatus::Failed { reason: "x".into() },
+        status: sqlwitness_migrate::MigrationStatus::Failed { reason: "x".into() },
         tables,
         notes: vec![],
-        checksum_method: sqlwitness_bench::CHECKSUM_METHOD.into(),
-        verification: sqlwitness_bench::Verification::Full,
+        checksum_method: sqlwitness_migrate::CHECKSUM_METHOD.into(),
+        verification: sqlwitness_migrate::Verification::Full,
         duration_ms: 1,
         steps_ms: [("load".to_string(), 1u64)].into_iter().collect(),
-        views: vec![sqlwitness_bench::ViewReport {
+        views: vec![sqlwitness_migrate::ViewReport {
             view: "v".into(),
             carried: false,
             sql: Some("SELECT 1".into()),
@@ -155,9 +156,9 @@ fn report_round_trips_through_json() {
         }],
         column_types: None,
     };
-    let out = sqlwitness_bench::write_migration_log(dir.path(), &report).unwrap();
+    let out = sqlwitness_migrate::write_migration_log(dir.path(), &report).unwrap();
     assert!(out.ends_with("mysql/fixture.json"));
-    let back: sqlwitness_bench::MigrationReport =
+    let back: sqlwitness_migrate::MigrationReport =
         serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
     assert_eq!(back, report);
 }

@@ -37,7 +37,7 @@ use std::path::PathBuf;
 
 use sqlwitness_core::{Database, EngineKind};
 
-use crate::BenchError;
+use sqlwitness_bench::BenchError;
 
 /// Where to migrate to: a server engine and its administrative URL. The
 /// engine's dialect file names the backend (its `adapter`): on PostgreSQL
@@ -215,7 +215,7 @@ pub fn plan_migration(db: &Database, engine: EngineKind) -> Result<Vec<TableRepo
 pub enum Unplaced {
     /// The migration failed.
     #[error("{0}")]
-    Migration(crate::BenchError),
+    Migration(sqlwitness_bench::BenchError),
     /// The migration ran and its copy did not verify (the report's words).
     #[error("{0}")]
     Unverified(String),
