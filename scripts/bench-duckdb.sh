@@ -15,7 +15,8 @@
 #   migrate    sqlwitness migrate --engines duckdb of the same database into an empty folder
 #              (keys declared, the copy read back and verified)
 #
-# Every step is timed with /usr/bin/time: wall time and peak RSS. Output: OUT/results.md.
+# Every step is timed with /usr/bin/time: wall time, CPU time (user + system: steadier than
+# wall time on a shared machine) and peak RSS. Output: OUT/results.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=4M runs=3 spider=../shared/data/spider out=out/bench-duckdb bin=target/release/sqlwitness
@@ -34,9 +35,9 @@ mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 md="$out/results.md"
-timed() { # label command… → "label wall_s rss_kb" on stdout, the command's output in the log
+timed() { # label command… → "label wall_s rss_kb user_s sys_s" on stdout, the command's output in the log
   local label=$1; shift
-  /usr/bin/time -f "$label %e %M" -o "$work/t" "$@" >>"$out/log.txt" 2>&1
+  /usr/bin/time -f "$label %e %M %U %S" -o "$work/t" "$@" >>"$out/log.txt" 2>&1
   cat "$work/t"
 }
 {
@@ -46,8 +47,8 @@ timed() { # label command… → "label wall_s rss_kb" on stdout, the command's 
   echo
   echo "## Spider dev self-check ($runs runs each)"
   echo
-  echo "| engine | wall (s) | peak RSS (MB) |"
-  echo "|---|--:|--:|"
+  echo "| engine | wall (s) | CPU (s) | peak RSS (MB) |"
+  echo "|---|--:|--:|--:|"
 } >"$md"
 copies="$work/copies"
 "$bin" eval --bench "$spider" --split dev --engines duckdb --server "duckdb=duckdb:$copies" \
@@ -56,7 +57,7 @@ for _ in $(seq "$runs"); do
   timed sqlite "$bin" eval --bench "$spider" --split dev --engines sqlite -q --out "$work/s"
   timed duckdb "$bin" eval --bench "$spider" --split dev --engines duckdb --no-migrate \
     --server "duckdb=duckdb:$copies" -q --out "$work/d"
-done | awk '{printf "| %s | %.2f | %.0f |\n", $1, $2, $3 / 1024}' >>"$md"
+done | awk '{printf "| %s | %.2f | %.2f | %.0f |\n", $1, $2, $4 + $5, $3 / 1024}' >>"$md"
 
 # A BIRD-like database, as scripts/bench-scale.sh generates it.
 scale="${TMPDIR:-/tmp}/sqlwitness-bench-scale/$rows"
@@ -88,12 +89,12 @@ export sqlite_file work venv
   echo
   echo "## $rows rows ($total rows in all): DuckDB's own bulk load and sqlwitness migrate"
   echo
-  echo "| step | wall (s) | peak RSS (MB) | rows/s |"
-  echo "|---|--:|--:|--:|"
+  echo "| step | wall (s) | CPU (s) | peak RSS (MB) | rows/s |"
+  echo "|---|--:|--:|--:|--:|"
 } >>"$md"
 {
   timed floor bash -c floor
   timed migrate "$bin" migrate --bench "$scale" --engines duckdb --server "duckdb=duckdb:$work/mig" \
     --log-dir "$work/miglog" -q
-} | awk -v n="$total" '{printf "| %s | %.2f | %.0f | %.0f |\n", $1, $2, $3 / 1024, n / $2}' >>"$md"
+} | awk -v n="$total" '{printf "| %s | %.2f | %.2f | %.0f | %.0f |\n", $1, $2, $4 + $5, $3 / 1024, n / $2}' >>"$md"
 cat "$md"
