@@ -639,7 +639,11 @@ fn evaluate(l: Layout, x: &Extras, session: &crate::Session) -> Result<Report> {
     let gold = l.gold.to_path_buf();
     let difficulty = l.difficulty;
     let flags = l.flags;
+    let kept = x.out.is_some();
     let prepared = crate::prepare_eval(e, session, |plan| {
+        if !kept {
+            lean(plan, difficulty.is_some());
+        }
         // The report names the user's files, and the databases are read
         // where they are.
         plan.bench.database_dir = db_dir.clone();
@@ -670,6 +674,19 @@ fn evaluate(l: Layout, x: &Extras, session: &crate::Session) -> Result<Report> {
     }
     all_computed(&report, flags, l.gold, x.out.is_some())?;
     Ok(report)
+}
+
+/// A run whose report no one keeps (no `--out`) computes only what the
+/// tables print: no journal (its folder is removed at the end), and the
+/// verdicts without what only the report shows (`by_difficulty`: no
+/// Spider hardness either).
+fn lean(plan: &mut sqlwitness_eval::EvalPlan, by_difficulty: bool) {
+    plan.journal = sqlwitness_run::JournalMode::Off;
+    plan.detail = if by_difficulty {
+        sqlwitness_eval::Detail::VerdictsByDifficulty
+    } else {
+        sqlwitness_eval::Detail::Verdicts
+    };
 }
 
 /// Lays the gold and the schema file out in `tmp` as a Spider `_gold.sql`

@@ -48,18 +48,24 @@ pub(crate) fn judge_pair(
     probe: &dyn Fn(&str) -> Option<ResultSet>,
     rerun: impl FnMut(&str) -> Option<ResultSet>,
 ) -> Judgment {
-    let standing = Judged {
-        run: probe,
-        opts,
-        dialects,
-    }
-    .standing(
-        pair.gold_run,
-        pair.gold_rows,
-        pair.pred_run,
-        pair.pred_rows,
-        cmp.equal,
-    );
+    // The flags decide a verdict only when the run is tie-aware; else only
+    // the report shows them.
+    let standing = if plan.detail.full() || plan.ties_aware {
+        Judged {
+            run: probe,
+            opts,
+            dialects,
+        }
+        .standing(
+            pair.gold_run,
+            pair.gold_rows,
+            pair.pred_run,
+            pair.pred_rows,
+            cmp.equal,
+        )
+    } else {
+        TieStanding::default()
+    };
     let legacy = crate::scores::legacy_verdicts(
         plan,
         pair.gold,
@@ -71,7 +77,11 @@ pub(crate) fn judge_pair(
     Judgment {
         standing,
         legacy,
-        credit_causes: credits(pair, cmp, opts, dialects),
+        credit_causes: if plan.detail.full() {
+            credits(pair, cmp, opts, dialects)
+        } else {
+            Vec::new()
+        },
     }
 }
 

@@ -50,7 +50,7 @@ mod ves;
 pub use answer::cell as reference_cell;
 pub use compare::same_answer;
 pub use error::EvalError;
-pub use plan::{feasible_false, read_ids, EvalPlan, ScoringPlan};
+pub use plan::{feasible_false, read_ids, Detail, EvalPlan, ScoringPlan};
 pub use prepare::{prepare_pred, prepare_sql};
 pub use run::{evaluate, merge_eval};
 pub use verdict::{decide, GoldRun, PredRun};

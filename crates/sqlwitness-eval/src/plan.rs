@@ -68,6 +68,41 @@ pub struct EvalPlan {
     pub spec: EvalSpec,
     /// The run's cancellation token: the stages stop when it is cancelled.
     pub cancel: Cancel,
+    /// How much of the report the run computes (everything unless the
+    /// caller reads less).
+    pub detail: Detail,
+}
+
+/// How much of the report a run computes. Every setting gives the same
+/// verdicts, executions, VES and summary counts; a caller that reads only
+/// those (a drop-in printing an official evaluator's table) leaves out the
+/// work whose results only the report's other fields show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Everything the report holds.
+    #[default]
+    Full,
+    /// The verdicts and what the summary counts of them, Spider's hardness
+    /// of each gold included (`by_hardness`). Left out: Spider's exact
+    /// match, the `tie` and `unstable` flags (unless the run is tie-aware,
+    /// where ties decide `match_tie`), a lenient scorer's credit causes and
+    /// `summary.scores`.
+    Verdicts,
+    /// [`Detail::Verdicts`] without Spider's hardness (`by_hardness` and
+    /// each question's `hardness` empty): for tables by difficulty.
+    VerdictsByDifficulty,
+}
+
+impl Detail {
+    /// Whether the report's every field is computed.
+    pub fn full(self) -> bool {
+        self == Detail::Full
+    }
+
+    /// Whether each gold's Spider hardness is read.
+    pub fn hardness(self) -> bool {
+        self != Detail::VerdictsByDifficulty
+    }
 }
 
 impl EvalPlan {
@@ -166,6 +201,7 @@ impl EvalPlan {
             partition: ctx.partition,
             spec,
             cancel: ctx.cancel,
+            detail: Detail::Full,
         })
     }
 }

@@ -54,7 +54,7 @@ pub(crate) fn evaluate_question_safely(
                 (ctx.kind.as_str().to_string(), outcome)
             })
             .collect();
-        let (hardness, hardness_error) = hardness(q);
+        let (hardness, hardness_error) = hardness(plan, q);
         QuestionReport {
             id: q.id,
             db_id: q.db_id.clone(),
@@ -132,7 +132,7 @@ fn evaluate_question(
         }
         engines.insert(ctx.kind.as_str().to_string(), outcome);
     }
-    let (hardness, hardness_error) = hardness(q);
+    let (hardness, hardness_error) = hardness(plan, q);
     let (exact_match, exact_match_error) =
         exact_match(q, shown_pred.and_then(PredictedSql::as_sql), facts);
     QuestionReport {
@@ -209,8 +209,12 @@ fn with_alternatives<'a>(
 }
 
 /// The Spider hardness of the benchmark's gold (the official evaluator's
-/// level), or why the evaluator cannot read it.
-pub(crate) fn hardness(q: &Question) -> (Option<String>, Option<String>) {
+/// level), or why the evaluator cannot read it; nothing when the plan's
+/// detail leaves hardness out.
+fn hardness(plan: &EvalPlan, q: &Question) -> (Option<String>, Option<String>) {
+    if !plan.detail.hardness() {
+        return (None, None);
+    }
     match sqlwitness_spider::spider_hardness(&q.gold) {
         Ok((h, _)) => (Some(h.as_str().to_string()), None),
         Err(why) => (None, Some(why.to_string())),

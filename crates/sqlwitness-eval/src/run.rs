@@ -11,7 +11,7 @@ use std::time::Instant;
 use sqlwitness_core::compare::CompareMode;
 use sqlwitness_core::EngineKind;
 use sqlwitness_report::{summarize, QuestionReport, Report, RunInfo, ToolInfo, FORMAT_VERSION};
-use sqlwitness_run::{sha256_hex, Header, Journal, Progress, RunError};
+use sqlwitness_run::{sha256_hex, Header, Journal, JournalMode, Progress, RunError};
 use sqlwitness_sql::NameSet;
 
 use crate::ctx::{DbFacts, EngineCtx};
@@ -65,9 +65,13 @@ pub fn evaluate(plan: &EvalPlan, progress: &dyn Progress) -> Result<Report, Eval
         ctxs.iter().map(|c| c.engine.info().clone()).collect(),
         &collations,
     );
-    let header = header(plan, &run)?;
-    let (journal, done) =
-        Journal::open::<QuestionReport>(&plan.out, &header, plan.journal, &plan.cancel)?;
+    // Without a journal nothing reads its header (the inputs' hashes).
+    let (journal, done) = match plan.journal {
+        JournalMode::Off => (Journal::off(), Vec::new()),
+        mode => {
+            Journal::open::<QuestionReport>(&plan.out, &header(plan, &run)?, mode, &plan.cancel)?
+        }
+    };
     let journal = Arc::new(journal);
     // On a cancellation: the journal first (nothing finished from then on
     // is recorded), then the servers' queries in flight.
@@ -244,10 +248,16 @@ impl Facts {
         } else {
             HashMap::new()
         };
+        // Only the report shows the exact match.
+        let exact = if plan.detail.full() {
+            exact_match_schemas(plan, db_ids, progress)
+        } else {
+            HashMap::new()
+        };
         Facts {
             names,
             schemas,
-            exact: exact_match_schemas(plan, db_ids, progress),
+            exact,
         }
     }
 
@@ -365,7 +375,9 @@ fn assemble(plan: &EvalPlan, run: RunInfo, questions: Vec<QuestionReport>) -> Re
         summary: summarize(&questions),
         questions,
     };
-    report.summary.scores = Some(crate::scores::compute(plan, &report.questions));
+    if plan.detail.full() {
+        report.summary.scores = Some(crate::scores::compute(plan, &report.questions));
+    }
     report
 }
 

@@ -75,7 +75,7 @@ pub fn written_for(grammar: sqlwitness_dialect::Grammar) -> Vec<sqlwitness_diale
 /// whatever it reads is read as before), then the engine's own.
 pub fn sqlite_first(kind: sqlwitness_core::EngineKind) -> Vec<sqlwitness_dialect::Grammar> {
     let mut out = vec![sqlwitness_dialect::Grammar::Sqlite];
-    let own = sqlwitness_dialect::builtin(kind).grammar;
+    let own = sqlwitness_dialect::shipped(kind).grammar;
     if own != sqlwitness_dialect::Grammar::Sqlite {
         out.push(own);
     }
