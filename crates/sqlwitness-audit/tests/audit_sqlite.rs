@@ -130,6 +130,7 @@ fn shuffled_copies_keep_the_rows() {
 fn tie_aware_membership() {
     use sqlwitness_audit::tie_aware_match;
     use sqlwitness_core::Value;
+    use sqlwitness_sql::SQLITE_ONLY;
     let dir = tempfile::tempdir().unwrap();
     let path = fixture(dir.path());
     let db = Database::new("music", &path);
@@ -138,13 +139,38 @@ fn tie_aware_membership() {
     let t = |s: &str| vec![Value::Text(s.into())];
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1";
     // Ann and Bob tie at 30: either is valid, Dee (25) is not.
-    assert!(tie_aware_match(&*e, &db, g, &[t("Ann")], false, &l));
-    assert!(tie_aware_match(&*e, &db, g, &[t("Bob")], false, &l));
-    assert!(!tie_aware_match(&*e, &db, g, &[t("Dee")], false, &l));
+    assert!(tie_aware_match(
+        &*e,
+        &db,
+        g,
+        SQLITE_ONLY,
+        &[t("Ann")],
+        false,
+        &l
+    ));
+    assert!(tie_aware_match(
+        &*e,
+        &db,
+        g,
+        SQLITE_ONLY,
+        &[t("Bob")],
+        false,
+        &l
+    ));
     assert!(!tie_aware_match(
         &*e,
         &db,
         g,
+        SQLITE_ONLY,
+        &[t("Dee")],
+        false,
+        &l
+    ));
+    assert!(!tie_aware_match(
+        &*e,
+        &db,
+        g,
+        SQLITE_ONLY,
         &[t("Ann"), t("Bob")],
         false,
         &l
@@ -155,6 +181,7 @@ fn tie_aware_membership() {
         &*e,
         &db,
         g,
+        SQLITE_ONLY,
         &[t("Bob"), t("Ann"), t("Dee")],
         false,
         &l
@@ -163,18 +190,28 @@ fn tie_aware_membership() {
         &*e,
         &db,
         g,
+        SQLITE_ONLY,
         &[t("Dee"), t("Ann"), t("Bob")],
         false,
         &l
     ));
     // OFFSET 1 LIMIT 1: the second of the tied pair, either of them.
     let g = "SELECT name FROM singer ORDER BY age DESC LIMIT 1 OFFSET 1";
-    assert!(tie_aware_match(&*e, &db, g, &[t("Ann")], false, &l));
+    assert!(tie_aware_match(
+        &*e,
+        &db,
+        g,
+        SQLITE_ONLY,
+        &[t("Ann")],
+        false,
+        &l
+    ));
     // Not the shape: no verdict change.
     assert!(!tie_aware_match(
         &*e,
         &db,
         "SELECT name FROM singer",
+        SQLITE_ONLY,
         &[t("Ann")],
         false,
         &l
@@ -183,10 +220,26 @@ fn tie_aware_membership() {
     // accepts any column order (Spider's evaluator does).
     let g = "SELECT name, age FROM singer ORDER BY age DESC LIMIT 1";
     let bob_first = [vec![Value::Int(30), Value::Text("Bob".into())]];
-    assert!(!tie_aware_match(&*e, &db, g, &bob_first, false, &l));
-    assert!(tie_aware_match(&*e, &db, g, &bob_first, true, &l));
+    assert!(!tie_aware_match(
+        &*e,
+        &db,
+        g,
+        SQLITE_ONLY,
+        &bob_first,
+        false,
+        &l
+    ));
+    assert!(tie_aware_match(
+        &*e,
+        &db,
+        g,
+        SQLITE_ONLY,
+        &bob_first,
+        true,
+        &l
+    ));
     let dee = [vec![Value::Int(25), Value::Text("Dee".into())]];
-    assert!(!tie_aware_match(&*e, &db, g, &dee, true, &l));
+    assert!(!tie_aware_match(&*e, &db, g, SQLITE_ONLY, &dee, true, &l));
 }
 
 #[test]

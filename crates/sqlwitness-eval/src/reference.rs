@@ -54,7 +54,13 @@ impl<'a> Reference<'a> {
 
     fn window(&self, db: &Database, plan: &EvalPlan) -> Option<&TieWindow> {
         self.window
-            .get_or_init(|| TieWindow::probe(self.ctx.engine.as_ref(), db, self.sql, &plan.limits))
+            .get_or_init(|| {
+                // As every gold of the run is read on its engine (the
+                // benchmark's shared gold is SQLite-written).
+                let engine = self.ctx.engine.as_ref();
+                let dialects = sqlwitness_sql::sqlite_first(engine.kind());
+                TieWindow::probe(engine, db, self.sql, &dialects, &plan.limits)
+            })
             .as_ref()
     }
 

@@ -47,20 +47,20 @@ pub struct TieWindow {
 
 impl TieWindow {
     /// Runs the probe of `gold_sql` (its outermost block without LIMIT, the
-    /// sort key appended) on `engine`/`db`, the gold read as SQLite's, else
-    /// as the engine's own dialect. `None` when the gold has no top-level
-    /// ORDER BY or the probe fails.
+    /// sort key appended) on `engine`/`db`, the gold read in the first of
+    /// `dialects` that parses it (the caller knows where the gold was
+    /// written). `None` when the gold has no top-level ORDER BY or the
+    /// probe fails.
     pub fn probe(
         engine: &dyn Engine,
         db: &Database,
         gold_sql: &str,
+        dialects: sqlwitness_sql::Dialects<'_>,
         limits: &QueryLimits,
     ) -> Option<TieWindow> {
-        TieWindow::probe_with(
-            gold_sql,
-            &sqlwitness_sql::sqlite_first(engine.kind()),
-            |sql| engine.execute(db, sql, limits).ok(),
-        )
+        TieWindow::probe_with(gold_sql, dialects, |sql| {
+            engine.execute(db, sql, limits).ok()
+        })
     }
 
     /// [`TieWindow::probe`] for SQL read in the first of `dialects` that
@@ -302,19 +302,21 @@ fn next_permutation(perm: &mut [usize]) -> bool {
     true
 }
 
-/// True when `pred_rows` is one of the valid answers of `gold_sql` (run as
-/// `gold_sql` on `engine`/`db`) under ties at its LIMIT or among equal
-/// sort keys, its columns in the gold's order or, with `any_column_order`,
-/// in any. `false` when the gold has no top-level ORDER BY, when the probe
-/// fails, or when the prediction is not a valid answer.
+/// True when `pred_rows` is one of the valid answers of `gold_sql` (read in
+/// the first of `dialects` that parses it, run on `engine`/`db`) under ties
+/// at its LIMIT or among equal sort keys, its columns in the gold's order
+/// or, with `any_column_order`, in any. `false` when the gold has no
+/// top-level ORDER BY, when the probe fails, or when the prediction is not
+/// a valid answer.
 pub fn tie_aware_match(
     engine: &dyn Engine,
     db: &Database,
     gold_sql: &str,
+    dialects: sqlwitness_sql::Dialects<'_>,
     pred_rows: &[Vec<Value>],
     any_column_order: bool,
     limits: &QueryLimits,
 ) -> bool {
-    TieWindow::probe(engine, db, gold_sql, limits)
+    TieWindow::probe(engine, db, gold_sql, dialects, limits)
         .is_some_and(|w| w.accepts_columns(pred_rows, any_column_order, false))
 }
