@@ -4,10 +4,12 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
 use sqlwitness_core::EngineKind;
+use sqlwitness_dialect::Adapter;
 
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sqlwitness"))
@@ -62,6 +64,26 @@ impl Drop for Copies {
     }
 }
 
+/// The `import` command of the dump at `dump` on `kind` into
+/// `bench/database`, under the copies' prefix.
+pub fn import_command(
+    kind: EngineKind,
+    url: &str,
+    dump: &Path,
+    bench: &Path,
+    db_id: &str,
+    copies: &Copies,
+) -> Command {
+    let mut cmd = bin();
+    cmd.args(["import", "--engine", kind.as_str(), "--server", url])
+        .args(["--namespace-prefix", &copies.prefix, "--db-id", db_id])
+        .arg("--out")
+        .arg(bench.join("database"))
+        .arg("--dump")
+        .arg(dump);
+    cmd
+}
+
 /// `import` of the fixture `dump` on `kind` into `bench/database`; the
 /// import report.
 pub fn import(
@@ -72,12 +94,71 @@ pub fn import(
     db_id: &str,
     copies: &Copies,
 ) -> serde_json::Value {
-    run(bin()
-        .args(["import", "--engine", kind.as_str(), "--server", url])
-        .args(["--namespace-prefix", &copies.prefix, "--db-id", db_id])
-        .arg("--out")
-        .arg(bench.join("database"))
-        .arg("--dump")
-        .arg(fixture(dump)));
+    run(&mut import_command(
+        kind,
+        url,
+        &fixture(dump),
+        bench,
+        db_id,
+        copies,
+    ));
     json(&bench.join("database/import-report.json"))
+}
+
+/// The configured PostgreSQL server among `servers` (a missing one is
+/// reported as missing).
+pub fn postgres(servers: &[(EngineKind, String)]) -> Option<(EngineKind, String)> {
+    let found = servers
+        .iter()
+        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
+        .cloned();
+    if found.is_none() {
+        sqlwitness_testkit::missing("PostgreSQL");
+    }
+    found
+}
+
+/// Whether the server's own command-line client `name` (`psql`, `mysql`)
+/// runs here (a missing one is reported as missing).
+pub fn client(name: &str) -> bool {
+    let found = Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        sqlwitness_testkit::missing(&format!("the {name} command-line client"));
+    }
+    found
+}
+
+/// The mysql client at `url` (host, port and user of the URL; the
+/// password, when it has one, in the client's environment), reading `sql`
+/// on its standard input as `mysql < dump.sql` does, from the folder `dir`
+/// when one is given (where the dump's `source` commands find their
+/// files).
+pub fn mysql_client(url: &str, sql: &str, dir: Option<&Path>) -> Output {
+    let u = url::Url::parse(url).unwrap();
+    let mut cmd = Command::new("mysql");
+    cmd.arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
+        .arg(format!("--port={}", u.port().unwrap_or(3306)))
+        .arg(format!("--user={}", u.username()));
+    if let Some(p) = u.password() {
+        cmd.env("MYSQL_PWD", p);
+    }
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }

@@ -17,13 +17,12 @@ mod admin;
 #[path = "../../../tests/common/dump_copies.rs"]
 mod dump_copies;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use sqlwitness_dialect::Adapter;
 
-use dump_copies::{bin, fixture, json, Copies};
+use dump_copies::{client, fixture, import_command, json, mysql_client, postgres, run, Copies};
 
 /// Copies the fixture folder `name` into `into` (the test's own, to edit).
 fn copy_folder(name: &str, into: &Path) {
@@ -49,30 +48,8 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// `sqlwitness import` of `dump` on `kind` into `bench/database` (the
-/// output and exit status, and the report when one was written).
-fn import(
-    kind: sqlwitness_core::EngineKind,
-    url: &str,
-    dump: &Path,
-    bench: &Path,
-    db_id: &str,
-    copies: &Copies,
-) -> (std::process::Output, Option<serde_json::Value>) {
-    let out = bin()
-        .args(["import", "--engine", kind.as_str(), "--server", url])
-        .args(["--namespace-prefix", &copies.prefix, "--db-id", db_id])
-        .arg("--out")
-        .arg(bench.join("database"))
-        .arg("--dump")
-        .arg(dump)
-        .output()
-        .unwrap();
-    let report = bench.join("database/import-report.json");
-    let report = report.is_file().then(|| json(&report));
-    (out, report)
-}
-
+/// `sqlwitness import` of the dump at `dump` on `kind` into
+/// `bench/database`, asserting it succeeded; the import report.
 fn imported(
     kind: sqlwitness_core::EngineKind,
     url: &str,
@@ -81,25 +58,8 @@ fn imported(
     db_id: &str,
     copies: &Copies,
 ) -> serde_json::Value {
-    let (out, report) = import(kind, url, dump, bench, db_id, copies);
-    assert!(
-        out.status.success(),
-        "{kind}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    report.unwrap()
-}
-
-/// Whether the server's own command-line client `name` runs here.
-fn client(name: &str) -> bool {
-    let found = Command::new(name)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        sqlwitness_testkit::missing(&format!("the {name} command-line client"));
-    }
-    found
+    run(&mut import_command(kind, url, dump, bench, db_id, copies));
+    json(&bench.join("database/import-report.json"))
 }
 
 /// The employees-like tables of database `db` at `url`, as text, in key
@@ -154,24 +114,7 @@ fn a_mysql_dump_sourcing_its_rows_loads_as_the_mysql_client_loads_it() {
                 &format!("DATABASE {db};"),
             )
             .replace("USE employees;", &format!("USE {db};"));
-        let u = url::Url::parse(url).unwrap();
-        let mut child = Command::new("mysql")
-            .arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
-            .arg(format!("--port={}", u.port().unwrap_or(3306)))
-            .arg(format!("--user={}", u.username()))
-            .current_dir(&src)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let loaded = child.wait_with_output().unwrap();
+        let loaded = mysql_client(url, &text, Some(&src));
         let published = loaded.status.success().then(|| employees_rows(url, &db));
         admin::exec(url, &format!("DROP DATABASE IF EXISTS `{db}`"));
         let published = published.unwrap_or_else(|| panic!("{kind}: mysql: {loaded:?}"));
@@ -208,14 +151,7 @@ fn pg_rows(url: &str, schema: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn a_postgres_dump_in_files_loads_as_psql_loads_it_and_an_edited_file_is_noticed() {
-    let servers = sqlwitness_testkit::servers();
-    let Some((kind, url)) = servers
-        .iter()
-        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
-        .cloned()
-    else {
-        sqlwitness_testkit::missing("PostgreSQL");
-        assert!(!sqlwitness_testkit::required());
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
         return;
     };
     if !client("psql") {
@@ -255,7 +191,9 @@ fn a_postgres_dump_in_files_loads_as_psql_loads_it_and_an_edited_file_is_noticed
     assert_eq!(pg_rows(&url, &ns), published);
 
     // The same files again: nothing to do.
-    let (again, _) = import(kind, &url, &src.join("main.sql"), &bench, "shop", &copies);
+    let again = import_command(kind, &url, &src.join("main.sql"), &bench, "shop", &copies)
+        .output()
+        .unwrap();
     let said = String::from_utf8_lossy(&again.stderr);
     assert!(again.status.success(), "{said}");
     assert!(said.contains("nothing to do"), "{said}");
@@ -279,14 +217,7 @@ fn a_postgres_dump_in_files_loads_as_psql_loads_it_and_an_edited_file_is_noticed
 /// naming the file and the line.
 #[test]
 fn includes_outside_the_dump_folder_or_in_a_loop_are_refused_naming_the_line() {
-    let servers = sqlwitness_testkit::servers();
-    let Some((kind, url)) = servers
-        .iter()
-        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
-        .cloned()
-    else {
-        sqlwitness_testkit::missing("PostgreSQL");
-        assert!(!sqlwitness_testkit::required());
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -311,7 +242,9 @@ fn includes_outside_the_dump_folder_or_in_a_loop_are_refused_naming_the_line() {
         std::fs::write(&main, format!("CREATE TABLE k (a int);\n{text}")).unwrap();
         let bench = dir.path().join(format!("bench{n}"));
         let copies = Copies::new("swt_incbad");
-        let (out, _) = import(kind, &url, &main, &bench, "bad", &copies);
+        let out = import_command(kind, &url, &main, &bench, "bad", &copies)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{text}: {stderr}");
         assert!(stderr.contains(why), "{text}: {stderr}");

@@ -18,27 +18,13 @@ mod admin;
 #[path = "../../../tests/common/dump_copies.rs"]
 mod dump_copies;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use sqlwitness_core::EngineKind;
 use sqlwitness_dialect::Adapter;
 
-use dump_copies::{bin, fixture, import, json, run, Copies};
-
-/// The configured PostgreSQL server among `servers` (a missing one is
-/// reported as missing).
-fn postgres(servers: &[(EngineKind, String)]) -> Option<(EngineKind, String)> {
-    let found = servers
-        .iter()
-        .find(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Postgres)
-        .cloned();
-    if found.is_none() {
-        sqlwitness_testkit::missing("PostgreSQL");
-    }
-    found
-}
+use dump_copies::{bin, client, fixture, import, json, mysql_client, postgres, run, Copies};
 
 /// The targets of a run besides the source engine: every other server, and
 /// DuckDB in a folder of the test's own.
@@ -310,33 +296,6 @@ fn a_latin1_postgres_dump_reaches_every_engine_as_psql_loads_it() {
     }
 }
 
-/// The mysql client at `url` (host, port and user of the URL; the
-/// password, when it has one, in the client's environment), reading `sql`
-/// on its standard input as `mysql < dump.sql` does.
-fn mysql_client(url: &str, sql: &str) -> std::process::Output {
-    let u = url::Url::parse(url).unwrap();
-    let mut cmd = Command::new("mysql");
-    cmd.arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
-        .arg(format!("--port={}", u.port().unwrap_or(3306)))
-        .arg(format!("--user={}", u.username()));
-    if let Some(p) = u.password() {
-        cmd.env("MYSQL_PWD", p);
-    }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(sql.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
 /// Each table of the Workbench shop with its rows as text, in key order.
 fn wbshop_rows(url: &str, db: &str) -> Vec<Vec<String>> {
     [
@@ -352,12 +311,7 @@ fn wbshop_rows(url: &str, db: &str) -> Vec<Vec<String>> {
 
 #[test]
 fn a_mysql_workbench_script_naming_its_own_database_loads_into_the_namespace() {
-    let client = Command::new("mysql")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !client {
-        sqlwitness_testkit::missing("a mysql command-line client");
+    if !client("mysql") {
         return;
     }
     let dump = std::fs::read_to_string(fixture("workbench_mysql.sql")).unwrap();
@@ -375,7 +329,7 @@ fn a_mysql_workbench_script_naming_its_own_database_loads_into_the_namespace() {
         // The publisher's load: the mysql client as root, the script's
         // database renamed to one of the test's own.
         let db = sqlwitness_testkit::unique_name("swt_pubwb");
-        let loaded = mysql_client(url, &dump.replace("`wbshop`", &format!("`{db}`")));
+        let loaded = mysql_client(url, &dump.replace("`wbshop`", &format!("`{db}`")), None);
         let published = loaded.status.success().then(|| wbshop_rows(url, &db));
         admin::exec(url, &format!("DROP DATABASE IF EXISTS `{db}`"));
         let published = published.unwrap_or_else(|| panic!("{kind}: mysql: {loaded:?}"));
