@@ -501,3 +501,84 @@ fn partitions_and_a_refreshed_materialized_view_are_tables_everywhere() {
         );
     }
 }
+
+/// A dump that creates the extensions it uses (`CREATE EXTENSION citext`,
+/// `"uuid-ossp"` for a default) and a composite type: the loader, no
+/// superuser, creates the extensions the server trusts in the load's own
+/// database, so every table loads as psql loads it; on the copy with the
+/// dump's own types a column of an extension's or the dump's type is held
+/// as its text and said so, and its table reaches every engine.
+#[test]
+fn a_dump_using_trusted_extensions_loads_whole_and_reaches_every_engine() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = postgres(&servers) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let mut copies = Copies::new("swt_ext");
+    copies.add(pg, &pg_url, "club");
+    let report = import(
+        pg,
+        &pg_url,
+        "extensions_postgres.sql",
+        bench,
+        "club",
+        &copies,
+    );
+    let db = &report["databases"][0];
+    let rows: Vec<(String, u64)> = db["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["table"].as_str().unwrap().into(),
+                t["rows"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("member".to_string(), 2), ("visit".to_string(), 3)],
+        "{report}"
+    );
+    let copy = &db["source_copy"];
+    assert_eq!(copy["faithful"], true, "{copy}");
+    let notes = copy["tables"][0]["notes"].to_string();
+    assert!(
+        notes.contains("public.citext, defined by the extension citext, is held as its text"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("public.spot, defined by the dump"),
+        "{notes}"
+    );
+    let not_created = report["not_created"].to_string();
+    assert!(not_created.contains("extension citext"), "{not_created}");
+    // Objects of an extension are the extension's: not listed one by one.
+    assert!(!not_created.contains("cast ("), "{not_created}");
+    let published = psql_load(&pg_url, "extensions_postgres.sql", |db| {
+        admin::texts(
+            db,
+            "SELECT format('%s %s %s', id, email, place) FROM public.member ORDER BY id",
+        )
+    });
+    let ns = format!("{}club", copies.prefix);
+    let copied = admin::texts(
+        &pg_url,
+        &format!("SELECT format('%s %s %s', id, email, place) FROM \"{ns}\".member ORDER BY id"),
+    );
+    assert_eq!(copied, published);
+    let gold = "SELECT count(*), sum(n), min(place) FROM visit JOIN member \
+                ON member.id = visit.member_id WHERE email = 'Ann@Example.org'";
+    let answers = answers_everywhere((pg, &pg_url), bench, "club", gold, &mut copies);
+    assert_eq!(answers.len(), 2 + targets(pg, bench).len());
+    for (engine, rows, agrees) in answers {
+        assert!(agrees, "{engine}: {rows}");
+        assert!(
+            rows.to_string().contains(r#""2","7","(1,2)""#),
+            "{engine}: {rows}"
+        );
+    }
+}

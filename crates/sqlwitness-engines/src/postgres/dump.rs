@@ -710,9 +710,15 @@ fn checksum_sql(from: &str, cols: &[String]) -> String {
 
 impl PgDumpNamespace {
     /// The type a column of the loaded `table` gets in the copy's namespace
-    /// `ns`, per column: its name, the type (enums are recreated in `ns`)
-    /// and NOT NULL.
-    fn copy_columns(&mut self, ns: &str, l: &Located) -> Result<Vec<CopiedColumn>, DbError> {
+    /// `ns`, per column: its name, the type (enums are recreated in `ns`;
+    /// another type the dump or an extension defines is held as its text,
+    /// said in the notes) and NOT NULL.
+    fn copy_columns(
+        &mut self,
+        ns: &str,
+        l: &Located,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<CopiedColumn>, DbError> {
         let rt = &self.rt;
         let inside = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let cols = rt
@@ -724,7 +730,10 @@ impl PgDumpNamespace {
                        (SELECT cn.nspname::text FROM pg_collation co JOIN pg_namespace cn ON cn.oid = co.collnamespace \
                          WHERE co.oid = a.attcollation AND a.attcollation <> b.typcollation), \
                        (SELECT co.collname::text FROM pg_collation co \
-                         WHERE co.oid = a.attcollation AND a.attcollation <> b.typcollation) \
+                         WHERE co.oid = a.attcollation AND a.attcollation <> b.typcollation), \
+                       (SELECT e.extname::text FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid \
+                         WHERE d.classid = 'pg_type'::regclass AND d.deptype = 'e' \
+                           AND d.objid IN (b.oid, b.typelem) LIMIT 1) \
                      FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid \
                      JOIN pg_type b ON b.oid = COALESCE(NULLIF(ty.typbasetype, 0), a.atttypid) \
                      JOIN pg_namespace bn ON bn.oid = b.typnamespace \
@@ -785,10 +794,19 @@ impl PgDumpNamespace {
                 }
                 format!("{}.{}", quote(ns), quote(&typname))
             } else {
-                return Err(DbError::refused(format!(
-                    "column {name}: its type {formatted} is defined by the dump and has no form \
-                     outside the dump's database"
-                )));
+                // No form outside the dump's database: its text, as the
+                // server renders the value.
+                let extension: Option<String> = c.get(9);
+                let by = match extension {
+                    Some(e) => format!("the extension {e}"),
+                    None => "the dump".to_string(),
+                };
+                notes.push(format!(
+                    "column {name}: its type {formatted}, defined by {by}, is held as its text \
+                     (what the type does beyond its text, such as its comparisons and \
+                     operators, is not kept)"
+                ));
+                "text".to_string()
             };
             match collation {
                 (Some(schema), Some(coll)) if schema == "pg_catalog" => {
@@ -1092,18 +1110,25 @@ impl ServerSource for PgDumpNamespace {
                      SELECT 'operator ' || n.nspname || '.' || o.oprname || '(' || \
                        format_type(o.oprleft, NULL) || ', ' || format_type(o.oprright, NULL) || ')' \
                      FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace WHERE {scope} \
+                       AND NOT EXISTS (SELECT 1 FROM pg_depend d \
+                       WHERE d.objid = o.oid AND d.classid = 'pg_operator'::regclass AND d.deptype = 'e') \
                      UNION ALL \
                      SELECT 'cast (' || format_type(k.castsource, NULL) || ' AS ' || \
                        format_type(k.casttarget, NULL) || ')' FROM pg_cast k \
                      JOIN pg_type ts ON ts.oid = k.castsource JOIN pg_type tt ON tt.oid = k.casttarget \
                      JOIN pg_namespace n ON n.oid IN (ts.typnamespace, tt.typnamespace) \
-                     WHERE {scope} \
+                     WHERE {scope} AND NOT EXISTS (SELECT 1 FROM pg_depend d \
+                       WHERE d.objid = k.oid AND d.classid = 'pg_cast'::regclass AND d.deptype = 'e') \
                      UNION ALL \
                      SELECT CASE t.typtype WHEN 'e' THEN 'enum type ' WHEN 'd' THEN 'domain ' \
                        WHEN 'r' THEN 'range type ' ELSE 'composite type ' END || n.nspname || '.' || t.typname \
                      FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace \
                      WHERE {scope} AND (t.typtype IN ('e', 'd', 'r') OR (t.typtype = 'c' AND \
                        (SELECT c.relkind FROM pg_class c WHERE c.oid = t.typrelid) = 'c')) \
+                     UNION ALL \
+                     SELECT 'extension ' || e.extname || ' (its types held as text in the copies)' \
+                     FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
+                     WHERE {scope} \
                      UNION ALL \
                      SELECT 'rule ' || r.rulename || ' on ' || c.relname FROM pg_rewrite r \
                      JOIN pg_class c ON c.oid = r.ev_class JOIN pg_namespace n ON n.oid = c.relnamespace \
@@ -1203,7 +1228,8 @@ impl ServerSource for PgDumpNamespace {
 
     fn copy_table(&mut self, ns: &str, table: &SourceTable) -> Result<CopiedTable, DbError> {
         let l = self.located(table)?;
-        let columns = self.copy_columns(ns, &l)?;
+        let mut notes = Vec::new();
+        let columns = self.copy_columns(ns, &l, &mut notes)?;
         let target = format!("{}.{}", quote(ns), quote(&table.name));
         let names: Vec<String> = columns.iter().map(|c| quote(&c.name)).collect();
         let defs = crate::dump::column_defs(&columns, quote, "");
@@ -1243,7 +1269,6 @@ impl ServerSource for PgDumpNamespace {
         }
         let (rows_source, checksum_source) = self.checksum(false, &qualified(&l), &names)?;
         let (rows_target, checksum_target) = self.checksum(true, &target, &names)?;
-        let mut notes = Vec::new();
         let mut primary_key = false;
         if !table.primary_key.is_empty() {
             match self.admin_exec(format!(

@@ -11,8 +11,10 @@
 //! from strings at run time (`PREPARE`/`EXECUTE`), session settings the
 //! loader could not follow ([`super::session`]). What only sets up the
 //! dump's own environment (its `CREATE DATABASE` and `\connect`, owners and
-//! grants, extensions, the limits sqlwitness sets) is skipped with a note:
-//! sqlwitness provides that environment.
+//! grants, changes to extensions, the limits sqlwitness sets) is skipped
+//! with a note: sqlwitness provides that environment. `CREATE EXTENSION`
+//! is the server's to allow: the loader, no superuser, creates only the
+//! extensions the server marks trusted, in the load's own database.
 //!
 //! The dump's own code — functions, procedures, triggers, rules, `DO`
 //! blocks — is created and runs as the loader (MySQL's `DEFINER=` clause
@@ -649,13 +651,21 @@ fn pg_environment(w: &[String], first: &str, second: &str) -> Option<Decision> {
             .skip(1)
             .find(|x| !matches!(x.as_str(), "OR" | "REPLACE" | "TRUSTED" | "PROCEDURAL"))
             .is_some_and(|x| x == "LANGUAGE");
-    let extension = (matches!(first, "CREATE" | "DROP" | "ALTER") && second == "EXTENSION")
+    // `CREATE EXTENSION` goes to the server, which decides by privilege:
+    // the loader is no superuser, so only an extension the server marks
+    // trusted (citext, uuid-ossp, pgcrypto, hstore …) is created, in the
+    // load's own database, which is dropped after the import; another is
+    // refused by the server and the load goes on, as psql goes on.
+    if first == "CREATE" && second == "EXTENSION" {
+        return Some(Decision::Run);
+    }
+    let extension = (matches!(first, "DROP" | "ALTER") && second == "EXTENSION")
         || (first == "COMMENT" && second == "ON" && third == "EXTENSION")
         || language;
     extension.then(|| {
         skip(
-            "extensions and languages are not created by a dump's loader (objects that need one \
-             fail by name)",
+            "extensions and languages are the load's own database's: changed or dropped by \
+             no dump's loader",
         )
     })
 }
@@ -1134,8 +1144,16 @@ mod tests {
             pg("GRANT ALL ON SCHEMA public TO PUBLIC"),
             Decision::Skip(_)
         ));
+        // The server decides by privilege which extension the loader
+        // may create.
+        assert_eq!(pg("CREATE EXTENSION IF NOT EXISTS plpgsql"), Decision::Run);
         assert!(matches!(
-            pg("CREATE EXTENSION IF NOT EXISTS plpgsql"),
+            pg("COMMENT ON EXTENSION citext IS 'x'"),
+            Decision::Skip(_)
+        ));
+        assert!(matches!(pg("DROP EXTENSION citext"), Decision::Skip(_)));
+        assert!(matches!(
+            pg("ALTER EXTENSION citext UPDATE"),
             Decision::Skip(_)
         ));
         assert_eq!(
