@@ -160,6 +160,54 @@ CREATE VIEW leak AS SELECT secret() AS s;
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }
 
+/// `CREATE EXTENSION` goes to the server, and privilege decides: the
+/// loader (no superuser) gets the trusted `citext` in the load's own
+/// database, while `dblink`, `file_fdw` and `adminpack` — which reach
+/// other databases and the server's files — are refused by the server, so
+/// the statements that use them fail and reach nothing; the other table
+/// loads as psql loads it.
+#[test]
+fn only_the_extensions_the_server_trusts_are_created_by_a_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Postgres), |kind, url| {
+        let victim = sqlwitness_testkit::unique_name("swt_victim");
+        pg_text(url, &format!("CREATE TABLE public.{victim} (n int)"));
+        let dump = format!(
+            r#"CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS dblink WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS file_fdw;
+CREATE EXTENSION IF NOT EXISTS adminpack;
+SELECT public.dblink_exec('dbname=test host=127.0.0.1', 'DROP TABLE public.{victim}');
+CREATE TABLE person (id int PRIMARY KEY, email public.citext);
+INSERT INTO person VALUES (1, 'Ann@Example.org');
+"#
+        );
+        let (code, stderr, report) = import(kind, url, dir.path(), "ext", &dump);
+        assert_eq!(code, 0, "{kind}: {stderr}");
+        let rejected = report["rejected"].to_string();
+        for refused in ["dblink", "file_fdw", "adminpack", "dblink_exec"] {
+            assert!(rejected.contains(refused), "{kind}: {refused}: {rejected}");
+        }
+        assert_eq!(
+            rows(
+                dir.path(),
+                kind,
+                "ext",
+                "SELECT count(*), max(email) FROM person"
+            ),
+            [["1", "Ann@Example.org"]],
+            "{kind}"
+        );
+        // The table outside is still there.
+        assert_eq!(
+            pg_text(url, &format!("SELECT count(*)::text FROM public.{victim}")),
+            "0"
+        );
+        pg_text(url, &format!("DROP TABLE public.{victim}"));
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}
+
 /// A setting that changes where strings end, changed by code the splitter
 /// cannot read (a `DO` block's `set_config`), is found when the loader
 /// reads its session back: the dump is refused at that line.
