@@ -361,7 +361,7 @@ fn a_script_copying_its_rows_from_files_loads_as_psql_loads_it() {
         .map(|p| p.as_str().unwrap().replace('\\', "/"))
         .collect();
     assert_eq!(included.len(), 2, "{report}");
-    assert!(included[0].ends_with("slash_copy_postgres/data/items.csv"));
+    assert!(included[0].ends_with("slash_copy_postgres/rows/items.csv"));
     assert_eq!(report["copied_rows"], 9, "{report}");
 
     let (there, db) = scratch_database(&url, "swt_pubslcopy");

@@ -11,7 +11,7 @@ CREATE TABLE tag (
     tag text
 );
 
-\copy item (id, name, price, added) FROM 'data/items.csv' WITH (FORMAT csv, HEADER true)
-\copy tag from data/tags.tsv;
+\copy item (id, name, price, added) FROM 'rows/items.csv' WITH (FORMAT csv, HEADER true)
+\copy tag from rows/tags.tsv;
 
 CREATE VIEW tagged AS SELECT i.name, t.tag FROM item i JOIN tag t ON t.item_id = i.id;
