@@ -239,7 +239,12 @@ mod tests {
         }
         for (name, target) in links {
             let mut h = tar::Header::new_ustar();
-            h.set_entry_type(tar::EntryType::Symlink);
+            // A link to a member of the archive is a hard link.
+            h.set_entry_type(if target.starts_with('/') {
+                tar::EntryType::Symlink
+            } else {
+                tar::EntryType::Link
+            });
             h.set_size(0);
             b.append_link(&mut h, name, target).unwrap();
         }
@@ -280,7 +285,7 @@ mod tests {
                 ("dvd/1.dat", "1\tx\n\\.\n\n\n"),
                 ("elsewhere.dat", "2\n"),
             ],
-            &[("dvd/2.dat", "/etc/passwd")],
+            &[("dvd/2.dat", "/etc/passwd"), ("dvd/3.dat", "dvd/1.dat")],
         );
         let t = TarDump::open(&path).unwrap();
         assert_eq!(t.script().name, "dvd/restore.sql");
@@ -290,8 +295,12 @@ mod tests {
         assert_eq!(t.shown(t.data("1.dat").unwrap()), path.join("dvd/1.dat"));
         assert_eq!(t.data("../elsewhere.dat"), Err(MemberRefused::Outside));
         assert_eq!(
+            t.data("4.dat"),
+            Err(MemberRefused::Missing("dvd/4.dat".into()))
+        );
+        assert_eq!(
             t.data("3.dat"),
-            Err(MemberRefused::Missing("dvd/3.dat".into()))
+            Err(MemberRefused::NotFile("dvd/3.dat".into(), "a hard link"))
         );
         assert_eq!(
             t.data("2.dat"),

@@ -347,7 +347,8 @@ impl<R: BufRead> Reading<R> {
                 (path, reader, sizer, true)
             }
         };
-        if path == files.top || self.stack.iter().any(|i| i.path == path) {
+        let reading = |p: &Path| p == files.top || self.top_name.as_deref() == Some(p);
+        if reading(&path) || self.stack.iter().any(|i| i.path == path) {
             return Err(refused(
                 "it is being read already (a file that includes itself)".into(),
             ));
@@ -497,6 +498,15 @@ mod tests {
         assert_eq!(pieces[2].1, Some(tar.join("2.dat")));
         assert_eq!((pieces[3].0, &pieces[3].1), (5, &script));
         assert_eq!(pieces.len(), 4);
+        // The script itself is not read again in its place.
+        archive(
+            &tar,
+            &[("restore.sql", "SELECT 1;\n\\i $$PATH$$/restore.sql\n")],
+        );
+        let (_, error, _) = read_all(&tar);
+        let error = error.unwrap();
+        assert_eq!(error.line, 2);
+        assert!(error.message.contains("being read already"), "{error:?}");
     }
 
     #[test]
