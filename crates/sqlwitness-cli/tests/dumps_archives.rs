@@ -233,6 +233,50 @@ fn a_pg_dump_tar_archive_loads_as_pg_restore_restores_it_and_an_edited_one_is_no
     assert_eq!(amounts, ["11.125"]);
 }
 
+/// `pg_dump -Ft --inserts`: `restore.sql` includes each member of
+/// `INSERT`s with `\i $$PATH$$/NNNN.dat`; made from the fixture restored
+/// in a database of the test's own, and loaded alike.
+#[test]
+fn an_archive_of_inserts_loads_its_members_in_their_place() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    if !client("pg_restore") || !client("pg_dump") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tar = dir.path().join("inserts.tar");
+    let (there, db) = scratch_database(&url, "swt_tarins");
+    let restored = Command::new("pg_restore")
+        .args(["--no-owner", "-d", &there])
+        .arg(fixture("shop_archive_postgres.tar"))
+        .status()
+        .unwrap();
+    let dumped = restored.success().then(|| {
+        Command::new("pg_dump")
+            .args(["--inserts", "-Ft", "-d", &there, "-f"])
+            .arg(&tar)
+            .status()
+            .unwrap()
+    });
+    let published = rows(&there, "public", &SHOP);
+    admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    assert!(
+        dumped.is_some_and(|s| s.success()),
+        "{restored:?} {dumped:?}"
+    );
+    let bench = dir.path().join("bench");
+    let mut copies = Copies::new("swt_tarins");
+    let ns = copies.add(kind, &url, "shop");
+    run(&mut import_command(
+        kind, &url, &tar, &bench, "shop", &copies,
+    ));
+    let report = json(&bench.join("database/import-report.json"));
+    assert_eq!(report["copied_rows"], 0, "{report}");
+    assert_eq!(published[0].len(), 5, "{published:?}");
+    assert_eq!(rows(&url, &ns, &SHOP), published);
+}
+
 /// The archive repacked by hand as some publishers ship it: its members
 /// in one folder, macOS `._` files beside them.
 #[test]
