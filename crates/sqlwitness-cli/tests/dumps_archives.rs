@@ -369,6 +369,11 @@ fn archive_names_that_lead_out_or_to_no_regular_member_are_refused_naming_the_li
     let stderr = refused(kind, &url, &custom, &dir.path().join("bench_custom"));
     assert!(stderr.contains("pg_dump -Fc"), "{stderr}");
     assert!(stderr.contains("pg_restore -f plain.sql"), "{stderr}");
+    // A zip of the archive, as the PostgreSQL tutorial ships it.
+    let zip = dir.path().join("shop.zip");
+    std::fs::write(&zip, b"PK\x03\x04\x14\0\0\0\x08\0").unwrap();
+    let stderr = refused(kind, &url, &zip, &dir.path().join("bench_zip"));
+    assert!(stderr.contains("unzip"), "{stderr}");
     // A tar archive that is not pg_dump's.
     let other = dir.path().join("other.tar");
     write_archive(&other, &[("data.csv".into(), b"1,2\n".to_vec())], &[]);

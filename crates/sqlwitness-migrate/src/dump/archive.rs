@@ -24,6 +24,9 @@ pub(super) enum DumpFormat {
     Tar,
     /// pg_dump's custom format (`PGDMP`), which pg_restore alone reads.
     Custom,
+    /// A compressed file (the PostgreSQL tutorial ships `dvdrental.zip`):
+    /// its tool's name.
+    Compressed(&'static str),
 }
 
 /// The format of the dump at `path` (a file that is not a regular one,
@@ -40,6 +43,12 @@ pub(super) fn format_of(path: &Path) -> std::io::Result<DumpFormat> {
 fn format_of_bytes(head: &[u8]) -> DumpFormat {
     if head.starts_with(b"PGDMP") {
         DumpFormat::Custom
+    } else if head.starts_with(b"PK\x03\x04") {
+        DumpFormat::Compressed("unzip")
+    } else if head.starts_with(b"\x1f\x8b") {
+        DumpFormat::Compressed("gunzip")
+    } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
+        DumpFormat::Compressed("unzstd")
     } else if head.get(257..262) == Some(b"ustar".as_slice()) {
         DumpFormat::Tar
     } else {
@@ -265,6 +274,14 @@ mod tests {
     fn formats_are_told_by_their_first_bytes() {
         assert_eq!(format_of_bytes(b"PGDMP\x01\x0e"), DumpFormat::Custom);
         assert_eq!(format_of_bytes(b"--\n-- PostgreSQL"), DumpFormat::Plain);
+        assert_eq!(
+            format_of_bytes(b"PK\x03\x04\x14\0"),
+            DumpFormat::Compressed("unzip")
+        );
+        assert_eq!(
+            format_of_bytes(b"\x1f\x8b\x08\0"),
+            DumpFormat::Compressed("gunzip")
+        );
         let mut tar = vec![0u8; 512];
         tar[257..263].copy_from_slice(b"ustar\0");
         assert_eq!(format_of_bytes(&tar), DumpFormat::Tar);

@@ -351,6 +351,14 @@ fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
                 path.display()
             ),
         )),
+        archive::DumpFormat::Compressed(tool) => Err(BenchError::format(
+            path,
+            "archive",
+            format!(
+                "a compressed file ({tool} reads it): unpack it first and import the dump it \
+                 holds"
+            ),
+        )),
         archive::DumpFormat::Tar if dialect != DumpDialect::Postgres => Err(BenchError::format(
             path,
             "archive",
