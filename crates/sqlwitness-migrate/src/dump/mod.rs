@@ -335,7 +335,8 @@ struct Script {
 
 /// The text of the dump at `path`: the file itself, or the `restore.sql`
 /// of a pg_dump tar archive (whose `$$PATH$$` names its members). A
-/// pg_dump custom-format archive is refused, saying how to make it text.
+/// pg_dump custom-format archive and a compressed file are refused, saying
+/// how to make them text.
 fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
     let io = |source| BenchError::Io {
         path: path.to_path_buf(),
