@@ -19,7 +19,8 @@ use crate::exit;
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// The dump: plain SQL as `pg_dump` or `mysqldump` write it (or a
-    /// hand-written script of the same dialect).
+    /// hand-written script of the same dialect), or an archive of `pg_dump
+    /// -Ft` (a tar file: its `restore.sql`, with the rows of its members).
     #[arg(long, required_unless_present = "source", conflicts_with = "source")]
     pub dump: Option<PathBuf>,
     /// The engine that loads it: postgres, mysql or mariadb.

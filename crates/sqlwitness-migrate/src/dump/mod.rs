@@ -17,6 +17,8 @@
 //! load: the live tables are read, never changed, over the login the
 //! benchmark names ([`ImportSource::Live`]).
 
+mod archive;
+mod copy_files;
 mod encoding;
 mod export;
 mod freshness;
@@ -29,7 +31,7 @@ mod split;
 mod views;
 
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Take};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -97,7 +99,8 @@ pub struct ImportOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DumpNote {
     /// The file the dump includes that holds the statement (`None`: the
-    /// dump itself).
+    /// dump itself); in a pg_dump tar archive, the archive's path followed
+    /// by the member's name (`…/dvdrental.tar/restore.sql`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<PathBuf>,
     pub line: usize,
@@ -226,7 +229,8 @@ pub struct ImportReport {
     pub dump: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live_source: Option<String>,
-    /// The files the dump includes (`source`, `\i`), read in their place.
+    /// The files the dump includes (`source`, `\i`), read in their place,
+    /// and those psql's `\copy` reads rows from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub included: Vec<PathBuf>,
     pub engine: String,
@@ -319,18 +323,65 @@ fn head(text: &str) -> String {
     }
 }
 
-fn open(path: &Path) -> Result<BufReader<File>, BenchError> {
-    File::open(path)
-        .map(|f| BufReader::with_capacity(1 << 16, f))
-        .map_err(|source| BenchError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+/// What a dump's text is read from: a file, or a span of one (an
+/// archive's member).
+type Input = BufReader<Take<File>>;
+
+/// The dump's text, ready to read, and the files it may read besides.
+struct Script {
+    items: Splitter<Input>,
+    files: Files<Input>,
 }
 
-/// An included file, opened as the dump is.
-fn open_included(path: &Path) -> std::io::Result<BufReader<File>> {
-    File::open(path).map(|f| BufReader::with_capacity(1 << 16, f))
+/// The text of the dump at `path`: the file itself, or the `restore.sql`
+/// of a pg_dump tar archive (whose `$$PATH$$` names its members). A
+/// pg_dump custom-format archive and a compressed file are refused, saying
+/// how to make them text.
+fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
+    let io = |source| BenchError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    match archive::format_of(path).map_err(io)? {
+        archive::DumpFormat::Custom => Err(BenchError::format(
+            path,
+            "archive",
+            format!(
+                "a pg_dump custom-format archive (pg_dump -Fc), which only pg_restore reads: \
+                 make it a plain dump with `pg_restore -f plain.sql {}` and import that",
+                path.display()
+            ),
+        )),
+        archive::DumpFormat::Compressed(tool) => Err(BenchError::format(
+            path,
+            "archive",
+            format!(
+                "a compressed file ({tool} reads it): unpack it first and import the dump it \
+                 holds"
+            ),
+        )),
+        archive::DumpFormat::Tar if dialect != DumpDialect::Postgres => Err(BenchError::format(
+            path,
+            "archive",
+            "a tar archive: only PostgreSQL's (pg_dump -Ft) are read",
+        )),
+        archive::DumpFormat::Tar => {
+            let tar = archive::TarDump::open(path)?;
+            let script = tar.script();
+            let (start, size) = (script.start, script.size);
+            let items = Splitter::new(archive::open_span(path, start, size).map_err(io)?, dialect)
+                .with_line_sizer(split::span_line_sizer(path.to_path_buf(), start, size));
+            Ok(Script {
+                items,
+                files: Files::in_archive(tar, archive::open_span),
+            })
+        }
+        archive::DumpFormat::Plain => Ok(Script {
+            items: Splitter::new(archive::open_span(path, 0, u64::MAX).map_err(io)?, dialect)
+                .with_line_sizer(split::file_line_sizer(path.to_path_buf())),
+            files: Files::beside(path, archive::open_span),
+        }),
+    }
 }
 
 fn format_error(path: &Path, line: usize, message: String) -> BenchError {
@@ -344,7 +395,8 @@ fn format_error(path: &Path, line: usize, message: String) -> BenchError {
 /// What the check before the load found.
 #[derive(Debug, Default)]
 pub struct Checked {
-    /// The files the dump includes, read in their place.
+    /// The files the dump includes, read in their place (and those its
+    /// `\copy`s read).
     pub included: Vec<PathBuf>,
     pub skipped: Vec<DumpNote>,
     pub rewritten: Vec<DumpNote>,
@@ -362,14 +414,15 @@ pub fn check_dump(
     lexing: &sqlwitness_core::LexSettings,
 ) -> Result<Checked, BenchError> {
     let mut out = Checked::default();
+    let script = script_of(path, dialect)?;
     let mut reading = Reading::new(
-        Splitter::new(open(path)?, dialect)
-            .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
+        script
+            .items
             .for_server(version.and_then(VersionReader::from_version_text)),
         dialect,
         lexing_of(lexing),
     )
-    .with_files(Files::beside(path, open_included));
+    .with_files(script.files);
     while let Some(piece) = reading.next_piece() {
         let file = reading.file().map(Path::to_path_buf);
         let at = file.as_deref().unwrap_or(path);
@@ -697,6 +750,7 @@ fn load(
     let mut state = LoadState {
         path,
         file: None,
+        data: None,
         dialect,
         opts,
         loaded: Loaded::default(),
@@ -706,14 +760,15 @@ fn load(
     let first = ns
         .lexing()
         .map_err(|e| state.fail(0, "reading the loader's session settings", e))?;
+    let script = script_of(path, dialect)?;
     let mut reading = Reading::new(
-        Splitter::new(open(path)?, dialect)
-            .with_line_sizer(split::file_line_sizer(path.to_path_buf()))
+        script
+            .items
             .for_server(version.and_then(VersionReader::from_version_text)),
         dialect,
         lexing_of(&first),
     )
-    .with_files(Files::beside(path, open_included));
+    .with_files(script.files);
     while let Some(piece) = reading.next_piece() {
         if reading.file() != state.file.as_deref() {
             state.file = reading.file().map(Path::to_path_buf);
@@ -724,10 +779,11 @@ fn load(
             command,
             decision,
         } = piece.map_err(|e| format_error(state.at(), e.line, e.message))?;
-        if command {
-            // Checked before the load: only skips remain.
+        if command && !matches!(decision, Decision::RunAs { .. }) {
+            // Checked before the load: only skips remain (a `\copy` runs).
             continue;
         }
+        state.data = reading.data_file().map(Path::to_path_buf);
         // What is needed of the text once it has gone to the server (it is
         // handed over, not copied: a statement may be hundreds of MB).
         let shown = head(&text);
@@ -766,8 +822,12 @@ fn load(
 /// A load in progress: what it counted and noted so far.
 struct LoadState<'a> {
     path: &'a Path,
-    /// The included file being read (`None`: the dump itself).
+    /// The included file being read, or an archive's `restore.sql`
+    /// (`None`: the dump itself).
     file: Option<PathBuf>,
+    /// The file the rows of the `COPY` being run are read from, when it is
+    /// not the one that holds the statement.
+    data: Option<PathBuf>,
     dialect: DumpDialect,
     opts: &'a ImportOptions,
     loaded: Loaded,
@@ -814,6 +874,9 @@ impl LoadState<'_> {
                 .copy(ns, items, &text, limit)?
                 .map(|rows| self.loaded.copied_rows += rows),
             Decision::Run => ns.run(text, limit),
+            Decision::RunAs { sql, .. } if items.in_copy() => self
+                .copy(ns, items, &sql, limit)?
+                .map(|rows| self.loaded.copied_rows += rows),
             Decision::RunAs { sql, at_end, .. } => ns.run(sql, limit).map(|()| {
                 if let Some(end) = at_end.filter(|e| !self.ends.contains(e)) {
                     self.ends.push(end);
@@ -888,7 +951,11 @@ impl LoadState<'_> {
             limit,
         );
         match source_error {
-            Some(e) => Err(format_error(self.at(), e.line, e.message)),
+            Some(e) => Err(format_error(
+                self.data.as_deref().unwrap_or(self.at()),
+                e.line,
+                e.message,
+            )),
             None => Ok(rows),
         }
     }

@@ -198,6 +198,13 @@ pub(crate) struct Tokens<'a> {
     i: usize,
 }
 
+impl Tokens<'_> {
+    /// Where the next token is looked for: the end of the last one.
+    pub(crate) fn offset(&self) -> usize {
+        self.i
+    }
+}
+
 impl<'a> Iterator for Tokens<'a> {
     type Item = Tok<'a>;
 

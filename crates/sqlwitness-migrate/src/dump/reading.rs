@@ -10,12 +10,23 @@
 //! never the dump itself or a file that is still being read, at most
 //! [`MAX_DEPTH`] deep. The session's settings and the mysql client's
 //! terminator go on from one file to the next.
+//!
+//! The rows of a `COPY` may come from a file too ([`super::copy_files`]):
+//! psql's `\copy … FROM 'file'` reads a file inside the dump's folder, as
+//! an include does; in a pg_dump tar archive (whose `restore.sql` is the
+//! dump), `COPY … FROM '$$PATH$$/NNNN.dat'` reads the archive's member.
+//! Either runs as `COPY … FROM STDIN`, its data read from [`Reading::items`]
+//! while that statement is the last one given.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use super::archive::TarDump;
+use super::copy_files::{archive_copy, slash_copy, CopyFile, NotFollowed, ARCHIVE_PATH};
 use super::policy::{classify, classify_command, include_of, Context, Decision, Include};
-use super::split::{file_line_sizer, DumpDialect, Item, Lexing, SplitError, Splitter};
+use super::split::{
+    file_line_sizer, span_line_sizer, DumpDialect, Item, Lexing, LineSizer, SplitError, Splitter,
+};
 
 /// How deep included files may include others.
 pub(super) const MAX_DEPTH: usize = 16;
@@ -29,6 +40,10 @@ pub(super) struct Piece {
     pub decision: Decision,
 }
 
+/// Opens `len` bytes from `start` of the file at a path (`u64::MAX`: to
+/// its end).
+pub(super) type Open<R> = fn(&Path, u64, u64) -> std::io::Result<R>;
+
 /// How the files a dump includes are found and opened.
 pub(super) struct Files<R> {
     /// The dump's own folder, its links followed: every included file is
@@ -36,19 +51,38 @@ pub(super) struct Files<R> {
     root: PathBuf,
     /// The dump, its links followed.
     top: PathBuf,
-    open: fn(&Path) -> std::io::Result<R>,
+    open: Open<R>,
+    /// The pg_dump tar archive whose `restore.sql` is the dump's text:
+    /// `$$PATH$$` names its members.
+    archive: Option<TarDump>,
 }
 
 impl<R> Files<R> {
     /// The files beside the dump at `dump`, opened by `open`.
-    pub fn beside(dump: &Path, open: fn(&Path) -> std::io::Result<R>) -> Files<R> {
+    pub fn beside(dump: &Path, open: Open<R>) -> Files<R> {
         let top = std::fs::canonicalize(dump).unwrap_or_else(|_| dump.to_path_buf());
         let root = top.parent().map(Path::to_path_buf).unwrap_or_default();
-        Files { root, top, open }
+        Files {
+            root,
+            top,
+            open,
+            archive: None,
+        }
+    }
+
+    /// The files beside the archive `archive`, whose `restore.sql` is the
+    /// dump's text, and its members.
+    pub fn in_archive(archive: TarDump, open: Open<R>) -> Files<R> {
+        let beside = Files::beside(&archive.path, open);
+        Files {
+            archive: Some(archive),
+            ..beside
+        }
     }
 }
 
-/// A file being read in the place of the command that includes it.
+/// A file being read in the place of the command that includes it, or
+/// the rows of a `COPY`.
 struct Included<R> {
     path: PathBuf,
     items: Splitter<R>,
@@ -59,12 +93,18 @@ pub(super) struct Reading<R> {
     top: Splitter<R>,
     /// The included files being read, the innermost last.
     stack: Vec<Included<R>>,
+    /// The file of rows of the `COPY` last given, read by the load.
+    data: Option<Included<R>>,
     /// What the policy knows of the dump so far.
     pub ctx: Context,
     dialect: DumpDialect,
     /// `None`: the dump is text without a folder, and includes nothing.
     files: Option<Files<R>>,
-    /// Every file included so far, once each, in the order first read.
+    /// The name of the dump's text when it is not the dump file (an
+    /// archive's `restore.sql`).
+    top_name: Option<PathBuf>,
+    /// Every file included or read by `\copy` so far, once each, in the
+    /// order first read.
     pub included: Vec<PathBuf>,
 }
 
@@ -77,37 +117,54 @@ impl<R: BufRead> Reading<R> {
         Reading {
             top: items,
             stack: Vec::new(),
+            data: None,
             ctx,
             dialect,
             files: None,
+            top_name: None,
             included: Vec::new(),
         }
     }
 
-    /// Follows the dump's includes of files beside it.
+    /// Follows the dump's includes of files beside it (and, in an
+    /// archive, its members).
     pub fn with_files(mut self, files: Files<R>) -> Self {
+        self.top_name = files.archive.as_ref().map(|a| a.shown(a.script()));
         self.files = Some(files);
         self
     }
 
     /// The splitter of the file being read (a `COPY`'s data is taken from
-    /// it directly).
+    /// it directly, or from the file of rows it names).
     pub fn items(&mut self) -> &mut Splitter<R> {
+        if let Some(data) = &mut self.data {
+            return &mut data.items;
+        }
         match self.stack.last_mut() {
             Some(i) => &mut i.items,
             None => &mut self.top,
         }
     }
 
-    /// The included file the last piece (or error) came from; `None`: the
-    /// dump itself.
+    /// The file the last piece (or error) came from; `None`: the dump
+    /// itself.
     pub fn file(&self) -> Option<&Path> {
-        self.stack.last().map(|i| i.path.as_path())
+        self.stack
+            .last()
+            .map(|i| i.path.as_path())
+            .or(self.top_name.as_deref())
+    }
+
+    /// The file the rows of the `COPY` last given are read from, when it is
+    /// not the text that holds the statement.
+    pub fn data_file(&self) -> Option<&Path> {
+        self.data.as_ref().map(|d| d.path.as_path())
     }
 
     /// The next statement or command (a `COPY`'s data in between is
     /// skipped: the load takes it from [`Reading::items`] first).
     pub fn next_piece(&mut self) -> Option<Result<Piece, SplitError>> {
+        self.data = None;
         loop {
             let Some(next) = self.items().next() else {
                 // An included file ended: the one that named it goes on,
@@ -132,6 +189,9 @@ impl<R: BufRead> Reading<R> {
                     continue;
                 }
             }
+            if let Some(copy) = self.copy_file_of(&text, command) {
+                return Some(self.copy_piece(line, text, command, copy));
+            }
             let decision = if command {
                 classify_command(self.dialect, &mut self.ctx, &text)
             } else {
@@ -148,6 +208,107 @@ impl<R: BufRead> Reading<R> {
         }
     }
 
+    /// The `COPY` whose rows a file holds, if `text` is one: psql's
+    /// `\copy`, or in an archive `COPY … FROM '$$PATH$$/…'`.
+    fn copy_file_of(&self, text: &str, command: bool) -> Option<Result<CopyFile, NotFollowed>> {
+        if self.dialect != DumpDialect::Postgres {
+            return None;
+        }
+        if command {
+            return slash_copy(text);
+        }
+        let archive = self.files.as_ref().is_some_and(|f| f.archive.is_some());
+        archive.then(|| archive_copy(text)).flatten().map(Ok)
+    }
+
+    /// The piece of a `COPY` (`text`, on `line`) whose rows `copy` reads
+    /// from a file: run as the `COPY … FROM STDIN` the client sends, fed
+    /// from that file ([`Reading::items`]), or refused.
+    fn copy_piece(
+        &mut self,
+        line: usize,
+        text: String,
+        command: bool,
+        copy: Result<CopyFile, NotFollowed>,
+    ) -> Result<Piece, SplitError> {
+        let piece = |text, decision| Piece {
+            line,
+            text,
+            command,
+            decision,
+        };
+        let copy = match copy {
+            Ok(copy) => copy,
+            Err(why) => return Ok(piece(text, Decision::Refuse(why.0))),
+        };
+        // What the server is sent is a `COPY` from the client and nothing
+        // else, as the policy reads it.
+        match classify(self.dialect, &mut self.ctx.clone(), &copy.sql) {
+            Decision::Run => {}
+            Decision::Refuse(why) => return Ok(piece(text, Decision::Refuse(why))),
+            other => {
+                return Ok(piece(
+                    text,
+                    Decision::Refuse(format!("`{}` is not a COPY ({other:?})", copy.sql)),
+                ))
+            }
+        }
+        let data = self.open_data(line, &copy)?;
+        let note = format!(
+            "run as `{}` with the rows of {}{}",
+            copy.sql,
+            data.path.display(),
+            if copy.member {
+                ", the archive's member, as pg_restore reads them"
+            } else {
+                ", as psql sends them"
+            }
+        );
+        self.data = Some(data);
+        Ok(piece(
+            text,
+            Decision::RunAs {
+                sql: copy.sql,
+                note,
+                at_end: None,
+            },
+        ))
+    }
+
+    /// The file of rows `copy` names, opened (its `COPY` is on `line`).
+    fn open_data(&mut self, line: usize, copy: &CopyFile) -> Result<Included<R>, SplitError> {
+        let refused = |why: String| SplitError {
+            line,
+            message: format!("refused: the rows of `{}`: {why}", copy.file),
+        };
+        let Some(files) = &self.files else {
+            return Err(refused("a dump given as text reads no file".into()));
+        };
+        let (path, reader, sizer) = match (&files.archive, copy.member) {
+            (Some(archive), true) => {
+                let (path, reader, sizer) = member(files, archive, &copy.file)
+                    .map_err(|why| refused(format!("{why} ({})", archive.path.display())))?;
+                (path, reader, sizer)
+            }
+            _ => {
+                // psql reads the file from its working folder, for which
+                // the dump's folder stands.
+                let path = inside(&files.root, &files.root, &copy.file, &refused)?;
+                let reader =
+                    (files.open)(&path, 0, u64::MAX).map_err(|e| refused(e.to_string()))?;
+                if !self.included.contains(&path) {
+                    self.included.push(path.clone());
+                }
+                let sizer = file_line_sizer(path.clone());
+                (path, reader, sizer)
+            }
+        };
+        let mut items =
+            Splitter::copy_data(reader, self.dialect, !copy.member).with_line_sizer(sizer);
+        items.set_lexing(self.ctx.session.lexing);
+        Ok(Included { path, items })
+    }
+
     /// Starts reading the file `include` names (the command is on `line`
     /// of the file being read).
     fn include(&mut self, line: usize, include: &Include) -> Result<(), SplitError> {
@@ -158,47 +319,227 @@ impl<R: BufRead> Reading<R> {
         let Some(files) = &self.files else {
             return Err(refused("a dump given as text includes no file".into()));
         };
-        let named = Path::new(&include.file);
-        if include.file.is_empty() || named.is_absolute() {
-            return Err(refused(
-                "only a file in the dump's folder, named relative to it, is read".into(),
-            ));
-        }
         if self.stack.len() >= MAX_DEPTH {
             return Err(refused(format!(
                 "files included more than {MAX_DEPTH} deep"
             )));
         }
-        let from = match (include.relative_to_file, self.stack.last()) {
-            (true, Some(current)) => current.path.parent().unwrap_or(&files.root),
-            _ => &files.root,
+        let in_archive = files
+            .archive
+            .as_ref()
+            .zip(include.file.strip_prefix(ARCHIVE_PATH));
+        let (path, reader, sizer, file) = match in_archive {
+            // `pg_dump -Ft --inserts`: `\i $$PATH$$/NNNN.dat`.
+            Some((archive, name)) => {
+                let (path, reader, sizer) =
+                    member(files, archive, name).map_err(|why| refused(why.to_string()))?;
+                (path, reader, sizer, false)
+            }
+            None => {
+                let from = match (include.relative_to_file, self.stack.last()) {
+                    (true, Some(current)) => current.path.parent().unwrap_or(&files.root),
+                    _ => &files.root,
+                };
+                let path = inside(&files.root, from, &include.file, &refused)?;
+                let reader =
+                    (files.open)(&path, 0, u64::MAX).map_err(|e| refused(e.to_string()))?;
+                let sizer = file_line_sizer(path.clone());
+                (path, reader, sizer, true)
+            }
         };
-        let path = std::fs::canonicalize(from.join(named)).map_err(|e| refused(e.to_string()))?;
-        if !path.starts_with(&files.root) {
-            return Err(refused(
-                "it is outside the dump's folder (links followed)".into(),
-            ));
-        }
-        if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            return Err(refused("not a file".into()));
-        }
-        if path == files.top || self.stack.iter().any(|i| i.path == path) {
+        let reading = |p: &Path| p == files.top || self.top_name.as_deref() == Some(p);
+        if reading(&path) || self.stack.iter().any(|i| i.path == path) {
             return Err(refused(
                 "it is being read already (a file that includes itself)".into(),
             ));
         }
-        let reader = (files.open)(&path).map_err(|e| refused(e.to_string()))?;
         let server = self.items().server();
         let delimiter = self.items().delimiter().to_string();
         let mut items = Splitter::new(reader, self.dialect)
-            .with_line_sizer(file_line_sizer(path.clone()))
+            .with_line_sizer(sizer)
             .for_server(server);
         items.set_lexing(self.ctx.session.lexing);
         items.set_delimiter(&delimiter);
-        if !self.included.contains(&path) {
+        if file && !self.included.contains(&path) {
             self.included.push(path.clone());
         }
         self.stack.push(Included { path, items });
         Ok(())
+    }
+}
+
+/// The member of `archive` a `$$PATH$$/<name>` names, opened: how it is
+/// shown, its reader and its line sizer.
+fn member<R>(
+    files: &Files<R>,
+    archive: &TarDump,
+    name: &str,
+) -> Result<(PathBuf, R, LineSizer), super::archive::MemberRefused> {
+    use super::archive::MemberRefused;
+    let m = archive.data(name)?;
+    let reader = (files.open)(&archive.path, m.start, m.size)
+        .map_err(|e| MemberRefused::Unreadable(m.name.clone(), e.to_string()))?;
+    let sizer = span_line_sizer(archive.path.clone(), m.start, m.size);
+    Ok((archive.shown(m), reader, sizer))
+}
+
+/// The file `named` from the folder `from`, once every link is followed:
+/// a regular file inside the dump's folder `root`, or `refused` with why.
+fn inside(
+    root: &Path,
+    from: &Path,
+    named: &str,
+    refused: &dyn Fn(String) -> SplitError,
+) -> Result<PathBuf, SplitError> {
+    if named.is_empty() || Path::new(named).is_absolute() {
+        return Err(refused(
+            "only a file in the dump's folder, named relative to it, is read".into(),
+        ));
+    }
+    let path = std::fs::canonicalize(from.join(named)).map_err(|e| refused(e.to_string()))?;
+    if !path.starts_with(root) {
+        return Err(refused(
+            "it is outside the dump's folder (links followed)".into(),
+        ));
+    }
+    if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+        return Err(refused("not a file".into()));
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the load gets from the dump at `path`: each piece's line,
+    /// file and decision with the rows its `COPY` is fed; the first error;
+    /// the files read.
+    #[allow(clippy::type_complexity)]
+    fn read_all(
+        path: &Path,
+    ) -> (
+        Vec<(usize, Option<PathBuf>, Decision, Vec<u8>)>,
+        Option<SplitError>,
+        Vec<PathBuf>,
+    ) {
+        let script = super::super::script_of(path, DumpDialect::Postgres).unwrap();
+        let mut r = Reading::new(script.items, DumpDialect::Postgres, Lexing::default())
+            .with_files(script.files);
+        let mut out = Vec::new();
+        while let Some(piece) = r.next_piece() {
+            let piece = match piece {
+                Ok(p) => p,
+                Err(e) => return (out, Some(e), r.included),
+            };
+            let mut rows = Vec::new();
+            if r.items().in_copy() {
+                while let Some(Ok(Item::CopyData(d))) = r.items().next() {
+                    rows.extend(d);
+                }
+            }
+            out.push((
+                piece.line,
+                r.file().map(Path::to_path_buf),
+                piece.decision,
+                rows,
+            ));
+        }
+        (out, None, r.included)
+    }
+
+    fn archive(path: &Path, files: &[(&str, &str)]) {
+        let mut b = tar::Builder::new(std::fs::File::create(path).unwrap());
+        for (name, content) in files {
+            let mut h = tar::Header::new_ustar();
+            h.set_size(content.len() as u64);
+            h.set_mode(0o600);
+            h.set_cksum();
+            b.append_data(&mut h, name, content.as_bytes()).unwrap();
+        }
+        b.finish().unwrap();
+    }
+
+    #[test]
+    fn an_archive_copy_is_fed_its_member_up_to_its_end_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let tar = dir.path().join("dump.tar");
+        archive(
+            &tar,
+            &[
+                ("toc.dat", "PGDMP"),
+                ("1.dat", "1\tx\\ty\n2\t\\N\n\\.\n\n\n"),
+                ("2.dat", "INSERT INTO t VALUES (3);\n"),
+                (
+                    "restore.sql",
+                    "COPY t (a, b) FROM stdin;\n\\.\nCOPY t (a, b) FROM '$$PATH$$/1.dat';\n\
+                     \\i $$PATH$$/2.dat\nSELECT 1;\n",
+                ),
+            ],
+        );
+        let (pieces, error, included) = read_all(&tar);
+        assert_eq!(error, None);
+        assert!(included.is_empty(), "{included:?}");
+        let script = Some(tar.join("restore.sql"));
+        assert_eq!(pieces[0], (1, script.clone(), Decision::Run, Vec::new()));
+        let (line, file, decision, rows) = &pieces[1];
+        assert_eq!((*line, file), (3, &script));
+        assert_eq!(rows, b"1\tx\\ty\n2\t\\N\n");
+        let Decision::RunAs { sql, note, .. } = decision else {
+            panic!("{decision:?}")
+        };
+        assert_eq!(sql, "COPY t (a, b) FROM STDIN");
+        assert!(
+            note.contains(&tar.join("1.dat").display().to_string()),
+            "{note}"
+        );
+        // `pg_dump -Ft --inserts` includes its members.
+        assert_eq!(pieces[2].0, 1);
+        assert_eq!(pieces[2].1, Some(tar.join("2.dat")));
+        assert_eq!((pieces[3].0, &pieces[3].1), (5, &script));
+        assert_eq!(pieces.len(), 4);
+        // The script itself is not read again in its place.
+        archive(
+            &tar,
+            &[("restore.sql", "SELECT 1;\n\\i $$PATH$$/restore.sql\n")],
+        );
+        let (_, error, _) = read_all(&tar);
+        let error = error.unwrap();
+        assert_eq!(error.line, 2);
+        assert!(error.message.contains("being read already"), "{error:?}");
+    }
+
+    #[test]
+    fn a_slash_copy_is_fed_its_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("dump");
+        std::fs::create_dir(&folder).unwrap();
+        let main = folder.join("main.sql");
+        std::fs::write(
+            &main,
+            "CREATE TABLE t (a text);\n\\copy t from 'rows.csv' with (format csv)\n",
+        )
+        .unwrap();
+        for f in [folder.join("rows.csv"), dir.path().join("rows.csv")] {
+            std::fs::write(f, "1\r\n\"\\.\"\r\n2").unwrap();
+        }
+        let (pieces, error, included) = read_all(&main);
+        assert_eq!(error, None);
+        let rows = std::fs::canonicalize(folder.join("rows.csv")).unwrap();
+        assert_eq!(included, [rows]);
+        assert_eq!(pieces[1].3, b"1\r\n\"\\.\"\r\n2");
+        assert!(matches!(
+            &pieces[1].2,
+            Decision::RunAs { sql, .. } if sql == "COPY t FROM STDIN with (format csv)"
+        ));
+        // Named from the dump's folder only.
+        std::fs::write(&main, "\n\\copy t from '../rows.csv'\n").unwrap();
+        let (_, error, _) = read_all(&main);
+        let error = error.unwrap();
+        assert_eq!(error.line, 2);
+        assert!(
+            error.message.contains("outside the dump's folder"),
+            "{error:?}"
+        );
     }
 }

@@ -217,6 +217,12 @@ pub struct Splitter<R> {
     start_line: usize,
     delimiter: String,
     in_copy: bool,
+    /// A file of `COPY` data only ([`Splitter::copy_data`]): nothing is
+    /// read once its data ends.
+    data_only: bool,
+    /// Its data goes on to the file's end, every byte as it is (a `\.`
+    /// line is data: the server reads it).
+    copy_to_end: bool,
     copy_buf: Vec<u8>,
     out: VecDeque<Item>,
     done: bool,
@@ -235,10 +241,17 @@ pub type LineSizer = Box<dyn FnMut(u64) -> Option<usize> + Send>;
 /// A [`LineSizer`] reading the file at `path` (a second time, for long
 /// lines only).
 pub fn file_line_sizer(path: std::path::PathBuf) -> LineSizer {
+    span_line_sizer(path, 0, u64::MAX)
+}
+
+/// A [`LineSizer`] of the `len` bytes from `start` of the file at `path`
+/// (an archive's member).
+pub fn span_line_sizer(path: std::path::PathBuf, start: u64, len: u64) -> LineSizer {
     use std::io::{Read, Seek, SeekFrom};
     Box::new(move |offset| {
         let mut f = std::fs::File::open(&path).ok()?;
-        f.seek(SeekFrom::Start(offset)).ok()?;
+        f.seek(SeekFrom::Start(start.checked_add(offset)?)).ok()?;
+        let mut f = f.take(len.saturating_sub(offset));
         let mut buf = vec![0u8; 1 << 20];
         let mut len = 0usize;
         loop {
@@ -272,6 +285,8 @@ impl<R: BufRead> Splitter<R> {
             start_line: 0,
             delimiter: ";".into(),
             in_copy: false,
+            data_only: false,
+            copy_to_end: false,
             copy_buf: Vec::new(),
             out: VecDeque::new(),
             done: false,
@@ -279,6 +294,18 @@ impl<R: BufRead> Splitter<R> {
             offset: 0,
             sizer: None,
         }
+    }
+
+    /// The `COPY` data a file holds (an archive's `NNNN.dat`, the file of
+    /// psql's `\copy`): its lines up to a `\.` line, as the server reads
+    /// them (`to_end`: every byte of the file, as psql sends a `\copy`'s
+    /// file), then nothing.
+    pub fn copy_data(reader: R, dialect: DumpDialect, to_end: bool) -> Self {
+        let mut s = Splitter::new(reader, dialect);
+        s.in_copy = true;
+        s.data_only = true;
+        s.copy_to_end = to_end;
+        s
     }
 
     /// Reads a line longer than the reader's buffer into a buffer of
@@ -361,11 +388,25 @@ impl<R: BufRead> Splitter<R> {
     }
 
     fn copy_line(&mut self) -> Result<(), SplitError> {
+        if self.copy_to_end {
+            if let Err(no) = self
+                .lexing
+                .encoding
+                .decode_into(&self.raw, &mut self.copy_buf)
+            {
+                return Err(self.not_encoded(no));
+            }
+            if self.copy_buf.len() >= COPY_CHUNK {
+                self.flush_copy();
+            }
+            return Ok(());
+        }
         let trimmed = trim_eol(&self.raw);
         if trimmed == b"\\." {
             self.flush_copy();
             self.out.push_back(Item::CopyEnd { line: self.line_no });
             self.in_copy = false;
+            self.done |= self.data_only;
             return Ok(());
         }
         if let Err(no) = self
@@ -1124,6 +1165,31 @@ mod tests {
                 Item::CopyData(b"1\tx;y\n2\t\\N\n".to_vec()),
                 Item::CopyEnd { line: 5 },
                 stmt(6, "SELECT 1"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_of_copy_data_ends_at_its_marker_or_is_read_whole() {
+        let data = "1\tx\r\n\\.\n\nDROP TABLE t;\n";
+        let member: Vec<Item> = Splitter::copy_data(data.as_bytes(), DumpDialect::Postgres, false)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            member,
+            vec![
+                Item::CopyData(b"1\tx\n".to_vec()),
+                Item::CopyEnd { line: 2 }
+            ]
+        );
+        let whole: Vec<Item> = Splitter::copy_data(data.as_bytes(), DumpDialect::Postgres, true)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            whole,
+            vec![
+                Item::CopyData(data.as_bytes().to_vec()),
+                Item::CopyEnd { line: 4 }
             ]
         );
     }

@@ -1,0 +1,473 @@
+//! PostgreSQL dumps whose rows are in files of their own, loaded by
+//! `sqlwitness import` and by the publisher's tool, table for table alike:
+//!
+//! - `tests/dumps/shop_archive_postgres.tar`: an archive of `pg_dump -Ft`
+//!   (as the PostgreSQL tutorial's `dvdrental.tar` ships): `restore.sql`
+//!   and a `NNNN.dat` member of rows per table, with an enum, numerics,
+//!   dates, NULLs, and text holding tabs, backslashes, newlines and `\.`;
+//!   restored by `pg_restore`, and the same members in one folder beside
+//!   macOS `._` files, as some publishers repack it;
+//! - `tests/dumps/slash_copy_postgres/`: a script loading its rows with
+//!   psql's `\copy … FROM 'file'` (a CSV with a header, CRLF line ends and
+//!   quoted commas and newlines; a text-format file), loaded by `psql -f`
+//!   from its folder.
+//!
+//! And what would read outside is refused before anything loads, naming
+//! the file and the line: a `$$PATH$$` name that leads out of the archive,
+//! names no member, or a member that is a link; a `\copy` of an absolute
+//! name, of `..`, of a link out, of the client's input or a program.
+
+#[path = "../../../tests/common/admin.rs"]
+mod admin;
+#[path = "../../../tests/common/dump_copies.rs"]
+mod dump_copies;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::Command;
+
+use dump_copies::{client, fixture, import_command, json, postgres, run, Copies};
+
+/// Every row of each of `tables` in `schema`, as text, sorted.
+fn rows(url: &str, schema: &str, tables: &[&str]) -> Vec<Vec<String>> {
+    tables
+        .iter()
+        .map(|t| {
+            admin::texts(
+                url,
+                &format!("SELECT t::text FROM \"{schema}\".{t} t ORDER BY 1"),
+            )
+        })
+        .collect()
+}
+
+const SHOP: [&str; 3] = ["customer", "orders", "empty_log"];
+
+/// The URL of a fresh database of the test's own on the server at `url`,
+/// and its name.
+fn scratch_database(url: &str, tag: &str) -> (String, String) {
+    let db = sqlwitness_testkit::unique_name(tag);
+    admin::exec(url, &format!("CREATE DATABASE \"{db}\""));
+    let mut there = url::Url::parse(url).unwrap();
+    there.set_path(&format!("/{db}"));
+    (there.to_string(), db)
+}
+
+/// The members of the archive at `from`: name and bytes, in order.
+fn members(from: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut archive = tar::Archive::new(std::fs::File::open(from).unwrap());
+    archive
+        .entries()
+        .unwrap()
+        .map(|e| {
+            let mut e = e.unwrap();
+            let name = e.path().unwrap().to_string_lossy().into_owned();
+            let mut bytes = Vec::new();
+            e.read_to_end(&mut bytes).unwrap();
+            (name, bytes)
+        })
+        .collect()
+}
+
+/// Writes an archive at `to` of `files` (name, bytes) and of symbolic
+/// links (name, target).
+fn write_archive(to: &Path, files: &[(String, Vec<u8>)], links: &[(&str, &str)]) {
+    let mut b = tar::Builder::new(std::fs::File::create(to).unwrap());
+    for (name, bytes) in files {
+        let mut h = tar::Header::new_ustar();
+        h.set_size(bytes.len() as u64);
+        h.set_mode(0o600);
+        h.set_cksum();
+        b.append_data(&mut h, name, bytes.as_slice()).unwrap();
+    }
+    for (name, target) in links {
+        let mut h = tar::Header::new_ustar();
+        h.set_entry_type(tar::EntryType::Symlink);
+        h.set_size(0);
+        b.append_link(&mut h, name, target).unwrap();
+    }
+    b.finish().unwrap();
+}
+
+/// The fixture archive's members with `edit` applied to `restore.sql`'s
+/// text.
+fn with_script(edit: impl Fn(&str) -> String) -> Vec<(String, Vec<u8>)> {
+    members(&fixture("shop_archive_postgres.tar"))
+        .into_iter()
+        .map(|(name, bytes)| {
+            if name == "restore.sql" {
+                let text = edit(std::str::from_utf8(&bytes).unwrap());
+                (name, text.into_bytes())
+            } else {
+                (name, bytes)
+            }
+        })
+        .collect()
+}
+
+/// The name of the member the `COPY` of `table` reads, in `script`.
+fn member_of(script: &str, table: &str) -> String {
+    let line = script
+        .lines()
+        .find(|l| l.starts_with(&format!("COPY public.{table} ")) && l.contains("$$PATH$$"))
+        .unwrap();
+    let start = line.find("$$PATH$$/").unwrap() + "$$PATH$$/".len();
+    line[start..line.rfind('\'').unwrap()].to_string()
+}
+
+#[test]
+fn a_pg_dump_tar_archive_loads_as_pg_restore_restores_it_and_an_edited_one_is_noticed() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    if !client("pg_restore") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tar = dir.path().join("shop.tar");
+    std::fs::copy(fixture("shop_archive_postgres.tar"), &tar).unwrap();
+    let bench = dir.path().join("bench");
+    let mut copies = Copies::new("swt_tarpg");
+    let ns = copies.add(kind, &url, "shop");
+    run(&mut import_command(
+        kind, &url, &tar, &bench, "shop", &copies,
+    ));
+    let report = json(&bench.join("database/import-report.json"));
+    // Each table's rows come from its member, named in the report.
+    let rewritten: Vec<&str> = report["rewritten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["note"].as_str().unwrap())
+        .collect();
+    assert_eq!(rewritten.len(), 3, "{report}");
+    assert!(
+        rewritten
+            .iter()
+            .all(|n| n.contains("shop.tar/") && n.contains("the archive's member")),
+        "{rewritten:?}"
+    );
+    let file = report["rewritten"][0]["file"].as_str().unwrap();
+    assert!(file.ends_with("shop.tar/restore.sql"), "{file}");
+    assert_eq!(report["copied_rows"], 10, "{report}");
+
+    // The publisher's tool: pg_restore into a database of the test's own.
+    let (there, db) = scratch_database(&url, "swt_pgrestore");
+    let restored = Command::new("pg_restore")
+        .args(["--no-owner", "-d", &there])
+        .arg(&tar)
+        .output()
+        .unwrap();
+    let published = restored
+        .status
+        .success()
+        .then(|| rows(&there, "public", &SHOP));
+    admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    let published = published.unwrap_or_else(|| panic!("pg_restore: {restored:?}"));
+    assert_eq!(published[0].len(), 5, "{published:?}");
+    assert_eq!(published[1].len(), 5, "{published:?}");
+    assert_eq!(rows(&url, &ns, &SHOP), published);
+
+    // The SQLite file holds the same values.
+    let sqlite = bench.join("database/shop/shop.sqlite");
+    let conn = rusqlite::Connection::open(&sqlite).unwrap();
+    let notes: Vec<(i64, String, Option<String>)> = conn
+        .prepare("SELECT id, name, note FROM customer ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(notes[0].2.as_deref(), Some("tab\there"));
+    assert_eq!(notes[1].1, "Bob \\ Backslash");
+    assert_eq!(notes[1].2.as_deref(), Some("two\nlines"));
+    assert_eq!(notes[2].2, None);
+    assert_eq!(
+        notes[3].2.as_deref(),
+        Some("back\\slash\\N and \\. and 'quote'")
+    );
+    assert_eq!(notes[4].1, "Tab\tName");
+
+    // The same archive again: nothing to do.
+    let said = run(&mut import_command(
+        kind, &url, &tar, &bench, "shop", &copies,
+    ));
+    assert!(said.contains("nothing to do"), "{said}");
+    // A row edited in a member: the archive is loaded again.
+    let script = String::from_utf8(
+        members(&tar)
+            .into_iter()
+            .find(|(n, _)| n == "restore.sql")
+            .unwrap()
+            .1,
+    )
+    .unwrap();
+    let orders = member_of(&script, "orders");
+    let edited: Vec<(String, Vec<u8>)> = members(&tar)
+        .into_iter()
+        .map(|(name, bytes)| {
+            if name == orders {
+                let text = String::from_utf8(bytes)
+                    .unwrap()
+                    .replace("10.125", "11.125");
+                (name, text.into_bytes())
+            } else {
+                (name, bytes)
+            }
+        })
+        .collect();
+    write_archive(&tar, &edited, &[]);
+    run(&mut import_command(
+        kind, &url, &tar, &bench, "shop", &copies,
+    ));
+    let renewed = json(&bench.join("database/import-report.json"));
+    assert_eq!(
+        renewed["replaced"],
+        serde_json::json!(["shop"]),
+        "{renewed}"
+    );
+    let amounts = admin::texts(
+        &url,
+        &format!("SELECT amount::text FROM \"{ns}\".orders ORDER BY id LIMIT 1"),
+    );
+    assert_eq!(amounts, ["11.125"]);
+}
+
+/// `pg_dump -Ft --inserts`: `restore.sql` includes each member of
+/// `INSERT`s with `\i $$PATH$$/NNNN.dat`; made from the fixture restored
+/// in a database of the test's own, and loaded alike.
+#[test]
+fn an_archive_of_inserts_loads_its_members_in_their_place() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    if !client("pg_restore") || !client("pg_dump") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tar = dir.path().join("inserts.tar");
+    let (there, db) = scratch_database(&url, "swt_tarins");
+    let restored = Command::new("pg_restore")
+        .args(["--no-owner", "-d", &there])
+        .arg(fixture("shop_archive_postgres.tar"))
+        .status()
+        .unwrap();
+    let dumped = restored.success().then(|| {
+        Command::new("pg_dump")
+            .args(["--inserts", "-Ft", "-d", &there, "-f"])
+            .arg(&tar)
+            .status()
+            .unwrap()
+    });
+    let published = rows(&there, "public", &SHOP);
+    admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    assert!(
+        dumped.is_some_and(|s| s.success()),
+        "{restored:?} {dumped:?}"
+    );
+    let bench = dir.path().join("bench");
+    let mut copies = Copies::new("swt_tarins");
+    let ns = copies.add(kind, &url, "shop");
+    run(&mut import_command(
+        kind, &url, &tar, &bench, "shop", &copies,
+    ));
+    let report = json(&bench.join("database/import-report.json"));
+    assert_eq!(report["copied_rows"], 0, "{report}");
+    assert_eq!(published[0].len(), 5, "{published:?}");
+    assert_eq!(rows(&url, &ns, &SHOP), published);
+}
+
+/// The archive repacked by hand as some publishers ship it: its members
+/// in one folder, macOS `._` files beside them.
+#[test]
+fn an_archive_with_its_members_in_a_folder_and_macos_forks_loads_alike() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![("._shop".to_string(), b"\0\x05\x16\x07fork".to_vec())];
+    for (name, bytes) in members(&fixture("shop_archive_postgres.tar")) {
+        files.push((format!("shop/._{name}"), b"\0\x05\x16\x07fork".to_vec()));
+        files.push((format!("shop/{name}"), bytes));
+    }
+    let tar = dir.path().join("shop.tar");
+    write_archive(&tar, &files, &[]);
+    let bench = dir.path().join("bench");
+    let mut copies = Copies::new("swt_tarfold");
+    let ns = copies.add(kind, &url, "shop");
+    run(&mut import_command(
+        kind, &url, &tar, &bench, "shop", &copies,
+    ));
+    let report = json(&bench.join("database/import-report.json"));
+    assert_eq!(report["copied_rows"], 10, "{report}");
+    let counts: Vec<usize> = rows(&url, &ns, &SHOP).iter().map(Vec::len).collect();
+    assert_eq!(counts, [5, 5, 0]);
+}
+
+/// `import` of `dump` as database `bad`, which must fail before anything
+/// loads: its stderr.
+fn refused(kind: sqlwitness_core::EngineKind, url: &str, dump: &Path, bench: &Path) -> String {
+    let copies = Copies::new("swt_tarbad");
+    let out = import_command(kind, url, dump, bench, "bad", &copies)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{}: {stderr}", dump.display());
+    assert!(!bench.join("database/bad/bad.sqlite").exists(), "{stderr}");
+    stderr
+}
+
+#[test]
+fn archive_names_that_lead_out_or_to_no_regular_member_are_refused_naming_the_line() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = String::from_utf8(
+        members(&fixture("shop_archive_postgres.tar"))
+            .into_iter()
+            .find(|(n, _)| n == "restore.sql")
+            .unwrap()
+            .1,
+    )
+    .unwrap();
+    let customer = member_of(&script, "customer");
+    let line = 1 + script
+        .lines()
+        .position(|l| l.contains(&format!("$$PATH$$/{customer}")))
+        .unwrap();
+    let cases: Vec<(&str, &str, &str)> = vec![
+        ("../x.dat", "leads out of the archive", ""),
+        ("9999.dat", "holds no member 9999.dat", ""),
+        (
+            "link.dat",
+            "a symbolic link, not a regular file",
+            "link.dat",
+        ),
+    ];
+    for (n, (name, why, link)) in cases.into_iter().enumerate() {
+        let files = with_script(|s| {
+            s.replace(&format!("$$PATH$$/{customer}"), &format!("$$PATH$$/{name}"))
+        });
+        let tar = dir.path().join(format!("bad{n}.tar"));
+        let links: Vec<(&str, &str)> = if link.is_empty() {
+            Vec::new()
+        } else {
+            vec![(link, "/etc/passwd")]
+        };
+        write_archive(&tar, &files, &links);
+        let stderr = refused(kind, &url, &tar, &dir.path().join(format!("bench{n}")));
+        assert!(stderr.contains(why), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("bad{n}.tar/restore.sql: line {line}")),
+            "{name}: {stderr}"
+        );
+    }
+    // A custom-format archive is named, with how to make it a plain dump.
+    let custom = dir.path().join("shop.dump");
+    std::fs::write(&custom, b"PGDMP\x01\x0e\x00\x04\x08\x01\x01\x01\0\0\0").unwrap();
+    let stderr = refused(kind, &url, &custom, &dir.path().join("bench_custom"));
+    assert!(stderr.contains("pg_dump -Fc"), "{stderr}");
+    assert!(stderr.contains("pg_restore -f plain.sql"), "{stderr}");
+    // A zip of the archive, as the PostgreSQL tutorial ships it.
+    let zip = dir.path().join("shop.zip");
+    std::fs::write(&zip, b"PK\x03\x04\x14\0\0\0\x08\0").unwrap();
+    let stderr = refused(kind, &url, &zip, &dir.path().join("bench_zip"));
+    assert!(stderr.contains("unzip"), "{stderr}");
+    // A tar archive that is not pg_dump's.
+    let other = dir.path().join("other.tar");
+    write_archive(&other, &[("data.csv".into(), b"1,2\n".to_vec())], &[]);
+    let stderr = refused(kind, &url, &other, &dir.path().join("bench_other"));
+    assert!(stderr.contains("without restore.sql"), "{stderr}");
+}
+
+#[test]
+fn a_script_copying_its_rows_from_files_loads_as_psql_loads_it() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    if !client("psql") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture("slash_copy_postgres");
+    let bench = dir.path().join("bench");
+    let mut copies = Copies::new("swt_slcopy");
+    let ns = copies.add(kind, &url, "shop");
+    run(&mut import_command(
+        kind,
+        &url,
+        &src.join("main.sql"),
+        &bench,
+        "shop",
+        &copies,
+    ));
+    let report = json(&bench.join("database/import-report.json"));
+    let included: Vec<String> = report["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().replace('\\', "/"))
+        .collect();
+    assert_eq!(included.len(), 2, "{report}");
+    assert!(included[0].ends_with("slash_copy_postgres/rows/items.csv"));
+    assert_eq!(report["copied_rows"], 9, "{report}");
+
+    let (there, db) = scratch_database(&url, "swt_pubslcopy");
+    let loaded = Command::new("psql")
+        .arg(&there)
+        .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-f", "main.sql"])
+        .current_dir(&src)
+        .output()
+        .unwrap();
+    let published = loaded
+        .status
+        .success()
+        .then(|| rows(&there, "public", &["item", "tag"]));
+    admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    let published = published.unwrap_or_else(|| panic!("psql: {loaded:?}"));
+    assert_eq!(published[0].len(), 4, "{published:?}");
+    assert_eq!(published[1].len(), 5, "{published:?}");
+    assert_eq!(rows(&url, &ns, &["item", "tag"]), published);
+    let conn = rusqlite::Connection::open(bench.join("database/shop/shop.sqlite")).unwrap();
+    let name: String = conn
+        .query_row("SELECT name FROM item WHERE id = 3", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(name, "Two\r\nlines");
+}
+
+#[test]
+fn copy_files_outside_the_dump_folder_or_not_files_are_refused_naming_the_line() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.csv"), "1\n").unwrap();
+    let folder = dir.path().join("dump");
+    std::fs::create_dir_all(folder.join("sub")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path().join("x.csv"), folder.join("link.csv")).unwrap();
+    let cases: Vec<(&str, &str)> = vec![
+        ("\\copy k from '/etc/passwd'", "named relative to it"),
+        ("\\copy k from '../x.csv'", "outside the dump's folder"),
+        ("\\copy k from sub/../../x.csv", "outside the dump's folder"),
+        ("\\copy k from 'missing.csv'", "missing.csv"),
+        ("\\copy k from 'sub'", "not a file"),
+        ("\\copy k from stdin", "the client's own input"),
+        ("\\copy k from pstdin", "the client's own input"),
+        ("\\copy k from program 'id'", "runs a program"),
+        ("\\copy k to 'out.csv'", "writes a file"),
+        ("COPY k FROM '/etc/passwd'", "server file"),
+        ("COPY k FROM '$$PATH$$/x.dat'", "server file"),
+        #[cfg(unix)]
+        ("\\copy k from link.csv", "outside the dump's folder"),
+    ];
+    for (n, (text, why)) in cases.into_iter().enumerate() {
+        let main = folder.join("main.sql");
+        std::fs::write(&main, format!("CREATE TABLE k (a int);\n\n{text}\n")).unwrap();
+        let stderr = refused(kind, &url, &main, &dir.path().join(format!("bench{n}")));
+        assert!(stderr.contains(why), "{text}: {stderr}");
+        assert!(stderr.contains("main.sql: line 3"), "{text}: {stderr}");
+    }
+    assert!(!folder.join("out.csv").exists());
+}
