@@ -253,3 +253,168 @@ fn includes_outside_the_dump_folder_or_in_a_loop_are_refused_naming_the_line() {
     }
     assert!(!admin::texts(&url, "SELECT 1::text").is_empty());
 }
+
+/// The menagerie-like tables of database `db` at `url`, as text, in order
+/// (`\N` for NULL, so that NULL and an empty string differ).
+fn menagerie_rows(url: &str, db: &str) -> Vec<Vec<String>> {
+    [
+        "CONCAT_WS('|', name, owner, species, IFNULL(sex, '\\\\N'), birth, IFNULL(death, '\\\\N')) \
+         FROM `{db}`.`pet` ORDER BY name",
+        "CONCAT_WS('|', id, name, date, type, IFNULL(remark, '\\\\N'), IFNULL(weight, '\\\\N')) \
+         FROM `{db}`.`event` ORDER BY id",
+    ]
+    .iter()
+    .map(|q| admin::texts(url, &format!("SELECT {}", q.replace("{db}", db))))
+    .collect()
+}
+
+/// A MySQL sample that loads its rows from text files beside it with the
+/// mysql client's `LOAD DATA LOCAL INFILE` (MySQL's own menagerie layout:
+/// tab-separated with `\N`; and a CSV with quotes, `\r\n` lines, a header
+/// line and a column list, loaded twice so that LOCAL skips the duplicate
+/// keys) loads as the mysql client loads it, on MySQL and MariaDB: the
+/// copy with the dump's own types and the SQLite file hold the same rows.
+/// Where the server refuses the client's local files (`local_infile` off,
+/// MySQL's default), the rows the client loads on a server that takes
+/// them are the reference.
+#[test]
+fn a_mysql_dump_loading_data_files_beside_it_loads_as_the_mysql_client_loads_it() {
+    if !client("mysql") {
+        return;
+    }
+    let expected_pets = 10;
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let dir = tempfile::tempdir().unwrap();
+        let bench = dir.path().join("bench");
+        let mut copies = Copies::new("swt_ldd");
+        let ns = copies.add(kind, url, "menagerie");
+        let dump = fixture("load_data_mysql/menagerie.sql");
+        let report = imported(kind, url, &dump, &bench, "menagerie", &copies);
+        assert_eq!(report["included"].as_array().unwrap().len(), 2, "{report}");
+        assert!(
+            report["rewritten"].to_string().contains("INSERT IGNORE"),
+            "{report}"
+        );
+        let ours = menagerie_rows(url, &ns);
+        assert_eq!(ours[0].len(), expected_pets, "{kind}: {ours:?}");
+        assert!(ours[0].contains(&"Tab\tby|Jos\\e|cat||2001-01-01|\\N".to_string()));
+        assert!(ours[1]
+            .contains(&"4|Chirpy|1999-03-21|vet|needed beak \"straightened\"|\\N".to_string()));
+        assert!(ours[1].contains(&"6|Bowser|1991-10-12|kennel|\\N|\\N".to_string()));
+        assert!(ours[1].contains(&"7|Fang|1991-10-12|kennel||\\N".to_string()));
+        // The publisher's load: `mysql --local-infile=1 < menagerie.sql`
+        // from the folder, into a database of the test's own.
+        let local_infile = admin::texts(url, "SELECT CAST(@@local_infile AS CHAR)");
+        if local_infile != ["1"] {
+            eprintln!("{kind}: local_infile is off: compared with the rows above only");
+            return;
+        }
+        let db = sqlwitness_testkit::unique_name("swt_pubmen");
+        admin::exec(url, &format!("CREATE DATABASE `{db}`"));
+        let text = format!("USE `{db}`;\n{}", std::fs::read_to_string(&dump).unwrap());
+        let loaded = mysql_client_local_infile(url, &text, dump.parent().unwrap());
+        let published = loaded.status.success().then(|| menagerie_rows(url, &db));
+        admin::exec(url, &format!("DROP DATABASE IF EXISTS `{db}`"));
+        let published = published.unwrap_or_else(|| panic!("{kind}: mysql: {loaded:?}"));
+        assert_eq!(ours, published, "{kind}");
+        let sqlite = bench.join("database/menagerie/menagerie.sqlite");
+        let conn = rusqlite::Connection::open(&sqlite).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM pet", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, expected_pets as i64, "{kind}");
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}
+
+/// The mysql client with its local files allowed (`--local-infile=1`),
+/// reading `sql` from the folder `dir`.
+fn mysql_client_local_infile(url: &str, sql: &str, dir: &Path) -> std::process::Output {
+    let u = url::Url::parse(url).unwrap();
+    let mut cmd = Command::new("mysql");
+    cmd.arg("--local-infile=1")
+        .arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
+        .arg(format!("--port={}", u.port().unwrap_or(3306)))
+        .arg(format!("--user={}", u.username()))
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(p) = u.password() {
+        cmd.env("MYSQL_PWD", p);
+    }
+    let mut child = cmd.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// `LOAD DATA` the loader does not follow is refused before anything
+/// loads, naming the dump and the line (exit 2): a server file, a file
+/// named absolutely or leading out of the dump's folder, user variables
+/// and `SET`. Rows for a table of another database are the server's to
+/// refuse: the loader may not write there (exit 3, the line named).
+#[test]
+fn load_data_reaching_outside_the_dump_is_refused_by_line() {
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("dump");
+        copy_folder("load_data_mysql", &src);
+        std::fs::write(dir.path().join("outside.txt"), "x\n").unwrap();
+        for (n, (stmt, code, why)) in [
+            ("LOAD DATA INFILE 'pet.txt' INTO TABLE pet;", 2, "server"),
+            (
+                "LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE pet;",
+                2,
+                "relative",
+            ),
+            (
+                "LOAD DATA LOCAL INFILE '../outside.txt' INTO TABLE pet;",
+                2,
+                "outside",
+            ),
+            (
+                "LOAD DATA LOCAL INFILE 'pet.txt' INTO TABLE mysql.user;",
+                3,
+                "denied",
+            ),
+            (
+                "LOAD DATA LOCAL INFILE 'pet.txt' INTO TABLE pet (@a) SET name = @a;",
+                2,
+                "variables",
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let dump = src.join(format!("bad{n}.sql"));
+            std::fs::write(
+                &dump,
+                format!("CREATE TABLE pet (name VARCHAR(20));\n{stmt}\n"),
+            )
+            .unwrap();
+            let bench = dir.path().join(format!("bench{n}"));
+            let copies = Copies::new("swt_lddbad");
+            let o = import_command(kind, url, &dump, &bench, "bad", &copies)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(code), "{kind}: {stmt}: {stderr}");
+            assert!(
+                stderr.contains(&format!("bad{n}.sql: line 2")),
+                "{kind}: {stmt}: {stderr}"
+            );
+            assert!(stderr.contains(why), "{kind}: {stmt}: {stderr}");
+            assert!(
+                !bench.join("database/bad/bad.sqlite").exists(),
+                "{kind}: {stmt}"
+            );
+        }
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}

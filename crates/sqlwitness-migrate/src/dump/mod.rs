@@ -23,6 +23,7 @@ mod encoding;
 mod export;
 mod freshness;
 mod key_checks;
+mod load_data;
 mod policy;
 mod reading;
 mod session;
@@ -440,7 +441,9 @@ pub fn check_dump(
         };
         match decision {
             Decision::Run | Decision::Create { .. } => {}
-            Decision::RunAs { note: why, .. } => out.rewritten.push(note(why)),
+            Decision::RunAs { note: why, .. } | Decision::RunEach { note: why, .. } => {
+                out.rewritten.push(note(why))
+            }
             Decision::Skip(why) => out.skipped.push(note(why)),
             Decision::List { kind, name } => out
                 .not_created
@@ -882,6 +885,7 @@ impl LoadState<'_> {
                     self.ends.push(end);
                 }
             }),
+            Decision::RunEach { sql, .. } => sql.into_iter().try_for_each(|s| ns.run(s, limit)),
             Decision::Create { kind, name, sql } => {
                 match ns.run(sql.unwrap_or(text), limit) {
                     Ok(()) => self.loaded.statements += 1,

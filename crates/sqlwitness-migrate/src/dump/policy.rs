@@ -5,7 +5,8 @@
 //! that namespace, one statement at a time as the server itself parses it.
 //! This policy is the second line, so that what would reach outside is
 //! refused by name before anything runs: server files and programs (`COPY …
-//! PROGRAM`, `COPY` to or from a server file, `LOAD DATA`, `INTO OUTFILE`,
+//! PROGRAM`, `COPY` to or from a server file, `LOAD DATA` of a server file
+//! (the mysql client's `LOAD DATA LOCAL` is read by [`super::reading`]), `INTO OUTFILE`,
 //! `DATA DIRECTORY`), roles and logins, server-wide settings, other
 //! databases, other servers (foreign tables, `FEDERATED`), statements built
 //! from strings at run time (`PREPARE`/`EXECUTE`), session settings the
@@ -39,6 +40,13 @@ pub enum Decision {
         /// Run once after the dump's last statement, before the load ends
         /// (the same text once, however many statements ask for it).
         at_end: Option<String>,
+    },
+    /// Runs each of `sql` in order instead of the statement as written (the
+    /// mysql client's `LOAD DATA LOCAL INFILE` as the `INSERT`s of its
+    /// file's rows); why (for the import report).
+    RunEach {
+        sql: Vec<String>,
+        note: String,
     },
     /// Not run; why (for the import report).
     Skip(String),

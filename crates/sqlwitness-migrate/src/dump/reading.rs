@@ -16,17 +16,31 @@
 //! an include does; in a pg_dump tar archive (whose `restore.sql` is the
 //! dump), `COPY … FROM '$$PATH$$/NNNN.dat'` reads the archive's member.
 //! Either runs as `COPY … FROM STDIN`, its data read from [`Reading::items`]
-//! while that statement is the last one given.
+//! while that statement is the last one given. The mysql client's `LOAD
+//! DATA LOCAL INFILE 'file'` reads a file inside the dump's folder too, and
+//! runs as the `INSERT`s of its rows ([`super::load_data`]).
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::archive::TarDump;
 use super::copy_files::{archive_copy, slash_copy, CopyFile, NotFollowed, ARCHIVE_PATH};
+use super::load_data;
 use super::policy::{classify, classify_command, include_of, Context, Decision, Include};
 use super::split::{
     file_line_sizer, span_line_sizer, DumpDialect, Item, Lexing, LineSizer, SplitError, Splitter,
 };
+
+/// The length of each `INSERT` a `LOAD DATA LOCAL INFILE` is sent as.
+const LOAD_DATA_BATCH: usize = 1 << 20;
+
+/// Whether `text` is a `LOAD DATA` statement (any comment before it
+/// aside).
+fn is_load_data(text: &str) -> bool {
+    let words = super::policy::words(DumpDialect::Mysql, text);
+    words.first().is_some_and(|w| w == "LOAD")
+        && words.get(1).is_some_and(|w| w == "DATA" || w == "XML")
+}
 
 /// How deep included files may include others.
 pub(super) const MAX_DEPTH: usize = 16;
@@ -192,6 +206,9 @@ impl<R: BufRead> Reading<R> {
             if let Some(copy) = self.copy_file_of(&text, command) {
                 return Some(self.copy_piece(line, text, command, copy));
             }
+            if !command && self.dialect == DumpDialect::Mysql && is_load_data(&text) {
+                return Some(self.load_data_piece(line, text));
+            }
             let decision = if command {
                 classify_command(self.dialect, &mut self.ctx, &text)
             } else {
@@ -273,6 +290,69 @@ impl<R: BufRead> Reading<R> {
                 at_end: None,
             },
         ))
+    }
+
+    /// The piece of the mysql client's `LOAD DATA LOCAL INFILE` (`text`, on
+    /// `line`): the file it names, read from the dump's folder, as the
+    /// `INSERT`s of its rows ([`super::load_data`]), or refused.
+    fn load_data_piece(&mut self, line: usize, text: String) -> Result<Piece, SplitError> {
+        let piece = |text, decision| Piece {
+            line,
+            text,
+            command: false,
+            decision,
+        };
+        let spec = match load_data::parse(&text) {
+            Ok(spec) => spec,
+            Err(why) => return Ok(piece(text, Decision::Refuse(why.0))),
+        };
+        let refused = |why: String| SplitError {
+            line,
+            message: format!("refused: the rows of `{}`: {why}", spec.file),
+        };
+        let Some(files) = &self.files else {
+            return Err(refused("a dump given as text reads no file".into()));
+        };
+        // The mysql client reads the file from its working folder, for
+        // which the dump's folder stands.
+        let path = inside(&files.root, &files.root, &spec.file, &refused)?;
+        let mut data = Vec::new();
+        (files.open)(&path, 0, u64::MAX)
+            .and_then(|mut r| r.read_to_end(&mut data))
+            .map_err(|e| refused(e.to_string()))?;
+        if !self.included.contains(&path) {
+            self.included.push(path.clone());
+        }
+        let records = load_data::records(&data, &spec);
+        drop(data);
+        let mut sql = Vec::new();
+        for insert in load_data::inserts(&spec, &records, LOAD_DATA_BATCH) {
+            // What the server is sent is an `INSERT` into the dump's own
+            // table, as the policy reads it.
+            match classify(self.dialect, &mut self.ctx.clone(), &insert) {
+                Decision::Run => sql.push(insert),
+                Decision::RunAs { sql: s, .. } => sql.push(s),
+                Decision::Refuse(why) => return Ok(piece(text, Decision::Refuse(why))),
+                other => {
+                    return Ok(piece(
+                        text,
+                        Decision::Refuse(format!("LOAD DATA into `{}`: {other:?}", spec.table)),
+                    ))
+                }
+            }
+        }
+        let note = format!(
+            "run as {} {} of the {} rows of {}, as the mysql client's LOAD DATA LOCAL sends them",
+            sql.len(),
+            if spec.replace {
+                "REPLACE statements"
+            } else {
+                "INSERT IGNORE statements"
+            },
+            records.len(),
+            path.display()
+        );
+        Ok(piece(text, Decision::RunEach { sql, note }))
     }
 
     /// The file of rows `copy` names, opened (its `COPY` is on `line`).
