@@ -582,3 +582,32 @@ fn a_dump_using_trusted_extensions_loads_whole_and_reaches_every_engine() {
         );
     }
 }
+
+/// A mysqldump whose own `SQL_MODE` lets it keep dates no calendar holds
+/// (`0000-00-00`, `2020-00-15`): the copy with the dump's own types is
+/// made (the rows copied under the dump's leniency, not the server's
+/// strict default), the reader shows those dates as MySQL does (the driver
+/// alone reads a zero date as NULL), and every engine answers as MySQL.
+#[test]
+fn zero_dates_of_a_mysql_dump_reach_every_engine_as_mysql_shows_them() {
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let dir = tempfile::tempdir().unwrap();
+        let bench = dir.path();
+        let mut copies = Copies::new("swt_zero");
+        copies.add(kind, url, "visits");
+        let report = import(kind, url, "zero_dates_mysql.sql", bench, "visits", &copies);
+        let copy = &report["databases"][0]["source_copy"];
+        assert_eq!(copy["faithful"], true, "{kind}: {copy}");
+        let gold = "SELECT id, day, seen, approx FROM visit ORDER BY id";
+        let answers = answers_everywhere((kind, url), bench, "visits", gold, &mut copies);
+        for (engine, rows, agrees) in answers {
+            assert!(agrees, "{kind} → {engine}: {rows}");
+            let shown = rows.to_string();
+            assert!(
+                shown.contains(r#"["1","0000-00-00","0000-00-00 00:00:00","2020-00-15"]"#),
+                "{kind} → {engine}: {shown}"
+            );
+        }
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}

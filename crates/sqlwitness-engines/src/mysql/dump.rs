@@ -1063,11 +1063,21 @@ impl ServerSource for MysqlDumpNamespace {
         } else {
             self.admin_exec(plain)?;
         }
-        self.admin_exec(format!(
+        // The rows as the dump's load left them: a zero date or a value its
+        // own `sql_mode` allowed is copied as it is (the columns are of the
+        // same types; the checksums below see any change).
+        self.admin_exec(
+            "SET @sw_copy_mode = @@SESSION.sql_mode, \
+             SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'"
+                .into(),
+        )?;
+        let copied = self.admin_exec(format!(
             "INSERT INTO {target} ({list}) SELECT {list} FROM {}",
             self.qualified(&table.name),
             list = names.join(", ")
-        ))?;
+        ));
+        self.admin_exec("SET SESSION sql_mode = @sw_copy_mode".into())?;
+        copied?;
         let (rows_source, checksum_source) =
             self.checksum(true, &self.qualified(&table.name), &names)?;
         let (rows_target, checksum_target) = self.checksum(false, &target, &names)?;

@@ -610,10 +610,18 @@ fn decode_cell(row: &MySqlRow, i: usize) -> Value {
         Ok(raw) => raw,
         Err(e) => return Value::Text(format!("<undecodable: {e}>")),
     };
-    if raw.is_null() {
-        return Value::Null;
-    }
     let type_name = raw.type_info().name().to_string();
+    if raw.is_null() {
+        // The driver reads a zero date as NULL; MySQL shows it.
+        let date_like = matches!(type_name.as_str(), "DATE" | "DATETIME" | "TIMESTAMP");
+        let zero = date_like
+            .then(|| row.try_get_unchecked::<Vec<u8>, _>(i).ok())
+            .flatten()
+            .filter(|b| b.first() == Some(&0));
+        return zero
+            .and_then(|b| out_of_calendar(&type_name, &b))
+            .unwrap_or(Value::Null);
+    }
     let typed: Result<Value, sqlx::Error> = match type_name.as_str() {
         "BOOLEAN" | "TINYINT" | "SMALLINT" | "INT" | "MEDIUMINT" | "BIGINT" | "YEAR" => {
             row.try_get_unchecked::<i64, _>(i).map(Value::Int)
@@ -659,12 +667,70 @@ fn decode_cell(row: &MySqlRow, i: usize) -> Value {
     };
     typed.unwrap_or_else(|_| {
         let bytes = row.try_get_unchecked::<Vec<u8>, _>(i).ok();
+        let date_like = matches!(type_name.as_str(), "DATE" | "DATETIME" | "TIMESTAMP");
+        if let Some(v) = bytes
+            .as_deref()
+            .filter(|_| date_like)
+            .and_then(|b| out_of_calendar(&type_name, b))
+        {
+            return v;
+        }
         Value::Text(server::fallback_text(&type_name, bytes.as_deref()))
     })
 }
 
+/// A date or datetime no calendar holds (`0000-00-00`, `2020-00-15`: a
+/// dump loaded without `NO_ZERO_DATE`/`NO_ZERO_IN_DATE` keeps them), from
+/// the binary protocol's bytes (a length, then the year, month, day, hour,
+/// minute, second and microseconds), as MySQL itself shows it.
+fn out_of_calendar(type_name: &str, b: &[u8]) -> Option<Value> {
+    let (&len, rest) = b.split_first()?;
+    if rest.len() != usize::from(len) || !matches!(len, 0 | 4 | 7 | 11) {
+        return None;
+    }
+    let at = |i: usize| rest.get(i).copied().map_or(0, u32::from);
+    let year = at(0) | (at(1) << 8);
+    let date = format!("{year:04}-{:02}-{:02}", at(2), at(3));
+    if type_name == "DATE" {
+        return Some(Value::Date(date));
+    }
+    let micros = at(7) | (at(8) << 8) | (at(9) << 16) | (at(10) << 24);
+    let time = server::hms(at(4), at(5), at(6), micros);
+    Some(Value::Timestamp(format!("{date} {time}")))
+}
+
 #[cfg(test)]
 mod tests {
+    use sqlwitness_core::Value;
+
+    #[test]
+    fn dates_no_calendar_holds_read_as_mysql_shows_them() {
+        let read = super::out_of_calendar;
+        assert_eq!(read("DATE", &[0]), Some(Value::Date("0000-00-00".into())));
+        assert_eq!(
+            read("DATE", &[4, 0xe4, 0x07, 0, 15]),
+            Some(Value::Date("2020-00-15".into()))
+        );
+        assert_eq!(
+            read("DATETIME", &[0]),
+            Some(Value::Timestamp("0000-00-00 00:00:00".into()))
+        );
+        assert_eq!(
+            read("TIMESTAMP", &[7, 0xe4, 0x07, 2, 0, 5, 6, 7]),
+            Some(Value::Timestamp("2020-02-00 05:06:07".into()))
+        );
+        assert_eq!(
+            read(
+                "DATETIME",
+                &[11, 0xe4, 0x07, 2, 0, 5, 6, 7, 0x20, 0xa1, 0x07, 0]
+            ),
+            Some(Value::Timestamp("2020-02-00 05:06:07.500000".into()))
+        );
+        // Text, or bytes of another shape, are not read so.
+        assert_eq!(read("DATE", b"2020-00-15"), None);
+        assert_eq!(read("DATE", &[4, 1, 2]), None);
+    }
+
     #[test]
     fn explain_analyze_time_is_the_roots() {
         let tree = "-> Limit: 2 row(s)  (cost=135..135 rows=2) (actual time=0.125..0.5 rows=2 loops=1)\n    -> Sort  (actual time=0.124..0.124 rows=2 loops=1)\n";
