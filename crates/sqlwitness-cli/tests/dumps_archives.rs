@@ -471,3 +471,53 @@ fn copy_files_outside_the_dump_folder_or_not_files_are_refused_naming_the_line()
     }
     assert!(!folder.join("out.csv").exists());
 }
+
+/// `bytes` compressed as gzip writes them.
+fn gzipped(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// A dump shipped gzipped (`shop.sql.gz`, as Neon ships its employees
+/// sample) is read as the text it holds, decompressed as it is read: the
+/// same tables and rows as the plain dump, and an edited one is noticed.
+/// A gzip file holding an archive is refused, saying to unpack it.
+#[test]
+fn a_gzipped_dump_loads_as_its_text_and_a_gzipped_archive_is_refused() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(fixture("prices_postgres.sql")).unwrap();
+    let plain = dir.path().join("shop.sql");
+    std::fs::write(&plain, &text).unwrap();
+    let gz = dir.path().join("shop.sql.gz");
+    std::fs::write(&gz, gzipped(&text)).unwrap();
+    let mut loaded = Vec::new();
+    for (name, dump) in [("plain", &plain), ("gz", &gz)] {
+        let bench = dir.path().join(name);
+        let mut copies = Copies::new(&format!("swt_gz{name}"));
+        let ns = copies.add(kind, &url, "shop");
+        run(&mut import_command(
+            kind, &url, dump, &bench, "shop", &copies,
+        ));
+        let report = json(&bench.join("database/import-report.json"));
+        assert_eq!(report["databases"][0]["complete"], true, "{name}: {report}");
+        loaded.push(rows(&url, &ns, &["shop", "item"]));
+        // Importing again: nothing to do.
+        let again = run(&mut import_command(
+            kind, &url, dump, &bench, "shop", &copies,
+        ));
+        assert!(again.contains("nothing to do"), "{name}: {again}");
+    }
+    assert_eq!(loaded[0], loaded[1]);
+    assert!(!loaded[0][1].is_empty());
+    // An archive, gzipped: refused, saying so.
+    let archive = std::fs::read(fixture("shop_archive_postgres.tar")).unwrap();
+    let tgz = dir.path().join("shop.tar.gz");
+    std::fs::write(&tgz, gzipped(&archive)).unwrap();
+    let stderr = refused(kind, &url, &tgz, &dir.path().join("bench_tgz"));
+    assert!(stderr.contains("unpack it first"), "{stderr}");
+}

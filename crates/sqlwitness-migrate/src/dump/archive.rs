@@ -40,7 +40,7 @@ pub(super) fn format_of(path: &Path) -> std::io::Result<DumpFormat> {
     Ok(format_of_bytes(&head))
 }
 
-fn format_of_bytes(head: &[u8]) -> DumpFormat {
+pub(super) fn format_of_bytes(head: &[u8]) -> DumpFormat {
     if head.starts_with(b"PGDMP") {
         DumpFormat::Custom
     } else if head.starts_with(b"PK\x03\x04") {

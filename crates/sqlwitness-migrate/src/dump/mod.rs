@@ -324,9 +324,74 @@ fn head(text: &str) -> String {
     }
 }
 
-/// What a dump's text is read from: a file, or a span of one (an
-/// archive's member).
-type Input = BufReader<Take<File>>;
+/// What a dump's text is read from: a file, a span of one (an archive's
+/// member), or a gzip file's text, decompressed as it is read.
+enum Input {
+    File(BufReader<Take<File>>),
+    Gzip(BufReader<flate2::read::MultiGzDecoder<File>>),
+}
+
+impl std::io::Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Input::File(r) => r.read(buf),
+            Input::Gzip(r) => r.read(buf),
+        }
+    }
+}
+
+impl std::io::BufRead for Input {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        match self {
+            Input::File(r) => r.fill_buf(),
+            Input::Gzip(r) => r.fill_buf(),
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        match self {
+            Input::File(r) => r.consume(n),
+            Input::Gzip(r) => r.consume(n),
+        }
+    }
+}
+
+/// The bytes `start..start + len` of the file at `path`, as an [`Input`].
+fn open_input(path: &Path, start: u64, len: u64) -> std::io::Result<Input> {
+    archive::open_span(path, start, len).map(Input::File)
+}
+
+/// The text of the gzip file at `path`, decompressed as it is read; a
+/// gzip file holding an archive rather than SQL text is refused (an
+/// archive's members are read in place, which a compressed one does not
+/// allow).
+fn gzip_input(path: &Path) -> Result<Input, BenchError> {
+    let io = |source| BenchError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let open = || -> std::io::Result<BufReader<flate2::read::MultiGzDecoder<File>>> {
+        Ok(BufReader::with_capacity(
+            1 << 16,
+            flate2::read::MultiGzDecoder::new(File::open(path)?),
+        ))
+    };
+    let mut head = Vec::with_capacity(512);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(open().map_err(io)?, 512),
+        &mut head,
+    )
+    .map_err(io)?;
+    if archive::format_of_bytes(&head) != archive::DumpFormat::Plain {
+        return Err(BenchError::format(
+            path,
+            "archive",
+            "a gzip file holding an archive, not SQL text: unpack it first (gunzip) and \
+             import the archive it holds",
+        ));
+    }
+    open().map(Input::Gzip).map_err(io)
+}
 
 /// The dump's text, ready to read, and the files it may read besides.
 struct Script {
@@ -335,9 +400,9 @@ struct Script {
 }
 
 /// The text of the dump at `path`: the file itself, or the `restore.sql`
-/// of a pg_dump tar archive (whose `$$PATH$$` names its members). A
-/// pg_dump custom-format archive and a compressed file are refused, saying
-/// how to make them text.
+/// of a pg_dump tar archive (whose `$$PATH$$` names its members), or a
+/// gzip file's text. A pg_dump custom-format archive and another
+/// compressed file are refused, saying how to make them text.
 fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
     let io = |source| BenchError::Io {
         path: path.to_path_buf(),
@@ -353,6 +418,11 @@ fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
                 path.display()
             ),
         )),
+        // A gzip file of SQL text (`employees.sql.gz`): read as its text.
+        archive::DumpFormat::Compressed("gunzip") => Ok(Script {
+            items: Splitter::new(gzip_input(path)?, dialect),
+            files: Files::beside(path, open_input),
+        }),
         archive::DumpFormat::Compressed(tool) => Err(BenchError::format(
             path,
             "archive",
@@ -370,17 +440,17 @@ fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
             let tar = archive::TarDump::open(path)?;
             let script = tar.script();
             let (start, size) = (script.start, script.size);
-            let items = Splitter::new(archive::open_span(path, start, size).map_err(io)?, dialect)
+            let items = Splitter::new(open_input(path, start, size).map_err(io)?, dialect)
                 .with_line_sizer(split::span_line_sizer(path.to_path_buf(), start, size));
             Ok(Script {
                 items,
-                files: Files::in_archive(tar, archive::open_span),
+                files: Files::in_archive(tar, open_input),
             })
         }
         archive::DumpFormat::Plain => Ok(Script {
-            items: Splitter::new(archive::open_span(path, 0, u64::MAX).map_err(io)?, dialect)
+            items: Splitter::new(open_input(path, 0, u64::MAX).map_err(io)?, dialect)
                 .with_line_sizer(split::file_line_sizer(path.to_path_buf())),
-            files: Files::beside(path, archive::open_span),
+            files: Files::beside(path, open_input),
         }),
     }
 }
