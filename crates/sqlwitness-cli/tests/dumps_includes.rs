@@ -418,3 +418,36 @@ fn load_data_reaching_outside_the_dump_is_refused_by_line() {
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }
+
+/// A `LOAD DATA LOCAL INFILE` file larger than one `INSERT` (several MB)
+/// is read a piece at a time and sent as several statements: every row
+/// arrives.
+#[test]
+fn a_load_data_file_of_many_statements_loads_every_row() {
+    let ran = sqlwitness_testkit::for_each_server(Some(Adapter::Mysql), |kind, url| {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("dump");
+        std::fs::create_dir_all(&src).unwrap();
+        let mut rows = String::new();
+        for i in 0..60_000 {
+            rows.push_str(&format!("{i}\tname {i} with some text to make it longer\n"));
+        }
+        std::fs::write(src.join("rows.tsv"), rows).unwrap();
+        std::fs::write(
+            src.join("big.sql"),
+            "CREATE TABLE big (id INT PRIMARY KEY, name VARCHAR(64));\n\
+             LOAD DATA LOCAL INFILE 'rows.tsv' INTO TABLE big;\n",
+        )
+        .unwrap();
+        let bench = dir.path().join("bench");
+        let mut copies = Copies::new("swt_lddbig");
+        let ns = copies.add(kind, url, "big");
+        imported(kind, url, &src.join("big.sql"), &bench, "big", &copies);
+        let counted = admin::texts(
+            url,
+            &format!("SELECT CONCAT(count(*), '|', sum(id)) FROM `{ns}`.`big`"),
+        );
+        assert_eq!(counted, ["60000|1799970000"], "{kind}");
+    });
+    assert!(ran > 0 || !sqlwitness_testkit::required());
+}

@@ -413,22 +413,104 @@ fn one_char(s: Vec<u8>, what: &str) -> Result<Option<u8>, NotRead> {
 pub type Field = Option<Vec<u8>>;
 
 /// The records of `data` as `spec` reads them, after its ignored lines.
-pub fn records(data: &[u8], spec: &LoadData) -> Vec<Vec<Field>> {
-    let mut reader = Reader { data, at: 0, spec };
+#[cfg(test)]
+fn records(data: &[u8], spec: &LoadData) -> Vec<Vec<Field>> {
+    let mut stream = Records::new(data, spec);
     let mut out = Vec::new();
-    let mut skipped = 0;
-    while reader.at < data.len() {
-        if !reader.skip_to_start() {
-            break;
-        }
-        let record = reader.record();
-        if skipped < spec.ignore_lines {
-            skipped += 1;
-            continue;
-        }
-        out.push(record);
+    while let Ok(Some(r)) = stream.next_record() {
+        out.push(r);
     }
     out
+}
+
+/// The records of a file as `spec` reads them, after its ignored lines,
+/// read a piece at a time: what is held is the record being read and the
+/// piece of the file after it.
+pub struct Records<'a, R> {
+    reader: R,
+    spec: &'a LoadData,
+    buf: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    skipped: u64,
+    /// The least read at a time.
+    piece: usize,
+}
+
+impl<'a, R: std::io::Read> Records<'a, R> {
+    pub fn new(reader: R, spec: &'a LoadData) -> Self {
+        Records {
+            reader,
+            spec,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+            skipped: 0,
+            piece: 1 << 20,
+        }
+    }
+
+    #[cfg(test)]
+    fn with_piece(mut self, piece: usize) -> Self {
+        self.piece = piece;
+        self
+    }
+
+    /// The next record; `None` at the end of the file.
+    pub fn next_record(&mut self) -> std::io::Result<Option<Vec<Field>>> {
+        loop {
+            if self.pos >= self.buf.len() {
+                if self.eof {
+                    return Ok(None);
+                }
+                self.fill()?;
+                continue;
+            }
+            let mut r = Reader {
+                data: &self.buf[self.pos..],
+                at: 0,
+                spec: self.spec,
+            };
+            // A record the piece read so far cuts is read again, whole,
+            // once more of the file is there.
+            if !r.skip_to_start() {
+                if self.eof {
+                    self.pos = self.buf.len();
+                    return Ok(None);
+                }
+                self.fill()?;
+                continue;
+            }
+            let (record, whole) = r.record();
+            if !whole && !self.eof {
+                self.fill()?;
+                continue;
+            }
+            self.pos += r.at;
+            if self.skipped < self.spec.ignore_lines {
+                self.skipped += 1;
+                continue;
+            }
+            return Ok(Some(record));
+        }
+    }
+
+    /// Reads the next piece of the file (at least as much as is held, so
+    /// that a long record is read again only a few times).
+    fn fill(&mut self) -> std::io::Result<()> {
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        let want = self.buf.len().max(self.piece);
+        let before = self.buf.len();
+        let got = std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut self.reader, want as u64),
+            &mut self.buf,
+        )?;
+        if got == 0 || self.buf.len() - before < want {
+            self.eof = true;
+        }
+        Ok(())
+    }
 }
 
 struct Reader<'a> {
@@ -461,15 +543,17 @@ impl Reader<'_> {
         }
     }
 
-    /// One record, up to and past the line terminator.
-    fn record(&mut self) -> Vec<Field> {
+    /// One record, up to and past the line terminator; whether it ended
+    /// at one (else at the end of the data read so far).
+    fn record(&mut self) -> (Vec<Field>, bool) {
         let mut fields = Vec::new();
         loop {
             let (field, end) = self.field();
             fields.push(field);
             match end {
                 End::Field => continue,
-                End::Line | End::Data => return fields,
+                End::Line => return (fields, true),
+                End::Data => return (fields, false),
             }
         }
     }
@@ -577,15 +661,15 @@ fn unescape(c: u8) -> u8 {
     }
 }
 
-/// The `INSERT` statements (each at most about `max_bytes` long) that put
-/// `records` into the table as `LOAD DATA LOCAL` would.
-pub fn inserts(spec: &LoadData, records: &[Vec<Field>], max_bytes: usize) -> Vec<String> {
+/// The head of every `INSERT` of `spec`'s rows (`INSERT IGNORE INTO t
+/// (cols) VALUES `).
+pub fn insert_head(spec: &LoadData) -> String {
     let verb = if spec.replace {
         "REPLACE"
     } else {
         "INSERT IGNORE"
     };
-    let head = if spec.columns.is_empty() {
+    if spec.columns.is_empty() {
         format!("{verb} INTO {} VALUES ", spec.table)
     } else {
         format!(
@@ -593,24 +677,57 @@ pub fn inserts(spec: &LoadData, records: &[Vec<Field>], max_bytes: usize) -> Vec
             spec.table,
             spec.columns.join(", ")
         )
-    };
-    let mut out = Vec::new();
-    let mut stmt = String::new();
-    for r in records {
-        let row = row_values(spec, r);
-        if !stmt.is_empty() && stmt.len() + row.len() > max_bytes {
-            out.push(std::mem::take(&mut stmt));
+    }
+}
+
+/// `INSERT` statements of at most about `max_bytes`, built a record at a
+/// time.
+pub struct Batch<'a> {
+    spec: &'a LoadData,
+    head: &'a str,
+    max_bytes: usize,
+    stmt: String,
+}
+
+impl<'a> Batch<'a> {
+    pub fn new(spec: &'a LoadData, head: &'a str, max_bytes: usize) -> Self {
+        Batch {
+            spec,
+            head,
+            max_bytes,
+            stmt: String::new(),
         }
-        if stmt.is_empty() {
-            stmt.push_str(&head);
+    }
+
+    /// Adds a record; the statement before it when it would grow past the
+    /// limit.
+    pub fn push(&mut self, record: &[Field]) -> Option<String> {
+        let row = row_values(self.spec, record);
+        let full = (!self.stmt.is_empty() && self.stmt.len() + row.len() > self.max_bytes)
+            .then(|| std::mem::take(&mut self.stmt));
+        if self.stmt.is_empty() {
+            self.stmt.push_str(self.head);
         } else {
-            stmt.push_str(", ");
+            self.stmt.push_str(", ");
         }
-        stmt.push_str(&row);
+        self.stmt.push_str(&row);
+        full
     }
-    if !stmt.is_empty() {
-        out.push(stmt);
+
+    /// The last statement, if any record is left.
+    pub fn finish(self) -> Option<String> {
+        (!self.stmt.is_empty()).then_some(self.stmt)
     }
+}
+
+/// The `INSERT` statements (each at most about `max_bytes` long) that put
+/// `records` into the table as `LOAD DATA LOCAL` would.
+#[cfg(test)]
+fn inserts(spec: &LoadData, records: &[Vec<Field>], max_bytes: usize) -> Vec<String> {
+    let head = insert_head(spec);
+    let mut batch = Batch::new(spec, &head, max_bytes);
+    let mut out: Vec<String> = records.iter().filter_map(|r| batch.push(r)).collect();
+    out.extend(batch.finish());
     out
 }
 
@@ -735,6 +852,31 @@ mod tests {
         let sql = inserts(&spec, &r, 10);
         assert_eq!(sql.len(), 2);
         assert!(records(b"", &spec).is_empty());
+    }
+
+    #[test]
+    fn records_read_a_piece_at_a_time_are_the_records_read_whole() {
+        let spec = parse(
+            "LOAD DATA LOCAL INFILE 'f' INTO TABLE t FIELDS TERMINATED BY ',' \
+             OPTIONALLY ENCLOSED BY '\"' LINES TERMINATED BY '\r\n' IGNORE 1 LINES",
+        )
+        .unwrap();
+        let mut data = b"h\r\n".to_vec();
+        for i in 0..20_000 {
+            data.extend_from_slice(format!("{i},\"a, \"\"b\\\\\",\\N\r\n").as_bytes());
+        }
+        let whole = records(&data, &spec);
+        assert_eq!(whole.len(), 20_000);
+        assert_eq!(whole[7], fields(&[Some("7"), Some("a, \"b\\"), None]));
+        // Pieces of a few bytes cut records, quotes, escapes and
+        // terminators at every place.
+        let mut stream = Records::new(&data[..], &spec).with_piece(5);
+        let mut n = 0;
+        while let Some(r) = stream.next_record().unwrap() {
+            assert_eq!(r, whole[n]);
+            n += 1;
+        }
+        assert_eq!(n, whole.len());
     }
 
     #[test]

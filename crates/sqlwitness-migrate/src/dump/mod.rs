@@ -24,6 +24,9 @@ mod export;
 mod freshness;
 mod key_checks;
 mod load_data;
+
+/// The length of each `INSERT` a `LOAD DATA LOCAL INFILE` is sent as.
+const LOAD_DATA_BATCH: usize = 1 << 20;
 mod policy;
 mod reading;
 mod session;
@@ -511,7 +514,7 @@ pub fn check_dump(
         };
         match decision {
             Decision::Run | Decision::Create { .. } => {}
-            Decision::RunAs { note: why, .. } | Decision::RunEach { note: why, .. } => {
+            Decision::RunAs { note: why, .. } | Decision::LoadData { note: why, .. } => {
                 out.rewritten.push(note(why))
             }
             Decision::Skip(why) => out.skipped.push(note(why)),
@@ -955,7 +958,9 @@ impl LoadState<'_> {
                     self.ends.push(end);
                 }
             }),
-            Decision::RunEach { sql, .. } => sql.into_iter().try_for_each(|s| ns.run(s, limit)),
+            Decision::LoadData {
+                spec, path, head, ..
+            } => self.load_data(ns, &spec, &path, &head, line, shown)?,
             Decision::Create { kind, name, sql } => {
                 match ns.run(sql.unwrap_or(text), limit) {
                     Ok(()) => self.loaded.statements += 1,
@@ -994,6 +999,39 @@ impl LoadState<'_> {
             }
             Err(e) => Err(self.fail(line, shown, e)),
         }
+    }
+
+    /// The rows of the file at `path`, read as `spec` says, sent as the
+    /// `INSERT`s that start with `head`, a piece of the file at a time: the
+    /// server's answer, or the load's error when the file cannot be read.
+    fn load_data(
+        &self,
+        ns: &mut dyn DumpNamespace,
+        spec: &load_data::LoadData,
+        path: &Path,
+        head: &str,
+        line: usize,
+        shown: &str,
+    ) -> Result<Result<(), sqlwitness_core::DbError>, BenchError> {
+        let unreadable = |e: std::io::Error| {
+            format_error(
+                path,
+                line,
+                format!("`{shown}`: its file cannot be read: {e}"),
+            )
+        };
+        let file = File::open(path).map_err(unreadable)?;
+        let mut records = load_data::Records::new(BufReader::with_capacity(1 << 16, file), spec);
+        let mut batch = load_data::Batch::new(spec, head, LOAD_DATA_BATCH);
+        let limit = self.opts.statement_limit;
+        while let Some(record) = records.next_record().map_err(unreadable)? {
+            if let Some(sql) = batch.push(&record) {
+                if let Err(e) = ns.run(sql, limit) {
+                    return Ok(Err(e));
+                }
+            }
+        }
+        Ok(batch.finish().map_or(Ok(()), |sql| ns.run(sql, limit)))
     }
 
     /// A `COPY … FROM stdin` with its data from `items`: the server's

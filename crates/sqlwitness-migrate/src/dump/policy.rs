@@ -41,11 +41,13 @@ pub enum Decision {
         /// (the same text once, however many statements ask for it).
         at_end: Option<String>,
     },
-    /// Runs each of `sql` in order instead of the statement as written (the
-    /// mysql client's `LOAD DATA LOCAL INFILE` as the `INSERT`s of its
-    /// file's rows); why (for the import report).
-    RunEach {
-        sql: Vec<String>,
+    /// The mysql client's `LOAD DATA LOCAL INFILE`, run as the `INSERT`s
+    /// (each starting `head`) of the rows of the file at `path`, read as
+    /// `spec` says; why (for the import report).
+    LoadData {
+        spec: Box<super::load_data::LoadData>,
+        path: std::path::PathBuf,
+        head: String,
         note: String,
     },
     /// Not run; why (for the import report).

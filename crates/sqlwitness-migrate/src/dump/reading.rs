@@ -31,9 +31,6 @@ use super::split::{
     file_line_sizer, span_line_sizer, DumpDialect, Item, Lexing, LineSizer, SplitError, Splitter,
 };
 
-/// The length of each `INSERT` a `LOAD DATA LOCAL INFILE` is sent as.
-const LOAD_DATA_BATCH: usize = 1 << 20;
-
 /// Whether `text` is a `LOAD DATA` statement (any comment before it
 /// aside).
 fn is_load_data(text: &str) -> bool {
@@ -316,43 +313,47 @@ impl<R: BufRead> Reading<R> {
         // The mysql client reads the file from its working folder, for
         // which the dump's folder stands.
         let path = inside(&files.root, &files.root, &spec.file, &refused)?;
-        let mut data = Vec::new();
-        (files.open)(&path, 0, u64::MAX)
-            .and_then(|mut r| r.read_to_end(&mut data))
-            .map_err(|e| refused(e.to_string()))?;
         if !self.included.contains(&path) {
             self.included.push(path.clone());
         }
-        let records = load_data::records(&data, &spec);
-        drop(data);
-        let mut sql = Vec::new();
-        for insert in load_data::inserts(&spec, &records, LOAD_DATA_BATCH) {
-            // What the server is sent is an `INSERT` into the dump's own
-            // table, as the policy reads it.
-            match classify(self.dialect, &mut self.ctx.clone(), &insert) {
-                Decision::Run => sql.push(insert),
-                Decision::RunAs { sql: s, .. } => sql.push(s),
-                Decision::Refuse(why) => return Ok(piece(text, Decision::Refuse(why))),
-                other => {
-                    return Ok(piece(
-                        text,
-                        Decision::Refuse(format!("LOAD DATA into `{}`: {other:?}", spec.table)),
-                    ))
-                }
-            }
-        }
-        let note = format!(
-            "run as {} {} of the {} rows of {}, as the mysql client's LOAD DATA LOCAL sends them",
-            sql.len(),
-            if spec.replace {
-                "REPLACE statements"
-            } else {
-                "INSERT IGNORE statements"
+        // What the server is sent is an `INSERT` into the dump's own table,
+        // as the policy reads it (a qualifier naming the dump's own
+        // database left out as in its statements).
+        let head = load_data::insert_head(&spec);
+        let template = format!("{head}(NULL)");
+        let head = match classify(self.dialect, &mut self.ctx.clone(), &template) {
+            Decision::Run => head,
+            Decision::RunAs { sql, .. } => match sql.rfind(" VALUES ") {
+                Some(i) => sql[..i + " VALUES ".len()].to_string(),
+                None => return Ok(piece(text, Decision::Refuse(format!("`{sql}`")))),
             },
-            records.len(),
+            Decision::Refuse(why) => return Ok(piece(text, Decision::Refuse(why))),
+            other => {
+                return Ok(piece(
+                    text,
+                    Decision::Refuse(format!("LOAD DATA into `{}`: {other:?}", spec.table)),
+                ))
+            }
+        };
+        let note = format!(
+            "run as {} statements of the rows of {}, as the mysql client's LOAD DATA LOCAL sends \
+             them",
+            if spec.replace {
+                "REPLACE"
+            } else {
+                "INSERT IGNORE"
+            },
             path.display()
         );
-        Ok(piece(text, Decision::RunEach { sql, note }))
+        Ok(piece(
+            text,
+            Decision::LoadData {
+                spec: Box::new(spec),
+                path,
+                head,
+                note,
+            },
+        ))
     }
 
     /// The file of rows `copy` names, opened (its `COPY` is on `line`).
