@@ -593,6 +593,25 @@ fn is_spatial(t: &str) -> bool {
 const COPIED_ENGINES: [&str; 4] = ["innodb", "myisam", "aria", "memory"];
 
 impl MysqlDumpNamespace {
+    /// The rows of the loaded `table` into `target` (quoted) over the
+    /// quoted columns `names`, as the dump's load left them: a zero date or
+    /// a value its own `sql_mode` allowed is copied as it is (the columns
+    /// are of the same types; the checksums after it see any change).
+    fn copy_rows(&mut self, target: &str, table: &str, names: &[String]) -> Result<(), DbError> {
+        self.admin_exec(
+            "SET @sw_copy_mode = @@SESSION.sql_mode, \
+             SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'"
+                .into(),
+        )?;
+        let copied = self.admin_exec(format!(
+            "INSERT INTO {target} ({list}) SELECT {list} FROM {}",
+            self.qualified(table),
+            list = names.join(", ")
+        ));
+        self.admin_exec("SET SESSION sql_mode = @sw_copy_mode".into())?;
+        copied
+    }
+
     fn admin_exec(&mut self, sql: String) -> Result<(), DbError> {
         self.rt
             .block_on(self.admin.execute(AssertSqlSafe(sql)))
@@ -1063,21 +1082,7 @@ impl ServerSource for MysqlDumpNamespace {
         } else {
             self.admin_exec(plain)?;
         }
-        // The rows as the dump's load left them: a zero date or a value its
-        // own `sql_mode` allowed is copied as it is (the columns are of the
-        // same types; the checksums below see any change).
-        self.admin_exec(
-            "SET @sw_copy_mode = @@SESSION.sql_mode, \
-             SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'"
-                .into(),
-        )?;
-        let copied = self.admin_exec(format!(
-            "INSERT INTO {target} ({list}) SELECT {list} FROM {}",
-            self.qualified(&table.name),
-            list = names.join(", ")
-        ));
-        self.admin_exec("SET SESSION sql_mode = @sw_copy_mode".into())?;
-        copied?;
+        self.copy_rows(&target, &table.name, &names)?;
         let (rows_source, checksum_source) =
             self.checksum(true, &self.qualified(&table.name), &names)?;
         let (rows_target, checksum_target) = self.checksum(false, &target, &names)?;

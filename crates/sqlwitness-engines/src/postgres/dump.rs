@@ -759,39 +759,7 @@ impl PgDumpNamespace {
             let mut sql_type = if type_schema == "pg_catalog" {
                 formatted.clone()
             } else if typtype == "e" {
-                let key = (ns.to_string(), typname.clone());
-                match self.enums.get(&key) {
-                    Some((made, known)) if *made == oid => labels = known.clone(),
-                    Some(_) => {
-                        return Err(DbError::refused(format!(
-                            "column {name}: two enum types named {typname} in the dump"
-                        )))
-                    }
-                    None => {
-                        labels = rt
-                            .block_on(
-                                sqlx::query_scalar(
-                                    "SELECT enumlabel::text FROM pg_enum WHERE enumtypid = $1::oid \
-                                     ORDER BY enumsortorder",
-                                )
-                                .bind(oid)
-                                .fetch_all(&mut *inside),
-                            )
-                            .map_err(pg_error)?;
-                        let list = labels
-                            .iter()
-                            .map(|v| literal(v, false))
-                            .collect::<Vec<_>>()
-                            .join(", ");
-                        rt.block_on(self.admin.execute(AssertSqlSafe(format!(
-                            "CREATE TYPE {}.{} AS ENUM ({list})",
-                            quote(ns),
-                            quote(&typname)
-                        ))))
-                        .map_err(pg_error)?;
-                        self.enums.insert(key, (oid, labels.clone()));
-                    }
-                }
+                labels = self.enum_in_copy(ns, &name, &typname, oid)?;
                 format!("{}.{}", quote(ns), quote(&typname))
             } else {
                 // No form outside the dump's database: its text, as the
@@ -827,6 +795,52 @@ impl PgDumpNamespace {
             });
         }
         Ok(out)
+    }
+
+    /// The labels of the dump's enum type `typname` (`oid`), in their
+    /// order, the type made in the copy's namespace `ns` on first use.
+    fn enum_in_copy(
+        &mut self,
+        ns: &str,
+        column: &str,
+        typname: &str,
+        oid: i64,
+    ) -> Result<Vec<String>, DbError> {
+        let key = (ns.to_string(), typname.to_string());
+        match self.enums.get(&key) {
+            Some((made, known)) if *made == oid => return Ok(known.clone()),
+            Some(_) => {
+                return Err(DbError::refused(format!(
+                    "column {column}: two enum types named {typname} in the dump"
+                )))
+            }
+            None => {}
+        }
+        let rt = &self.rt;
+        let inside = src(&self.reads, &mut self.reader, &mut self.inside)?;
+        let labels: Vec<String> = rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT enumlabel::text FROM pg_enum WHERE enumtypid = $1::oid \
+                     ORDER BY enumsortorder",
+                )
+                .bind(oid)
+                .fetch_all(&mut *inside),
+            )
+            .map_err(pg_error)?;
+        let list = labels
+            .iter()
+            .map(|v| literal(v, false))
+            .collect::<Vec<_>>()
+            .join(", ");
+        rt.block_on(self.admin.execute(AssertSqlSafe(format!(
+            "CREATE TYPE {}.{} AS ENUM ({list})",
+            quote(ns),
+            quote(typname)
+        ))))
+        .map_err(pg_error)?;
+        self.enums.insert(key, (oid, labels.clone()));
+        Ok(labels)
     }
 
     fn admin_exec(&mut self, sql: String) -> Result<(), DbError> {
