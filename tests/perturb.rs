@@ -459,6 +459,34 @@ fn bad_input_names_the_file_and_the_place() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// Drops, on each server, the copies of every database of a perturbed
+/// set (`set`: its database folder) made under `prefix`.
+struct SetCopies {
+    servers: Vec<(sqlwitness_core::EngineKind, String)>,
+    prefix: String,
+    set: PathBuf,
+}
+
+impl Drop for SetCopies {
+    fn drop(&mut self) {
+        let Ok(entries) = std::fs::read_dir(&self.set) else {
+            return;
+        };
+        let ids: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        for (kind, url) in &self.servers {
+            let target = sqlwitness_migrate::MigrationTarget::new(*kind, url.as_str());
+            for id in &ids {
+                let ns = format!("{}{id}", self.prefix);
+                let _ = sqlwitness_migrate::drop_namespace(&target, &ns);
+            }
+        }
+    }
+}
+
 #[test]
 fn perturbed_sets_migrate_and_verify_on_the_servers() {
     let servers = servers();
@@ -469,6 +497,14 @@ fn perturbed_sets_migrate_and_verify_on_the_servers() {
     let db = unique_name("ptc");
     let bench = mini_bench(tmp.path(), &db);
     let out = tmp.path().join("set");
+    // The set's copies are made under a prefix of the test's own and
+    // dropped at the end, however it ends.
+    let prefix = format!("{}_", unique_name("swt_ptc"));
+    let _copies = SetCopies {
+        servers: servers.clone(),
+        prefix: prefix.clone(),
+        set: out.join("database"),
+    };
     let mut args = s(&[
         "perturb",
         "--kind",
@@ -489,6 +525,7 @@ fn perturbed_sets_migrate_and_verify_on_the_servers() {
     a.push(engines.join(","));
     a.push("--log-dir".into());
     a.push(p(&tmp.path().join("logs")));
+    a.extend(["--namespace-prefix".into(), prefix.clone()]);
     a.extend(server_args(&servers));
     ok(&a);
     // The gold self-check on every engine.
@@ -498,6 +535,7 @@ fn perturbed_sets_migrate_and_verify_on_the_servers() {
     e.push(format!("sqlite,{}", engines.join(",")));
     e.push("--out".into());
     e.push(p(&tmp.path().join("eval")));
+    e.extend(["--namespace-prefix".into(), prefix.clone()]);
     e.extend(server_args(&servers));
     ok(&e);
     let report = read_json(&tmp.path().join("eval/report.json"));
