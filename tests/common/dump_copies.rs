@@ -137,9 +137,16 @@ pub fn client(name: &str) -> bool {
 /// when one is given (where the dump's `source` commands find their
 /// files).
 pub fn mysql_client(url: &str, sql: &str, dir: Option<&Path>) -> Output {
+    mysql_client_with(url, sql, dir, &[])
+}
+
+/// [`mysql_client`] with the client's own options `options` first
+/// (`--local-infile=1`).
+pub fn mysql_client_with(url: &str, sql: &str, dir: Option<&Path>, options: &[&str]) -> Output {
     let u = url::Url::parse(url).unwrap();
     let mut cmd = Command::new("mysql");
-    cmd.arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
+    cmd.args(options)
+        .arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
         .arg(format!("--port={}", u.port().unwrap_or(3306)))
         .arg(format!("--user={}", u.username()));
     if let Some(p) = u.password() {

@@ -22,7 +22,9 @@ use std::process::Command;
 
 use sqlwitness_dialect::Adapter;
 
-use dump_copies::{client, fixture, import_command, json, mysql_client, postgres, run, Copies};
+use dump_copies::{
+    client, fixture, import_command, json, mysql_client, mysql_client_with, postgres, run, Copies,
+};
 
 /// Copies the fixture folder `name` into `into` (the test's own, to edit).
 fn copy_folder(name: &str, into: &Path) {
@@ -312,7 +314,7 @@ fn a_mysql_dump_loading_data_files_beside_it_loads_as_the_mysql_client_loads_it(
         let db = sqlwitness_testkit::unique_name("swt_pubmen");
         admin::exec(url, &format!("CREATE DATABASE `{db}`"));
         let text = format!("USE `{db}`;\n{}", std::fs::read_to_string(&dump).unwrap());
-        let loaded = mysql_client_local_infile(url, &text, dump.parent().unwrap());
+        let loaded = mysql_client_with(url, &text, dump.parent(), &["--local-infile=1"]);
         let published = loaded.status.success().then(|| menagerie_rows(url, &db));
         admin::exec(url, &format!("DROP DATABASE IF EXISTS `{db}`"));
         let published = published.unwrap_or_else(|| panic!("{kind}: mysql: {loaded:?}"));
@@ -325,33 +327,6 @@ fn a_mysql_dump_loading_data_files_beside_it_loads_as_the_mysql_client_loads_it(
         assert_eq!(n, expected_pets as i64, "{kind}");
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
-}
-
-/// The mysql client with its local files allowed (`--local-infile=1`),
-/// reading `sql` from the folder `dir`.
-fn mysql_client_local_infile(url: &str, sql: &str, dir: &Path) -> std::process::Output {
-    let u = url::Url::parse(url).unwrap();
-    let mut cmd = Command::new("mysql");
-    cmd.arg("--local-infile=1")
-        .arg(format!("--host={}", u.host_str().unwrap_or("127.0.0.1")))
-        .arg(format!("--port={}", u.port().unwrap_or(3306)))
-        .arg(format!("--user={}", u.username()))
-        .current_dir(dir)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    if let Some(p) = u.password() {
-        cmd.env("MYSQL_PWD", p);
-    }
-    let mut child = cmd.spawn().unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(sql.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// `LOAD DATA` the loader does not follow is refused before anything

@@ -611,9 +611,9 @@ fn decode_cell(row: &MySqlRow, i: usize) -> Value {
         Err(e) => return Value::Text(format!("<undecodable: {e}>")),
     };
     let type_name = raw.type_info().name().to_string();
+    let date_like = matches!(type_name.as_str(), "DATE" | "DATETIME" | "TIMESTAMP");
     if raw.is_null() {
         // The driver reads a zero date as NULL; MySQL shows it.
-        let date_like = matches!(type_name.as_str(), "DATE" | "DATETIME" | "TIMESTAMP");
         let zero = date_like
             .then(|| row.try_get_unchecked::<Vec<u8>, _>(i).ok())
             .flatten()
@@ -667,7 +667,6 @@ fn decode_cell(row: &MySqlRow, i: usize) -> Value {
     };
     typed.unwrap_or_else(|_| {
         let bytes = row.try_get_unchecked::<Vec<u8>, _>(i).ok();
-        let date_like = matches!(type_name.as_str(), "DATE" | "DATETIME" | "TIMESTAMP");
         if let Some(v) = bytes
             .as_deref()
             .filter(|_| date_like)

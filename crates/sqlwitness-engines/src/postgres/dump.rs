@@ -697,6 +697,15 @@ fn qualified(l: &Located) -> String {
     format!("{}.{}", quote(&l.schema), quote(&l.relation))
 }
 
+/// SQL true when the object `oid` of the catalogue `catalog` is not a
+/// member of an extension.
+fn not_of_extension(oid: &str, catalog: &str) -> String {
+    format!(
+        "NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = {oid} \
+         AND d.classid = '{catalog}'::regclass AND d.deptype = 'e')"
+    )
+}
+
 /// The order-independent checksum of the rows of `from` over the quoted
 /// columns `cols`, as the server renders them as text: the row count and
 /// the sum of each row's MD5 cut to 60 bits.
@@ -1101,6 +1110,10 @@ impl ServerSource for PgDumpNamespace {
 
     fn other_objects(&mut self) -> Result<Vec<String>, DbError> {
         let scope = self.schemas_read();
+        // An extension's objects are the extension's: listed as it.
+        let own_proc = not_of_extension("p.oid", "pg_proc");
+        let own_operator = not_of_extension("o.oid", "pg_operator");
+        let own_cast = not_of_extension("k.oid", "pg_cast");
         let rt = &self.rt;
         let conn = src(&self.reads, &mut self.reader, &mut self.inside)?;
         let rows: Vec<String> = rt
@@ -1118,21 +1131,18 @@ impl ServerSource for PgDumpNamespace {
                      UNION ALL \
                      SELECT CASE p.prokind WHEN 'p' THEN 'procedure ' ELSE 'function ' END || n.nspname || '.' || p.proname \
                      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
-                     WHERE {scope} AND NOT EXISTS (SELECT 1 FROM pg_depend d \
-                       WHERE d.objid = p.oid AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e') \
+                     WHERE {scope} AND {own_proc} \
                      UNION ALL \
                      SELECT 'operator ' || n.nspname || '.' || o.oprname || '(' || \
                        format_type(o.oprleft, NULL) || ', ' || format_type(o.oprright, NULL) || ')' \
-                     FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace WHERE {scope} \
-                       AND NOT EXISTS (SELECT 1 FROM pg_depend d \
-                       WHERE d.objid = o.oid AND d.classid = 'pg_operator'::regclass AND d.deptype = 'e') \
+                     FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace \
+                     WHERE {scope} AND {own_operator} \
                      UNION ALL \
                      SELECT 'cast (' || format_type(k.castsource, NULL) || ' AS ' || \
                        format_type(k.casttarget, NULL) || ')' FROM pg_cast k \
                      JOIN pg_type ts ON ts.oid = k.castsource JOIN pg_type tt ON tt.oid = k.casttarget \
                      JOIN pg_namespace n ON n.oid IN (ts.typnamespace, tt.typnamespace) \
-                     WHERE {scope} AND NOT EXISTS (SELECT 1 FROM pg_depend d \
-                       WHERE d.objid = k.oid AND d.classid = 'pg_cast'::regclass AND d.deptype = 'e') \
+                     WHERE {scope} AND {own_cast} \
                      UNION ALL \
                      SELECT CASE t.typtype WHEN 'e' THEN 'enum type ' WHEN 'd' THEN 'domain ' \
                        WHEN 'r' THEN 'range type ' ELSE 'composite type ' END || n.nspname || '.' || t.typname \

@@ -231,12 +231,17 @@ pub(super) fn open_span(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// An archive of `(name, content)` regular files and `(name, target)`
     /// symbolic links.
-    fn archive(dir: &Path, files: &[(&str, &str)], links: &[(&str, &str)]) -> PathBuf {
+    /// (`dir/dump.tar`, written again when it is there.)
+    pub(in crate::dump) fn archive(
+        dir: &Path,
+        files: &[(&str, &str)],
+        links: &[(&str, &str)],
+    ) -> PathBuf {
         let path = dir.join("dump.tar");
         let mut b = tar::Builder::new(File::create(&path).unwrap());
         for (name, content) in files {

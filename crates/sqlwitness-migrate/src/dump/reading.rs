@@ -491,6 +491,7 @@ fn inside(
 
 #[cfg(test)]
 mod tests {
+    use super::super::archive::tests::archive;
     use super::*;
 
     /// What the load gets from the dump at `path`: each piece's line,
@@ -529,24 +530,11 @@ mod tests {
         (out, None, r.included)
     }
 
-    fn archive(path: &Path, files: &[(&str, &str)]) {
-        let mut b = tar::Builder::new(std::fs::File::create(path).unwrap());
-        for (name, content) in files {
-            let mut h = tar::Header::new_ustar();
-            h.set_size(content.len() as u64);
-            h.set_mode(0o600);
-            h.set_cksum();
-            b.append_data(&mut h, name, content.as_bytes()).unwrap();
-        }
-        b.finish().unwrap();
-    }
-
     #[test]
     fn an_archive_copy_is_fed_its_member_up_to_its_end_marker() {
         let dir = tempfile::tempdir().unwrap();
-        let tar = dir.path().join("dump.tar");
-        archive(
-            &tar,
+        let tar = archive(
+            dir.path(),
             &[
                 ("toc.dat", "PGDMP"),
                 ("1.dat", "1\tx\\ty\n2\t\\N\n\\.\n\n\n"),
@@ -557,6 +545,7 @@ mod tests {
                      \\i $$PATH$$/2.dat\nSELECT 1;\n",
                 ),
             ],
+            &[],
         );
         let (pieces, error, included) = read_all(&tar);
         assert_eq!(error, None);
@@ -581,8 +570,9 @@ mod tests {
         assert_eq!(pieces.len(), 4);
         // The script itself is not read again in its place.
         archive(
-            &tar,
+            dir.path(),
             &[("restore.sql", "SELECT 1;\n\\i $$PATH$$/restore.sql\n")],
+            &[],
         );
         let (_, error, _) = read_all(&tar);
         let error = error.unwrap();
