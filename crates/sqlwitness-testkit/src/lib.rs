@@ -269,6 +269,61 @@ pub fn unique_name(prefix: &str) -> String {
     )
 }
 
+/// Writes a zip file at `path` of `(name, bytes, deflated)` members, as
+/// zip tools write them (a dump shipped zipped, for the tests).
+pub fn write_zip(path: &std::path::Path, members: &[(&str, &[u8], bool)]) {
+    let mut out = Vec::new();
+    let mut dir = Vec::new();
+    for (name, bytes, deflated) in members {
+        let mut crc = flate2::Crc::new();
+        crc.update(bytes);
+        let data = if *deflated {
+            use std::io::Write;
+            let mut e = flate2::write::DeflateEncoder::new(Vec::new(), Default::default());
+            e.write_all(bytes).unwrap();
+            e.finish().unwrap()
+        } else {
+            bytes.to_vec()
+        };
+        let method: u16 = if *deflated { 8 } else { 0 };
+        let local = out.len() as u32;
+        let fields = |sig: &[u8], central: bool| {
+            let mut h = sig.to_vec();
+            if central {
+                h.extend_from_slice(&20u16.to_le_bytes());
+            }
+            h.extend_from_slice(&20u16.to_le_bytes());
+            h.extend_from_slice(&0u16.to_le_bytes());
+            h.extend_from_slice(&method.to_le_bytes());
+            h.extend_from_slice(&[0; 4]);
+            h.extend_from_slice(&crc.sum().to_le_bytes());
+            h.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            h.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            h.extend_from_slice(&0u16.to_le_bytes());
+            if central {
+                // Comment length, disk, internal and external attributes.
+                h.extend_from_slice(&[0; 10]);
+                h.extend_from_slice(&local.to_le_bytes());
+            }
+            h.extend_from_slice(name.as_bytes());
+            h
+        };
+        out.extend_from_slice(&fields(b"PK\x03\x04", false));
+        out.extend_from_slice(&data);
+        dir.extend_from_slice(&fields(b"PK\x01\x02", true));
+    }
+    let dir_at = out.len() as u32;
+    out.extend_from_slice(&dir);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(dir.len() as u32).to_le_bytes());
+    out.extend_from_slice(&dir_at.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    std::fs::write(path, out).unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,9 @@
 //! place, streaming, never extracted). The members are found with the `tar`
 //! crate, which reads every header (GNU long names and pax records too);
 //! a member is then read as the span of the archive its header gives.
-//! A custom-format archive (`pg_dump -Fc`, binary) is told apart so that
-//! it is refused by name.
+//! A custom-format archive (`pg_dump -Fc`, binary) and compressed files
+//! are told apart here by their first bytes, and read by their own modules
+//! (`custom`, `unzip`) or refused by name.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -22,7 +23,7 @@ pub(super) enum DumpFormat {
     Plain,
     /// A tar archive (`ustar` at byte 257): pg_dump's `-Ft`.
     Tar,
-    /// pg_dump's custom format (`PGDMP`), which pg_restore alone reads.
+    /// pg_dump's custom format (`PGDMP`).
     Custom,
     /// A compressed file (the PostgreSQL tutorial ships `dvdrental.zip`):
     /// its tool's name.
@@ -86,8 +87,16 @@ pub(super) enum MemberRefused {
 /// holds `restore.sql` (`$$PATH$$`).
 #[derive(Debug, Clone)]
 pub(super) struct TarDump {
-    /// The archive, as named.
+    /// The archive's file, read in place.
     pub path: PathBuf,
+    /// How messages name the archive: as named, or the zip file's member
+    /// it was unpacked from (`dvdrental.zip/dvdrental.tar`).
+    pub shown_as: PathBuf,
+    /// The dump file as given (the archive, or the zip file holding it):
+    /// files the dump reads besides are in its folder.
+    pub dump: PathBuf,
+    /// The file unpacked from a zip, kept while the archive is read.
+    _unpacked: Option<std::sync::Arc<super::unzip::Unpacked>>,
     members: HashMap<String, Member>,
     /// `""`, or the one top-level folder holding `restore.sql`, with its
     /// `/`.
@@ -115,10 +124,22 @@ fn resource_fork(name: &str) -> bool {
 
 impl TarDump {
     /// Reads the headers of the archive at `path`.
+    #[cfg(test)]
     pub fn open(path: &Path) -> Result<TarDump, BenchError> {
+        TarDump::open_unpacked(path, path, path, None)
+    }
+
+    /// Reads the headers of the archive at `path`, named `shown_as`, of
+    /// the dump file `dump` (unpacked from it: `unpacked`).
+    pub fn open_unpacked(
+        path: &Path,
+        shown_as: &Path,
+        dump: &Path,
+        unpacked: Option<std::sync::Arc<super::unzip::Unpacked>>,
+    ) -> Result<TarDump, BenchError> {
         let unreadable = |e: std::io::Error| {
             BenchError::format(
-                path,
+                shown_as,
                 "archive",
                 format!("not a tar archive that can be read: {e}"),
             )
@@ -146,9 +167,12 @@ impl TarDump {
             // A name given twice: the last one, as tar extracts it.
             members.insert(name, member);
         }
-        let base = script_folder(path, &members)?;
+        let base = script_folder(shown_as, &members)?;
         Ok(TarDump {
             path: path.to_path_buf(),
+            shown_as: shown_as.to_path_buf(),
+            dump: dump.to_path_buf(),
+            _unpacked: unpacked,
             members,
             base,
         })
@@ -177,7 +201,7 @@ impl TarDump {
     /// How messages and the report name `member`: the archive, then the
     /// member's name in it (`dvdrental.tar/3057.dat`).
     pub fn shown(&self, member: &Member) -> PathBuf {
-        self.path.join(&member.name)
+        self.shown_as.join(&member.name)
     }
 }
 

@@ -19,6 +19,7 @@
 
 mod archive;
 mod copy_files;
+mod custom;
 mod encoding;
 mod export;
 mod freshness;
@@ -32,6 +33,7 @@ mod reading;
 mod session;
 mod source_copy;
 mod split;
+mod unzip;
 mod views;
 
 use std::fs::File;
@@ -328,10 +330,13 @@ fn head(text: &str) -> String {
 }
 
 /// What a dump's text is read from: a file, a span of one (an archive's
-/// member), or a gzip file's text, decompressed as it is read.
+/// member), a gzip file's text, decompressed as it is read, or the script
+/// a pg_dump custom-format archive holds.
 enum Input {
     File(BufReader<Take<File>>),
     Gzip(BufReader<flate2::read::MultiGzDecoder<File>>),
+    Custom(BufReader<custom::Script>),
+    Zip(BufReader<Box<dyn std::io::Read + Send>>),
 }
 
 impl std::io::Read for Input {
@@ -339,6 +344,8 @@ impl std::io::Read for Input {
         match self {
             Input::File(r) => r.read(buf),
             Input::Gzip(r) => r.read(buf),
+            Input::Custom(r) => r.read(buf),
+            Input::Zip(r) => r.read(buf),
         }
     }
 }
@@ -348,6 +355,8 @@ impl std::io::BufRead for Input {
         match self {
             Input::File(r) => r.fill_buf(),
             Input::Gzip(r) => r.fill_buf(),
+            Input::Custom(r) => r.fill_buf(),
+            Input::Zip(r) => r.fill_buf(),
         }
     }
 
@@ -355,6 +364,8 @@ impl std::io::BufRead for Input {
         match self {
             Input::File(r) => r.consume(n),
             Input::Gzip(r) => r.consume(n),
+            Input::Custom(r) => r.consume(n),
+            Input::Zip(r) => r.consume(n),
         }
     }
 }
@@ -400,32 +411,29 @@ fn gzip_input(path: &Path) -> Result<Input, BenchError> {
 struct Script {
     items: Splitter<Input>,
     files: Files<Input>,
+    /// How messages name the file whose text this is (a zip file's member:
+    /// `shop.zip/shop.sql`).
+    shown: PathBuf,
 }
 
-/// The text of the dump at `path`: the file itself, or the `restore.sql`
-/// of a pg_dump tar archive (whose `$$PATH$$` names its members), or a
-/// gzip file's text. A pg_dump custom-format archive and another
-/// compressed file are refused, saying how to make them text.
+/// The text of the dump at `path`: the file itself, the `restore.sql` of
+/// a pg_dump tar archive (whose `$$PATH$$` names its members), the script
+/// a pg_dump custom-format archive holds, a gzip file's text, or the dump
+/// a zip file holds. Another compressed file is refused, saying how to
+/// make it text.
 fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
     let io = |source| BenchError::Io {
         path: path.to_path_buf(),
         source,
     };
     match archive::format_of(path).map_err(io)? {
-        archive::DumpFormat::Custom => Err(BenchError::format(
-            path,
-            "archive",
-            format!(
-                "a pg_dump custom-format archive (pg_dump -Fc), which only pg_restore reads: \
-                 make it a plain dump with `pg_restore -f plain.sql {}` and import that",
-                path.display()
-            ),
-        )),
         // A gzip file of SQL text (`employees.sql.gz`): read as its text.
         archive::DumpFormat::Compressed("gunzip") => Ok(Script {
             items: Splitter::new(gzip_input(path)?, dialect),
             files: Files::beside(path, open_input),
+            shown: path.to_path_buf(),
         }),
+        archive::DumpFormat::Compressed("unzip") => zip_script(path, dialect),
         archive::DumpFormat::Compressed(tool) => Err(BenchError::format(
             path,
             "archive",
@@ -434,27 +442,150 @@ fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
                  holds"
             ),
         )),
-        archive::DumpFormat::Tar if dialect != DumpDialect::Postgres => Err(BenchError::format(
-            path,
-            "archive",
-            "a tar archive: only PostgreSQL's (pg_dump -Ft) are read",
-        )),
-        archive::DumpFormat::Tar => {
-            let tar = archive::TarDump::open(path)?;
-            let script = tar.script();
-            let (start, size) = (script.start, script.size);
-            let items = Splitter::new(open_input(path, start, size).map_err(io)?, dialect)
-                .with_line_sizer(split::span_line_sizer(path.to_path_buf(), start, size));
-            Ok(Script {
-                items,
-                files: Files::in_archive(tar, open_input),
-            })
-        }
         archive::DumpFormat::Plain => Ok(Script {
             items: Splitter::new(open_input(path, 0, u64::MAX).map_err(io)?, dialect)
                 .with_line_sizer(split::file_line_sizer(path.to_path_buf())),
             files: Files::beside(path, open_input),
+            shown: path.to_path_buf(),
         }),
+        format => archive_script(
+            format,
+            ArchiveFile {
+                path,
+                shown_as: path,
+                dump: path,
+                unpacked: None,
+            },
+            dialect,
+        ),
+    }
+}
+
+/// A pg_dump archive to read: its file, how messages name it, the dump
+/// file as given (the archive, or the zip file holding it), and the file
+/// unpacked from a zip, kept while the archive is read.
+struct ArchiveFile<'a> {
+    path: &'a Path,
+    shown_as: &'a Path,
+    dump: &'a Path,
+    unpacked: Option<std::sync::Arc<unzip::Unpacked>>,
+}
+
+/// The script of a pg_dump archive: a tar archive's `restore.sql`, or
+/// the script a custom-format archive holds.
+fn archive_script(
+    format: archive::DumpFormat,
+    file: ArchiveFile<'_>,
+    dialect: DumpDialect,
+) -> Result<Script, BenchError> {
+    let shown = file.shown_as.to_path_buf();
+    let not_postgres = |what: &str| {
+        Err(BenchError::format(
+            file.shown_as,
+            "archive",
+            format!("{what}: only PostgreSQL's are read"),
+        ))
+    };
+    match format {
+        archive::DumpFormat::Custom if dialect != DumpDialect::Postgres => {
+            not_postgres("a pg_dump custom-format archive (PGDMP)")
+        }
+        archive::DumpFormat::Custom => {
+            let dump = custom::CustomDump::open_unpacked(file.path, file.shown_as, file.unpacked)?;
+            Ok(Script {
+                items: Splitter::new(
+                    Input::Custom(BufReader::with_capacity(1 << 16, dump.script())),
+                    dialect,
+                ),
+                files: Files::beside(file.dump, open_input),
+                shown,
+            })
+        }
+        archive::DumpFormat::Tar if dialect != DumpDialect::Postgres => {
+            not_postgres("a tar archive (pg_dump -Ft)")
+        }
+        archive::DumpFormat::Tar => {
+            let path = file.path.to_path_buf();
+            let tar = archive::TarDump::open_unpacked(
+                file.path,
+                file.shown_as,
+                file.dump,
+                file.unpacked,
+            )?;
+            let script = tar.script();
+            let (start, size) = (script.start, script.size);
+            let items = Splitter::new(
+                open_input(&path, start, size).map_err(|source| BenchError::Io {
+                    path: shown.clone(),
+                    source,
+                })?,
+                dialect,
+            )
+            .with_line_sizer(split::span_line_sizer(path, start, size));
+            Ok(Script {
+                items,
+                files: Files::in_archive(tar, open_input),
+                shown,
+            })
+        }
+        archive::DumpFormat::Plain | archive::DumpFormat::Compressed(_) => Err(BenchError::format(
+            file.shown_as,
+            "archive",
+            "not a pg_dump archive",
+        )),
+    }
+}
+
+/// The dump a zip file holds: SQL text, read as it is decompressed, or a
+/// pg_dump archive, unpacked to a file of its own first (it is read by
+/// seeking).
+fn zip_script(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
+    let member = unzip::dump_member(path)?;
+    let shown = member.shown();
+    let io = |source| BenchError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let mut head = Vec::with_capacity(512);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(member.reader().map_err(io)?, 512),
+        &mut head,
+    )
+    .map_err(io)?;
+    match archive::format_of_bytes(&head) {
+        archive::DumpFormat::Plain => Ok(Script {
+            items: Splitter::new(
+                Input::Zip(BufReader::with_capacity(
+                    1 << 16,
+                    member.reader().map_err(io)?,
+                )),
+                dialect,
+            ),
+            files: Files::beside(path, open_input),
+            shown,
+        }),
+        archive::DumpFormat::Compressed(tool) => Err(BenchError::format(
+            &shown,
+            "zip",
+            format!(
+                "a compressed file ({tool} reads it) inside a zip file: unpack both and import \
+                 the dump"
+            ),
+        )),
+        format => {
+            let unpacked = std::sync::Arc::new(member.unpack()?);
+            let at = unpacked.path.clone();
+            archive_script(
+                format,
+                ArchiveFile {
+                    path: &at,
+                    shown_as: &shown,
+                    dump: path,
+                    unpacked: Some(unpacked),
+                },
+                dialect,
+            )
+        }
     }
 }
 
@@ -489,6 +620,7 @@ pub fn check_dump(
 ) -> Result<Checked, BenchError> {
     let mut out = Checked::default();
     let script = script_of(path, dialect)?;
+    let script_shown = script.shown;
     let mut reading = Reading::new(
         script
             .items
@@ -499,7 +631,7 @@ pub fn check_dump(
     .with_files(script.files);
     while let Some(piece) = reading.next_piece() {
         let file = reading.file().map(Path::to_path_buf);
-        let at = file.as_deref().unwrap_or(path);
+        let at = file.as_deref().unwrap_or(&script_shown);
         let Piece {
             line,
             text,
@@ -824,7 +956,7 @@ fn load(
 ) -> Result<Loaded, BenchError> {
     let started = Instant::now();
     let mut state = LoadState {
-        path,
+        path: path.to_path_buf(),
         file: None,
         data: None,
         dialect,
@@ -837,6 +969,7 @@ fn load(
         .lexing()
         .map_err(|e| state.fail(0, "reading the loader's session settings", e))?;
     let script = script_of(path, dialect)?;
+    state.path = script.shown;
     let mut reading = Reading::new(
         script
             .items
@@ -897,7 +1030,8 @@ fn load(
 
 /// A load in progress: what it counted and noted so far.
 struct LoadState<'a> {
-    path: &'a Path,
+    /// The dump (a zip file's member: as `zip/member`).
+    path: PathBuf,
     /// The included file being read, or an archive's `restore.sql`
     /// (`None`: the dump itself).
     file: Option<PathBuf>,
@@ -914,7 +1048,7 @@ struct LoadState<'a> {
 impl LoadState<'_> {
     /// The file being read.
     fn at(&self) -> &Path {
-        self.file.as_deref().unwrap_or(self.path)
+        self.file.as_deref().unwrap_or(&self.path)
     }
 
     /// The load's error for the statement at `line`.

@@ -84,7 +84,7 @@ impl<R> Files<R> {
     /// The files beside the archive `archive`, whose `restore.sql` is the
     /// dump's text, and its members.
     pub fn in_archive(archive: TarDump, open: Open<R>) -> Files<R> {
-        let beside = Files::beside(&archive.path, open);
+        let beside = Files::beside(&archive.dump, open);
         Files {
             archive: Some(archive),
             ..beside
@@ -368,7 +368,7 @@ impl<R: BufRead> Reading<R> {
         let (path, reader, sizer) = match (&files.archive, copy.member) {
             (Some(archive), true) => {
                 let (path, reader, sizer) = member(files, archive, &copy.file)
-                    .map_err(|why| refused(format!("{why} ({})", archive.path.display())))?;
+                    .map_err(|why| refused(format!("{why} ({})", archive.shown_as.display())))?;
                 (path, reader, sizer)
             }
             _ => {
