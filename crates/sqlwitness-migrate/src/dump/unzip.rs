@@ -52,25 +52,43 @@ fn dump_like(name: &str) -> bool {
         .any(|ext| lower.ends_with(ext))
 }
 
-/// The dump member of the zip file at `path`.
-pub(super) fn dump_member(path: &Path) -> Result<ZipMember, BenchError> {
+/// A member as the zip's central directory lists it.
+struct Listed {
+    name: String,
+    flags: u16,
+    method: u16,
+    crc: u32,
+    compressed: u32,
+    size: u32,
+    /// Where its local header is.
+    local: u32,
+}
+
+/// The members the central directory of the zip file at `path` (open as
+/// `f`, of `len` bytes) lists, folders and what macOS adds left out.
+fn listed(path: &Path, f: &mut File, len: u64) -> Result<Vec<Listed>, BenchError> {
     let refuse = |message: String| BenchError::format(path, "zip", message);
     let io = |source| BenchError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut f = File::open(path).map_err(io)?;
-    let len = f.metadata().map_err(io)?.len();
     // The end of the central directory: 22 bytes and a comment of up to
     // 64 KiB, at the file's end.
     let tail_len = len.min(22 + 65_535);
     f.seek(SeekFrom::Start(len - tail_len)).map_err(io)?;
     let mut tail = Vec::with_capacity(tail_len as usize);
-    (&mut f).take(tail_len).read_to_end(&mut tail).map_err(io)?;
-    let end = (0..tail.len().saturating_sub(21))
+    (&mut *f)
+        .take(tail_len)
+        .read_to_end(&mut tail)
+        .map_err(io)?;
+    let Some(end) = (0..tail.len().saturating_sub(21))
         .rev()
         .find(|&i| tail[i..].starts_with(b"PK\x05\x06"))
-        .ok_or_else(|| refuse("not a zip file that can be read: no central directory".into()))?;
+    else {
+        return Err(refuse(
+            "not a zip file that can be read: no central directory".into(),
+        ));
+    };
     let count = u16_at(&tail, end + 10);
     let dir_len = u32_at(&tail, end + 12);
     let dir_at = u32_at(&tail, end + 16);
@@ -84,67 +102,86 @@ pub(super) fn dump_member(path: &Path) -> Result<ZipMember, BenchError> {
     }
     f.seek(SeekFrom::Start(u64::from(dir_at))).map_err(io)?;
     let mut dir = Vec::with_capacity(dir_len as usize);
-    (&mut f)
+    (&mut *f)
         .take(u64::from(dir_len))
         .read_to_end(&mut dir)
         .map_err(io)?;
     let mut members = Vec::new();
     let mut at = 0usize;
     for _ in 0..count {
+        let cut = || refuse("its central directory is cut short".into());
         if dir.len() < at + 46 || !dir[at..].starts_with(b"PK\x01\x02") {
-            return Err(refuse("its central directory is cut short".into()));
+            return Err(cut());
         }
-        let flags = u16_at(&dir, at + 8);
-        let method = u16_at(&dir, at + 10);
-        let crc = u32_at(&dir, at + 16);
-        let compressed = u32_at(&dir, at + 20);
-        let size = u32_at(&dir, at + 24);
         let (n, x, c) = (
             usize::from(u16_at(&dir, at + 28)),
             usize::from(u16_at(&dir, at + 30)),
             usize::from(u16_at(&dir, at + 32)),
         );
-        let local = u32_at(&dir, at + 42);
-        let name_bytes = dir
-            .get(at + 46..at + 46 + n)
-            .ok_or_else(|| refuse("its central directory is cut short".into()))?;
-        let name = String::from_utf8_lossy(name_bytes).into_owned();
+        let Some(name) = dir.get(at + 46..at + 46 + n) else {
+            return Err(cut());
+        };
+        let member = Listed {
+            name: String::from_utf8_lossy(name).into_owned(),
+            flags: u16_at(&dir, at + 8),
+            method: u16_at(&dir, at + 10),
+            crc: u32_at(&dir, at + 16),
+            compressed: u32_at(&dir, at + 20),
+            size: u32_at(&dir, at + 24),
+            local: u32_at(&dir, at + 42),
+        };
         at += 46 + n + x + c;
-        if not_a_dump(&name) {
-            continue;
+        if !not_a_dump(&member.name) {
+            members.push(member);
         }
-        members.push((name, flags, method, crc, compressed, size, local));
     }
-    let chosen = match members.len() {
-        1 => 0,
-        0 => return Err(refuse("the zip file holds no file".into())),
-        _ => {
-            let dumps: Vec<usize> = (0..members.len())
-                .filter(|&i| dump_like(&members[i].0))
-                .collect();
-            match dumps.as_slice() {
-                [one] => *one,
-                _ => {
-                    return Err(refuse(format!(
-                        "the zip file holds several files ({}): which one is the dump is not \
-                         known; unpack it and import the dump",
-                        members
-                            .iter()
-                            .map(|m| m.0.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )))
-                }
-            }
-        }
+    Ok(members)
+}
+
+/// The one dump among `members`: the only one, or the only one named as
+/// a dump.
+fn chosen(path: &Path, mut members: Vec<Listed>) -> Result<Listed, BenchError> {
+    let refuse = |message: String| BenchError::format(path, "zip", message);
+    if members.len() == 1 {
+        return Ok(members.remove(0));
+    }
+    if members.is_empty() {
+        return Err(refuse("the zip file holds no file".into()));
+    }
+    let dumps: Vec<usize> = (0..members.len())
+        .filter(|&i| dump_like(&members[i].name))
+        .collect();
+    match dumps.as_slice() {
+        [one] => Ok(members.swap_remove(*one)),
+        _ => Err(refuse(format!(
+            "the zip file holds several files ({}): which one is the dump is not known; unpack \
+             it and import the dump",
+            members
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// The dump member of the zip file at `path`.
+pub(super) fn dump_member(path: &Path) -> Result<ZipMember, BenchError> {
+    let refuse = |message: String| BenchError::format(path, "zip", message);
+    let io = |source| BenchError::Io {
+        path: path.to_path_buf(),
+        source,
     };
-    let (name, flags, method, crc, compressed, size, local) = members.swap_remove(chosen);
-    if flags & 1 != 0 {
+    let mut f = File::open(path).map_err(io)?;
+    let len = f.metadata().map_err(io)?.len();
+    let member = chosen(path, listed(path, &mut f, len)?)?;
+    let name = &member.name;
+    if member.flags & 1 != 0 {
         return Err(refuse(format!(
             "its member {name} is encrypted, which is not read"
         )));
     }
-    let deflated = match method {
+    let deflated = match member.method {
         0 => false,
         8 => true,
         other => {
@@ -154,29 +191,31 @@ pub(super) fn dump_member(path: &Path) -> Result<ZipMember, BenchError> {
             )))
         }
     };
-    if [compressed, size].contains(&0xFFFF_FFFF) {
+    if [member.compressed, member.size].contains(&0xFFFF_FFFF) {
         return Err(refuse(format!(
             "its member {name} is a zip64 member, which is not read: unpack it first"
         )));
     }
     let mut head = [0u8; 30];
-    f.seek(SeekFrom::Start(u64::from(local))).map_err(io)?;
+    f.seek(SeekFrom::Start(u64::from(member.local)))
+        .map_err(io)?;
     f.read_exact(&mut head).map_err(io)?;
     if !head.starts_with(b"PK\x03\x04") {
         return Err(refuse(format!("its member {name} has no local header")));
     }
-    let start = u64::from(local) + 30 + u64::from(u16_at(&head, 26)) + u64::from(u16_at(&head, 28));
-    if start + u64::from(compressed) > len {
+    let start =
+        u64::from(member.local) + 30 + u64::from(u16_at(&head, 26)) + u64::from(u16_at(&head, 28));
+    if start + u64::from(member.compressed) > len {
         return Err(refuse(format!("its member {name} lies past its end")));
     }
     Ok(ZipMember {
         zip: path.to_path_buf(),
-        name,
         start,
-        compressed: u64::from(compressed),
-        size: u64::from(size),
-        crc,
+        compressed: u64::from(member.compressed),
+        size: u64::from(member.size),
+        crc: member.crc,
         deflated,
+        name: member.name,
     })
 }
 
