@@ -439,12 +439,16 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
             .arg(&plain)
             .status()
             .unwrap();
-        let pipe = Command::new("pg_dump")
+        // Through a pipe: pg_dump cannot seek back to write the offsets
+        // (its output redirected to a file could).
+        let mut child = Command::new("pg_dump")
             .args(["-Fc", "-d", &there])
-            .stdout(std::fs::File::create(&piped).unwrap())
-            .status()
+            .stdout(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
-        z0.success() && pipe.success()
+        let mut out = std::fs::File::create(&piped).unwrap();
+        std::io::copy(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+        z0.success() && child.wait().unwrap().success()
     });
     let published = rows(&there, "public", &CUSTOM);
     admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));

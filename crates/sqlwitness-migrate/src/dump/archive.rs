@@ -36,8 +36,14 @@ pub(super) fn format_of(path: &Path) -> std::io::Result<DumpFormat> {
     if !std::fs::metadata(path)?.is_file() {
         return Ok(DumpFormat::Plain);
     }
+    format_of_reader(File::open(path)?)
+}
+
+/// The format of what `r` reads, by its first bytes (a compressed file's
+/// text, a zip file's member).
+pub(super) fn format_of_reader(r: impl Read) -> std::io::Result<DumpFormat> {
     let mut head = Vec::with_capacity(512);
-    File::open(path)?.take(512).read_to_end(&mut head)?;
+    r.take(512).read_to_end(&mut head)?;
     Ok(format_of_bytes(&head))
 }
 

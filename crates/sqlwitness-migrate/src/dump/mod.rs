@@ -390,13 +390,7 @@ fn gzip_input(path: &Path) -> Result<Input, BenchError> {
             flate2::read::MultiGzDecoder::new(File::open(path)?),
         ))
     };
-    let mut head = Vec::with_capacity(512);
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(open().map_err(io)?, 512),
-        &mut head,
-    )
-    .map_err(io)?;
-    if archive::format_of_bytes(&head) != archive::DumpFormat::Plain {
+    if archive::format_of_reader(open().map_err(io)?).map_err(io)? != archive::DumpFormat::Plain {
         return Err(BenchError::format(
             path,
             "archive",
@@ -546,13 +540,7 @@ fn zip_script(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
         path: shown.clone(),
         source,
     };
-    let mut head = Vec::with_capacity(512);
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(member.reader().map_err(io)?, 512),
-        &mut head,
-    )
-    .map_err(io)?;
-    match archive::format_of_bytes(&head) {
+    match archive::format_of_reader(member.reader().map_err(io)?).map_err(io)? {
         archive::DumpFormat::Plain => Ok(Script {
             items: Splitter::new(
                 Input::Zip(BufReader::with_capacity(
