@@ -12,7 +12,10 @@ use crate::{Column, DbError, ResultSet};
 /// data, in `dialects/<name>.yaml`; code asks its `Dialect`, never which
 /// engine it is.
 ///
-/// Four engines are built in ([`EngineKind::BUILTIN`]); another is added at
+/// The built-in engines ([`EngineKind::BUILTIN`]) are those of the shipped
+/// dialect files: the four the code names at fixed places, then one for
+/// every other file in `dialects/` (its constant written by the build
+/// script: `EngineKind::Foo` for `foo.yaml`). Another is added at
 /// run time by [`EngineKind::register`] (with its dialect file registered in
 /// `sqlwitness-dialect` and its adapter's factory in `sqlwitness-engines`).
 /// Matching on an engine is matching on these constants, so every `match`
@@ -26,8 +29,12 @@ impl EngineKind {
     pub const Postgres: EngineKind = EngineKind(1);
     pub const Mysql: EngineKind = EngineKind(2);
     pub const Mariadb: EngineKind = EngineKind(3);
-    pub const Duckdb: EngineKind = EngineKind(4);
 }
+
+// The engines of the other shipped dialect files (their constants, the
+// registry's built-in entries, `EngineKind::BUILTIN`): written by build.rs
+// from the names of the files in `dialects/`.
+include!(concat!(env!("OUT_DIR"), "/engines.rs"));
 
 /// One registry entry: the engine's name and the other spellings it is
 /// known by.
@@ -35,30 +42,6 @@ struct Entry {
     name: &'static str,
     aliases: &'static [&'static str],
 }
-
-/// The built-in engines, in the order engines are listed.
-const BUILTIN: [Entry; 5] = [
-    Entry {
-        name: "sqlite",
-        aliases: &[],
-    },
-    Entry {
-        name: "postgres",
-        aliases: &["postgresql", "pg"],
-    },
-    Entry {
-        name: "mysql",
-        aliases: &[],
-    },
-    Entry {
-        name: "mariadb",
-        aliases: &[],
-    },
-    Entry {
-        name: "duckdb",
-        aliases: &[],
-    },
-];
 
 /// Engines registered at run time, after the built-in ones.
 static REGISTERED: std::sync::RwLock<Vec<Entry>> = std::sync::RwLock::new(Vec::new());
@@ -73,15 +56,6 @@ pub enum RegisterError {
 }
 
 impl EngineKind {
-    /// The built-in engines.
-    pub const BUILTIN: [EngineKind; 5] = [
-        EngineKind::Sqlite,
-        EngineKind::Postgres,
-        EngineKind::Mysql,
-        EngineKind::Mariadb,
-        EngineKind::Duckdb,
-    ];
-
     fn with_entry<T>(self, f: impl FnOnce(&Entry) -> T) -> Option<T> {
         let i = usize::from(self.0);
         if let Some(e) = BUILTIN.get(i) {
@@ -635,5 +609,5 @@ pub mod builtin_engines {
     pub const Postgres: EngineKind = EngineKind::Postgres;
     pub const Mysql: EngineKind = EngineKind::Mysql;
     pub const Mariadb: EngineKind = EngineKind::Mariadb;
-    pub const Duckdb: EngineKind = EngineKind::Duckdb;
+    pub use super::shipped_engines::*;
 }

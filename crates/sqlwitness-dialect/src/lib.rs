@@ -25,34 +25,9 @@ pub use model::{
 
 use sqlwitness_core::EngineKind;
 
-/// The shipped dialect files: `(engine name, file, text)`.
-const SHIPPED: [(&str, &str, &str); 5] = [
-    (
-        "sqlite",
-        "dialects/sqlite.yaml",
-        include_str!("../../../dialects/sqlite.yaml"),
-    ),
-    (
-        "postgres",
-        "dialects/postgres.yaml",
-        include_str!("../../../dialects/postgres.yaml"),
-    ),
-    (
-        "mysql",
-        "dialects/mysql.yaml",
-        include_str!("../../../dialects/mysql.yaml"),
-    ),
-    (
-        "mariadb",
-        "dialects/mariadb.yaml",
-        include_str!("../../../dialects/mariadb.yaml"),
-    ),
-    (
-        "duckdb",
-        "dialects/duckdb.yaml",
-        include_str!("../../../dialects/duckdb.yaml"),
-    ),
-];
+// The shipped dialect files, `SHIPPED`: every `dialects/*.yaml`, embedded
+// by build.rs.
+include!(concat!(env!("OUT_DIR"), "/shipped.rs"));
 
 /// The shipped file of the engine named `name`: `(file, text)`.
 pub(crate) fn builtin_text(name: &str) -> Option<(&'static str, &'static str)> {

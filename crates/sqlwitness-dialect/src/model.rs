@@ -385,26 +385,116 @@ impl Container {
     }
 }
 
-/// The SQL grammars `sqlwitness-sql` reads (a `sqlparser` dialect each).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Grammar {
-    Sqlite,
-    Postgres,
-    Mysql,
-    Duckdb,
-    #[default]
-    Generic,
+/// A name a dialect file gives (its adapter, its grammar), kept once for
+/// the process: the same text is the same `&'static str` however many
+/// times a file is loaded.
+fn intern(name: &str) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(n);
+    n
 }
 
-/// The adapter modules of `sqlwitness-engines`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Adapter {
-    Sqlite,
-    Postgres,
-    Mysql,
-    Duckdb,
+/// A name read from a dialect file: a lower-case word (a-z, 0-9, `_`).
+fn word<'de, D: serde::Deserializer<'de>>(d: D, what: &str) -> Result<&'static str, D::Error> {
+    let s = String::deserialize(d)?;
+    let ok = s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if !ok {
+        return Err(serde::de::Error::custom(format!(
+            "{what} `{s}` is not a lower-case word (a-z, 0-9, _)"
+        )));
+    }
+    Ok(intern(&s))
+}
+
+/// `postgres` → `Postgres`, as `{:?}` prints a name.
+fn capitalised(f: &mut std::fmt::Formatter<'_>, name: &str) -> std::fmt::Result {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) => write!(f, "{}{}", c.to_ascii_uppercase(), chars.as_str()),
+        None => Ok(()),
+    }
+}
+
+/// The SQL grammar `sqlwitness-sql` reads an engine's SQL in: the name of
+/// a `sqlparser` dialect (`sqlwitness_sql::parser_dialect`). The grammars
+/// the rewrites and translations treat as families of their own are
+/// constants; any other name `sqlparser` knows is read with its dialect
+/// and rewritten as `generic`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Grammar(&'static str);
+
+#[allow(non_upper_case_globals)]
+impl Grammar {
+    pub const Sqlite: Grammar = Grammar("sqlite");
+    pub const Postgres: Grammar = Grammar("postgres");
+    pub const Mysql: Grammar = Grammar("mysql");
+    pub const Generic: Grammar = Grammar("generic");
+
+    /// The grammar's name, as the dialect file writes it.
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl Default for Grammar {
+    fn default() -> Grammar {
+        Grammar::Generic
+    }
+}
+
+impl std::fmt::Debug for Grammar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        capitalised(f, self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Grammar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        word(d, "grammar").map(Grammar)
+    }
+}
+
+/// The adapter module of `sqlwitness-engines` that runs an engine: the name
+/// its family is registered under there. The families the engines crate
+/// itself tells apart are constants; another is named by its module
+/// ([`Adapter::named`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Adapter(&'static str);
+
+#[allow(non_upper_case_globals)]
+impl Adapter {
+    pub const Sqlite: Adapter = Adapter("sqlite");
+    pub const Postgres: Adapter = Adapter("postgres");
+    pub const Mysql: Adapter = Adapter("mysql");
+
+    /// The adapter registered as `name`.
+    pub const fn named(name: &'static str) -> Adapter {
+        Adapter(name)
+    }
+
+    /// The adapter's name, as the dialect file writes it.
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for Adapter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        capitalised(f, self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Adapter {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        word(d, "adapter").map(Adapter)
+    }
 }
 
 /// `version_contains` / `version_lacks`: substrings of the server's version

@@ -92,10 +92,15 @@ pub(crate) struct Logins {
     pub url_without_database: bool,
 }
 
+// The families of adapters beyond the first three: each one a module and
+// its entry in the table below.
+#[path = "duckdb/mod.rs"]
+mod duckdb;
+
 /// Every family this build has: the registry.
 const FAMILIES: &[&Family] = &[
     &crate::sqlite::FAMILY,
-    &crate::duckdb::FAMILY,
+    &duckdb::FAMILY,
     #[cfg(feature = "postgres")]
     &crate::postgres::FAMILY,
     #[cfg(feature = "mysql")]

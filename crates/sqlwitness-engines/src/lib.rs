@@ -16,7 +16,6 @@
 //! outside this one gets an embedded engine.
 
 mod container;
-mod duckdb;
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 mod dump;
 mod error;
@@ -39,7 +38,6 @@ pub use container::{
 };
 #[cfg(feature = "containers")]
 pub use container::{docker_available, remove_run, start_container, StartedServer};
-pub use duckdb::{DuckdbEngine, DuckdbMigrator, DUCKDB_SCHEME};
 pub use error::{mask_url, EngineError};
 #[cfg(any(feature = "postgres", feature = "mysql"))]
 pub use lease::RunLease;
@@ -267,7 +265,7 @@ mod tests {
         assert_eq!(files.kind(), IN_PLACE);
         assert!(embedded(IN_PLACE));
         let folder = std::env::temp_dir().join("sqlwitness-open-embedded");
-        let url = format!("{DUCKDB_SCHEME}{}", folder.display());
+        let url = format!("duckdb:{}", folder.display());
         let duckdb = open_embedded(EngineKind::Duckdb, Some(&url)).unwrap();
         assert_eq!(duckdb.kind(), EngineKind::Duckdb);
         assert!(embedded(EngineKind::Duckdb));

@@ -54,19 +54,11 @@ pub fn tokenize<'a>(
 }
 
 /// The `sqlparser` dialect of a grammar (an engine's dialect file names
-/// its grammar: MariaDB's, extending MySQL's, is MySQL's).
+/// its grammar: MariaDB's, extending MySQL's, is MySQL's): the dialect
+/// `sqlparser` knows by the grammar's name, else its generic one.
 pub fn parser_dialect(grammar: sqlwitness_dialect::Grammar) -> Box<dyn Dialect> {
-    use sqlparser::dialect::{
-        DuckDbDialect, GenericDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect,
-    };
-    use sqlwitness_dialect::Grammar;
-    match grammar {
-        Grammar::Sqlite => Box::new(SQLiteDialect {}),
-        Grammar::Postgres => Box::new(PostgreSqlDialect {}),
-        Grammar::Mysql => Box::new(MySqlDialect {}),
-        Grammar::Duckdb => Box::new(DuckDbDialect {}),
-        Grammar::Generic => Box::new(GenericDialect {}),
-    }
+    sqlparser::dialect::dialect_from_str(grammar.name())
+        .unwrap_or_else(|| Box::new(sqlparser::dialect::GenericDialect {}))
 }
 
 /// True for a string literal token of any kind (quoted, dollar-quoted,
@@ -105,6 +97,32 @@ pub fn is_blank(t: &Token) -> bool {
 mod tests {
     use super::*;
     use sqlparser::dialect::SQLiteDialect;
+
+    #[test]
+    fn every_shipped_grammar_is_a_parser_dialect_of_its_name() {
+        for kind in sqlwitness_core::EngineKind::BUILTIN {
+            let grammar = sqlwitness_dialect::shipped(kind).grammar;
+            assert!(
+                sqlparser::dialect::dialect_from_str(grammar.name()).is_some(),
+                "{kind}: grammar {grammar:?} is no sqlparser dialect"
+            );
+        }
+        // An engine's own grammar reads its own syntax: DuckDB's `x::INT`
+        // and MySQL's backquotes.
+        for (grammar, sql) in [
+            (sqlwitness_dialect::Grammar::Mysql, "SELECT `a` FROM t"),
+            (
+                sqlwitness_dialect::shipped(sqlwitness_core::EngineKind::Duckdb).grammar,
+                "SELECT {'a': 1} AS s",
+            ),
+        ] {
+            let d = parser_dialect(grammar);
+            assert!(
+                sqlparser::parser::Parser::parse_sql(d.as_ref(), sql).is_ok(),
+                "{grammar:?}: {sql}"
+            );
+        }
+    }
 
     #[test]
     fn texts_reassemble_the_source() {

@@ -27,7 +27,7 @@ pub const DUCKDB_SCHEME: &str = "duckdb:";
 /// The DuckDB family: readers and a writer on copies in files of its own,
 /// in the folder its URL names (by default one of the user's cache).
 pub(crate) const FAMILY: crate::family::Family = crate::family::Family {
-    adapter: sqlwitness_dialect::Adapter::Duckdb,
+    adapter: sqlwitness_dialect::Adapter::named("duckdb"),
     embedded: true,
     open: open_reader,
     migrator: Some(open_migrator),

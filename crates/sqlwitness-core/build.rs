@@ -1,0 +1,108 @@
+//! The built-in engines are the shipped dialect files: one engine for each
+//! `dialects/<name>.yaml`. The four the code names itself (SQLite,
+//! PostgreSQL, MySQL, MariaDB) come first, at fixed places; every other
+//! file adds an engine after them, in name order, with a constant of its
+//! name (`dialects/duckdb.yaml` → `EngineKind::Duckdb`). Adding an engine
+//! is adding its dialect file; nothing in this crate names it.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The engines at fixed places, with the other spellings they are known by.
+const FIXED: [(&str, &[&str]); 4] = [
+    ("sqlite", &[]),
+    ("postgres", &["postgresql", "pg"]),
+    ("mysql", &[]),
+    ("mariadb", &[]),
+];
+
+fn main() {
+    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"))
+        .join("../../dialects");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".yaml"))
+                .map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    for (fixed, _) in FIXED {
+        assert!(
+            names.iter().any(|n| n == fixed),
+            "dialects/{fixed}.yaml is missing"
+        );
+    }
+    let added: Vec<&String> = names
+        .iter()
+        .filter(|n| !FIXED.iter().any(|(f, _)| f == n))
+        .collect();
+    for n in &added {
+        assert!(
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                && n.as_bytes()[0].is_ascii_lowercase(),
+            "dialects/{n}.yaml: an engine's name is a lower-case word"
+        );
+    }
+    let count = FIXED.len() + added.len();
+    let mut out = String::new();
+    let mut constants = String::new();
+    let mut kinds = String::new();
+    let mut entries = String::new();
+    for (i, (name, aliases)) in FIXED.iter().enumerate() {
+        let _ = writeln!(
+            entries,
+            "    Entry {{ name: {name:?}, aliases: &{aliases:?} }},"
+        );
+        let _ = writeln!(kinds, "    EngineKind({i}),");
+    }
+    for (j, name) in added.iter().enumerate() {
+        let i = FIXED.len() + j;
+        let constant = camel(name);
+        let _ = writeln!(
+            constants,
+            "    /// The engine of `dialects/{name}.yaml`.\n    pub const {constant}: EngineKind = EngineKind({i});"
+        );
+        let _ = writeln!(entries, "    Entry {{ name: {name:?}, aliases: &[] }},");
+        let _ = writeln!(kinds, "    EngineKind({i}),");
+    }
+    let _ = writeln!(
+        out,
+        "#[allow(non_upper_case_globals)]\nimpl EngineKind {{\n{constants}}}\n\n\
+         /// The built-in engines' registry entries, in the order engines are listed.\n\
+         const BUILTIN: [Entry; {count}] = [\n{entries}];\n\n\
+         #[allow(non_upper_case_globals)]\n\
+         impl EngineKind {{\n    /// The built-in engines: one for each shipped dialect file.\n    \
+         pub const BUILTIN: [EngineKind; {count}] = [\n{kinds}    ];\n}}\n\n\
+         /// The engines after the four at fixed places, as plain constants.\n\
+         #[allow(non_upper_case_globals)]\n\
+         pub mod shipped_engines {{\n    use super::EngineKind;\n{}}}",
+        added
+            .iter()
+            .map(|n| format!(
+                "    pub const {c}: EngineKind = EngineKind::{c};\n",
+                c = camel(n)
+            ))
+            .collect::<String>()
+    );
+    let path = Path::new(&std::env::var("OUT_DIR").expect("set by cargo")).join("engines.rs");
+    std::fs::write(&path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// `duck_db` → `DuckDb`, `duckdb` → `Duckdb`.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
