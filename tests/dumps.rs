@@ -2030,14 +2030,10 @@ fn a_dumps_copies_on_other_engines_keep_its_types_and_collations() {
         &prefix,
         &bench.join("out_duckdb"),
     );
-    let engine = sqlwitness_engines::DuckdbEngine::open(
-        sqlwitness_dialect::builtin(EngineKind::Duckdb),
-        &duckdb_url,
-    )
-    .unwrap();
+    let engine = sqlwitness_engines::connect(EngineKind::Duckdb, Some(&duckdb_url)).unwrap();
     let db = sqlwitness_core::Database::with_prefix("shop", "", &prefix);
     let types = sqlwitness_core::Engine::execute(
-        &engine,
+        &*engine,
         &db,
         "SELECT column_name, data_type FROM information_schema.columns \
          WHERE table_name = 'item' ORDER BY ordinal_position",
@@ -2380,4 +2376,161 @@ fn a_wide_decimal_stays_exact_on_the_other_engines() {
         checked += 1;
     }
     assert!(checked > 0 || !sqlwitness_testkit::required());
+}
+
+/// A PostgreSQL dump's times of day, UUIDs, JSON and instants keep types of
+/// their own on the other engines — MySQL `time(6)`, `char(36)`, `json`,
+/// `datetime(6)`; MariaDB's own `uuid`; DuckDB `TIME`, `UUID`, `TIMESTAMP`
+/// — each copy read back in full and equal to the source: a time's
+/// fractions and a JSON document in the server's own form (MySQL orders
+/// keys and reads numbers its own way) compared as such. JSON on DuckDB is
+/// its exact text (this build has no json extension), named as changed.
+#[test]
+fn times_uuids_and_json_keep_types_of_their_own_on_the_other_engines() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = first_server(&servers, Adapter::Postgres) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let out = bench.join("database");
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_tuj"));
+    let (code, stderr) = import_with_copies(
+        pg,
+        &pg_url,
+        &fixture("types_postgres.sql"),
+        &out,
+        &["--db-id", "types"],
+        &prefix,
+    );
+    let _guard = DropCopies(pg, pg_url.clone(), out.clone());
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        r#"{"db_id": "types", "gold": "SELECT count(*) FROM carried"}"#,
+    )
+    .unwrap();
+    let duckdb_url = format!("duckdb:{}", bench.join("duckdb").display());
+    let mut targets: Vec<(EngineKind, String)> = servers
+        .iter()
+        .filter(|(k, _)| adapter(*k) == Adapter::Mysql)
+        .cloned()
+        .collect();
+    targets.push((EngineKind::Duckdb, duckdb_url.clone()));
+    let ns = format!("{prefix}types");
+    for (kind, url) in &targets {
+        let _drop =
+            (*kind != EngineKind::Duckdb).then(|| DropNamespace(*kind, url.clone(), ns.clone()));
+        let log = bench.join(format!("log_{kind}"));
+        let o = bin()
+            .args(["migrate", "--bench"])
+            .arg(bench)
+            .args([
+                "--all",
+                "--engines",
+                kind.as_str(),
+                "--namespace-prefix",
+                &prefix,
+                "--server",
+                &format!("{kind}={url}"),
+                "-q",
+                "--log-dir",
+            ])
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let migration: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(log.join(kind.as_str()).join("types.json")).unwrap(),
+        )
+        .unwrap();
+        let kept_inferred = migration["column_types"]["kept_inferred"].to_string();
+        for column in ["at_time", "doc", "raw", "ident", "stamp_tz"] {
+            assert!(
+                !kept_inferred.contains(&format!("carried.{column}:")),
+                "{kind}: {column} kept the inferred type: {kept_inferred}"
+            );
+        }
+        let table = migration["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "carried")
+            .unwrap();
+        assert_eq!(table["verified"], true, "{kind}: {table}");
+        let typed: std::collections::BTreeMap<String, String> = table["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["name"].as_str().unwrap().to_string(),
+                    c["target_type"].as_str().unwrap().to_lowercase(),
+                )
+            })
+            .collect();
+        let want: &[(&str, &str)] = match (*kind, adapter(*kind)) {
+            (EngineKind::Duckdb, _) => &[
+                ("at_time", "time"),
+                ("ident", "uuid"),
+                ("doc", "varchar"),
+                ("stamp_tz", "timestamp"),
+            ],
+            (EngineKind::Mariadb, _) => &[
+                ("at_time", "time(6)"),
+                ("ident", "uuid"),
+                ("doc", "json"),
+                ("raw", "json"),
+                ("stamp_tz", "datetime(6)"),
+            ],
+            _ => &[
+                ("at_time", "time(6)"),
+                ("ident", "char(36)"),
+                ("doc", "json"),
+                ("raw", "json"),
+                ("stamp_tz", "datetime(6)"),
+            ],
+        };
+        for (column, ty) in want {
+            assert_eq!(
+                typed.get(*column).map(String::as_str),
+                Some(*ty),
+                "{kind}: {column}"
+            );
+        }
+        // The values answer as the source's: the time keeps its half
+        // second, the instant is its UTC wall-clock time, the document is
+        // JSON the engine reads.
+        if *kind == EngineKind::Duckdb {
+            let engine = sqlwitness_engines::connect(*kind, Some(url)).unwrap();
+            let db = sqlwitness_core::Database::with_prefix("types", "", &prefix);
+            let r = sqlwitness_core::Engine::execute(
+                &*engine,
+                &db,
+                "SELECT count(*) FROM carried WHERE at_time = TIME '23:59:59.5' \
+                 AND ident = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID \
+                 AND stamp_tz = TIMESTAMP '2024-02-29 10:00:00' \
+                 AND doc = '{\"a\": 1, \"b\": [1, 2]}'",
+                &Default::default(),
+            )
+            .unwrap();
+            assert_eq!(r.rows, vec![vec![sqlwitness_core::Value::Int(1)]], "{kind}");
+        } else {
+            let n = admin::count(
+                url,
+                &format!(
+                    "SELECT CAST(COUNT(*) AS SIGNED) FROM `{ns}`.`carried` \
+                     WHERE at_time = '23:59:59.5' \
+                     AND ident = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' \
+                     AND stamp_tz = '2024-02-29 10:00:00' \
+                     AND JSON_EXTRACT(doc, '$.b[1]') = 2 AND JSON_LENGTH(raw) = 1"
+                ),
+            );
+            assert_eq!(n, 1, "{kind}");
+        }
+    }
 }

@@ -50,6 +50,13 @@ pub enum Kind {
     Instant,
     /// A year held as its number.
     Year,
+    /// A time of day (PostgreSQL's `time`; MySQL's `time`, which also holds
+    /// elapsed times past 24 hours and below zero, is not one).
+    Time,
+    /// A UUID.
+    Uuid,
+    /// A JSON document.
+    Json,
     /// One of a list of labels, ordered as declared.
     Enum,
     /// A set of labels.
@@ -161,6 +168,13 @@ pub enum Reads {
     Timestamp,
     /// An enum's or a set's labels, as text (when the values are text).
     Labels,
+    /// A time, read as its text and compared with trailing fractional
+    /// zeros taken off (`12:00:00.500000` is `12:00:00.5`).
+    Time,
+    /// JSON, read as its text and compared as JSON (keys in any order,
+    /// numbers by value), as a server keeps it in its own form. Never in a
+    /// key.
+    Json,
 }
 
 /// `column_model` of a dialect file (see the module).
@@ -436,6 +450,7 @@ impl ColumnModel {
             }
             Reads::TextNotInKey if key && key_needs_size => None,
             Reads::TextNotInKey => Some(Reads::Text),
+            Reads::Json if key => None,
             r => Some(r),
         }
     }

@@ -117,6 +117,13 @@ impl StreamCharset {
                 .and_then(|rest| rest.split_whitespace().next())
                 .is_some_and(|cs| !matches!(cs, "utf8mb4" | "binary"))
         });
+        // Types that read a binary string as bytes of their own (MariaDB's
+        // `uuid`: 16 bytes; MySQL's `json` refuses one): sent as text.
+        let parsed_from_text = t.columns.iter().any(|c| {
+            let s = c.sql_type.to_ascii_lowercase();
+            matches!(s.split('(').next().unwrap_or("").trim(), "uuid" | "json")
+        });
+        let other_text = other_text || parsed_from_text;
         let bytes = t.columns.iter().any(|c| {
             let s = c.sql_type.to_ascii_lowercase();
             c.kind == sqlwitness_core::TargetKind::Blob
@@ -437,6 +444,17 @@ mod tests {
             )])),
             Some(StreamCharset::Binary)
         );
+        // A uuid or a JSON document is parsed from text, not bytes.
+        for parsed in ["uuid", "json"] {
+            assert_eq!(
+                StreamCharset::of(&table(&[(parsed, text), ("int", TargetKind::Integer)])),
+                Some(StreamCharset::Utf8mb4)
+            );
+            assert_eq!(
+                StreamCharset::of(&table(&[(parsed, text), ("longblob", TargetKind::Blob)])),
+                None
+            );
+        }
     }
 
     #[test]

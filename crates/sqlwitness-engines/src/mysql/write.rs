@@ -152,7 +152,11 @@ fn decode(row: &MySqlRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Err
         // Any width, `year` too, as the reader decodes it.
         TargetKind::Integer => row.try_get_unchecked::<Option<i64>, _>(i)?.map(Value::Int),
         TargetKind::Real => row.try_get::<Option<f64>, _>(i)?.map(Value::Float),
-        TargetKind::Text => row.try_get::<Option<String>, _>(i)?.map(Value::Text),
+        // Any type read as text (a `time`, `json`, a MariaDB `uuid`): the
+        // text protocol's value is its text.
+        TargetKind::Text => row
+            .try_get_unchecked::<Option<String>, _>(i)?
+            .map(Value::Text),
         // Selected as CAST(… AS CHAR) (see `read_back`).
         TargetKind::Numeric => row.try_get::<Option<String>, _>(i)?.map(Value::Decimal),
         TargetKind::Blob => row.try_get::<Option<Vec<u8>>, _>(i)?.map(Value::Bytes),

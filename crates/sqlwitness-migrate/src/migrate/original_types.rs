@@ -92,7 +92,11 @@ fn loads_exactly(
             Reads::Real => (TargetKind::Real, Adjust::None),
             Reads::Real32 => (TargetKind::Real, Adjust::Float32),
             Reads::Numeric => (TargetKind::Numeric, Adjust::None),
-            Reads::Text | Reads::TextNotInKey => (TargetKind::Text, Adjust::None),
+            // A time and JSON are written as their text and hashed in a
+            // form of their own (`verify::HashForm`).
+            Reads::Text | Reads::TextNotInKey | Reads::Time | Reads::Json => {
+                (TargetKind::Text, Adjust::None)
+            }
             Reads::Date => (TargetKind::Date, Adjust::None),
             Reads::Timestamp => (TargetKind::Timestamp, Adjust::None),
             Reads::Labels if original_kind == TargetKind::Text => (TargetKind::Text, Adjust::None),

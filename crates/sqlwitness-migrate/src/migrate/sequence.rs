@@ -43,7 +43,7 @@ use super::log::{
 };
 use super::plan::Converter;
 use super::profile::{profile, TableProfile, PROFILE_VERSION};
-use super::verify::Checksum;
+use super::verify::{hash_forms, Checksum};
 use super::{MigrateOptions, MigrationTarget, Verify};
 use sqlwitness_bench::BenchError;
 
@@ -674,7 +674,7 @@ impl Ctx<'_> {
         if self.opts.verify == Verify::Full {
             for t in &mut report.tables {
                 let def = table_def_of(t);
-                let (rows, sum) = read_back(w, self.ns(), &def)?;
+                let (rows, sum) = read_back(w, self.ns(), &def, self.dialect)?;
                 t.rows_target = Some(rows);
                 t.checksum_target = Some(sum.clone());
                 t.verified = rows == t.rows_source && sum == t.checksum_source;
@@ -877,7 +877,7 @@ impl Ctx<'_> {
                         r.rows_target = Some(load.stored);
                         r.verified = load.stored == load.scanned && load.scanned == r.rows_source;
                     }
-                    Verify::Full => match read_back(w, ns, &t.def) {
+                    Verify::Full => match read_back(w, ns, &t.def, self.dialect) {
                         Ok((rows, sum)) => {
                             r.rows_target = Some(rows);
                             r.verified = rows == r.rows_source && sum == r.checksum_source;
@@ -1052,6 +1052,7 @@ impl Ctx<'_> {
         std::thread::scope(|s| {
             let scanner = s.spawn(move || {
                 let mut conv = Converter::new(&t.columns, types).with_adjust(&t.adjust);
+                let forms = hash_forms(self.dialect, &t.def);
                 let mut sum = Checksum::default();
                 let mut buf = Vec::new();
                 let mut row_no = 0u64;
@@ -1068,7 +1069,7 @@ impl Ctx<'_> {
                                 let mut out = Vec::with_capacity(batch.len());
                                 for row in batch.iter_mut() {
                                     let v = conv.row_owned(row_no, std::mem::take(row));
-                                    sum.add_row(&v, &mut buf);
+                                    sum.add_row_in(&v, &forms, &mut buf);
                                     out.push(v);
                                     row_no += 1;
                                 }
@@ -1195,15 +1196,18 @@ fn table_def_of(t: &TableReport) -> sqlwitness_core::TableDef {
     }
 }
 
-/// Every row of a table read back and hashed: `(rows, checksum)`.
+/// Every row of a table read back and hashed, each column in its hash form
+/// on the engine of `dialect`: `(rows, checksum)`.
 fn read_back(
     w: &mut dyn Migrator,
     ns: &str,
     def: &sqlwitness_core::TableDef,
+    dialect: &Dialect,
 ) -> Result<(u64, String), DbError> {
+    let forms = hash_forms(dialect, def);
     let mut sum = Checksum::default();
     let mut buf = Vec::new();
-    let rows = w.read_back(ns, def, &mut |row| sum.add_row(row, &mut buf))?;
+    let rows = w.read_back(ns, def, &mut |row| sum.add_row_in(row, &forms, &mut buf))?;
     Ok((rows, sum.hex()))
 }
 
