@@ -413,9 +413,11 @@ const CUSTOM: [&str; 5] = [
 /// `pg_dump -Fc` (`tests/dumps/shop_custom_postgres.dump`: compressed, as
 /// pg_dump writes it by default; the shop of the tar archive with a view,
 /// a materialized view, sequences and a comment) and the same database
-/// dumped uncompressed (`-Z0`) and to a pipe (no offsets in its table of
-/// contents): each loads as pg_restore restores it, and an edited archive
-/// is noticed.
+/// dumped uncompressed (`-Z0`), to a pipe (no offsets in its table of
+/// contents), and in the directory format (`-Fd`: a folder with `toc.dat`
+/// and a file of rows per table, gzip-compressed or not): each loads as
+/// pg_restore restores it, and an edited archive — or one edited file of
+/// rows of a folder — is noticed.
 #[test]
 fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
     let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
@@ -433,7 +435,17 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
         .unwrap();
     let plain = dir.path().join("plain.dump");
     let piped = dir.path().join("piped.dump");
+    let folder = dir.path().join("folder");
+    let folder0 = dir.path().join("folder0");
     let dumped = restored.status.success().then(|| {
+        let directories = [(&folder, "-Z6"), (&folder0, "-Z0")].map(|(to, z)| {
+            Command::new("pg_dump")
+                .args(["-Fd", z, "-d", &there, "-f"])
+                .arg(to)
+                .status()
+                .unwrap()
+                .success()
+        });
         let z0 = Command::new("pg_dump")
             .args(["-Fc", "-Z0", "-d", &there, "-f"])
             .arg(&plain)
@@ -448,7 +460,7 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
             .unwrap();
         let mut out = std::fs::File::create(&piped).unwrap();
         std::io::copy(&mut child.stdout.take().unwrap(), &mut out).unwrap();
-        z0.success() && child.wait().unwrap().success()
+        z0.success() && child.wait().unwrap().success() && directories == [true, true]
     });
     let published = rows(&there, "public", &CUSTOM);
     admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
@@ -460,7 +472,13 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
     let shipped = dir.path().join("shop.dump");
     std::fs::copy(fixture("shop_custom_postgres.dump"), &shipped).unwrap();
     let mut kept = Vec::new();
-    for (name, archive) in [("shipped", &shipped), ("z0", &plain), ("piped", &piped)] {
+    for (name, archive) in [
+        ("shipped", &shipped),
+        ("z0", &plain),
+        ("piped", &piped),
+        ("folder", &folder),
+        ("folder0", &folder0),
+    ] {
         let bench = dir.path().join(name);
         let mut copies = Copies::new(&format!("swt_fc{name}"));
         let ns = copies.add(kind, &url, "shop");
@@ -496,6 +514,30 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
         serde_json::json!(["shop"]),
         "{renewed}"
     );
+    // A folder whose table of contents is as it was but one file of rows
+    // is edited: loaded again, with the edited row.
+    let bench = dir.path().join("folder0");
+    let edited = std::fs::read_dir(&folder0)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("back\\\\slash")))
+        .expect("the customers' file of rows");
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, text.replace("'quote'", "'edited'")).unwrap();
+    run(&mut import_command(
+        kind, &url, &folder0, &bench, "shop", &kept[4],
+    ));
+    let renewed = json(&bench.join("database/import-report.json"));
+    assert_eq!(
+        renewed["replaced"],
+        serde_json::json!(["shop"]),
+        "{renewed}"
+    );
+    let conn = rusqlite::Connection::open(bench.join("database/shop/shop.sqlite")).unwrap();
+    let note: String = conn
+        .query_row("SELECT note FROM customer WHERE id = 4", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(note, "back\\slash\\N and \\. and 'edited'");
 }
 
 /// Dumps shipped in a zip file, as the PostgreSQL tutorial ships

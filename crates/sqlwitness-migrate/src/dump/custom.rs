@@ -7,6 +7,11 @@
 //! decompressed as they are read, streaming, never extracted. The loader
 //! then reads that script as it reads a plain dump, under the same policy.
 //!
+//! pg_dump's directory format (`pg_dump -Fd`, a folder) is the same archive
+//! with each table's rows in a file of their own beside its `toc.dat`
+//! (`3456.dat`, gzip-compressed as `3456.dat.gz`): the folder, or its
+//! `toc.dat`, is read the same way, each table's rows from its file.
+//!
 //! Left out, as `pg_restore` without `--create` leaves them: the
 //! `CREATE DATABASE` entry and the database's own properties, comments and
 //! privileges; and the planner statistics of recent pg_dump versions
@@ -21,6 +26,13 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use sqlwitness_bench::BenchError;
+
+/// The archive formats of pg_dump's header: a custom-format file, and a
+/// directory-format dump's `toc.dat`, which pg_dump writes with the tar
+/// format's code (3: the same table of contents, each entry naming its
+/// file of rows) — 5, the directory format's own code, is read alike.
+const FORMAT_CUSTOM: u8 = 1;
+const FORMAT_FILES: [u8; 2] = [3, 5];
 
 /// A block of table rows (`BLK_DATA`); large objects are `BLK_BLOBS` (3).
 const BLOCK_DATA: u8 = 1;
@@ -37,7 +49,7 @@ enum Compression {
 }
 
 /// Where an entry's block of rows is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum DataAt {
     None,
     /// At this offset of the file.
@@ -45,6 +57,9 @@ enum DataAt {
     /// Somewhere after the table of contents (an archive pg_dump wrote to
     /// a pipe): found by reading the blocks' headers.
     Unknown,
+    /// In this file of a directory-format dump's folder (`3456.dat`; its
+    /// rows compressed in `3456.dat.gz`).
+    File(String),
 }
 
 /// One entry of the table of contents.
@@ -181,6 +196,8 @@ pub(super) struct CustomDump {
     entries: Vec<Entry>,
     /// Where the blocks of rows begin (just after the table of contents).
     blocks: u64,
+    /// A directory-format dump's folder, which holds its files of rows.
+    folder: Option<PathBuf>,
 }
 
 impl CustomDump {
@@ -250,9 +267,10 @@ impl CustomDump {
                 layout.int_size
             };
             let format = fields.byte()?;
-            if format != 1 {
+            if format != FORMAT_CUSTOM && !FORMAT_FILES.contains(&format) {
                 return Err(corrupt(format!(
-                    "archive format {format}, not the custom format (1)"
+                    "archive format {format}, not the custom format (1) nor a directory-format \
+                     dump's table of contents (3)"
                 )));
             }
             let compression = if fields.layout.at_least(15) {
@@ -287,17 +305,30 @@ impl CustomDump {
                 fields.string()?; // the server's version
                 fields.string()?; // pg_dump's version
             }
-            let entries = read_toc(&mut fields)?;
+            let entries = read_toc(&mut fields, format)?;
             let layout = fields.layout;
-            Ok((layout, compression, entries))
+            Ok((layout, compression, entries, format))
         };
-        let (layout, compression, entries) = read(&mut counted).map_err(|e| {
+        let (layout, compression, entries, format) = read(&mut counted).map_err(|e| {
             refuse(format!(
                 "a pg_dump custom-format archive whose header or table of contents cannot be \
                  read (at byte {}): {e}",
                 counted.at
             ))
         })?;
+        let folder = if FORMAT_FILES.contains(&format) {
+            if unpacked.is_some() {
+                return Err(refuse(
+                    "the table of contents of a directory-format dump (pg_dump -Fd) inside a zip \
+                     file, whose files of rows are not read from there: unzip it and import the \
+                     folder"
+                        .into(),
+                ));
+            }
+            Some(path.parent().unwrap_or(Path::new(".")).to_path_buf())
+        } else {
+            None
+        };
         let dump = CustomDump {
             path: path.to_path_buf(),
             shown_as: shown_as.to_path_buf(),
@@ -306,6 +337,7 @@ impl CustomDump {
             compression,
             blocks: counted.at,
             entries,
+            folder,
         };
         dump.check()?;
         Ok(dump)
@@ -338,6 +370,23 @@ impl CustomDump {
             }
         }
         Ok(())
+    }
+
+    /// The files of rows a directory-format dump's table of contents names
+    /// that are in its folder, as they are there (`3456.dat` or
+    /// `3456.dat.gz`): what an edit of the dump may change beside its
+    /// `toc.dat`. Empty for a custom-format file.
+    pub fn data_files(&self) -> Vec<PathBuf> {
+        let Some(folder) = &self.folder else {
+            return Vec::new();
+        };
+        self.entries
+            .iter()
+            .filter_map(|e| match &e.data {
+                DataAt::File(name) => data_file(folder, name).ok().map(|(p, _)| p),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The plain script the archive holds, read as it is asked for.
@@ -414,8 +463,52 @@ impl CustomDump {
     }
 }
 
-/// Reads the table of contents.
-fn read_toc<R: Read>(fields: &mut Fields<R>) -> std::io::Result<Vec<Entry>> {
+/// Where the rows named `name` in a directory-format dump's table of
+/// contents are in its `folder`: the file itself, or its gzip-compressed
+/// form (`name.gz`), with whether it is compressed. A name that is not a
+/// plain file name of the folder (a path, `..`) is an error, as are rows
+/// compressed with lz4 or zstd and a file that is missing.
+fn data_file(folder: &Path, name: &str) -> std::io::Result<(PathBuf, bool)> {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if !plain {
+        return Err(corrupt(format!(
+            "a file of rows named {name:?}, not a file name of the dump's folder"
+        )));
+    }
+    // A regular file of the folder itself: a link (which could lead
+    // anywhere) is not one.
+    let regular = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_file());
+    let at = folder.join(name);
+    if regular(&at) {
+        return Ok((at, false));
+    }
+    let gz = folder.join(format!("{name}.gz"));
+    if regular(&gz) {
+        return Ok((gz, true));
+    }
+    for (suffix, method) in [("lz4", "lz4"), ("zst", "zstd")] {
+        if regular(&folder.join(format!("{name}.{suffix}"))) {
+            return Err(corrupt(format!(
+                "{name}.{suffix}: rows compressed with {method}, which is not read: make it a \
+                 plain dump with `pg_restore -f plain.sql {}` and import that",
+                folder.display()
+            )));
+        }
+    }
+    Err(corrupt(format!(
+        "{name}: no such file in the dump's folder {} (a link is not read)",
+        folder.display()
+    )))
+}
+
+/// Reads the table of contents of an archive of `format` (a custom-format
+/// file: each entry's rows at an offset; a directory-format dump's
+/// `toc.dat`: in a file of the folder).
+fn read_toc<R: Read>(fields: &mut Fields<R>, format: u8) -> std::io::Result<Vec<Entry>> {
     let count = fields.int()?;
     if count < 0 {
         return Err(corrupt(format!("{count} entries")));
@@ -463,7 +556,16 @@ fn read_toc<R: Read>(fields: &mut Fields<R>) -> std::io::Result<Vec<Entry>> {
         if fields.layout.at_least(5) {
             while fields.string()?.is_some() {} // its dependencies
         }
-        let data = fields.offset()?;
+        let data = if FORMAT_FILES.contains(&format) {
+            match fields.string()? {
+                Some(name) if !name.is_empty() => {
+                    DataAt::File(String::from_utf8_lossy(&name).into_owned())
+                }
+                _ => DataAt::None,
+            }
+        } else {
+            fields.offset()?
+        };
         entries.push(Entry {
             id,
             tag,
@@ -638,7 +740,16 @@ impl Script {
     /// The rows of entry `i`, decompressed as they are read.
     fn open_data(&mut self, i: usize) -> std::io::Result<Box<dyn Read + Send>> {
         let entry = &self.dump.entries[i];
-        let (id, at) = (entry.id, entry.data);
+        let (id, at) = (entry.id, entry.data.clone());
+        if let (DataAt::File(file), Some(folder)) = (&at, &self.dump.folder) {
+            let (path, gzip) = data_file(folder, file)?;
+            let file = BufReader::with_capacity(1 << 16, File::open(path)?);
+            return Ok(if gzip {
+                Box::new(flate2::read::MultiGzDecoder::new(file))
+            } else {
+                Box::new(file)
+            });
+        }
         let name = format!(
             "the rows of {}.{} (entry {id})",
             String::from_utf8_lossy(&entry.namespace),
@@ -653,7 +764,7 @@ impl Script {
             len: u64::MAX,
         };
         let found = match at {
-            DataAt::None => return Ok(Box::new(std::io::empty())),
+            DataAt::None | DataAt::File(_) => return Ok(Box::new(std::io::empty())),
             DataAt::At(at) => {
                 fields.r.r.seek(SeekFrom::Start(at))?;
                 fields.r.at = at;
@@ -874,6 +985,9 @@ mod tests {
     struct Writer {
         bytes: Vec<u8>,
         minor: u8,
+        /// A directory-format dump's `toc.dat`: each entry with rows names
+        /// its file, `<id>.dat`.
+        folder: bool,
     }
 
     impl Writer {
@@ -895,6 +1009,7 @@ mod tests {
             let mut w = Writer {
                 bytes: b"PGDMP".to_vec(),
                 minor,
+                folder: false,
             };
             w.bytes.extend_from_slice(&[1, minor, 0, 4, 8, 1]);
             if minor >= 15 {
@@ -932,9 +1047,21 @@ mod tests {
             self.string(Some("false"));
             self.string(Some("1"));
             self.string(None);
+            if self.folder {
+                let file = format!("{id}.dat");
+                self.string(rows.then_some(file.as_str()));
+                return;
+            }
             // Offsets not set: the archive was written to a pipe.
             self.bytes.push(if rows { 1 } else { 3 });
             self.bytes.extend_from_slice(&[0; 8]);
+        }
+        /// The `toc.dat` of a directory-format dump.
+        fn toc(minor: u8, compression: u8) -> Writer {
+            let mut w = Writer::head(minor, compression);
+            w.bytes[10] = FORMAT_FILES[0];
+            w.folder = true;
+            w
         }
         fn block(&mut self, id: i64, chunks: &[&str]) {
             self.bytes.push(BLOCK_DATA);
@@ -1011,6 +1138,88 @@ mod tests {
                 assert!(text.contains("SET search_path = public, pg_catalog;"));
             }
         }
+    }
+
+    /// A directory-format dump: its `toc.dat` read as a custom-format
+    /// archive's table of contents, each table's rows from its file, plain
+    /// or gzip-compressed; a file name that leads out of the folder, a
+    /// missing file and lz4 rows are refused by name.
+    #[test]
+    fn a_directory_format_dump_reads_its_rows_from_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("shop");
+        std::fs::create_dir(&folder).unwrap();
+        let mut w = Writer::toc(15, 1);
+        w.int(3);
+        w.entry(
+            1,
+            "TABLE",
+            "t",
+            "CREATE TABLE public.t (a int);\n",
+            "",
+            false,
+        );
+        w.entry(
+            2,
+            "TABLE DATA",
+            "t",
+            "",
+            "COPY public.t (a) FROM stdin;\n",
+            true,
+        );
+        w.entry(
+            3,
+            "TABLE DATA",
+            "u",
+            "",
+            "COPY public.u (a) FROM stdin;\n",
+            true,
+        );
+        let toc = folder.join("toc.dat");
+        std::fs::write(&toc, &w.bytes).unwrap();
+        std::fs::write(folder.join("2.dat"), "1\n2\n\\.\n\n").unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, b"7\n").unwrap();
+        std::fs::write(folder.join("3.dat.gz"), gz.finish().unwrap()).unwrap();
+        let text = text_of(&toc).unwrap();
+        assert!(
+            text.contains("COPY public.t (a) FROM stdin;\n1\n2\n\\.\n\n--"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("COPY public.u (a) FROM stdin;\n7\n\\.\n\n"),
+            "{text}"
+        );
+        let files = CustomDump::open(&toc).unwrap().data_files();
+        assert_eq!(files, [folder.join("2.dat"), folder.join("3.dat.gz")]);
+        // A missing file, then one compressed with lz4.
+        std::fs::remove_file(folder.join("3.dat.gz")).unwrap();
+        let missing = text_of(&toc).unwrap_err().to_string();
+        assert!(missing.contains("3.dat: no such file"), "{missing}");
+        std::fs::write(folder.join("3.dat.lz4"), "x").unwrap();
+        let lz4 = text_of(&toc).unwrap_err().to_string();
+        assert!(lz4.contains("compressed with lz4"), "{lz4}");
+        // A link in the folder's place of a file of rows.
+        std::fs::remove_file(folder.join("3.dat.lz4")).unwrap();
+        std::fs::write(dir.path().join("elsewhere"), "9\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), folder.join("3.dat")).unwrap();
+        let linked = text_of(&toc).unwrap_err().to_string();
+        assert!(linked.contains("a link is not read"), "{linked}");
+        // A name that leads out of the folder.
+        let mut out = w.bytes.clone();
+        let at = out.windows(5).position(|x| x == b"2.dat").unwrap();
+        out.splice(at - 5..at + 5, {
+            let mut s = vec![0u8];
+            s.extend_from_slice(&5u32.to_le_bytes());
+            s.extend_from_slice(b"../xx");
+            s
+        });
+        std::fs::write(&toc, &out).unwrap();
+        let outside = text_of(&toc).unwrap_err().to_string();
+        assert!(
+            outside.contains("not a file name of the dump's folder"),
+            "{outside}"
+        );
     }
 
     /// A damaged archive (bytes changed anywhere, or cut anywhere) is

@@ -410,12 +410,47 @@ struct Script {
     shown: PathBuf,
 }
 
+/// The file a dump given as `path` is read from: a directory-format dump
+/// (`pg_dump -Fd`) given as its folder is its `toc.dat`; any other path is
+/// itself. A folder without `toc.dat` is refused.
+fn dump_file(path: &Path) -> Result<PathBuf, BenchError> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let toc = path.join("toc.dat");
+    if toc.is_file() {
+        return Ok(toc);
+    }
+    Err(BenchError::format(
+        path,
+        "dump",
+        "a folder, not a dump file: a pg_dump directory-format dump (pg_dump -Fd) holds \
+         toc.dat, which this folder does not",
+    ))
+}
+
+/// The files beside a dump that hold its rows (a directory-format dump's
+/// files of rows, named by its table of contents): an edited one makes
+/// the dump's copies stale. Empty for every other dump.
+fn rows_files(dump: &Path) -> Vec<PathBuf> {
+    let Ok(toc) = dump_file(dump) else {
+        return Vec::new();
+    };
+    if archive::format_of(&toc).ok() != Some(archive::DumpFormat::Custom) {
+        return Vec::new();
+    }
+    custom::CustomDump::open_unpacked(&toc, &toc, None)
+        .map(|d| d.data_files())
+        .unwrap_or_default()
+}
+
 /// The text of the dump at `path`: the file itself, the `restore.sql` of
 /// a pg_dump tar archive (whose `$$PATH$$` names its members), the script
-/// a pg_dump custom-format archive holds, a gzip file's text, or the dump
-/// a zip file holds. Another compressed file is refused, saying how to
-/// make it text.
+/// a pg_dump custom-format archive or directory-format dump holds, a gzip
+/// file's text, or the dump a zip file holds. Another compressed file is
+/// refused, saying how to make it text.
 fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
+    let path = &dump_file(path)?;
     let io = |source| BenchError::Io {
         path: path.to_path_buf(),
         source,
@@ -712,7 +747,10 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         }
     }
     let identity = match &opts.source {
-        ImportSource::Dump(dump) => Some(sqlwitness_bench::DumpIdentity::of(dump)?),
+        ImportSource::Dump(dump) => Some(
+            sqlwitness_bench::DumpIdentity::of(&dump_file(dump)?)?
+                .with_includes(&rows_files(dump))?,
+        ),
         ImportSource::Live { .. } => None,
     };
     let mut replaced = Vec::new();
@@ -750,7 +788,15 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
                 .and_then(|o| o.tables.clone());
             let identity = identity
                 .as_ref()
-                .map(|i| i.with_includes(&report.included))
+                .map(|i| {
+                    let mut files = i
+                        .includes
+                        .iter()
+                        .map(|f| f.path.clone())
+                        .collect::<Vec<_>>();
+                    files.extend(report.included.iter().cloned());
+                    i.with_includes(&files)
+                })
                 .transpose()?;
             freshness::write_model(&report, d, identity.as_ref(), chosen)?;
         }
