@@ -203,7 +203,7 @@ impl PgDumpNamespace {
         let base: PgConnectOptions = admin_url
             .parse()
             .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(admin_url))))?;
-        let mut admin = rt.block_on(base.connect()).map_err(|e| {
+        let mut admin = rt.block_on(super::relay::connect(&base)).map_err(|e| {
             DbError::connection(format!(
                 "cannot connect to {}: {e}",
                 crate::mask_url(admin_url)
@@ -448,7 +448,7 @@ impl PgDumpNamespace {
     fn connect_loader(&self, opts: &PgConnectOptions) -> Result<(PgConnection, i32), DbError> {
         let mut conn = self
             .rt
-            .block_on(opts.connect())
+            .block_on(super::relay::connect(opts))
             .map_err(|e| DbError::connection(format!("the loader login cannot connect: {e}")))?;
         let pid = self
             .rt
@@ -1090,6 +1090,23 @@ impl DumpNamespace for PgDumpNamespace {
             .application_name("sqlwitness dump reader")
             .statement_cache_capacity(100);
         let (mut reader, pid) = self.connect_loader(&opts)?;
+        // The planner's statistics of the loaded tables, gathered as the
+        // loader (their owner: an index's expression runs with its rights)
+        // within the statement limit: the source's views are read next,
+        // and a view over tables never analyzed can be planned so badly
+        // that it takes seconds instead of milliseconds. Best effort: a
+        // table it cannot analyze is read all the same.
+        let limit = server_limit_ms(self.statement_limit);
+        for sql in [
+            format!("SET statement_timeout = '{limit}ms'"),
+            "ANALYZE".to_string(),
+        ] {
+            let _ = self.rt.block_on(
+                sqlx::query(AssertSqlSafe(sql))
+                    .persistent(false)
+                    .execute(&mut reader),
+            );
+        }
         for sql in READER_SETUP {
             self.rt
                 .block_on(sqlx::query(sql).persistent(false).execute(&mut reader))

@@ -7,6 +7,7 @@ mod dump;
 pub(crate) mod lease;
 mod login;
 mod read;
+mod relay;
 mod write;
 
 pub use dump::PgDumpNamespace;

@@ -24,7 +24,7 @@ use sqlwitness_core::{
 use sqlwitness_dialect::Dialect;
 use sqlx::postgres::{PgConnection, PgDatabaseError, PgRow};
 use sqlx::types::chrono::{NaiveDate, NaiveDateTime};
-use sqlx::{AssertSqlSafe, Connection, Row};
+use sqlx::{AssertSqlSafe, Row};
 
 use super::login;
 use crate::server::{date_text, timestamp_text};
@@ -160,7 +160,10 @@ impl PgMigrator {
     /// Connects to the administrative `url`.
     pub fn connect(dialect: Dialect, url: &str) -> Result<PgMigrator, DbError> {
         let rt = crate::server::blocking_runtime()?;
-        let conn = rt.block_on(PgConnection::connect(url)).map_err(|e| {
+        let opts: sqlx::postgres::PgConnectOptions = url
+            .parse()
+            .map_err(|e| DbError::connection(format!("{}: {e}", crate::mask_url(url))))?;
+        let conn = rt.block_on(super::relay::connect(&opts)).map_err(|e| {
             DbError::connection(format!("cannot connect to {}: {e}", crate::mask_url(url)))
         })?;
         Ok(PgMigrator {

@@ -124,6 +124,12 @@ pub struct DatabaseImport {
     pub missing_tables: Vec<String>,
     pub rows: u64,
     pub seconds: f64,
+    /// Of `seconds`: the SQLite file written (and read back), and the copy
+    /// on the dump's own engine made and checked.
+    #[serde(default)]
+    pub sqlite_seconds: f64,
+    #[serde(default)]
+    pub copy_seconds: f64,
     /// Every table written and verified.
     pub complete: bool,
     /// The source's views and what became of each in the SQLite file
@@ -246,6 +252,13 @@ pub struct ImportReport {
     /// Rows loaded through `COPY`.
     pub copied_rows: u64,
     pub load_seconds: f64,
+    /// Wall time of each step, in seconds: `check` (the dump read once
+    /// against the policy before anything runs), `namespace` (the load's
+    /// namespace and login made), `load`, `export` (the databases written:
+    /// each one's SQLite file and copy, also in its own entry), `close`
+    /// (the load's namespace and login dropped).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub steps_seconds: std::collections::BTreeMap<String, f64>,
     /// Statements not run, with why (the dump's own `CREATE DATABASE`,
     /// owners and grants …).
     pub skipped: Vec<DumpNote>,
@@ -283,6 +296,7 @@ impl ImportReport {
             statements: 0,
             copied_rows: 0,
             load_seconds: 0.0,
+            steps_seconds: Default::default(),
             skipped: Vec::new(),
             rewritten: Vec::new(),
             not_created: Vec::new(),
@@ -863,9 +877,14 @@ fn import_dump_file(
     dialect: DumpDialect,
     dump: &Path,
 ) -> Result<ImportReport, BenchError> {
+    let steps = std::cell::RefCell::new(std::collections::BTreeMap::new());
+    let step = |name: &str, seconds: f64| {
+        steps.borrow_mut().insert(name.to_string(), seconds);
+    };
     // Nothing is created for a dump refused as text. (A MySQL
     // dump's version comments are read as its server reads them:
     // checked once the server's version is known.)
+    let started = Instant::now();
     let checked_before = match dialect {
         DumpDialect::Postgres => Some(check_dump(
             dump,
@@ -880,6 +899,7 @@ fn import_dump_file(
         )?),
         DumpDialect::Mysql => None,
     };
+    step("check", started.elapsed().as_secs_f64());
     let server_err = |e: sqlwitness_core::DbError| BenchError::Migration {
         db_id: dump.display().to_string(),
         engine: opts.engine.to_string(),
@@ -893,6 +913,7 @@ fn import_dump_file(
         .collect::<Vec<_>>()
         .join(",");
     let stamp = Stamp::new(&stamp_db, "dump", "dump-load");
+    let started = Instant::now();
     let mut ns = sqlwitness_engines::open_dump_namespace(
         opts.engine,
         &opts.url,
@@ -902,6 +923,7 @@ fn import_dump_file(
         std::fs::metadata(dump).map_or(0, |m| m.len()),
     )
     .map_err(server_err)?;
+    step("namespace", started.elapsed().as_secs_f64());
     let result = ns
         .server_version()
         .map_err(server_err)
@@ -909,17 +931,23 @@ fn import_dump_file(
             let checked = match checked_before {
                 Some(c) => c,
                 None => {
+                    let started = Instant::now();
                     let first = ns.lexing().map_err(server_err)?;
-                    check_dump(dump, dialect, Some(&version), &first)?
+                    let checked = check_dump(dump, dialect, Some(&version), &first)?;
+                    step("check", started.elapsed().as_secs_f64());
+                    checked
                 }
             };
             let loaded = load(&mut *ns, dump, dialect, Some(&version), opts)?;
+            step("load", loaded.seconds);
             Ok((checked, loaded))
         })
         .and_then(|(checked, loaded)| {
             let mut not_created = checked.not_created;
             not_created.extend(loaded.refused_objects);
+            let started = Instant::now();
             let mut report = export(&mut *ns, opts, not_created)?;
+            step("export", started.elapsed().as_secs_f64());
             report.dump = Some(dump.to_path_buf());
             report.skipped = checked.skipped;
             report.included = checked.included;
@@ -930,9 +958,12 @@ fn import_dump_file(
             report.rejected = loaded.rejected;
             Ok(report)
         });
+    let started = Instant::now();
     let closed = ns.close();
-    let report = result?;
+    step("close", started.elapsed().as_secs_f64());
+    let mut report = result?;
     closed.map_err(server_err)?;
+    report.steps_seconds = steps.into_inner();
     Ok(report)
 }
 
@@ -1410,6 +1441,7 @@ fn export_database(
     let started = Instant::now();
     let (tables, missing_tables) = select_tables(&schema.tables, d.tables.as_deref());
     let file = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
+    let sqlite_started = Instant::now();
     let written = if opts.copy_only {
         Vec::new()
     } else {
@@ -1421,6 +1453,7 @@ fn export_database(
             },
         )?
     };
+    let sqlite_seconds = sqlite_started.elapsed().as_secs_f64();
     let kept: Vec<(sqlwitness_core::SourceTable, TableExport)> = tables
         .iter()
         .zip(&written)
@@ -1439,6 +1472,7 @@ fn export_database(
     };
     let rows = written.iter().map(|t| t.rows).sum();
     let mut namespace_suffix = None;
+    let mut copy_seconds = 0.0;
     let source_copy = opts.source_copy_prefix.as_deref().map(|prefix| {
         let mut db = sqlwitness_bench::database_of(&d.db_id, &file, prefix);
         if !opts.copy_only {
@@ -1449,14 +1483,17 @@ fn export_database(
             }
         }
         let check = opts.copy_only.then_some(file.as_path());
-        source_copy::write(
+        let started = Instant::now();
+        let copy = source_copy::write(
             ns,
             opts.engine,
             &opts.url,
             (&db, check),
             (&tables, source_views),
             server_version,
-        )
+        );
+        copy_seconds = started.elapsed().as_secs_f64();
+        copy
     });
     // A database with no table (a dump whose tables were all rejected,
     // or that has none) is no benchmark database.
@@ -1470,6 +1507,8 @@ fn export_database(
         missing_tables,
         rows,
         seconds: started.elapsed().as_secs_f64(),
+        sqlite_seconds,
+        copy_seconds,
         complete,
         views: carried_views,
         source_copy,
