@@ -38,9 +38,16 @@ async fn through_relay(opts: &PgConnectOptions) -> Result<PgConnection, sqlx::Er
     let server = tokio::net::TcpStream::connect((opts.get_host(), port)).await?;
     server.set_nodelay(true)?;
     // A new folder only this user can read, holding the socket under the
-    // name sqlx looks for in it.
-    let folder = Folder::new()?;
-    let listener = tokio::net::UnixListener::bind(folder.0.join(format!(".s.PGSQL.{port}")))?;
+    // name sqlx looks for in it. Where none can be made (no writable
+    // temporary folder, a path too long for a socket), the session
+    // connects directly, as it would without the relay.
+    let Some((folder, listener)) = Folder::new().ok().and_then(|folder| {
+        let socket = folder.0.join(format!(".s.PGSQL.{port}"));
+        let listener = tokio::net::UnixListener::bind(socket).ok()?;
+        Some((folder, listener))
+    }) else {
+        return opts.connect().await;
+    };
     let relay = tokio::spawn(async move {
         let (mut local, _) = listener.accept().await?;
         drop(listener);
