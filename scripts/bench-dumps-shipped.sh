@@ -66,13 +66,13 @@ for dump in "${dumps[@]}"; do
     else
       timed "$out/t" "${quiet[@]}" pg_restore --no-owner -d "$base/$db" "$dump" || true
     fi
-    c=$(cat "$out/t"); clients+=("$c")
+    c=$(tail -n 1 "$out/t"); clients+=("$c")
     "${quiet[@]}" psql -X -q "$url" -c "DROP DATABASE IF EXISTS \"$db\"" > /dev/null
     "${quiet[@]}" psql -X -q "$url" -c "DROP SCHEMA IF EXISTS \"swb_$name\" CASCADE" > /dev/null
     rm -rf "$out/$name"
     timed "$out/t" "$bin" import --engine postgres --server "$url" --dump "$dump" \
       --out "$out/$name/database" --db-id "$name" --namespace-prefix swb_ -q || true
-    i=$(cat "$out/t"); imports+=("$i")
+    i=$(tail -n 1 "$out/t"); imports+=("$i")
     steps=$(python3 - "$out/$name/database/import-report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
