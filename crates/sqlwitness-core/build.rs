@@ -8,6 +8,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+mod dialect_files;
+
 /// The engines at fixed places, with the other spellings they are known by.
 const FIXED: [(&str, &[&str]); 4] = [
     ("sqlite", &[]),
@@ -17,20 +19,7 @@ const FIXED: [(&str, &[&str]); 4] = [
 ];
 
 fn main() {
-    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"))
-        .join("../../dialects");
-    println!("cargo:rerun-if-changed={}", dir.display());
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_suffix(".yaml"))
-                .map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let (_, names) = dialect_files::dialect_files();
     for (fixed, _) in FIXED {
         assert!(
             names.iter().any(|n| n == fixed),
@@ -53,14 +42,13 @@ fn main() {
     let count = FIXED.len() + added.len();
     let mut out = String::new();
     let mut constants = String::new();
-    let mut kinds = String::new();
     let mut entries = String::new();
-    for (i, (name, aliases)) in FIXED.iter().enumerate() {
+    let mut plain = String::new();
+    for (name, aliases) in FIXED {
         let _ = writeln!(
             entries,
             "    Entry {{ name: {name:?}, aliases: &{aliases:?} }},"
         );
-        let _ = writeln!(kinds, "    EngineKind({i}),");
     }
     for (j, name) in added.iter().enumerate() {
         let i = FIXED.len() + j;
@@ -70,8 +58,14 @@ fn main() {
             "    /// The engine of `dialects/{name}.yaml`.\n    pub const {constant}: EngineKind = EngineKind({i});"
         );
         let _ = writeln!(entries, "    Entry {{ name: {name:?}, aliases: &[] }},");
-        let _ = writeln!(kinds, "    EngineKind({i}),");
+        let _ = writeln!(
+            plain,
+            "    pub const {constant}: EngineKind = EngineKind::{constant};"
+        );
     }
+    let kinds: String = (0..count)
+        .map(|i| format!("        EngineKind({i}),\n"))
+        .collect();
     let _ = writeln!(
         out,
         "#[allow(non_upper_case_globals)]\nimpl EngineKind {{\n{constants}}}\n\n\
@@ -82,14 +76,7 @@ fn main() {
          pub const BUILTIN: [EngineKind; {count}] = [\n{kinds}    ];\n}}\n\n\
          /// The engines after the four at fixed places, as plain constants.\n\
          #[allow(non_upper_case_globals)]\n\
-         pub mod shipped_engines {{\n    use super::EngineKind;\n{}}}",
-        added
-            .iter()
-            .map(|n| format!(
-                "    pub const {c}: EngineKind = EngineKind::{c};\n",
-                c = camel(n)
-            ))
-            .collect::<String>()
+         pub mod shipped_engines {{\n    use super::EngineKind;\n{plain}}}"
     );
     let path = Path::new(&std::env::var("OUT_DIR").expect("set by cargo")).join("engines.rs");
     std::fs::write(&path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -6,29 +6,21 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+#[path = "../sqlwitness-core/dialect_files.rs"]
+mod dialect_files;
+
 fn main() {
-    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"))
-        .join("../../dialects");
-    println!("cargo:rerun-if-changed={}", dir.display());
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_suffix(".yaml"))
-                .map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let (dir, names) = dialect_files::dialect_files();
     let mut out = format!(
         "/// The shipped dialect files: `(engine name, file, text)`.\n\
          const SHIPPED: [(&str, &str, &str); {}] = [\n",
         names.len()
     );
     for n in &names {
+        // An edit of the file rebuilds the crate (the compiler tracks what
+        // `include_str!` reads); only a file added or removed runs this
+        // script again.
         let file = dir.join(format!("{n}.yaml"));
-        println!("cargo:rerun-if-changed={}", file.display());
         let _ = writeln!(
             out,
             "    ({n:?}, \"dialects/{n}.yaml\", include_str!({:?})),",
