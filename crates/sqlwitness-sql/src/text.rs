@@ -107,8 +107,8 @@ mod tests {
                 "{kind}: grammar {grammar:?} is no sqlparser dialect"
             );
         }
-        // An engine's own grammar reads its own syntax: DuckDB's `x::INT`
-        // and MySQL's backquotes.
+        // An engine's own grammar reads its own syntax: MySQL's backquotes
+        // and DuckDB's struct literals.
         for (grammar, sql) in [
             (sqlwitness_dialect::Grammar::Mysql, "SELECT `a` FROM t"),
             (

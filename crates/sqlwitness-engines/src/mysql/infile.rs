@@ -108,7 +108,8 @@ pub(crate) enum StreamCharset {
 impl StreamCharset {
     /// The character set a table's stream is read in, from its columns'
     /// types as created; `None` when neither is right (text in another
-    /// character set beside binary columns): the rows go as `INSERT`s.
+    /// character set, or a `uuid` or `json`, beside binary columns): the
+    /// rows go as `INSERT`s.
     pub(crate) fn of(t: &sqlwitness_core::TableDef) -> Option<StreamCharset> {
         let other_text = t.columns.iter().any(|c| {
             let s = c.sql_type.to_ascii_lowercase();
@@ -120,17 +121,18 @@ impl StreamCharset {
         // Types that read a binary string as bytes of their own (MariaDB's
         // `uuid`: 16 bytes; MySQL's `json` refuses one): sent as text.
         let parsed_from_text = t.columns.iter().any(|c| {
-            let s = c.sql_type.to_ascii_lowercase();
-            matches!(s.split('(').next().unwrap_or("").trim(), "uuid" | "json")
+            matches!(
+                sqlwitness_dialect::TypeShape::of(&c.sql_type).base.as_str(),
+                "uuid" | "json"
+            )
         });
-        let other_text = other_text || parsed_from_text;
         let bytes = t.columns.iter().any(|c| {
             let s = c.sql_type.to_ascii_lowercase();
             c.kind == sqlwitness_core::TargetKind::Blob
                 || s.contains("blob")
                 || s.contains("binary")
         });
-        match (other_text, bytes) {
+        match (other_text || parsed_from_text, bytes) {
             (false, _) => Some(StreamCharset::Binary),
             (true, false) => Some(StreamCharset::Utf8mb4),
             (true, true) => None,
