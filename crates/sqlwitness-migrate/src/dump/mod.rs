@@ -760,11 +760,12 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
             });
         }
     }
+    // The dump file's own bytes decide whether it is the one imported
+    // before; the files it reads besides (its includes, a directory-format
+    // dump's files of rows) are checked from the model, and read for the
+    // new model only once the import is done.
     let identity = match &opts.source {
-        ImportSource::Dump(dump) => Some(
-            sqlwitness_bench::DumpIdentity::of(&dump_file(dump)?)?
-                .with_includes(&rows_files(dump))?,
-        ),
+        ImportSource::Dump(dump) => Some(sqlwitness_bench::DumpIdentity::of(&dump_file(dump)?)?),
         ImportSource::Live { .. } => None,
     };
     let mut replaced = Vec::new();
@@ -794,24 +795,21 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         }
     };
     if !opts.copy_only {
+        // The same for every database the dump holds: read once.
+        let identity = match (&identity, &opts.source) {
+            (Some(i), ImportSource::Dump(dump)) => {
+                let mut files = rows_files(dump);
+                files.extend(report.included.iter().cloned());
+                Some(i.with_includes(&files)?)
+            }
+            _ => None,
+        };
         for d in &report.databases {
             let chosen = opts
                 .databases
                 .iter()
                 .find(|o| o.db_id == d.db_id)
                 .and_then(|o| o.tables.clone());
-            let identity = identity
-                .as_ref()
-                .map(|i| {
-                    let mut files = i
-                        .includes
-                        .iter()
-                        .map(|f| f.path.clone())
-                        .collect::<Vec<_>>();
-                    files.extend(report.included.iter().cloned());
-                    i.with_includes(&files)
-                })
-                .transpose()?;
             freshness::write_model(&report, d, identity.as_ref(), chosen)?;
         }
     }
