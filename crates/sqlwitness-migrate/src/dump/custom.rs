@@ -740,16 +740,12 @@ impl Script {
     /// The rows of entry `i`, decompressed as they are read.
     fn open_data(&mut self, i: usize) -> std::io::Result<Box<dyn Read + Send>> {
         let entry = &self.dump.entries[i];
-        let (id, at) = (entry.id, entry.data.clone());
-        if let (DataAt::File(file), Some(folder)) = (&at, &self.dump.folder) {
-            let (path, gzip) = data_file(folder, file)?;
-            let file = BufReader::with_capacity(1 << 16, File::open(path)?);
-            return Ok(if gzip {
-                Box::new(flate2::read::MultiGzDecoder::new(file))
-            } else {
-                Box::new(file)
-            });
-        }
+        let (id, at) = match &entry.data {
+            DataAt::None => return Ok(Box::new(std::io::empty())),
+            DataAt::File(file) => return self.open_file(file),
+            DataAt::At(at) => (entry.id, Some(*at)),
+            DataAt::Unknown => (entry.id, None),
+        };
         let name = format!(
             "the rows of {}.{} (entry {id})",
             String::from_utf8_lossy(&entry.namespace),
@@ -764,14 +760,13 @@ impl Script {
             len: u64::MAX,
         };
         let found = match at {
-            DataAt::None | DataAt::File(_) => return Ok(Box::new(std::io::empty())),
-            DataAt::At(at) => {
+            Some(at) => {
                 fields.r.r.seek(SeekFrom::Start(at))?;
                 fields.r.at = at;
                 let (kind, found) = block_header(&mut fields)?;
                 (found == Some(id)).then_some(kind)
             }
-            DataAt::Unknown => self.find_block(&mut fields, id)?,
+            None => self.find_block(&mut fields, id)?,
         };
         match found {
             Some(BLOCK_DATA) => {}
@@ -790,6 +785,23 @@ impl Script {
         Ok(match self.dump.compression {
             Compression::None => Box::new(chunks),
             _ => Box::new(flate2::read::ZlibDecoder::new(chunks)),
+        })
+    }
+
+    /// The rows a directory-format dump keeps in `file` of its folder,
+    /// decompressed as they are read.
+    fn open_file(&self, file: &str) -> std::io::Result<Box<dyn Read + Send>> {
+        let folder = self.dump.folder.as_deref().ok_or_else(|| {
+            corrupt(format!(
+                "{file}: a file of rows in an archive that is not a directory-format dump's"
+            ))
+        })?;
+        let (path, gzip) = data_file(folder, file)?;
+        let rows = BufReader::with_capacity(1 << 16, File::open(path)?);
+        Ok(if gzip {
+            Box::new(flate2::read::MultiGzDecoder::new(rows))
+        } else {
+            Box::new(rows)
         })
     }
 
@@ -1056,6 +1068,11 @@ mod tests {
             self.bytes.push(if rows { 1 } else { 3 });
             self.bytes.extend_from_slice(&[0; 8]);
         }
+        /// The entry of table `table`'s rows (one column, `a`).
+        fn rows(&mut self, id: i64, table: &str) {
+            let copy = format!("COPY public.{table} (a) FROM stdin;\n");
+            self.entry(id, "TABLE DATA", table, "", &copy, true);
+        }
         /// The `toc.dat` of a directory-format dump.
         fn toc(minor: u8, compression: u8) -> Writer {
             let mut w = Writer::head(minor, compression);
@@ -1103,22 +1120,8 @@ mod tests {
                 "",
                 false,
             );
-            w.entry(
-                4,
-                "TABLE DATA",
-                "u",
-                "",
-                "COPY public.u (a) FROM stdin;\n",
-                true,
-            );
-            w.entry(
-                5,
-                "TABLE DATA",
-                "t",
-                "",
-                "COPY public.t (a) FROM stdin;\n",
-                true,
-            );
+            w.rows(4, "u");
+            w.rows(5, "t");
             // Blocks in another order than the entries, the last one's
             // rows without pg_dump's `\.`.
             w.block(4, &["7\n", "\\.\n\n"]);
@@ -1159,22 +1162,8 @@ mod tests {
             "",
             false,
         );
-        w.entry(
-            2,
-            "TABLE DATA",
-            "t",
-            "",
-            "COPY public.t (a) FROM stdin;\n",
-            true,
-        );
-        w.entry(
-            3,
-            "TABLE DATA",
-            "u",
-            "",
-            "COPY public.u (a) FROM stdin;\n",
-            true,
-        );
+        w.rows(2, "t");
+        w.rows(3, "u");
         let toc = folder.join("toc.dat");
         std::fs::write(&toc, &w.bytes).unwrap();
         std::fs::write(folder.join("2.dat"), "1\n2\n\\.\n\n").unwrap();
@@ -1261,14 +1250,7 @@ mod tests {
         // Rows compressed with lz4.
         let mut w = Writer::head(16, 2);
         w.int(1);
-        w.entry(
-            1,
-            "TABLE DATA",
-            "t",
-            "",
-            "COPY public.t (a) FROM stdin;\n",
-            true,
-        );
+        w.rows(1, "t");
         w.block(1, &["1\n"]);
         assert!(
             refused(&w).contains("compressed with lz4"),
@@ -1306,14 +1288,7 @@ mod tests {
         // A block that is not there.
         let mut w = Writer::head(15, 0);
         w.int(1);
-        w.entry(
-            1,
-            "TABLE DATA",
-            "t",
-            "",
-            "COPY public.t (a) FROM stdin;\n",
-            true,
-        );
+        w.rows(1, "t");
         w.block(2, &["1\n"]);
         assert!(refused(&w).contains("public.t (entry 1): no such block"));
         // An archive version beyond those read.
