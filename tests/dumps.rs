@@ -106,6 +106,64 @@ fn drop_source_copies(kind: EngineKind, url: &str, out: &Path) {
     }
 }
 
+/// `sqlwitness migrate` of every database of `bench` to `kind` at `url`,
+/// its copies under `prefix`, its logs in `log`, with the flags `extra`.
+fn migrate(
+    bench: &Path,
+    kind: EngineKind,
+    url: &str,
+    prefix: &str,
+    log: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    bin()
+        .args(["migrate", "--bench"])
+        .arg(bench)
+        .args([
+            "--all",
+            "--engines",
+            kind.as_str(),
+            "--namespace-prefix",
+            prefix,
+            "--server",
+            &format!("{kind}={url}"),
+            "-q",
+        ])
+        .args(extra)
+        .arg("--log-dir")
+        .arg(log)
+        .output()
+        .unwrap()
+}
+
+/// `tests/dumps/types_postgres.sql` imported on the first PostgreSQL server
+/// as database `types`, its copy there under a prefix of `tag`, beside a
+/// question reading it: the benchmark's folder, the prefix, and the guard
+/// that drops the copy. `None` without a PostgreSQL server.
+fn imported_types(tag: &str) -> Option<(tempfile::TempDir, String, DropCopies)> {
+    let servers = sqlwitness_testkit::servers();
+    let (pg, pg_url) = first_server(&servers, Adapter::Postgres)?;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("database");
+    let prefix = format!("{}_", sqlwitness_testkit::unique_name(tag));
+    let (code, stderr) = import_with_copies(
+        pg,
+        &pg_url,
+        &fixture("types_postgres.sql"),
+        &out,
+        &["--db-id", "types"],
+        &prefix,
+    );
+    let guard = DropCopies(pg, pg_url, out);
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::write(
+        dir.path().join("dev.jsonl"),
+        r#"{"db_id": "types", "gold": "SELECT count(*) FROM carried"}"#,
+    )
+    .unwrap();
+    Some((dir, prefix, guard))
+}
+
 /// Every table of a SQLite file, by a name without case and underscores
 /// (the PostgreSQL Chinook writes `invoice_line` for `InvoiceLine`), with
 /// its rows sorted.
@@ -769,24 +827,7 @@ fn the_source_engine_judges_with_the_dumps_own_types() {
         };
         assert_eq!(admin::count(url, &label_sql), 1, "{kind}");
         // `migrate --force` keeps it too.
-        let o = bin()
-            .args(["migrate", "--bench"])
-            .arg(&bench)
-            .args([
-                "--all",
-                "--engines",
-                kind.as_str(),
-                "--force",
-                "--namespace-prefix",
-                &prefix,
-                "--server",
-                &format!("{kind}={url}"),
-                "-q",
-                "--log-dir",
-            ])
-            .arg(bench.join("log"))
-            .output()
-            .unwrap();
+        let o = migrate(&bench, kind, url, &prefix, &bench.join("log"), &["--force"]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let log: serde_json::Value = serde_json::from_slice(
             &std::fs::read(bench.join("log").join(kind.as_str()).join("shop.json")).unwrap(),
@@ -2301,51 +2342,17 @@ fn a_query_that_reads_a_degraded_column_is_not_portable_there() {
 /// engines, to the last digit.
 #[test]
 fn a_wide_decimal_stays_exact_on_the_other_engines() {
-    let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = first_server(&servers, Adapter::Postgres) else {
+    let Some((dir, prefix, _guard)) = imported_types("swt_wide") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     let bench = dir.path();
-    let out = bench.join("database");
-    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_wide"));
-    let (code, stderr) = import_with_copies(
-        pg,
-        &pg_url,
-        &fixture("types_postgres.sql"),
-        &out,
-        &["--db-id", "types"],
-        &prefix,
-    );
-    let _guard = DropCopies(pg, pg_url.clone(), out.clone());
-    assert_eq!(code, 0, "{stderr}");
-    std::fs::write(
-        bench.join("dev.jsonl"),
-        r#"{"db_id": "types", "gold": "SELECT count(*) FROM carried"}"#,
-    )
-    .unwrap();
+    let servers = sqlwitness_testkit::servers();
     let mut checked = 0;
     for (kind, url) in servers
         .iter()
         .filter(|(k, _)| adapter(*k) == Adapter::Mysql)
     {
-        let o = bin()
-            .args(["migrate", "--bench"])
-            .arg(bench)
-            .args([
-                "--all",
-                "--engines",
-                kind.as_str(),
-                "--namespace-prefix",
-                &prefix,
-                "--server",
-                &format!("{kind}={url}"),
-                "-q",
-                "--log-dir",
-            ])
-            .arg(bench.join("log"))
-            .output()
-            .unwrap();
+        let o = migrate(bench, *kind, url, &prefix, &bench.join("log"), &[]);
         let ns = format!("{prefix}types");
         let exact = admin::count(
             url,
@@ -2387,29 +2394,11 @@ fn a_wide_decimal_stays_exact_on_the_other_engines() {
 /// its exact text (this build has no json extension), named as changed.
 #[test]
 fn times_uuids_and_json_keep_types_of_their_own_on_the_other_engines() {
-    let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = first_server(&servers, Adapter::Postgres) else {
+    let Some((dir, prefix, _guard)) = imported_types("swt_tuj") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     let bench = dir.path();
-    let out = bench.join("database");
-    let prefix = format!("{}_", sqlwitness_testkit::unique_name("swt_tuj"));
-    let (code, stderr) = import_with_copies(
-        pg,
-        &pg_url,
-        &fixture("types_postgres.sql"),
-        &out,
-        &["--db-id", "types"],
-        &prefix,
-    );
-    let _guard = DropCopies(pg, pg_url.clone(), out.clone());
-    assert_eq!(code, 0, "{stderr}");
-    std::fs::write(
-        bench.join("dev.jsonl"),
-        r#"{"db_id": "types", "gold": "SELECT count(*) FROM carried"}"#,
-    )
-    .unwrap();
+    let servers = sqlwitness_testkit::servers();
     let duckdb_url = format!("duckdb:{}", bench.join("duckdb").display());
     let mut targets: Vec<(EngineKind, String)> = servers
         .iter()
@@ -2422,23 +2411,7 @@ fn times_uuids_and_json_keep_types_of_their_own_on_the_other_engines() {
         let _drop =
             (*kind != EngineKind::Duckdb).then(|| DropNamespace(*kind, url.clone(), ns.clone()));
         let log = bench.join(format!("log_{kind}"));
-        let o = bin()
-            .args(["migrate", "--bench"])
-            .arg(bench)
-            .args([
-                "--all",
-                "--engines",
-                kind.as_str(),
-                "--namespace-prefix",
-                &prefix,
-                "--server",
-                &format!("{kind}={url}"),
-                "-q",
-                "--log-dir",
-            ])
-            .arg(&log)
-            .output()
-            .unwrap();
+        let o = migrate(bench, *kind, url, &prefix, &log, &[]);
         assert!(
             o.status.success(),
             "{kind}: {}",
