@@ -556,7 +556,8 @@ fn ves_timing_note(report: &Report, row: &str, script: &str) {
                 "sqlite_cursor_execute: cursor.execute on a new connection, preparing the \
                  statement and stepping to its first row"
             } else {
-                "sqlite_connect_fetch: connecting, executing, fetching every row and closing"
+                "sqlite_connect_fetch: on a new connection, executing, fetching every row and \
+                 closing it"
             };
             say!(
                 "sqlwitness: {engine}: `{row}` is timed as {script} times ({how}); `{row} ({})` \

@@ -452,9 +452,10 @@ pub enum TimingMethod {
     /// `cursor.execute` on a new connection): preparing the statement, the
     /// schema read included, and stepping it to its first row.
     SqliteCursorExecute,
-    /// SQLite, as BIRD mini-dev's `evaluation_ves.py` times a query:
-    /// opening a new connection, preparing, stepping to the last row with
-    /// every value read, and closing the connection.
+    /// SQLite, as BIRD mini-dev's `evaluation_ves.py` times a query on a
+    /// connection it has just opened (the opening is not timed): preparing,
+    /// stepping to the last row with every value read, and closing the
+    /// connection.
     SqliteConnectFetch,
 }
 

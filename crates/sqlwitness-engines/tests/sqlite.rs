@@ -340,7 +340,7 @@ fn string_and_memory_work_is_bounded_and_timely() {
 
 /// BIRD's scripts' timing: one execution on a new connection gives BIRD
 /// dev's time (prepare and step to the first row) within mini-dev's
-/// (connect to close); a failing query is an error, as for `time`.
+/// (preparing to closing the connection); a failing query is an error, as for `time`.
 #[test]
 fn time_as_scripts_times_a_new_connection() {
     let dir = tempfile::tempdir().unwrap();

@@ -53,7 +53,8 @@ pub struct VesOutcome {
 /// One correct prediction's runs timed as BIRD's official VES scripts
 /// time them: BIRD dev's `evaluation_ves.py` (`sqlite_cursor_execute`:
 /// `cursor.execute` on a new connection) gives its VES, mini-dev's
-/// (`sqlite_connect_fetch`: connect to close) its R-VES. Each run times
+/// (`sqlite_connect_fetch`: on a new connection, from executing to
+/// closing it) its R-VES. Each run times
 /// the prediction, then the gold, after the run's stable timing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OfficialTiming {

@@ -271,9 +271,10 @@ impl SqliteEngine {
     /// VES scripts run it with Python's `sqlite3`, under the deadline of
     /// `limits`: BIRD dev's time is preparing (on a new connection, the
     /// schema is read then) and stepping to the first row (`cursor.execute`);
-    /// mini-dev's runs from opening the connection (with the dialect's
-    /// session statements) to closing it, every row stepped and read
-    /// (`connect`, `execute`, `fetchall`, `close`).
+    /// mini-dev's runs on the connection just opened (with the dialect's
+    /// session statements), from preparing to closing it, every row stepped
+    /// and read (`execute`, `fetchall`, `close`: the script starts its clock
+    /// after `connect`).
     fn run_as_scripts(
         &self,
         db: &Database,
@@ -281,8 +282,8 @@ impl SqliteEngine {
         limits: &QueryLimits,
     ) -> Result<ScriptTimed, DbError> {
         self.check_cancelled()?;
-        let session = Instant::now();
         let pc = self.open(db.sqlite_path.as_path())?;
+        let session = Instant::now();
         let execute = self.limited(&pc, limits, || {
             let mut rows = Collect::new(limits);
             self.run_to_first_row(&pc, sql, limits, &mut rows)
