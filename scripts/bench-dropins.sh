@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The drop-ins' speed: `sqlwitness spider-eval` against the Spider test-suite
 # evaluator's evaluation.py, `sqlwitness bird-eval` against BIRD dev's
-# evaluation.py and evaluation_ves.py and BIRD mini-dev's evaluation_ex.py and
-# evaluation_ves.py, on the same inputs, several runs each; prints each
+# evaluation.py and evaluation_ves.py and BIRD mini-dev's evaluation_ex.py,
+# evaluation_f1.py and evaluation_ves.py, on the same inputs, several runs each; prints each
 # command's mean wall time (and σ) for both and the ratio
 # (docs/measurements/dropin-speed.md).
 # The official scripts run from the folders given, never from the repository.
@@ -19,7 +19,7 @@
 #   BIRD_DEV_SRC     the folder of BIRD dev's evaluation.py and
 #                    evaluation_ves.py (DAMO-ConvAI: bird/llm/src)
 #   MINIDEV_SRC      the folder of mini-dev's evaluation_ex.py,
-#                    evaluation_ves.py and evaluation_utils.py (mini_dev:
+#                    evaluation_f1.py, evaluation_ves.py and evaluation_utils.py (mini_dev:
 #                    evaluation)
 #   BIRD_GOLD, BIRD_PRED, BIRD_DB, BIRD_QUESTIONS
 #                    BIRD's gold (`SQL<TAB>db_id`), predictions (BIRD JSON),
@@ -109,6 +109,9 @@ done
 row "bird-eval (mini-dev evaluation_ex.py)" \
     "$(timed minidev evaluation_ex.py "${MINIDEV_FLAGS[@]}")" \
     "$(timed "$SQLWITNESS" bird-eval "${MINIDEV_FLAGS[@]}" -q)"
+row "bird-eval --f1 (mini-dev evaluation_f1.py)" \
+    "$(timed minidev evaluation_f1.py "${MINIDEV_FLAGS[@]}")" \
+    "$(timed "$SQLWITNESS" bird-eval "${MINIDEV_FLAGS[@]}" --f1 -q)"
 row "bird-eval --data_mode dev (evaluation.py)" \
     "$(timed bird_dev evaluation.py "${DEV_FLAGS[@]}")" \
     "$(timed "$SQLWITNESS" bird-eval "${DEV_FLAGS[@]}" -q)"

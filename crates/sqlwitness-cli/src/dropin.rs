@@ -114,6 +114,12 @@ pub struct BirdEvalArgs {
     /// its gold are timed 100 times, as the scripts do.
     #[arg(long)]
     pub ves: bool,
+    /// Mini-dev's `evaluation_f1.py`, which takes the same flags: its Soft
+    /// F1 table by difficulty (the mean of each question's Soft F1, an
+    /// error counting 0). BIRD dev has no such script: not with
+    /// --data_mode.
+    #[arg(long, visible_alias = "soft_f1", conflicts_with_all = ["data_mode", "ves"])]
+    pub f1: bool,
     /// The questions with their `difficulty`, in the gold's order (JSON
     /// lines, as mini-dev's `mini_dev_sqlite.jsonl`, or a JSON array).
     /// Required: the official evaluator stops without it.
@@ -461,7 +467,9 @@ pub fn bird_eval(a: BirdEvalArgs, session: &crate::Session) -> Result<i32> {
     };
     let report = evaluate(layout, &a.extras, session)?;
     let metric = if a.ves { "R-VES" } else { "EX" };
-    show!("start calculate {metric}");
+    // evaluation_f1.py's first line names the metric with a space, its
+    // table with a hyphen, and its last line says EX, as the script prints.
+    show!("start calculate {}", if a.f1 { "Soft F1" } else { metric });
     let many = report.summary.engines.len() > 1;
     let mut log = String::new();
     for (engine, s) in &report.summary.engines {
@@ -472,6 +480,9 @@ pub fn bird_eval(a: BirdEvalArgs, session: &crate::Session) -> Result<i32> {
         if a.ves {
             show_part!("{}", tables::bird_r_ves_table(levels, n, s.ves.as_ref()));
             log.push_str(&tables::bird_r_ves_log(levels, n, s.ves.as_ref()));
+        } else if a.f1 {
+            show_part!("{}", tables::bird_soft_f1_table(levels, n, s.soft_f1));
+            log.push_str(&tables::bird_soft_f1_log(levels, n, s.soft_f1));
         } else {
             show_part!("{}", tables::bird_table(levels, n, s.matched));
             log.push_str(&tables::bird_log(levels, n, s.matched));

@@ -695,6 +695,54 @@ fn bird_eval_with_ves_prints_bird_devs_ves_table() {
     );
 }
 
+/// What mini-dev's `evaluation_f1.py` prints (standard output, then its
+/// log) for [`bird_files`] with [`PARTIAL_PREDICTIONS`], as the script
+/// printed it (mini_dev at 4d970a9, Python 3.11): the second and fourth
+/// predictions are worth 2/3 (an extra column; an extra row), the third
+/// and sixth nothing.
+const OFFICIAL_SOFT_F1: &str = "start calculate Soft F1\n                     simple               moderate             challenging          total               \ncount                2                    2                    2                    6                   \n======================================    Soft-F1    =====================================\nSoft-F1              83.33                33.33                50.00                55.56               \n===========================================================================================\nFinished EX evaluation for SQLite on Mini Dev set\n\n\n\n";
+const OFFICIAL_SOFT_F1_LOG: &str = "start calculate Soft-F1\n                     simple               moderate             challenging          total               \ncount                2                    2                    2                    6                   \n======================================    Soft-F1   =====================================\nSoft-F1              83.33                33.33                50.00                55.56               \n===========================================================================================\nFinished Soft-F1 evaluation for mini dev set\n\n";
+
+/// Predictions for [`BIRD_GOLDS`] that mini-dev's Soft F1 credits in part.
+const PARTIAL_PREDICTIONS: [&str; 6] = [
+    "SELECT count(*) FROM member",
+    "SELECT name, age FROM member WHERE age > 30",
+    "SELECT max(age) FROM member WHERE age < 35",
+    "SELECT name FROM member ORDER BY age DESC LIMIT 2",
+    "SELECT avg(age) FROM member",
+    "SELECT 0",
+];
+
+/// Mini-dev's `evaluation_f1.py` takes `evaluation_ex.py`'s flags: with
+/// `--f1`, its Soft F1 table, byte for byte, on standard output and in
+/// the log; BIRD dev has no such script.
+#[test]
+fn bird_eval_with_f1_prints_mini_devs_soft_f1_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = bird_files(dir.path());
+    let mut p = serde_json::Map::new();
+    for (i, sql) in PARTIAL_PREDICTIONS.iter().enumerate() {
+        p.insert(
+            i.to_string(),
+            format!("{sql}\t----- bird -----\tclub").into(),
+        );
+    }
+    std::fs::write(&b.pred, serde_json::to_string_pretty(&p).unwrap()).unwrap();
+    let log = dir.path().join("log.txt");
+    let d = format!("--diff_json_path={}", b.diff.display());
+    let l = format!("--output_log_path={}", log.display());
+    for flag in ["--f1", "--soft_f1"] {
+        std::fs::write(&log, "").unwrap();
+        let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d, &l, flag]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        assert_eq!(out(&o), OFFICIAL_SOFT_F1, "{flag}");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), OFFICIAL_SOFT_F1_LOG);
+    }
+    let o = bird_eval(&b.gold, &b.pred, &b.dbs, &[&d, "--f1", "--ves"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_eq!(out(&o), "");
+}
+
 /// Mini-dev's `evaluation_ves.py` takes `evaluation_ex.py`'s flags: with
 /// `--ves`, its R-VES table on standard output and in the log, the row
 /// timed as the script times, sqlwitness's stable timing under it.

@@ -1,6 +1,7 @@
 //! The tables the official evaluators print, byte for byte: test-suite
 //! evaluator's `print_scores` (`--etype exec`, `match` and `all`), BIRD mini-dev's
-//! `print_data` for EX (on standard output and in `--output_log_path`), and
+//! `print_data` for EX, R-VES and Soft F1 (on standard output and in
+//! `--output_log_path`), and
 //! BIRD dev's `print_data` for EX (`evaluation.py`) and VES
 //! (`evaluation_ves.py`).
 
@@ -243,6 +244,54 @@ pub(super) fn bird_r_ves_log(
     format!(
         "start calculate R-VES\n{}{BIRD_RULE}\nFinished R-VES evaluation for mini dev set\n\n",
         timed_table(levels, questions, ves, &scores)
+    )
+}
+
+/// mini-dev's `print_data` banner for Soft F1 on standard output.
+const SOFT_F1_BANNER: &str =
+    "======================================    Soft-F1    =====================================";
+/// The same in the log file, one space fewer after the metric.
+const SOFT_F1_LOG_BANNER: &str =
+    "======================================    Soft-F1   =====================================";
+
+/// The `Soft-F1` cells by difficulty, `total` (`soft_f1`, every question)
+/// last: percentages, two decimals.
+fn soft_f1_cells(levels: &BTreeMap<String, LevelSummary>, soft_f1: f64) -> Vec<String> {
+    let mut cells: Vec<String> = sqlwitness_report::DIFFICULTY_LEVELS
+        .iter()
+        .map(|c| {
+            let f1 = levels.get(*c).map_or(0.0, |l| l.soft_f1);
+            format!("{:.2}", f1 * 100.0)
+        })
+        .collect();
+    cells.push(format!("{:.2}", soft_f1 * 100.0));
+    cells
+}
+
+/// mini-dev's `evaluation_f1.py` table (Soft F1) as it prints it on
+/// standard output; `soft_f1`: the mean over every question.
+pub(super) fn bird_soft_f1_table(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    soft_f1: f64,
+) -> String {
+    let (counts, _) = ex_cells(levels, questions, 0);
+    let cells = soft_f1_cells(levels, soft_f1);
+    difficulty_table(&counts, SOFT_F1_BANNER, "Soft-F1", &cells)
+}
+
+/// What mini-dev's `print_data` appends to `--output_log_path` for the
+/// Soft F1 table.
+pub(super) fn bird_soft_f1_log(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    soft_f1: f64,
+) -> String {
+    let (counts, _) = ex_cells(levels, questions, 0);
+    let cells = soft_f1_cells(levels, soft_f1);
+    format!(
+        "start calculate Soft-F1\n{}{BIRD_RULE}\nFinished Soft-F1 evaluation for mini dev set\n\n",
+        difficulty_table(&counts, SOFT_F1_LOG_BANNER, "Soft-F1", &cells)
     )
 }
 
