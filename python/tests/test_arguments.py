@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import sqlwitness
-from sqlwitness import _flags
+from sqlwitness import _api, _flags
 from sqlwitness._flags import Command
 from conftest import example_questions
 
@@ -161,7 +161,7 @@ def test_every_compare_mode_is_a_compare_name() -> None:
     assert typing.get_args(sqlwitness.CompareName) == names
     assert "CompareName" in sqlwitness.__all__
     for name in names:
-        assert _flags.choice("compare", name, sqlwitness._COMPARE) == name
+        assert _flags.choice("compare", name, _api._COMPARE) == name
 
 
 def test_duckdb_is_an_engine_name() -> None:

@@ -291,6 +291,19 @@ def test_bird_eval_numbers_are_the_reports(spider_files, tmp_path: Path) -> None
     for level in levels:
         s = by_difficulty[level]
         assert rows["EX"][level] == round(100 * s["match"] / s["questions"], 2), level
+    # f1=True: mini-dev's evaluation_f1.py table, the report's Soft F1 (question 0
+    # returns a row of its own: nothing in common with the gold's).
+    f1 = sqlwitness.bird_eval(
+        predicted_sql_path=pred, ground_truth_path=gt, db_root_path=f"{EXAMPLE / 'database'}/",
+        diff_json_path=diff, f1=True,
+    )
+    assert f1.table.splitlines()[0] == "start calculate Soft F1"
+    assert f1.report is not None
+    summary = f1.report.summary["engines"]["sqlite"]
+    assert f1.value("Soft-F1", "total") == round(100 * summary["soft_f1"], 2)
+    for level in levels:
+        assert f1.value("Soft-F1", level) == round(100 * summary["by_difficulty"][level]["soft_f1"], 2), level
+    assert f1.value("Soft-F1", "moderate") == 100.0
     with pytest.raises(ValueError, match="sql_dialect: 'sqlite' is not one of"):
         sqlwitness.bird_eval(
             predicted_sql_path=pred, ground_truth_path=gt, db_root_path="x/", diff_json_path=diff,
