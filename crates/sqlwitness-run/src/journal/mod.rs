@@ -266,6 +266,15 @@ impl Journal {
     /// [`Journal::stop`]: a record finished while the run is being
     /// interrupted may hold the errors of cancelled queries.
     pub fn record<R: Serialize>(&self, record: &R) -> Result<(), RunError> {
+        // A journal that writes nothing (off, or stopped) serialises nothing.
+        if self
+            .file
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
+        {
+            return Ok(());
+        }
         let json = serde_json::to_string(record).expect("a record serializes");
         let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
         if self.cancel.is_cancelled() {
