@@ -129,9 +129,9 @@ pub(super) fn bird_log(
     questions: usize,
     matched: usize,
 ) -> String {
-    format!(
-        "start calculate EX\n{}{BIRD_RULE}\nFinished EX evaluation for mini dev set\n\n",
-        bird_table_with(levels, questions, matched, BIRD_LOG_BANNER)
+    minidev_log(
+        "EX",
+        &bird_table_with(levels, questions, matched, BIRD_LOG_BANNER),
     )
 }
 
@@ -241,10 +241,7 @@ pub(super) fn bird_r_ves_log(
         name: "R-VES",
         score: |l| l.r_ves,
     };
-    format!(
-        "start calculate R-VES\n{}{BIRD_RULE}\nFinished R-VES evaluation for mini dev set\n\n",
-        timed_table(levels, questions, ves, &scores)
-    )
+    minidev_log("R-VES", &timed_table(levels, questions, ves, &scores))
 }
 
 /// mini-dev's `print_data` banner for Soft F1 on standard output.
@@ -275,9 +272,7 @@ pub(super) fn bird_soft_f1_table(
     questions: usize,
     soft_f1: f64,
 ) -> String {
-    let (counts, _) = ex_cells(levels, questions, 0);
-    let cells = soft_f1_cells(levels, soft_f1);
-    difficulty_table(&counts, SOFT_F1_BANNER, "Soft-F1", &cells)
+    soft_f1_table_with(levels, questions, soft_f1, SOFT_F1_BANNER)
 }
 
 /// What mini-dev's `print_data` appends to `--output_log_path` for the
@@ -287,11 +282,27 @@ pub(super) fn bird_soft_f1_log(
     questions: usize,
     soft_f1: f64,
 ) -> String {
+    minidev_log(
+        "Soft-F1",
+        &soft_f1_table_with(levels, questions, soft_f1, SOFT_F1_LOG_BANNER),
+    )
+}
+
+fn soft_f1_table_with(
+    levels: &BTreeMap<String, LevelSummary>,
+    questions: usize,
+    soft_f1: f64,
+    banner: &str,
+) -> String {
     let (counts, _) = ex_cells(levels, questions, 0);
-    let cells = soft_f1_cells(levels, soft_f1);
+    difficulty_table(&counts, banner, "Soft-F1", &soft_f1_cells(levels, soft_f1))
+}
+
+/// What mini-dev's `print_data` appends to its log for one `table` of
+/// `metric`: the table framed by its first and last lines.
+fn minidev_log(metric: &str, table: &str) -> String {
     format!(
-        "start calculate Soft-F1\n{}{BIRD_RULE}\nFinished Soft-F1 evaluation for mini dev set\n\n",
-        difficulty_table(&counts, SOFT_F1_LOG_BANNER, "Soft-F1", &cells)
+        "start calculate {metric}\n{table}{BIRD_RULE}\nFinished {metric} evaluation for mini dev set\n\n"
     )
 }
 
