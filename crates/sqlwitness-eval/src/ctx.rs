@@ -32,6 +32,9 @@ pub(crate) struct EngineCtx {
 /// judgment's mechanisms).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct DbFacts<'a> {
+    /// The database as every engine addresses it (read once a run: its
+    /// namespace depends on the source model beside the file).
+    pub db: Option<&'a sqlwitness_core::Database>,
     pub names: Option<&'a NameSet>,
     pub schema: Option<&'a sqlwitness_sql::SchemaInfo>,
     /// The schema and foreign keys Spider's exact match reads (with

@@ -158,17 +158,22 @@ fn recorded(
         return (failed_execution(&e, sql_run, ms), None);
     }
     let answer = sink.into_answer();
+    // The hash and the sample are the report's alone: a run whose report
+    // no one keeps records the count.
+    let full = plan.detail.full();
     let (count, hash, (sample, truncated)) = match &answer {
-        Answer::Rows(rows) => (
+        Answer::Rows(rows) if full => (
             rows.row_count(),
-            rows.content_hash(),
+            Some(rows.content_hash()),
             sample_of(&rows.rows, unordered),
         ),
-        Answer::Digest(d) => (
+        Answer::Digest(d) if full => (
             d.keys.len(),
-            d.content_hash(),
+            Some(d.content_hash()),
             sample_of(&d.sample_rows(unordered), false),
         ),
+        Answer::Rows(rows) => (rows.row_count(), None, (Vec::new(), false)),
+        Answer::Digest(d) => (d.keys.len(), None, (Vec::new(), false)),
     };
     let mut exec = Execution {
         status: ExecutionStatus::Ok,
@@ -177,7 +182,7 @@ fn recorded(
         error_code: None,
         error: None,
         row_count: Some(count),
-        result_hash: Some(hash),
+        result_hash: hash,
         sample,
         columns: answer.columns().iter().map(|c| c.name.clone()).collect(),
         truncated,

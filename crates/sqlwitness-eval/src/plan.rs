@@ -74,7 +74,7 @@ pub struct EvalPlan {
 }
 
 /// How much of the report a run computes. Every setting gives the same
-/// verdicts, executions, VES and summary counts; a caller that reads only
+/// verdicts, execution statuses and row counts, VES and summary counts; a caller that reads only
 /// those (a drop-in printing an official evaluator's table) leaves out the
 /// work whose results only the report's other fields show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -85,8 +85,8 @@ pub enum Detail {
     /// The verdicts and what the summary counts of them, Spider's hardness
     /// of each gold included (`by_hardness`). Left out: Spider's exact
     /// match, the `tie` and `unstable` flags (unless the run is tie-aware,
-    /// where ties decide `match_tie`), a lenient scorer's credit causes and
-    /// `summary.scores`.
+    /// where ties decide `match_tie`), a lenient scorer's credit causes,
+    /// each execution's `result_hash` and `sample`, and `summary.scores`.
     Verdicts,
     /// [`Detail::Verdicts`] without Spider's hardness (`by_hardness` and
     /// each question's `hardness` empty): for tables by difficulty.

@@ -91,8 +91,14 @@ fn evaluate_question(
         })
         .or_else(|| plan.prediction(first, q.id));
     let mut engines = BTreeMap::new();
-    let db_exists = plan.bench.db_exists(&q.db_id);
-    let db = plan.bench.database(&q.db_id);
+    // A usable database was found and addressed once for the run.
+    let (db_exists, db) = match facts.db {
+        Some(db) => (true, std::borrow::Cow::Borrowed(db)),
+        None => (
+            plan.bench.db_exists(&q.db_id),
+            std::borrow::Cow::Owned(plan.bench.database(&q.db_id)),
+        ),
+    };
     // The reference engine runs first: its gold's answer judges the others.
     let mut order: Vec<&EngineCtx> = ctxs.iter().collect();
     order.sort_by_key(|c| Some(c.kind) != plan.reference);

@@ -110,10 +110,10 @@ fn usable_databases(
     let mut db_ids: Vec<String> = mine
         .iter()
         .map(|&i| plan.bench.questions[i].db_id.clone())
-        .filter(|id| plan.bench.db_exists(id))
         .collect();
     db_ids.sort();
     db_ids.dedup();
+    db_ids.retain(|id| plan.bench.db_exists(id));
     sqlwitness_run::refresh_dumps(
         &plan.bench,
         &db_ids,
@@ -193,6 +193,8 @@ fn resumed(
 
 /// What the run reads once per database for its questions' stages.
 struct Facts {
+    /// Each usable database as the engines address it.
+    databases: HashMap<String, sqlwitness_core::Database>,
     /// Each database's names, for identifier resolution on the servers.
     names: HashMap<String, NameSet>,
     /// Each database's schema, for the reference judgment.
@@ -254,7 +256,12 @@ impl Facts {
         } else {
             HashMap::new()
         };
+        let databases = db_ids
+            .iter()
+            .map(|id| (id.clone(), plan.bench.database(id)))
+            .collect();
         Facts {
+            databases,
             names,
             schemas,
             exact,
@@ -263,6 +270,7 @@ impl Facts {
 
     fn of(&self, db_id: &str) -> DbFacts<'_> {
         DbFacts {
+            db: self.databases.get(db_id),
             names: self.names.get(db_id),
             schema: self.schemas.get(db_id),
             exact: self.exact.get(db_id),
