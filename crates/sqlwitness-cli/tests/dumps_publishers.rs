@@ -11,7 +11,10 @@
 //!   MS Access Northwind port for MySQL ships) that names every table and
 //!   every foreign key's target with its own database
 //!   (`` `wbshop`.`orders` ``): it loads into the namespace sqlwitness
-//!   creates, as the mysql client loads it into `wbshop`.
+//!   creates, as the mysql client loads it into `wbshop`;
+//! - `tests/dumps/own_login_postgres.sql`: a sample that makes a login of
+//!   its own for its exercises (as pgexercises' `clubdata.sql`): the login
+//!   is skipped, never created, and the tables load as psql loads them.
 
 #[path = "../../../tests/common/admin.rs"]
 mod admin;
@@ -120,6 +123,16 @@ fn psql_load_with<T>(
     stop_on_error: bool,
     read: impl FnOnce(&str, &str) -> T,
 ) -> T {
+    psql_load_file(url, &fixture(dump), stop_on_error, read)
+}
+
+/// [`psql_load_with`] of the file at `dump`.
+fn psql_load_file<T>(
+    url: &str,
+    dump: &Path,
+    stop_on_error: bool,
+    read: impl FnOnce(&str, &str) -> T,
+) -> T {
     let db = sqlwitness_testkit::unique_name("swt_pub");
     admin::exec(url, &format!("CREATE DATABASE \"{db}\""));
     let mut there = url::Url::parse(url).unwrap();
@@ -128,7 +141,7 @@ fn psql_load_with<T>(
     let loaded = Command::new("psql")
         .arg(there.as_str())
         .args(["-q", "-X", "-v", &stop, "-f"])
-        .arg(fixture(dump))
+        .arg(dump)
         .output();
     let ok = loaded.as_ref().is_ok_and(|o| o.status.success());
     let out = ok.then(|| {
@@ -136,7 +149,7 @@ fn psql_load_with<T>(
         read(there.as_str(), &stderr)
     });
     admin::exec(url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
-    out.unwrap_or_else(|| panic!("psql could not load {dump}: {loaded:?}"))
+    out.unwrap_or_else(|| panic!("psql could not load {}: {loaded:?}", dump.display()))
 }
 
 /// Every table of `schema` with its rows as text, sorted.
@@ -239,6 +252,87 @@ fn a_postgres_dumps_rejected_statements_are_passed_over_as_psql_passes_them() {
     for (engine, rows, agrees) in answers {
         assert_eq!(rows.as_array().map(Vec::len), Some(3), "{engine}: {rows}");
         assert!(agrees, "{engine}: {rows}");
+    }
+}
+
+/// A sample that makes a login of its own for its exercises (as the
+/// pgexercises sample's `clubdata.sql`: `CREATE USER`, `ALTER USER … SET`,
+/// `GRANT`s to it) loads whole: the login is never created, its statements
+/// are skipped and listed, and the tables hold what psql loads from the
+/// same file without the statements that reach outside its database.
+#[test]
+fn a_postgres_samples_own_login_is_skipped_and_its_tables_load() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = postgres(&servers) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let mut copies = Copies::new("swt_ownlogin");
+    let ns = copies.add(pg, &pg_url, "exercises");
+    let dump = "own_login_postgres.sql";
+    let report = import(pg, &pg_url, dump, bench, "exercises", &copies);
+    let skipped: Vec<(u64, String)> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["line"].as_u64().unwrap(),
+                n["note"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for line in [5, 6] {
+        assert!(
+            skipped
+                .iter()
+                .any(|(l, note)| *l == line && note.contains("not created")),
+            "line {line}: {skipped:?}"
+        );
+    }
+    let roles = admin::texts(
+        &pg_url,
+        "SELECT rolname::text FROM pg_roles WHERE rolname = 'swt_sample_exercises'",
+    );
+    assert!(roles.is_empty(), "{roles:?}");
+    // psql's load of the same file without what reaches outside the
+    // database it loads into (the database, the login, its grants).
+    let local = bench.join("published.sql");
+    let text = std::fs::read_to_string(fixture(dump)).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            ![
+                "CREATE DATABASE",
+                "CREATE USER",
+                "ALTER USER",
+                "GRANT",
+                "\\c",
+                "ALTER SCHEMA",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+        })
+        .collect();
+    std::fs::write(&local, kept.join("\n")).unwrap();
+    let published = psql_load_file(&pg_url, &local, true, |db, _| pg_tables(db, "cd"));
+    assert_eq!(published.len(), 2, "{published:?}");
+    assert_eq!(pg_tables(&pg_url, &ns), published);
+    let gold = "SELECT f.name, sum(b.slots) FROM facilities f JOIN bookings b \
+                ON b.facid = f.facid GROUP BY f.name ORDER BY f.name";
+    let answers = answers_everywhere((pg, &pg_url), bench, "exercises", gold, &mut copies);
+    for (engine, rows, agrees) in answers {
+        assert_eq!(
+            rows,
+            serde_json::json!([
+                ["Badminton Court", "4"],
+                ["Tennis Court 1", "4"],
+                ["Tennis Court 2", "2"]
+            ]),
+            "{engine}"
+        );
+        assert!(agrees, "{engine}");
     }
 }
 

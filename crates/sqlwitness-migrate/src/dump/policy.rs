@@ -167,6 +167,9 @@ pub struct Context {
     pub own_database: Option<String>,
     /// The loader session's settings as the statements so far leave them.
     pub session: super::session::Session,
+    /// The roles a PostgreSQL dump made for itself (skipped, never
+    /// created), as [`words`] spells their names.
+    pub roles: std::collections::BTreeSet<String>,
 }
 
 /// A token of a statement: a keyword or bare name, a quoted name (as
@@ -576,6 +579,11 @@ pub fn classify(dialect: DumpDialect, ctx: &mut Context, text: &str) -> Decision
         && role_word(second)
         && !(second == "USER" && w.get(2).map(String::as_str) == Some("MAPPING"))
     {
+        if dialect == DumpDialect::Postgres {
+            if let Some(d) = pg_own_role(ctx, &w, first) {
+                return d;
+            }
+        }
         return refuse(&format!(
             "{first} {second}: roles and logins are not the dump's to change"
         ));
@@ -641,6 +649,57 @@ fn pg_copy(found: &Scan, first: &str) -> Option<Decision> {
     } else {
         refuse("COPY … FROM a server file reads outside the dump")
     })
+}
+
+/// A sample's own login, as PostgreSQL samples make one for their
+/// exercises (`CREATE USER app WITH PASSWORD '…' VALID UNTIL 'infinity'`,
+/// then `ALTER USER app SET statement_timeout = …`): skipped, never
+/// created — the loader's login owns what the dump makes, and its `GRANT`s
+/// to that login are skipped as every `GRANT` is. `None` (the dump is
+/// refused) for a role that is no login (a group role), a role given a
+/// privilege beyond logging in (`SUPERUSER`,
+/// `CREATEDB`, `CREATEROLE`, `REPLICATION`, `BYPASSRLS`) or a membership
+/// (`IN ROLE`, `ROLE`, `ADMIN`, `USER`), and for a change to any role the
+/// dump did not make itself.
+fn pg_own_role(ctx: &mut Context, w: &[String], first: &str) -> Option<Decision> {
+    // `IN ROLE` and `IN GROUP` are memberships; `IN DATABASE` is not.
+    const PRIVILEGED: [&str; 9] = [
+        "SUPERUSER",
+        "CREATEDB",
+        "CREATEROLE",
+        "REPLICATION",
+        "BYPASSRLS",
+        "ROLE",
+        "ADMIN",
+        "USER",
+        "GROUP",
+    ];
+    let name = w.get(2)?;
+    let options = &w[3..];
+    if options.iter().any(|o| PRIVILEGED.contains(&o.as_str())) {
+        return None;
+    }
+    // Only a plain name: a list, `ALL`, `CURRENT_USER` … are not the dump's.
+    if matches!(
+        name.as_str(),
+        "ALL" | "CURRENT_USER" | "SESSION_USER" | "CURRENT_ROLE" | "IF"
+    ) || !(name.starts_with('"') || name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        || options.first().is_some_and(|o| o == ",")
+    {
+        return None;
+    }
+    match first {
+        // A login (`CREATE USER`, `CREATE ROLE … LOGIN`); not a group role.
+        "CREATE" if w[1] == "USER" || has(options, "LOGIN") => {
+            ctx.roles.insert(name.clone());
+        }
+        "ALTER" if ctx.roles.contains(name) && !has(options, "RENAME") => {}
+        _ => return None,
+    }
+    Some(skip(
+        "a login the dump makes for itself: not created (the loader's login owns what the \
+         dump makes)",
+    ))
 }
 
 /// What sqlwitness provides: privileges, owners, the login, extensions and
@@ -1339,6 +1398,42 @@ mod tests {
                 "{kept}"
             );
         }
+    }
+
+    #[test]
+    fn a_postgres_dumps_own_plain_login_is_skipped_and_any_other_role_refused() {
+        let mut ctx = Context::default();
+        let mut pg = |s: &str| classify(DumpDialect::Postgres, &mut ctx, s);
+        for s in [
+            "CREATE USER pgexercises with password '' VALID UNTIL 'infinity'",
+            "ALTER USER pgexercises SET statement_timeout = 750",
+            "CREATE ROLE \"App\" LOGIN PASSWORD 'x'",
+            "ALTER ROLE \"App\" WITH PASSWORD 'y'",
+            "ALTER ROLE pgexercises IN DATABASE exercises SET search_path = cd",
+        ] {
+            assert!(matches!(pg(s), Decision::Skip(_)), "{s}");
+        }
+        for s in [
+            "CREATE ROLE admin2 SUPERUSER",
+            "CREATE USER u2 WITH CREATEROLE",
+            "CREATE ROLE u3 IN ROLE pg_read_server_files",
+            "CREATE ROLE u4 ROLE postgres",
+            "ALTER USER postgres PASSWORD 'x'",
+            "ALTER USER pgexercises WITH SUPERUSER",
+            "ALTER USER pgexercises RENAME TO postgres2",
+            "ALTER ROLE ALL SET work_mem = '1MB'",
+            "DROP ROLE pgexercises",
+            "DROP USER IF EXISTS someone",
+            "CREATE USER a, b",
+            "CREATE ROLE readers",
+        ] {
+            assert!(refused(&pg(s)), "{s}");
+        }
+        // MySQL's accounts stay refused.
+        assert!(refused(&my(
+            &mut Context::default(),
+            "CREATE USER 'app'@'%' IDENTIFIED BY 'x'"
+        )));
     }
 
     #[test]
