@@ -21,23 +21,8 @@ pub fn tokenize<'a>(
     let tokens = Tokenizer::new(dialect, sql)
         .with_unescape(false)
         .tokenize_with_location()?;
-    // The tokenizer reports 1-based (line, column) in characters, a newline
-    // starting a new line; map them to byte offsets.
-    let mut line_starts: Vec<Vec<usize>> = vec![Vec::new()];
-    for (off, ch) in sql.char_indices() {
-        line_starts.last_mut().expect("one line").push(off);
-        if ch == '\n' {
-            line_starts.push(Vec::new());
-        }
-    }
-    let offset = |line: u64, column: u64| -> usize {
-        let (l, c) = (line as usize, column as usize);
-        l.checked_sub(1)
-            .and_then(|l| line_starts.get(l))
-            .and_then(|cols| c.checked_sub(1).and_then(|c| cols.get(c)))
-            .copied()
-            .unwrap_or(sql.len())
-    };
+    let offsets = Offsets::new(sql);
+    let offset = |line: u64, column: u64| offsets.of(line, column);
     let mut out = Vec::with_capacity(tokens.len());
     let mut prev_end = 0;
     for t in tokens {
@@ -51,6 +36,59 @@ pub fn tokenize<'a>(
         prev_end = end;
     }
     Ok(out)
+}
+
+/// The tokenizer's 1-based (line, column) positions, in characters (a
+/// newline starts a new line), as byte offsets; a position past its line's
+/// end is the end of the text.
+enum Offsets<'a> {
+    /// ASCII text: a column is a byte, so each line's start is enough.
+    Ascii {
+        sql: &'a str,
+        line_starts: Vec<usize>,
+    },
+    /// Every character's offset, line by line, and the text's length.
+    Chars(Vec<Vec<usize>>, usize),
+}
+
+impl<'a> Offsets<'a> {
+    fn new(sql: &'a str) -> Offsets<'a> {
+        if sql.is_ascii() {
+            let line_starts = std::iter::once(0)
+                .chain(sql.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            return Offsets::Ascii { sql, line_starts };
+        }
+        let mut lines: Vec<Vec<usize>> = vec![Vec::new()];
+        for (off, ch) in sql.char_indices() {
+            lines.last_mut().expect("one line").push(off);
+            if ch == '\n' {
+                lines.push(Vec::new());
+            }
+        }
+        Offsets::Chars(lines, sql.len())
+    }
+
+    fn of(&self, line: u64, column: u64) -> usize {
+        let (l, c) = (line as usize, column as usize);
+        match self {
+            Offsets::Ascii { sql, line_starts } => {
+                let found = l.checked_sub(1).and_then(|l| {
+                    let start = *line_starts.get(l)?;
+                    // The line's characters, its newline included.
+                    let end = line_starts.get(l + 1).copied().unwrap_or(sql.len());
+                    c.checked_sub(1).map(|c| start + c).filter(|&off| off < end)
+                });
+                found.unwrap_or(sql.len())
+            }
+            Offsets::Chars(lines, len) => l
+                .checked_sub(1)
+                .and_then(|l| lines.get(l))
+                .and_then(|cols| c.checked_sub(1).and_then(|c| cols.get(c)))
+                .copied()
+                .unwrap_or(*len),
+        }
+    }
 }
 
 /// The `sqlparser` dialect of a grammar (an engine's dialect file names
@@ -121,6 +159,30 @@ mod tests {
                 sqlparser::parser::Parser::parse_sql(d.as_ref(), sql).is_ok(),
                 "{grammar:?}: {sql}"
             );
+        }
+    }
+
+    #[test]
+    fn ascii_offsets_are_the_per_character_ones() {
+        let sql = "SELECT a,\r\n  b -- c\nFROM t\n\nWHERE x = 'y'\n";
+        let ascii = Offsets::new(sql);
+        assert!(matches!(ascii, Offsets::Ascii { .. }));
+        let mut lines: Vec<Vec<usize>> = vec![Vec::new()];
+        for (off, ch) in sql.char_indices() {
+            lines.last_mut().unwrap().push(off);
+            if ch == '\n' {
+                lines.push(Vec::new());
+            }
+        }
+        let chars = Offsets::Chars(lines, sql.len());
+        for line in 0..8 {
+            for column in 0..20 {
+                assert_eq!(
+                    ascii.of(line, column),
+                    chars.of(line, column),
+                    "{line}:{column}"
+                );
+            }
         }
     }
 
