@@ -179,6 +179,22 @@ mod tests {
     }
 
     #[test]
+    fn a_dialect_read_once_is_the_dialect_read_as_yaml() {
+        // `from_yaml` reads a file's document once and takes the dialect
+        // from that value: the same dialect as reading the YAML typed.
+        for kind in EngineKind::BUILTIN {
+            let (file, text) = builtin_text(kind.as_str()).unwrap();
+            let raw: serde_json::Value = serde_saphyr::from_str(text).unwrap();
+            if raw.get("extends").is_some() {
+                continue;
+            }
+            let from_value: Dialect = serde_json::from_value(raw).unwrap();
+            let typed: Dialect = serde_saphyr::from_str(text).unwrap();
+            assert_eq!(format!("{from_value:?}"), format!("{typed:?}"), "{file}");
+        }
+    }
+
+    #[test]
     fn shipped_dialects_load() {
         for kind in EngineKind::BUILTIN {
             let d = builtin(kind);

@@ -710,7 +710,13 @@ impl Dialect {
             .and_then(|v| v.as_str())
             .map(str::to_string);
         let mut d: Dialect = match extends {
-            None => serde_saphyr::from_str(text).map_err(|e| parse_err(e.to_string()))?,
+            // The document read once; read again as YAML where the value
+            // does not fit (a scalar YAML reads as text), and to place an
+            // error (the YAML reader names the line).
+            None => match serde_json::from_value(raw) {
+                Ok(d) => d,
+                Err(_) => serde_saphyr::from_str(text).map_err(|e| parse_err(e.to_string()))?,
+            },
             Some(name) => {
                 let (base_file, base_text) = base(&name)
                     .ok_or_else(|| parse_err(format!("extends: no dialect named `{name}`")))?;

@@ -119,7 +119,7 @@ pub(crate) fn logins(kind: EngineKind) -> Option<&'static Logins> {
 
 /// The family of `kind`'s dialect, when this build has it.
 pub(crate) fn of_kind(kind: EngineKind) -> Option<&'static Family> {
-    of(sqlwitness_dialect::builtin(kind).adapter)
+    of(sqlwitness_dialect::shipped(kind).adapter)
 }
 
 /// `kind` has no `what` in this build: an error of class `other`.
