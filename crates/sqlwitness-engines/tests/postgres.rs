@@ -227,6 +227,8 @@ fn postgres_engine_end_to_end() {
         "ARRAY[date '2024-02-29', NULL]",
         "ARRAY[interval '1 day', interval '-00:00:01']",
         "ARRAY['{\"a\": 1}'::jsonb]",
+        "'{\"b\": [1, 2.50], \"a\": \"é\"}'::jsonb",
+        "'{\"b\": 1}'::json",
         "ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid]",
         "ARRAY[true, false]",
         "ARRAY[1.5::float8, 0.1::float8]",

@@ -537,6 +537,16 @@ fn decode_cell(row: &PgRow, i: usize) -> Value {
                 .map(|v| Value::Decimal(v.to_plain_string())),
         },
         "BYTEA" => row.try_get::<Vec<u8>, _>(i).map(Value::Bytes),
+        // jsonb's binary form is a version byte, then the document's text
+        // (the driver's text of it keeps the byte).
+        "JSONB" => match raw.as_bytes() {
+            Ok([1, doc @ ..]) if raw.format() == sqlx::postgres::PgValueFormat::Binary => {
+                std::str::from_utf8(doc)
+                    .map(|t| Value::Text(t.to_string()))
+                    .map_err(|e| sqlx::Error::Decode(Box::new(e)))
+            }
+            _ => row.try_get::<String, _>(i).map(Value::Text),
+        },
         "BOOL" => row.try_get::<bool, _>(i).map(Value::Bool),
         "DATE" => row
             .try_get::<chrono::NaiveDate, _>(i)
