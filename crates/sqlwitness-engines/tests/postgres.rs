@@ -229,6 +229,23 @@ fn postgres_engine_end_to_end() {
         "ARRAY['{\"a\": 1}'::jsonb]",
         "'{\"b\": [1, 2.50], \"a\": \"é\"}'::jsonb",
         "'{\"b\": 1}'::json",
+        "'192.168.1.5/24'::inet",
+        "'2001:db8::1/64'::inet",
+        "'10.0.0.0/8'::cidr",
+        "'08:00:2b:01:02:03'::macaddr",
+        "'08:00:2b:01:02:03:04:05'::macaddr8",
+        "B'1010'::bit(4)",
+        "B'101100101'::varbit",
+        "B''::varbit",
+        "'t'::regclass::oid",
+        "'12:00:00+02'::timetz",
+        "'09:30:00.25-03:30'::timetz",
+        "int4range(1, 5)",
+        "int4range(NULL, 3, '(]')",
+        "int8range(5, 5)",
+        "numrange(1.5, 2.50)",
+        "daterange('2024-01-01', '2024-02-01')",
+        "daterange('2024-01-01', NULL)",
         "ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid]",
         "ARRAY[true, false]",
         "ARRAY[1.5::float8, 0.1::float8]",
@@ -242,6 +259,17 @@ fn postgres_engine_end_to_end() {
             .unwrap();
         assert_eq!(rs.rows[0][0], rs.rows[0][1], "{expr}");
     }
+    // An `inet` of a whole address, as psql shows it (its `::text` adds
+    // the netmask).
+    let rs = engine
+        .execute(
+            &db,
+            "SELECT '192.168.1.5'::inet, format('%s', '192.168.1.5'::inet)",
+            &lim,
+        )
+        .unwrap();
+    assert_eq!(rs.rows[0][0], Value::Text("192.168.1.5".into()));
+    assert_eq!(rs.rows[0][0], rs.rows[0][1]);
 
     // Read-only.
     for sql in [

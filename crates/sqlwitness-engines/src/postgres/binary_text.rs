@@ -1,6 +1,7 @@
 //! PostgreSQL's text form of values the driver hands over only in the
-//! binary protocol: `interval`, `money`, `tsvector` and arrays of any
-//! number of dimensions. Each is written as the server writes it to psql
+//! binary protocol: `interval`, `money`, `tsvector`, `inet` and `cidr`,
+//! `macaddr`, `bit`, `oid`, `timetz`, ranges and arrays of any number of
+//! dimensions. Each is written as the server writes it to psql
 //! (its `*_out` function with the settings every sqlwitness session
 //! pins), so that a value reads the same here as in the text a dump's copy
 //! on another engine holds.
@@ -221,6 +222,142 @@ pub(crate) fn array_element(s: &str) -> String {
     } else {
         format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
     }
+}
+
+/// `inet` and `cidr` (family, netmask bits, whether a `cidr`, the
+/// address's length, its bytes) as `inet_out` and `cidr_out` write them:
+/// `192.168.1.5/24`, `10.0.0.0/8`, an `inet` of a whole address without
+/// its netmask.
+pub(crate) fn inet_text(b: &[u8], cidr: bool) -> Option<String> {
+    let (&family, rest) = b.split_first()?;
+    let (&bits, rest) = rest.split_first()?;
+    let (_, rest) = rest.split_first()?;
+    let (&len, addr) = rest.split_first()?;
+    if addr.len() != usize::from(len) {
+        return None;
+    }
+    let (text, full) = match (family, addr.len()) {
+        (2, 4) => {
+            let a: [u8; 4] = addr.try_into().ok()?;
+            (std::net::Ipv4Addr::from(a).to_string(), 32)
+        }
+        (3, 16) => {
+            let a: [u8; 16] = addr.try_into().ok()?;
+            (std::net::Ipv6Addr::from(a).to_string(), 128)
+        }
+        _ => return None,
+    };
+    Some(if cidr || bits != full {
+        format!("{text}/{bits}")
+    } else {
+        text
+    })
+}
+
+/// `macaddr` and `macaddr8` as `08:00:2b:01:02:03`.
+pub(crate) fn macaddr_text(b: &[u8]) -> Option<String> {
+    if b.len() != 6 && b.len() != 8 {
+        return None;
+    }
+    Some(
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(":"),
+    )
+}
+
+/// `bit(n)` and `bit varying` (the length in bits, then the bits) as
+/// `1010`.
+pub(crate) fn bit_text(b: &[u8]) -> Option<String> {
+    let n = usize::try_from(i32::from_be_bytes(b.get(..4)?.try_into().ok()?)).ok()?;
+    let bytes = b.get(4..)?;
+    if bytes.len() != n.div_ceil(8) {
+        return None;
+    }
+    Some(
+        (0..n)
+            .map(|i| {
+                if bytes[i / 8] & (0x80 >> (i % 8)) != 0 {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
+            .collect(),
+    )
+}
+
+/// `oid` as its number.
+pub(crate) fn oid_text(b: &[u8]) -> Option<String> {
+    Some(u32::from_be_bytes(b.try_into().ok()?).to_string())
+}
+
+/// `time with time zone` (microseconds since midnight, then the zone's
+/// offset in seconds west of UTC) as `timetz_out` writes it:
+/// `12:00:00.5+02`, `09:30:00-03:30`.
+pub(crate) fn timetz_text(b: &[u8]) -> Option<String> {
+    if b.len() != 12 {
+        return None;
+    }
+    let micros = i64::from_be_bytes(b[..8].try_into().ok()?);
+    let west = i32::from_be_bytes(b[8..].try_into().ok()?);
+    if !(0..=86_400_000_000).contains(&micros) {
+        return None;
+    }
+    let secs = micros / 1_000_000;
+    let frac = micros % 1_000_000;
+    let mut out = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    if frac != 0 {
+        let digits = format!("{frac:06}");
+        out.push('.');
+        out.push_str(digits.trim_end_matches('0'));
+    }
+    let east = -i64::from(west);
+    out.push(if east < 0 { '-' } else { '+' });
+    let e = east.abs();
+    out.push_str(&format!("{:02}", e / 3600));
+    if e % 3600 != 0 {
+        out.push_str(&format!(":{:02}", e / 60 % 60));
+        if e % 60 != 0 {
+            out.push_str(&format!(":{:02}", e % 60));
+        }
+    }
+    Some(out)
+}
+
+/// A range (its flags, then each finite bound's length and binary value)
+/// as `range_out` writes it, each bound by `bound` (`None`: not read
+/// here): `[1,5)`, `[2024-01-01,2024-02-01)`, `(,3]`, `empty`.
+pub(crate) fn range_text(b: &[u8], bound: &dyn Fn(&[u8]) -> Option<String>) -> Option<String> {
+    const EMPTY: u8 = 0x01;
+    const LB_INC: u8 = 0x02;
+    const UB_INC: u8 = 0x04;
+    const LB_INF: u8 = 0x08;
+    const UB_INF: u8 = 0x10;
+    let (&flags, mut rest) = b.split_first()?;
+    if flags & EMPTY != 0 {
+        return rest.is_empty().then(|| "empty".to_string());
+    }
+    let mut take = |infinite: bool| -> Option<String> {
+        if infinite {
+            return Some(String::new());
+        }
+        let len = usize::try_from(i32::from_be_bytes(rest.get(..4)?.try_into().ok()?)).ok()?;
+        let value = rest.get(4..4 + len)?;
+        rest = &rest[4 + len..];
+        bound(value)
+    };
+    let lower = take(flags & LB_INF != 0)?;
+    let upper = take(flags & UB_INF != 0)?;
+    if !rest.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{}{lower},{upper}{}",
+        if flags & LB_INC != 0 { '[' } else { '(' },
+        if flags & UB_INC != 0 { ']' } else { ')' }
+    ))
 }
 
 #[cfg(test)]

@@ -611,6 +611,17 @@ fn special_text(type_name: &str, b: &[u8]) -> Option<String> {
         "interval" => binary_text::interval_text(b),
         "money" => binary_text::money_text(b),
         "tsvector" => binary_text::tsvector_text(b),
+        "inet" => binary_text::inet_text(b, false),
+        "cidr" => binary_text::inet_text(b, true),
+        "macaddr" | "macaddr8" => binary_text::macaddr_text(b),
+        "bit" | "varbit" => binary_text::bit_text(b),
+        "oid" => binary_text::oid_text(b),
+        "timetz" => binary_text::timetz_text(b),
+        // Ranges of the types whose binary form `element_text` reads.
+        "int4range" => binary_text::range_text(b, &|v| element_text(23, v)),
+        "int8range" => binary_text::range_text(b, &|v| element_text(20, v)),
+        "numrange" => binary_text::range_text(b, &|v| element_text(1700, v)),
+        "daterange" => binary_text::range_text(b, &|v| element_text(1082, v)),
         _ => None,
     }
 }
