@@ -1,7 +1,7 @@
 //! PostgreSQL's text form of values the driver hands over only in the
 //! binary protocol: `interval`, `money`, `tsvector`, `inet` and `cidr`,
-//! `macaddr`, `bit`, `oid`, `timetz`, ranges and arrays of any number of
-//! dimensions. Each is written as the server writes it to psql
+//! `macaddr`, `bit`, `oid`, `timetz`, the geometric types, ranges and
+//! arrays of any number of dimensions. Each is written as the server writes it to psql
 //! (its `*_out` function with the settings every sqlwitness session
 //! pins), so that a value reads the same here as in the text a dump's copy
 //! on another engine holds.
@@ -358,6 +358,84 @@ pub(crate) fn range_text(b: &[u8], bound: &dyn Fn(&[u8]) -> Option<String>) -> O
         if flags & LB_INC != 0 { '[' } else { '(' },
         if flags & UB_INC != 0 { ']' } else { ')' }
     ))
+}
+
+/// A `double precision` as `float8out` writes it (shortest exact digits;
+/// fixed notation from 1e-4 below 1e15, else `1e+20`, `1.5e-05`).
+pub(crate) fn float8_text(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..15).contains(&exp) || x == 0.0 {
+        format!("{x}")
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    }
+}
+
+/// The geometric types (`point`, `box`, `lseg`, `circle`, `polygon`,
+/// `path`, `line`: their numbers as `double precision`) as their `*_out`
+/// functions write them: `(1.5,2)`, `(1,1),(0,0)`, `[(0,0),(1,1)]`,
+/// `<(0,0),2>`, `((0,0),(1,1))`, `{1,-1,0}`.
+pub(crate) fn geometric_text(type_name: &str, b: &[u8]) -> Option<String> {
+    let floats = |b: &[u8]| -> Option<Vec<String>> {
+        b.len().is_multiple_of(8).then(|| {
+            b.chunks(8)
+                .map(|c| float8_text(f64::from_be_bytes(c.try_into().expect("8 bytes"))))
+                .collect()
+        })
+    };
+    let points = |f: &[String]| -> String {
+        f.chunks(2)
+            .map(|p| format!("({},{})", p[0], p.get(1).map_or("", String::as_str)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    match type_name {
+        "point" | "box" | "lseg" | "circle" | "line" => {
+            let f = floats(b)?;
+            let want = match type_name {
+                "point" => 2,
+                "circle" | "line" => 3,
+                _ => 4,
+            };
+            if f.len() != want {
+                return None;
+            }
+            Some(match type_name {
+                "point" | "box" => points(&f),
+                "lseg" => format!("[{}]", points(&f)),
+                "circle" => format!("<({},{}),{}>", f[0], f[1], f[2]),
+                _ => format!("{{{},{},{}}}", f[0], f[1], f[2]),
+            })
+        }
+        "polygon" | "path" => {
+            let (closed, rest) = if type_name == "path" {
+                let (&c, rest) = b.split_first()?;
+                (c != 0, rest)
+            } else {
+                (true, b)
+            };
+            let n = usize::try_from(i32::from_be_bytes(rest.get(..4)?.try_into().ok()?)).ok()?;
+            let f = floats(rest.get(4..)?)?;
+            if f.len() != 2 * n {
+                return None;
+            }
+            Some(if closed {
+                format!("({})", points(&f))
+            } else {
+                format!("[{}]", points(&f))
+            })
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

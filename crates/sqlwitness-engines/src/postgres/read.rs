@@ -617,6 +617,9 @@ fn special_text(type_name: &str, b: &[u8]) -> Option<String> {
         "bit" | "varbit" => binary_text::bit_text(b),
         "oid" => binary_text::oid_text(b),
         "timetz" => binary_text::timetz_text(b),
+        "point" | "box" | "lseg" | "circle" | "polygon" | "path" | "line" => {
+            binary_text::geometric_text(type_name, b)
+        }
         // Ranges of the types whose binary form `element_text` reads.
         "int4range" => binary_text::range_text(b, &|v| element_text(23, v)),
         "int8range" => binary_text::range_text(b, &|v| element_text(20, v)),
