@@ -46,15 +46,20 @@ pub(crate) fn interval_text(b: &[u8]) -> Option<String> {
                 out.push('-');
             }
             out.push_str(&seconds.unsigned_abs().to_string());
-            if fraction != 0 {
-                let digits = format!("{:06}", fraction.unsigned_abs());
-                out.push('.');
-                out.push_str(digits.trim_end_matches('0'));
-            }
+            push_fraction(&mut out, fraction.unsigned_abs());
             out.push('S');
         }
     }
     Some(out)
+}
+
+/// A second's `micros` as the servers write them after the seconds:
+/// `.5`, `.000001`, nothing for none.
+fn push_fraction(out: &mut String, micros: u64) {
+    if micros != 0 {
+        out.push('.');
+        out.push_str(format!("{micros:06}").trim_end_matches('0'));
+    }
 }
 
 /// `money` (an amount in cents) as `cash_out` writes it in the C locale
@@ -166,6 +171,10 @@ impl<'a> Reader<'a> {
         Some(s)
     }
 
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+
     fn u16(&mut self) -> Option<u16> {
         Some(u16::from_be_bytes(self.take(2)?.try_into().ok()?))
     }
@@ -176,6 +185,14 @@ impl<'a> Reader<'a> {
 
     fn i32(&mut self) -> Option<i32> {
         Some(i32::from_be_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn i64(&mut self) -> Option<i64> {
+        Some(i64::from_be_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn f64(&mut self) -> Option<f64> {
+        Some(f64::from_be_bytes(self.take(8)?.try_into().ok()?))
     }
 
     /// A NUL-terminated UTF-8 string.
@@ -229,19 +246,21 @@ pub(crate) fn array_element(s: &str) -> String {
 /// `192.168.1.5/24`, `10.0.0.0/8`, an `inet` of a whole address without
 /// its netmask.
 pub(crate) fn inet_text(b: &[u8], cidr: bool) -> Option<String> {
-    let (&family, rest) = b.split_first()?;
-    let (&bits, rest) = rest.split_first()?;
-    let (_, rest) = rest.split_first()?;
-    let (&len, addr) = rest.split_first()?;
-    if addr.len() != usize::from(len) {
+    let mut r = Reader { b, at: 0 };
+    let family = r.u8()?;
+    let bits = r.u8()?;
+    let _is_cidr = r.u8()?;
+    let len = r.u8()?;
+    let addr = r.take(usize::from(len))?;
+    if !r.done() {
         return None;
     }
-    let (text, full) = match (family, addr.len()) {
-        (2, 4) => {
+    let (text, full) = match family {
+        2 => {
             let a: [u8; 4] = addr.try_into().ok()?;
             (std::net::Ipv4Addr::from(a).to_string(), 32)
         }
-        (3, 16) => {
+        3 => {
             let a: [u8; 16] = addr.try_into().ok()?;
             (std::net::Ipv6Addr::from(a).to_string(), 128)
         }
@@ -270,9 +289,10 @@ pub(crate) fn macaddr_text(b: &[u8]) -> Option<String> {
 /// `bit(n)` and `bit varying` (the length in bits, then the bits) as
 /// `1010`.
 pub(crate) fn bit_text(b: &[u8]) -> Option<String> {
-    let n = usize::try_from(i32::from_be_bytes(b.get(..4)?.try_into().ok()?)).ok()?;
-    let bytes = b.get(4..)?;
-    if bytes.len() != n.div_ceil(8) {
+    let mut r = Reader { b, at: 0 };
+    let n = usize::try_from(r.i32()?).ok()?;
+    let bytes = r.take(n.div_ceil(8))?;
+    if !r.done() {
         return None;
     }
     Some(
@@ -297,22 +317,16 @@ pub(crate) fn oid_text(b: &[u8]) -> Option<String> {
 /// offset in seconds west of UTC) as `timetz_out` writes it:
 /// `12:00:00.5+02`, `09:30:00-03:30`.
 pub(crate) fn timetz_text(b: &[u8]) -> Option<String> {
-    if b.len() != 12 {
-        return None;
-    }
-    let micros = i64::from_be_bytes(b[..8].try_into().ok()?);
-    let west = i32::from_be_bytes(b[8..].try_into().ok()?);
-    if !(0..=86_400_000_000).contains(&micros) {
+    let mut r = Reader { b, at: 0 };
+    let micros = r.i64()?;
+    let west = r.i32()?;
+    if !r.done() || !(0..=86_400_000_000).contains(&micros) {
         return None;
     }
     let secs = micros / 1_000_000;
     let frac = micros % 1_000_000;
     let mut out = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
-    if frac != 0 {
-        let digits = format!("{frac:06}");
-        out.push('.');
-        out.push_str(digits.trim_end_matches('0'));
-    }
+    push_fraction(&mut out, frac.unsigned_abs());
     let east = -i64::from(west);
     out.push(if east < 0 { '-' } else { '+' });
     let e = east.abs();
@@ -335,22 +349,21 @@ pub(crate) fn range_text(b: &[u8], bound: &dyn Fn(&[u8]) -> Option<String>) -> O
     const UB_INC: u8 = 0x04;
     const LB_INF: u8 = 0x08;
     const UB_INF: u8 = 0x10;
-    let (&flags, mut rest) = b.split_first()?;
+    let mut r = Reader { b, at: 0 };
+    let flags = r.u8()?;
     if flags & EMPTY != 0 {
-        return rest.is_empty().then(|| "empty".to_string());
+        return r.done().then(|| "empty".to_string());
     }
     let mut take = |infinite: bool| -> Option<String> {
         if infinite {
             return Some(String::new());
         }
-        let len = usize::try_from(i32::from_be_bytes(rest.get(..4)?.try_into().ok()?)).ok()?;
-        let value = rest.get(4..4 + len)?;
-        rest = &rest[4 + len..];
-        bound(value)
+        let len = usize::try_from(r.i32()?).ok()?;
+        bound(r.take(len)?)
     };
     let lower = take(flags & LB_INF != 0)?;
     let upper = take(flags & UB_INF != 0)?;
-    if !rest.is_empty() {
+    if !r.done() {
         return None;
     }
     Some(format!(
@@ -385,57 +398,37 @@ pub(crate) fn float8_text(x: f64) -> String {
 /// functions write them: `(1.5,2)`, `(1,1),(0,0)`, `[(0,0),(1,1)]`,
 /// `<(0,0),2>`, `((0,0),(1,1))`, `{1,-1,0}`.
 pub(crate) fn geometric_text(type_name: &str, b: &[u8]) -> Option<String> {
-    let floats = |b: &[u8]| -> Option<Vec<String>> {
-        b.len().is_multiple_of(8).then(|| {
-            b.chunks(8)
-                .map(|c| float8_text(f64::from_be_bytes(c.try_into().expect("8 bytes"))))
-                .collect()
-        })
-    };
-    let points = |f: &[String]| -> String {
-        f.chunks(2)
-            .map(|p| format!("({},{})", p[0], p.get(1).map_or("", String::as_str)))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    match type_name {
-        "point" | "box" | "lseg" | "circle" | "line" => {
-            let f = floats(b)?;
-            let want = match type_name {
-                "point" => 2,
-                "circle" | "line" => 3,
-                _ => 4,
-            };
-            if f.len() != want {
-                return None;
-            }
-            Some(match type_name {
-                "point" | "box" => points(&f),
-                "lseg" => format!("[{}]", points(&f)),
-                "circle" => format!("<({},{}),{}>", f[0], f[1], f[2]),
-                _ => format!("{{{},{},{}}}", f[0], f[1], f[2]),
-            })
+    let mut r = Reader { b, at: 0 };
+    let (closed, n) = match type_name {
+        "point" => (true, 2),
+        "circle" | "line" => (true, 3),
+        "box" | "lseg" => (true, 4),
+        "polygon" => (true, 2 * usize::try_from(r.i32()?).ok()?),
+        "path" => {
+            let closed = r.u8()? != 0;
+            (closed, 2 * usize::try_from(r.i32()?).ok()?)
         }
-        "polygon" | "path" => {
-            let (closed, rest) = if type_name == "path" {
-                let (&c, rest) = b.split_first()?;
-                (c != 0, rest)
-            } else {
-                (true, b)
-            };
-            let n = usize::try_from(i32::from_be_bytes(rest.get(..4)?.try_into().ok()?)).ok()?;
-            let f = floats(rest.get(4..)?)?;
-            if f.len() != 2 * n {
-                return None;
-            }
-            Some(if closed {
-                format!("({})", points(&f))
-            } else {
-                format!("[{}]", points(&f))
-            })
-        }
-        _ => None,
+        _ => return None,
+    };
+    let f: Vec<String> = (0..n)
+        .map(|_| r.f64().map(float8_text))
+        .collect::<Option<_>>()?;
+    if !r.done() {
+        return None;
     }
+    let points = f
+        .chunks(2)
+        .map(|p| format!("({},{})", p[0], p.get(1).map_or("", String::as_str)))
+        .collect::<Vec<_>>()
+        .join(",");
+    Some(match type_name {
+        "point" | "box" => points,
+        "lseg" => format!("[{points}]"),
+        "circle" => format!("<({},{}),{}>", f[0], f[1], f[2]),
+        "line" => format!("{{{},{},{}}}", f[0], f[1], f[2]),
+        _ if closed => format!("({points})"),
+        _ => format!("[{points}]"),
+    })
 }
 
 #[cfg(test)]
