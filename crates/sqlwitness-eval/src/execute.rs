@@ -160,20 +160,17 @@ fn recorded(
     let answer = sink.into_answer();
     // The hash and the sample are the report's alone: a run whose report
     // no one keeps records the count.
-    let full = plan.detail.full();
-    let (count, hash, (sample, truncated)) = match &answer {
-        Answer::Rows(rows) if full => (
-            rows.row_count(),
-            Some(rows.content_hash()),
-            sample_of(&rows.rows, unordered),
-        ),
-        Answer::Digest(d) if full => (
-            d.keys.len(),
+    let count = match &answer {
+        Answer::Rows(rows) => rows.row_count(),
+        Answer::Digest(d) => d.keys.len(),
+    };
+    let (hash, (sample, truncated)) = match &answer {
+        _ if !plan.detail.full() => (None, (Vec::new(), false)),
+        Answer::Rows(rows) => (Some(rows.content_hash()), sample_of(&rows.rows, unordered)),
+        Answer::Digest(d) => (
             Some(d.content_hash()),
             sample_of(&d.sample_rows(unordered), false),
         ),
-        Answer::Rows(rows) => (rows.row_count(), None, (Vec::new(), false)),
-        Answer::Digest(d) => (d.keys.len(), None, (Vec::new(), false)),
     };
     let mut exec = Execution {
         status: ExecutionStatus::Ok,

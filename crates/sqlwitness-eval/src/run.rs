@@ -223,7 +223,7 @@ impl Facts {
             db_ids
                 .iter()
                 .filter_map(|id| {
-                    let path = plan.bench.database(id).sqlite_path;
+                    let path = plan.bench.sqlite_path(id);
                     match sqlwitness_engines::sqlite_schema_names(&path) {
                         Ok(tables) => Some((id.clone(), NameSet::new(&tables))),
                         Err(e) => {
@@ -242,7 +242,7 @@ impl Facts {
             db_ids
                 .iter()
                 .filter_map(|id| {
-                    let path = plan.bench.database(id).sqlite_path;
+                    let path = plan.bench.sqlite_path(id);
                     let s = sqlwitness_audit::read_schema(&path).ok()?;
                     Some((id.clone(), s))
                 })
@@ -345,7 +345,7 @@ fn exact_match_schemas(
     };
     let mut out = HashMap::new();
     for id in db_ids {
-        let path = plan.bench.database(id).sqlite_path;
+        let path = plan.bench.sqlite_path(id);
         let (Some(t), Ok(names)) = (
             tables.get(id),
             sqlwitness_engines::sqlite_schema_names(&path),
