@@ -152,6 +152,22 @@ fn psql_load_file<T>(
     out.unwrap_or_else(|| panic!("psql could not load {}: {loaded:?}", dump.display()))
 }
 
+/// Each note of the import report's list `list` (`skipped`, `rejected`
+/// …): its line and its `field`.
+fn report_notes(report: &serde_json::Value, list: &str, field: &str) -> Vec<(u64, String)> {
+    report[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["line"].as_u64().unwrap(),
+                n[field].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// Every table of `schema` with its rows as text, sorted.
 fn pg_tables(url: &str, schema: &str) -> Vec<(String, Vec<String>)> {
     admin::texts(
@@ -202,17 +218,7 @@ fn a_postgres_dumps_rejected_statements_are_passed_over_as_psql_passes_them() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     let report = json(&bench.join("database/import-report.json"));
-    let rejected: Vec<(u64, String)> = report["rejected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["line"].as_u64().unwrap(),
-                r["statement"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let rejected = report_notes(&report, "rejected", "statement");
     let lines: Vec<u64> = rejected.iter().map(|r| r.0).collect();
     assert_eq!(lines, [19, 36, 48, 50], "{rejected:?}");
     assert!(rejected[1].1.starts_with("COPY public.station_place"));
@@ -272,17 +278,7 @@ fn a_postgres_samples_own_login_is_skipped_and_its_tables_load() {
     let ns = copies.add(pg, &pg_url, "exercises");
     let dump = "own_login_postgres.sql";
     let report = import(pg, &pg_url, dump, bench, "exercises", &copies);
-    let skipped: Vec<(u64, String)> = report["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            (
-                n["line"].as_u64().unwrap(),
-                n["note"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let skipped = report_notes(&report, "skipped", "note");
     for line in [5, 6] {
         assert!(
             skipped
