@@ -664,6 +664,12 @@ pub struct TypeMap {
     /// and the change recorded.
     #[serde(default)]
     pub text_rejects_nul: bool,
+    /// A date or datetime with a zero month or day (`1948-01-00`,
+    /// `0000-00-00`: what a MySQL-family dump may keep) is held as written
+    /// (MySQL, MariaDB: the migration's session leaves out
+    /// `NO_ZERO_IN_DATE` and `NO_ZERO_DATE`).
+    #[serde(default)]
+    pub zero_in_dates: bool,
 }
 
 /// Merges `child` over `base`: maps key by key, anything else replaced.

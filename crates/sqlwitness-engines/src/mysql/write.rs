@@ -160,14 +160,22 @@ fn decode(row: &MySqlRow, i: usize, kind: TargetKind) -> Result<Value, sqlx::Err
         // Selected as CAST(… AS CHAR) (see `read_back`).
         TargetKind::Numeric => row.try_get::<Option<String>, _>(i)?.map(Value::Decimal),
         TargetKind::Blob => row.try_get::<Option<Vec<u8>>, _>(i)?.map(Value::Bytes),
-        TargetKind::Date => row
-            .try_get::<Option<NaiveDate>, _>(i)?
-            .map(|d| Value::Date(date_text(d))),
+        // A date no calendar holds (`1948-01-00`, where the source's was
+        // one) as the server writes it.
+        TargetKind::Date => match row.try_get::<Option<NaiveDate>, _>(i) {
+            Ok(d) => d.map(|d| Value::Date(date_text(d))),
+            Err(_) => row
+                .try_get_unchecked::<Option<String>, _>(i)?
+                .map(Value::Date),
+        },
         // A `timestamp` column as a `datetime` one: both reach the client
         // in the same form, in the session's time zone (UTC).
-        TargetKind::Timestamp => row
-            .try_get_unchecked::<Option<NaiveDateTime>, _>(i)?
-            .map(|d| Value::Timestamp(timestamp_text(d))),
+        TargetKind::Timestamp => match row.try_get_unchecked::<Option<NaiveDateTime>, _>(i) {
+            Ok(d) => d.map(|d| Value::Timestamp(timestamp_text(d))),
+            Err(_) => row
+                .try_get_unchecked::<Option<String>, _>(i)?
+                .map(Value::Timestamp),
+        },
     }
     .unwrap_or(Value::Null))
 }

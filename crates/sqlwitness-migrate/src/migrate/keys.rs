@@ -27,7 +27,7 @@ use sqlwitness_dialect::{Dialect, TypeMap};
 
 use super::fingerprint::{cache_get, cache_put};
 use super::log::{ColumnDecision, ForeignKeyReport, KeyReport, TargetKind};
-use super::plan::{column_decision, convert, is_exact};
+use super::plan::{column_decision, convert, is_exact, lenient_kind};
 use super::profile::TableProfile;
 
 /// One table, ready to create, load and verify.
@@ -48,6 +48,10 @@ pub(crate) struct TablePlan {
     /// Per column, how values are brought to a type taken from the
     /// original copy (empty: none taken).
     pub adjust: Vec<super::original_types::Adjust>,
+    /// Per column, the temporal kind every value has when dates with zero
+    /// parts count (`plan::lenient_kind`): what a source's model may type
+    /// the column as on a target that holds them.
+    pub lenient: Vec<Option<TargetKind>>,
 }
 
 pub(crate) struct DbPlan {
@@ -271,6 +275,7 @@ fn table_plan(t: &SourceTable, p: &TableProfile, types: &TypeMap) -> TablePlan {
         foreign_keys: Vec::new(),
         apply_fk: Vec::new(),
         adjust: Vec::new(),
+        lenient: p.columns.iter().map(lenient_kind).collect(),
     }
 }
 

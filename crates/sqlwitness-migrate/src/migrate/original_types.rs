@@ -276,6 +276,7 @@ pub(crate) fn apply_model(
         return report;
     };
     let keys = key_columns(tables);
+    let zero_in_dates = sqlwitness_dialect::shipped(engine).types.zero_in_dates;
     for t in tables.iter_mut() {
         if t.adjust.len() != t.columns.len() {
             t.adjust = vec![Adjust::None; t.columns.len()];
@@ -313,7 +314,10 @@ pub(crate) fn apply_model(
                 ));
                 continue;
             };
-            if !kind_holds(kind, c.kind) {
+            // Dates with zero parts (`1948-01-00`), which the SQLite file
+            // holds as text, go to a target that keeps them as dates.
+            let zero_in = zero_in_dates && t.lenient.get(i).copied().flatten() == Some(kind);
+            if !kind_holds(kind, c.kind) && !zero_in {
                 report.kept_inferred.push(format!(
                     "{shown}: the SQLite file holds values of another kind than {sql_type}"
                 ));

@@ -25,7 +25,9 @@ use super::log::{
     Coercion, Coercions, ColumnDecision, StorageCounts, TargetKind, COERCION_SAMPLE_CAP,
 };
 use super::profile::ColumnProfile;
-use super::temporal::{date_text, datetime_text, parse_date, parse_datetime};
+use super::temporal::{
+    date_text, datetime_text, is_lenient_date, is_lenient_datetime, parse_date, parse_datetime,
+};
 
 /// SQLite's column affinity of a declared type (datatype3.html §3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,8 +248,13 @@ fn unchanged(v: Value, kind: TargetKind, types: &TypeMap) -> Result<Value, Value
         (TargetKind::Text, Value::Text(s)) if !(types.text_rejects_nul && s.contains('\0')) => {
             Ok(Value::Text(s))
         }
-        // A strict `YYYY-MM-DD` is its own canonical form.
-        (TargetKind::Date, Value::Text(s)) if parse_date(&s).is_some() => Ok(Value::Date(s)),
+        // A strict `YYYY-MM-DD` is its own canonical form; so is a date with
+        // zero parts, where the target holds it.
+        (TargetKind::Date, Value::Text(s))
+            if parse_date(&s).is_some() || (types.zero_in_dates && is_lenient_date(&s)) =>
+        {
+            Ok(Value::Date(s))
+        }
         (_, v) => Err(v),
     }
 }
@@ -309,6 +316,9 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, O
                 let changed = (t != *s).then(|| t.clone());
                 return (Value::Date(t), changed);
             }
+            if types.zero_in_dates && is_lenient_date(s) {
+                return (Value::Date(s.clone()), None);
+            }
             s.clone()
         }
         (TargetKind::Timestamp, Value::Text(s)) => {
@@ -316,6 +326,9 @@ pub(crate) fn convert(v: &Value, kind: TargetKind, types: &TypeMap) -> (Value, O
                 let t = datetime_text(dt);
                 let changed = (t != *s).then(|| t.clone());
                 return (Value::Timestamp(t), changed);
+            }
+            if types.zero_in_dates && is_lenient_datetime(s) {
+                return (Value::Timestamp(s.clone()), None);
             }
             s.clone()
         }
@@ -441,6 +454,24 @@ impl<'a> Converter<'a> {
             });
         }
         value
+    }
+}
+
+/// The temporal kind whose values are every non-null value of a column of
+/// texts only when dates (or datetimes) with zero parts count
+/// (`1948-01-00`: a MySQL-family dump's, see `TypeMap::zero_in_dates`);
+/// `None` when there is none, or when there are no such dates.
+pub(crate) fn lenient_kind(p: &ColumnProfile) -> Option<TargetKind> {
+    let n = p.non_null();
+    if p.storage.text != n {
+        return None;
+    }
+    if p.lenient_dates > 0 && p.dates + p.lenient_dates == n {
+        Some(TargetKind::Date)
+    } else if p.lenient_datetimes > 0 && p.datetimes + p.lenient_datetimes == n {
+        Some(TargetKind::Timestamp)
+    } else {
+        None
     }
 }
 

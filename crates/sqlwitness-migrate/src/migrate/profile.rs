@@ -18,11 +18,13 @@ use xxhash_rust::xxh3::Xxh3;
 use super::keys::Resolution;
 use super::log::StorageCounts;
 use super::plan::{is_boolean, is_temporal};
-use super::temporal::{datetime_text, parse_date, parse_datetime};
+use super::temporal::{
+    datetime_text, is_lenient_date, is_lenient_datetime, parse_date, parse_datetime,
+};
 
 /// Bumped when what a profile holds changes (cached profiles of another
 /// version are recomputed).
-pub(crate) const PROFILE_VERSION: u32 = 2;
+pub(crate) const PROFILE_VERSION: u32 = 3;
 
 /// The most parent keys kept for a foreign-key check in the pass (about
 /// 16 bytes each); a larger parent is checked by the source instead.
@@ -42,6 +44,12 @@ pub(crate) struct ColumnProfile {
     pub datetimes: u64,
     /// Datetimes whose canonical rendering differs (a date's never does).
     pub datetimes_changed: u64,
+    /// Texts that are neither but a MySQL-family date or datetime holds
+    /// where zero parts are allowed (`1948-01-00`, `0000-00-00 00:00:00`).
+    #[serde(default)]
+    pub lenient_dates: u64,
+    #[serde(default)]
+    pub lenient_datetimes: u64,
     /// The first text that is neither (clipped).
     pub first_bad: Option<String>,
     /// Every integer is 0 or 1.
@@ -279,6 +287,8 @@ impl ColumnProfile {
         self.dates += next.dates;
         self.datetimes += next.datetimes;
         self.datetimes_changed += next.datetimes_changed;
+        self.lenient_dates += next.lenient_dates;
+        self.lenient_datetimes += next.lenient_datetimes;
         if self.first_bad.is_none() {
             self.first_bad = next.first_bad;
         }
@@ -440,8 +450,15 @@ fn profile_table(
                                 if datetime_text(dt) != *s {
                                     p.datetimes_changed += 1;
                                 }
-                            } else if p.first_bad.is_none() {
-                                p.first_bad = Some(s.chars().take(60).collect());
+                            } else {
+                                if is_lenient_date(s) {
+                                    p.lenient_dates += 1;
+                                } else if is_lenient_datetime(s) {
+                                    p.lenient_datetimes += 1;
+                                }
+                                if p.first_bad.is_none() {
+                                    p.first_bad = Some(s.chars().take(60).collect());
+                                }
                             }
                         }
                     }

@@ -58,6 +58,32 @@ pub(crate) fn parse_datetime(s: &str) -> Option<NaiveDateTime> {
     Some(date.and_time(time))
 }
 
+/// A `YYYY-MM-DD` that is no strict date here but that a MySQL or MariaDB
+/// `date` holds where zero parts are allowed, and that a MySQL-family dump
+/// may keep: a zero month or day (`1948-01-00`, `0000-00-00`), or a
+/// calendar date before the year 1000.
+pub(crate) fn is_lenient_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || parse_date(s).is_some() {
+        return false;
+    }
+    let (Some(y), Some(m), Some(d)) = (digits(&b[0..4]), digits(&b[5..7]), digits(&b[8..10]))
+    else {
+        return false;
+    };
+    m <= 12 && d <= 31 && (m == 0 || d == 0 || NaiveDate::from_ymd_opt(y as i32, m, d).is_some())
+}
+
+/// A datetime whose date is an [`is_lenient_date`] and whose time of day is
+/// one [`parse_datetime`] reads (`0000-00-00 00:00:00`,
+/// `2020-02-00 05:06:07.500000`).
+pub(crate) fn is_lenient_datetime(s: &str) -> bool {
+    s.len() >= 16
+        && s.is_char_boundary(10)
+        && is_lenient_date(&s[..10])
+        && parse_datetime(&format!("2000-01-01{}", &s[10..])).is_some()
+}
+
 /// `YYYY-MM-DD` (years are 1000–9999 here: four digits).
 pub(crate) fn date_text(d: NaiveDate) -> String {
     format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
@@ -103,5 +129,27 @@ mod tests {
         assert_eq!(date_text(d), d.format("%Y-%m-%d").to_string());
         let dt = parse_datetime("9999-12-31 23:59:59.000001").unwrap();
         assert_eq!(datetime_text(dt), "9999-12-31 23:59:59.000001");
+    }
+
+    #[test]
+    fn lenient_forms_are_what_a_mysql_date_holds_and_no_calendar_does() {
+        for ok in ["0000-00-00", "1948-01-00", "2020-00-15", "0999-01-01"] {
+            assert!(is_lenient_date(ok), "{ok}");
+        }
+        for no in [
+            "2020-02-29",
+            "2019-02-29",
+            "2020-13-00",
+            "2020-00-32",
+            "20-01-00",
+            "x",
+        ] {
+            assert!(!is_lenient_date(no), "{no}");
+        }
+        assert!(is_lenient_datetime("0000-00-00 00:00:00"));
+        assert!(is_lenient_datetime("2020-02-00 05:06:07.500000"));
+        assert!(!is_lenient_datetime("2020-02-01 05:06:07"));
+        assert!(!is_lenient_datetime("2020-02-00 25:06:07"));
+        assert!(!is_lenient_datetime("2020-02-00"));
     }
 }

@@ -19,8 +19,8 @@ mod mysql;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, CastKind, DataType, ExactNumberInfo, Expr, ObjectName, Statement, VisitMut,
-    VisitorMut,
+    BinaryOperator, CastKind, DataType, ExactNumberInfo, Expr, Ident, ObjectName, Query, Statement,
+    TableFactor, VisitMut, VisitorMut,
 };
 
 /// Why a view's query cannot be read or rewritten (said of the query:
@@ -48,7 +48,108 @@ pub fn view_to_sqlite(
         return Err(ViewQueryError("is not a single query".into()));
     };
     let _ = statements[0].visit(&mut ToSqlite { mysql });
+    if let Statement::Query(q) = &mut statements[0] {
+        alias_columns_as_ctes(q, dialect.as_ref());
+    }
     Ok(statements[0].to_string())
+}
+
+/// A table's alias with a column list (`JOIN books b (id, title)`: the
+/// table's columns renamed in order, as PostgreSQL prints such a view),
+/// which SQLite cannot read, as the same list on a CTE of the table
+/// (`WITH sw_cols_1_b (id, title) AS (SELECT * FROM books) … JOIN
+/// sw_cols_1_b AS b`): SQLite renames a CTE's columns in order too. A
+/// table a CTE of the query itself is named after is left as it is.
+fn alias_columns_as_ctes(q: &mut Query, dialect: &dyn sqlparser::dialect::Dialect) {
+    let own: Vec<String> = q
+        .with
+        .iter()
+        .flat_map(|w| &w.cte_tables)
+        .map(|c| c.alias.name.value.to_ascii_lowercase())
+        .collect();
+    let mut found = AliasColumns {
+        own,
+        ctes: Vec::new(),
+    };
+    let _ = q.body.visit(&mut found);
+    if found.ctes.is_empty() {
+        return;
+    }
+    let defs: Vec<String> = found
+        .ctes
+        .iter()
+        .map(|(cte, cols, table)| {
+            let cols: Vec<String> = cols.iter().map(Ident::to_string).collect();
+            format!("{cte}({}) AS (SELECT * FROM {table})", cols.join(", "))
+        })
+        .collect();
+    let text = format!("WITH {} SELECT 1", defs.join(", "));
+    let Ok(mut parsed) = crate::parse_bounded(dialect, &text) else {
+        return;
+    };
+    let Some(Statement::Query(mut made)) = parsed.pop() else {
+        return;
+    };
+    let Some(mut with) = made.with.take() else {
+        return;
+    };
+    match &mut q.with {
+        Some(w) => {
+            with.cte_tables.append(&mut w.cte_tables);
+            w.cte_tables = with.cte_tables;
+        }
+        None => q.with = Some(with),
+    }
+}
+
+/// Collects the tables whose alias has a column list (see
+/// [`alias_columns_as_ctes`]), each replaced by its CTE's name.
+struct AliasColumns {
+    /// The query's own CTEs' names, lower case.
+    own: Vec<String>,
+    /// `(CTE name, columns, table)`.
+    ctes: Vec<(Ident, Vec<Ident>, ObjectName)>,
+}
+
+impl VisitorMut for AliasColumns {
+    type Break = ();
+
+    fn post_visit_table_factor(&mut self, tf: &mut TableFactor) -> ControlFlow<()> {
+        let TableFactor::Table {
+            name,
+            alias: Some(alias),
+            args: None,
+            ..
+        } = tf
+        else {
+            return ControlFlow::Continue(());
+        };
+        let table = name.to_string().to_ascii_lowercase();
+        let shadowed = self.own.iter().any(|c| table.trim_matches('"') == c);
+        if alias.columns.is_empty()
+            || alias.columns.iter().any(|c| c.data_type.is_some())
+            || shadowed
+        {
+            return ControlFlow::Continue(());
+        }
+        // A plain name (no quotes to translate for the other engines the
+        // view is carried to from the SQLite file).
+        let plain: String = alias
+            .name
+            .value
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let cte = Ident::new(format!("sw_cols_{}_{plain}", self.ctes.len() + 1).to_lowercase());
+        let cols = std::mem::take(&mut alias.columns)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        let table = std::mem::replace(name, ObjectName::from(vec![cte.clone()]));
+        alias.explicit = true;
+        self.ctes.push((cte, cols, table));
+        ControlFlow::Continue(())
+    }
 }
 
 /// `text` (SQLite's SQL: strings in `'…'` with `''`, names in `"…"` or
@@ -224,6 +325,50 @@ mod tests {
         assert!(out.contains("c.name LIKE CAST('A%' AS TEXT)"), "{out}");
         let sqlite = sqlparser::dialect::SQLiteDialect {};
         assert!(crate::parse_bounded(&sqlite, &out).is_ok(), "{out}");
+    }
+
+    #[test]
+    fn a_table_alias_with_a_column_list_becomes_a_cte_with_it() {
+        // Book Town's `recent_shipments`, as PostgreSQL prints it.
+        let def = " SELECT count(*) AS num_shipped,\n    max(shipments.ship_date) AS max,\n    \
+                   b.title\n   FROM ((shipments\n     JOIN editions USING (isbn))\n     JOIN \
+                   books b(book_id, title, author_id, subject_id) USING (book_id))\n  GROUP BY \
+                   b.title\n  ORDER BY (count(*)) DESC";
+        let out = view_to_sqlite(def, Grammar::Postgres).unwrap();
+        assert!(
+            out.starts_with(
+                "WITH sw_cols_1_b (book_id, title, author_id, subject_id) AS (SELECT * FROM \
+                 books)"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("JOIN sw_cols_1_b AS b USING(book_id)"),
+            "{out}"
+        );
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE shipments (isbn TEXT, ship_date TEXT);
+             CREATE TABLE editions (isbn TEXT, book_id INTEGER);
+             CREATE TABLE books (id INTEGER, name TEXT, author INTEGER, subject INTEGER);
+             INSERT INTO books VALUES (1, 'Dune', 1, 1);
+             INSERT INTO editions VALUES ('x', 1);
+             INSERT INTO shipments VALUES ('x', '2001-01-01'), ('x', '2001-02-01');",
+        )
+        .unwrap();
+        let row: (i64, String) = conn
+            .query_row(&out, [], |r| Ok((r.get(0)?, r.get(2)?)))
+            .unwrap();
+        assert_eq!(row, (2, "Dune".to_string()));
+        // A view's own WITH keeps its CTEs after the new one; a table its
+        // own CTE shadows is left.
+        let own = "WITH books AS (SELECT 1 AS id) SELECT b.k FROM books b(k)";
+        let out = view_to_sqlite(own, Grammar::Postgres).unwrap();
+        assert!(!out.contains("sw_cols"), "{out}");
+        let two = "WITH s AS (SELECT 1 AS x) SELECT b.k, s.x FROM books b(k), s";
+        let out = view_to_sqlite(two, Grammar::Postgres).unwrap();
+        assert!(out.starts_with("WITH sw_cols_1_b (k) AS"), "{out}");
+        assert!(out.contains(", s AS (SELECT 1 AS x)"), "{out}");
     }
 
     #[test]
