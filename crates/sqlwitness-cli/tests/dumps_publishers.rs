@@ -738,3 +738,31 @@ fn zero_dates_of_a_mysql_dump_reach_every_engine_as_mysql_shows_them() {
     });
     assert!(ran > 0 || !sqlwitness_testkit::required());
 }
+
+/// A view PostgreSQL prints with a column list on a table's alias (`JOIN
+/// books b(book_id, title, …)`, as Book Town's `recent_shipments`) reaches
+/// every engine: a gold that reads it answers on the SQLite file, the
+/// source's copy and every migrated copy as on PostgreSQL.
+#[test]
+fn a_view_with_an_alias_column_list_answers_on_every_engine() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = postgres(&servers) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let mut copies = Copies::new("swt_aliascols");
+    copies.add(pg, &pg_url, "shop");
+    import(pg, &pg_url, "views_postgres.sql", bench, "shop", &copies);
+    let gold = "SELECT who, n FROM renamed ORDER BY who";
+    let answers = answers_everywhere((pg, &pg_url), bench, "shop", gold, &mut copies);
+    // The SQLite file, the source's copy and every migrated copy.
+    assert_eq!(answers.len(), targets(pg, bench).len() + 2, "{answers:?}");
+    for (engine, rows, agrees) in answers {
+        assert!(agrees, "{engine}: {rows}");
+        assert!(
+            rows.to_string().contains(r#"["Ada","2"]"#),
+            "{engine}: {rows}"
+        );
+    }
+}
