@@ -470,34 +470,20 @@ fn a_mysql_workbench_script_naming_its_own_database_loads_into_the_namespace() {
 /// (`datetime(6)`); every engine answers as the source.
 #[test]
 fn keys_across_integer_widths_and_microseconds_reach_every_engine() {
-    let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = postgres(&servers) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let bench = dir.path();
-    let mut copies = Copies::new("swt_keys");
-    copies.add(pg, &pg_url, "shop");
-    import(
-        pg,
-        &pg_url,
-        "smallint_keys_postgres.sql",
-        bench,
-        "shop",
-        &copies,
-    );
     let gold = "SELECT p.payment_id, p.paid_at, c.name, s.name FROM payment p \
                 JOIN customer c ON c.customer_id = p.customer_id \
                 JOIN store s ON s.store_id = c.store_id ORDER BY p.payment_id";
-    let answers = answers_everywhere((pg, &pg_url), bench, "shop", gold, &mut copies);
-    assert_eq!(answers.len(), 2 + targets(pg, bench).len());
-    for (engine, rows, agrees) in answers {
-        assert!(agrees, "{engine}: {rows}");
-        assert!(
-            rows.to_string().contains("21:40:19.996577"),
-            "{engine}: {rows}"
-        );
-    }
+    let Some((dir, copies)) = postgres_fixture_everywhere(
+        "smallint_keys_postgres.sql",
+        "swt_keys",
+        "shop",
+        gold,
+        "21:40:19.996577",
+    ) else {
+        return;
+    };
+    let bench = dir.path();
+    let servers = sqlwitness_testkit::servers();
     for (kind, url) in servers
         .iter()
         .filter(|(k, _)| sqlwitness_dialect::shipped(*k).adapter == Adapter::Mysql)
@@ -745,24 +731,41 @@ fn zero_dates_of_a_mysql_dump_reach_every_engine_as_mysql_shows_them() {
 /// source's copy and every migrated copy as on PostgreSQL.
 #[test]
 fn a_view_with_an_alias_column_list_answers_on_every_engine() {
+    let gold = "SELECT who, n FROM renamed ORDER BY who";
+    postgres_fixture_everywhere(
+        "views_postgres.sql",
+        "swt_aliascols",
+        "shop",
+        gold,
+        r#"["Ada","2"]"#,
+    );
+}
+
+/// `import` of the PostgreSQL fixture `dump` as `db_id` (its copies named
+/// with `prefix`), then `gold` answered on the SQLite file, the source's
+/// copy and every migrated copy ([`answers_everywhere`]): each agrees with
+/// PostgreSQL and its rows show `shown`. The benchmark's folder and the
+/// copies, for more checks; `None` without a PostgreSQL server.
+fn postgres_fixture_everywhere(
+    dump: &str,
+    prefix: &str,
+    db_id: &str,
+    gold: &str,
+    shown: &str,
+) -> Option<(tempfile::TempDir, Copies)> {
     let servers = sqlwitness_testkit::servers();
-    let Some((pg, pg_url)) = postgres(&servers) else {
-        return;
-    };
+    let (pg, pg_url) = postgres(&servers)?;
     let dir = tempfile::tempdir().unwrap();
     let bench = dir.path();
-    let mut copies = Copies::new("swt_aliascols");
-    copies.add(pg, &pg_url, "shop");
-    import(pg, &pg_url, "views_postgres.sql", bench, "shop", &copies);
-    let gold = "SELECT who, n FROM renamed ORDER BY who";
-    let answers = answers_everywhere((pg, &pg_url), bench, "shop", gold, &mut copies);
+    let mut copies = Copies::new(prefix);
+    copies.add(pg, &pg_url, db_id);
+    import(pg, &pg_url, dump, bench, db_id, &copies);
+    let answers = answers_everywhere((pg, &pg_url), bench, db_id, gold, &mut copies);
     // The SQLite file, the source's copy and every migrated copy.
-    assert_eq!(answers.len(), targets(pg, bench).len() + 2, "{answers:?}");
+    assert_eq!(answers.len(), 2 + targets(pg, bench).len(), "{answers:?}");
     for (engine, rows, agrees) in answers {
         assert!(agrees, "{engine}: {rows}");
-        assert!(
-            rows.to_string().contains(r#"["Ada","2"]"#),
-            "{engine}: {rows}"
-        );
+        assert!(rows.to_string().contains(shown), "{engine}: {rows}");
     }
+    Some((dir, copies))
 }
