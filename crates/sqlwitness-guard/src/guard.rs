@@ -5,7 +5,9 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Token;
 use sqlwitness_core::DbError;
 use sqlwitness_dialect::Dialect;
-use sqlwitness_sql::{parser_dialect, tokenize, MAX_CHAIN_OPERATORS};
+use sqlwitness_sql::{
+    parser_dialect, parser_tokens, tokenize, tokens_are_unescaped, MAX_CHAIN_OPERATORS,
+};
 
 /// The longest predicted SQL text the guard accepts by default, in bytes.
 /// A text-to-SQL prediction is a few hundred bytes; a megabyte `IN (…)`
@@ -146,7 +148,16 @@ pub fn guard_with(sql: &str, dialect: &Dialect, options: &GuardOptions) -> Resul
         )));
     }
     let words = crate::names::significant(sql, &tokens, &dialect.lexical)?;
-    match Parser::parse_sql(pd.as_ref(), sql) {
+    // The tokens already made are the parser's own unless the text holds
+    // something the parser's tokenizing unescapes; then it tokenizes again.
+    let parsed = if tokens_are_unescaped(sql) {
+        Parser::new(pd.as_ref())
+            .with_tokens_with_locations(parser_tokens(&tokens))
+            .parse_statements()
+    } else {
+        Parser::parse_sql(pd.as_ref(), sql)
+    };
+    match parsed {
         Ok(statements) => crate::statement::check(&statements, dialect, options)?,
         Err(_) => crate::fallback::check(&words, dialect, options)?,
     }

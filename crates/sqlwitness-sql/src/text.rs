@@ -1,7 +1,7 @@
 //! Tokens with their exact source text.
 
 use sqlparser::dialect::Dialect;
-use sqlparser::tokenizer::{Token, Tokenizer, TokenizerError};
+use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Tokenizer, TokenizerError};
 
 /// A token and the slice of the source it came from.
 pub struct SourceToken<'a> {
@@ -9,6 +9,8 @@ pub struct SourceToken<'a> {
     pub text: &'a str,
     /// Byte offset of `text` in the source.
     pub start: usize,
+    /// The tokenizer's (line, column) span of the token.
+    pub span: Span,
 }
 
 /// Tokenizes `sql` (whitespace and comments included, strings kept raw) and
@@ -32,10 +34,34 @@ pub fn tokenize<'a>(
             token: t.token,
             text: &sql[start..end],
             start,
+            span: t.span,
         });
         prev_end = end;
     }
     Ok(out)
+}
+
+/// Whether the tokens of `sql` read without unescaping ([`tokenize`]) are
+/// the tokens the parser reads (with unescaping): the tokenizer unescapes
+/// only a backslash in a string and a quote doubled inside a quoted string
+/// or name, so a text with no backslash and no quote character twice in a
+/// row (`''`, `""`, two backquotes, `]]`) tokenizes alike both ways.
+pub fn tokens_are_unescaped(sql: &str) -> bool {
+    let b = sql.as_bytes();
+    !b.contains(&b'\\')
+        && !b
+            .windows(2)
+            .any(|w| w[0] == w[1] && matches!(w[0], b'\'' | b'"' | b'`' | b']'))
+}
+
+/// The tokens of [`tokenize`] as the parser takes them; equal to what the
+/// parser's own tokenizing makes of the text only where
+/// [`tokens_are_unescaped`].
+pub fn parser_tokens(tokens: &[SourceToken<'_>]) -> Vec<TokenWithSpan> {
+    tokens
+        .iter()
+        .map(|t| TokenWithSpan::new(t.token.clone(), t.span))
+        .collect()
 }
 
 /// The tokenizer's 1-based (line, column) positions, in characters (a
@@ -197,5 +223,49 @@ mod tests {
             let joined: String = toks.iter().map(|t| t.text).collect();
             assert_eq!(joined, sql);
         }
+    }
+
+    /// Where [`tokens_are_unescaped`] holds, the tokens made once serve the
+    /// parser: equal, span for span, to its own tokenizing, in every
+    /// grammar; where it does not, they may differ, and it says so.
+    #[test]
+    fn unescaped_tokens_are_the_parsers_where_the_text_allows() {
+        use sqlparser::tokenizer::Tokenizer;
+        let texts = [
+            "SELECT \"Name\", 'its' FROM [t] -- c\nWHERE x >= 1 /* é */ AND y = 'ü'",
+            "select `a` from b where c = \"d\" and e like '%x_';",
+            "SELECT U&'d!0061t' UESCAPE '!', E'a' FROM t",
+            "SELECT $$a'b$$, x'00', N'n', /*+ hint */ 1 FROM t",
+            // From here on, texts the check sends to the parser's own tokenizing.
+            "SELECT 'it''s', \"a\"\"b\", `c``d`, [e]]f] FROM t",
+            r#"SELECT 'a\'b', "c\"d" FROM t"#,
+            "SELECT '' FROM t",
+            "SELECT '''x''' FROM t",
+        ];
+        for kind in sqlwitness_core::EngineKind::BUILTIN {
+            let grammar = sqlwitness_dialect::shipped(kind).grammar;
+            let d = parser_dialect(grammar);
+            for sql in texts {
+                let Ok(ours) = tokenize(d.as_ref(), sql) else {
+                    continue;
+                };
+                let theirs = Tokenizer::new(d.as_ref(), sql).tokenize_with_location();
+                if tokens_are_unescaped(sql) {
+                    assert_eq!(parser_tokens(&ours), theirs.unwrap(), "{grammar:?}: {sql}");
+                }
+            }
+        }
+        for sql in &texts[..4] {
+            assert!(tokens_are_unescaped(sql), "{sql}");
+        }
+        for sql in &texts[4..] {
+            assert!(!tokens_are_unescaped(sql), "{sql}");
+        }
+        // One that would differ: the doubled quote is one quote to the parser.
+        let d = parser_dialect(sqlwitness_dialect::Grammar::Sqlite);
+        let sql = "SELECT 'a''b'";
+        let raw = parser_tokens(&tokenize(d.as_ref(), sql).unwrap());
+        let parsed = Tokenizer::new(d.as_ref(), sql).tokenize_with_location();
+        assert_ne!(raw, parsed.unwrap());
     }
 }
