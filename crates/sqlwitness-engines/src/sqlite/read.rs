@@ -116,7 +116,7 @@ impl SqliteEngine {
         };
         match cached {
             Some(c) => Ok(c),
-            None => self.open(path),
+            None => self.open(path, true),
         }
     }
 
@@ -128,7 +128,9 @@ impl SqliteEngine {
         }
     }
 
-    fn open(&self, path: &Path) -> Result<PooledConn, DbError> {
+    /// A new connection to `path`; a `pooled` one holds its shared lock
+    /// ([`hold_shared_lock`]).
+    fn open(&self, path: &Path, pooled: bool) -> Result<PooledConn, DbError> {
         let conn = open_read_only(path)?;
         static HEAP_LIMIT: OnceLock<()> = OnceLock::new();
         HEAP_LIMIT.get_or_init(|| {
@@ -141,6 +143,9 @@ impl SqliteEngine {
         }
         conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)
             .map_err(|e| self.db_error(e, Some(path)))?;
+        if pooled {
+            hold_shared_lock(&conn).map_err(|e| self.db_error(e, Some(path)))?;
+        }
         let dialect = Arc::clone(&self.dialect);
         conn.authorizer(Some(move |ctx: AuthContext<'_>| authorize(&dialect, &ctx)));
         let deadline: Deadline = Arc::new(Mutex::new(None));
@@ -282,7 +287,7 @@ impl SqliteEngine {
         limits: &QueryLimits,
     ) -> Result<ScriptTimed, DbError> {
         self.check_cancelled()?;
-        let pc = self.open(db.sqlite_path.as_path())?;
+        let pc = self.open(db.sqlite_path.as_path(), false)?;
         let session = Instant::now();
         let execute = self.limited(&pc, limits, || {
             let mut rows = Collect::new(limits);
@@ -384,6 +389,24 @@ impl Engine for SqliteEngine {
             handle.interrupt();
         }
     }
+}
+
+/// Keeps the shared lock a read takes for a pooled connection's life (`PRAGMA
+/// locking_mode = EXCLUSIVE`, which on a connection that only reads holds
+/// no more than that): a query then neither locks and unlocks the file nor
+/// looks for a hot journal nor reads the change counter again, about eight
+/// system calls a query. Other readers read on; a writer waits until the
+/// run's connections close, so a run reads one state of the file. Not in
+/// WAL mode, where the same setting would take the file from every other
+/// connection, this run's included. (Not on the connection a query is timed
+/// on as the official scripts time it: that one is new, and reads the
+/// schema while the query is prepared, as theirs does.)
+fn hold_shared_lock(conn: &Connection) -> rusqlite::Result<()> {
+    let journal: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+    if !journal.eq_ignore_ascii_case("wal") {
+        conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE")?;
+    }
+    Ok(())
 }
 
 fn set_deadline(deadline: &Deadline, value: Option<Instant>) {
@@ -613,5 +636,77 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.class, ErrorClass::Other);
         assert!(e.message.contains("/nonexistent/nope.sqlite"), "{e}");
+    }
+
+    fn file_with(journal_mode: &str) -> (tempfile::TempDir, Database) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.sqlite");
+        let c = Connection::open(&path).unwrap();
+        c.query_row(&format!("PRAGMA journal_mode = {journal_mode}"), [], |_| {
+            Ok(())
+        })
+        .unwrap();
+        c.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2);")
+            .unwrap();
+        drop(c);
+        let db = Database::new("t", path);
+        (dir, db)
+    }
+
+    fn count(e: &SqliteEngine, db: &Database) -> Value {
+        let rs = e
+            .execute(db, "SELECT count(*) FROM t", &QueryLimits::default())
+            .unwrap();
+        rs.rows[0][0].clone()
+    }
+
+    /// A run's pooled connections keep their shared lock between queries:
+    /// a writer elsewhere waits until they close, and the run reads one
+    /// state of the file; afterwards the file is as writable as before.
+    #[test]
+    fn pooled_connections_hold_the_file_for_the_run() {
+        let (_dir, db) = file_with("delete");
+        let e = SqliteEngine::new();
+        assert_eq!(count(&e, &db), Value::Int(2));
+        let writer = Connection::open(&db.sqlite_path).unwrap();
+        writer.busy_timeout(Duration::ZERO).unwrap();
+        let err = writer
+            .execute_batch("INSERT INTO t VALUES (3)")
+            .unwrap_err();
+        assert_eq!(
+            err.sqlite_error_code(),
+            Some(ErrorCode::DatabaseBusy),
+            "{err}"
+        );
+        assert_eq!(count(&e, &db), Value::Int(2));
+        drop(e);
+        writer.execute_batch("INSERT INTO t VALUES (3)").unwrap();
+        assert_eq!(count(&SqliteEngine::new(), &db), Value::Int(3));
+    }
+
+    /// A WAL-mode file is read by several connections of one run at once
+    /// (the pool's and a timing's own), and stays writable meanwhile.
+    #[test]
+    fn a_wal_file_is_shared_by_every_connection() {
+        let (_dir, db) = file_with("wal");
+        let e = SqliteEngine::new();
+        let a = e.take(&db.sqlite_path).unwrap();
+        let b = e.take(&db.sqlite_path).unwrap();
+        for pc in [&a, &b] {
+            let n: i64 = pc
+                .conn
+                .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(n, 2);
+        }
+        e.give_back(&db.sqlite_path, a);
+        e.give_back(&db.sqlite_path, b);
+        assert!(e
+            .time_as_scripts(&db, "SELECT * FROM t", &QueryLimits::default())
+            .unwrap()
+            .is_some());
+        let writer = Connection::open(&db.sqlite_path).unwrap();
+        writer.execute_batch("INSERT INTO t VALUES (3)").unwrap();
+        assert_eq!(count(&e, &db), Value::Int(3));
     }
 }
