@@ -12,7 +12,10 @@
 //! capped ([`SQLITE_HEAP_LIMIT`], `PRAGMA hard_heap_limit`); a result is
 //! bounded in rows and bytes. Connections are cached per path
 //! (take/return), which keeps a gold self-check over a thousand queries
-//! well under a second; nothing a read-only query does outlives it.
+//! well under a second; nothing a read-only query does outlives it. A
+//! cached connection keeps its shared lock on the file until the run ends
+//! (not on a WAL file), so a run reads one state of each file and a writer
+//! waits for it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
