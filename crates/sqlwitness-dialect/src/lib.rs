@@ -90,27 +90,27 @@ pub fn register(dialect: Dialect) -> Result<EngineKind, RegisterError> {
     Ok(kind)
 }
 
-/// The dialect of an engine: a shipped file (parsed once per process) or
-/// the one it was registered with.
+/// The dialect of an engine: a shipped file (parsed once per process, when
+/// its engine is first asked about) or the one it was registered with.
 ///
 /// # Panics
 /// Never for the shipped files (a test loads each of them) or a
 /// registered engine; an [`EngineKind`] is made by the registry only.
 pub fn shipped(kind: EngineKind) -> &'static Dialect {
-    static PARSED: std::sync::OnceLock<Vec<(EngineKind, Dialect)>> = std::sync::OnceLock::new();
+    use std::sync::OnceLock;
+    static PARSED: OnceLock<Vec<(EngineKind, OnceLock<Dialect>)>> = OnceLock::new();
     let all = PARSED.get_or_init(|| {
         EngineKind::BUILTIN
             .iter()
-            .map(|&k| {
-                let (file, text) =
-                    builtin_text(k.as_str()).expect("every engine has a dialect file");
-                let d = Dialect::from_yaml(file, text).expect("shipped dialect file is valid");
-                (k, d)
-            })
+            .map(|&k| (k, OnceLock::new()))
             .collect()
     });
     if let Some((_, d)) = all.iter().find(|(k, _)| *k == kind) {
-        return d;
+        return d.get_or_init(|| {
+            let (file, text) =
+                builtin_text(kind.as_str()).expect("every engine has a dialect file");
+            Dialect::from_yaml(file, text).expect("shipped dialect file is valid")
+        });
     }
     REGISTERED
         .read()
