@@ -77,7 +77,7 @@ timed() {
         times+=("$(( $(date +%s%N) - t0 ))")
     done
     printf '%s\n' "${times[@]}" | awk '{ s += $1 / 1e9; q += ($1 / 1e9) ^ 2; n++ }
-        END { m = s / n; v = q / n - m * m; printf "%.2f %.2f\n", m, (v > 0 ? sqrt(v) : 0) }'
+        END { m = s / n; v = q / n - m * m; printf "%.4f %.4f\n", m, (v > 0 ? sqrt(v) : 0) }'
 }
 
 row() {
@@ -85,7 +85,7 @@ row() {
     read -r om os <<<"$official"
     read -r sm ss <<<"$ours"
     awk -v n="$name" -v om="$om" -v os="$os" -v sm="$sm" -v ss="$ss" \
-        'BEGIN { printf "| %s | %.2f s ± %.2f | %.2f s ± %.2f | %.1f× |\n", n, om, os, sm, ss, om / sm }'
+        'BEGIN { printf "| %s | %.3f s ± %.3f | %.3f s ± %.3f | %.1f× |\n", n, om, os, sm, ss, om / sm }'
 }
 
 spider() ( cd "$SPIDER_EVAL_SRC" && "$PYTHON" evaluation.py "$@" )
