@@ -540,6 +540,65 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
     assert_eq!(note, "back\\slash\\N and \\. and 'edited'");
 }
 
+/// The shop of `shop_custom_postgres.dump` as pg_dump 18 writes it with
+/// `--compress=lz4` and `--compress=zstd`: custom-format archives
+/// (`shop_lz4_postgres.dump`, `shop_zstd_postgres.dump`), directory-format
+/// dumps (`shop_lz4_directory_postgres/`, `shop_zstd_directory_postgres/`:
+/// `NNNN.dat.lz4`, `NNNN.dat.zst`) and plain dumps
+/// (`shop_plain_postgres.sql.lz4`, `.sql.zst`). This machine's pg_restore
+/// (15) reads none of them; each loads the rows pg_restore restores from
+/// the gzip-compressed archive they were dumped from.
+#[test]
+fn pg_dump_archives_compressed_with_lz4_or_zstd_load_as_the_gzip_archive_restores() {
+    let Some((kind, url)) = postgres(&sqlwitness_testkit::servers()) else {
+        return;
+    };
+    if !client("pg_restore") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (there, db) = scratch_database(&url, "swt_pglz4");
+    let restored = Command::new("pg_restore")
+        .args(["--no-owner", "-d", &there])
+        .arg(fixture("shop_custom_postgres.dump"))
+        .output()
+        .unwrap();
+    let published = rows(&there, "public", &CUSTOM);
+    admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
+    assert!(restored.status.success(), "{restored:?}");
+    let mut kept = Vec::new();
+    for (name, shipped) in [
+        ("lz4", "shop_lz4_postgres.dump"),
+        ("zstd", "shop_zstd_postgres.dump"),
+        ("lz4dir", "shop_lz4_directory_postgres"),
+        ("zstddir", "shop_zstd_directory_postgres"),
+        ("lz4sql", "shop_plain_postgres.sql.lz4"),
+        ("zstdsql", "shop_plain_postgres.sql.zst"),
+    ] {
+        let bench = dir.path().join(name);
+        let mut copies = Copies::new(&format!("swt_z{name}"));
+        let ns = copies.add(kind, &url, "shop");
+        run(&mut import_command(
+            kind,
+            &url,
+            &fixture(shipped),
+            &bench,
+            "shop",
+            &copies,
+        ));
+        let report = json(&bench.join("database/import-report.json"));
+        assert_eq!(report["databases"][0]["complete"], true, "{name}: {report}");
+        assert_eq!(report["copied_rows"], 12, "{name}: {report}");
+        assert_eq!(rows(&url, &ns, &CUSTOM), published, "{name}");
+        let conn = rusqlite::Connection::open(bench.join("database/shop/shop.sqlite")).unwrap();
+        let note: String = conn
+            .query_row("SELECT note FROM customer WHERE id = 4", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(note, "back\\slash\\N and \\. and 'quote'", "{name}");
+        kept.push(copies);
+    }
+}
+
 /// Dumps shipped in a zip file, as the PostgreSQL tutorial ships
 /// `dvdrental.zip` (a tar archive, deflated, in a folder, macOS forks
 /// beside it), and a custom-format archive and a plain dump zipped: each
@@ -723,8 +782,9 @@ fn gzipped(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// A dump shipped gzipped (`shop.sql.gz`, as Neon ships its employees
-/// sample) is read as the text it holds, decompressed as it is read: the
-/// same tables and rows as the plain dump, and an edited one is noticed.
+/// sample), or compressed with lz4 or zstd, is read as the text it holds,
+/// decompressed as it is read: the same tables and rows as the plain dump,
+/// and importing it again does nothing.
 /// A gzip file holding an archive is refused, saying to unpack it.
 #[test]
 fn a_gzipped_dump_loads_as_its_text_and_a_gzipped_archive_is_refused() {
@@ -737,8 +797,23 @@ fn a_gzipped_dump_loads_as_its_text_and_a_gzipped_archive_is_refused() {
     std::fs::write(&plain, &text).unwrap();
     let gz = dir.path().join("shop.sql.gz");
     std::fs::write(&gz, gzipped(&text)).unwrap();
+    // As `lz4` and `zstd` write them (several frames: `cat a.zst b.zst`).
+    let lz4 = dir.path().join("shop.sql.lz4");
+    let mut frames = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    std::io::Write::write_all(&mut frames, &text).unwrap();
+    std::fs::write(&lz4, frames.finish().unwrap()).unwrap();
+    let zst = dir.path().join("shop.sql.zst");
+    let (head, tail) = text.split_at(text.len() / 2);
+    let mut two = Vec::new();
+    for part in [head, tail] {
+        two.extend(ruzstd::encoding::compress_to_vec(
+            part,
+            ruzstd::encoding::CompressionLevel::Fastest,
+        ));
+    }
+    std::fs::write(&zst, two).unwrap();
     let mut loaded = Vec::new();
-    for (name, dump) in [("plain", &plain), ("gz", &gz)] {
+    for (name, dump) in [("plain", &plain), ("gz", &gz), ("lz4", &lz4), ("zst", &zst)] {
         let bench = dir.path().join(name);
         let mut copies = Copies::new(&format!("swt_gz{name}"));
         let ns = copies.add(kind, &url, "shop");
@@ -754,7 +829,9 @@ fn a_gzipped_dump_loads_as_its_text_and_a_gzipped_archive_is_refused() {
         ));
         assert!(again.contains("nothing to do"), "{name}: {again}");
     }
-    assert_eq!(loaded[0], loaded[1]);
+    for other in &loaded[1..] {
+        assert_eq!(&loaded[0], other);
+    }
     assert!(!loaded[0][1].is_empty());
     // An archive, gzipped: refused, saying so.
     let archive = std::fs::read(fixture("shop_archive_postgres.tar")).unwrap();

@@ -56,6 +56,8 @@ pub(super) fn format_of_bytes(head: &[u8]) -> DumpFormat {
         DumpFormat::Compressed("gunzip")
     } else if head.starts_with(b"\x28\xb5\x2f\xfd") {
         DumpFormat::Compressed("unzstd")
+    } else if head.starts_with(b"\x04\x22\x4d\x18") {
+        DumpFormat::Compressed("unlz4")
     } else if head.get(257..262) == Some(b"ustar".as_slice()) {
         DumpFormat::Tar
     } else {
@@ -316,6 +318,14 @@ pub(super) mod tests {
         assert_eq!(
             format_of_bytes(b"\x1f\x8b\x08\0"),
             DumpFormat::Compressed("gunzip")
+        );
+        assert_eq!(
+            format_of_bytes(b"\x28\xb5\x2f\xfd\x24"),
+            DumpFormat::Compressed("unzstd")
+        );
+        assert_eq!(
+            format_of_bytes(b"\x04\x22\x4d\x18\x64"),
+            DumpFormat::Compressed("unlz4")
         );
         let mut tar = vec![0u8; 512];
         tar[257..263].copy_from_slice(b"ustar\0");

@@ -1,7 +1,8 @@
 //! pg_dump's custom format (`pg_dump -Fc`, a file starting `PGDMP`): a
 //! header, a table of contents (one entry per object: its `CREATE …`
 //! text, and for a table's rows the `COPY … FROM stdin;` that loads them)
-//! and one block of rows per table, zlib-compressed or not. It is read as
+//! and one block of rows per table, compressed (zlib, or lz4 or zstd from
+//! pg_dump 16 on) or not. It is read as
 //! the plain script `pg_restore -f -` prints from it: the entries' texts in
 //! pg_restore's order, each table's `COPY` followed by its rows,
 //! decompressed as they are read, streaming, never extracted. The loader
@@ -9,16 +10,16 @@
 //!
 //! pg_dump's directory format (`pg_dump -Fd`, a folder) is the same archive
 //! with each table's rows in a file of their own beside its `toc.dat`
-//! (`3456.dat`, gzip-compressed as `3456.dat.gz`): the folder, or its
+//! (`3456.dat`, compressed as `3456.dat.gz`, `3456.dat.lz4` or
+//! `3456.dat.zst`): the folder, or its
 //! `toc.dat`, is read the same way, each table's rows from its file.
 //!
 //! Left out, as `pg_restore` without `--create` leaves them: the
 //! `CREATE DATABASE` entry and the database's own properties, comments and
 //! privileges; and the planner statistics of recent pg_dump versions
 //! (`STATISTICS DATA`), which hold no rows. Ownership is not printed (the
-//! loader never changes owners). An archive holding large objects, or
-//! compressed with lz4 or zstd, is refused by name, saying how to make it
-//! a plain dump.
+//! loader never changes owners). An archive holding large objects is
+//! refused by name, saying how to make it a plain dump.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -26,6 +27,8 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use sqlwitness_bench::BenchError;
+
+use super::decompress::Frames;
 
 /// The archive formats of pg_dump's header: a custom-format file, and a
 /// directory-format dump's `toc.dat`, which pg_dump writes with the tar
@@ -44,8 +47,9 @@ enum Compression {
     None,
     /// zlib (pg_dump's gzip: a zlib stream over each block's chunks).
     Zlib,
-    /// lz4 or zstd (pg_dump 16 and later), not read here.
-    Other(&'static str),
+    /// lz4 or zstd (pg_dump 16 and later): a stream of frames over each
+    /// block's chunks.
+    Frames(Frames),
 }
 
 /// Where an entry's block of rows is.
@@ -277,8 +281,8 @@ impl CustomDump {
                 match fields.byte()? {
                     0 => Compression::None,
                     1 => Compression::Zlib,
-                    2 => Compression::Other("lz4"),
-                    3 => Compression::Other("zstd"),
+                    2 => Compression::Frames(Frames::Lz4),
+                    3 => Compression::Frames(Frames::Zstd),
                     other => return Err(corrupt(format!("compression method {other}"))),
                 }
             } else if fields.layout.at_least(2) {
@@ -343,8 +347,7 @@ impl CustomDump {
         Ok(dump)
     }
 
-    /// Refuses what is not read: large objects, and blocks of rows
-    /// compressed with lz4 or zstd.
+    /// Refuses what is not read: large objects.
     fn check(&self) -> Result<(), BenchError> {
         let refuse = |message: String| BenchError::format(&self.shown_as, "archive", message);
         let large = self
@@ -359,15 +362,6 @@ impl CustomDump {
                  `pg_restore -f plain.sql {}` and import that",
                 self.shown_as.display()
             )));
-        }
-        if let Compression::Other(method) = self.compression {
-            if self.entries.iter().any(|e| e.data != DataAt::None) {
-                return Err(refuse(format!(
-                    "the archive's rows are compressed with {method}, which is not read: make \
-                     it a plain dump with `pg_restore -f plain.sql {}` and import that",
-                    self.shown_as.display()
-                )));
-            }
         }
         Ok(())
     }
@@ -463,12 +457,19 @@ impl CustomDump {
     }
 }
 
+/// How a directory-format dump's file of rows is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compressed {
+    Gzip,
+    Frames(Frames),
+}
+
 /// Where the rows named `name` in a directory-format dump's table of
-/// contents are in its `folder`: the file itself, or its gzip-compressed
-/// form (`name.gz`), with whether it is compressed. A name that is not a
-/// plain file name of the folder (a path, `..`) is an error, as are rows
-/// compressed with lz4 or zstd and a file that is missing.
-fn data_file(folder: &Path, name: &str) -> std::io::Result<(PathBuf, bool)> {
+/// contents are in its `folder`: the file itself, or its compressed form
+/// (`name.gz`, `name.lz4`, `name.zst`), with how it is compressed. A name
+/// that is not a plain file name of the folder (a path, `..`) is an
+/// error, as is a file that is missing.
+fn data_file(folder: &Path, name: &str) -> std::io::Result<(PathBuf, Option<Compressed>)> {
     let plain = !name.is_empty()
         && !name.starts_with('.')
         && name
@@ -484,19 +485,16 @@ fn data_file(folder: &Path, name: &str) -> std::io::Result<(PathBuf, bool)> {
     let regular = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_file());
     let at = folder.join(name);
     if regular(&at) {
-        return Ok((at, false));
+        return Ok((at, None));
     }
     let gz = folder.join(format!("{name}.gz"));
     if regular(&gz) {
-        return Ok((gz, true));
+        return Ok((gz, Some(Compressed::Gzip)));
     }
-    for (suffix, method) in [("lz4", "lz4"), ("zst", "zstd")] {
-        if regular(&folder.join(format!("{name}.{suffix}"))) {
-            return Err(corrupt(format!(
-                "{name}.{suffix}: rows compressed with {method}, which is not read: make it a \
-                 plain dump with `pg_restore -f plain.sql {}` and import that",
-                folder.display()
-            )));
+    for frames in [Frames::Lz4, Frames::Zstd] {
+        let at = folder.join(format!("{name}.{}", frames.suffix()));
+        if regular(&at) {
+            return Ok((at, Some(Compressed::Frames(frames))));
         }
     }
     Err(corrupt(format!(
@@ -784,7 +782,11 @@ impl Script {
         };
         Ok(match self.dump.compression {
             Compression::None => Box::new(chunks),
-            _ => Box::new(flate2::read::ZlibDecoder::new(chunks)),
+            Compression::Zlib => Box::new(flate2::read::ZlibDecoder::new(chunks)),
+            Compression::Frames(frames) => super::decompress::named(
+                format!("{name}, compressed with {}", frames.name()),
+                frames.reader(chunks),
+            ),
         })
     }
 
@@ -796,12 +798,15 @@ impl Script {
                 "{file}: a file of rows in an archive that is not a directory-format dump's"
             ))
         })?;
-        let (path, gzip) = data_file(folder, file)?;
-        let rows = BufReader::with_capacity(1 << 16, File::open(path)?);
-        Ok(if gzip {
-            Box::new(flate2::read::MultiGzDecoder::new(rows))
-        } else {
-            Box::new(rows)
+        let (path, compressed) = data_file(folder, file)?;
+        let rows = BufReader::with_capacity(1 << 16, File::open(&path)?);
+        Ok(match compressed {
+            None => Box::new(rows),
+            Some(Compressed::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(rows)),
+            Some(Compressed::Frames(frames)) => super::decompress::named(
+                format!("{}, compressed with {}", path.display(), frames.name()),
+                frames.reader(rows),
+            ),
         })
     }
 
@@ -1081,13 +1086,68 @@ mod tests {
             w
         }
         fn block(&mut self, id: i64, chunks: &[&str]) {
+            let chunks: Vec<&[u8]> = chunks.iter().map(|c| c.as_bytes()).collect();
+            self.block_of(id, &chunks);
+        }
+        fn block_of(&mut self, id: i64, chunks: &[&[u8]]) {
             self.bytes.push(BLOCK_DATA);
             self.int(id);
             for c in chunks {
                 self.int(c.len() as i64);
-                self.bytes.extend_from_slice(c.as_bytes());
+                self.bytes.extend_from_slice(c);
             }
             self.int(0);
+        }
+    }
+
+    fn lz4(data: &[u8]) -> Vec<u8> {
+        let mut w = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        std::io::Write::write_all(&mut w, data).unwrap();
+        w.finish().unwrap()
+    }
+
+    fn zstd(data: &[u8]) -> Vec<u8> {
+        ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
+    }
+
+    /// Blocks of rows compressed with lz4 or zstd (pg_dump 16's
+    /// `--compress=lz4`, `--compress=zstd`: one stream of frames over a
+    /// block's chunks, cut wherever pg_dump's buffer ends) are read; a
+    /// damaged one is refused naming the table.
+    #[test]
+    fn blocks_compressed_with_lz4_or_zstd_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows: String = (0..3000).map(|i| format!("{i}\n")).collect();
+        for (method, packed) in [(2, lz4(rows.as_bytes())), (3, zstd(rows.as_bytes()))] {
+            let mut w = Writer::head(16, method);
+            w.int(2);
+            w.entry(
+                1,
+                "TABLE",
+                "t",
+                "CREATE TABLE public.t (a int);\n",
+                "",
+                false,
+            );
+            w.rows(2, "t");
+            let mut good = w.bytes.clone();
+            let chunks: Vec<&[u8]> = packed.chunks(1000).collect();
+            w.block_of(2, &chunks);
+            let text = text_of(&written(dir.path(), &w)).unwrap();
+            assert!(
+                text.ends_with(&format!("COPY public.t (a) FROM stdin;\n{rows}\\.\n\n")),
+                "{method}: {}",
+                &text[..200]
+            );
+            // The frames cut short.
+            let mut cut = Writer {
+                bytes: std::mem::take(&mut good),
+                minor: 16,
+                folder: false,
+            };
+            cut.block_of(2, &[&packed[..packed.len() / 2]]);
+            let e = text_of(&written(dir.path(), &cut)).unwrap_err().to_string();
+            assert!(e.contains("public.t (entry 2), compressed with"), "{e}");
         }
     }
 
@@ -1181,15 +1241,30 @@ mod tests {
         );
         let files = CustomDump::open(&toc).unwrap().data_files();
         assert_eq!(files, [folder.join("2.dat"), folder.join("3.dat.gz")]);
-        // A missing file, then one compressed with lz4.
+        // A missing file; one compressed with lz4 or zstd (pg_dump 16's
+        // `-Fd --compress=lz4`), read; one that is damaged, refused by
+        // name.
         std::fs::remove_file(folder.join("3.dat.gz")).unwrap();
         let missing = text_of(&toc).unwrap_err().to_string();
         assert!(missing.contains("3.dat: no such file"), "{missing}");
-        std::fs::write(folder.join("3.dat.lz4"), "x").unwrap();
-        let lz4 = text_of(&toc).unwrap_err().to_string();
-        assert!(lz4.contains("compressed with lz4"), "{lz4}");
+        for (suffix, packed) in [("lz4", lz4(b"7\n")), ("zst", zstd(b"7\n"))] {
+            let file = folder.join(format!("3.dat.{suffix}"));
+            std::fs::write(&file, &packed).unwrap();
+            let text = text_of(&toc).unwrap();
+            assert!(
+                text.ends_with("COPY public.u (a) FROM stdin;\n7\n\\.\n\n"),
+                "{suffix}: {text}"
+            );
+            assert_eq!(CustomDump::open(&toc).unwrap().data_files()[1], file);
+            std::fs::write(&file, &packed[..packed.len() / 2]).unwrap();
+            let damaged = text_of(&toc).unwrap_err().to_string();
+            assert!(
+                damaged.contains(&format!("3.dat.{suffix}, compressed with")),
+                "{damaged}"
+            );
+            std::fs::remove_file(&file).unwrap();
+        }
         // A link in the folder's place of a file of rows.
-        std::fs::remove_file(folder.join("3.dat.lz4")).unwrap();
         std::fs::write(dir.path().join("elsewhere"), "9\n").unwrap();
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), folder.join("3.dat")).unwrap();
         let linked = text_of(&toc).unwrap_err().to_string();
@@ -1247,16 +1322,6 @@ mod tests {
     fn what_is_not_read_is_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let refused = |w: &Writer| text_of(&written(dir.path(), w)).unwrap_err().to_string();
-        // Rows compressed with lz4.
-        let mut w = Writer::head(16, 2);
-        w.int(1);
-        w.rows(1, "t");
-        w.block(1, &["1\n"]);
-        assert!(
-            refused(&w).contains("compressed with lz4"),
-            "{}",
-            refused(&w)
-        );
         // Large objects.
         let mut w = Writer::head(15, 0);
         w.int(1);

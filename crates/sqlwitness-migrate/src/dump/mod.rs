@@ -20,6 +20,7 @@
 mod archive;
 mod copy_files;
 mod custom;
+mod decompress;
 mod encoding;
 mod export;
 mod freshness;
@@ -344,12 +345,12 @@ fn head(text: &str) -> String {
 }
 
 /// What a dump's text is read from: a file, a span of one (an archive's
-/// member), a gzip file's text, decompressed as it is read, or the script
-/// a pg_dump custom-format archive holds.
+/// member), a compressed file's text (gzip, lz4, zstd), decompressed as it
+/// is read, or the script a pg_dump custom-format archive holds.
 enum Input {
     File(BufReader<Take<File>>),
-    Gzip(BufReader<flate2::read::MultiGzDecoder<File>>),
-    Custom(BufReader<custom::Script>),
+    Compressed(BufReader<Box<dyn std::io::Read + Send>>),
+    Custom(Box<BufReader<custom::Script>>),
     Zip(BufReader<Box<dyn std::io::Read + Send>>),
 }
 
@@ -357,7 +358,7 @@ impl std::io::Read for Input {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {
             Input::File(r) => r.read(buf),
-            Input::Gzip(r) => r.read(buf),
+            Input::Compressed(r) => r.read(buf),
             Input::Custom(r) => r.read(buf),
             Input::Zip(r) => r.read(buf),
         }
@@ -368,7 +369,7 @@ impl std::io::BufRead for Input {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         match self {
             Input::File(r) => r.fill_buf(),
-            Input::Gzip(r) => r.fill_buf(),
+            Input::Compressed(r) => r.fill_buf(),
             Input::Custom(r) => r.fill_buf(),
             Input::Zip(r) => r.fill_buf(),
         }
@@ -377,7 +378,7 @@ impl std::io::BufRead for Input {
     fn consume(&mut self, n: usize) {
         match self {
             Input::File(r) => r.consume(n),
-            Input::Gzip(r) => r.consume(n),
+            Input::Compressed(r) => r.consume(n),
             Input::Custom(r) => r.consume(n),
             Input::Zip(r) => r.consume(n),
         }
@@ -389,30 +390,36 @@ fn open_input(path: &Path, start: u64, len: u64) -> std::io::Result<Input> {
     archive::open_span(path, start, len).map(Input::File)
 }
 
-/// The text of the gzip file at `path`, decompressed as it is read; a
-/// gzip file holding an archive rather than SQL text is refused (an
-/// archive's members are read in place, which a compressed one does not
-/// allow).
-fn gzip_input(path: &Path) -> Result<Input, BenchError> {
+/// The text of the compressed file at `path` (`tool` names the tool that
+/// decompresses it: `gunzip`, `unlz4`, `unzstd`, as pg_dump's plain format
+/// writes with `--compress`), decompressed as it is read; a compressed file
+/// holding an archive rather than SQL text is refused (an archive's
+/// members are read in place, which a compressed one does not allow).
+fn compressed_input(path: &Path, tool: &str) -> Result<Input, BenchError> {
     let io = |source| BenchError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let open = || -> std::io::Result<BufReader<flate2::read::MultiGzDecoder<File>>> {
-        Ok(BufReader::with_capacity(
-            1 << 16,
-            flate2::read::MultiGzDecoder::new(File::open(path)?),
-        ))
+    let open = || -> std::io::Result<BufReader<Box<dyn std::io::Read + Send>>> {
+        let file = File::open(path)?;
+        let text: Box<dyn std::io::Read + Send> = match tool {
+            "unlz4" => decompress::Frames::Lz4.reader(file),
+            "unzstd" => decompress::Frames::Zstd.reader(file),
+            _ => Box::new(flate2::read::MultiGzDecoder::new(file)),
+        };
+        Ok(BufReader::with_capacity(1 << 16, text))
     };
     if archive::format_of_reader(open().map_err(io)?).map_err(io)? != archive::DumpFormat::Plain {
         return Err(BenchError::format(
             path,
             "archive",
-            "a gzip file holding an archive, not SQL text: unpack it first (gunzip) and \
-             import the archive it holds",
+            format!(
+                "a compressed file holding an archive, not SQL text: unpack it first ({tool}) \
+                 and import the archive it holds"
+            ),
         ));
     }
-    open().map(Input::Gzip).map_err(io)
+    open().map(Input::Compressed).map_err(io)
 }
 
 /// The dump's text, ready to read, and the files it may read besides.
@@ -470,9 +477,10 @@ fn script_of(path: &Path, dialect: DumpDialect) -> Result<Script, BenchError> {
         source,
     };
     match archive::format_of(path).map_err(io)? {
-        // A gzip file of SQL text (`employees.sql.gz`): read as its text.
-        archive::DumpFormat::Compressed("gunzip") => Ok(Script {
-            items: Splitter::new(gzip_input(path)?, dialect),
+        // A compressed file of SQL text (`employees.sql.gz`, pg_dump's
+        // plain format with `--compress=zstd`): read as its text.
+        archive::DumpFormat::Compressed(tool @ ("gunzip" | "unlz4" | "unzstd")) => Ok(Script {
+            items: Splitter::new(compressed_input(path, tool)?, dialect),
             files: Files::beside(path, open_input),
             shown: path.to_path_buf(),
         }),
@@ -537,7 +545,7 @@ fn archive_script(
             let dump = custom::CustomDump::open_unpacked(file.path, file.shown_as, file.unpacked)?;
             Ok(Script {
                 items: Splitter::new(
-                    Input::Custom(BufReader::with_capacity(1 << 16, dump.script())),
+                    Input::Custom(Box::new(BufReader::with_capacity(1 << 16, dump.script()))),
                     dialect,
                 ),
                 files: Files::beside(file.dump, open_input),
