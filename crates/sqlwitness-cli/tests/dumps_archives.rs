@@ -480,21 +480,13 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
         ("folder0", &folder0),
     ] {
         let bench = dir.path().join(name);
-        let mut copies = Copies::new(&format!("swt_fc{name}"));
-        let ns = copies.add(kind, &url, "shop");
-        run(&mut import_command(
-            kind, &url, archive, &bench, "shop", &copies,
+        kept.push(imported_as_published(
+            (kind, &url),
+            archive,
+            &bench,
+            &format!("swt_fc{name}"),
+            &published,
         ));
-        let report = json(&bench.join("database/import-report.json"));
-        assert_eq!(report["databases"][0]["complete"], true, "{name}: {report}");
-        assert_eq!(report["copied_rows"], 12, "{name}: {report}");
-        assert_eq!(rows(&url, &ns, &CUSTOM), published, "{name}");
-        let conn = rusqlite::Connection::open(bench.join("database/shop/shop.sqlite")).unwrap();
-        let note: String = conn
-            .query_row("SELECT note FROM customer WHERE id = 4", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(note, "back\\slash\\N and \\. and 'quote'", "{name}");
-        kept.push(copies);
     }
     // The same archive again: nothing to do; another one in its place:
     // loaded again.
@@ -533,11 +525,42 @@ fn a_pg_dump_custom_archive_loads_as_pg_restore_restores_it() {
         serde_json::json!(["shop"]),
         "{renewed}"
     );
+    assert_eq!(customer_note(&bench), "back\\slash\\N and \\. and 'edited'");
+}
+
+/// The note of customer 4 in the SQLite file `import` wrote into
+/// `bench/database`.
+fn customer_note(bench: &Path) -> String {
     let conn = rusqlite::Connection::open(bench.join("database/shop/shop.sqlite")).unwrap();
-    let note: String = conn
-        .query_row("SELECT note FROM customer WHERE id = 4", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(note, "back\\slash\\N and \\. and 'edited'");
+    conn.query_row("SELECT note FROM customer WHERE id = 4", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Imports the shop dump `dump` into `bench/database` with copies under a
+/// prefix tagged `tag`, and checks the import completed with the shop's 12
+/// rows, its copy holds `published` (the rows pg_restore restored) and the
+/// SQLite file the customer's note with its backslashes; the copies, kept
+/// until the caller drops them.
+fn imported_as_published(
+    (kind, url): (sqlwitness_core::EngineKind, &str),
+    dump: &Path,
+    bench: &Path,
+    tag: &str,
+    published: &[Vec<String>],
+) -> Copies {
+    let mut copies = Copies::new(tag);
+    let ns = copies.add(kind, url, "shop");
+    run(&mut import_command(kind, url, dump, bench, "shop", &copies));
+    let report = json(&bench.join("database/import-report.json"));
+    assert_eq!(report["databases"][0]["complete"], true, "{tag}: {report}");
+    assert_eq!(report["copied_rows"], 12, "{tag}: {report}");
+    assert_eq!(rows(url, &ns, &CUSTOM), published, "{tag}");
+    assert_eq!(
+        customer_note(bench),
+        "back\\slash\\N and \\. and 'quote'",
+        "{tag}"
+    );
+    copies
 }
 
 /// The shop of `shop_custom_postgres.dump` as pg_dump 18 writes it with
@@ -566,7 +589,6 @@ fn pg_dump_archives_compressed_with_lz4_or_zstd_load_as_the_gzip_archive_restore
     let published = rows(&there, "public", &CUSTOM);
     admin::exec(&url, &format!("DROP DATABASE \"{db}\" WITH (FORCE)"));
     assert!(restored.status.success(), "{restored:?}");
-    let mut kept = Vec::new();
     for (name, shipped) in [
         ("lz4", "shop_lz4_postgres.dump"),
         ("zstd", "shop_zstd_postgres.dump"),
@@ -575,27 +597,13 @@ fn pg_dump_archives_compressed_with_lz4_or_zstd_load_as_the_gzip_archive_restore
         ("lz4sql", "shop_plain_postgres.sql.lz4"),
         ("zstdsql", "shop_plain_postgres.sql.zst"),
     ] {
-        let bench = dir.path().join(name);
-        let mut copies = Copies::new(&format!("swt_z{name}"));
-        let ns = copies.add(kind, &url, "shop");
-        run(&mut import_command(
-            kind,
-            &url,
+        imported_as_published(
+            (kind, &url),
             &fixture(shipped),
-            &bench,
-            "shop",
-            &copies,
-        ));
-        let report = json(&bench.join("database/import-report.json"));
-        assert_eq!(report["databases"][0]["complete"], true, "{name}: {report}");
-        assert_eq!(report["copied_rows"], 12, "{name}: {report}");
-        assert_eq!(rows(&url, &ns, &CUSTOM), published, "{name}");
-        let conn = rusqlite::Connection::open(bench.join("database/shop/shop.sqlite")).unwrap();
-        let note: String = conn
-            .query_row("SELECT note FROM customer WHERE id = 4", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(note, "back\\slash\\N and \\. and 'quote'", "{name}");
-        kept.push(copies);
+            &dir.path().join(name),
+            &format!("swt_z{name}"),
+            &published,
+        );
     }
 }
 

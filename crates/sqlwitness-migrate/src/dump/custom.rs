@@ -783,10 +783,7 @@ impl Script {
         Ok(match self.dump.compression {
             Compression::None => Box::new(chunks),
             Compression::Zlib => Box::new(flate2::read::ZlibDecoder::new(chunks)),
-            Compression::Frames(frames) => super::decompress::named(
-                format!("{name}, compressed with {}", frames.name()),
-                frames.reader(chunks),
-            ),
+            Compression::Frames(frames) => frames.named_reader(name, chunks),
         })
     }
 
@@ -803,10 +800,7 @@ impl Script {
         Ok(match compressed {
             None => Box::new(rows),
             Some(Compressed::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(rows)),
-            Some(Compressed::Frames(frames)) => super::decompress::named(
-                format!("{}, compressed with {}", path.display(), frames.name()),
-                frames.reader(rows),
-            ),
+            Some(Compressed::Frames(frames)) => frames.named_reader(path.display(), rows),
         })
     }
 
@@ -940,6 +934,7 @@ impl std::fmt::Debug for Script {
 
 #[cfg(test)]
 mod tests {
+    use super::super::decompress::{lz4, zstd};
     use super::*;
 
     fn fixture() -> PathBuf {
@@ -1074,6 +1069,11 @@ mod tests {
             self.bytes.extend_from_slice(&[0; 8]);
         }
         /// The entry of table `table`'s rows (one column, `a`).
+        /// A table `name` of one column `a`.
+        fn table(&mut self, id: i64, name: &str) {
+            let defn = format!("CREATE TABLE public.{name} (a int);\n");
+            self.entry(id, "TABLE", name, &defn, "", false);
+        }
         fn rows(&mut self, id: i64, table: &str) {
             let copy = format!("COPY public.{table} (a) FROM stdin;\n");
             self.entry(id, "TABLE DATA", table, "", &copy, true);
@@ -1100,16 +1100,6 @@ mod tests {
         }
     }
 
-    fn lz4(data: &[u8]) -> Vec<u8> {
-        let mut w = lz4_flex::frame::FrameEncoder::new(Vec::new());
-        std::io::Write::write_all(&mut w, data).unwrap();
-        w.finish().unwrap()
-    }
-
-    fn zstd(data: &[u8]) -> Vec<u8> {
-        ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
-    }
-
     /// Blocks of rows compressed with lz4 or zstd (pg_dump 16's
     /// `--compress=lz4`, `--compress=zstd`: one stream of frames over a
     /// block's chunks, cut wherever pg_dump's buffer ends) are read; a
@@ -1121,14 +1111,7 @@ mod tests {
         for (method, packed) in [(2, lz4(rows.as_bytes())), (3, zstd(rows.as_bytes()))] {
             let mut w = Writer::head(16, method);
             w.int(2);
-            w.entry(
-                1,
-                "TABLE",
-                "t",
-                "CREATE TABLE public.t (a int);\n",
-                "",
-                false,
-            );
+            w.table(1, "t");
             w.rows(2, "t");
             let mut good = w.bytes.clone();
             let chunks: Vec<&[u8]> = packed.chunks(1000).collect();
@@ -1172,14 +1155,7 @@ mod tests {
                 false,
             );
             w.entry(2, "DATABASE", "shop", "CREATE DATABASE shop;\n", "", false);
-            w.entry(
-                3,
-                "TABLE",
-                "t",
-                "CREATE TABLE public.t (a int);\n",
-                "",
-                false,
-            );
+            w.table(3, "t");
             w.rows(4, "u");
             w.rows(5, "t");
             // Blocks in another order than the entries, the last one's
@@ -1214,14 +1190,7 @@ mod tests {
         std::fs::create_dir(&folder).unwrap();
         let mut w = Writer::toc(15, 1);
         w.int(3);
-        w.entry(
-            1,
-            "TABLE",
-            "t",
-            "CREATE TABLE public.t (a int);\n",
-            "",
-            false,
-        );
+        w.table(1, "t");
         w.rows(2, "t");
         w.rows(3, "u");
         let toc = folder.join("toc.dat");

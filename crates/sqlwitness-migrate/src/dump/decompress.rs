@@ -34,6 +34,19 @@ impl Frames {
         }
     }
 
+    /// [`Frames::reader`], its errors naming `what` is read (the file or
+    /// the block of rows) and this method.
+    pub(super) fn named_reader<R: Read + Send + 'static>(
+        self,
+        what: impl std::fmt::Display,
+        r: R,
+    ) -> Box<dyn Read + Send> {
+        Box::new(Named {
+            what: format!("{what}, compressed with {}", self.name()),
+            r: self.reader(r),
+        })
+    }
+
     /// What `r` holds, decompressed as it is read: every frame in turn
     /// until `r` ends.
     pub(super) fn reader<R: Read + Send + 'static>(self, r: R) -> Box<dyn Read + Send> {
@@ -50,12 +63,8 @@ impl Frames {
     }
 }
 
-/// `r`, its errors preceded by `what` (the file or the block of rows
-/// that was being read).
-pub(super) fn named(what: String, r: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
-    Box::new(Named { what, r })
-}
-
+/// A reader's errors preceded by what it reads (the file or the block of
+/// rows) and how it is compressed.
 struct Named {
     what: String,
     r: Box<dyn Read + Send>,
@@ -223,19 +232,22 @@ impl<R: BufRead> Read for ZstdFrames<R> {
     }
 }
 
+/// `data` as one lz4 frame, and as one zstd frame (for tests).
+#[cfg(test)]
+pub(super) fn lz4(data: &[u8]) -> Vec<u8> {
+    let mut w = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    std::io::Write::write_all(&mut w, data).unwrap();
+    w.finish().unwrap()
+}
+
+#[cfg(test)]
+pub(super) fn zstd(data: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lz4(data: &[u8]) -> Vec<u8> {
-        let mut w = lz4_flex::frame::FrameEncoder::new(Vec::new());
-        std::io::Write::write_all(&mut w, data).unwrap();
-        w.finish().unwrap()
-    }
-
-    fn zstd(data: &[u8]) -> Vec<u8> {
-        ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
-    }
 
     fn read(frames: Frames, bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
         let mut out = Vec::new();
@@ -302,18 +314,7 @@ mod tests {
                 Frames::Lz4 => lz4(&data),
                 Frames::Zstd => zstd(&data),
             };
-            let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-            for round in 0..300 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let mut bytes = good.clone();
-                if round % 3 == 0 {
-                    bytes.truncate(seed as usize % good.len());
-                } else {
-                    let at = seed as usize % bytes.len();
-                    bytes[at] ^= (seed >> 32) as u8 | 1;
-                }
+            for (round, bytes) in super::super::damaged(&good, 300).enumerate() {
                 if let Ok(out) = read(frames, bytes) {
                     assert!(out.len() <= 64 * data.len(), "{frames:?} round {round}");
                 }

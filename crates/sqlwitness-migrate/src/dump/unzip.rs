@@ -352,18 +352,7 @@ mod tests {
             &[("README", b"r", false), ("shop/shop.sql", &sql, true)],
         );
         let good = std::fs::read(&path).unwrap();
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        for round in 0..300 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let mut bytes = good.clone();
-            if round % 3 == 0 {
-                bytes.truncate(seed as usize % good.len());
-            } else {
-                let at = seed as usize % bytes.len();
-                bytes[at] = (seed >> 32) as u8;
-            }
+        for (round, bytes) in super::super::damaged(&good, 300).enumerate() {
             std::fs::write(&path, &bytes).unwrap();
             if let Ok(m) = dump_member(&path) {
                 if let Ok(mut r) = m.reader() {
