@@ -12,11 +12,11 @@
 //! whose `SELECT VERSION()` is the other one is refused. The query is
 //! one prepared statement (`COM_STMT_PREPARE` accepts one statement only).
 //!
-//! Past its limit plus `CANCEL_MARGIN` the client kills the statement
-//! (`KILL QUERY`, then `KILL CONNECTION`) and waits until the process list
-//! shows it gone. A result is bounded in rows and bytes. MySQL cannot reset
-//! a session short of `COM_RESET_CONNECTION`, which the driver does not
-//! send; user variables are the one state a read-only query can leave
+//! Past its limit plus `CANCEL_MARGIN` the client kills the statement's
+//! session (`KILL CONNECTION`: the connection is not used again) and waits
+//! until the process list no longer shows it running. A result is bounded
+//! in rows and bytes. MySQL cannot reset a session short of
+//! `COM_RESET_CONNECTION`, which the driver does not send; user variables are the one state a read-only query can leave
 //! (`@x := …` — the guard refuses assignments, and named locks and
 //! `LAST_INSERT_ID(x)` are denied functions), so a connection that ran any
 //! text with an `@` is closed instead of returned to the pool.
@@ -41,7 +41,7 @@ use sqlx::{
     TypeInfo, ValueRef,
 };
 
-use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT, END_WAIT};
+use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, END_WAIT};
 use crate::EngineError;
 
 /// Runs queries on a MySQL 8 or MariaDB server, one database per namespace.
@@ -207,37 +207,35 @@ impl MysqlEngine {
             .unwrap_or_else(|| "DO 0".to_string())
     }
 
-    /// Stops the statement running on connection `id`: `KILL QUERY`, wait
-    /// until the process list no longer shows it running a query, then
-    /// `KILL CONNECTION` if it must. Returns how it ended.
+    /// Stops the statement running on connection `id` by ending its
+    /// session (`KILL CONNECTION`), then waits until the process list no
+    /// longer shows it running a query (the session is gone, or shown
+    /// `Killed`: it stops at its next check for a kill). Every caller has
+    /// given that connection up (it is closed, never reused), so killing
+    /// only the query would keep nothing; and `KILL QUERY` leaves a
+    /// statement that is sending rows to a client no longer reading them
+    /// shown running for a second and more under load. Returns how it
+    /// ended.
     async fn stop_thread(&self, id: u64) -> &'static str {
         if id == 0 {
             return "no connection was known";
         }
-        let running = |id: u64| self.running_query(id);
-        for (kill, outcome, wait) in [
-            ("KILL QUERY", "killed on the server", CANCEL_WAIT),
-            (
-                "KILL CONNECTION",
-                "its connection killed on the server",
-                END_WAIT,
-            ),
-        ] {
-            let _ = self
-                .control
-                .execute(sqlx::raw_sql(AssertSqlSafe(format!("{kill} {id}"))))
-                .await;
-            let until = Instant::now() + wait;
-            while Instant::now() < until {
-                if !running(id).await {
-                    return outcome;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
+        let _ = self
+            .control
+            .execute(sqlx::raw_sql(AssertSqlSafe(format!(
+                "KILL CONNECTION {id}"
+            ))))
+            .await;
+        let until = Instant::now() + END_WAIT;
+        while Instant::now() < until {
+            if !self.running_query(id).await {
+                return "killed on the server with its session";
             }
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
         // Reported now; waited for before the engine goes.
         self.finishing.add(id);
-        "still running after KILL QUERY and KILL CONNECTION"
+        "still running after its session was killed on the server"
     }
 
     /// Whether connection `id` is running a statement (yes when unknown).
