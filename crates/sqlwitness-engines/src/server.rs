@@ -15,15 +15,27 @@ use sqlx::Database as SqlxDatabase;
 /// itself (the server's own limit normally fires first).
 pub(crate) const CANCEL_MARGIN: Duration = Duration::from_millis(200);
 
-/// How long the client waits, once it has ended a statement's session on
-/// the server, for the statement to stop. A backend deep in one long
-/// operation notices only between steps (PostgreSQL's `length()` of a
-/// 500 MB aggregate counts its characters for about 3.5 s on a 2.5 GHz Xeon
-/// without one): the statement is reported as soon as it has stopped, and
-/// at most about its limit + 1.2 s. One that has not stopped by then obeys
-/// at its next step; its connection is closed, never reused, and the engine
-/// waits for it to go before the run ends ([`Finishing`]).
-pub(crate) const END_WAIT: Duration = Duration::from_millis(1000);
+/// How long the PostgreSQL client waits for a cancelled statement to stop
+/// before it ends the session; then up to [`END_WAIT`] for the session to
+/// end. A backend deep in one long operation notices either only between
+/// steps (PostgreSQL's `length()` of a 500 MB aggregate counts its
+/// characters for about 3.5 s on a 2.5 GHz Xeon without one): the statement
+/// is reported as soon as it has stopped, and at most about its limit +
+/// 1 s. One that has not stopped by then has had its session ended on the
+/// server, which it obeys at its next step; its connection is closed, never
+/// reused, and the engine waits for it to go before the run ends
+/// ([`Finishing`]). Cancelling first matters there: a cancelled backend is
+/// idle as soon as its statement stops, while a terminated one is shown
+/// active until its process has exited, freeing all it held. (MySQL and
+/// MariaDB show a killed session `Killed` at once: their client ends the
+/// session straight away.)
+pub(crate) const CANCEL_WAIT: Duration = Duration::from_millis(300);
+
+/// How long the client waits for a session it ended to go away (a killed
+/// MySQL or MariaDB session is shown `Killed` at once; a PostgreSQL backend
+/// that ignored its cancel for [`CANCEL_WAIT`] is one that does not stop
+/// between steps, and is waited for at the end of the run).
+pub(crate) const END_WAIT: Duration = Duration::from_millis(500);
 
 /// How long getting a pooled connection may take before it counts as a
 /// connection failure (and is retried).

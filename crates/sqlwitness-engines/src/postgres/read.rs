@@ -9,9 +9,9 @@
 //! second statement after `;` is a syntax error, never run.
 //!
 //! Limits: the server's `statement_timeout`, then, `CANCEL_MARGIN` past the
-//! limit, the client ends the backend's session itself (the connection is
-//! not used again) and waits until `pg_stat_activity` shows it stopped, so
-//! no query outlives its limit by more than about a second. A result is
+//! limit, the client cancels the backend itself and waits until
+//! `pg_stat_activity` shows it stopped (terminating it if it must), so no
+//! query outlives its limit by more than a second or two. A result is
 //! bounded in rows and bytes. After every query the session is rolled back
 //! and reset (advisory locks, listeners, cursors, temporary objects), so
 //! nothing carries over to the next query on the pooled connection.
@@ -38,7 +38,7 @@ use sqlx::{
 };
 
 use super::binary_text;
-use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, END_WAIT};
+use crate::server::{self, ConnGuard, Health, Running, CANCEL_MARGIN, CANCEL_WAIT, END_WAIT};
 use crate::EngineError;
 
 /// Resets what a rolled-back transaction leaves in a PostgreSQL session.
@@ -50,7 +50,7 @@ pub struct PostgresEngine {
     info: EngineInfo,
     dialect: Arc<Dialect>,
     pool: PgPool,
-    /// A second, small pool for ending and watching backends.
+    /// A second, small pool for cancelling and watching backends.
     control: PgPool,
     /// Tells a statement that ended its own session from a server fault.
     sentinel: server::Sentinel<sqlx::Postgres>,
@@ -308,31 +308,37 @@ impl PostgresEngine {
         (err, keep)
     }
 
-    /// Stops whatever backend `pid` is running by ending its session
-    /// (`pg_terminate_backend`), then waits until `pg_stat_activity` no
-    /// longer shows it active. Every caller has given that connection up
-    /// (it is closed, never reused), so cancelling only the statement would
-    /// keep nothing: a backend notices either at the same steps, and a
-    /// cancel that went unnoticed only delayed the end. Returns how it
-    /// ended, for the error message.
+    /// Stops whatever backend `pid` is running: cancel, wait until
+    /// `pg_stat_activity` no longer shows it active, terminate if it must.
+    /// Returns how it ended, for the error message.
     async fn stop_backend(&self, pid: i32) -> &'static str {
         if pid == 0 {
             return "no backend was known";
         }
-        let _ = sqlx::query("SELECT pg_terminate_backend($1)")
-            .bind(pid)
-            .execute(&self.control)
-            .await;
-        let until = Instant::now() + END_WAIT;
-        while Instant::now() < until {
-            if !self.active(pid).await {
-                return "stopped on the server with its session";
+        let active = |pid: i32| self.active(pid);
+        for (signal, outcome, wait) in [
+            ("pg_cancel_backend", "cancelled on the server", CANCEL_WAIT),
+            (
+                "pg_terminate_backend",
+                "its session terminated on the server",
+                END_WAIT,
+            ),
+        ] {
+            let _ = sqlx::query(AssertSqlSafe(format!("SELECT {signal}($1)")))
+                .bind(pid)
+                .execute(&self.control)
+                .await;
+            let until = Instant::now() + wait;
+            while Instant::now() < until {
+                if !active(pid).await {
+                    return outcome;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
         }
         // Reported now; waited for before the engine goes.
         self.finishing.add(pid as u64);
-        "still running after its session was terminated on the server"
+        "still running after cancel and terminate"
     }
 
     /// Whether backend `pid` is running a statement (yes when unknown).
