@@ -214,8 +214,8 @@ impl MysqlEngine {
     /// given that connection up (it is closed, never reused), so killing
     /// only the query would keep nothing; and `KILL QUERY` leaves a
     /// statement that is sending rows to a client no longer reading them
-    /// shown running for a second and more under load. Returns how it
-    /// ended.
+    /// shown running for hundreds of milliseconds and more under load.
+    /// Returns how it ended.
     async fn stop_thread(&self, id: u64) -> &'static str {
         if id == 0 {
             return "no connection was known";
