@@ -37,6 +37,24 @@ pub(crate) const CANCEL_WAIT: Duration = Duration::from_millis(300);
 /// between steps, and is waited for at the end of the run).
 pub(crate) const END_WAIT: Duration = Duration::from_millis(500);
 
+/// Whether a statement the client stopped is seen stopped within `wait`:
+/// `running` (the server's own view of the session, yes when unknown) is
+/// asked at once, then every 20 ms.
+pub(crate) async fn stops_within<F, Fut>(wait: Duration, mut running: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let until = Instant::now() + wait;
+    while Instant::now() < until {
+        if !running().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
 /// How long getting a pooled connection may take before it counts as a
 /// connection failure (and is retried).
 pub(crate) const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);

@@ -16,8 +16,9 @@
 //! session (`KILL CONNECTION`: the connection is not used again) and waits
 //! until the process list no longer shows it running. A result is bounded
 //! in rows and bytes. MySQL cannot reset a session short of
-//! `COM_RESET_CONNECTION`, which the driver does not send; user variables are the one state a read-only query can leave
-//! (`@x := …` — the guard refuses assignments, and named locks and
+//! `COM_RESET_CONNECTION`, which the driver does not send; user variables
+//! are the one state a read-only query can leave (`@x := …` — the guard
+//! refuses assignments, and named locks and
 //! `LAST_INSERT_ID(x)` are denied functions), so a connection that ran any
 //! text with an `@` is closed instead of returned to the pool.
 //! Connection-level failures are retried with backoff and reported as
@@ -226,12 +227,8 @@ impl MysqlEngine {
                 "KILL CONNECTION {id}"
             ))))
             .await;
-        let until = Instant::now() + END_WAIT;
-        while Instant::now() < until {
-            if !self.running_query(id).await {
-                return "killed on the server with its session";
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+        if server::stops_within(END_WAIT, || self.running_query(id)).await {
+            return "killed on the server with its session";
         }
         // Reported now; waited for before the engine goes.
         self.finishing.add(id);

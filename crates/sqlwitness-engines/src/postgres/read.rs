@@ -22,7 +22,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_util::TryStreamExt;
 use sqlwitness_core::{
@@ -315,7 +315,6 @@ impl PostgresEngine {
         if pid == 0 {
             return "no backend was known";
         }
-        let active = |pid: i32| self.active(pid);
         for (signal, outcome, wait) in [
             ("pg_cancel_backend", "cancelled on the server", CANCEL_WAIT),
             (
@@ -328,12 +327,8 @@ impl PostgresEngine {
                 .bind(pid)
                 .execute(&self.control)
                 .await;
-            let until = Instant::now() + wait;
-            while Instant::now() < until {
-                if !active(pid).await {
-                    return outcome;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
+            if server::stops_within(wait, || self.active(pid)).await {
+                return outcome;
             }
         }
         // Reported now; waited for before the engine goes.

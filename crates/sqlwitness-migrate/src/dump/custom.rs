@@ -1068,12 +1068,12 @@ mod tests {
             self.bytes.push(if rows { 1 } else { 3 });
             self.bytes.extend_from_slice(&[0; 8]);
         }
-        /// The entry of table `table`'s rows (one column, `a`).
         /// A table `name` of one column `a`.
         fn table(&mut self, id: i64, name: &str) {
             let defn = format!("CREATE TABLE public.{name} (a int);\n");
             self.entry(id, "TABLE", name, &defn, "", false);
         }
+        /// The entry of table `table`'s rows (one column, `a`).
         fn rows(&mut self, id: i64, table: &str) {
             let copy = format!("COPY public.{table} (a) FROM stdin;\n");
             self.entry(id, "TABLE DATA", table, "", &copy, true);
