@@ -322,6 +322,14 @@ pub trait Migrator: Send {
     fn keys_before_load(&self) -> bool {
         false
     }
+
+    /// Whether tables of one namespace may load over several connections
+    /// opened on the same URL at once. An embedded engine whose every
+    /// connection opens its own instance of the file (DuckDB) says no: a
+    /// second instance's rows would never reach the first's file.
+    fn loads_in_parallel(&self) -> bool {
+        true
+    }
 }
 
 /// One column of a source table, as the source declares it.

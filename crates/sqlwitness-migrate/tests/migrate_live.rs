@@ -401,3 +401,65 @@ fn a_view_cannot_smuggle_a_statement_to_the_server() {
         );
     }
 }
+
+/// A database past the row count from which tables load over several
+/// connections at once: every table arrives whole on DuckDB (whose
+/// connections each open their own instance of the file, so it loads over
+/// one) and on every configured server (which loads over several).
+#[test]
+fn a_database_loaded_over_several_connections_arrives_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wide.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+         CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id), amount REAL);
+         CREATE TABLE small (k TEXT PRIMARY KEY);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000)
+         INSERT INTO parent SELECT i, 'name ' || i FROM n;
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50000)
+         INSERT INTO child SELECT i, 1 + i % 60000, i / 8.0 FROM n;
+         INSERT INTO small VALUES ('a'), ('b');",
+    )
+    .unwrap();
+    drop(conn);
+    let duckdb = tempfile::tempdir().unwrap();
+    let mut all = vec![MigrationTarget::new(
+        sqlwitness_core::EngineKind::Duckdb,
+        format!("duckdb:{}", duckdb.path().display()),
+    )];
+    all.extend(targets());
+    for target in all {
+        let ns = common::unique_namespace("wide");
+        let _cleanup = Cleanup(&target, ns.clone());
+        let db = Database {
+            db_id: "wide".to_string(),
+            sqlite_path: path.clone(),
+            namespace: ns.clone(),
+        };
+        let opts = MigrateOptions {
+            jobs: 2,
+            verify: sqlwitness_migrate::Verify::Full,
+            ..Default::default()
+        };
+        let r = migrate_database(&db, &target, &opts).unwrap();
+        assert_eq!(r.status, MigrationStatus::Migrated, "{r:#?}");
+        assert_verified(&r);
+        let mut rows: Vec<(String, Option<u64>)> = r
+            .tables
+            .iter()
+            .map(|t| (t.name.clone(), t.rows_target))
+            .collect();
+        rows.sort();
+        assert_eq!(
+            rows,
+            [
+                ("child".to_string(), Some(50_000)),
+                ("parent".to_string(), Some(60_000)),
+                ("small".to_string(), Some(2)),
+            ],
+            "{}",
+            target.engine
+        );
+    }
+}

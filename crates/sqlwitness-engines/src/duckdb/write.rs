@@ -503,4 +503,12 @@ impl Migrator for DuckdbMigrator {
     fn keys_before_load(&self) -> bool {
         true
     }
+
+    /// Each [`crate::open_migrator`] opens its own DuckDB instance of the
+    /// file: rows appended over a second instance were not in the copy the
+    /// first one checkpointed (every table read back empty), so a copy
+    /// loads over its one connection.
+    fn loads_in_parallel(&self) -> bool {
+        false
+    }
 }

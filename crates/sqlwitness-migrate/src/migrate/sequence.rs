@@ -895,7 +895,8 @@ impl Ctx<'_> {
     }
 
     /// Loads every created table, the largest first, over up to
-    /// `opts.jobs` connections (the first is `w`'s own when one suffices).
+    /// `opts.jobs` connections (the first is `w`'s own when one suffices;
+    /// `w`'s alone when its engine loads over one, [`Migrator::loads_in_parallel`]).
     /// A table's foreign keys are added, over the connection that finds
     /// them ready, as soon as the table and every parent it refers to are
     /// loaded (with their primary keys), while the other tables load:
@@ -910,7 +911,7 @@ impl Ctx<'_> {
     ) -> (Vec<Load>, Vec<Option<AddedKeys>>) {
         let to_load = created.iter().filter(|&&c| c).count();
         let total: u64 = plan.tables.iter().map(|t| t.rows).sum();
-        let workers = if total < PARALLEL_FROM_ROWS {
+        let workers = if total < PARALLEL_FROM_ROWS || !w.loads_in_parallel() {
             1
         } else {
             self.opts.jobs.max(1).min(to_load.max(1))
