@@ -769,3 +769,53 @@ fn postgres_fixture_everywhere(
     }
     Some((dir, copies))
 }
+
+/// A view that calls a function the dump defines is carried nowhere, even
+/// where a built-in of the same name answers with the same rows today
+/// (the dump's `now()` is its snapshot's fixed time; the server's is its
+/// clock); a view that calls none is carried to the SQLite file and to the
+/// copy on PostgreSQL.
+#[test]
+fn a_view_calling_the_dumps_own_function_is_carried_nowhere() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, pg_url)) = postgres(&servers) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let mut copies = Copies::new("swt_ownfn");
+    copies.add(pg, &pg_url, "timetable");
+    let report = import(
+        pg,
+        &pg_url,
+        "snapshot_clock_postgres.sql",
+        bench,
+        "timetable",
+        &copies,
+    );
+    let db = &report["databases"][0];
+    for (place, views) in [
+        ("SQLite file", &db["views"]),
+        ("copy on PostgreSQL", &db["source_copy"]["views"]),
+    ] {
+        let view = |name: &str| {
+            views
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|v| v["view"] == name)
+                .unwrap_or_else(|| panic!("{place}: no view {name}: {views}"))
+                .clone()
+        };
+        assert_eq!(view("arrived")["carried"], true, "{place}: {views}");
+        for (name, function) in [("past_flights", "now"), ("labelled", "label")] {
+            let v = view(name);
+            assert_eq!(v["carried"], false, "{place}: {v}");
+            let note = v["note"].as_str().unwrap_or_default();
+            assert!(
+                note.contains(&format!("calls `{function}`, a function the dump defines")),
+                "{place}: {note}"
+            );
+        }
+    }
+}

@@ -57,6 +57,6 @@ pub use rewrite::{
 pub use schema::{ForeignKey, SchemaInfo, TableInfo};
 pub use temporal::compares_temporal_with_text;
 pub use text::{
-    is_blank, is_string_literal, parser_dialect, parser_tokens, tokenize, tokens_are_unescaped,
-    SourceToken,
+    called_names, is_blank, is_string_literal, parser_dialect, parser_tokens, tokenize,
+    tokens_are_unescaped, SourceToken,
 };

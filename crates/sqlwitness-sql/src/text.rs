@@ -157,10 +157,45 @@ pub fn is_blank(t: &Token) -> bool {
     matches!(t, Token::Whitespace(_))
 }
 
+/// The names `sql` calls as functions (a name followed by `(`, qualified
+/// or not: the last part), in lower case, read in `grammar`'s tokens;
+/// `None` when the text does not tokenize.
+pub fn called_names(
+    sql: &str,
+    grammar: sqlwitness_dialect::Grammar,
+) -> Option<std::collections::BTreeSet<String>> {
+    let dialect = parser_dialect(grammar);
+    let tokens = Tokenizer::new(&*dialect, sql).tokenize().ok()?;
+    let mut significant = tokens.iter().filter(|t| !is_blank(t)).peekable();
+    let mut out = std::collections::BTreeSet::new();
+    while let Some(t) = significant.next() {
+        if let Token::Word(w) = t {
+            if significant.peek().is_some_and(|n| **n == Token::LParen) {
+                out.insert(w.value.to_lowercase());
+            }
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use sqlparser::dialect::SQLiteDialect;
+
+    #[test]
+    fn called_names_are_the_names_before_a_parenthesis() {
+        let g = sqlwitness_dialect::Grammar::Postgres;
+        let names = called_names(
+            "SELECT f.a, bookings.now() AS t, \"Lang\" (x), count(*) -- g(1)\n \
+             FROM f WHERE f.b IN (1, 2) AND 'h(' <> COALESCE (f.c, '')",
+            g,
+        )
+        .unwrap();
+        let want: Vec<&str> = vec!["coalesce", "count", "in", "lang", "now"];
+        assert_eq!(names.iter().map(String::as_str).collect::<Vec<_>>(), want);
+        assert_eq!(called_names("SELECT 'open", g), None);
+    }
 
     #[test]
     fn every_shipped_grammar_is_a_parser_dialect_of_its_name() {

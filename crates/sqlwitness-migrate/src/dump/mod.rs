@@ -1377,15 +1377,21 @@ fn export(
         .map_err(|e| fail("SELECT version()", e))?;
     // Views go into the SQLite file and into the copy on the source's own
     // engine; with neither written, they are not read.
-    let source_views = if opts.copy_only && opts.source_copy_prefix.is_none() {
-        views::SourceViews::none()
-    } else {
-        views::SourceViews::read(ns, opts.statement_limit).map_err(|e| fail("the views", e))?
-    };
-    let mut not_created = not_created;
     let others = ns
         .other_objects()
         .map_err(|e| fail("the objects beside the tables", e))?;
+    let source_views = if opts.copy_only && opts.source_copy_prefix.is_none() {
+        views::SourceViews::none()
+    } else {
+        views::SourceViews::read(
+            ns,
+            opts.statement_limit,
+            sqlwitness_dialect::shipped(opts.engine).grammar,
+            &views::own_functions(&others),
+        )
+        .map_err(|e| fail("the views", e))?
+    };
+    let mut not_created = not_created;
     let schema = ns.schema().map_err(|e| fail("the tables", e))?;
     // What the source's tables leave out (a table another schema's of that
     // name hides), said once.

@@ -5,6 +5,7 @@
 //! (sqlwitness's strict comparison). A view that fails a step is dropped
 //! from the file and reported with the reason: never half-created.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
@@ -17,21 +18,36 @@ use crate::migrate::views::{create_checked, same_rows, sqlite_rows, NotCarried, 
 pub(super) struct SourceViews(Vec<(SourceView, Result<ResultSet, NotCarried>)>);
 
 impl SourceViews {
+    /// Reads the views of `ns` and their rows. A view that calls one of
+    /// `own_functions` (the functions and procedures the dump defined, by
+    /// name in lower case) is not carried, and its rows are not read: no
+    /// copy has the dump's code, so the copy's server would call a
+    /// built-in of that name in its place (a dump's `now()` that returns a
+    /// fixed time, answered by the server's clock) or refuse it.
     pub(super) fn read(
         ns: &mut dyn ServerSource,
         limit: Duration,
+        grammar: sqlwitness_dialect::Grammar,
+        own_functions: &BTreeSet<String>,
     ) -> Result<Self, sqlwitness_core::DbError> {
         let views = ns.views()?;
         Ok(SourceViews(
             views
                 .into_iter()
                 .map(|v| {
-                    let rows = ns.view_rows(&v.name, limit).map_err(|e| {
-                        NotCarried(format!(
-                            "its rows cannot be read on the source: {}",
-                            e.message
-                        ))
-                    });
+                    let rows = match calls_own(&v.definition, grammar, own_functions) {
+                        Some(f) => Err(NotCarried(format!(
+                            "it calls `{f}`, a function the dump defines, which no copy has \
+                             (another server would call its own function of that name, or \
+                             none)"
+                        ))),
+                        None => ns.view_rows(&v.name, limit).map_err(|e| {
+                            NotCarried(format!(
+                                "its rows cannot be read on the source: {}",
+                                e.message
+                            ))
+                        }),
+                    };
                     (v, rows)
                 })
                 .collect(),
@@ -112,6 +128,33 @@ impl SourceViews {
         again_while_it_helps(&mut reports, one);
         reports
     }
+}
+
+/// The first of `own_functions` that `definition` calls, if any.
+fn calls_own(
+    definition: &str,
+    grammar: sqlwitness_dialect::Grammar,
+    own_functions: &BTreeSet<String>,
+) -> Option<String> {
+    if own_functions.is_empty() {
+        return None;
+    }
+    sqlwitness_sql::called_names(definition, grammar)?
+        .into_iter()
+        .find(|n| own_functions.contains(n))
+}
+
+/// The functions and procedures among `others` ([`ServerSource::other_objects`]:
+/// `function schema.name`, `procedure name` …), by name in lower case.
+pub(super) fn own_functions(others: &[String]) -> BTreeSet<String> {
+    others
+        .iter()
+        .filter_map(|o| {
+            o.strip_prefix("function ")
+                .or_else(|| o.strip_prefix("procedure "))
+        })
+        .map(|n| n.rsplit_once('.').map_or(n, |(_, f)| f).to_lowercase())
+        .collect()
 }
 
 /// Tries again, pass after pass, the views not carried because a table or
