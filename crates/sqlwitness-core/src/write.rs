@@ -290,6 +290,11 @@ pub trait Migrator: Send {
         row: &mut dyn FnMut(&[Value]),
     ) -> Result<u64, DbError>;
 
+    /// The rows table `table` of namespace `ns` holds, counted by the
+    /// server over this connection (what a reader sees once the load is
+    /// over, whatever the load reported).
+    fn count_rows(&mut self, ns: &str, table: &str) -> Result<u64, DbError>;
+
     /// Gives the reader role read access to namespace `ns` (and nothing
     /// else); returns notes for the migration log.
     fn grant_reader(&mut self, ns: &str) -> Result<Vec<String>, DbError>;

@@ -405,6 +405,13 @@ impl Migrator for DuckdbMigrator {
         self.exec(ns, &format!("DROP VIEW IF EXISTS {}", quote(name)))
     }
 
+    fn count_rows(&mut self, ns: &str, table: &str) -> Result<u64, DbError> {
+        let sql = format!("SELECT count(*) FROM {}", quote(table));
+        let conn = self.conn(ns)?;
+        let r = conn.query_row(&sql, [], |r| r.get::<_, i64>(0));
+        r.map(|n| n.max(0) as u64).map_err(|e| self.error(e))
+    }
+
     fn read_back(
         &mut self,
         ns: &str,

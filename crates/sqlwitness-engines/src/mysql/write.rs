@@ -584,6 +584,14 @@ impl Migrator for MysqlMigrator {
         r.map_err(|e| self.error(e))
     }
 
+    fn count_rows(&mut self, ns: &str, table: &str) -> Result<u64, DbError> {
+        let sql = format!("SELECT count(*) FROM {}", qualified(ns, table));
+        let r = self
+            .rt
+            .block_on(sqlx::query_scalar::<_, i64>(AssertSqlSafe(sql)).fetch_one(&mut self.conn));
+        r.map(|n| n.max(0) as u64).map_err(|e| self.error(e))
+    }
+
     fn read_back(
         &mut self,
         ns: &str,

@@ -65,8 +65,9 @@ impl MigrationTarget {
 /// How a migration checks its copy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Verify {
-    /// The checksum of the stream written and the row counts the server
-    /// reports for it; an up-to-date copy is trusted by its stamp.
+    /// The checksum of the stream written, the row counts the server
+    /// reports for it and the rows it counts in each table after the load;
+    /// an up-to-date copy is trusted by its stamp.
     #[default]
     Load,
     /// Every row read back and hashed again, for new and up-to-date copies

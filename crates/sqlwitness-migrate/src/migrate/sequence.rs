@@ -873,10 +873,20 @@ impl Ctx<'_> {
             if loaded[i] {
                 let load = &loads[i];
                 match self.verify {
-                    Verify::Load => {
-                        r.rows_target = Some(load.stored);
-                        r.verified = load.stored == load.scanned && load.scanned == r.rows_source;
-                    }
+                    // The load's own count, and the rows the server
+                    // counts over this connection once every load is over
+                    // (rows a load reported that never reached the copy,
+                    // as over another instance of an embedded file, are
+                    // not there to count).
+                    Verify::Load => match w.count_rows(ns, &t.def.name) {
+                        Ok(rows) => {
+                            r.rows_target = Some(rows);
+                            r.verified = rows == load.stored
+                                && load.stored == load.scanned
+                                && load.scanned == r.rows_source;
+                        }
+                        Err(e) => r.error = Some(format!("count rows: {}", e.message)),
+                    },
                     Verify::Full => match read_back(w, ns, &t.def, self.dialect) {
                         Ok((rows, sum)) => {
                             r.rows_target = Some(rows);
