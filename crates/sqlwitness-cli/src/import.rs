@@ -271,10 +271,13 @@ fn say_source(report: &ImportReport) {
         .join(" ");
     match (&report.dump, &report.live_source) {
         (Some(dump), _) => say!(
-            "{}: loaded by {server} ({} statements, {} rows by COPY) in {:.1} s; {} skipped, {} not created{}",
+            "{}: loaded by {server} ({} statements{}) in {:.1} s; {} skipped, {} not created{}",
             dump.display(),
             report.statements,
-            report.copied_rows,
+            match report.copied_rows {
+                0 => String::new(),
+                n => format!(", {n} rows by COPY"),
+            },
             report.load_seconds,
             report.skipped.len(),
             report.not_created.len(),
@@ -291,7 +294,8 @@ fn say_source(report: &ImportReport) {
     }
     if !report.replaced.is_empty() {
         say!(
-            "  imported before from another version of the dump, written again: {}",
+            "  imported before from another version of the dump, by another engine or with \
+             its copy gone, written again: {}",
             report.replaced.join(", ")
         );
     }
@@ -385,6 +389,12 @@ fn say_database(d: &sqlwitness_migrate::DatabaseImport, copy_only: bool) {
 /// Says each statement the server rejected, quiet or not: what it would
 /// have made is in no copy.
 fn warn_rejected(report: &ImportReport) {
+    for hidden in &report.hidden_tables {
+        say!(
+            "sqlwitness: warning: {hidden}: it is in no database (a database holds one table of \
+             a name); a query naming it reads the other"
+        );
+    }
     let Some(dump) = &report.dump else { return };
     for r in &report.rejected {
         say!(
@@ -414,7 +424,7 @@ fn write_failure_report(
             let now = file.exists();
             let state = match (before, now) {
                 (true, true) => "left as it was",
-                (false, false) => "not written",
+                (false, false) => "not written (what the import began is removed)",
                 (false, true) => "written before the failure",
                 (true, false) => "removed (written by an import of another version of the dump)",
             };
@@ -739,6 +749,29 @@ fn entry_needed(
             entry.shown,
         ))
         .into());
+    }
+    // A file no finished import wrote (it has no source model beside it):
+    // an import cut off before its end, or a file put there by hand. Run
+    // on, it could lack tables or rows the dump holds.
+    if !entry.copy_only {
+        for d in databases {
+            let path = bench.sqlite_path(&d.db_id);
+            if path.exists() && sqlwitness_bench::read_model(&path)?.is_none() {
+                return Err(exit::BadInput(format!(
+                    "{}: {}: no finished import wrote this file (it has no {} beside it: an \
+                     import cut off before its end, or a file put there by hand): remove it \
+                     to import {} again",
+                    entry.place,
+                    path.display(),
+                    sqlwitness_bench::model_path(&path)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    entry.shown,
+                ))
+                .into());
+            }
+        }
     }
     // A dump edited since it was imported is imported again (the
     // import replaces what it wrote from the old one).

@@ -1112,6 +1112,34 @@ impl DumpNamespace for PgDumpNamespace {
                 .block_on(sqlx::query(sql).persistent(false).execute(&mut reader))
                 .map_err(pg_error)?;
         }
+        // A table whose dump forces its policies on its owner (`FORCE ROW
+        // LEVEL SECURITY`) is read whole, as its publisher's load (by a
+        // superuser, whom no policy binds) holds it: the loader, its owner,
+        // lifts the force; the policies stay and are never run by the
+        // reader (`row_security = off`).
+        let forced: Vec<String> = self
+            .rt
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) \
+                     FROM pg_catalog.pg_class c \
+                     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relforcerowsecurity AND pg_catalog.pg_get_userbyid(c.relowner) = current_user",
+                )
+                .persistent(false)
+                .fetch_all(&mut reader),
+            )
+            .map_err(pg_error)?;
+        for table in forced {
+            let sql = format!("ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY");
+            self.rt
+                .block_on(
+                    sqlx::query(AssertSqlSafe(sql))
+                        .persistent(false)
+                        .execute(&mut reader),
+                )
+                .map_err(pg_error)?;
+        }
         self.reader = Some(reader);
         self.reader_pid = pid;
         Ok(())

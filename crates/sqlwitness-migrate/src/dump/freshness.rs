@@ -39,6 +39,15 @@ fn written(path: &Path) -> Vec<PathBuf> {
     paths
 }
 
+/// Removes what an import that failed began to write for the database
+/// whose file is `path` (which had none before it): a file the load never
+/// finished is no database to run on.
+pub(super) fn remove_unfinished(path: &Path) {
+    for p in written(path) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
 fn set_aside_name(p: &Path) -> PathBuf {
     let mut s = p.as_os_str().to_os_string();
     s.push(".replaced");

@@ -283,6 +283,11 @@ pub struct ImportReport {
     /// files were replaced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replaced: Vec<String>,
+    /// Tables of the source in no database, each with why: a table named
+    /// as one of another schema that comes first (`public`, then the
+    /// schemas in name order) — a database holds one table of a name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden_tables: Vec<String>,
 }
 
 impl ImportReport {
@@ -305,6 +310,7 @@ impl ImportReport {
             databases: Vec::new(),
             up_to_date: Vec::new(),
             replaced: Vec::new(),
+            hidden_tables: Vec::new(),
         }
     }
 
@@ -769,6 +775,17 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         ImportSource::Dump(dump) => Some(sqlwitness_bench::DumpIdentity::of(&dump_file(dump)?)?),
         ImportSource::Live { .. } => None,
     };
+    // The databases with no file yet: what a failed import began to write
+    // for them is removed.
+    let new_files: Vec<PathBuf> = if opts.copy_only {
+        Vec::new()
+    } else {
+        opts.databases
+            .iter()
+            .map(|d| opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id)))
+            .filter(|p| !p.exists())
+            .collect()
+    };
     let mut replaced = Vec::new();
     let mut aside = None;
     if let Some(identity) = &identity {
@@ -789,6 +806,9 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
             r
         }
         Err(e) => {
+            for path in &new_files {
+                freshness::remove_unfinished(path);
+            }
             if let Some(aside) = aside {
                 aside.restore();
             }
@@ -1027,6 +1047,7 @@ fn load(
         opts,
         loaded: Loaded::default(),
         ends: Vec::new(),
+        stop_on_error: false,
     };
     // The session as it starts: the splitter follows it from here.
     let first = ns
@@ -1065,6 +1086,7 @@ fn load(
             .next()
             .unwrap_or_default();
         let check = reading.ctx.session.check_after(dialect, &first_word, &text);
+        state.stop_on_error = reading.ctx.session.stop_on_error;
         let ran = state.run_piece(ns, reading.items(), line, &shown, text, decision)?;
         if ran && check {
             let now = ns.lexing().map_err(|e| state.fail(line, &shown, e))?;
@@ -1107,6 +1129,9 @@ struct LoadState<'a> {
     loaded: Loaded,
     /// What runs after the dump's last statement (`Decision::RunAs`).
     ends: Vec<String>,
+    /// The dump set psql's `ON_ERROR_STOP`: a rejected statement ends the
+    /// load, as it ends psql's.
+    stop_on_error: bool,
 }
 
 impl LoadState<'_> {
@@ -1185,6 +1210,11 @@ impl LoadState<'_> {
             Ok(()) => {
                 self.loaded.statements += 1;
                 Ok(true)
+            }
+            Err(e) if goes_on(self.dialect, &e) && self.stop_on_error => {
+                let mut e = e;
+                e.message += " (the dump sets ON_ERROR_STOP: psql stops here too)";
+                Err(self.fail(line, shown, e))
             }
             Err(e) if goes_on(self.dialect, &e) => {
                 // A `COPY`'s data after a rejected `COPY` is skipped with
@@ -1415,6 +1445,7 @@ fn export(
     Ok(ImportReport {
         not_created,
         databases,
+        hidden_tables: schema.skipped.clone(),
         ..ImportReport::new(opts.engine, server_version)
     })
 }

@@ -502,13 +502,48 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
             },
             None => skip("a psql display setting"),
         },
-        (DumpDialect::Postgres, "\\set" | "\\pset" | "\\echo" | "\\timing") => {
+        (DumpDialect::Postgres, "\\set") if parts.clone().next() == Some("ON_ERROR_STOP") => {
+            let value: Vec<&str> = parts.skip(1).collect();
+            match psql_bool(&value.concat()) {
+                Some(on) => {
+                    ctx.session.stop_on_error = on;
+                    Decision::Skip(if on {
+                        "ON_ERROR_STOP: the load stops at the first statement the server rejects, as psql stops".into()
+                    } else {
+                        "ON_ERROR_STOP off: the load goes on past a rejected statement, as psql goes on".into()
+                    })
+                }
+                None => skip("ON_ERROR_STOP with a value psql does not take: psql leaves it as it was"),
+            }
+        }
+        (DumpDialect::Postgres, "\\unset") if parts.clone().next() == Some("ON_ERROR_STOP") => {
+            ctx.session.stop_on_error = false;
+            skip("ON_ERROR_STOP off: the load goes on past a rejected statement, as psql goes on")
+        }
+        (DumpDialect::Postgres, "\\set" | "\\unset" | "\\pset" | "\\echo" | "\\timing") => {
             skip("a psql display or variable setting")
         }
         (DumpDialect::Mysql, "delimiter") => skip("the statement terminator"),
         _ => Decision::Refuse(format!(
             "the client command `{head}` (files, programs and other connections are not the dump's to use)"
         )),
+    }
+}
+
+/// A psql boolean variable's value as psql reads it (`\set NAME` alone
+/// is on); `None` for one psql refuses (and leaves the variable as it was).
+fn psql_bool(value: &str) -> Option<bool> {
+    let v = value.trim_matches('\'').to_ascii_lowercase();
+    if v.is_empty() {
+        return Some(true);
+    }
+    let prefix_of = |word: &str, least: usize| v.len() >= least && word.starts_with(v.as_str());
+    if prefix_of("true", 1) || prefix_of("yes", 1) || prefix_of("on", 2) || v == "1" {
+        Some(true)
+    } else if prefix_of("false", 1) || prefix_of("no", 1) || prefix_of("off", 2) || v == "0" {
+        Some(false)
+    } else {
+        None
     }
 }
 

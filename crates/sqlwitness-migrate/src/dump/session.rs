@@ -89,6 +89,9 @@ pub struct Session {
     /// The dump defined code (functions, procedures, triggers, rules …)
     /// that later statements may run.
     pub defines_code: bool,
+    /// psql's `ON_ERROR_STOP`, as the dump's own `\set` leaves it: the
+    /// load stops at the first statement the server rejects.
+    pub stop_on_error: bool,
 }
 
 impl Default for Session {
@@ -98,6 +101,7 @@ impl Default for Session {
             charset: "utf8mb4".into(),
             saved: HashMap::new(),
             defines_code: false,
+            stop_on_error: false,
         }
     }
 }
