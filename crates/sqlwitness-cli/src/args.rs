@@ -125,8 +125,9 @@ pub struct ServerArgs {
     #[arg(long, env = "SQLWITNESS_NAMESPACE_PREFIX", default_value = sqlwitness_core::DEFAULT_NAMESPACE_PREFIX)]
     pub namespace_prefix: String,
     /// How a migration checks its copy: `load` (the row counts the server
-    /// reports for the stream written, whose checksum the copy's stamp
-    /// keeps; a copy whose stamp matches is up to date without reading it)
+    /// reports for the stream written and counts in each table after the
+    /// load, the stream's checksum kept in the copy's stamp; a copy whose
+    /// stamp matches is up to date without reading it)
     /// or `full` (every row read back and hashed again, new and up-to-date
     /// copies alike).
     #[arg(long, value_enum, default_value_t = VerifyArg::Load)]

@@ -751,9 +751,10 @@ fn eval_args(tmp: &Path, out: &Path, l: &Layout, x: &Extras) -> Result<EvalArgs>
 
 /// Refuses before anything runs when a database the gold names is missing
 /// (exit 2) or cannot be used — a link outside the folder without
-/// `--allow-outside-links`, an empty or truncated file (exit 3): the
-/// official evaluator stops on a missing database, and the drop-in prints
-/// no table with questions it did not run.
+/// `--allow-outside-links`, an empty or truncated file (exit 3): Spider's
+/// evaluator stops on a missing database, BIRD's scripts count its
+/// questions as wrong, and the drop-in prints no table with questions it
+/// did not run.
 fn databases_usable(bench: &sqlwitness_bench::Benchmark, flags: &Flags) -> Result<()> {
     let mut questions: BTreeMap<&str, usize> = BTreeMap::new();
     for q in &bench.questions {
@@ -768,7 +769,8 @@ fn databases_usable(bench: &sqlwitness_bench::Benchmark, flags: &Flags) -> Resul
     if !missing.is_empty() {
         bail!(BadInput(format!(
             "{folder}: {} of the {} databases the gold names {} missing (`<db_id>/<db_id>.sqlite`): {}. \
-             The official evaluator stops on a missing database; no table is printed (leave \
+             Spider's evaluator stops on a missing database and BIRD's scripts count its \
+             questions as the model's failures; no table is printed (leave \
              those questions out of both files, or run `sqlwitness eval`, which reports them \
              as missing_db)",
             missing.len(),

@@ -750,23 +750,17 @@ fn entry_needed(
         ))
         .into());
     }
-    // A file no finished import wrote (it has no source model beside it):
-    // an import cut off before its end, or a file put there by hand. Run
-    // on, it could lack tables or rows the dump holds.
+    // A file an import cut off before its end left (killed, the machine
+    // stopped): run on, it could lack tables or rows the dump holds.
     if !entry.copy_only {
         for d in databases {
             let path = bench.sqlite_path(&d.db_id);
-            if path.exists() && sqlwitness_bench::read_model(&path)?.is_none() {
+            if sqlwitness_migrate::unfinished_import(&path) {
                 return Err(exit::BadInput(format!(
-                    "{}: {}: no finished import wrote this file (it has no {} beside it: an \
-                     import cut off before its end, or a file put there by hand): remove it \
-                     to import {} again",
+                    "{}: {}: left by an import cut off before its end (a `.importing` file \
+                     beside it): remove both to import {} again",
                     entry.place,
                     path.display(),
-                    sqlwitness_bench::model_path(&path)
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
                     entry.shown,
                 ))
                 .into());

@@ -7,8 +7,8 @@
 //!   SECURITY`) is read whole, as psql's load by a superuser holds it;
 //! - two tables of one name in two schemas: one is kept, the other is
 //!   named in the report and on stderr;
-//! - a benchmark whose `dumps.json` names a database whose SQLite file no
-//!   finished import wrote is refused by `eval`, never run on.
+//! - a benchmark whose `dumps.json` names a database whose SQLite file an
+//!   import cut off before its end left is refused by `eval`, never run on.
 
 #[path = "../../../tests/common/dump_copies.rs"]
 mod dump_copies;
@@ -172,15 +172,17 @@ fn of_two_tables_of_one_name_the_one_left_out_is_said() {
 }
 
 #[test]
-fn eval_refuses_a_file_no_finished_import_wrote() {
+fn eval_refuses_a_file_an_import_cut_off_left() {
     let dir = tempfile::tempdir().unwrap();
     let bench = dir.path();
     std::fs::create_dir_all(bench.join("database/shop")).unwrap();
     std::fs::write(bench.join("shop.sql"), "CREATE TABLE t (id integer);\n").unwrap();
-    // What an import cut off before its end leaves: a file, no model.
+    // What an import cut off before its end leaves: a file, no model, and
+    // the mark an import puts beside the file it writes until it is done.
     let db = rusqlite::Connection::open(bench.join("database/shop/shop.sqlite")).unwrap();
     db.execute_batch("CREATE TABLE t (id integer);").unwrap();
     drop(db);
+    std::fs::write(bench.join("database/shop/shop.sqlite.importing"), "").unwrap();
     std::fs::write(
         bench.join("dumps.json"),
         r#"[{"dump": "shop.sql", "engine": "postgres", "db_id": "shop"}]"#,
@@ -209,7 +211,7 @@ fn eval_refuses_a_file_no_finished_import_wrote() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{stderr}");
     assert!(
-        stderr.contains("no finished import wrote this file") && stderr.contains("shop.sqlite"),
+        stderr.contains("cut off before its end") && stderr.contains("shop.sqlite"),
         "{stderr}"
     );
 }

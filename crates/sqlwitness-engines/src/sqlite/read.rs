@@ -663,6 +663,24 @@ mod tests {
         rs.rows[0][0].clone()
     }
 
+    /// SQLite's math functions answer, as they do in Python's sqlite3
+    /// (the official evaluators' SQLite).
+    #[test]
+    fn math_functions_answer_as_in_pythons_sqlite() {
+        let (_dir, db) = file_with("delete");
+        let rs = SqliteEngine::new()
+            .execute(
+                &db,
+                "SELECT sqrt(16), power(2, 10), floor(2.5), ceil(2.5), ln(1), log10(100)",
+                &QueryLimits::default(),
+            )
+            .unwrap();
+        assert_eq!(
+            rs.rows[0],
+            [4.0, 1024.0, 2.0, 3.0, 0.0, 2.0].map(Value::Float).to_vec()
+        );
+    }
+
     /// A run's pooled connections keep their shared lock between queries:
     /// a writer elsewhere waits until they close, and the run reads one
     /// state of the file; afterwards the file is as writable as before.

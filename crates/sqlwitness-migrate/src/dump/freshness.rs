@@ -46,6 +46,42 @@ pub(super) fn remove_unfinished(path: &Path) {
     for p in written(path) {
         let _ = std::fs::remove_file(p);
     }
+    let _ = std::fs::remove_file(marker(path));
+}
+
+/// The file beside a database's SQLite file `path` while an import writes
+/// it: left behind by an import cut off before its end (killed, the machine
+/// stopped), it says the file is not a whole database.
+fn marker(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(".importing");
+    PathBuf::from(s)
+}
+
+/// Marks the SQLite file `path`, which an import is about to write, as
+/// being written.
+pub(super) fn mark_unfinished(path: &Path) -> Result<(), BenchError> {
+    let m = marker(path);
+    if let Some(dir) = m.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| BenchError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::write(&m, "an import is writing this database\n")
+        .map_err(|source| BenchError::Io { path: m, source })
+}
+
+/// The import that wrote `path` is over.
+pub(super) fn mark_finished(path: &Path) {
+    let _ = std::fs::remove_file(marker(path));
+}
+
+/// Whether the SQLite file `path` was left by an import cut off before its
+/// end: the file is there, and so is the mark an import puts beside the
+/// file it writes until it is done.
+pub fn unfinished_import(path: &Path) -> bool {
+    path.exists() && marker(path).exists()
 }
 
 fn set_aside_name(p: &Path) -> PathBuf {

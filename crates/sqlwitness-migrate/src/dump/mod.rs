@@ -48,7 +48,7 @@ use sqlwitness_core::{DumpNamespace, EngineKind, ServerSource, Stamp};
 pub use export::{
     export_sqlite, map_type, ColumnMapping, SqliteColumn, Storage, TableExport, TypeRefused,
 };
-pub use freshness::{import_again, stale_dump};
+pub use freshness::{import_again, stale_dump, unfinished_import};
 use policy::Decision;
 use reading::{Files, Piece, Reading};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
@@ -775,17 +775,32 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         ImportSource::Dump(dump) => Some(sqlwitness_bench::DumpIdentity::of(&dump_file(dump)?)?),
         ImportSource::Live { .. } => None,
     };
-    // The databases with no file yet: what a failed import began to write
-    // for them is removed.
-    let new_files: Vec<PathBuf> = if opts.copy_only {
-        Vec::new()
-    } else {
-        opts.databases
-            .iter()
-            .map(|d| opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id)))
-            .filter(|p| !p.exists())
-            .collect()
-    };
+    // The databases with no file yet: each is marked as being written until
+    // the import is over, and what a failed import began to write for them
+    // is removed.
+    let mut new_files: Vec<PathBuf> = Vec::new();
+    if !opts.copy_only {
+        for d in &opts.databases {
+            let path = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
+            if freshness::unfinished_import(&path) {
+                return Err(BenchError::Migration {
+                    db_id: d.db_id.clone(),
+                    engine: opts.engine.to_string(),
+                    message: format!(
+                        "{}: left by an import cut off before its end (a `.importing` file \
+                         beside it): remove both to import again",
+                        path.display()
+                    ),
+                });
+            }
+            if !path.exists() {
+                new_files.push(path);
+            }
+        }
+    }
+    for path in &new_files {
+        freshness::mark_unfinished(path)?;
+    }
     let mut replaced = Vec::new();
     let mut aside = None;
     if let Some(identity) = &identity {
@@ -835,6 +850,9 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         }
     }
     report.replaced = replaced;
+    for path in &new_files {
+        freshness::mark_finished(path);
+    }
     Ok(report)
 }
 
