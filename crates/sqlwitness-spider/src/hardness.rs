@@ -592,8 +592,9 @@ fn value(e: &Expr) -> Result<Val, Unreadable> {
             }
             other => Err(format!("the value {other}").into()),
         },
+        // `-20` and `+20` are one token to the evaluator, read by `float()`.
         Expr::UnaryOp {
-            op: UnaryOperator::Minus,
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
             expr,
         } if matches!(expr.as_ref(), Expr::Value(v) if matches!(v.value, Value::Number(..))) => {
             Ok(Val::Literal)
@@ -715,6 +716,19 @@ mod tests {
     fn counts(sql: &str) -> (usize, usize, usize) {
         let (_, c) = spider_hardness(sql).unwrap();
         (c.component1, c.component2, c.others)
+    }
+
+    #[test]
+    fn a_signed_number_is_a_value_as_the_evaluator_reads_it() {
+        for sql in [
+            "SELECT count(*) FROM singer WHERE age > +20",
+            "SELECT count(*) FROM singer WHERE age > -20",
+        ] {
+            assert_eq!(
+                level(sql),
+                level("SELECT count(*) FROM singer WHERE age > 20")
+            );
+        }
     }
 
     #[test]

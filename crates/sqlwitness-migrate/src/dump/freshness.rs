@@ -59,17 +59,20 @@ fn marker(path: &Path) -> PathBuf {
 }
 
 /// Marks the SQLite file `path`, which an import is about to write, as
-/// being written.
-pub(super) fn mark_unfinished(path: &Path) -> Result<(), BenchError> {
+/// being written; the folder made for it, if it had none.
+pub(super) fn mark_unfinished(path: &Path) -> Result<Option<PathBuf>, BenchError> {
     let m = marker(path);
-    if let Some(dir) = m.parent() {
+    let mut made = None;
+    if let Some(dir) = m.parent().filter(|d| !d.exists()) {
         std::fs::create_dir_all(dir).map_err(|source| BenchError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
+        made = Some(dir.to_path_buf());
     }
     std::fs::write(&m, "an import is writing this database\n")
-        .map_err(|source| BenchError::Io { path: m, source })
+        .map_err(|source| BenchError::Io { path: m, source })?;
+    Ok(made)
 }
 
 /// The import that wrote `path` is over.

@@ -798,9 +798,6 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
             }
         }
     }
-    for path in &new_files {
-        freshness::mark_unfinished(path)?;
-    }
     let mut replaced = Vec::new();
     let mut aside = None;
     if let Some(identity) = &identity {
@@ -813,6 +810,18 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
             freshness::Fresh::New => {}
         }
     }
+    let mut made_dirs = Vec::new();
+    for path in &new_files {
+        match freshness::mark_unfinished(path) {
+            Ok(made) => made_dirs.extend(made),
+            Err(e) => {
+                if let Some(aside) = aside {
+                    aside.restore();
+                }
+                return Err(e);
+            }
+        }
+    }
     let mut report = match import_fresh(opts, dialect) {
         Ok(r) => {
             if let Some(aside) = aside {
@@ -823,6 +832,9 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
         Err(e) => {
             for path in &new_files {
                 freshness::remove_unfinished(path);
+            }
+            for dir in &made_dirs {
+                let _ = std::fs::remove_dir(dir);
             }
             if let Some(aside) = aside {
                 aside.restore();
