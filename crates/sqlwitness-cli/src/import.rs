@@ -754,16 +754,10 @@ fn entry_needed(
     // stopped): run on, it could lack tables or rows the dump holds.
     if !entry.copy_only {
         for d in databases {
-            let path = bench.sqlite_path(&d.db_id);
-            if sqlwitness_migrate::unfinished_import(&path) {
-                return Err(exit::BadInput(format!(
-                    "{}: {}: left by an import cut off before its end (a `.importing` file \
-                     beside it): remove both to import {} again",
-                    entry.place,
-                    path.display(),
-                    entry.shown,
-                ))
-                .into());
+            if let Some(why) = sqlwitness_migrate::unfinished_import(&bench.sqlite_path(&d.db_id)) {
+                return Err(
+                    exit::BadInput(format!("{}: {why} ({})", entry.place, entry.shown)).into(),
+                );
             }
         }
     }

@@ -23,7 +23,7 @@ pub(super) enum Fresh {
     Replace(Vec<String>, SetAside),
 }
 
-fn sqlite_path(opts: &ImportOptions, db_id: &str) -> PathBuf {
+pub(super) fn sqlite_path(opts: &ImportOptions, db_id: &str) -> PathBuf {
     opts.out.join(db_id).join(format!("{db_id}.sqlite"))
 }
 
@@ -80,11 +80,17 @@ pub(super) fn mark_finished(path: &Path) {
     let _ = std::fs::remove_file(marker(path));
 }
 
-/// Whether the SQLite file `path` was left by an import cut off before its
-/// end: the file is there, and so is the mark an import puts beside the
-/// file it writes until it is done.
-pub fn unfinished_import(path: &Path) -> bool {
-    path.exists() && marker(path).exists()
+/// Why the SQLite file `path` is no database to run on, when an import cut
+/// off before its end left it: the file is there, and so is the mark an
+/// import puts beside the file it writes until it is done.
+pub fn unfinished_import(path: &Path) -> Option<String> {
+    (path.exists() && marker(path).exists()).then(|| {
+        format!(
+            "{}: left by an import cut off before its end (a `.importing` file beside it): \
+             remove both to import again",
+            path.display()
+        )
+    })
 }
 
 fn set_aside_name(p: &Path) -> PathBuf {

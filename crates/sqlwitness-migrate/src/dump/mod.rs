@@ -781,16 +781,12 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
     let mut new_files: Vec<PathBuf> = Vec::new();
     if !opts.copy_only {
         for d in &opts.databases {
-            let path = opts.out.join(&d.db_id).join(format!("{}.sqlite", d.db_id));
-            if freshness::unfinished_import(&path) {
+            let path = freshness::sqlite_path(opts, &d.db_id);
+            if let Some(message) = freshness::unfinished_import(&path) {
                 return Err(BenchError::Migration {
                     db_id: d.db_id.clone(),
                     engine: opts.engine.to_string(),
-                    message: format!(
-                        "{}: left by an import cut off before its end (a `.importing` file \
-                         beside it): remove both to import again",
-                        path.display()
-                    ),
+                    message,
                 });
             }
             if !path.exists() {
