@@ -89,6 +89,7 @@ fn row(r: &MigrationReport) -> String {
         .iter()
         .map(|t| {
             usize::from(!t.primary_key.applied)
+                + t.unique_keys.iter().filter(|k| !k.applied).count()
                 + t.foreign_keys.iter().filter(|f| !f.applied).count()
         })
         .sum();

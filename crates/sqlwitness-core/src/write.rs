@@ -239,6 +239,11 @@ pub trait Migrator: Send {
     /// Adds `t.primary_key` (nothing when the table was created with it).
     fn add_primary_key(&mut self, ns: &str, t: &TableDef) -> Result<(), DbError>;
 
+    /// Adds a unique key on `columns` of table `table` (after its rows are
+    /// loaded; a key the migration checked on the source, compared as the
+    /// values are stored here). A server that cannot add one refuses.
+    fn add_unique_key(&mut self, ns: &str, table: &str, columns: &[String]) -> Result<(), DbError>;
+
     /// Adds foreign key `k` of `t`. The migration adds only keys it has
     /// checked on the source (every child row has a parent, compared as the
     /// values are stored on the target), so a backend need not have the

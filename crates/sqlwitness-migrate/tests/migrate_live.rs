@@ -463,3 +463,70 @@ fn a_database_loaded_over_several_connections_arrives_whole() {
         );
     }
 }
+
+/// A SQLite file whose unique keys a foreign key refers to: one the data
+/// keeps once stored on a server, one it breaks (an integer 1 and a text
+/// '1', distinct in SQLite, are one text on a server).
+fn unique_keys_fixture(path: &Path) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE country (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT);
+         INSERT INTO country VALUES (1, 'FR', 'France'), (2, 'DE', 'Germany');
+         CREATE TABLE city (id INTEGER PRIMARY KEY, country_code TEXT REFERENCES country(code));
+         INSERT INTO city VALUES (1, 'FR'), (2, 'DE'), (3, NULL);
+         CREATE TABLE tag (id INTEGER PRIMARY KEY, label, UNIQUE (label));
+         INSERT INTO tag VALUES (1, 1), (2, '1'), (3, 'x');
+         CREATE TABLE tagged (id INTEGER PRIMARY KEY, label REFERENCES tag(label));
+         INSERT INTO tagged VALUES (1, 'x');",
+    )
+    .unwrap();
+}
+
+/// A unique key is carried to every engine when the data keeps it, and a
+/// foreign key that refers to it is carried with it (DuckDB declares
+/// foreign keys only when it creates a table); one the stored values break
+/// is named with the count, and so is the foreign key that needed it.
+#[test]
+fn unique_keys_are_carried_and_foreign_keys_may_refer_to_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("unique.sqlite");
+    unique_keys_fixture(&path);
+    let duckdb = tempfile::tempdir().unwrap();
+    let mut all = vec![MigrationTarget::new(
+        sqlwitness_core::EngineKind::Duckdb,
+        format!("duckdb:{}", duckdb.path().display()),
+    )];
+    all.extend(targets());
+    for target in all {
+        let ns = common::unique_namespace("uniq");
+        let _cleanup = Cleanup(&target, ns.clone());
+        let db = Database {
+            db_id: "uniq".to_string(),
+            sqlite_path: path.clone(),
+            namespace: ns.clone(),
+        };
+        let r = migrate_database(&db, &target, &MigrateOptions::default()).unwrap();
+        assert_verified(&r);
+        let t = |name: &str| r.tables.iter().find(|t| t.name == name).unwrap();
+        let engine = target.engine;
+        let country = &t("country").unique_keys;
+        assert_eq!(country.len(), 1, "{engine}: {country:?}");
+        assert_eq!(country[0].columns, ["code"]);
+        assert!(country[0].applied, "{engine}: {country:?}");
+        let city = &t("city").foreign_keys[0];
+        if engine == sqlwitness_core::EngineKind::Duckdb {
+            assert!(!city.applied && city.reason.contains("DuckDB"), "{city:?}");
+        } else {
+            assert!(city.applied, "{engine}: {city:?}");
+        }
+        let tag = &t("tag").unique_keys[0];
+        assert!(!tag.applied, "{engine}: {tag:?}");
+        assert!(tag.reason.contains("1 duplicate"), "{engine}: {tag:?}");
+        let tagged = &t("tagged").foreign_keys[0];
+        assert!(!tagged.applied, "{engine}: {tagged:?}");
+        assert!(
+            tagged.reason.contains("unique key (label) is not carried"),
+            "{engine}: {tagged:?}"
+        );
+    }
+}

@@ -162,3 +162,81 @@ fn report_round_trips_through_json() {
         serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
     assert_eq!(back, report);
 }
+
+/// Unique keys are planned like the primary key, on the values as the
+/// target stores them, and a foreign key may refer to one that is carried;
+/// a unique index under another collation than SQLite's binary one says
+/// nothing about exact values and is not a key to carry.
+#[test]
+fn unique_keys_are_planned_and_foreign_keys_may_refer_to_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("unique.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE country (id INTEGER PRIMARY KEY, code TEXT NOT NULL, a INT, b INT,
+                               folded TEXT COLLATE NOCASE UNIQUE, UNIQUE (code), UNIQUE (b, a));
+         INSERT INTO country VALUES (1, 'FR', 1, 1, 'x'), (2, 'DE', 1, 2, 'y');
+         CREATE TABLE city (id INTEGER PRIMARY KEY, country_code TEXT REFERENCES country(code),
+                            a INT, b INT, FOREIGN KEY (a, b) REFERENCES country (a, b));
+         INSERT INTO city VALUES (1, 'FR', 1, 2), (2, NULL, NULL, NULL);
+         CREATE TABLE tag (id INTEGER PRIMARY KEY, label, UNIQUE (label));
+         INSERT INTO tag VALUES (1, 1), (2, '1'), (3, 'x');
+         CREATE TABLE tagged (id INTEGER PRIMARY KEY, label REFERENCES tag(label),
+                              f TEXT REFERENCES country(folded));
+         INSERT INTO tagged VALUES (1, 'x', 'x');",
+    )
+    .unwrap();
+    drop(conn);
+    let db = Database::new("unique", &path);
+    let pg = plan_migration(&db, EngineKind::Postgres).unwrap();
+    let country = &table(&pg, "country").unique_keys;
+    let mut keys: Vec<(Vec<String>, &str)> = country
+        .iter()
+        .map(|k| (k.columns.clone(), k.reason.as_str()))
+        .collect();
+    keys.sort();
+    let planned = "declared and satisfied by the data (to be applied)";
+    assert_eq!(
+        keys,
+        [
+            (vec!["b".to_string(), "a".into()], planned),
+            (vec!["code".to_string()], planned),
+        ]
+    );
+    let city = &table(&pg, "city").foreign_keys;
+    let to = |col: &str| {
+        city.iter()
+            .find(|f| f.columns.contains(&col.to_string()))
+            .unwrap()
+    };
+    assert_eq!(
+        to("country_code").reason,
+        "every child row has a parent row"
+    );
+    // Put in the order of the key it refers to.
+    let pair = to("a");
+    assert_eq!(pair.reason, "every child row has a parent row");
+    assert_eq!(
+        (pair.columns.clone(), pair.parent_columns.clone()),
+        (
+            vec!["b".to_string(), "a".into()],
+            vec!["b".to_string(), "a".into()]
+        )
+    );
+    let tag = &table(&pg, "tag").unique_keys[0];
+    assert!(tag.reason.contains("1 duplicate"), "{tag:?}");
+    let tagged = &table(&pg, "tagged").foreign_keys;
+    let to = |col: &str| tagged.iter().find(|f| f.columns == [col]).unwrap();
+    assert!(
+        to("label")
+            .reason
+            .contains("the parent's unique key (label) is not carried over"),
+        "{tagged:?}"
+    );
+    assert!(
+        to("f")
+            .reason
+            .contains("neither the parent's primary key nor one of its unique keys"),
+        "{tagged:?}"
+    );
+}

@@ -312,6 +312,21 @@ impl Migrator for DuckdbMigrator {
         )
     }
 
+    /// A unique index (DuckDB adds no constraint to a table it has
+    /// created), named after the table and the key's columns.
+    fn add_unique_key(&mut self, ns: &str, table: &str, columns: &[String]) -> Result<(), DbError> {
+        let name = format!("{table}_{}_key", columns.join("_"));
+        self.exec(
+            ns,
+            &format!(
+                "CREATE UNIQUE INDEX {} ON {} ({})",
+                quote(&name),
+                quote(table),
+                column_list(columns)
+            ),
+        )
+    }
+
     fn add_foreign_key(&mut self, _ns: &str, t: &TableDef, k: usize) -> Result<(), DbError> {
         let key = t.foreign_keys.get(k).map_or_else(String::new, |f| {
             format!(

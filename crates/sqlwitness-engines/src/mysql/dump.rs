@@ -496,7 +496,9 @@ async fn table_columns(
 /// column, and for a foreign key the parent table and column.
 type KeyRow = (String, String, String, Option<String>, Option<String>);
 
-/// The columns of a table's key constraints, by type, name and position.
+/// The columns of a table's key constraints, by type, name and position;
+/// a unique key with a part that is an expression (MySQL lists only its
+/// plain columns, which alone are not unique) is left out.
 async fn key_columns(
     conn: &mut MySqlConnection,
     db: &str,
@@ -511,6 +513,10 @@ async fn key_columns(
            ON t.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND t.TABLE_NAME = k.TABLE_NAME \
           AND t.CONSTRAINT_NAME = k.CONSTRAINT_NAME \
          WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? \
+           AND NOT (t.CONSTRAINT_TYPE = 'UNIQUE' AND EXISTS (SELECT 1 \
+             FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = k.TABLE_SCHEMA \
+             AND s.TABLE_NAME = k.TABLE_NAME AND s.INDEX_NAME = k.CONSTRAINT_NAME \
+             AND s.COLUMN_NAME IS NULL)) \
          ORDER BY t.CONSTRAINT_TYPE, k.CONSTRAINT_NAME, k.ORDINAL_POSITION",
     )
     .bind(db)

@@ -549,6 +549,15 @@ impl Migrator for MysqlMigrator {
         .map(|_| ())
     }
 
+    fn add_unique_key(&mut self, ns: &str, table: &str, columns: &[String]) -> Result<(), DbError> {
+        self.exec(&format!(
+            "ALTER TABLE {} ADD UNIQUE KEY ({})",
+            qualified(ns, table),
+            column_list(columns)
+        ))
+        .map(|_| ())
+    }
+
     fn add_foreign_key(&mut self, ns: &str, t: &TableDef, k: usize) -> Result<(), DbError> {
         self.add_foreign_keys_at_once(ns, t, &[k])
     }

@@ -652,17 +652,33 @@ async fn table_columns(
 /// foreign key the parent table and columns.
 type KeyRow = (String, Vec<String>, Option<String>, Vec<String>);
 
-/// A table's primary, unique and foreign keys, by type and name.
+/// A table's primary, unique and foreign keys, by type and name; a unique
+/// index that no constraint owns (full, valid, on plain columns) is a
+/// unique key too.
 async fn table_keys(conn: &mut PgConnection, oid: i64) -> Result<Vec<KeyRow>, DbError> {
     let keys = sqlx::query(
-        "SELECT k.contype::text, \
+        "SELECT kind, cols, parent, pcols FROM ( \
+         SELECT k.contype::text AS kind, k.conname::text AS name, \
            ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY u(n, o) \
-                 JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o), \
-           (SELECT p.relname::text FROM pg_class p WHERE p.oid = k.confrelid), \
+                 JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o) \
+             AS cols, \
+           (SELECT p.relname::text FROM pg_class p WHERE p.oid = k.confrelid) AS parent, \
            ARRAY(SELECT a.attname::text FROM unnest(k.confkey) WITH ORDINALITY u(n, o) \
                  JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.n ORDER BY u.o) \
+             AS pcols \
          FROM pg_constraint k WHERE k.conrelid = $1::oid AND k.contype IN ('p', 'u', 'f') \
-         ORDER BY k.contype, k.conname",
+         UNION ALL \
+         SELECT 'u', c.relname::text, \
+           ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY u(n, o) \
+                 JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = u.n \
+                 WHERE u.o <= i.indnkeyatts ORDER BY u.o), \
+           NULL, ARRAY[]::text[] \
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+         WHERE i.indrelid = $1::oid AND i.indisunique AND NOT i.indisprimary AND i.indisvalid \
+           AND i.indpred IS NULL AND i.indexprs IS NULL AND NOT (0 = ANY (i.indkey::int2[])) \
+           AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid \
+                           AND k.conrelid = i.indrelid) \
+         ) keys ORDER BY kind, name",
     )
     .bind(oid)
     .fetch_all(conn)

@@ -461,6 +461,14 @@ impl Migrator for PgMigrator {
         ))
     }
 
+    fn add_unique_key(&mut self, ns: &str, table: &str, columns: &[String]) -> Result<(), DbError> {
+        self.exec(&format!(
+            "ALTER TABLE {} ADD UNIQUE ({})",
+            qualified(ns, table),
+            column_list(columns)
+        ))
+    }
+
     /// `NOT VALID`: the migration added the key because it checked every
     /// child row against it on the source, comparing the values as they are
     /// stored here, and the copy holds the rows it checked (verified as they

@@ -55,6 +55,10 @@ pub struct TableExport {
     pub left_out: Vec<String>,
     /// The rows read back from the file hash to the rows written.
     pub verified: bool,
+    /// The source's unique keys besides the primary key: each is a unique
+    /// index of the file, or is named here with why not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys_not_kept: Vec<String>,
 }
 
 /// SQLite's type affinity of a declared type (its documented rules).
@@ -329,7 +333,7 @@ fn sqlite_err(path: &Path, e: rusqlite::Error) -> DbError {
 /// Writes `tables` of `src` into a new SQLite file at `out` (which must not
 /// exist), with the type map of the source engine's `dialect`; one
 /// [`TableExport`] per table. Foreign keys are declared where their parent
-/// is written too.
+/// is written too; unique keys become unique indexes.
 pub fn export_sqlite(
     src: &mut dyn Source,
     dialect: &Dialect,
@@ -339,6 +343,7 @@ pub fn export_sqlite(
     let mut db = new_file(out)?;
     let mut results = Vec::new();
     let mut written: Vec<String> = Vec::new();
+    let mut loaded = Vec::new();
     for t in tables {
         let (mut report, kept) = plan_table(dialect, t, &written);
         if report.refused.is_some() {
@@ -354,7 +359,12 @@ pub fn export_sqlite(
         report.coerced = coerced;
         report.verified = read_rows == rows && read_sum == written_sum;
         written.push(t.name.clone());
+        loaded.push((results.len(), t, kept));
         results.push(report);
+    }
+    // Once every table is in, so that an index's name takes none of theirs.
+    for (i, t, kept) in loaded {
+        results[i].keys_not_kept = add_unique_indexes(&db, out, t, &kept)?;
     }
     Ok(results)
 }
@@ -425,6 +435,7 @@ fn plan_table(dialect: &Dialect, t: &SourceTable, written: &[String]) -> (TableE
         refused,
         left_out,
         verified: false,
+        keys_not_kept: Vec::new(),
     };
     (report, kept)
 }
@@ -486,6 +497,72 @@ fn create_table(
         quote(&t.name),
         defs.join(",\n  ")
     )
+}
+
+/// A unique index on the file for each unique key of `t` besides its
+/// primary key (after the rows: values that were distinct in the source
+/// and are alike as SQLite stores them make the key fail, not the table);
+/// returns the keys not kept, each with why.
+fn add_unique_indexes(
+    db: &rusqlite::Connection,
+    out: &Path,
+    t: &SourceTable,
+    kept: &[usize],
+) -> Result<Vec<String>, DbError> {
+    let same = |a: &[usize], b: &[usize]| a.len() == b.len() && a.iter().all(|c| b.contains(c));
+    let mut done: Vec<&[usize]> = Vec::new();
+    let mut not_kept = Vec::new();
+    for u in &t.unique {
+        if u.is_empty() || same(u, &t.primary_key) || done.iter().any(|d| same(d, u)) {
+            continue;
+        }
+        done.push(u);
+        let names: Vec<&str> = u
+            .iter()
+            .filter_map(|&i| t.columns.get(i).map(|c| c.name.as_str()))
+            .collect();
+        let key = names.join(", ");
+        if names.len() < u.len() || !u.iter().all(|i| kept.contains(i)) {
+            not_kept.push(format!(
+                "unique key ({key}): a column of it has no SQLite form"
+            ));
+            continue;
+        }
+        let name = free_index_name(db, out, &format!("{}_{}_key", t.name, names.join("_")))?;
+        let cols: Vec<String> = names.iter().map(|c| quote(c)).collect();
+        let sql = format!(
+            "CREATE UNIQUE INDEX {} ON {} ({})",
+            quote(&name),
+            quote(&t.name),
+            cols.join(", ")
+        );
+        if let Err(e) = db.execute_batch(&sql) {
+            not_kept.push(format!("unique key ({key}): SQLite refused it: {e}"));
+        }
+    }
+    Ok(not_kept)
+}
+
+/// `want`, or `want` with the first number after it that no table, index,
+/// view or trigger of the file is named (SQLite's names are one namespace,
+/// case-insensitive).
+fn free_index_name(db: &rusqlite::Connection, out: &Path, want: &str) -> Result<String, DbError> {
+    let taken = |name: &str| -> Result<bool, DbError> {
+        db.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE lower(name) = lower(?1)",
+            [name],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+        .map_err(|e| sqlite_err(out, e))
+    };
+    let mut name = want.to_string();
+    let mut n = 1;
+    while taken(&name)? {
+        n += 1;
+        name = format!("{want}{n}");
+    }
+    Ok(name)
 }
 
 /// Streams `t`'s rows from `src` into its table, one transaction: the rows
@@ -655,6 +732,46 @@ mod tests {
             "{sql}"
         );
         assert!(!sql.contains("town"), "{sql}");
+    }
+
+    #[test]
+    fn unique_keys_become_indexes_and_a_refused_one_is_named() {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(
+            "CREATE TABLE t (id integer PRIMARY KEY, code text, a integer, b integer, gone text);
+             CREATE TABLE t_code_key (x integer);
+             INSERT INTO t VALUES (1, 'x', 1, 1, 'g'), (2, 'y', 1, 1, 'g');",
+        )
+        .unwrap();
+        let mut t = table(
+            "t",
+            &[
+                ("id", "integer"),
+                ("code", "text"),
+                ("a", "integer"),
+                ("b", "integer"),
+                ("gone", "tsvector"),
+            ],
+        );
+        // The primary key's set, a repeat in another order, a key the rows
+        // break, a key on a column left out.
+        t.unique = vec![vec![0], vec![1], vec![3, 2], vec![2, 3], vec![4]];
+        let out = Path::new(":memory:");
+        let not_kept = add_unique_indexes(&db, out, &t, &[0, 1, 2, 3]).unwrap();
+        assert_eq!(not_kept.len(), 2, "{not_kept:?}");
+        assert!(not_kept[0].starts_with("unique key (b, a): SQLite refused it"));
+        assert!(not_kept[1].contains("(gone): a column of it has no SQLite form"));
+        // The name a table already holds is not taken.
+        let names: Vec<String> = db
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(names, ["t_code_key2"]);
+        let dup = db.execute("INSERT INTO t VALUES (3, 'x', 2, 2, 'g')", []);
+        assert!(dup.is_err(), "the index holds");
     }
 
     /// `map_type`'s answer in the form of `type_map_cases`.

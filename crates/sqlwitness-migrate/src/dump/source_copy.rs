@@ -110,6 +110,9 @@ fn migration_report(
                 applied: c.primary_key,
                 reason: "the dump's own".into(),
             },
+            // Copied with the table; a key the server refused is among
+            // the table's notes.
+            unique_keys: Vec::new(),
             foreign_keys: s
                 .foreign_keys
                 .iter()

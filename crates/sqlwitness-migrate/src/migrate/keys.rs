@@ -2,9 +2,12 @@
 //! profile) and the key decisions, checked on the data.
 //!
 //! A PRIMARY KEY is carried over when its columns hold no NULL and no
-//! duplicate; a FOREIGN KEY when it refers to the parent's (carried-over)
-//! primary key with the same target kinds and every child row with
-//! non-null key columns has a parent. Values compare as they will be
+//! duplicate; a UNIQUE key (a unique index the source keeps under exact
+//! comparison, other than the primary key's) when no two rows without a
+//! NULL in its columns share their values; a FOREIGN KEY when it refers to
+//! the parent's (carried-over) primary key or one of its carried unique
+//! keys, with the same target kinds, and every child row with non-null key
+//! columns has a parent. Values compare as they will be
 //! stored on the target (exactly). The checks run on the source, in bounded
 //! memory: where the source's own comparison is already exact (one storage
 //! class, values unchanged, a binary unique index) it answers directly (no
@@ -43,6 +46,11 @@ pub(crate) struct TablePlan {
     pub primary_key: KeyReport,
     /// Whether to add the primary key (the data allows it).
     pub apply_pk: bool,
+    /// The source's unique keys other than the primary key (column
+    /// indexes, in key order), each with its decision.
+    pub unique: Vec<Vec<usize>>,
+    pub unique_keys: Vec<KeyReport>,
+    pub apply_unique: Vec<bool>,
     pub foreign_keys: Vec<ForeignKeyReport>,
     pub apply_fk: Vec<bool>,
     /// Per column, how values are brought to a type taken from the
@@ -140,6 +148,24 @@ pub(crate) fn resolve_foreign_keys(schema: &SourceSchema) -> Vec<Vec<Resolution>
         .collect()
 }
 
+/// The unique keys of `t` to carry besides its primary key: each column
+/// set once (the first column order seen), none that is the primary key's.
+fn unique_keys(t: &SourceTable) -> Vec<Vec<usize>> {
+    let same = |a: &[usize], b: &[usize]| a.len() == b.len() && a.iter().all(|c| b.contains(c));
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for u in &t.unique {
+        if u.is_empty()
+            || same(u, &t.primary_key)
+            || out.iter().any(|o| same(o, u))
+            || u.iter().any(|&c| c >= t.columns.len())
+        {
+            continue;
+        }
+        out.push(u.clone());
+    }
+    out
+}
+
 /// The columns of each table that take part in a key.
 pub(crate) fn key_columns(schema: &SourceSchema, resolved: &[Vec<Resolution>]) -> Vec<Vec<bool>> {
     let mut out: Vec<Vec<bool>> = schema
@@ -147,7 +173,7 @@ pub(crate) fn key_columns(schema: &SourceSchema, resolved: &[Vec<Resolution>]) -
         .iter()
         .map(|t| {
             let mut v = vec![false; t.columns.len()];
-            for &c in &t.primary_key {
+            for &c in t.primary_key.iter().chain(unique_keys(t).iter().flatten()) {
                 v[c] = true;
             }
             v
@@ -228,6 +254,11 @@ pub(crate) fn plan_database(
         let (report, apply) = keys.primary_key(ti, &tables)?;
         tables[ti].primary_key = report;
         tables[ti].apply_pk = apply;
+        for k in 0..tables[ti].unique.len() {
+            let (report, apply) = keys.unique_key(ti, k, &tables)?;
+            tables[ti].unique_keys.push(report);
+            tables[ti].apply_unique.push(apply);
+        }
     }
     for (ti, fks) in resolved.into_iter().enumerate() {
         for (fi, r) in fks.into_iter().enumerate() {
@@ -272,6 +303,9 @@ fn table_plan(t: &SourceTable, p: &TableProfile, types: &TypeMap) -> TablePlan {
         rows: p.rows,
         primary_key: KeyReport::default(),
         apply_pk: false,
+        unique: unique_keys(t),
+        unique_keys: Vec::new(),
+        apply_unique: Vec::new(),
         foreign_keys: Vec::new(),
         apply_fk: Vec::new(),
         adjust: Vec::new(),
@@ -432,14 +466,70 @@ impl KeyPlanner<'_> {
         ))
     }
 
-    /// Foreign key `fi` of table `ti` (`r`: resolved to its parent's
-    /// columns, or why not): carried when it refers to the parent's
-    /// carried primary key with the same kinds and every child row has a
-    /// parent row; why not otherwise.
-    /// The report of foreign key `fi` of table `ti` and whether it is
-    /// applied: resolved, of matching kinds, to the parent's carried
-    /// primary key (reordered to it), over indexable columns, with no
-    /// orphan row.
+    /// Unique key `k` of table `ti`: carried when indexable and no two rows
+    /// without a NULL in its columns share their values as stored on the
+    /// target; why not otherwise.
+    fn unique_key(
+        &mut self,
+        ti: usize,
+        k: usize,
+        tables: &[TablePlan],
+    ) -> Result<(KeyReport, bool), DbError> {
+        let src_t = &self.schema.tables[ti];
+        let cols = &tables[ti].unique[k];
+        let names: Vec<String> = cols
+            .iter()
+            .map(|&c| tables[ti].columns[c].name.clone())
+            .collect();
+        let (apply, reason) =
+            if let Some(why) = cols.iter().find_map(|&c| self.unindexable[ti][c].clone()) {
+                (false, why)
+            } else {
+                // The source keeps the set unique under exact comparison:
+                // where its values are the target's, so does the target.
+                let dups = if cols.iter().all(|&c| self.exact(ti, c, tables)) {
+                    0
+                } else {
+                    let kinds: Vec<TargetKind> =
+                        cols.iter().map(|&c| tables[ti].columns[c].kind).collect();
+                    let what = format!("pk|{}|{cols:?}|{kinds:?}", src_t.name);
+                    let cache_key = self.cache.key(&what, self.types);
+                    match cache_get::<(u64, u64)>(self.cache.dir, "keys", &cache_key) {
+                        Some((_, dups)) => dups,
+                        None => {
+                            let v = self.src.key_violations(src_t, cols, &kinds, &self.key)?;
+                            cache_put(self.cache.dir, "keys", &cache_key, &v);
+                            v.1
+                        }
+                    }
+                };
+                if dups > 0 {
+                    (
+                        false,
+                        format!(
+                            "the data violates it once stored on the target: {dups} duplicate \
+                             rows"
+                        ),
+                    )
+                } else {
+                    (true, "declared and satisfied by the data".to_string())
+                }
+            };
+        Ok((
+            KeyReport {
+                columns: names,
+                applied: false,
+                reason,
+            },
+            apply,
+        ))
+    }
+
+    /// The report of foreign key `fi` of table `ti` (`r`: resolved to its
+    /// parent's columns, or why not) and whether it is applied: resolved,
+    /// of matching kinds, to the parent's carried primary key or one of its
+    /// carried unique keys (reordered to it), over indexable columns, with
+    /// no orphan row.
     fn foreign_key(
         &mut self,
         ti: usize,
@@ -493,7 +583,36 @@ impl KeyPlanner<'_> {
         report.orphan_rows = self.orphans(ti, fi, &r, tables, mismatch.is_none())?;
         let schema = self.schema;
         let ppk = &schema.tables[r.parent].primary_key;
-        let same_set = reorder_to_primary_key(&mut r, ppk);
+        // Why the foreign key has no key to refer to on the target (none: it
+        // has one).
+        let no_parent_key: Option<String> = if reorder_to_key(&mut r, ppk) {
+            if parent.apply_pk {
+                None
+            } else {
+                Some(format!(
+                    "the parent's primary key is not carried over ({})",
+                    parent.primary_key.reason
+                ))
+            }
+        } else if let Some(u) =
+            (0..parent.unique.len()).find(|&u| reorder_to_key(&mut r, &parent.unique[u]))
+        {
+            if parent.apply_unique[u] {
+                None
+            } else {
+                Some(format!(
+                    "the parent's unique key ({}) is not carried over ({})",
+                    parent.unique_keys[u].columns.join(", "),
+                    parent.unique_keys[u].reason
+                ))
+            }
+        } else {
+            Some(
+                "the parent columns are neither the parent's primary key nor one of its unique \
+                 keys (no key to refer to on the target)"
+                    .to_string(),
+            )
+        };
         let blocked = r
             .cols
             .iter()
@@ -505,15 +624,8 @@ impl KeyPlanner<'_> {
             )
             .flatten()
             .next();
-        report.reason = if !same_set {
-            "the parent columns are not the parent's primary key (no unique key to \
-             refer to on the target)"
-                .to_string()
-        } else if !parent.apply_pk {
-            format!(
-                "the parent's primary key is not carried over ({})",
-                parent.primary_key.reason
-            )
+        report.reason = if let Some(why) = no_parent_key {
+            why
         } else if let Some((c, p)) = mismatch {
             format!(
                 "type mismatch: `{}` is {} but parent `{}` is {}",
@@ -586,9 +698,10 @@ impl KeyPlanner<'_> {
     }
 }
 
-/// Whether key `r` refers to exactly the parent's primary key `ppk`; if
-/// so, its columns are put in the primary key's order (MySQL wants it).
-fn reorder_to_primary_key(r: &mut Resolved, ppk: &[usize]) -> bool {
+/// Whether key `r` refers to exactly the parent's key `ppk` (its primary
+/// key or a unique key); if so, its columns are put in that key's order
+/// (MySQL wants it).
+fn reorder_to_key(r: &mut Resolved, ppk: &[usize]) -> bool {
     let same_set = ppk.len() == r.pcols.len() && r.pcols.iter().all(|c| ppk.contains(c));
     if same_set {
         let order: Vec<usize> = ppk
@@ -642,7 +755,7 @@ mod tests {
             parent: 1,
             pcols: vec![4, 3],
         };
-        assert!(reorder_to_primary_key(&mut r, &[3, 4]));
+        assert!(reorder_to_key(&mut r, &[3, 4]));
         assert_eq!((r.cols, r.pcols), (vec![1, 0], vec![3, 4]));
         // A key to columns that are not the primary key is left as it is.
         let mut other = Resolved {
@@ -650,7 +763,7 @@ mod tests {
             parent: 1,
             pcols: vec![5],
         };
-        assert!(!reorder_to_primary_key(&mut other, &[3, 4]));
+        assert!(!reorder_to_key(&mut other, &[3, 4]));
         assert_eq!(other.pcols, [5]);
     }
 }

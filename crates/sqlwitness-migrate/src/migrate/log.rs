@@ -163,6 +163,10 @@ pub struct TableReport {
     pub columns: Vec<ColumnDecision>,
     pub coercions: Coercions,
     pub primary_key: KeyReport,
+    /// The source's unique keys besides the primary key, each carried or
+    /// with why not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unique_keys: Vec<KeyReport>,
     pub foreign_keys: Vec<ForeignKeyReport>,
     /// Milliseconds streaming the rows, and adding the primary key after
     /// them (when it was not declared with the table).

@@ -190,8 +190,8 @@ pub(crate) fn apply(
         }
     };
     report.original_is_dump_copy = true;
-    // Columns in a key: their own primary and foreign keys, and those
-    // other tables' foreign keys refer to.
+    // Columns in a key: their own primary, unique and foreign keys, and
+    // those other tables' foreign keys refer to.
     let referenced: BTreeSet<(String, String)> = tables
         .iter()
         .flat_map(|t| t.def.foreign_keys.iter())
@@ -207,6 +207,7 @@ pub(crate) fn apply(
             .primary_key
             .iter()
             .chain(t.def.foreign_keys.iter().flat_map(|k| k.columns.iter()))
+            .chain(t.unique.iter().flatten().map(|&c| &t.columns[c].name))
             .cloned()
             .chain(
                 referenced
@@ -445,8 +446,9 @@ fn kind_holds(kind: TargetKind, inferred: TargetKind) -> bool {
         )
 }
 
-/// `(table, column)` of every column in a key: a primary key, a foreign
-/// key, or a parent's column another table's foreign key refers to.
+/// `(table, column)` of every column in a key: a primary key, a unique
+/// key, a foreign key, or a parent's column another table's foreign key
+/// refers to.
 fn key_columns(tables: &[TablePlan]) -> BTreeSet<(String, String)> {
     let mut out = BTreeSet::new();
     for t in tables {
@@ -455,6 +457,7 @@ fn key_columns(tables: &[TablePlan]) -> BTreeSet<(String, String)> {
             .primary_key
             .iter()
             .chain(t.def.foreign_keys.iter().flat_map(|k| k.columns.iter()))
+            .chain(t.unique.iter().flatten().map(|&c| &t.columns[c].name))
         {
             out.insert((t.def.name.clone(), c.clone()));
         }

@@ -93,6 +93,12 @@ pub(crate) fn table_report(t: &TablePlan) -> TableReport {
     if t.apply_pk {
         primary_key.reason = format!("{} (to be applied)", primary_key.reason);
     }
+    let mut unique_keys = t.unique_keys.clone();
+    for (k, apply) in unique_keys.iter_mut().zip(&t.apply_unique) {
+        if *apply {
+            k.reason = format!("{} (to be applied)", k.reason);
+        }
+    }
     TableReport {
         name: t.def.name.clone(),
         rows_source: t.rows,
@@ -104,6 +110,7 @@ pub(crate) fn table_report(t: &TablePlan) -> TableReport {
         columns: t.columns.clone(),
         coercions: Coercions::default(),
         primary_key,
+        unique_keys,
         foreign_keys: t.foreign_keys.clone(),
         load_ms: None,
         key_ms: None,
@@ -265,6 +272,9 @@ struct Load {
     /// The primary key was added after the load: `Err` is the server's
     /// refusal.
     pk_added: Option<Result<(), DbError>>,
+    /// The unique keys to apply added after the load, in the plan's order
+    /// of those applied: `Err` is the server's refusal.
+    unique_added: Vec<Result<(), DbError>>,
     error: Option<String>,
     /// How the backend sent the rows (for the log).
     note: Option<String>,
@@ -1046,6 +1056,7 @@ impl Ctx<'_> {
         } else if load.error.is_none() && inline_pk {
             load.pk_inline = true;
             load.load_ms = started.elapsed().as_millis() as u64;
+            self.add_unique_keys(m, t, &mut load);
             return load;
         }
         load.load_ms = started.elapsed().as_millis() as u64;
@@ -1054,7 +1065,25 @@ impl Ctx<'_> {
             load.pk_added = Some(m.add_primary_key(ns, &t.def));
             load.key_ms = Some(started.elapsed().as_millis() as u64);
         }
+        self.add_unique_keys(m, t, &mut load);
         load
+    }
+
+    /// Adds the unique keys to apply of a loaded table (before the foreign
+    /// keys that may refer to them); their time counts with the primary
+    /// key's.
+    fn add_unique_keys(&self, m: &mut dyn Migrator, t: &TablePlan, load: &mut Load) {
+        if load.error.is_some() || !t.apply_unique.contains(&true) {
+            return;
+        }
+        let started = Instant::now();
+        for (cols, _) in t.unique.iter().zip(&t.apply_unique).filter(|(_, a)| **a) {
+            let names: Vec<String> = cols.iter().map(|&c| t.columns[c].name.clone()).collect();
+            load.unique_added
+                .push(m.add_unique_key(self.ns(), &t.def.name, &names));
+        }
+        let ms = started.elapsed().as_millis() as u64;
+        load.key_ms = Some(load.key_ms.unwrap_or(0) + ms);
     }
 
     fn stream_table(&self, m: &mut dyn Migrator, t: &TablePlan) -> Load {
@@ -1234,6 +1263,7 @@ fn record_loads(plan: &DbPlan, loads: &[Load], created: &[bool], report: &mut Mi
         if let Some(e) = &load.error {
             r.error = Some(e.clone());
         }
+        record_unique_keys(t, load, created[i], r);
         if !t.apply_pk {
             continue;
         }
@@ -1254,6 +1284,25 @@ fn record_loads(plan: &DbPlan, loads: &[Load], created: &[bool], report: &mut Mi
                 r.primary_key.reason = t.primary_key.reason.clone();
             }
             Err(why) => r.primary_key.reason = why,
+        }
+    }
+}
+
+/// The outcome of each unique key to apply of a table in its report.
+fn record_unique_keys(t: &TablePlan, load: &Load, created: bool, r: &mut TableReport) {
+    let mut added = load.unique_added.iter();
+    for (k, _) in t.apply_unique.iter().enumerate().filter(|(_, a)| **a) {
+        let report = &mut r.unique_keys[k];
+        match added.next() {
+            _ if load.error.is_some() || !created => {
+                report.reason = "the table was not loaded".to_string()
+            }
+            Some(Ok(())) => {
+                report.applied = true;
+                report.reason = t.unique_keys[k].reason.clone();
+            }
+            Some(Err(e)) => report.reason = format!("the server refused it: {}", e.message),
+            None => report.reason = "the table was not loaded".to_string(),
         }
     }
 }
