@@ -27,9 +27,10 @@ pub const TARGET_TYPES_VERSION: u32 = 2;
 pub const SOURCE_MODEL_FORMAT: u32 = 1;
 
 /// The version of how `import` reads a source and writes its files (2: a
-/// partition is a table of its own, `character(n)` values lose their pad);
-/// files written by another are imported again from the same dump.
-pub const IMPORT_METHOD: u32 = 2;
+/// partition is a table of its own, `character(n)` values lose their pad;
+/// 3: unique keys are unique indexes of the file); files written by another
+/// are imported again from the same dump.
+pub const IMPORT_METHOD: u32 = 3;
 
 /// A file's modification time in nanoseconds since the epoch (0 unknown).
 pub fn modified_ns(meta: &std::fs::Metadata) -> u128 {
@@ -183,6 +184,9 @@ pub struct SourceModel {
     /// them (none: all), to load it again as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen_tables: Option<Vec<String>>,
+    /// The database of a dump of several that was loaded (`--database`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dump_database: Option<String>,
     /// How the import read and wrote the database ([`IMPORT_METHOD`]): a
     /// database written by another method is imported again from the
     /// same dump.

@@ -50,6 +50,12 @@ pub struct ImportArgs {
     /// --tables).
     #[arg(long, conflicts_with = "tables")]
     pub db_id: Option<String>,
+    /// A dump of several databases (pg_dumpall's, or mysqldump's with
+    /// --databases): the one to load, the statements under its `\connect`
+    /// or `USE` (no other database's statement is read); the db_id defaults
+    /// to it.
+    #[arg(long, value_name = "NAME", requires = "dump")]
+    pub database: Option<String>,
     /// A dump of several databases (BIRD mini-dev's layout): a Spider
     /// `tables.json` or BIRD `dev_tables.json` says which tables each
     /// db_id holds (`table_names_original`); one SQLite file per db_id.
@@ -230,6 +236,7 @@ fn import_options(a: &ImportArgs) -> anyhow::Result<ImportOptions> {
         statement_limit: Duration::from_secs_f64(a.statement_timeout),
         source_copy_prefix: (!a.no_source_copy).then(|| prefix.clone()),
         copy_only: a.copy_only,
+        dump_database: a.database.clone(),
     })
 }
 
@@ -247,12 +254,18 @@ fn databases_of(a: &ImportArgs, source: &ImportSource) -> anyhow::Result<Vec<Dum
         None => {
             let db_id = match (&a.db_id, source) {
                 (Some(d), _) => d.clone(),
+                (None, ImportSource::Dump(_)) if a.database.is_some() => {
+                    a.database.clone().unwrap_or_default()
+                }
                 (None, ImportSource::Dump(dump)) => dump
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default(),
                 (None, ImportSource::Live { .. }) => String::new(),
             };
+            if let Some(why) = sqlwitness_bench::db_id_problem(&db_id) {
+                return Err(exit::BadInput(why).into());
+            }
             vec![DumpDatabase {
                 db_id,
                 tables: None,
@@ -506,6 +519,10 @@ struct ManifestEntry {
     /// live database needs it or `tables`).
     #[serde(default)]
     db_id: Option<String>,
+    /// The one database to load of a dump of several (pg_dumpall's, or
+    /// mysqldump's with `--databases`); the db_id defaults to it.
+    #[serde(default)]
+    database: Option<String>,
     /// A Spider or BIRD tables.json saying which tables each db_id holds.
     #[serde(default)]
     tables: Option<PathBuf>,
@@ -550,6 +567,7 @@ struct CheckedEntry {
     shown: String,
     databases: Vec<DumpDatabase>,
     copy_only: bool,
+    dump_database: Option<String>,
 }
 
 /// `named`, the `field` of the entry at `place`, as the file to read: a
@@ -618,6 +636,12 @@ fn check_entry(
                 Some(stem),
             )
         }
+        (None, Some(_)) if entry.database.is_some() => {
+            return Err(exit::BadInput(format!(
+                "{place}: `database` chooses one database of a dump; a live database is one"
+            ))
+            .into())
+        }
         (None, Some(live)) => {
             if let Some(why) = live_env_problem(&live.url_env) {
                 return Err(exit::BadInput(format!("{place}: {why}")).into());
@@ -649,6 +673,9 @@ fn check_entry(
         None => {
             let db_id = match (&entry.db_id, stem) {
                 (Some(d), _) => d.clone(),
+                (None, Some(_)) if entry.database.is_some() => {
+                    entry.database.clone().unwrap_or_default()
+                }
                 (None, Some(stem)) => stem,
                 (None, None) => {
                     return Err(exit::BadInput(format!(
@@ -673,6 +700,7 @@ fn check_entry(
         shown,
         databases,
         copy_only: entry.copy_only,
+        dump_database: entry.database.clone(),
     })
 }
 
@@ -794,6 +822,7 @@ fn import_entry(
         shown,
         databases,
         copy_only,
+        dump_database,
     } = entry;
     let source = import_source(&place, source)?;
     let url = admin_url(servers, engine).ok_or_else(|| {
@@ -812,6 +841,7 @@ fn import_entry(
         statement_limit: Duration::from_secs(600),
         source_copy_prefix: Some(bench.namespace_prefix.clone()),
         copy_only,
+        dump_database,
     };
     let report = sqlwitness_migrate::import_dump(&opts)
         .map_err(|e| exit::EngineFailure(format!("{place}: {e}")))?;

@@ -237,7 +237,8 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
             && dump.same_bytes(identity)
             && dump.includes_unchanged()
             && model.engine == opts.engine.to_string()
-            && model.chosen_tables == d.tables;
+            && model.chosen_tables == d.tables
+            && model.dump_database == opts.dump_database;
         // The copy is checked only where the files are current.
         let current = same_source
             && match &opts.source_copy_prefix {
@@ -283,6 +284,7 @@ pub(super) fn write_model(
     d: &DatabaseImport,
     dump: Option<&DumpIdentity>,
     chosen_tables: Option<Vec<String>>,
+    dump_database: Option<&str>,
 ) -> Result<(), BenchError> {
     if !d.path.is_file() {
         return Ok(());
@@ -322,6 +324,7 @@ pub(super) fn write_model(
         dump: dump.cloned(),
         namespace_suffix: d.namespace_suffix.clone(),
         chosen_tables,
+        dump_database: dump_database.map(str::to_string),
         import_method: sqlwitness_bench::IMPORT_METHOD,
         tables,
     };
@@ -383,6 +386,7 @@ pub fn import_again(
         statement_limit,
         source_copy_prefix: Some(prefix.to_string()),
         copy_only: false,
+        dump_database: model.dump_database.clone(),
     })
 }
 
@@ -400,6 +404,7 @@ mod tests {
             dump: Some(DumpIdentity::of(dump).unwrap()),
             namespace_suffix: None,
             chosen_tables: None,
+            dump_database: None,
             import_method: sqlwitness_bench::IMPORT_METHOD,
             tables: Vec::new(),
         };

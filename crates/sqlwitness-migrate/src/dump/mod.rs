@@ -100,6 +100,9 @@ pub struct ImportOptions {
     /// the copies on this engine are made, stamped with those files'
     /// fingerprints once each table's row count matches the file's.
     pub copy_only: bool,
+    /// The one database to load of a dump of several (pg_dumpall's, or
+    /// mysqldump's with `--databases`); `None`: the dump is one database.
+    pub dump_database: Option<String>,
 }
 
 /// A statement not run, or an object listed, with its line.
@@ -655,12 +658,15 @@ pub struct Checked {
 /// The loader's decision on every piece of the dump, read once before
 /// anything runs, as the server of `version` (MySQL and MariaDB: its
 /// `version()` text) will read it from a session that starts with
-/// `lexing`: the first refusal is an error naming its line.
+/// `lexing`: the first refusal is an error naming its line. With
+/// `database`, only that database of a dump of several is read; a dump
+/// without it is an error.
 pub fn check_dump(
     path: &Path,
     dialect: DumpDialect,
     version: Option<&str>,
     lexing: &sqlwitness_core::LexSettings,
+    database: Option<&str>,
 ) -> Result<Checked, BenchError> {
     let mut out = Checked::default();
     let script = script_of(path, dialect)?;
@@ -672,7 +678,8 @@ pub fn check_dump(
         dialect,
         lexing_of(lexing),
     )
-    .with_files(script.files);
+    .with_files(script.files)
+    .with_database(database.map(str::to_string));
     while let Some(piece) = reading.next_piece() {
         let file = reading.file().map(Path::to_path_buf);
         let at = file.as_deref().unwrap_or(&script_shown);
@@ -694,20 +701,65 @@ pub fn check_dump(
                 out.rewritten.push(note(why))
             }
             Decision::Skip(why) => out.skipped.push(note(why)),
+            Decision::Ignore => {}
             Decision::List { kind, name } => out
                 .not_created
                 .push(note(format!("{kind} {name}: not created"))),
             Decision::Refuse(why) => {
+                let several = if database.is_none() {
+                    databases_after(&mut reading, dialect)
+                } else {
+                    String::new()
+                };
                 return Err(format_error(
                     at,
                     line,
-                    format!("refused: {why} (`{}`); nothing was loaded", head(&text)),
-                ))
+                    format!(
+                        "refused: {why} (`{}`); nothing was loaded{several}",
+                        head(&text)
+                    ),
+                ));
             }
         }
     }
+    if !reading.found_database() {
+        let name = database.unwrap_or_default();
+        return Err(format_error(
+            &script_shown,
+            0,
+            format!(
+                "database {name}: the dump never switches to it (no `{}`); nothing was loaded",
+                match dialect {
+                    DumpDialect::Postgres => format!("\\connect {name}"),
+                    DumpDialect::Mysql => format!("USE {name}"),
+                }
+            ),
+        ));
+    }
     out.included = reading.included;
     Ok(out)
+}
+
+/// After a refusal: where the rest of the dump switches to two databases
+/// or more (a dump of several, as pg_dumpall writes), the hint to load one
+/// of them; else nothing.
+fn databases_after<R: std::io::BufRead>(reading: &mut Reading<R>, dialect: DumpDialect) -> String {
+    let mut names: Vec<String> = Vec::new();
+    while let Some(Ok(piece)) = reading.next_piece() {
+        if let Some(db) = policy::switches_to(dialect, &piece.text, piece.command) {
+            if !names.iter().any(|n| n.eq_ignore_ascii_case(&db)) {
+                names.push(db);
+            }
+        }
+    }
+    if names.len() < 2 {
+        return String::new();
+    }
+    format!(
+        "; the dump holds several databases ({}): load one with --database NAME (no other \
+         database's statement is read)",
+        names.join(", ")
+    )
 }
 
 /// The statements of a dump as the loader reads them (following the
@@ -854,7 +906,13 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
                 .iter()
                 .find(|o| o.db_id == d.db_id)
                 .and_then(|o| o.tables.clone());
-            freshness::write_model(&report, d, identity.as_ref(), chosen)?;
+            freshness::write_model(
+                &report,
+                d,
+                identity.as_ref(),
+                chosen,
+                opts.dump_database.as_deref(),
+            )?;
         }
     }
     report.replaced = replaced;
@@ -941,6 +999,7 @@ fn import_dump_file(
                 ansi_quotes: false,
                 client_charset: "UTF8".into(),
             },
+            opts.dump_database.as_deref(),
         )?),
         DumpDialect::Mysql => None,
     };
@@ -978,7 +1037,13 @@ fn import_dump_file(
                 None => {
                     let started = Instant::now();
                     let first = ns.lexing().map_err(server_err)?;
-                    let checked = check_dump(dump, dialect, Some(&version), &first)?;
+                    let checked = check_dump(
+                        dump,
+                        dialect,
+                        Some(&version),
+                        &first,
+                        opts.dump_database.as_deref(),
+                    )?;
                     step("check", started.elapsed().as_secs_f64());
                     checked
                 }
@@ -1088,7 +1153,8 @@ fn load(
         dialect,
         lexing_of(&first),
     )
-    .with_files(script.files);
+    .with_files(script.files)
+    .with_database(opts.dump_database.clone());
     while let Some(piece) = reading.next_piece() {
         if reading.file() != state.file.as_deref() {
             state.file = reading.file().map(Path::to_path_buf);
@@ -1230,7 +1296,7 @@ impl LoadState<'_> {
                 // changed under it is refused here.
                 return Err(format_error(self.at(), line, format!("refused: {why}")));
             }
-            Decision::Skip(_) | Decision::List { .. } => return Ok(false),
+            Decision::Skip(_) | Decision::Ignore | Decision::List { .. } => return Ok(false),
         };
         match result {
             Ok(()) => {

@@ -52,6 +52,10 @@ pub enum Decision {
     },
     /// Not run; why (for the import report).
     Skip(String),
+    /// Not run and not noted on its own: a statement of a database of the
+    /// dump the import does not load (noted once, where its statements
+    /// begin).
+    Ignore,
     /// Listed as an object the dump defines but sqlwitness does not create
     /// (kind and name).
     List {
@@ -170,6 +174,120 @@ pub struct Context {
     /// The roles a PostgreSQL dump made for itself (skipped, never
     /// created), as [`words`] spells their names.
     pub roles: std::collections::BTreeSet<String>,
+    /// The one database to load of a dump of several (pg_dumpall's, or
+    /// mysqldump's with `--databases`): only its statements are read.
+    pub selected: Option<String>,
+    /// Whether the statements read now are the selected database's (after
+    /// its `\connect` or `USE`), and whether they ever were.
+    pub in_selected: bool,
+    pub entered_selected: bool,
+    /// Whether the run of statements outside it read now was noted.
+    pub outside_noted: bool,
+}
+
+/// The database a psql `\connect` (`command`) or a MySQL `USE` statement
+/// switches to, as written (quotes removed); `None` for anything else.
+/// psql's `\connect -reuse-previous=on "dbname='x'"` (pg_dumpall's form
+/// for a name that needs quoting) gives `x`.
+pub fn switches_to(dialect: DumpDialect, text: &str, command: bool) -> Option<String> {
+    match (dialect, command) {
+        (DumpDialect::Postgres, true) => {
+            let args = psql_args(text);
+            let head = args.first()?.to_ascii_lowercase();
+            if head != "\\c" && head != "\\connect" {
+                return None;
+            }
+            let arg = args[1..].iter().find(|p| !p.starts_with('-'))?;
+            let arg = arg.trim_end_matches(';');
+            match arg.strip_prefix("dbname=") {
+                // A connection string's value: quoted, `\'` and `\\` escaped.
+                Some(v) => Some(
+                    match v.strip_prefix('\'').and_then(|q| q.strip_suffix('\'')) {
+                        Some(q) => q.replace("\\'", "'").replace("\\\\", "\\"),
+                        None => v.to_string(),
+                    },
+                ),
+                None => Some(arg.to_string()),
+            }
+        }
+        (DumpDialect::Mysql, false) => {
+            let w = words(dialect, text);
+            if w.first().map(String::as_str) != Some("USE") || w.len() != 2 {
+                return None;
+            }
+            // The token as written: `words` upper-cases a bare name.
+            let toks: Vec<Tok> = tokens(dialect, text).collect();
+            match toks.get(1)? {
+                Tok::Word(name) => Some(name.to_string()),
+                Tok::Quoted(q) => Some(name_of(dialect, q)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The words of a psql command line: separated by white space outside
+/// quotes; a double-quoted part keeps its text (`""` is one quote), a
+/// single-quoted one too (`''` is one quote, a backslash escapes the next
+/// character).
+fn psql_args(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut started = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if started {
+                    out.push(std::mem::take(&mut cur));
+                    started = false;
+                }
+            }
+            '"' | '\'' => {
+                started = true;
+                while let Some(d) = chars.next() {
+                    if d == c {
+                        if chars.peek() == Some(&c) {
+                            chars.next();
+                            cur.push(c);
+                            continue;
+                        }
+                        break;
+                    }
+                    if c == '\'' && d == '\\' {
+                        if let Some(e) = chars.next() {
+                            cur.push(e);
+                        }
+                        continue;
+                    }
+                    cur.push(d);
+                }
+            }
+            c => {
+                started = true;
+                cur.push(c);
+            }
+        }
+    }
+    if started {
+        out.push(cur);
+    }
+    out
+}
+
+/// Whether a statement creates, drops or alters a database other than
+/// `selected` (a dump of several databases names each before switching to
+/// it): not the selected database's to run.
+pub fn names_other_database(dialect: DumpDialect, text: &str, selected: &str) -> bool {
+    let w = words(dialect, text);
+    let first = w.first().map(String::as_str).unwrap_or("");
+    let second = w.get(1).map(String::as_str).unwrap_or("");
+    let database = second == "DATABASE" || (dialect == DumpDialect::Mysql && second == "SCHEMA");
+    if !(matches!(first, "CREATE" | "DROP" | "ALTER") && database) {
+        return false;
+    }
+    after(&w, second).is_some_and(|t| !name_of(dialect, t).eq_ignore_ascii_case(selected))
 }
 
 /// A token of a statement: a keyword or bare name, a quoted name (as
@@ -457,8 +575,13 @@ fn own_database(
         Some(own) if own.eq_ignore_ascii_case(&name) => Decision::Skip(format!(
             "{action} {name}: the dump's own database is the namespace sqlwitness creates"
         )),
-        Some(own) => Decision::Refuse(format!(
+        Some(own) if ctx.selected.is_some() => Decision::Refuse(format!(
             "{action} {name}: a statement on another database than the dump's own ({own})"
+        )),
+        Some(own) => Decision::Refuse(format!(
+            "{action} {name}: a statement on another database than the dump's own ({own}); a \
+             dump of several databases (pg_dumpall's, mysqldump's with --databases) is loaded one \
+             database at a time: name it with --database"
         )),
     }
 }
@@ -1433,6 +1556,42 @@ mod tests {
                 "{kept}"
             );
         }
+    }
+
+    #[test]
+    fn the_database_a_dump_switches_to_is_read_as_the_client_reads_it() {
+        let pg = |s: &str| switches_to(DumpDialect::Postgres, s, true);
+        assert_eq!(pg("\\connect shop").as_deref(), Some("shop"));
+        assert_eq!(pg("\\c \"My Shop\"").as_deref(), Some("My Shop"));
+        assert_eq!(
+            pg("\\connect -reuse-previous=on \"dbname='it\\'s'\"").as_deref(),
+            Some("it's")
+        );
+        assert_eq!(pg("\\i other.sql"), None);
+        let my = |s: &str| switches_to(DumpDialect::Mysql, s, false);
+        assert_eq!(my("USE `Shop`").as_deref(), Some("Shop"));
+        assert_eq!(my("use shop").as_deref(), Some("shop"));
+        assert_eq!(my("USE a b"), None);
+        assert!(names_other_database(
+            DumpDialect::Mysql,
+            "DROP DATABASE IF EXISTS `b`",
+            "a"
+        ));
+        assert!(!names_other_database(
+            DumpDialect::Mysql,
+            "CREATE DATABASE `A`",
+            "a"
+        ));
+        assert!(names_other_database(
+            DumpDialect::Postgres,
+            "CREATE DATABASE other",
+            "shop"
+        ));
+        assert!(!names_other_database(
+            DumpDialect::Postgres,
+            "CREATE TABLE other (a int)",
+            "shop"
+        ));
     }
 
     #[test]

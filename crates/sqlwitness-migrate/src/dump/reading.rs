@@ -26,7 +26,10 @@ use std::path::{Path, PathBuf};
 use super::archive::TarDump;
 use super::copy_files::{archive_copy, slash_copy, CopyFile, NotFollowed, ARCHIVE_PATH};
 use super::load_data;
-use super::policy::{classify, classify_command, include_of, Context, Decision, Include};
+use super::policy::{
+    classify, classify_command, include_of, names_other_database, switches_to, Context, Decision,
+    Include,
+};
 use super::split::{
     file_line_sizer, span_line_sizer, DumpDialect, Item, Lexing, LineSizer, SplitError, Splitter,
 };
@@ -137,6 +140,62 @@ impl<R: BufRead> Reading<R> {
         }
     }
 
+    /// Reads only database `name` of a dump of several (`None`: the dump
+    /// is one database): the statements under its `\connect` (PostgreSQL)
+    /// or `USE` (MySQL) and, in a MySQL dump, the session's settings before
+    /// the first `USE`; no other database's statement is read, run or
+    /// refused.
+    pub fn with_database(mut self, name: Option<String>) -> Self {
+        self.ctx.selected = name;
+        self
+    }
+
+    /// Whether the selected database's statements were found (true when
+    /// none is selected).
+    pub fn found_database(&self) -> bool {
+        self.ctx.selected.is_none() || self.ctx.entered_selected
+    }
+
+    /// The decision on a piece outside the selected database (`None`: the
+    /// piece is read as any other): the first piece of each run outside it
+    /// is noted, the others ignored.
+    fn outside_selected(&mut self, text: &str, command: bool) -> Option<Decision> {
+        let selected = self.ctx.selected.clone()?;
+        if let Some(db) = switches_to(self.dialect, text, command) {
+            let enters = db.eq_ignore_ascii_case(&selected);
+            self.ctx.in_selected = enters;
+            self.ctx.entered_selected |= enters;
+            self.ctx.outside_noted = !enters;
+            return (!enters).then(|| {
+                Decision::Skip(format!(
+                    "database {db} of the dump: its statements are not read (only {selected} is \
+                     loaded)"
+                ))
+            });
+        }
+        if !command && names_other_database(self.dialect, text, &selected) {
+            return Some(Decision::Skip(format!(
+                "another database than {selected}: not loaded"
+            )));
+        }
+        // Before the first database, a MySQL dump sets up the session the
+        // client keeps; a PostgreSQL one (pg_dumpall's roles, tablespaces
+        // and settings) is the cluster's, and psql's `\connect` starts a
+        // new session.
+        let before_first = !self.ctx.entered_selected && !self.ctx.outside_noted;
+        if self.ctx.in_selected || (before_first && self.dialect == DumpDialect::Mysql) {
+            return None;
+        }
+        if self.ctx.outside_noted {
+            return Some(Decision::Ignore);
+        }
+        self.ctx.outside_noted = true;
+        Some(Decision::Skip(format!(
+            "the statements before the dump's first database (a cluster's roles, tablespaces \
+             and settings) are not read (only {selected} is loaded)"
+        )))
+    }
+
     /// Follows the dump's includes of files beside it (and, in an
     /// archive, its members).
     pub fn with_files(mut self, files: Files<R>) -> Self {
@@ -191,6 +250,14 @@ impl<R: BufRead> Reading<R> {
                 Ok(Item::Command { line, text }) => (line, text, true),
                 Ok(Item::CopyData(_) | Item::CopyEnd { .. }) => continue,
             };
+            if let Some(decision) = self.outside_selected(&text, command) {
+                return Some(Ok(Piece {
+                    line,
+                    text,
+                    command,
+                    decision,
+                }));
+            }
             if command {
                 let delimiter = self.items().delimiter().to_string();
                 if let Some(include) = include_of(self.dialect, &text, &delimiter) {
@@ -612,5 +679,95 @@ mod tests {
             error.message.contains("outside the dump's folder"),
             "{error:?}"
         );
+    }
+
+    /// The decisions on `text` read with database `select` chosen, as
+    /// `(first line, decision)`, with the rows of each `COPY` run.
+    fn selected(dialect: DumpDialect, text: &str, select: &str) -> (Vec<(usize, Decision)>, bool) {
+        let mut r = Reading::new(
+            Splitter::new(text.as_bytes(), dialect),
+            dialect,
+            Lexing::default(),
+        )
+        .with_database(Some(select.to_string()));
+        let mut out = Vec::new();
+        while let Some(piece) = r.next_piece() {
+            let piece = piece.unwrap();
+            out.push((piece.line, piece.decision));
+        }
+        let found = r.found_database();
+        (out, found)
+    }
+
+    /// pg_dumpall's layout: the cluster's roles, then each database after
+    /// its `\connect`. Only the chosen one's statements run; nothing of the
+    /// others is read, not even what the loader would refuse.
+    #[test]
+    fn a_cluster_dump_is_read_for_its_chosen_database_only() {
+        let dump = "SET default_transaction_read_only = off;\n\
+                    CREATE ROLE admin SUPERUSER;\n\
+                    \\connect template1\n\
+                    COPY x FROM PROGRAM 'id';\n\
+                    CREATE DATABASE shop WITH TEMPLATE = template0;\n\
+                    \\connect -reuse-previous=on \"dbname='shop'\"\n\
+                    CREATE TABLE t (a int);\n\
+                    COPY t (a) FROM stdin;\n\
+                    1\n\
+                    \\.\n\
+                    CREATE DATABASE other;\n\
+                    \\connect other\n\
+                    CREATE TABLE t (a int);\n\
+                    COPY t (a) FROM stdin;\n\
+                    2\n\
+                    \\.\n\
+                    ALTER SYSTEM SET work_mem = '1GB';\n";
+        let (decisions, found) = selected(DumpDialect::Postgres, dump, "shop");
+        assert!(found);
+        let run: Vec<usize> = decisions
+            .iter()
+            .filter(|(_, d)| matches!(d, Decision::Run))
+            .map(|(l, _)| *l)
+            .collect();
+        assert_eq!(run, [7, 8], "{decisions:?}");
+        assert!(
+            !decisions
+                .iter()
+                .any(|(_, d)| matches!(d, Decision::Refuse(_))),
+            "{decisions:?}"
+        );
+        // Noted where each run outside it begins; the rest ignored.
+        let noted: Vec<usize> = decisions
+            .iter()
+            .filter(|(_, d)| matches!(d, Decision::Skip(_)))
+            .map(|(l, _)| *l)
+            .collect();
+        assert_eq!(noted, [1, 3, 6, 11, 12], "{decisions:?}");
+        // A database the dump never switches to is not found.
+        let (_, found) = selected(DumpDialect::Postgres, dump, "elsewhere");
+        assert!(!found);
+    }
+
+    /// mysqldump's `--databases`: the session's settings before the first
+    /// `USE` are read; the other database is not.
+    #[test]
+    fn a_mysql_dump_of_several_databases_is_read_for_the_chosen_one() {
+        let dump = "/*!40101 SET NAMES utf8mb4 */;\n\
+                    CREATE DATABASE /*!32312 IF NOT EXISTS*/ `a`;\n\
+                    USE `a`;\n\
+                    CREATE TABLE t (x int);\n\
+                    CREATE DATABASE `Shop`;\n\
+                    USE `Shop`;\n\
+                    CREATE TABLE t (x int);\n\
+                    INSERT INTO t VALUES (1);\n\
+                    USE a;\n\
+                    INSERT INTO t VALUES (2);\n";
+        let (decisions, found) = selected(DumpDialect::Mysql, dump, "shop");
+        assert!(found);
+        let run: Vec<usize> = decisions
+            .iter()
+            .filter(|(_, d)| matches!(d, Decision::Run | Decision::RunAs { .. }))
+            .map(|(l, _)| *l)
+            .collect();
+        assert_eq!(run, [1, 7, 8], "{decisions:?}");
     }
 }
