@@ -57,3 +57,11 @@ for wheel in "$out"/sqlwitness-*.whl; do
     fi
 done
 ls -l "$out"/sqlwitness-*.tar.gz
+# A build from the source distribution takes the workspace's build settings.
+for sdist in "$out"/sqlwitness-*.tar.gz; do
+    listing="$(tar tzf "$sdist")"
+    if ! grep -q '^[^/]*/\.cargo/config\.toml$' <<<"$listing"; then
+        echo "error: $(basename "$sdist") holds no .cargo/config.toml" >&2
+        exit 1
+    fi
+done
