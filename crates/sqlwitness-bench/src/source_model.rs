@@ -187,6 +187,12 @@ pub struct SourceModel {
     /// The database of a dump of several that was loaded (`--database`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dump_database: Option<String>,
+    /// What the import could not carry into the file (a table refused or
+    /// not verified, a table the mapping names that the source does not
+    /// hold, the copy on the source's engine not made): empty when the
+    /// database is whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub incomplete: Vec<String>,
     /// How the import read and wrote the database ([`IMPORT_METHOD`]): a
     /// database written by another method is imported again from the
     /// same dump.

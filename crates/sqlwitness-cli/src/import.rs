@@ -728,12 +728,37 @@ pub fn from_manifest(
     let mut ran = false;
     for (i, entry) in checked.into_iter().enumerate() {
         if !entry_needed(bench, &entry, ran)? {
+            warn_incomplete(bench, &entry, i);
             continue;
         }
         import_entry(bench, servers, i, entry, quiet)?;
         ran = true;
     }
     Ok(())
+}
+
+/// A warning for each database of `entry` (imported by an earlier run)
+/// that its import could not write whole: run as it is, a question
+/// reading what is missing fails on every engine.
+fn warn_incomplete(bench: &sqlwitness_bench::Benchmark, entry: &CheckedEntry, i: usize) {
+    if entry.copy_only {
+        return;
+    }
+    for d in &entry.databases {
+        if let Some(what) = sqlwitness_migrate::imported_incomplete(&bench.sqlite_path(&d.db_id)) {
+            say!(
+                "sqlwitness: warning: {}: database {} was imported incomplete ({}; see {}); it \
+                 is run as it is",
+                entry.place,
+                d.db_id,
+                what.join("; "),
+                bench
+                    .database_dir
+                    .join(format!("import-report-{i}.json"))
+                    .display()
+            );
+        }
+    }
 }
 
 /// The entries of the benchmark's [`MANIFEST`], every one checked (none

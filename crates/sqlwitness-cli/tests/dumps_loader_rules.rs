@@ -8,7 +8,9 @@
 //! - two tables of one name in two schemas: one is kept, the other is
 //!   named in the report and on stderr;
 //! - a benchmark whose `dumps.json` names a database whose SQLite file an
-//!   import cut off before its end left is refused by `eval`, never run on.
+//!   import cut off before its end left is refused by `eval`, never run on;
+//! - one whose import could not write a table stops the first `eval`, and
+//!   every later one says so before it runs on what was written.
 
 #[path = "../../../tests/common/dump_copies.rs"]
 mod dump_copies;
@@ -212,6 +214,66 @@ fn eval_refuses_a_file_an_import_cut_off_left() {
     assert!(!o.status.success(), "{stderr}");
     assert!(
         stderr.contains("cut off before its end") && stderr.contains("shop.sqlite"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_database_imported_incomplete_is_named_by_every_later_eval() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, url)) = postgres(&servers) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path();
+    let mut copies = Copies::new("swt_incomplete");
+    copies.add(pg, &url, "shop");
+    // Two tables SQLite cannot tell apart: the second is not written.
+    std::fs::write(
+        bench.join("shop.sql"),
+        "CREATE TABLE \"Item\" (id integer);\n\
+         CREATE TABLE item (id integer);\n\
+         INSERT INTO item VALUES (1), (2);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        bench.join("dumps.json"),
+        r#"[{"dump": "shop.sql", "engine": "postgres", "db_id": "shop"}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        bench.join("dev.jsonl"),
+        r#"{"db_id": "shop", "gold": "SELECT count(*) FROM \"Item\""}"#,
+    )
+    .unwrap();
+    let eval = || {
+        bin()
+            .args(["eval", "--bench"])
+            .arg(bench)
+            .args([
+                "--engines",
+                "sqlite",
+                "-q",
+                "--namespace-prefix",
+                &copies.prefix,
+            ])
+            .args(["--server", &format!("postgres={url}")])
+            .arg("--out")
+            .arg(bench.join("out"))
+            .output()
+            .unwrap()
+    };
+    let first = eval();
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("the import is incomplete"), "{stderr}");
+    let again = eval();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("database shop was imported incomplete")
+            && stderr.contains("table item: not written")
+            && stderr.contains("import-report-0.json"),
         "{stderr}"
     );
 }

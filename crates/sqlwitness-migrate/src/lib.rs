@@ -15,9 +15,10 @@ mod migrate;
 
 pub use dump::{
     check_dump, dump_dialect, dump_statements, export_sqlite, import_again, import_dump,
-    is_source_copy, map_type, stale_dump, unfinished_import, ColumnMapping, DatabaseImport,
-    DumpDatabase, DumpDialect, DumpNote, ImportOptions, ImportReport, ImportSource, SourceCopy,
-    SqliteColumn, Storage, TableExport, TypeRefused, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN,
+    imported_incomplete, is_source_copy, map_type, stale_dump, unfinished_import, ColumnMapping,
+    DatabaseImport, DumpDatabase, DumpDialect, DumpNote, ImportOptions, ImportReport, ImportSource,
+    SourceCopy, SqliteColumn, Storage, TableExport, TypeRefused, SOURCE_COPY_CHECKSUM,
+    SOURCE_COPY_PLAN,
 };
 pub use migrate::{
     cache_dir, drop_namespace, dump_copy_column_types, migrate_database, plan_migration,

@@ -274,6 +274,46 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
     ))
 }
 
+/// What of database `d` the import could not carry, each with why (empty:
+/// the database is whole).
+fn incomplete(d: &DatabaseImport) -> Vec<String> {
+    let mut out = Vec::new();
+    if d.tables.is_empty() {
+        out.push("no table was written".to_string());
+    }
+    for t in &d.tables {
+        match &t.refused {
+            Some(why) => out.push(format!("table {}: not written: {why}", t.table)),
+            None if !t.verified => out.push(format!(
+                "table {}: the rows read back from the file are not the rows written",
+                t.table
+            )),
+            None => {}
+        }
+    }
+    if !d.missing_tables.is_empty() {
+        out.push(format!(
+            "tables the mapping names that the source does not hold: {}",
+            d.missing_tables.join(", ")
+        ));
+    }
+    if let Some(copy) = &d.source_copy {
+        if let Some(e) = &copy.error {
+            out.push(format!("the copy on the source's engine: {e}"));
+        }
+    }
+    out
+}
+
+/// What an import found it could not carry into the database whose SQLite
+/// file is `path`, as its source model records it: `None` when the
+/// database is whole, was not written by `import`, or its model cannot be
+/// read.
+pub fn imported_incomplete(path: &Path) -> Option<Vec<String>> {
+    let model = sqlwitness_bench::read_model(path).ok()??;
+    (!model.incomplete.is_empty()).then_some(model.incomplete)
+}
+
 /// Writes the source model of database `d` of `report` beside its SQLite
 /// file: each written table's columns with the type the source declares
 /// (from its copy on the source's engine where one was made, which names
@@ -325,6 +365,7 @@ pub(super) fn write_model(
         namespace_suffix: d.namespace_suffix.clone(),
         chosen_tables,
         dump_database: dump_database.map(str::to_string),
+        incomplete: incomplete(d),
         import_method: sqlwitness_bench::IMPORT_METHOD,
         tables,
     };
@@ -405,6 +446,7 @@ mod tests {
             namespace_suffix: None,
             chosen_tables: None,
             dump_database: None,
+            incomplete: Vec::new(),
             import_method: sqlwitness_bench::IMPORT_METHOD,
             tables: Vec::new(),
         };

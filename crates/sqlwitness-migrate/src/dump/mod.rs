@@ -48,7 +48,7 @@ use sqlwitness_core::{DumpNamespace, EngineKind, ServerSource, Stamp};
 pub use export::{
     export_sqlite, map_type, ColumnMapping, SqliteColumn, Storage, TableExport, TypeRefused,
 };
-pub use freshness::{import_again, stale_dump, unfinished_import};
+pub use freshness::{import_again, imported_incomplete, stale_dump, unfinished_import};
 use policy::Decision;
 use reading::{Files, Piece, Reading};
 pub use source_copy::{is_source_copy, SourceCopy, SOURCE_COPY_CHECKSUM, SOURCE_COPY_PLAN};
