@@ -122,7 +122,13 @@ fn a_dumps_unique_keys_and_the_foreign_keys_to_them_reach_every_copy() {
         for fk in table("addresses")["foreign_keys"].as_array().unwrap() {
             if kind == EngineKind::Duckdb {
                 // DuckDB declares foreign keys only when it creates a table.
-                assert!(fk["reason"].as_str().unwrap().contains("DuckDB"), "{fk}");
+                assert!(
+                    fk["reason"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("duckdb declares foreign keys only"),
+                    "{fk}"
+                );
             } else {
                 assert_eq!(fk["applied"], true, "{kind}: {fk}");
             }

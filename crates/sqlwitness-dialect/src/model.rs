@@ -670,6 +670,11 @@ pub struct TypeMap {
     /// `NO_ZERO_IN_DATE` and `NO_ZERO_DATE`).
     #[serde(default)]
     pub zero_in_dates: bool,
+    /// Foreign keys are declared only in `CREATE TABLE` (DuckDB has no
+    /// `ALTER TABLE … ADD FOREIGN KEY`), and a migration adds its keys
+    /// after the load: none is carried, each named with why.
+    #[serde(default)]
+    pub foreign_keys_at_create_only: bool,
 }
 
 /// Merges `child` over `base`: maps key by key, anything else replaced.

@@ -242,6 +242,7 @@ pub(crate) fn plan_database(
     let key_cols = key_columns(schema, &resolved);
     let unindexable = size_key_columns(&mut tables, &key_cols, profiles, dialect);
     let mut keys = KeyPlanner {
+        engine: &dialect.name,
         src,
         schema,
         profiles,
@@ -377,6 +378,8 @@ struct KeyPlanner<'a> {
     schema: &'a SourceSchema,
     profiles: &'a [TableProfile],
     types: &'a TypeMap,
+    /// The target engine's name, for reasons.
+    engine: &'a str,
     cache: &'a KeyCache<'a>,
     key: Arc<KeyFn>,
     unindexable: &'a [Vec<Option<String>>],
@@ -641,9 +644,17 @@ impl KeyPlanner<'_> {
         } else {
             "every child row has a parent row".to_string()
         };
-        let ok = report.reason == "every child row has a parent row";
+        let mut ok = report.reason == "every child row has a parent row";
         if ok {
             names(&r, &mut report);
+        }
+        if ok && self.types.foreign_keys_at_create_only {
+            ok = false;
+            report.reason = format!(
+                "{} declares foreign keys only when it creates a table, and the migration adds \
+                 them after the load (the data allows this one: every child row has a parent row)",
+                self.engine
+            );
         }
         Ok((report, ok))
     }
