@@ -48,8 +48,9 @@ use super::{MigrateOptions, MigrationTarget, Verify};
 use sqlwitness_bench::BenchError;
 
 /// The migration method's version: a copy made by another method is
-/// migrated again (it is part of the stamp's plan fingerprint).
-const METHOD_VERSION: u32 = 1;
+/// migrated again (it is part of the stamp's plan fingerprint). 2: unique
+/// keys are carried, and foreign keys may refer to them.
+const METHOD_VERSION: u32 = 2;
 
 /// The version of how views are carried, in the plan fingerprint of a
 /// database that has views (see [`super::views`]).
