@@ -402,6 +402,12 @@ fn say_database(d: &sqlwitness_migrate::DatabaseImport, copy_only: bool) {
 /// Says each statement the server rejected, quiet or not: what it would
 /// have made is in no copy.
 fn warn_rejected(report: &ImportReport) {
+    if let Some(db) = &report.chosen_database {
+        say!(
+            "sqlwitness: note: the dump holds several databases: {db} was loaded, the only one \
+             that creates tables (--database NAME loads another)"
+        );
+    }
     for hidden in &report.hidden_tables {
         say!(
             "sqlwitness: warning: {hidden}: it is in no database (a database holds one table of \

@@ -2,8 +2,9 @@
 //! cluster dump (the cluster's roles, then each database after its
 //! `\connect`) and mysqldump's `--databases` (each after its `USE`). One
 //! database is loaded, chosen with `--database` (or a manifest entry's
-//! `database`); no other database's statement is read, run or refused. A
-//! dump of several refused without the choice says which it holds.
+//! `database`); no other database's statement is read, run or refused.
+//! Without a choice, a dump of several of which only one creates tables
+//! loads that one; one of several with tables is refused, naming them.
 
 #[path = "../../../tests/common/dump_copies.rs"]
 mod dump_copies;
@@ -102,7 +103,7 @@ fn one_database_of_a_cluster_dump_is_loaded_and_nothing_of_the_others_is_read() 
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{stderr}");
     assert!(
-        stderr.contains("several databases (template1, shop, other)")
+        stderr.contains("several databases (template1, shop, other; tables in shop, other)")
             && stderr.contains("--database"),
         "{stderr}"
     );
@@ -217,4 +218,51 @@ fn one_database_of_a_mysqldump_of_several_is_loaded() {
         1
     );
     assert_eq!(count(&file, "SELECT count(*) FROM t"), 1);
+}
+
+/// pg_dumpall's dump of a cluster whose one application database holds
+/// every table (its `template1` and `postgres` only settings): that one is
+/// loaded without being named, and the output says so.
+#[test]
+fn the_one_database_of_a_cluster_dump_that_holds_tables_is_loaded_unnamed() {
+    let servers = sqlwitness_testkit::servers();
+    let Some((pg, url)) = postgres(&servers) else {
+        return;
+    };
+    let one = CLUSTER
+        .split("--\n-- Database \"other\" dump")
+        .next()
+        .unwrap()
+        .to_string()
+        + "\\connect postgres\nSET statement_timeout = 0;\n";
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("cluster.sql");
+    std::fs::write(&dump, one).unwrap();
+    let out = dir.path().join("database");
+    let mut copies = Copies::new("swt_clone");
+    copies.add(pg, &url, "cluster");
+    let o = import(pg, &url, &dump, &out, &[], &copies);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("shop was loaded, the only one that creates tables"),
+        "{stderr}"
+    );
+    // The db_id is the file's, as for any dump.
+    assert_eq!(
+        count(
+            &out.join("cluster/cluster.sqlite"),
+            "SELECT count(*) FROM item"
+        ),
+        2
+    );
+    let report = json(&out.join("import-report.json"));
+    assert_eq!(report["chosen_database"], "shop", "{report}");
+    // Again: nothing to do.
+    let o = import(pg, &url, &dump, &out, &[], &copies);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && stderr.contains("nothing to do"),
+        "{stderr}"
+    );
 }

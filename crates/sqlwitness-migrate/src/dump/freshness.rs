@@ -238,7 +238,8 @@ pub(super) fn check(opts: &ImportOptions, identity: &DumpIdentity) -> Result<Fre
             && dump.includes_unchanged()
             && model.engine == opts.engine.to_string()
             && model.chosen_tables == d.tables
-            && model.dump_database == opts.dump_database;
+            // None named: the same bytes choose the same database again.
+            && (opts.dump_database.is_none() || model.dump_database == opts.dump_database);
         // The copy is checked only where the files are current.
         let current = same_source
             && match &opts.source_copy_prefix {

@@ -291,6 +291,13 @@ pub struct ImportReport {
     /// schemas in name order) — a database holds one table of a name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hidden_tables: Vec<String>,
+    /// The database loaded of a dump of several: the one `--database`
+    /// named, or (`chosen_database`) the only one of them that creates
+    /// tables, chosen because none was named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen_database: Option<String>,
 }
 
 impl ImportReport {
@@ -314,6 +321,8 @@ impl ImportReport {
             up_to_date: Vec::new(),
             replaced: Vec::new(),
             hidden_tables: Vec::new(),
+            database: None,
+            chosen_database: None,
         }
     }
 
@@ -653,6 +662,47 @@ pub struct Checked {
     pub skipped: Vec<DumpNote>,
     pub rewritten: Vec<DumpNote>,
     pub not_created: Vec<DumpNote>,
+    /// Read as one database the dump is refused, but it switches between
+    /// several of which only this one holds tables (pg_dumpall's cluster
+    /// dump of one application): it is to be read again with this one
+    /// chosen, as `--database` chooses it.
+    pub choose: Option<String>,
+}
+
+/// The databases a dump switches to (`\connect`, `USE`), in order, and
+/// those of them under which it creates a table.
+#[derive(Debug, Default)]
+struct Sections {
+    current: Option<String>,
+    names: Vec<String>,
+    with_tables: Vec<String>,
+}
+
+impl Sections {
+    fn see(&mut self, dialect: DumpDialect, text: &str, command: bool) {
+        if let Some(db) = policy::switches_to(dialect, text, command) {
+            if !self.names.iter().any(|n| n.eq_ignore_ascii_case(&db)) {
+                self.names.push(db.clone());
+            }
+            self.current = Some(db);
+            return;
+        }
+        let Some(current) = &self.current else { return };
+        if command
+            || self
+                .with_tables
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(current))
+        {
+            return;
+        }
+        let w = policy::words(dialect, text);
+        let creates_table =
+            w.first().is_some_and(|x| x == "CREATE") && w.iter().take(6).any(|x| x == "TABLE");
+        if creates_table {
+            self.with_tables.push(current.clone());
+        }
+    }
 }
 
 /// The loader's decision on every piece of the dump, read once before
@@ -680,6 +730,7 @@ pub fn check_dump(
     )
     .with_files(script.files)
     .with_database(database.map(str::to_string));
+    let mut sections = Sections::default();
     while let Some(piece) = reading.next_piece() {
         let file = reading.file().map(Path::to_path_buf);
         let at = file.as_deref().unwrap_or(&script_shown);
@@ -687,8 +738,9 @@ pub fn check_dump(
             line,
             text,
             decision,
-            ..
+            command,
         } = piece.map_err(|e| format_error(at, e.line, e.message))?;
+        sections.see(dialect, &text, command);
         let note = |note: String| DumpNote {
             file: file.clone(),
             line,
@@ -707,10 +759,17 @@ pub fn check_dump(
                 .push(note(format!("{kind} {name}: not created"))),
             Decision::Refuse(why) => {
                 let several = if database.is_none() {
-                    databases_after(&mut reading, dialect)
+                    databases_after(&mut reading, dialect, &mut sections)
                 } else {
                     String::new()
                 };
+                if database.is_none() && sections.names.len() > 1 && sections.with_tables.len() == 1
+                {
+                    return Ok(Checked {
+                        choose: sections.with_tables.pop(),
+                        ..Checked::default()
+                    });
+                }
                 return Err(format_error(
                     at,
                     line,
@@ -740,25 +799,29 @@ pub fn check_dump(
     Ok(out)
 }
 
-/// After a refusal: where the rest of the dump switches to two databases
-/// or more (a dump of several, as pg_dumpall writes), the hint to load one
-/// of them; else nothing.
-fn databases_after<R: std::io::BufRead>(reading: &mut Reading<R>, dialect: DumpDialect) -> String {
-    let mut names: Vec<String> = Vec::new();
+/// After a refusal: the rest of the dump's databases read into
+/// `sections`; where it switches to two or more (a dump of several, as
+/// pg_dumpall writes), the hint to load one of them; else nothing.
+fn databases_after<R: std::io::BufRead>(
+    reading: &mut Reading<R>,
+    dialect: DumpDialect,
+    sections: &mut Sections,
+) -> String {
     while let Some(Ok(piece)) = reading.next_piece() {
-        if let Some(db) = policy::switches_to(dialect, &piece.text, piece.command) {
-            if !names.iter().any(|n| n.eq_ignore_ascii_case(&db)) {
-                names.push(db);
-            }
-        }
+        sections.see(dialect, &piece.text, piece.command);
     }
-    if names.len() < 2 {
+    if sections.names.len() < 2 {
         return String::new();
     }
+    let tables = if sections.with_tables.is_empty() {
+        "none of them creates a table".to_string()
+    } else {
+        format!("tables in {}", sections.with_tables.join(", "))
+    };
     format!(
-        "; the dump holds several databases ({}): load one with --database NAME (no other \
-         database's statement is read)",
-        names.join(", ")
+        "; the dump holds several databases ({}; {tables}): load one with --database NAME (no \
+         other database's statement is read)",
+        sections.names.join(", ")
     )
 }
 
@@ -911,7 +974,10 @@ pub fn import_dump(opts: &ImportOptions) -> Result<ImportReport, BenchError> {
                 d,
                 identity.as_ref(),
                 chosen,
-                opts.dump_database.as_deref(),
+                report
+                    .database
+                    .as_deref()
+                    .or(report.chosen_database.as_deref()),
             )?;
         }
     }
@@ -973,6 +1039,26 @@ fn check_targets(opts: &ImportOptions) -> Result<(), BenchError> {
     Ok(())
 }
 
+/// [`check_dump`], and where the dump read as one database is refused but
+/// holds several of which only one creates tables, the check of that one
+/// ([`Checked::choose`]), named second.
+fn check_choosing(
+    path: &Path,
+    dialect: DumpDialect,
+    version: Option<&str>,
+    lexing: &sqlwitness_core::LexSettings,
+    database: Option<&str>,
+) -> Result<(Checked, Option<String>), BenchError> {
+    let checked = check_dump(path, dialect, version, lexing, database)?;
+    match checked.choose.clone() {
+        Some(db) => Ok((
+            check_dump(path, dialect, version, lexing, Some(&db))?,
+            Some(db),
+        )),
+        None => Ok((checked, None)),
+    }
+}
+
 /// Loads `dump` in a namespace of its own on its engine and writes each
 /// database from it.
 fn import_dump_file(
@@ -989,7 +1075,7 @@ fn import_dump_file(
     // checked once the server's version is known.)
     let started = Instant::now();
     let checked_before = match dialect {
-        DumpDialect::Postgres => Some(check_dump(
+        DumpDialect::Postgres => Some(check_choosing(
             dump,
             dialect,
             None,
@@ -1032,12 +1118,12 @@ fn import_dump_file(
         .server_version()
         .map_err(server_err)
         .and_then(|version| {
-            let checked = match checked_before {
+            let (checked, chosen) = match checked_before {
                 Some(c) => c,
                 None => {
                     let started = Instant::now();
                     let first = ns.lexing().map_err(server_err)?;
-                    let checked = check_dump(
+                    let checked = check_choosing(
                         dump,
                         dialect,
                         Some(&version),
@@ -1048,11 +1134,22 @@ fn import_dump_file(
                     checked
                 }
             };
-            let loaded = load(&mut *ns, dump, dialect, Some(&version), opts)?;
+            let chosen_opts;
+            let load_opts = match &chosen {
+                Some(db) => {
+                    chosen_opts = ImportOptions {
+                        dump_database: Some(db.clone()),
+                        ..opts.clone()
+                    };
+                    &chosen_opts
+                }
+                None => opts,
+            };
+            let loaded = load(&mut *ns, dump, dialect, Some(&version), load_opts)?;
             step("load", loaded.seconds);
-            Ok((checked, loaded))
+            Ok((checked, loaded, chosen))
         })
-        .and_then(|(checked, loaded)| {
+        .and_then(|(checked, loaded, chosen)| {
             let mut not_created = checked.not_created;
             not_created.extend(loaded.refused_objects);
             let started = Instant::now();
@@ -1066,6 +1163,8 @@ fn import_dump_file(
             report.copied_rows = loaded.copied_rows;
             report.load_seconds = loaded.seconds;
             report.rejected = loaded.rejected;
+            report.database = opts.dump_database.clone();
+            report.chosen_database = chosen;
             Ok(report)
         });
     let started = Instant::now();
