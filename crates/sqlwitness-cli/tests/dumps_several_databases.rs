@@ -221,20 +221,39 @@ fn one_database_of_a_mysqldump_of_several_is_loaded() {
 }
 
 /// pg_dumpall's dump of a cluster whose one application database holds
-/// every table (its `template1` and `postgres` only settings): that one is
-/// loaded without being named, and the output says so.
+/// every table (its `template1` and `postgres` hold only what pg_dumpall
+/// writes around them): that one is loaded without being named, and the
+/// output says so. A dump that does anything else outside that database
+/// (here a program run from `template1`'s part) is refused as before.
 #[test]
 fn the_one_database_of_a_cluster_dump_that_holds_tables_is_loaded_unnamed() {
     let servers = sqlwitness_testkit::servers();
     let Some((pg, url)) = postgres(&servers) else {
         return;
     };
-    let one = CLUSTER
-        .split("--\n-- Database \"other\" dump")
-        .next()
-        .unwrap()
-        .to_string()
-        + "\\connect postgres\nSET statement_timeout = 0;\n";
+    let one = "\
+SET default_transaction_read_only = off;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+CREATE ROLE postgres;
+ALTER ROLE postgres WITH SUPERUSER INHERIT CREATEROLE CREATEDB LOGIN REPLICATION BYPASSRLS;
+\\connect template1
+SET statement_timeout = 0;
+SELECT pg_catalog.set_config('search_path', '', false);
+COMMENT ON DATABASE template1 IS 'default template for new databases';
+CREATE DATABASE shop WITH TEMPLATE = template0 ENCODING = 'UTF8';
+ALTER DATABASE shop OWNER TO postgres;
+\\connect shop
+SET statement_timeout = 0;
+CREATE TABLE public.item (id integer NOT NULL, name text);
+COPY public.item (id, name) FROM stdin;
+1\tpen
+2\tink
+\\.
+\\connect postgres
+SET statement_timeout = 0;
+COMMENT ON DATABASE postgres IS 'default administrative connection database';
+";
     let dir = tempfile::tempdir().unwrap();
     let dump = dir.path().join("cluster.sql");
     std::fs::write(&dump, one).unwrap();
@@ -263,6 +282,23 @@ fn the_one_database_of_a_cluster_dump_that_holds_tables_is_loaded_unnamed() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         o.status.success() && stderr.contains("nothing to do"),
+        "{stderr}"
+    );
+    // Something else outside it: refused, naming the databases.
+    let odd = dir.path().join("odd.sql");
+    std::fs::write(
+        &odd,
+        one.replace(
+            "COMMENT ON DATABASE template1",
+            "COPY (SELECT 1) TO PROGRAM 'id';\nCOMMENT ON DATABASE template1",
+        ),
+    )
+    .unwrap();
+    let o = import(pg, &url, &odd, &dir.path().join("odd"), &[], &copies);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("several databases (template1, shop, postgres; tables in shop)"),
         "{stderr}"
     );
 }

@@ -669,13 +669,16 @@ pub struct Checked {
     pub choose: Option<String>,
 }
 
-/// The databases a dump switches to (`\connect`, `USE`), in order, and
-/// those of them under which it creates a table.
+/// The databases a dump switches to (`\connect`, `USE`), in order; those
+/// of them under which it creates a table; and the parts (`None`: the
+/// part before the first switch) that hold anything but what pg_dumpall
+/// writes around a cluster's databases.
 #[derive(Debug, Default)]
 struct Sections {
     current: Option<String>,
     names: Vec<String>,
     with_tables: Vec<String>,
+    unusual: Vec<Option<String>>,
 }
 
 impl Sections {
@@ -686,6 +689,9 @@ impl Sections {
             }
             self.current = Some(db);
             return;
+        }
+        if !cluster_boilerplate(dialect, text, command) && !self.unusual.contains(&self.current) {
+            self.unusual.push(self.current.clone());
         }
         let Some(current) = &self.current else { return };
         if command
@@ -702,6 +708,50 @@ impl Sections {
         if creates_table {
             self.with_tables.push(current.clone());
         }
+    }
+
+    /// The one database to load of a PostgreSQL dump of several when none
+    /// is named: the only one that creates tables, where everything else
+    /// in the dump is what pg_dumpall writes around it (settings, the
+    /// cluster's roles, the databases' own `CREATE`/`ALTER`/`COMMENT ON
+    /// DATABASE`, grants). A dump that does anything else outside it is
+    /// refused as before, naming its databases.
+    fn sole(&self, dialect: DumpDialect) -> Option<String> {
+        let [only] = self.with_tables.as_slice() else {
+            return None;
+        };
+        let alone = self.unusual.iter().all(|u| {
+            u.as_deref()
+                .is_some_and(|name| name.eq_ignore_ascii_case(only))
+        });
+        (dialect == DumpDialect::Postgres && self.names.len() > 1 && alone).then(|| only.clone())
+    }
+}
+
+/// Whether a piece is of what pg_dumpall writes around a cluster's
+/// databases, none of which the loader runs for a database it does not
+/// load: settings, the cluster's roles and tablespaces, a database's own
+/// `CREATE`/`ALTER`/`DROP`/`COMMENT ON DATABASE`, grants, psql's
+/// `\restrict`.
+fn cluster_boilerplate(dialect: DumpDialect, text: &str, command: bool) -> bool {
+    if command {
+        let head = text
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        return matches!(head.as_str(), "\\restrict" | "\\unrestrict");
+    }
+    let w = policy::words(dialect, text);
+    let at = |i: usize| w.get(i).map(String::as_str).unwrap_or("");
+    match at(0) {
+        "SET" | "RESET" | "GRANT" | "REVOKE" => true,
+        "SELECT" => w.iter().any(|x| x == "SET_CONFIG"),
+        "COMMENT" => at(1) == "ON" && at(2) == "DATABASE",
+        "CREATE" | "ALTER" | "DROP" => {
+            matches!(at(1), "DATABASE" | "ROLE" | "USER" | "GROUP" | "TABLESPACE")
+        }
+        _ => false,
     }
 }
 
@@ -763,10 +813,9 @@ pub fn check_dump(
                 } else {
                     String::new()
                 };
-                if database.is_none() && sections.names.len() > 1 && sections.with_tables.len() == 1
-                {
+                if let Some(only) = database.is_none().then(|| sections.sole(dialect)).flatten() {
                     return Ok(Checked {
-                        choose: sections.with_tables.pop(),
+                        choose: Some(only),
                         ..Checked::default()
                     });
                 }
