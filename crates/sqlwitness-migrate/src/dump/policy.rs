@@ -646,11 +646,50 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
         (DumpDialect::Postgres, "\\set" | "\\unset" | "\\pset" | "\\echo" | "\\timing") => {
             skip("a psql display or variable setting")
         }
+        (DumpDialect::Postgres, h) if psql_shows_only(h) => skip(
+            "a psql command that only shows something (a listing or how output looks): nothing \
+             to load",
+        ),
         (DumpDialect::Mysql, "delimiter") => skip("the statement terminator"),
         _ => Decision::Refuse(format!(
             "the client command `{head}` (files, programs and other connections are not the dump's to use)"
         )),
     }
+}
+
+/// Whether psql's command `head` (lower-cased) only shows something: a
+/// `\d…` listing of the catalog, `\l`, `\z`, a function's or view's
+/// source, the connection, help, or how output looks. Nothing of the load
+/// depends on it; a command that runs a query, writes a file or reads one
+/// is not among them.
+fn psql_shows_only(head: &str) -> bool {
+    let Some(name) = head.strip_prefix('\\') else {
+        return false;
+    };
+    let listing = name
+        .strip_prefix('d')
+        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_alphabetic() || c == '+'));
+    listing
+        || matches!(
+            name.trim_end_matches('+'),
+            "l" | "list"
+                | "z"
+                | "sf"
+                | "sv"
+                | "lo_list"
+                | "conninfo"
+                | "copyright"
+                | "errverbose"
+                | "h"
+                | "help"
+                | "?"
+                | "x"
+                | "a"
+                | "t"
+                | "f"
+                | "qecho"
+                | "warn"
+        )
 }
 
 /// A psql boolean variable's value as psql reads it (`\set NAME` alone
@@ -1555,6 +1594,38 @@ mod tests {
                 },
                 "{kept}"
             );
+        }
+    }
+
+    /// A psql command that only shows something is skipped; one that runs
+    /// a query, a program or reaches a file stays refused.
+    #[test]
+    fn psql_listings_are_skipped_and_other_commands_refused() {
+        let mut ctx = Context::default();
+        let mut pg = |t: &str| classify_command(DumpDialect::Postgres, &mut ctx, t);
+        for t in [
+            "\\dt (humanresources|person|production|purchasing|sales).*",
+            "\\d+ person.address",
+            "\\dn",
+            "\\dT+",
+            "\\l",
+            "\\sf+ public.f",
+            "\\x on",
+            "\\qecho done",
+        ] {
+            assert!(matches!(pg(t), Decision::Skip(_)), "{t}");
+        }
+        for t in [
+            "\\! id",
+            "\\o /tmp/out",
+            "\\g",
+            "\\gexec",
+            "\\lo_import /etc/passwd",
+            "\\w /tmp/x",
+            "\\setenv PAGER x",
+            "\\cd /",
+        ] {
+            assert!(refused(&pg(t)), "{t}");
         }
     }
 
