@@ -536,3 +536,54 @@ fn unique_keys_are_carried_and_foreign_keys_may_refer_to_them() {
         );
     }
 }
+
+/// A key on bytes (a binary id, as MySQL's `world_x` keys a table): short
+/// values take a sized binary type where a key on a blob needs a prefix
+/// length (MySQL, MariaDB), and the key is carried on every engine; one
+/// past the size is named.
+#[test]
+fn a_key_of_bytes_is_carried_on_every_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bytes.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE doc (id BLOB PRIMARY KEY, body TEXT);
+         INSERT INTO doc VALUES (x'00ff10', 'a'), (x'00ff1000', 'b');
+         CREATE TABLE big (id BLOB PRIMARY KEY);",
+    )
+    .unwrap();
+    conn.execute("INSERT INTO big VALUES (?1)", [vec![7u8; 300]])
+        .unwrap();
+    drop(conn);
+    for target in targets() {
+        let ns = common::unique_namespace("bytes");
+        let _cleanup = Cleanup(&target, ns.clone());
+        let db = Database {
+            db_id: "bytes".to_string(),
+            sqlite_path: path.clone(),
+            namespace: ns.clone(),
+        };
+        let r = migrate_database(&db, &target, &MigrateOptions::default()).unwrap();
+        assert_verified(&r);
+        let t = |name: &str| r.tables.iter().find(|t| t.name == name).unwrap();
+        let engine = target.engine;
+        assert!(
+            t("doc").primary_key.applied,
+            "{engine}: {:?}",
+            t("doc").primary_key
+        );
+        let big = &t("big").primary_key;
+        if sqlwitness_dialect::shipped(engine)
+            .types
+            .key_varchar_max
+            .is_some()
+        {
+            assert!(
+                !big.applied && big.reason.contains("300 bytes"),
+                "{engine}: {big:?}"
+            );
+        } else {
+            assert!(big.applied, "{engine}: {big:?}");
+        }
+    }
+}

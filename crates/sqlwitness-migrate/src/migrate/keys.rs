@@ -14,8 +14,9 @@
 //! duplicate can exist under a unique index; a foreign key is an index
 //! lookup), else through a key function over the converted values. On
 //! MySQL a key column of text type becomes VARCHAR(n) (n: the longest value
-//! rounded up to a multiple of 64, at most 255) when every value fits (an
-//! index on TEXT needs a prefix length); otherwise the key is skipped.
+//! rounded up to a multiple of 64, at most 255), one of bytes VARBINARY(n)
+//! alike, when every value fits (an index on TEXT or BLOB needs a prefix
+//! length); otherwise the key is skipped.
 //! Every decision is recorded with its reason.
 
 use std::collections::HashSet;
@@ -357,10 +358,23 @@ fn size_key_columns(
                         }
                     }
                     TargetKind::Blob => {
-                        unindexable[ti][c] = Some(format!(
-                            "column `{}` is {}: a {} key on it needs a prefix length",
-                            col.name, col.target_type, dialect.name
-                        ));
+                        // Bytes that fit take a VARBINARY sized like text.
+                        let longest = profiles[ti].columns[c].max_chars as usize;
+                        if longest <= key_varchar_max {
+                            let width = (longest.max(1).div_ceil(64) * 64).min(key_varchar_max);
+                            col.reason.push_str(&format!(
+                                "; VARBINARY({width}) instead of {} because the column is part \
+                                 of a key and every value fits ({longest} bytes at most)",
+                                col.target_type
+                            ));
+                            col.target_type = format!("VARBINARY({width})");
+                        } else {
+                            unindexable[ti][c] = Some(format!(
+                                "column `{}` holds values of {longest} bytes: a {} key on {} \
+                                 needs a prefix length",
+                                col.name, dialect.name, col.target_type
+                            ));
+                        }
                     }
                     _ => {}
                 }

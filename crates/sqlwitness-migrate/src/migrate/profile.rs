@@ -23,8 +23,9 @@ use super::temporal::{
 };
 
 /// Bumped when what a profile holds changes (cached profiles of another
-/// version are recomputed).
-pub(crate) const PROFILE_VERSION: u32 = 3;
+/// version are recomputed). 4: the longest value of unique-key columns,
+/// and of key columns holding bytes.
+pub(crate) const PROFILE_VERSION: u32 = 4;
 
 /// The most parent keys kept for a foreign-key check in the pass (about
 /// 16 bytes each); a larger parent is checked by the source instead.
@@ -54,7 +55,8 @@ pub(crate) struct ColumnProfile {
     pub first_bad: Option<String>,
     /// Every integer is 0 or 1.
     pub only_01: bool,
-    /// The longest text in characters (key columns only).
+    /// The longest text in characters, or bytes value in bytes (key
+    /// columns only).
     pub max_chars: u64,
 }
 
@@ -460,6 +462,12 @@ fn profile_table(
                                     p.first_bad = Some(s.chars().take(60).collect());
                                 }
                             }
+                        }
+                    }
+                    Value::Bytes(b) => {
+                        p.storage.blob += 1;
+                        if key_cols.get(c).copied().unwrap_or(false) {
+                            p.max_chars = p.max_chars.max(b.len() as u64);
                         }
                     }
                     _ => p.storage.blob += 1,
