@@ -193,7 +193,7 @@ pub fn switches_to(dialect: DumpDialect, text: &str, command: bool) -> Option<St
     match (dialect, command) {
         (DumpDialect::Postgres, true) => {
             let args = psql_args(text);
-            let head = args.first()?.to_ascii_lowercase();
+            let head = args.first()?;
             if head != "\\c" && head != "\\connect" {
                 return None;
             }
@@ -590,7 +590,13 @@ fn own_database(
 pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> Decision {
     let mut parts = text.split_whitespace();
     let head = parts.next().unwrap_or("");
-    match (dialect, head.to_ascii_lowercase().as_str()) {
+    // psql's command names are case-sensitive (`\C` sets a title, `\c`
+    // connects); the mysql client's are not.
+    let name = match dialect {
+        DumpDialect::Postgres => head.to_string(),
+        DumpDialect::Mysql => head.to_ascii_lowercase(),
+    };
+    match (dialect, name.as_str()) {
         (DumpDialect::Postgres, "\\c" | "\\connect") => {
             let db = parts.next().map(|d| d.trim_end_matches(';').to_string());
             let token = db.map(|d| {
@@ -657,7 +663,7 @@ pub fn classify_command(dialect: DumpDialect, ctx: &mut Context, text: &str) -> 
     }
 }
 
-/// Whether psql's command `head` (lower-cased) only shows something: a
+/// Whether psql's command `head` only shows something: a
 /// `\d…` listing of the catalog, `\l`, `\z`, a function's or view's
 /// source, the connection, help, or how output looks. Nothing of the load
 /// depends on it; a command that runs a query, writes a file or reads one
@@ -687,6 +693,9 @@ fn psql_shows_only(head: &str) -> bool {
                 | "a"
                 | "t"
                 | "f"
+                | "C"
+                | "H"
+                | "T"
                 | "qecho"
                 | "warn"
         )
@@ -1612,6 +1621,7 @@ mod tests {
             "\\sf+ public.f",
             "\\x on",
             "\\qecho done",
+            "\\C 'Report'",
         ] {
             assert!(matches!(pg(t), Decision::Skip(_)), "{t}");
         }
@@ -1639,6 +1649,8 @@ mod tests {
             Some("it's")
         );
         assert_eq!(pg("\\i other.sql"), None);
+        // `\C` sets a table's title: no database.
+        assert_eq!(pg("\\C 'Report'"), None);
         let my = |s: &str| switches_to(DumpDialect::Mysql, s, false);
         assert_eq!(my("USE `Shop`").as_deref(), Some("Shop"));
         assert_eq!(my("use shop").as_deref(), Some("shop"));
